@@ -1,0 +1,391 @@
+/*
+ * snic core: admin queue (command fetch, dispatch, completion) and the
+ * async event queue. Formats in include/snic/snic_admin.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+
+#define SNIC_FW_VERSION     0x00010000u
+#define SNIC_LINK_SPEED     100000u     /* what we report: 100 Gb/s */
+
+static uint32_t ring_mask(uint32_t log2_depth)
+{
+    return (1u << log2_depth) - 1;
+}
+
+/* Phase bit for the entry at a free-running producer index. */
+static uint8_t ring_phase(uint32_t index, uint32_t log2_depth)
+{
+    return ((index >> log2_depth) & 1) ? 0 : SNIC_CQE_PHASE;
+}
+
+static bool log2_in(uint32_t v, uint32_t lo, uint32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
+/* Validate the layout written to BAR0 before enable (SNIC_REG_ERROR). */
+bool snic_admin_config_ok(SnicCore *c)
+{
+    if (!log2_in(c->admin_log2_depth, SNIC_ADMIN_MIN_LOG2_DEPTH,
+                 SNIC_ADMIN_MAX_LOG2_DEPTH) ||
+        c->admin_sq_base % SNIC_ADMIN_CMD_SIZE ||
+        c->admin_cq_base % SNIC_ADMIN_CQE_SIZE) {
+        snic_guest_error(c, "enable with admin SQ 0x%" PRIx64 " CQ 0x%"
+                         PRIx64 " log2 depth %u: bases must be entry-aligned, "
+                         "depth %u..%u", c->admin_sq_base, c->admin_cq_base,
+                         c->admin_log2_depth, SNIC_ADMIN_MIN_LOG2_DEPTH,
+                         SNIC_ADMIN_MAX_LOG2_DEPTH);
+        c->error = SNIC_ERR_ADMIN_CONFIG;
+        return false;
+    }
+    /* AEQ base 0 means: no async event queue (events are counted lost). */
+    if (c->aeq_base &&
+        (!log2_in(c->aeq_log2_depth, SNIC_AEQ_MIN_LOG2_DEPTH,
+                  SNIC_AEQ_MAX_LOG2_DEPTH) ||
+         c->aeq_base % SNIC_AEQE_SIZE)) {
+        snic_guest_error(c, "enable with AEQ 0x%" PRIx64 " log2 depth %u: "
+                         "base must be 16-byte aligned, depth %u..%u",
+                         c->aeq_base, c->aeq_log2_depth,
+                         SNIC_AEQ_MIN_LOG2_DEPTH, SNIC_AEQ_MAX_LOG2_DEPTH);
+        c->error = SNIC_ERR_AEQ_CONFIG;
+        return false;
+    }
+    return true;
+}
+
+static void snic_fatal(SnicCore *c, uint32_t err)
+{
+    c->error = err;
+    c->status |= SNIC_STATUS_FATAL;
+    snic_guest_error(c, "device fatal error %u: reset required", err);
+    snic_intr_cause(c, SNIC_INTR_ADMIN);
+}
+
+/* True if index lies in [lo, lo + span], in free-running arithmetic. */
+static bool index_in_window(uint32_t index, uint32_t lo, uint32_t span)
+{
+    return (uint32_t)(index - lo) <= span;
+}
+
+void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
+                         uint32_t index)
+{
+    uint32_t depth = 1u << c->admin_log2_depth;
+
+    if (qid != 0) {
+        snic_guest_error(c, "doorbell type %u: queue %u does not exist "
+                         "(admin queues and the AEQ are queue 0)", type, qid);
+        goto invalid;
+    }
+    switch (type) {
+    case SNIC_DB_ADMIN_SQ:
+        if (!index_in_window(index, c->sq_head, depth)) {
+            snic_guest_error(c, "admin SQ doorbell index %u: more than %u "
+                             "commands past head %u", index, depth,
+                             c->sq_head);
+            goto invalid;
+        }
+        c->sq_tail = index;
+        break;
+    case SNIC_DB_ADMIN_CQ:
+        if (!index_in_window(index, c->cq_head, c->cq_tail - c->cq_head)) {
+            snic_guest_error(c, "admin CQ doorbell index %u outside [%u, %u]: "
+                             "consumed a completion not yet written",
+                             index, c->cq_head, c->cq_tail);
+            goto invalid;
+        }
+        c->cq_head = index;
+        break;
+    case SNIC_DB_AEQ:
+        if (!c->aeq_base ||
+            !index_in_window(index, c->aeq_head, c->aeq_tail - c->aeq_head)) {
+            snic_guest_error(c, "AEQ doorbell index %u outside [%u, %u]",
+                             index, c->aeq_head, c->aeq_tail);
+            goto invalid;
+        }
+        c->aeq_head = index;
+        return;
+    }
+    snic_stat_inc(&c->stats.doorbells);
+    c->ops->kick(c->opaque);
+    return;
+
+invalid:
+    snic_stat_inc(&c->stats.doorbells_invalid);
+}
+
+/* Write 'len' bytes of a response to the buffer a command named. */
+static uint16_t snic_admin_respond(SnicCore *c,
+                                   const struct snic_admin_resp_buf *rb,
+                                   const void *data, size_t len)
+{
+    uint64_t addr = GUINT64_FROM_LE(rb->resp_addr);
+    uint32_t room = GUINT32_FROM_LE(rb->resp_len);
+
+    if (room == 0 || room > 4096) {
+        return SNIC_ADMIN_BAD_LENGTH;
+    }
+    if (addr % 8) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    if (snic_dma_write(c, addr, data, MIN(room, len))) {
+        snic_guest_error(c, "admin response buffer 0x%" PRIx64 " (%u bytes) "
+                         "is not writable", addr, room);
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    return SNIC_ADMIN_OK;
+}
+
+static uint16_t snic_cmd_nop(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    return SNIC_ADMIN_OK;
+}
+
+static uint16_t snic_cmd_query_device(SnicCore *c,
+                                      const struct snic_admin_cmd *cmd,
+                                      uint64_t *result)
+{
+    struct snic_device_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.magic = GUINT32_TO_LE(SNIC_MAGIC);
+    a.abi_version = GUINT32_TO_LE(SNIC_ABI_VERSION);
+    a.caps = GUINT64_TO_LE(SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH);
+    a.fw_version = GUINT32_TO_LE(SNIC_FW_VERSION);
+    a.num_db_pages = GUINT16_TO_LE(c->cfg.num_db_pages);
+    a.num_vectors = GUINT16_TO_LE(c->cfg.num_vectors);
+    memcpy(a.mac, c->mac, 6);
+    a.link_up = c->link_up;
+    a.mtu = GUINT32_TO_LE(c->mtu);
+    a.min_mtu = GUINT32_TO_LE(SNIC_ETH_MIN_MTU);
+    a.max_mtu = GUINT32_TO_LE(SNIC_ETH_MAX_MTU);
+    a.max_eth_txqs = GUINT16_TO_LE(SNIC_ETH_MAX_TXQS);
+    a.max_eth_rxqs = GUINT16_TO_LE(SNIC_ETH_MAX_RXQS);
+    a.eth_min_log2_depth = SNIC_ETH_MIN_LOG2_DEPTH;
+    a.eth_max_log2_depth = SNIC_ETH_MAX_LOG2_DEPTH;
+    a.admin_max_log2_depth = SNIC_ADMIN_MAX_LOG2_DEPTH;
+    a.aeq_max_log2_depth = SNIC_AEQ_MAX_LOG2_DEPTH;
+    a.link_speed_mbps = GUINT32_TO_LE(SNIC_LINK_SPEED);
+    *result = sizeof(a);
+    return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
+}
+
+static uint16_t snic_cmd_get_stats(SnicCore *c,
+                                   const struct snic_admin_cmd *cmd,
+                                   uint64_t *result)
+{
+    *result = sizeof(c->stats);
+    return snic_admin_respond(c, &cmd->resp, &c->stats, sizeof(c->stats));
+}
+
+static uint16_t snic_cmd_set_mtu(SnicCore *c, const struct snic_admin_cmd *cmd,
+                                 uint64_t *result)
+{
+    uint32_t mtu = GUINT32_FROM_LE(cmd->set_mtu.mtu);
+
+    if (mtu < SNIC_ETH_MIN_MTU || mtu > SNIC_ETH_MAX_MTU) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    c->mtu = mtu;
+    return SNIC_ADMIN_OK;
+}
+
+static uint16_t snic_cmd_get_mtu(SnicCore *c, const struct snic_admin_cmd *cmd,
+                                 uint64_t *result)
+{
+    *result = c->mtu;
+    return SNIC_ADMIN_OK;
+}
+
+static uint16_t snic_cmd_set_mac(SnicCore *c, const struct snic_admin_cmd *cmd,
+                                 uint64_t *result)
+{
+    static const uint8_t zero[6];
+    const uint8_t *mac = cmd->set_mac.mac;
+
+    if ((mac[0] & 1) || !memcmp(mac, zero, 6)) {
+        return SNIC_ADMIN_BAD_PARAM;    /* multicast or all-zero */
+    }
+    memcpy(c->mac, mac, 6);
+    return SNIC_ADMIN_OK;
+}
+
+static uint16_t snic_cmd_create_eth_queue(SnicCore *c,
+                                          const struct snic_admin_cmd *cmd,
+                                          uint64_t *result)
+{
+    return snic_eth_create_queue(c, &cmd->create_eth_queue, result);
+}
+
+static uint16_t snic_cmd_eth_queue(SnicCore *c,
+                                   const struct snic_admin_cmd *cmd,
+                                   uint64_t *result)
+{
+    return snic_eth_queue_cmd(c, cmd->hdr.opcode, &cmd->eth_queue);
+}
+
+typedef struct SnicAdminOp {
+    uint16_t payload_len;
+    uint16_t (*exec)(SnicCore *c, const struct snic_admin_cmd *cmd,
+                     uint64_t *result);
+} SnicAdminOp;
+
+static const SnicAdminOp snic_admin_ops[] = {
+    [SNIC_ADMIN_NOP] = { 0, snic_cmd_nop },
+    [SNIC_ADMIN_QUERY_DEVICE] = {
+        sizeof(struct snic_admin_resp_buf), snic_cmd_query_device },
+    [SNIC_ADMIN_GET_STATS] = {
+        sizeof(struct snic_admin_resp_buf), snic_cmd_get_stats },
+    [SNIC_ADMIN_SET_MTU] = {
+        sizeof(struct snic_admin_set_mtu), snic_cmd_set_mtu },
+    [SNIC_ADMIN_GET_MTU] = { 0, snic_cmd_get_mtu },
+    [SNIC_ADMIN_SET_MAC] = {
+        sizeof(struct snic_admin_set_mac), snic_cmd_set_mac },
+    [SNIC_ADMIN_CREATE_ETH_QUEUE] = {
+        sizeof(struct snic_admin_create_eth_queue),
+        snic_cmd_create_eth_queue },
+    [SNIC_ADMIN_DESTROY_ETH_QUEUE] = {
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+    [SNIC_ADMIN_START_ETH_QUEUE] = {
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+    [SNIC_ADMIN_STOP_ETH_QUEUE] = {
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+};
+
+static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,
+                                uint64_t *result)
+{
+    const SnicAdminOp *op = NULL;
+    uint16_t len = GUINT16_FROM_LE(cmd->hdr.len);
+
+    if (cmd->hdr.opcode < G_N_ELEMENTS(snic_admin_ops)) {
+        op = &snic_admin_ops[cmd->hdr.opcode];
+    }
+    if (!op || !op->exec) {
+        snic_guest_error(c, "admin command %u: unknown opcode 0x%02x",
+                         GUINT16_FROM_LE(cmd->hdr.cmd_id), cmd->hdr.opcode);
+        return SNIC_ADMIN_BAD_OPCODE;
+    }
+    if (cmd->hdr.version != SNIC_ADMIN_CMD_VERSION) {
+        snic_guest_error(c, "admin opcode 0x%02x: version %u, device speaks "
+                         "%u", cmd->hdr.opcode, cmd->hdr.version,
+                         SNIC_ADMIN_CMD_VERSION);
+        return SNIC_ADMIN_BAD_VERSION;
+    }
+    if (len != op->payload_len) {
+        snic_guest_error(c, "admin opcode 0x%02x: payload length %u, expected "
+                         "%u", cmd->hdr.opcode, len, op->payload_len);
+        return SNIC_ADMIN_BAD_LENGTH;
+    }
+    if (cmd->hdr.flags) {
+        snic_guest_error(c, "admin opcode 0x%02x: reserved flags 0x%x set",
+                         cmd->hdr.opcode, GUINT16_FROM_LE(cmd->hdr.flags));
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    return op->exec(c, cmd, result);
+}
+
+/* Write a completion: body first, then the byte with the phase bit. */
+static int snic_admin_complete(SnicCore *c, const struct snic_admin_cmd *cmd,
+                               uint16_t status, uint64_t result)
+{
+    uint32_t slot = c->cq_tail & ring_mask(c->admin_log2_depth);
+    uint64_t addr = c->admin_cq_base + (uint64_t)slot * SNIC_ADMIN_CQE_SIZE;
+    struct snic_admin_cqe cqe = {
+        .result = GUINT64_TO_LE(result),
+        .cmd_id = cmd->hdr.cmd_id,
+        .status = GUINT16_TO_LE(status),
+        .sq_head = GUINT16_TO_LE((uint16_t)c->sq_head),
+        .opcode = cmd->hdr.opcode,
+        .flags = ring_phase(c->cq_tail, c->admin_log2_depth),
+    };
+    const size_t body = offsetof(struct snic_admin_cqe, flags);
+
+    if (snic_dma_write(c, addr, &cqe, body) ||
+        snic_dma_write(c, addr + body, &cqe.flags, 1)) {
+        return -1;
+    }
+    c->cq_tail++;
+    return 0;
+}
+
+bool snic_admin_run(SnicCore *c, unsigned budget)
+{
+    uint32_t depth = 1u << c->admin_log2_depth;
+    unsigned done = 0;
+
+    while (c->sq_head != c->sq_tail && done < budget && snic_ready(c)) {
+        uint32_t slot = c->sq_head & ring_mask(c->admin_log2_depth);
+        struct snic_admin_cmd cmd;
+        uint64_t result = 0;
+        uint16_t status;
+
+        if (c->cq_tail - c->cq_head >= depth) {
+            break;  /* CQ full: wait for an SNIC_DB_ADMIN_CQ doorbell */
+        }
+        if (snic_dma_read(c, c->admin_sq_base +
+                          (uint64_t)slot * SNIC_ADMIN_CMD_SIZE,
+                          &cmd, sizeof(cmd))) {
+            snic_fatal(c, SNIC_ERR_ADMIN_SQ_DMA);
+            break;
+        }
+        snic_trace(c, SNIC_TRACE_ADMIN_CMD, cmd.hdr.opcode,
+                   GUINT16_FROM_LE(cmd.hdr.cmd_id), slot, 0);
+        c->sq_head++;
+        status = snic_admin_exec(c, &cmd, &result);
+        snic_stat_inc(&c->stats.admin_cmds);
+        if (status != SNIC_ADMIN_OK) {
+            snic_stat_inc(&c->stats.admin_errors);
+        }
+        snic_trace(c, SNIC_TRACE_ADMIN_DONE, cmd.hdr.opcode,
+                   GUINT16_FROM_LE(cmd.hdr.cmd_id), status, result);
+        if (snic_admin_complete(c, &cmd, status, result)) {
+            snic_fatal(c, SNIC_ERR_ADMIN_CQ_DMA);
+            break;
+        }
+        done++;
+    }
+    if (done) {
+        snic_intr_cause(c, SNIC_INTR_ADMIN);
+    }
+    return snic_ready(c) && c->sq_head != c->sq_tail &&
+           c->cq_tail - c->cq_head < depth;
+}
+
+void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
+{
+    uint32_t depth = 1u << c->aeq_log2_depth;
+    struct snic_aeqe e = {
+        .data = GUINT64_TO_LE(data),
+        .event = GUINT32_TO_LE(event),
+    };
+    const size_t body = offsetof(struct snic_aeqe, flags);
+    uint64_t addr;
+
+    snic_trace(c, SNIC_TRACE_ASYNC_EVENT, event, data, 0, 0);
+    if (!snic_ready(c) || !c->aeq_base) {
+        snic_stat_inc(&c->stats.async_events_lost);
+        return;
+    }
+    if (c->aeq_tail - c->aeq_head >= depth) {
+        c->status |= SNIC_STATUS_AEQ_OVERFLOW;
+        snic_stat_inc(&c->stats.async_events_lost);
+        return;
+    }
+    addr = c->aeq_base +
+        (uint64_t)(c->aeq_tail & ring_mask(c->aeq_log2_depth)) * SNIC_AEQE_SIZE;
+    e.flags = ring_phase(c->aeq_tail, c->aeq_log2_depth);
+    if (snic_dma_write(c, addr, &e, body) ||
+        snic_dma_write(c, addr + body, &e.flags, 1)) {
+        snic_fatal(c, SNIC_ERR_AEQ_DMA);
+        return;
+    }
+    c->aeq_tail++;
+    snic_stat_inc(&c->stats.async_events);
+    snic_intr_cause(c, SNIC_INTR_AEQ);
+}

@@ -1,0 +1,164 @@
+/*
+ * snic core: lifetime, reset, interrupts, DMA and timer plumbing.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "core_int.h"
+
+SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
+                        void *opaque)
+{
+    SnicCore *c;
+
+    if (cfg->num_db_pages < 1 || cfg->num_db_pages > SNIC_DB_MAX_PAGES ||
+        cfg->num_vectors < 1) {
+        return NULL;
+    }
+    c = g_new0(SnicCore, 1);
+    c->cfg = *cfg;
+    c->ops = ops;
+    c->opaque = opaque;
+    c->link_up = true;
+    c->timer_deadline = UINT64_MAX;
+    snic_core_reset(c);
+    return c;
+}
+
+void snic_core_free(SnicCore *c)
+{
+    g_free(c);
+}
+
+/*
+ * Power-on state. The physical link state is not device state: it stays as
+ * the backend reported it.
+ */
+void snic_core_reset(SnicCore *c)
+{
+    bool link_up = c->link_up;
+
+    snic_trace(c, SNIC_TRACE_RESET, 0, 0, 0, 0);
+    /* Everything from 'ctrl' on is device state (see struct SnicCore). */
+    memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
+    c->link_up = link_up;
+    c->status = link_up ? SNIC_STATUS_LINK_UP : 0;
+    memcpy(c->mac, c->cfg.mac, sizeof(c->mac));
+    c->mtu = SNIC_ETH_DEFAULT_MTU;
+    c->timer_deadline = UINT64_MAX;
+    c->ops->timer_mod(c->opaque, UINT64_MAX);
+}
+
+void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
+                uint64_t a2, uint64_t a3)
+{
+    if (c->ops->trace) {
+        c->ops->trace(c->opaque, tp, a0, a1, a2, a3);
+    }
+}
+
+void snic_guest_error(SnicCore *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    snic_stat_inc(&c->stats.guest_errors);
+    va_start(ap, fmt);
+    c->ops->guest_error(c->opaque, fmt, ap);
+    va_end(ap);
+}
+
+/* Every DMA goes through here so failures are counted and traced alike. */
+int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
+{
+    if (addr + len < addr || c->ops->dma_read(c->opaque, addr, buf, len)) {
+        snic_stat_inc(&c->stats.dma_errors);
+        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 0, 0);
+        return -1;
+    }
+    return 0;
+}
+
+int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
+{
+    if (addr + len < addr || c->ops->dma_write(c->opaque, addr, buf, len)) {
+        snic_stat_inc(&c->stats.dma_errors);
+        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 1, 0);
+        return -1;
+    }
+    return 0;
+}
+
+void snic_raise_irq(SnicCore *c, unsigned vector)
+{
+    if (vector >= c->cfg.num_vectors) {
+        return;     /* validated at queue creation; never trust it twice */
+    }
+    snic_stat_inc(&c->stats.irqs);
+    snic_trace(c, SNIC_TRACE_IRQ, vector, 0, 0, 0);
+    c->ops->raise_irq(c->opaque, vector);
+}
+
+/* Vector 0 is shared by admin completions and async events. */
+void snic_intr_cause(SnicCore *c, uint32_t cause)
+{
+    c->intr_cause |= cause;
+    if (cause & ~c->intr_mask) {
+        snic_raise_irq(c, 0);
+    }
+}
+
+/* Keep the single host timer armed for the earliest pending deadline. */
+void snic_timer_update(SnicCore *c)
+{
+    uint64_t next = snic_eth_next_deadline(c);
+
+    if (next != c->timer_deadline) {
+        c->timer_deadline = next;
+        c->ops->timer_mod(c->opaque, next);
+    }
+}
+
+void snic_core_timer(SnicCore *c)
+{
+    c->timer_deadline = UINT64_MAX;
+    snic_eth_timer(c, c->ops->now_ns(c->opaque));
+    snic_timer_update(c);
+}
+
+bool snic_core_run(SnicCore *c, unsigned budget)
+{
+    bool more = false;
+
+    if (!snic_ready(c)) {
+        return false;
+    }
+    more |= snic_admin_run(c, budget);
+    more |= snic_eth_run(c, budget);
+    return more;
+}
+
+void snic_core_set_link(SnicCore *c, bool up)
+{
+    if (up == c->link_up) {
+        return;
+    }
+    c->link_up = up;
+    if (up) {
+        c->status |= SNIC_STATUS_LINK_UP;
+    } else {
+        c->status &= ~SNIC_STATUS_LINK_UP;
+    }
+    snic_aeq_post(c, SNIC_EVENT_LINK_CHANGE, up);
+}
+
+void snic_core_get_mac(SnicCore *c, uint8_t mac[6])
+{
+    memcpy(mac, c->mac, 6);
+}
+
+void snic_core_get_stats(SnicCore *c, struct snic_stats *out)
+{
+    *out = c->stats;
+}

@@ -1,0 +1,450 @@
+/*
+ * snic core: the Ethernet function (TX/RX descriptor rings, MAC filter,
+ * counters, interrupt moderation). Formats in include/snic/snic_eth.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+
+#define ETH_HLEN            14
+#define ETH_P_IPV4          0x0800
+#define ETH_P_IPV6          0x86dd
+#define ETH_P_8021Q         0x8100
+#define IPPROTO_UDP_NUM     17
+
+static uint16_t rd16be(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/*
+ * True for IPv4/IPv6 UDP datagrams to the RoCEv2 port: those belong to the
+ * RDMA engine, not to the Ethernet RX ring. Non-first IPv4 fragments carry
+ * no UDP header and stay on the Ethernet path.
+ */
+bool snic_frame_is_rocev2(const uint8_t *f, size_t len)
+{
+    size_t off = ETH_HLEN;
+    uint16_t proto;
+    const uint8_t *l4;
+
+    if (len < ETH_HLEN) {
+        return false;
+    }
+    proto = rd16be(f + 12);
+    if (proto == ETH_P_8021Q) {
+        if (len < ETH_HLEN + 4) {
+            return false;
+        }
+        proto = rd16be(f + 16);
+        off += 4;
+    }
+    if (proto == ETH_P_IPV4) {
+        const uint8_t *ip = f + off;
+        size_t ihl;
+
+        if (len < off + 20 || (ip[0] >> 4) != 4) {
+            return false;
+        }
+        ihl = (size_t)(ip[0] & 0xf) * 4;
+        if (ihl < 20 || ip[9] != IPPROTO_UDP_NUM ||
+            (rd16be(ip + 6) & 0x1fff)) {
+            return false;
+        }
+        l4 = ip + ihl;
+    } else if (proto == ETH_P_IPV6) {
+        const uint8_t *ip = f + off;
+
+        if (len < off + 40 || (ip[0] >> 4) != 6 || ip[6] != IPPROTO_UDP_NUM) {
+            return false;
+        }
+        l4 = ip + 40;
+    } else {
+        return false;
+    }
+    if ((size_t)(l4 - f) + 8 > len) {
+        return false;
+    }
+    return rd16be(l4 + 2) == SNIC_ROCEV2_UDP_PORT;
+}
+
+SnicEthQueue *snic_eth_queue(SnicCore *c, uint8_t type, uint32_t qid)
+{
+    if (type == SNIC_ETH_QUEUE_TX && qid < SNIC_ETH_MAX_TXQS) {
+        return &c->txq[qid];
+    }
+    if (type == SNIC_ETH_QUEUE_RX && qid < SNIC_ETH_MAX_RXQS) {
+        return &c->rxq[qid];
+    }
+    return NULL;
+}
+
+static uint64_t desc_addr(const SnicEthQueue *q, uint32_t index)
+{
+    return q->ring +
+        (uint64_t)(index & ((1u << q->log2_depth) - 1)) * SNIC_ETH_DESC_SIZE;
+}
+
+uint16_t snic_eth_create_queue(SnicCore *c,
+                               const struct snic_admin_create_eth_queue *p,
+                               uint64_t *qid)
+{
+    uint64_t ring = GUINT64_FROM_LE(p->ring_addr);
+    uint16_t vector = GUINT16_FROM_LE(p->vector);
+    SnicEthQueue *q = NULL;
+    struct snic_eth_desc probe;
+    uint32_t i, max;
+    uint64_t bytes;
+
+    if (p->type != SNIC_ETH_QUEUE_TX && p->type != SNIC_ETH_QUEUE_RX) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (p->log2_depth < SNIC_ETH_MIN_LOG2_DEPTH ||
+        p->log2_depth > SNIC_ETH_MAX_LOG2_DEPTH ||
+        vector >= c->cfg.num_vectors) {
+        snic_guest_error(c, "create Ethernet queue: log2 depth %u (%u..%u), "
+                         "vector %u (< %u)", p->log2_depth,
+                         SNIC_ETH_MIN_LOG2_DEPTH, SNIC_ETH_MAX_LOG2_DEPTH,
+                         vector, c->cfg.num_vectors);
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    bytes = (uint64_t)SNIC_ETH_DESC_SIZE << p->log2_depth;
+    if (ring % SNIC_ETH_DESC_SIZE || ring + bytes < ring) {
+        snic_guest_error(c, "create Ethernet queue: ring 0x%" PRIx64
+                         " misaligned or wraps", ring);
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    max = p->type == SNIC_ETH_QUEUE_TX ? SNIC_ETH_MAX_TXQS : SNIC_ETH_MAX_RXQS;
+    for (i = 0; i < max; i++) {
+        if (!snic_eth_queue(c, p->type, i)->created) {
+            q = snic_eth_queue(c, p->type, i);
+            break;
+        }
+    }
+    if (!q) {
+        return SNIC_ADMIN_NO_RESOURCES;
+    }
+    /* Catch a ring outside guest memory now, not at the first doorbell. */
+    if (snic_dma_read(c, ring, &probe, sizeof(probe)) ||
+        snic_dma_read(c, ring + bytes - sizeof(probe), &probe,
+                      sizeof(probe))) {
+        snic_guest_error(c, "create Ethernet queue: ring 0x%" PRIx64 " (+%"
+                         PRIu64 " bytes) is not accessible", ring, bytes);
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    memset(q, 0, sizeof(*q));
+    q->created = true;
+    q->type = p->type;
+    q->log2_depth = p->log2_depth;
+    q->vector = vector;
+    q->irq_delay_us = GUINT16_FROM_LE(p->irq_delay_us);
+    q->ring = ring;
+    *qid = i;
+    return SNIC_ADMIN_OK;
+}
+
+static void snic_eth_signal(SnicCore *c, SnicEthQueue *q)
+{
+    if (!q->irq_delay_us) {
+        snic_raise_irq(c, q->vector);
+        return;
+    }
+    if (!q->irq_pending) {
+        q->irq_pending = true;
+        q->irq_deadline = c->ops->now_ns(c->opaque) +
+                          (uint64_t)q->irq_delay_us * 1000;
+        snic_timer_update(c);
+    }
+}
+
+uint16_t snic_eth_queue_cmd(SnicCore *c, uint8_t opcode,
+                            const struct snic_admin_eth_queue_ref *p)
+{
+    SnicEthQueue *q = snic_eth_queue(c, p->type, GUINT32_FROM_LE(p->qid));
+
+    if (!q) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    switch (opcode) {
+    case SNIC_ADMIN_DESTROY_ETH_QUEUE:
+        if (!q->created || q->started) {
+            return SNIC_ADMIN_BAD_STATE;    /* stop it first */
+        }
+        memset(q, 0, sizeof(*q));
+        snic_timer_update(c);
+        return SNIC_ADMIN_OK;
+    case SNIC_ADMIN_START_ETH_QUEUE:
+        if (!q->created || q->started) {
+            return SNIC_ADMIN_BAD_STATE;
+        }
+        q->started = true;
+        if (q->type == SNIC_ETH_QUEUE_TX) {
+            c->ops->kick(c->opaque);
+        } else {
+            c->ops->rx_resume(c->opaque);
+        }
+        return SNIC_ADMIN_OK;
+    case SNIC_ADMIN_STOP_ETH_QUEUE:
+        if (!q->started) {
+            return SNIC_ADMIN_BAD_STATE;
+        }
+        q->started = false;
+        if (q->irq_pending) {
+            q->irq_pending = false;     /* deliver what completed */
+            snic_raise_irq(c, q->vector);
+            snic_timer_update(c);
+        }
+        return SNIC_ADMIN_OK;
+    }
+    return SNIC_ADMIN_BAD_OPCODE;
+}
+
+void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid, uint32_t index)
+{
+    bool tx = type == SNIC_DB_ETH_TX;
+    SnicEthQueue *q = snic_eth_queue(c, tx ? SNIC_ETH_QUEUE_TX :
+                                     SNIC_ETH_QUEUE_RX, qid);
+
+    if (!q || !q->created) {
+        snic_guest_error(c, "Ethernet %s doorbell: queue %u does not exist",
+                         tx ? "TX" : "RX", qid);
+        goto invalid;
+    }
+    if ((uint32_t)(index - q->head) > (1u << q->log2_depth)) {
+        snic_guest_error(c, "Ethernet %s queue %u doorbell index %u: more "
+                         "than %u descriptors past head %u", tx ? "TX" : "RX",
+                         qid, index, 1u << q->log2_depth, q->head);
+        goto invalid;
+    }
+    q->tail = index;
+    snic_stat_inc(&c->stats.doorbells);
+    if (q->started) {
+        if (tx) {
+            c->ops->kick(c->opaque);
+        } else {
+            c->ops->rx_resume(c->opaque);
+        }
+    }
+    return;
+
+invalid:
+    snic_stat_inc(&c->stats.doorbells_invalid);
+}
+
+/* Write back a descriptor's flags (and first its length, for RX). */
+static void snic_eth_writeback(SnicCore *c, SnicEthQueue *q, uint32_t index,
+                               const struct snic_eth_desc *d, bool with_len)
+{
+    uint64_t addr = desc_addr(q, index);
+
+    if (with_len) {
+        snic_dma_write(c, addr + offsetof(struct snic_eth_desc, len),
+                       &d->len, sizeof(d->len));
+    }
+    snic_dma_write(c, addr + offsetof(struct snic_eth_desc, flags),
+                   &d->flags, sizeof(d->flags));
+}
+
+/*
+ * Send (or drop) the next frame of a TX queue. Returns false if there is no
+ * complete frame posted.
+ */
+static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
+{
+    struct snic_eth_desc d[SNIC_ETH_MAX_TX_DESCS];
+    uint32_t avail = q->tail - q->head;
+    size_t max_frame = c->mtu + SNIC_ETH_HLEN_MAX;
+    const char *why = NULL;
+    bool eop = false;
+    uint32_t n = 0, i;
+    size_t len = 0;
+
+    while (n < avail && n < SNIC_ETH_MAX_TX_DESCS && !eop) {
+        if (snic_dma_read(c, desc_addr(q, q->head + n), &d[n], sizeof(d[n]))) {
+            /* Consume the bad slot with the frame: never spin on it. */
+            memset(&d[n++], 0, sizeof(d[0]));
+            why = "descriptor ring is not readable";
+            break;
+        }
+        eop = GUINT16_FROM_LE(d[n].flags) & SNIC_ETH_DESC_EOP;
+        n++;
+    }
+    if (!eop && !why) {
+        if (n < SNIC_ETH_MAX_TX_DESCS) {
+            return false;   /* the rest of the frame is not posted yet */
+        }
+        why = "frame spans more descriptors than the device gathers";
+    }
+    for (i = 0; i < n && !why; i++) {
+        size_t l = GUINT16_FROM_LE(d[i].len);
+
+        if (len + l > max_frame) {
+            why = "frame longer than MTU + Ethernet header";
+        } else if (snic_dma_read(c, GUINT64_FROM_LE(d[i].addr),
+                                 c->frame + len, l)) {
+            why = "buffer address is not readable";
+        }
+        len += l;
+    }
+    if (!why && len < ETH_HLEN) {
+        why = "frame shorter than an Ethernet header";
+    }
+    if (why) {
+        snic_guest_error(c, "Ethernet TX queue %u descriptor %u: %s",
+                         qid, q->head, why);
+        snic_stat_inc(&c->stats.tx_dropped);
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, 0, 0);
+    } else if (!c->link_up) {
+        snic_stat_inc(&c->stats.tx_dropped);    /* like a cable pulled */
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, 1, 0);
+    } else {
+        snic_trace(c, SNIC_TRACE_ETH_TX, qid, len, 0, 0);
+        c->ops->tx_frame(c->opaque, c->frame, len);
+        snic_stat_inc(&c->stats.tx_frames);
+        snic_stat_add(&c->stats.tx_bytes, len);
+    }
+    for (i = 0; i < n; i++) {
+        uint16_t f = GUINT16_FROM_LE(d[i].flags) & SNIC_ETH_DESC_EOP;
+
+        f |= SNIC_ETH_DESC_DONE | (why ? SNIC_ETH_DESC_ERR : 0);
+        d[i].flags = GUINT16_TO_LE(f);
+        snic_eth_writeback(c, q, q->head + i, &d[i], false);
+    }
+    q->head += n;
+    return true;
+}
+
+bool snic_eth_run(SnicCore *c, unsigned budget)
+{
+    bool more = false;
+    uint32_t qid;
+
+    for (qid = 0; qid < SNIC_ETH_MAX_TXQS; qid++) {
+        SnicEthQueue *q = &c->txq[qid];
+        unsigned done = 0;
+
+        if (!q->started) {
+            continue;
+        }
+        while (done < budget && q->head != q->tail &&
+               snic_eth_tx_one(c, q, qid)) {
+            done++;
+        }
+        if (done) {
+            snic_eth_signal(c, q);
+        }
+        more |= done == budget && q->head != q->tail;
+    }
+    return more;
+}
+
+bool snic_core_can_receive(SnicCore *c)
+{
+    const SnicEthQueue *q = &c->rxq[0];
+
+    /* Refuse only when a started ring is out of buffers: back-pressure. */
+    return !(snic_ready(c) && q->started && c->link_up && q->head == q->tail);
+}
+
+static ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
+                                unsigned reason)
+{
+    snic_stat_inc(counter);
+    snic_trace(c, SNIC_TRACE_ETH_DROP, 1, len, reason, 0);
+    return len;
+}
+
+ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
+{
+    SnicEthQueue *q = &c->rxq[0];
+    const uint8_t *f = buf;
+    struct snic_eth_desc d;
+    uint64_t addr;
+    uint16_t flags;
+
+    if (!snic_ready(c) || !q->started || !c->link_up || len < ETH_HLEN) {
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len, 0);
+    }
+    if (snic_frame_is_rocev2(f, len)) {
+        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len, 1);
+    }
+    if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
+        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len, 2);
+    }
+    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len, 3);
+    }
+    if (q->head == q->tail) {
+        snic_stat_inc(&c->stats.rx_no_buffer);
+        return 0;
+    }
+    addr = desc_addr(q, q->head);
+    if (snic_dma_read(c, addr, &d, sizeof(d))) {
+        snic_guest_error(c, "Ethernet RX queue 0: descriptor %u at 0x%" PRIx64
+                         " is not readable", q->head, addr);
+        q->head++;
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len, 4);
+    }
+    if (GUINT16_FROM_LE(d.len) < len) {
+        /* The buffer stays posted for a frame that fits. */
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len, 3);
+    }
+    flags = SNIC_ETH_DESC_DONE;
+    if (snic_dma_write(c, GUINT64_FROM_LE(d.addr), f, len)) {
+        snic_guest_error(c, "Ethernet RX queue 0 descriptor %u: buffer 0x%"
+                         PRIx64 " is not writable", q->head,
+                         (uint64_t)GUINT64_FROM_LE(d.addr));
+        flags |= SNIC_ETH_DESC_ERR;
+        d.len = 0;
+        snic_stat_inc(&c->stats.rx_dropped);
+    } else {
+        d.len = GUINT16_TO_LE(len);
+        snic_stat_inc(&c->stats.rx_frames);
+        snic_stat_add(&c->stats.rx_bytes, len);
+        snic_trace(c, SNIC_TRACE_ETH_RX, 0, len, 0, 0);
+    }
+    d.flags = GUINT16_TO_LE(flags);
+    snic_eth_writeback(c, q, q->head, &d, true);
+    q->head++;
+    snic_eth_signal(c, q);
+    return len;
+}
+
+static void snic_eth_timer_queues(SnicCore *c, SnicEthQueue *qs, unsigned n,
+                                  uint64_t now, uint64_t *next)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        SnicEthQueue *q = &qs[i];
+
+        if (!q->irq_pending) {
+            continue;
+        }
+        if (now != UINT64_MAX && q->irq_deadline <= now) {
+            q->irq_pending = false;
+            snic_raise_irq(c, q->vector);
+        } else if (q->irq_deadline < *next) {
+            *next = q->irq_deadline;
+        }
+    }
+}
+
+void snic_eth_timer(SnicCore *c, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+
+    snic_eth_timer_queues(c, c->txq, SNIC_ETH_MAX_TXQS, now, &next);
+    snic_eth_timer_queues(c, c->rxq, SNIC_ETH_MAX_RXQS, now, &next);
+}
+
+uint64_t snic_eth_next_deadline(SnicCore *c)
+{
+    uint64_t next = UINT64_MAX;
+
+    snic_eth_timer_queues(c, c->txq, SNIC_ETH_MAX_TXQS, UINT64_MAX, &next);
+    snic_eth_timer_queues(c, c->rxq, SNIC_ETH_MAX_RXQS, UINT64_MAX, &next);
+    return next;
+}

@@ -1,0 +1,286 @@
+/*
+ * snic core: BAR0 registers and BAR2 doorbell decoding.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+
+static void snic_set_enable(SnicCore *c, bool enable)
+{
+    if (!enable) {
+        /* Like NVMe CC.EN=0: tear down runtime state, keep the config. */
+        uint64_t sq = c->admin_sq_base, cq = c->admin_cq_base;
+        uint64_t aeq = c->aeq_base;
+        uint32_t depth = c->admin_log2_depth, aeq_depth = c->aeq_log2_depth;
+        uint32_t mask = c->intr_mask;
+
+        snic_core_reset(c);
+        c->admin_sq_base = sq;
+        c->admin_cq_base = cq;
+        c->admin_log2_depth = depth;
+        c->aeq_base = aeq;
+        c->aeq_log2_depth = aeq_depth;
+        c->intr_mask = mask;
+        return;
+    }
+    if (c->status & SNIC_STATUS_READY) {
+        return;
+    }
+    if (!snic_admin_config_ok(c)) {
+        return;     /* SNIC_REG_ERROR says why; READY stays clear */
+    }
+    c->ctrl |= SNIC_CTRL_ENABLE;
+    c->status |= SNIC_STATUS_READY;
+    c->error = SNIC_ERR_NONE;
+}
+
+static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
+{
+    if (off >= SNIC_REG_STATS && off < SNIC_REG_STATS + sizeof(c->stats)) {
+        uint32_t v;
+
+        memcpy(&v, (uint8_t *)&c->stats + (off - SNIC_REG_STATS), 4);
+        return GUINT32_FROM_LE(v);
+    }
+    switch (off) {
+    case SNIC_REG_MAGIC:
+        return SNIC_MAGIC;
+    case SNIC_REG_ABI_VERSION:
+        return SNIC_ABI_VERSION;
+    case SNIC_REG_CAPS_LO:
+        return (uint32_t)(SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH);
+    case SNIC_REG_CAPS_HI:
+        return 0;
+    case SNIC_REG_DB_PAGES:
+        return c->cfg.num_db_pages;
+    case SNIC_REG_NUM_VECTORS:
+        return c->cfg.num_vectors;
+    case SNIC_REG_DEV_CTRL:
+        return c->ctrl;
+    case SNIC_REG_DEV_STATUS:
+        return c->status;
+    case SNIC_REG_ERROR:
+        return c->error;
+    case SNIC_REG_INTR_CAUSE:
+        return c->intr_cause;
+    case SNIC_REG_INTR_MASK:
+        return c->intr_mask;
+    case SNIC_REG_ADMIN_SQ_BASE_LO:
+        return (uint32_t)c->admin_sq_base;
+    case SNIC_REG_ADMIN_SQ_BASE_HI:
+        return c->admin_sq_base >> 32;
+    case SNIC_REG_ADMIN_CQ_BASE_LO:
+        return (uint32_t)c->admin_cq_base;
+    case SNIC_REG_ADMIN_CQ_BASE_HI:
+        return c->admin_cq_base >> 32;
+    case SNIC_REG_ADMIN_DEPTH:
+        return c->admin_log2_depth;
+    case SNIC_REG_ADMIN_SQ_HEAD:
+        return c->sq_head;
+    case SNIC_REG_ADMIN_SQ_TAIL:
+        return c->sq_tail;
+    case SNIC_REG_ADMIN_CQ_TAIL:
+        return c->cq_tail;
+    case SNIC_REG_AEQ_BASE_LO:
+        return (uint32_t)c->aeq_base;
+    case SNIC_REG_AEQ_BASE_HI:
+        return c->aeq_base >> 32;
+    case SNIC_REG_AEQ_DEPTH:
+        return c->aeq_log2_depth;
+    case SNIC_REG_AEQ_TAIL:
+        return c->aeq_tail;
+    default:
+        snic_guest_error(c, "BAR0 read of unknown register 0x%" PRIx64, off);
+        return 0;
+    }
+}
+
+/* The admin/AEQ layout may only change while the device is disabled. */
+static bool snic_config_writable(SnicCore *c, uint64_t off)
+{
+    if (c->status & SNIC_STATUS_READY) {
+        snic_guest_error(c, "BAR0 write to 0x%" PRIx64 " while enabled: "
+                         "queue layout is fixed until disable", off);
+        return false;
+    }
+    return true;
+}
+
+static void snic_set_lo(uint64_t *reg, uint32_t v)
+{
+    *reg = (*reg & ~0xffffffffull) | v;
+}
+
+static void snic_set_hi(uint64_t *reg, uint32_t v)
+{
+    *reg = (*reg & 0xffffffffull) | ((uint64_t)v << 32);
+}
+
+static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
+{
+    switch (off) {
+    case SNIC_REG_DEV_CTRL:
+        if (v & ~(SNIC_CTRL_ENABLE | SNIC_CTRL_RESET)) {
+            snic_guest_error(c, "DEV_CTRL write 0x%x sets reserved bits", v);
+        }
+        if (v & SNIC_CTRL_RESET) {
+            snic_core_reset(c);
+            return;
+        }
+        snic_set_enable(c, v & SNIC_CTRL_ENABLE);
+        return;
+    case SNIC_REG_ERROR:
+        c->error &= ~v;
+        if (!c->error) {
+            c->status &= ~SNIC_STATUS_FATAL;
+        }
+        return;
+    case SNIC_REG_INTR_CAUSE:
+        c->intr_cause &= ~v;
+        if (!(c->intr_cause & ~c->intr_mask)) {
+            c->ops->clear_irq(c->opaque, 0);
+        }
+        return;
+    case SNIC_REG_INTR_MASK:
+        c->intr_mask = v & (SNIC_INTR_ADMIN | SNIC_INTR_AEQ);
+        return;
+    case SNIC_REG_ADMIN_SQ_BASE_LO:
+        if (snic_config_writable(c, off)) {
+            snic_set_lo(&c->admin_sq_base, v);
+        }
+        return;
+    case SNIC_REG_ADMIN_SQ_BASE_HI:
+        if (snic_config_writable(c, off)) {
+            snic_set_hi(&c->admin_sq_base, v);
+        }
+        return;
+    case SNIC_REG_ADMIN_CQ_BASE_LO:
+        if (snic_config_writable(c, off)) {
+            snic_set_lo(&c->admin_cq_base, v);
+        }
+        return;
+    case SNIC_REG_ADMIN_CQ_BASE_HI:
+        if (snic_config_writable(c, off)) {
+            snic_set_hi(&c->admin_cq_base, v);
+        }
+        return;
+    case SNIC_REG_ADMIN_DEPTH:
+        if (snic_config_writable(c, off)) {
+            c->admin_log2_depth = v;    /* range-checked at enable */
+        }
+        return;
+    case SNIC_REG_AEQ_BASE_LO:
+        if (snic_config_writable(c, off)) {
+            snic_set_lo(&c->aeq_base, v);
+        }
+        return;
+    case SNIC_REG_AEQ_BASE_HI:
+        if (snic_config_writable(c, off)) {
+            snic_set_hi(&c->aeq_base, v);
+        }
+        return;
+    case SNIC_REG_AEQ_DEPTH:
+        if (snic_config_writable(c, off)) {
+            c->aeq_log2_depth = v;
+        }
+        return;
+    default:
+        snic_guest_error(c, "BAR0 write 0x%x to %s register 0x%" PRIx64, v,
+                         off < SNIC_BAR0_SIZE ? "read-only or unknown" :
+                         "out-of-range", off);
+        return;
+    }
+}
+
+static bool snic_reg_access_ok(SnicCore *c, uint64_t off, unsigned size,
+                               const char *what)
+{
+    if ((size != 4 && size != 8) || (off & (size - 1)) ||
+        off > SNIC_BAR0_SIZE - size) {
+        snic_guest_error(c, "BAR0 %s of %u bytes at 0x%" PRIx64 ": registers "
+                         "take aligned 4- or 8-byte accesses", what, size, off);
+        return false;
+    }
+    return true;
+}
+
+uint64_t snic_core_reg_read(SnicCore *c, uint64_t off, unsigned size)
+{
+    uint64_t v;
+
+    if (!snic_reg_access_ok(c, off, size, "read")) {
+        return 0;
+    }
+    v = snic_reg_read32(c, off);
+    if (size == 8) {
+        v |= (uint64_t)snic_reg_read32(c, off + 4) << 32;
+    }
+    snic_trace(c, SNIC_TRACE_REG_READ, off, v, size, 0);
+    return v;
+}
+
+void snic_core_reg_write(SnicCore *c, uint64_t off, uint64_t v, unsigned size)
+{
+    snic_trace(c, SNIC_TRACE_REG_WRITE, off, v, size, 0);
+    if (!snic_reg_access_ok(c, off, size, "write")) {
+        return;
+    }
+    snic_reg_write32(c, off, (uint32_t)v);
+    if (size == 8) {
+        snic_reg_write32(c, off + 4, v >> 32);
+    }
+}
+
+void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
+                        unsigned size)
+{
+    uint64_t page = off / SNIC_DB_PAGE_SIZE;
+    uint8_t type = value >> SNIC_DB_TYPE_SHIFT;
+    uint32_t qid = (value >> SNIC_DB_QID_SHIFT) & SNIC_DB_QID_MASK;
+    uint32_t index = value & SNIC_DB_INDEX_MASK;
+
+    snic_trace(c, SNIC_TRACE_DOORBELL, page, type, qid, index);
+    if (size != 8 || off % SNIC_DB_PAGE_SIZE) {
+        snic_guest_error(c, "doorbell page %" PRIu64 ": %u-byte write at "
+                         "offset 0x%" PRIx64 "; a doorbell is one 8-byte "
+                         "write at the page base", page, size,
+                         off % SNIC_DB_PAGE_SIZE);
+        goto invalid;
+    }
+    if (page >= c->cfg.num_db_pages) {
+        snic_guest_error(c, "doorbell page %" PRIu64 " does not exist (%u "
+                         "pages)", page, c->cfg.num_db_pages);
+        goto invalid;
+    }
+    if (!snic_ready(c)) {
+        snic_guest_error(c, "doorbell type %u queue %u while the device is "
+                         "not enabled", type, qid);
+        goto invalid;
+    }
+    /* Every queue that exists so far belongs to the kernel's page. */
+    if (page != SNIC_DB_KERNEL_PAGE) {
+        snic_guest_error(c, "doorbell page %" PRIu64 ": type %u queue %u is "
+                         "not owned by this page's context", page, type, qid);
+        goto invalid;
+    }
+    switch (type) {
+    case SNIC_DB_ADMIN_SQ:
+    case SNIC_DB_ADMIN_CQ:
+    case SNIC_DB_AEQ:
+        snic_admin_doorbell(c, type, qid, index);
+        return;
+    case SNIC_DB_ETH_TX:
+    case SNIC_DB_ETH_RX:
+        snic_eth_doorbell(c, type, qid, index);
+        return;
+    default:
+        snic_guest_error(c, "doorbell page %" PRIu64 ": unknown queue type "
+                         "%u", page, type);
+        goto invalid;
+    }
+
+invalid:
+    snic_stat_inc(&c->stats.doorbells_invalid);
+}

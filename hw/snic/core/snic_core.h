@@ -1,0 +1,72 @@
+/*
+ * snic core: the device behind BAR0, the doorbells and the wire, free of
+ * QEMU. The glue (hw/snic/snic.c) and the tests drive it through this API;
+ * the core reaches out only through SnicHostOps (host.h).
+ *
+ * Threading: every entry point must be called from one context at a time
+ * (QEMU: the main loop with the BQL held).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_H
+#define SNIC_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "host.h"
+#include "snic/snic_regs.h"
+
+typedef struct SnicCoreConfig {
+    uint32_t num_db_pages;      /* 1..SNIC_DB_MAX_PAGES */
+    uint32_t num_vectors;       /* >= 1; vector 0 = admin + async events */
+    uint8_t mac[6];             /* power-on MAC address */
+} SnicCoreConfig;
+
+typedef struct SnicCore SnicCore;
+
+/* Returns NULL if the configuration is out of range. */
+SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
+                        void *opaque);
+void snic_core_free(SnicCore *c);
+
+/* Back to power-on state (device reset, FLR, SNIC_CTRL_RESET). */
+void snic_core_reset(SnicCore *c);
+
+/* BAR0: size is 4 or 8; offsets outside BAR0 are guest errors. */
+uint64_t snic_core_reg_read(SnicCore *c, uint64_t offset, unsigned size);
+void snic_core_reg_write(SnicCore *c, uint64_t offset, uint64_t value,
+                         unsigned size);
+
+/* BAR2: validates, records the index and kicks; does no queue work. */
+void snic_core_doorbell(SnicCore *c, uint64_t offset, uint64_t value,
+                        unsigned size);
+
+/*
+ * Do up to 'budget' units of queued work (admin commands, TX frames).
+ * Returns true if work remains: the caller runs it again later.
+ */
+bool snic_core_run(SnicCore *c, unsigned budget);
+
+/* The deadline set through SnicHostOps.timer_mod has passed. */
+void snic_core_timer(SnicCore *c);
+
+/* Wire side of the Ethernet function. */
+bool snic_core_can_receive(SnicCore *c);
+/*
+ * Deliver one frame. Returns len when the frame was consumed (delivered
+ * or dropped and counted), or 0 when no RX buffer is posted: the caller
+ * keeps the frame and retries after SnicHostOps.rx_resume.
+ */
+ssize_t snic_core_receive(SnicCore *c, const void *frame, size_t len);
+void snic_core_set_link(SnicCore *c, bool up);
+
+/* Current MAC address (it changes with SNIC_ADMIN_SET_MAC). */
+void snic_core_get_mac(SnicCore *c, uint8_t mac[6]);
+
+/* Little-endian snapshot of the device counters. */
+void snic_core_get_stats(SnicCore *c, struct snic_stats *out);
+
+#endif /* SNIC_CORE_H */

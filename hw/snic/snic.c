@@ -1,0 +1,522 @@
+/*
+ * snic: programmable RDMA NIC, PCIe device glue.
+ *
+ * This file only connects QEMU to the device core (hw/snic/core/): PCI
+ * identity, BARs, MSI-X, the NIC backend, bottom half and virtual-clock
+ * timer, reset and migration policy. Device behaviour lives in the core;
+ * the hardware interface in include/snic/.
+ *
+ * BAR0: registers (include/snic/snic_regs.h), BAR2: doorbell pages, one
+ * 4 KiB page per context, BAR4: MSI-X table and PBA.
+ *
+ * Copyright (c) 2026 snic authors
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/blocker.h"
+#include "net/net.h"
+#include "system/runstate.h"
+
+#include "core/snic_core.h"
+#include "snic/snic_regs.h"
+#include "trace.h"
+
+#define TYPE_SNIC "snic"
+OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
+
+#define SNIC_MAX_VECTORS        64
+#define SNIC_MSIX_BAR_SIZE      (4 * KiB)
+#define SNIC_MSIX_PBA_OFFSET    (2 * KiB)
+#define SNIC_PCIE_CAP_OFFSET    0xa0
+#define SNIC_PM_CAP_OFFSET      0xc8
+/* Units of work (commands, frames) per bottom-half run: keep vCPUs fed. */
+#define SNIC_BH_BUDGET          64
+
+struct SnicState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar_regs;
+    MemoryRegion bar_doorbell;
+    MemoryRegion bar_msix;
+
+    NICState *nic;
+    NICConf conf;
+    QEMUBH *bh;
+    QEMUTimer *timer;
+    VMChangeStateEntry *vmstate_change;
+    Error *migration_blocker;
+    bool vm_running;
+    bool rx_flush_pending;
+
+    SnicCore *core;
+
+    /* properties */
+    uint16_t vendor_id;
+    uint16_t device_id;
+    uint16_t subsys_vendor_id;
+    uint16_t subsys_id;
+    uint32_t vectors;
+    uint32_t db_pages;
+};
+
+/* ---- host interface for the core ---- */
+
+static int snic_host_dma_read(void *opaque, uint64_t addr, void *buf,
+                              size_t len)
+{
+    SnicState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int snic_host_dma_write(void *opaque, uint64_t addr, const void *buf,
+                               size_t len)
+{
+    SnicState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static void snic_host_tx_frame(void *opaque, const void *frame, size_t len)
+{
+    SnicState *s = opaque;
+
+    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+}
+
+static void snic_host_raise_irq(void *opaque, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
+}
+
+static void snic_host_clear_irq(void *opaque, unsigned vector)
+{
+    msix_clr_pending(PCI_DEVICE(opaque), vector);
+}
+
+static void snic_host_kick(void *opaque)
+{
+    SnicState *s = opaque;
+
+    qemu_bh_schedule(s->bh);
+}
+
+/*
+ * Called from the doorbell handler: flushing there would deliver frames
+ * while the device's re-entrancy guard is engaged, so defer to the BH.
+ */
+static void snic_host_rx_resume(void *opaque)
+{
+    SnicState *s = opaque;
+
+    s->rx_flush_pending = true;
+    qemu_bh_schedule(s->bh);
+}
+
+static uint64_t snic_host_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void snic_host_timer_mod(void *opaque, uint64_t deadline_ns)
+{
+    SnicState *s = opaque;
+
+    if (deadline_ns == UINT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, MIN(deadline_ns, INT64_MAX));
+    }
+}
+
+static void G_GNUC_PRINTF(2, 0)
+snic_host_guest_error(void *opaque, const char *fmt, va_list ap)
+{
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+
+    trace_snic_guest_error(msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", TYPE_SNIC, msg);
+}
+
+static void snic_host_trace(void *opaque, SnicTracePoint tp, uint64_t a,
+                            uint64_t b, uint64_t c, uint64_t d)
+{
+    switch (tp) {
+    case SNIC_TRACE_REG_READ:
+        trace_snic_reg_read(a, b, c);
+        break;
+    case SNIC_TRACE_REG_WRITE:
+        trace_snic_reg_write(a, b, c);
+        break;
+    case SNIC_TRACE_DOORBELL:
+        trace_snic_doorbell(a, b, c, d);
+        break;
+    case SNIC_TRACE_ADMIN_CMD:
+        trace_snic_admin_cmd(a, b, c);
+        break;
+    case SNIC_TRACE_ADMIN_DONE:
+        trace_snic_admin_done(a, b, c, d);
+        break;
+    case SNIC_TRACE_ASYNC_EVENT:
+        trace_snic_async_event(a, b);
+        break;
+    case SNIC_TRACE_DMA_ERROR:
+        trace_snic_dma_error(a, b, c);
+        break;
+    case SNIC_TRACE_IRQ:
+        trace_snic_irq(a);
+        break;
+    case SNIC_TRACE_ETH_TX:
+        trace_snic_eth_tx(a, b);
+        break;
+    case SNIC_TRACE_ETH_RX:
+        trace_snic_eth_rx(a, b);
+        break;
+    case SNIC_TRACE_ETH_DROP:
+        trace_snic_eth_drop(a, b, c);
+        break;
+    case SNIC_TRACE_RESET:
+        trace_snic_reset();
+        break;
+    }
+}
+
+static const SnicHostOps snic_host_ops = {
+    .dma_read = snic_host_dma_read,
+    .dma_write = snic_host_dma_write,
+    .tx_frame = snic_host_tx_frame,
+    .raise_irq = snic_host_raise_irq,
+    .clear_irq = snic_host_clear_irq,
+    .kick = snic_host_kick,
+    .rx_resume = snic_host_rx_resume,
+    .now_ns = snic_host_now_ns,
+    .timer_mod = snic_host_timer_mod,
+    .guest_error = snic_host_guest_error,
+    .trace = snic_host_trace,
+};
+
+/* ---- engine context: one guarded, burst-limited bottom half ---- */
+
+static void snic_bh(void *opaque)
+{
+    SnicState *s = opaque;
+
+    if (!s->vm_running) {
+        return;     /* rescheduled by the run-state handler */
+    }
+    if (s->rx_flush_pending) {
+        s->rx_flush_pending = false;
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
+    if (snic_core_run(s->core, SNIC_BH_BUDGET)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static void snic_timer_cb(void *opaque)
+{
+    SnicState *s = opaque;
+
+    snic_core_timer(s->core);
+}
+
+static void snic_vm_state_change(void *opaque, bool running, RunState state)
+{
+    SnicState *s = opaque;
+
+    s->vm_running = running;
+    if (running) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/* ---- BARs ---- */
+
+static uint64_t snic_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    SnicState *s = opaque;
+
+    return snic_core_reg_read(s->core, addr, size);
+}
+
+static void snic_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    SnicState *s = opaque;
+
+    snic_core_reg_write(s->core, addr, val, size);
+}
+
+static const MemoryRegionOps snic_regs_ops = {
+    .read = snic_regs_read,
+    .write = snic_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Every size reaches the core, which counts the wrong ones. */
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static uint64_t snic_doorbell_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;   /* doorbells are write-only: reads would stall the vCPU */
+}
+
+static void snic_doorbell_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    SnicState *s = opaque;
+
+    snic_core_doorbell(s->core, addr, val, size);
+}
+
+static const MemoryRegionOps snic_doorbell_ops = {
+    .read = snic_doorbell_read,
+    .write = snic_doorbell_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    /* A 64-bit doorbell must arrive as one write, not two halves. */
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/* ---- NIC backend ---- */
+
+static bool snic_net_can_receive(NetClientState *nc)
+{
+    SnicState *s = qemu_get_nic_opaque(nc);
+
+    return snic_core_can_receive(s->core);
+}
+
+static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    SnicState *s = qemu_get_nic_opaque(nc);
+
+    return snic_core_receive(s->core, buf, size);
+}
+
+static void snic_net_link_status_changed(NetClientState *nc)
+{
+    SnicState *s = qemu_get_nic_opaque(nc);
+
+    trace_snic_link(!nc->link_down);
+    snic_core_set_link(s->core, !nc->link_down);
+}
+
+static NetClientInfo snic_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = snic_net_can_receive,
+    .receive = snic_net_receive,
+    .link_status_changed = snic_net_link_status_changed,
+};
+
+/* ---- PCI ---- */
+
+static void snic_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    SnicState *s = SNIC(pdev);
+
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+    if (range_covers_byte(addr, len, PCI_COMMAND) &&
+        (pdev->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
+        snic_host_rx_resume(s);
+    }
+}
+
+static void snic_realize(PCIDevice *pdev, Error **errp)
+{
+    SnicState *s = SNIC(pdev);
+    SnicCoreConfig cfg = {
+        .num_db_pages = s->db_pages,
+        .num_vectors = s->vectors,
+    };
+    unsigned v;
+    int ret;
+
+    if (s->vectors < 1 || s->vectors > SNIC_MAX_VECTORS) {
+        error_setg(errp, "snic: vectors=%u is out of range 1..%u",
+                   s->vectors, SNIC_MAX_VECTORS);
+        return;
+    }
+    if (s->db_pages < 1 || s->db_pages > SNIC_DB_MAX_PAGES) {
+        error_setg(errp, "snic: doorbell-pages=%u is out of range 1..%u",
+                   s->db_pages, SNIC_DB_MAX_PAGES);
+        return;
+    }
+
+    pci_config_set_vendor_id(pdev->config, s->vendor_id);
+    pci_config_set_device_id(pdev->config, s->device_id);
+    pci_set_word(pdev->config + PCI_SUBSYSTEM_VENDOR_ID, s->subsys_vendor_id);
+    pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, s->subsys_id);
+
+    memory_region_init_io(&s->bar_regs, OBJECT(s), &snic_regs_ops, s,
+                          "snic-regs", SNIC_BAR0_SIZE);
+    pci_register_bar(pdev, SNIC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar_regs);
+    memory_region_init_io(&s->bar_doorbell, OBJECT(s), &snic_doorbell_ops, s,
+                          "snic-doorbells",
+                          pow2ceil((uint64_t)s->db_pages * SNIC_DB_PAGE_SIZE));
+    pci_register_bar(pdev, SNIC_BAR_DOORBELL, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar_doorbell);
+    memory_region_init(&s->bar_msix, OBJECT(s), "snic-msix",
+                       SNIC_MSIX_BAR_SIZE);
+    pci_register_bar(pdev, SNIC_BAR_MSIX, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar_msix);
+
+    ret = pcie_endpoint_cap_init(pdev, SNIC_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg(errp, "snic: cannot add the PCIe capability (%d)", ret);
+        return;
+    }
+    pcie_cap_flr_init(pdev);
+    if (pci_pm_init(pdev, SNIC_PM_CAP_OFFSET, errp) < 0) {
+        goto err_pcie;
+    }
+    if (msix_init(pdev, s->vectors, &s->bar_msix, SNIC_BAR_MSIX, 0,
+                  &s->bar_msix, SNIC_BAR_MSIX, SNIC_MSIX_PBA_OFFSET, 0,
+                  errp)) {
+        goto err_pcie;
+    }
+    /* Without msix_vector_use, msix_notify silently drops the message. */
+    for (v = 0; v < s->vectors; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    error_setg(&s->migration_blocker, "snic: migration is not supported yet: "
+               "queue and transport state live only in the device model");
+    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
+        goto err_msix;
+    }
+
+    s->bh = qemu_bh_new_guarded(snic_bh, s, &DEVICE(s)->mem_reentrancy_guard);
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_timer_cb, s);
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
+    s->core = snic_core_new(&cfg, &snic_host_ops, s);  /* cfg checked above */
+    s->nic = qemu_new_nic(&snic_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), DEVICE(s)->id,
+                          &DEVICE(s)->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    snic_core_set_link(s->core, !qemu_get_queue(s->nic)->link_down);
+    s->vm_running = runstate_is_running();
+    s->vmstate_change = qdev_add_vm_change_state_handler(DEVICE(s),
+                                                         snic_vm_state_change,
+                                                         s);
+    return;
+
+err_msix:
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->bar_msix, &s->bar_msix);
+err_pcie:
+    pcie_cap_exit(pdev);
+}
+
+static void snic_exit(PCIDevice *pdev)
+{
+    SnicState *s = SNIC(pdev);
+
+    qemu_del_vm_change_state_handler(s->vmstate_change);
+    qemu_del_nic(s->nic);
+    timer_free(s->timer);
+    qemu_bh_delete(s->bh);
+    snic_core_free(s->core);
+    migrate_del_blocker(&s->migration_blocker);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->bar_msix, &s->bar_msix);
+    pcie_cap_exit(pdev);
+}
+
+/* Device reset and FLR: the PCI core resets config space and MSI-X. */
+static void snic_reset_hold(Object *obj, ResetType type)
+{
+    SnicState *s = SNIC(obj);
+
+    qemu_bh_cancel(s->bh);
+    s->rx_flush_pending = false;
+    snic_core_reset(s->core);
+    qemu_purge_queued_packets(qemu_get_queue(s->nic));
+}
+
+static const Property snic_properties[] = {
+    DEFINE_NIC_PROPERTIES(SnicState, conf),
+    DEFINE_PROP_UINT16("vendor-id", SnicState, vendor_id, SNIC_PCI_VENDOR_ID),
+    DEFINE_PROP_UINT16("device-id", SnicState, device_id, SNIC_PCI_DEVICE_ID),
+    DEFINE_PROP_UINT16("subsystem-vendor-id", SnicState, subsys_vendor_id,
+                       SNIC_PCI_VENDOR_ID),
+    DEFINE_PROP_UINT16("subsystem-id", SnicState, subsys_id, 0x0001),
+    DEFINE_PROP_UINT32("vectors", SnicState, vectors, 8),
+    DEFINE_PROP_UINT32("doorbell-pages", SnicState, db_pages, 64),
+};
+
+static void snic_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = snic_realize;
+    k->exit = snic_exit;
+    k->config_write = snic_write_config;
+    k->vendor_id = SNIC_PCI_VENDOR_ID;
+    k->device_id = SNIC_PCI_DEVICE_ID;
+    k->revision = SNIC_PCI_REVISION;
+    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    rc->phases.hold = snic_reset_hold;
+    dc->desc = "snic programmable RDMA NIC";
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, snic_properties);
+
+    object_class_property_set_description(klass, "mac",
+        "Ethernet MAC address at power-on");
+    object_class_property_set_description(klass, "netdev",
+        "Network backend (e.g. -netdev dgram/hubport/socket) for the wire");
+    object_class_property_set_description(klass, "vendor-id",
+        "PCI vendor ID (default 0x1af4, QEMU's experimental range)");
+    object_class_property_set_description(klass, "device-id",
+        "PCI device ID (default 0x10f0)");
+    object_class_property_set_description(klass, "subsystem-vendor-id",
+        "PCI subsystem vendor ID");
+    object_class_property_set_description(klass, "subsystem-id",
+        "PCI subsystem ID");
+    object_class_property_set_description(klass, "vectors",
+        "Number of MSI-X vectors, 1..64; vector 0 is admin + async events");
+    object_class_property_set_description(klass, "doorbell-pages",
+        "Number of 4 KiB doorbell pages in BAR2, 1..4096; page 0 is the "
+        "kernel's, one more per user context");
+}
+
+static const TypeInfo snic_info = {
+    .name = TYPE_SNIC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(SnicState),
+    .class_init = snic_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void snic_register_types(void)
+{
+    type_register_static(&snic_info);
+}
+
+type_init(snic_register_types)

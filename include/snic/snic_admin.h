@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * snic admin queue and async event queue formats.
+ *
+ * The admin submission queue (SQ) is a ring of 64-byte commands in guest
+ * memory; the completion queue (CQ) a ring of 16-byte entries with a phase
+ * bit, of the same depth. The driver writes commands, rings an
+ * SNIC_DB_ADMIN_SQ doorbell with the new producer index, and returns CQ
+ * slots with SNIC_DB_ADMIN_CQ (consumer index). The device never overwrites
+ * an unconsumed completion: it stops fetching commands while the CQ is
+ * full. Completions raise MSI-X vector 0 (cause SNIC_INTR_ADMIN).
+ *
+ * Phase: the CQ memory starts zeroed; on the first pass the device writes
+ * entries with SNIC_CQE_PHASE set, on the second pass clear, and so on.
+ * The device writes the entry body before the byte holding the phase bit.
+ */
+#ifndef SNIC_ADMIN_H
+#define SNIC_ADMIN_H
+
+#include <linux/types.h>
+
+#define SNIC_ADMIN_CMD_SIZE         64
+#define SNIC_ADMIN_CQE_SIZE         16
+#define SNIC_AEQE_SIZE              16
+#define SNIC_ADMIN_PAYLOAD_SIZE     56
+
+/* Admin command version understood by this ABI */
+#define SNIC_ADMIN_CMD_VERSION      1
+
+enum snic_admin_opcode {
+    SNIC_ADMIN_NOP = 0x00,
+    SNIC_ADMIN_QUERY_DEVICE = 0x01,     /* -> struct snic_device_attr */
+    SNIC_ADMIN_GET_STATS = 0x02,        /* -> struct snic_stats */
+    SNIC_ADMIN_SET_MTU = 0x03,
+    SNIC_ADMIN_GET_MTU = 0x04,          /* result = MTU */
+    SNIC_ADMIN_SET_MAC = 0x05,
+    SNIC_ADMIN_CREATE_ETH_QUEUE = 0x10, /* result = queue id */
+    SNIC_ADMIN_DESTROY_ETH_QUEUE = 0x11,
+    SNIC_ADMIN_START_ETH_QUEUE = 0x12,
+    SNIC_ADMIN_STOP_ETH_QUEUE = 0x13,
+};
+
+enum snic_admin_status {
+    SNIC_ADMIN_OK = 0,
+    SNIC_ADMIN_BAD_OPCODE = 1,      /* unknown opcode */
+    SNIC_ADMIN_BAD_VERSION = 2,     /* command version not supported */
+    SNIC_ADMIN_BAD_LENGTH = 3,      /* payload length wrong for opcode */
+    SNIC_ADMIN_BAD_PARAM = 4,       /* a field is out of range */
+    SNIC_ADMIN_BAD_ADDRESS = 5,     /* misaligned or failing DMA address */
+    SNIC_ADMIN_BAD_STATE = 6,       /* object in the wrong state */
+    SNIC_ADMIN_NO_RESOURCES = 7,    /* limit reached */
+};
+
+/* Every command starts with this header; flags must be zero. */
+struct snic_admin_hdr {
+    __u8 opcode;
+    __u8 version;       /* SNIC_ADMIN_CMD_VERSION */
+    __le16 cmd_id;      /* echoed in the completion */
+    __le16 len;         /* payload bytes: the opcode's payload size */
+    __le16 flags;
+};
+_Static_assert(sizeof(struct snic_admin_hdr) == 8, "admin hdr is 8 bytes");
+
+/* QUERY_DEVICE, GET_STATS: the device writes min(resp_len, size) bytes */
+struct snic_admin_resp_buf {
+    __le64 resp_addr;   /* 8-byte aligned DMA address */
+    __le32 resp_len;
+    __le32 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_resp_buf) == 16, "resp_buf size");
+
+struct snic_admin_set_mtu {
+    __le32 mtu;
+    __le32 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_set_mtu) == 8, "set_mtu size");
+
+struct snic_admin_set_mac {
+    __u8 mac[6];
+    __u8 rsvd[2];
+};
+_Static_assert(sizeof(struct snic_admin_set_mac) == 8, "set_mac size");
+
+enum snic_eth_queue_type {
+    SNIC_ETH_QUEUE_TX = 0,
+    SNIC_ETH_QUEUE_RX = 1,
+};
+
+struct snic_admin_create_eth_queue {
+    __le64 ring_addr;   /* contiguous ring, SNIC_ETH_DESC_SIZE aligned */
+    __u8 type;          /* enum snic_eth_queue_type */
+    __u8 log2_depth;    /* SNIC_ETH_{MIN,MAX}_LOG2_DEPTH */
+    __le16 vector;      /* MSI-X vector for completions */
+    __le16 irq_delay_us; /* moderation: 0 = interrupt at once */
+    __le16 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_create_eth_queue) == 16,
+               "create_eth_queue size");
+
+/* DESTROY/START/STOP_ETH_QUEUE */
+struct snic_admin_eth_queue_ref {
+    __u8 type;          /* enum snic_eth_queue_type */
+    __u8 rsvd[3];
+    __le32 qid;
+};
+_Static_assert(sizeof(struct snic_admin_eth_queue_ref) == 8,
+               "eth_queue_ref size");
+
+struct snic_admin_cmd {
+    struct snic_admin_hdr hdr;
+    union {
+        __u8 raw[SNIC_ADMIN_PAYLOAD_SIZE];
+        struct snic_admin_resp_buf resp;
+        struct snic_admin_set_mtu set_mtu;
+        struct snic_admin_set_mac set_mac;
+        struct snic_admin_create_eth_queue create_eth_queue;
+        struct snic_admin_eth_queue_ref eth_queue;
+    };
+};
+_Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
+               "admin command is 64 bytes");
+
+#define SNIC_CQE_PHASE              (1u << 0)
+
+struct snic_admin_cqe {
+    __le64 result;      /* opcode-specific value */
+    __le16 cmd_id;
+    __le16 status;      /* enum snic_admin_status */
+    __le16 sq_head;     /* device SQ consumer index after this command */
+    __u8 opcode;
+    __u8 flags;         /* SNIC_CQE_PHASE; written last */
+};
+_Static_assert(sizeof(struct snic_admin_cqe) == SNIC_ADMIN_CQE_SIZE,
+               "admin completion is 16 bytes");
+
+/* Limits and identity, returned by SNIC_ADMIN_QUERY_DEVICE */
+struct snic_device_attr {
+    __le32 magic;
+    __le32 abi_version;
+    __le64 caps;
+    __le32 fw_version;
+    __le16 num_db_pages;
+    __le16 num_vectors;
+    __u8 mac[6];
+    __u8 link_up;
+    __u8 rsvd0;
+    __le32 mtu;
+    __le32 min_mtu;
+    __le32 max_mtu;
+    __le16 max_eth_txqs;
+    __le16 max_eth_rxqs;
+    __u8 eth_min_log2_depth;
+    __u8 eth_max_log2_depth;
+    __u8 admin_max_log2_depth;
+    __u8 aeq_max_log2_depth;
+    __le32 link_speed_mbps;
+    __u8 rsvd[68];
+};
+_Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
+
+/*
+ * Async event queue (AEQ): device-produced ring of 16-byte entries with a
+ * phase bit like the admin CQ; the driver returns slots with an SNIC_DB_AEQ
+ * doorbell. When the AEQ is full the event is dropped, counted in
+ * snic_stats.async_events_lost and SNIC_STATUS_AEQ_OVERFLOW is set.
+ * Events raise MSI-X vector 0 (cause SNIC_INTR_AEQ).
+ */
+enum snic_async_event_type {
+    SNIC_EVENT_LINK_CHANGE = 1,     /* data: 1 = up, 0 = down */
+};
+
+struct snic_aeqe {
+    __le64 data;
+    __le32 event;       /* enum snic_async_event_type */
+    __le16 rsvd;
+    __u8 rsvd1;
+    __u8 flags;         /* SNIC_CQE_PHASE; written last */
+};
+_Static_assert(sizeof(struct snic_aeqe) == SNIC_AEQE_SIZE, "aeqe is 16 bytes");
+
+#endif /* SNIC_ADMIN_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * snic hardware interface: PCI identity, BAR layout, BAR0 registers and the
+ * doorbell format.
+ *
+ * This file is the hardware: it is shared verbatim by the QEMU device, the
+ * Linux driver, the rdma-core provider and the tests. Changing a layout
+ * means bumping SNIC_ABI_VERSION_MAJOR.
+ *
+ * All registers are little-endian. Nothing on a data path reads BAR0:
+ * it is read at init only; indices and completions travel by DMA.
+ */
+#ifndef SNIC_REGS_H
+#define SNIC_REGS_H
+
+#include <linux/types.h>
+
+/* PCI identity (1af4:10f0-10ff is QEMU's range for experimental devices) */
+#define SNIC_PCI_VENDOR_ID          0x1af4
+#define SNIC_PCI_DEVICE_ID          0x10f0
+#define SNIC_PCI_CLASS              0x0200  /* Ethernet controller */
+#define SNIC_PCI_REVISION           0x01
+
+/* BARs: all memory, 64-bit, non-prefetchable (every access has effects) */
+#define SNIC_BAR_REGS               0
+#define SNIC_BAR_DOORBELL           2
+#define SNIC_BAR_MSIX               4
+#define SNIC_BAR0_SIZE              0x1000
+
+#define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
+#define SNIC_ABI_VERSION_MAJOR      1
+#define SNIC_ABI_VERSION_MINOR      0
+#define SNIC_ABI_VERSION \
+    ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
+
+/* BAR0 register offsets */
+#define SNIC_REG_MAGIC              0x000   /* RO  SNIC_MAGIC */
+#define SNIC_REG_ABI_VERSION        0x004   /* RO  major << 16 | minor */
+#define SNIC_REG_CAPS_LO            0x008   /* RO  SNIC_CAP_* bits 31:0 */
+#define SNIC_REG_CAPS_HI            0x00c   /* RO  SNIC_CAP_* bits 63:32 */
+#define SNIC_REG_DB_PAGES           0x010   /* RO  number of doorbell pages */
+#define SNIC_REG_NUM_VECTORS        0x014   /* RO  number of MSI-X vectors */
+#define SNIC_REG_DEV_CTRL           0x018   /* RW  SNIC_CTRL_* */
+#define SNIC_REG_DEV_STATUS         0x01c   /* RO  SNIC_STATUS_* */
+#define SNIC_REG_ERROR              0x020   /* RW1C last SNIC_ERR_* (0: none) */
+#define SNIC_REG_INTR_CAUSE         0x024   /* RW1C SNIC_INTR_* (vector 0) */
+#define SNIC_REG_INTR_MASK          0x028   /* RW  SNIC_INTR_*: 1 = masked */
+#define SNIC_REG_ADMIN_SQ_BASE_LO   0x030   /* RW  while disabled */
+#define SNIC_REG_ADMIN_SQ_BASE_HI   0x034
+#define SNIC_REG_ADMIN_CQ_BASE_LO   0x038
+#define SNIC_REG_ADMIN_CQ_BASE_HI   0x03c
+#define SNIC_REG_ADMIN_DEPTH        0x040   /* RW  log2 entries, SQ and CQ */
+#define SNIC_REG_ADMIN_SQ_HEAD      0x044   /* RO  device consumer index */
+#define SNIC_REG_ADMIN_SQ_TAIL      0x048   /* RO  last producer index rung */
+#define SNIC_REG_ADMIN_CQ_TAIL      0x04c   /* RO  device producer index */
+#define SNIC_REG_AEQ_BASE_LO        0x050   /* RW  while disabled */
+#define SNIC_REG_AEQ_BASE_HI        0x054
+#define SNIC_REG_AEQ_DEPTH          0x058   /* RW  log2 entries */
+#define SNIC_REG_AEQ_TAIL           0x05c   /* RO  device producer index */
+#define SNIC_REG_STATS              0x400   /* RO  struct snic_stats, 64-bit */
+
+/* SNIC_REG_DEV_CTRL */
+#define SNIC_CTRL_ENABLE            (1u << 0)  /* admin queue + AEQ live */
+#define SNIC_CTRL_RESET             (1u << 1)  /* write 1: device reset */
+
+/* SNIC_REG_DEV_STATUS */
+#define SNIC_STATUS_READY           (1u << 0)  /* enabled, queues valid */
+#define SNIC_STATUS_FATAL           (1u << 1)  /* see SNIC_REG_ERROR */
+#define SNIC_STATUS_LINK_UP         (1u << 2)
+#define SNIC_STATUS_AEQ_OVERFLOW    (1u << 3)  /* an event was lost */
+
+/* SNIC_REG_ERROR: why enabling failed or why the device went fatal */
+enum snic_dev_error {
+    SNIC_ERR_NONE = 0,
+    SNIC_ERR_ADMIN_CONFIG = 1,      /* bad admin SQ/CQ base or depth */
+    SNIC_ERR_AEQ_CONFIG = 2,        /* bad AEQ base or depth */
+    SNIC_ERR_ADMIN_SQ_DMA = 3,      /* admin command fetch failed */
+    SNIC_ERR_ADMIN_CQ_DMA = 4,      /* admin completion write failed */
+    SNIC_ERR_AEQ_DMA = 5,           /* async event write failed */
+};
+
+/* SNIC_REG_INTR_CAUSE / SNIC_REG_INTR_MASK (both on MSI-X vector 0) */
+#define SNIC_INTR_ADMIN             (1u << 0)
+#define SNIC_INTR_AEQ               (1u << 1)
+
+/* Capabilities (SNIC_REG_CAPS_*, struct snic_device_attr.caps) */
+#define SNIC_CAP_ADMINQ             (1ull << 0)
+#define SNIC_CAP_AEQ                (1ull << 1)
+#define SNIC_CAP_ETH                (1ull << 2)
+
+/* Queue depths are powers of two within these bounds */
+#define SNIC_ADMIN_MIN_LOG2_DEPTH   2
+#define SNIC_ADMIN_MAX_LOG2_DEPTH   12
+#define SNIC_AEQ_MIN_LOG2_DEPTH     2
+#define SNIC_AEQ_MAX_LOG2_DEPTH     12
+
+/*
+ * Doorbells: BAR2 holds one 4 KiB page per context; page 0 belongs to the
+ * kernel driver. A doorbell is a single 64-bit write at a page's offset 0:
+ *
+ *   63      56 55            32 31                     0
+ *  +----------+----------------+------------------------+
+ *  |  type    |    queue id    |  index (free-running)  |
+ *  +----------+----------------+------------------------+
+ *
+ * For producer queues (admin SQ, Ethernet TX/RX) the index is the new
+ * producer index; for device-produced queues (admin CQ, AEQ) it is the
+ * driver's new consumer index. Indices run freely modulo 2^32; the slot is
+ * index & (depth - 1). A doorbell naming a queue that the page's context
+ * does not own, or moving an index backwards or past the ring size, is
+ * ignored and counted as a guest error.
+ */
+#define SNIC_DB_PAGE_SIZE           0x1000
+#define SNIC_DB_KERNEL_PAGE         0
+#define SNIC_DB_MAX_PAGES           4096
+
+enum snic_db_type {
+    SNIC_DB_ADMIN_SQ = 1,
+    SNIC_DB_ADMIN_CQ = 2,
+    SNIC_DB_AEQ = 3,
+    SNIC_DB_ETH_TX = 4,
+    SNIC_DB_ETH_RX = 5,
+};
+
+#define SNIC_DB_INDEX_MASK          0xffffffffull
+#define SNIC_DB_QID_SHIFT           32
+#define SNIC_DB_QID_MASK            0xffffffull
+#define SNIC_DB_TYPE_SHIFT          56
+
+static inline __u64 snic_db_make(__u8 type, __u32 qid, __u32 index)
+{
+    return ((__u64)type << SNIC_DB_TYPE_SHIFT) |
+           (((__u64)qid & SNIC_DB_QID_MASK) << SNIC_DB_QID_SHIFT) | index;
+}
+
+/*
+ * Device statistics, readable at SNIC_REG_STATS and by SNIC_ADMIN_GET_STATS.
+ * New counters are only ever appended.
+ */
+struct snic_stats {
+    __le64 admin_cmds;          /* admin commands executed */
+    __le64 admin_errors;        /* ... that completed with an error */
+    __le64 async_events;        /* events written to the AEQ */
+    __le64 async_events_lost;   /* AEQ full or not set up */
+    __le64 guest_errors;        /* driver mistakes the device saw */
+    __le64 doorbells;           /* valid doorbells */
+    __le64 doorbells_invalid;   /* ignored doorbells */
+    __le64 dma_errors;          /* DMA reads/writes that failed */
+    __le64 tx_frames;           /* Ethernet frames sent to the wire */
+    __le64 tx_bytes;
+    __le64 tx_dropped;          /* bad descriptor, too long, link down */
+    __le64 rx_frames;           /* frames delivered to the RX ring */
+    __le64 rx_bytes;
+    __le64 rx_dropped;          /* no RX ring started, DMA error */
+    __le64 rx_too_long;         /* larger than the posted buffer / MTU */
+    __le64 rx_filtered;         /* unicast to another MAC */
+    __le64 rx_rdma_reserved;    /* UDP/4791: for the RDMA engine */
+    __le64 rx_no_buffer;        /* times RX waited for a buffer */
+    __le64 irqs;                /* MSI-X messages requested */
+    __le64 rsvd[13];
+};
+_Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
+
+#endif /* SNIC_REGS_H */

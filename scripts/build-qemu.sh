@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Build QEMU 10.0 (Debian's source) with the snic device overlaid.
+#
+#   scripts/build-qemu.sh            fetch once, configure once, ninja
+#
+# The QEMU source is fetched with apt into .cache/qemu/ and unpacked once;
+# hw/snic, include/snic and qtest/ are symlinked into it (so editing a file
+# here rebuilds only what changed); the build tree is build/qemu/. Outputs:
+#   build/qemu/qemu-system-x86_64
+#   build/qemu/tests/qtest/snic-test
+# Needs scripts/setup-deps.sh to have run (as root).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${SNIC_CACHE:-$repo/.cache}/qemu
+build=$repo/build/qemu
+die() { echo "build-qemu: error: $*" >&2; exit 1; }
+log() { echo "build-qemu: $*"; }
+
+mkdir -p "$cache" "$build"
+
+# ---- 1. fetch the newest 1:10.0.* source Debian serves (10.0.13 today) ----
+src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-10.0.*' | sort -V | tail -n 1)
+if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
+    command -v apt-cache >/dev/null || die "apt-cache not found: run on Debian 12"
+    versions=$(apt-cache showsrc qemu 2>/dev/null | awk '/^Version: 1:10\.0\./ {print $2}' |
+               sort -V -r | uniq)
+    [ -n "$versions" ] || die "no qemu 1:10.0.* source in apt; run scripts/setup-deps.sh (as root) to add the trixie deb-src entry"
+    got=
+    for v in $versions; do
+        log "fetching QEMU source $v"
+        if (cd "$cache" && apt-get source --download-only -q "qemu=$v" >/dev/null 2>&1); then
+            got=$v
+            break
+        fi
+        log "qemu=$v did not download; trying an older one"
+    done
+    [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
+    up=${got#1:}; up=${up%%+*}
+    tarball=$(ls "$cache"/qemu_"$up"*.orig.tar.xz 2>/dev/null | head -n 1)
+    [ -n "$tarball" ] || die "downloaded qemu $got but found no orig tarball in $cache"
+    log "using QEMU $got ($(basename "$tarball"))"
+    rm -rf "$cache/qemu-$up"
+    tar -C "$cache" -xf "$tarball"
+    src=$cache/qemu-$up
+    [ -x "$src/configure" ] || die "unpacked $tarball but $src/configure is missing"
+    touch "$src/.snic-unpacked"
+fi
+
+# ---- 2. overlay: symlinks + the minimal build-system lines (idempotent) ----
+link() {    # link TARGET LINKNAME
+    if [ "$(readlink "$2" 2>/dev/null)" != "$1" ]; then
+        rm -rf "$2"
+        ln -s "$1" "$2"
+    fi
+}
+link "$repo/hw/snic" "$src/hw/snic"
+link "$repo/include/snic" "$src/include/snic"
+for f in "$repo"/qtest/*; do
+    link "$f" "$src/tests/qtest/$(basename "$f")"
+done
+
+add_line_after() {  # FILE ANCHOR-REGEX LINE
+    grep -qxF "$3" "$1" && return 0
+    grep -q "$2" "$1" || die "$1: anchor '$2' not found; QEMU layout changed"
+    awk -v anchor="$2" -v line="$3" \
+        '{ print } !done && $0 ~ anchor { print line; done = 1 }' "$1" > "$1.snic-tmp"
+    mv "$1.snic-tmp" "$1"
+}
+add_line_after "$src/hw/meson.build" "^subdir('nvme')" "subdir('snic')"
+add_line_after "$src/hw/Kconfig" "^source nvme/Kconfig" "source snic/Kconfig"
+add_line_after "$src/meson.build" "^    'hw/nvme',$" "    'hw/snic',"
+add_line_after "$src/tests/qtest/meson.build" "^qtests_x86_64 = qtests_i386" \
+    "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
+# The +ds tarball has no firmware blobs: never try to unpack edk2 images.
+sed -i 's/^\(\s*\)unpack_edk2_blobs = bzip2.found()/\1unpack_edk2_blobs = false/' "$src/meson.build"
+
+mak=$src/configs/devices/x86_64-softmmu/snic.mak
+want_mak='# snic: minimal q35 machine with virtio and the snic device
+CONFIG_Q35=y
+CONFIG_VIRTIO_PCI=y
+CONFIG_VIRTIO_NET=y
+CONFIG_VIRTIO_BLK=y
+CONFIG_VIRTIO_SERIAL=y
+CONFIG_PCIE_PORT=y
+CONFIG_SNIC=y'
+[ "$(cat "$mak" 2>/dev/null)" = "$want_mak" ] || printf '%s\n' "$want_mak" > "$mak"
+
+# ---- 3. configure once (again if the options change) ----
+opts=(--target-list=x86_64-softmmu --without-default-features
+      --without-default-devices --with-devices-x86_64=snic
+      --enable-slirp --enable-fdt=system --enable-tcg --disable-docs
+      --disable-install-blobs --disable-werror --python=/usr/bin/python3)
+if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.snic-configure" 2>/dev/null)" != "${opts[*]} $src" ]; then
+    command -v ccache >/dev/null && log "ccache found: meson will use it"
+    log "configuring QEMU in $build"
+    rm -rf "$build"; mkdir -p "$build"
+    (cd "$build" && "$src/configure" "${opts[@]}") > "$build.configure.log" 2>&1 ||
+        { tail -n 30 "$build.configure.log"; die "configure failed (full log: $build.configure.log)"; }
+    echo "${opts[*]} $src" > "$build/.snic-configure"
+fi
+
+# ---- 4. build only what we use ----
+log "building qemu-system-x86_64 and tests/qtest/snic-test"
+ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test ||
+    die "ninja failed (see the compiler errors above)"
+log "ok: $build/qemu-system-x86_64"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Install everything snic needs from Debian's archive. Idempotent; must run as root.
+#
+# Adds the apt sources the build needs (deb-src for bookworm, bookworm-backports for
+# meson >= 1.5, trixie deb-src for the QEMU 10.0 source), deriving the mirror from the
+# machine's own /etc/apt/sources.list.d/debian.sources so no host name lives in the repo.
+set -euo pipefail
+
+die() { echo "setup-deps: error: $*" >&2; exit 1; }
+log() { echo "setup-deps: $*"; }
+
+[ "$(id -u)" = 0 ] || die "must run as root (it adds apt sources and installs packages); re-run with sudo"
+
+DEB822=/etc/apt/sources.list.d/debian.sources
+OURS=/etc/apt/sources.list.d/snic.sources
+export DEBIAN_FRONTEND=noninteractive
+
+# The mirror is the URI of the stanza that carries the 'bookworm' suite.
+mirror_from_deb822() {
+    awk '
+        /^[[:space:]]*$/ { if (suites ~ /(^| )bookworm( |$)/ && uri != "") { print uri; exit }
+                           uri = ""; suites = ""; next }
+        /^URIs:/   { uri = $2 }
+        /^Suites:/ { $1 = ""; suites = $0 " " }
+        END { if (suites ~ /(^| )bookworm( |$)/ && uri != "") print uri }
+    ' "$1" | head -n 1
+}
+
+[ -r "$DEB822" ] || die "$DEB822 not found: this script expects Debian 12's deb822 sources file"
+MIRROR=$(mirror_from_deb822 "$DEB822")
+[ -n "$MIRROR" ] || die "no 'bookworm' stanza with a URIs: line in $DEB822; add one, then re-run"
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+want=$(cat <<SRC
+# Written by snic scripts/setup-deps.sh (mirror taken from $DEB822).
+Types: deb-src
+URIs: $MIRROR
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: $KEYRING
+
+Types: deb deb-src
+URIs: $MIRROR
+Suites: bookworm-backports
+Components: main
+Signed-By: $KEYRING
+
+Types: deb-src
+URIs: $MIRROR
+Suites: trixie
+Components: main
+Signed-By: $KEYRING
+SRC
+)
+
+stamp=/var/lib/apt/lists/.snic-updated
+if [ ! -f "$OURS" ] || [ "$(cat "$OURS")" != "$want" ] || [ ! -f "$stamp" ] ||
+   [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
+    log "writing $OURS (mirror $MIRROR) and running apt-get update"
+    printf '%s\n' "$want" > "$OURS"
+    apt-get update -q || die "apt-get update failed; check network access to $MIRROR"
+    touch "$stamp"
+fi
+
+# Host build and test tools.
+PKGS_MAIN=(
+    ninja-build python3-venv flex bison pkg-config ccache xz-utils
+    libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev
+    gcc make clang libclang-rt-14-dev
+    seabios qemu-system-data busybox-static cpio kmod pciutils
+)
+# meson >= 1.5 for QEMU 10.0 only exists in backports.
+PKGS_BACKPORTS=(meson python3-pycotap)
+
+missing() {
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+    done
+}
+
+m=$(missing "${PKGS_MAIN[@]}")
+if [ -n "$m" ]; then
+    log "installing: $(echo $m)"
+    # shellcheck disable=SC2086
+    apt-get -y -q install --no-install-recommends $m ||
+        die "apt-get install failed for: $(echo $m)"
+fi
+
+meson_ok() {
+    command -v meson >/dev/null &&
+        dpkg --compare-versions "$(meson --version)" ge 1.5 &&
+        /usr/bin/python3 -c "import pycotap" 2>/dev/null
+}
+if ! meson_ok; then
+    log "installing meson and python3-pycotap from bookworm-backports"
+    apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" ||
+        die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports"
+    meson_ok || die "meson >= 1.5 with pycotap still missing after install"
+fi
+log "ok (meson $(meson --version))"

@@ -1,0 +1,314 @@
+/*
+ * Fake host for the snic core unit tests (see fake-host.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake-host.h"
+
+const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+static bool fake_in_mem(uint64_t addr, size_t len)
+{
+    return addr >= FAKE_MEM_BASE && len <= FAKE_MEM_SIZE &&
+           addr - FAKE_MEM_BASE <= FAKE_MEM_SIZE - len;
+}
+
+static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    FakeHost *h = opaque;
+
+    if (!fake_in_mem(addr, len)) {
+        return -1;
+    }
+    memcpy(buf, h->mem + (addr - FAKE_MEM_BASE), len);
+    return 0;
+}
+
+static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
+                        size_t len)
+{
+    FakeHost *h = opaque;
+
+    if (!fake_in_mem(addr, len)) {
+        return -1;
+    }
+    memcpy(h->mem + (addr - FAKE_MEM_BASE), buf, len);
+    return 0;
+}
+
+static void fh_tx_frame(void *opaque, const void *frame, size_t len)
+{
+    FakeHost *h = opaque;
+    GByteArray *b = g_byte_array_sized_new(len);
+
+    g_byte_array_append(b, frame, len);
+    g_ptr_array_add(h->frames, b);
+}
+
+static void fh_raise_irq(void *opaque, unsigned vector)
+{
+    FakeHost *h = opaque;
+
+    g_assert_cmpuint(vector, <, FAKE_VECTORS);
+    h->irqs[vector]++;
+}
+
+static void fh_clear_irq(void *opaque, unsigned vector)
+{
+    FakeHost *h = opaque;
+
+    g_assert_cmpuint(vector, <, FAKE_VECTORS);
+    h->irq_clears[vector]++;
+}
+
+static void fh_kick(void *opaque)
+{
+    ((FakeHost *)opaque)->kicks++;
+}
+
+static void fh_rx_resume(void *opaque)
+{
+    ((FakeHost *)opaque)->rx_resumes++;
+}
+
+static uint64_t fh_now_ns(void *opaque)
+{
+    return ((FakeHost *)opaque)->now;
+}
+
+static void fh_timer_mod(void *opaque, uint64_t deadline)
+{
+    ((FakeHost *)opaque)->timer_deadline = deadline;
+}
+
+static void fh_guest_error(void *opaque, const char *fmt, va_list ap)
+{
+    FakeHost *h = opaque;
+
+    g_ptr_array_add(h->guest_errors, g_strdup_vprintf(fmt, ap));
+}
+
+static const SnicHostOps fake_ops = {
+    .dma_read = fh_dma_read,
+    .dma_write = fh_dma_write,
+    .tx_frame = fh_tx_frame,
+    .raise_irq = fh_raise_irq,
+    .clear_irq = fh_clear_irq,
+    .kick = fh_kick,
+    .rx_resume = fh_rx_resume,
+    .now_ns = fh_now_ns,
+    .timer_mod = fh_timer_mod,
+    .guest_error = fh_guest_error,
+    .trace = NULL,
+};
+
+FakeHost *fake_host_new(void)
+{
+    FakeHost *h = g_new0(FakeHost, 1);
+    SnicCoreConfig cfg = {
+        .num_db_pages = FAKE_DB_PAGES,
+        .num_vectors = FAKE_VECTORS,
+    };
+
+    memcpy(cfg.mac, fake_mac, 6);
+    h->mem = g_malloc0(FAKE_MEM_SIZE);
+    h->frames = g_ptr_array_new_with_free_func(
+        (GDestroyNotify)g_byte_array_unref);
+    h->guest_errors = g_ptr_array_new_with_free_func(g_free);
+    h->timer_deadline = UINT64_MAX;
+    h->now = 1000;
+    h->core = snic_core_new(&cfg, &fake_ops, h);
+    g_assert_nonnull(h->core);
+    return h;
+}
+
+void fake_host_free(FakeHost *h)
+{
+    snic_core_free(h->core);
+    g_ptr_array_unref(h->frames);
+    g_ptr_array_unref(h->guest_errors);
+    g_free(h->mem);
+    g_free(h);
+}
+
+void *fake_ptr(FakeHost *h, uint64_t addr, size_t len)
+{
+    g_assert_true(fake_in_mem(addr, len));
+    return h->mem + (addr - FAKE_MEM_BASE);
+}
+
+void fake_write(FakeHost *h, uint64_t addr, const void *buf, size_t len)
+{
+    memcpy(fake_ptr(h, addr, len), buf, len);
+}
+
+void fake_read(FakeHost *h, uint64_t addr, void *buf, size_t len)
+{
+    memcpy(buf, fake_ptr(h, addr, len), len);
+}
+
+uint32_t fake_reg_read(FakeHost *h, uint64_t off)
+{
+    return snic_core_reg_read(h->core, off, 4);
+}
+
+void fake_reg_write(FakeHost *h, uint64_t off, uint32_t v)
+{
+    snic_core_reg_write(h->core, off, v, 4);
+}
+
+void fake_doorbell(FakeHost *h, unsigned page, uint8_t type, uint32_t qid,
+                   uint32_t index)
+{
+    snic_core_doorbell(h->core, (uint64_t)page * SNIC_DB_PAGE_SIZE,
+                       snic_db_make(type, qid, index), 8);
+}
+
+void fake_run(FakeHost *h)
+{
+    int i;
+
+    for (i = 0; i < 1000 && snic_core_run(h->core, 8); i++) {
+        /* the core said more work remains */
+    }
+    g_assert_cmpint(i, <, 1000);
+}
+
+void fake_advance(FakeHost *h, uint64_t ns)
+{
+    h->now += ns;
+    if (h->timer_deadline != UINT64_MAX && h->timer_deadline <= h->now) {
+        h->timer_deadline = UINT64_MAX;     /* one-shot, like QEMU timers */
+        snic_core_timer(h->core);
+    }
+}
+
+void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2)
+{
+    memset(fake_ptr(h, FAKE_ADMIN_CQ, SNIC_ADMIN_CQE_SIZE << admin_log2), 0,
+           SNIC_ADMIN_CQE_SIZE << admin_log2);
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_HI, FAKE_ADMIN_SQ >> 32);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, (uint32_t)FAKE_ADMIN_CQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_HI, FAKE_ADMIN_CQ >> 32);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, admin_log2);
+    fake_reg_write(h, SNIC_REG_AEQ_BASE_LO, (uint32_t)FAKE_AEQ);
+    fake_reg_write(h, SNIC_REG_AEQ_DEPTH, aeq_log2);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
+                    ==, SNIC_STATUS_READY);
+    h->admin_log2 = admin_log2;
+    h->sq_tail = h->cq_head = h->aeq_head = 0;
+}
+
+void fake_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->hdr.opcode = opcode;
+    cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
+    cmd->hdr.len = GUINT16_TO_LE(len);
+}
+
+uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd)
+{
+    uint32_t slot = h->sq_tail & ((1u << h->admin_log2) - 1);
+    uint16_t id = ++h->next_cmd_id;
+
+    cmd->hdr.cmd_id = GUINT16_TO_LE(id);
+    fake_write(h, FAKE_ADMIN_SQ + slot * SNIC_ADMIN_CMD_SIZE, cmd,
+               sizeof(*cmd));
+    h->sq_tail++;
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, h->sq_tail);
+    return id;
+}
+
+bool fake_admin_poll(FakeHost *h, struct snic_admin_cqe *cqe)
+{
+    uint32_t slot = h->cq_head & ((1u << h->admin_log2) - 1);
+    uint8_t phase = ((h->cq_head >> h->admin_log2) & 1) ? 0 : SNIC_CQE_PHASE;
+
+    fake_read(h, FAKE_ADMIN_CQ + slot * SNIC_ADMIN_CQE_SIZE, cqe,
+              sizeof(*cqe));
+    if ((cqe->flags & SNIC_CQE_PHASE) != phase) {
+        return false;
+    }
+    h->cq_head++;
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_CQ, 0, h->cq_head);
+    return true;
+}
+
+uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result)
+{
+    struct snic_admin_cqe cqe;
+    uint16_t id = fake_admin_post(h, cmd);
+
+    fake_run(h);
+    g_assert_true(fake_admin_poll(h, &cqe));
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, id);
+    g_assert_cmpuint(cqe.opcode, ==, cmd->hdr.opcode);
+    if (result) {
+        *result = GUINT64_FROM_LE(cqe.result);
+    }
+    return GUINT16_FROM_LE(cqe.status);
+}
+
+uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
+                        uint16_t vector, uint16_t irq_delay_us)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t qid;
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+                  sizeof(cmd.create_eth_queue));
+    cmd.create_eth_queue.ring_addr = GUINT64_TO_LE(
+        type == SNIC_ETH_QUEUE_TX ? FAKE_TX_RING : FAKE_RX_RING);
+    cmd.create_eth_queue.type = type;
+    cmd.create_eth_queue.log2_depth = log2;
+    cmd.create_eth_queue.vector = GUINT16_TO_LE(vector);
+    cmd.create_eth_queue.irq_delay_us = GUINT16_TO_LE(irq_delay_us);
+    g_assert_cmpuint(fake_admin(h, &cmd, &qid), ==, SNIC_ADMIN_OK);
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
+    cmd.eth_queue.type = type;
+    cmd.eth_queue.qid = GUINT32_TO_LE(qid);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    return qid;
+}
+
+size_t fake_frame(uint8_t *buf, const uint8_t dst[6], uint16_t ethertype,
+                  size_t payload, uint8_t fill)
+{
+    static const uint8_t src[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0xcc };
+
+    memcpy(buf, dst, 6);
+    memcpy(buf + 6, src, 6);
+    buf[12] = ethertype >> 8;
+    buf[13] = ethertype & 0xff;
+    memset(buf + 14, fill, payload);
+    return 14 + payload;
+}
+
+unsigned fake_guest_errors_matching(FakeHost *h, const char *needle)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < h->guest_errors->len; i++) {
+        if (strstr(g_ptr_array_index(h->guest_errors, i), needle)) {
+            n++;
+        }
+    }
+    return n;
+}
+
+uint64_t fake_stat(FakeHost *h, size_t offset)
+{
+    struct snic_stats s;
+    uint64_t v;
+
+    snic_core_get_stats(h->core, &s);
+    memcpy(&v, (uint8_t *)&s + offset, sizeof(v));
+    return GUINT64_FROM_LE(v);
+}

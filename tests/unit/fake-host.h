@@ -1,0 +1,100 @@
+/*
+ * A fake host for the snic core: guest memory is one plain buffer, frames
+ * and interrupts are captured, time is a variable the test moves.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_TEST_FAKE_HOST_H
+#define SNIC_TEST_FAKE_HOST_H
+
+#include <glib.h>
+
+#include "snic_core.h"
+#include "snic/snic_admin.h"
+#include "snic/snic_eth.h"
+#include "snic/snic_regs.h"
+
+#define FAKE_MEM_BASE       0x100000ull
+#define FAKE_MEM_SIZE       (1u << 20)
+#define FAKE_VECTORS        4
+#define FAKE_DB_PAGES       8
+
+/* Guest memory layout used by the helpers */
+#define FAKE_ADMIN_SQ       (FAKE_MEM_BASE + 0x0000)
+#define FAKE_ADMIN_CQ       (FAKE_MEM_BASE + 0x4000)
+#define FAKE_AEQ            (FAKE_MEM_BASE + 0x6000)
+#define FAKE_RESP           (FAKE_MEM_BASE + 0x8000)
+#define FAKE_TX_RING        (FAKE_MEM_BASE + 0x10000)
+#define FAKE_RX_RING        (FAKE_MEM_BASE + 0x20000)
+#define FAKE_BUFS           (FAKE_MEM_BASE + 0x40000)
+
+typedef struct FakeHost {
+    SnicCore *core;
+    uint8_t *mem;
+    GPtrArray *frames;          /* GByteArray per transmitted frame */
+    unsigned irqs[FAKE_VECTORS];
+    unsigned irq_clears[FAKE_VECTORS];
+    unsigned kicks;
+    unsigned rx_resumes;
+    uint64_t now;
+    uint64_t timer_deadline;    /* UINT64_MAX = disarmed */
+    GPtrArray *guest_errors;    /* char * */
+
+    /* admin helper state */
+    uint32_t admin_log2;
+    uint32_t sq_tail;
+    uint32_t cq_head;
+    uint16_t next_cmd_id;
+    uint32_t aeq_head;
+} FakeHost;
+
+FakeHost *fake_host_new(void);
+void fake_host_free(FakeHost *h);
+
+/* Guest memory access by guest address (asserts the range is valid). */
+void *fake_ptr(FakeHost *h, uint64_t addr, size_t len);
+void fake_write(FakeHost *h, uint64_t addr, const void *buf, size_t len);
+void fake_read(FakeHost *h, uint64_t addr, void *buf, size_t len);
+
+uint32_t fake_reg_read(FakeHost *h, uint64_t off);
+void fake_reg_write(FakeHost *h, uint64_t off, uint32_t v);
+void fake_doorbell(FakeHost *h, unsigned page, uint8_t type, uint32_t qid,
+                   uint32_t index);
+/* Run the core until it reports no more work (bounded). */
+void fake_run(FakeHost *h);
+/* Advance virtual time, firing the core's timer when it is due. */
+void fake_advance(FakeHost *h, uint64_t ns);
+
+/* Program the admin queue (depth 2^log2) and an AEQ, then enable. */
+void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2);
+
+/* Build a command header. */
+void fake_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len);
+/* Post without running; returns the command id. */
+uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd);
+/*
+ * Read the completion at the CQ head if its phase says it is new; on
+ * success consume it (CQ doorbell) and return true.
+ */
+bool fake_admin_poll(FakeHost *h, struct snic_admin_cqe *cqe);
+/* Post, run, poll: returns the completion status, result in *result. */
+uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result);
+
+/* Create + start an Ethernet queue on the fake ring area; returns qid. */
+uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
+                        uint16_t vector, uint16_t irq_delay_us);
+
+/* A minimal frame: dst, src, ethertype, payload of n bytes of 'fill'. */
+size_t fake_frame(uint8_t *buf, const uint8_t dst[6], uint16_t ethertype,
+                  size_t payload, uint8_t fill);
+
+/* Number of captured guest errors whose text contains 'needle'. */
+unsigned fake_guest_errors_matching(FakeHost *h, const char *needle);
+
+uint64_t fake_stat(FakeHost *h, size_t offset);
+#define FAKE_STAT(h, field) \
+    fake_stat((h), offsetof(struct snic_stats, field))
+
+extern const uint8_t fake_mac[6];
+
+#endif /* SNIC_TEST_FAKE_HOST_H */

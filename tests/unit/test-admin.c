@@ -1,0 +1,538 @@
+/*
+ * Unit tests of the snic core: BAR0 registers, doorbells, admin queue and
+ * async event queue, against the fake host.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "fake-host.h"
+
+static void test_identity(void)
+{
+    FakeHost *h = fake_host_new();
+
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_MAGIC), ==, SNIC_MAGIC);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_ABI_VERSION), ==,
+                    SNIC_ABI_VERSION);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_CAPS_LO), ==,
+                    SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_DB_PAGES), ==, FAKE_DB_PAGES);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_NUM_VECTORS), ==,
+                     FAKE_VECTORS);
+    /* power-on: disabled, link up, no error */
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS), ==,
+                    SNIC_STATUS_LINK_UP);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_ERROR), ==, 0);
+    /* a 64-bit read of a register pair */
+    g_assert_cmphex(snic_core_reg_read(h->core, SNIC_REG_MAGIC, 8), ==,
+                    ((uint64_t)SNIC_ABI_VERSION << 32) | SNIC_MAGIC);
+    g_assert_cmpuint(h->guest_errors->len, ==, 0);
+    fake_host_free(h);
+}
+
+static void test_bad_register_access(void)
+{
+    FakeHost *h = fake_host_new();
+
+    g_assert_cmphex(snic_core_reg_read(h->core, SNIC_REG_MAGIC, 1), ==, 0);
+    g_assert_cmphex(snic_core_reg_read(h->core, SNIC_REG_MAGIC + 2, 4), ==, 0);
+    g_assert_cmphex(snic_core_reg_read(h->core, SNIC_BAR0_SIZE, 4), ==, 0);
+    g_assert_cmphex(snic_core_reg_read(h->core, 0x300, 4), ==, 0);
+    snic_core_reg_write(h->core, SNIC_REG_MAGIC, 0xdead, 4);
+    snic_core_reg_write(h->core, 0x7fc, 1, 4);
+    snic_core_reg_write(h->core, SNIC_REG_DEV_CTRL, 1, 2);
+    g_assert_cmpuint(FAKE_STAT(h, guest_errors), ==, 7);
+    g_assert_cmpuint(fake_guest_errors_matching(h, "4- or 8-byte"), ==, 4);
+    /* nothing changed */
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_MAGIC), ==, SNIC_MAGIC);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_CTRL), ==, 0);
+    fake_host_free(h);
+}
+
+static void test_enable_bad_config(void)
+{
+    FakeHost *h = fake_host_new();
+
+    /* depth out of range */
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, (uint32_t)FAKE_ADMIN_CQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 13);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
+                    ==, 0);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_ADMIN_CONFIG);
+    /* misaligned SQ */
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 4);
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ + 8);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_ADMIN_CONFIG);
+    /* bad AEQ depth */
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ);
+    fake_reg_write(h, SNIC_REG_AEQ_BASE_LO, (uint32_t)FAKE_AEQ);
+    fake_reg_write(h, SNIC_REG_AEQ_DEPTH, 1);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_AEQ_CONFIG);
+    g_assert_cmpuint(FAKE_STAT(h, guest_errors), ==, 3);
+    /* W1C clears the error, a good config enables */
+    fake_reg_write(h, SNIC_REG_ERROR, 0xffffffff);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==, 0);
+    fake_enable(h, 4, 4);
+    fake_host_free(h);
+}
+
+static void test_config_locked_while_enabled(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    fake_enable(h, 3, 3);
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, 0x5000);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 7);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_ADMIN_SQ_BASE_LO), ==,
+                    (uint32_t)FAKE_ADMIN_SQ);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_DEPTH), ==, 3);
+    g_assert_cmpuint(fake_guest_errors_matching(h, "while enabled"), ==, 2);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
+static void test_nop_and_interrupt(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    struct snic_admin_cqe cqe;
+    uint16_t id;
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    id = fake_admin_post(h, &cmd);
+    g_assert_cmpuint(h->kicks, ==, 1);
+    g_assert_false(fake_admin_poll(h, &cqe));   /* nothing before the run */
+    fake_run(h);
+    g_assert_true(fake_admin_poll(h, &cqe));
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, id);
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.status), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.sq_head), ==, 1);
+    g_assert_cmpuint(cqe.flags, ==, SNIC_CQE_PHASE);
+    g_assert_cmpuint(h->irqs[0], ==, 1);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==,
+                    SNIC_INTR_ADMIN);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_HEAD), ==, 1);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 1);
+    /* W1C on the cause clears the pending vector */
+    fake_reg_write(h, SNIC_REG_INTR_CAUSE, SNIC_INTR_ADMIN);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==, 0);
+    g_assert_cmpuint(h->irq_clears[0], ==, 1);
+    /* masked: cause recorded, no message */
+    fake_reg_write(h, SNIC_REG_INTR_MASK, SNIC_INTR_ADMIN);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(h->irqs[0], ==, 1);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==,
+                    SNIC_INTR_ADMIN);
+    g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(h, admin_errors), ==, 0);
+    fake_host_free(h);
+}
+
+static void test_query_device(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    struct snic_device_attr a;
+    uint64_t result;
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
+    cmd.resp.resp_len = GUINT32_TO_LE(sizeof(a));
+    g_assert_cmpuint(fake_admin(h, &cmd, &result), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(result, ==, sizeof(a));
+    fake_read(h, FAKE_RESP, &a, sizeof(a));
+    g_assert_cmphex(GUINT32_FROM_LE(a.magic), ==, SNIC_MAGIC);
+    g_assert_cmphex(GUINT32_FROM_LE(a.abi_version), ==, SNIC_ABI_VERSION);
+    g_assert_cmpmem(a.mac, 6, fake_mac, 6);
+    g_assert_cmpuint(GUINT16_FROM_LE(a.num_vectors), ==, FAKE_VECTORS);
+    g_assert_cmpuint(GUINT16_FROM_LE(a.num_db_pages), ==, FAKE_DB_PAGES);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.mtu), ==, SNIC_ETH_DEFAULT_MTU);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.max_mtu), ==, SNIC_ETH_MAX_MTU);
+    g_assert_cmpuint(a.link_up, ==, 1);
+
+    /* a short buffer gets a prefix, nothing past it */
+    memset(fake_ptr(h, FAKE_RESP, 64), 0xee, 64);
+    cmd.resp.resp_len = GUINT32_TO_LE(8);
+    g_assert_cmpuint(fake_admin(h, &cmd, &result), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(h, FAKE_RESP + 8, 1), ==, 0xee);
+    fake_host_free(h);
+}
+
+static void test_bad_commands(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, 0x7f, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
+    fake_cmd_init(&cmd, 0xff, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
+    fake_cmd_init(&cmd, 0x06, 0);   /* a hole in the opcode table */
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    cmd.hdr.version = 2;
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_VERSION);
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, 56);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    cmd.hdr.flags = GUINT16_TO_LE(1);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(FAKE_STAT(h, admin_errors), ==, 6);
+    g_assert_cmpuint(fake_guest_errors_matching(h, "unknown opcode"), ==, 3);
+    /* the queue still works */
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
+static void test_bad_response_buffer(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    cmd.resp.resp_len = GUINT32_TO_LE(128);
+    cmd.resp.resp_addr = GUINT64_TO_LE(0x10);   /* outside guest memory */
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP + 4);  /* misaligned */
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    cmd.resp.resp_addr = GUINT64_TO_LE(UINT64_MAX - 7); /* wraps */
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
+    cmd.resp.resp_len = 0;
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
+    fake_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_MEM_BASE + FAKE_MEM_SIZE - 8);
+    cmd.resp.resp_len = GUINT32_TO_LE(sizeof(struct snic_stats));
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    g_assert_cmpuint(FAKE_STAT(h, dma_errors), ==, 3);
+    fake_host_free(h);
+}
+
+static void test_mtu_and_mac(void)
+{
+    FakeHost *h = fake_host_new();
+    static const uint8_t mac2[6] = { 0x02, 0, 0, 0, 0, 7 };
+    struct snic_admin_cmd cmd;
+    uint64_t mtu;
+    uint8_t mac[6];
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    cmd.set_mtu.mtu = GUINT32_TO_LE(9000);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    cmd.set_mtu.mtu = GUINT32_TO_LE(9001);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    cmd.set_mtu.mtu = GUINT32_TO_LE(67);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    fake_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, &mtu), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(mtu, ==, 9000);
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
+    memcpy(cmd.set_mac.mac, mac2, 6);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    snic_core_get_mac(h->core, mac);
+    g_assert_cmpmem(mac, 6, mac2, 6);
+    cmd.set_mac.mac[0] = 0x01;      /* multicast */
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    memset(cmd.set_mac.mac, 0, 6);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    snic_core_get_mac(h->core, mac);
+    g_assert_cmpmem(mac, 6, mac2, 6);
+    fake_host_free(h);
+}
+
+static void test_phase_wraps(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    int i;
+
+    fake_enable(h, 2, 2);   /* 4 entries: phases flip every 4 */
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    for (i = 0; i < 11; i++) {
+        g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    }
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 11);
+    fake_host_free(h);
+}
+
+static void test_cq_full_backpressure(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    struct snic_admin_cqe cqe;
+    uint32_t slot;
+    int i;
+
+    fake_enable(h, 2, 2);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    for (i = 0; i < 4; i++) {
+        fake_admin_post(h, &cmd);
+    }
+    fake_run(h);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 4);
+    /* two more commands while no completion was consumed */
+    fake_admin_post(h, &cmd);
+    fake_admin_post(h, &cmd);
+    fake_run(h);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_HEAD), ==, 4);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 4);
+    /* the first completion is intact */
+    fake_read(h, FAKE_ADMIN_CQ, &cqe, sizeof(cqe));
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, 1);
+    /* consume all four: the device continues */
+    for (i = 0; i < 4; i++) {
+        g_assert_true(fake_admin_poll(h, &cqe));
+        g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, i + 1);
+    }
+    fake_run(h);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(fake_admin_poll(h, &cqe));
+        g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, i + 5);
+        g_assert_cmpuint(cqe.flags & SNIC_CQE_PHASE, ==, 0);  /* 2nd lap */
+    }
+    slot = 1;
+    fake_read(h, FAKE_ADMIN_CQ + slot * 16, &cqe, sizeof(cqe));
+    g_assert_cmpuint(GUINT16_FROM_LE(cqe.cmd_id), ==, 6);
+    fake_host_free(h);
+}
+
+static void test_bad_doorbells(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    /* before enable */
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 1);
+    fake_enable(h, 2, 2);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 5);    /* past the ring */
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 0xffffffff);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 1, 1);    /* no such queue */
+    fake_doorbell(h, 1, SNIC_DB_ADMIN_SQ, 0, 1);    /* not its page */
+    fake_doorbell(h, FAKE_DB_PAGES, SNIC_DB_ADMIN_SQ, 0, 1);
+    fake_doorbell(h, 0, 0x77, 0, 1);                /* unknown type */
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_CQ, 0, 1);    /* consumes unwritten */
+    fake_doorbell(h, 0, SNIC_DB_AEQ, 0, 3);
+    fake_doorbell(h, 0, SNIC_DB_ETH_TX, 0, 1);      /* no such queue */
+    snic_core_doorbell(h->core, 0, snic_db_make(SNIC_DB_ADMIN_SQ, 0, 1), 4);
+    snic_core_doorbell(h->core, 8, snic_db_make(SNIC_DB_ADMIN_SQ, 0, 1), 8);
+    g_assert_cmpuint(FAKE_STAT(h, doorbells_invalid), ==, 12);
+    g_assert_cmpuint(FAKE_STAT(h, guest_errors), ==, 12);
+    g_assert_cmpuint(fake_guest_errors_matching(h, "not owned"), ==, 1);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_TAIL), ==, 0);
+    g_assert_cmpuint(h->kicks, ==, 0);
+    fake_run(h);
+    g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 0);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
+static void test_sq_dma_error_is_fatal(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    /* an admin SQ outside guest memory */
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, 0x1000);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, (uint32_t)FAKE_ADMIN_CQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 2);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 1);
+    fake_run(h);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL,
+                    ==, SNIC_STATUS_FATAL);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_ADMIN_SQ_DMA);
+    g_assert_cmpuint(h->irqs[0], ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, dma_errors), ==, 1);
+    /* further doorbells are refused, nothing spins */
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 2);
+    g_assert_false(snic_core_run(h->core, 8));
+    /* reset recovers */
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS), ==,
+                    SNIC_STATUS_LINK_UP);
+    fake_enable(h, 2, 2);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
+static void test_reset_restores_power_on(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    uint64_t before[SNIC_BAR0_SIZE / 4], off;
+
+    for (off = 0; off < 0x60; off += 4) {
+        before[off / 4] = fake_reg_read(h, off);
+    }
+    fake_enable(h, 4, 4);
+    fake_reg_write(h, SNIC_REG_INTR_MASK, SNIC_INTR_AEQ);
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    cmd.set_mtu.mtu = GUINT32_TO_LE(4000);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 4, 1, 0);
+    snic_core_reset(h->core);
+    for (off = 0; off < 0x60; off += 4) {
+        g_assert_cmphex(fake_reg_read(h, off), ==, before[off / 4]);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 0);
+    /* enabled again: default MTU, no queues left */
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
+    {
+        uint64_t mtu;
+
+        g_assert_cmpuint(fake_admin(h, &cmd, &mtu), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(mtu, ==, SNIC_ETH_DEFAULT_MTU);
+    }
+    fake_cmd_init(&cmd, SNIC_ADMIN_STOP_ETH_QUEUE, sizeof(cmd.eth_queue));
+    cmd.eth_queue.type = SNIC_ETH_QUEUE_RX;
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
+    fake_host_free(h);
+}
+
+static void test_disable_keeps_layout(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    fake_enable(h, 3, 3);
+    fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 4, 1, 0);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, 0);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
+                    ==, 0);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_ADMIN_SQ_BASE_LO), ==,
+                    (uint32_t)FAKE_ADMIN_SQ);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_DEPTH), ==, 3);
+    fake_enable(h, 3, 3);
+    /* the queue is gone: it can be created again */
+    fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 4, 1, 0);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
+static void test_get_stats(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    struct snic_stats st;
+    uint64_t result;
+
+    fake_enable(h, 4, 4);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    fake_admin(h, &cmd, NULL);
+    fake_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
+    cmd.resp.resp_len = GUINT32_TO_LE(sizeof(st));
+    g_assert_cmpuint(fake_admin(h, &cmd, &result), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(result, ==, sizeof(st));
+    fake_read(h, FAKE_RESP, &st, sizeof(st));
+    /* the snapshot is taken while GET_STATS runs: one NOP done before it */
+    g_assert_cmpuint(GUINT64_FROM_LE(st.admin_cmds), ==, 1);
+    g_assert_cmpuint(GUINT64_FROM_LE(st.doorbells), >=, 2);
+    /* the same counters through BAR0 */
+    g_assert_cmpuint(snic_core_reg_read(h->core, SNIC_REG_STATS +
+                                        offsetof(struct snic_stats,
+                                                 admin_cmds), 8), ==, 2);
+    fake_host_free(h);
+}
+
+static void test_aeq_link_events(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_aeqe e;
+
+    fake_enable(h, 2, 2);
+    snic_core_set_link(h->core, false);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) &
+                    SNIC_STATUS_LINK_UP, ==, 0);
+    fake_read(h, FAKE_AEQ, &e, sizeof(e));
+    g_assert_cmpuint(GUINT32_FROM_LE(e.event), ==, SNIC_EVENT_LINK_CHANGE);
+    g_assert_cmpuint(GUINT64_FROM_LE(e.data), ==, 0);
+    g_assert_cmpuint(e.flags, ==, SNIC_CQE_PHASE);
+    g_assert_cmpuint(h->irqs[0], ==, 1);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==, SNIC_INTR_AEQ);
+    snic_core_set_link(h->core, false);     /* no change, no event */
+    snic_core_set_link(h->core, true);
+    fake_read(h, FAKE_AEQ + SNIC_AEQE_SIZE, &e, sizeof(e));
+    g_assert_cmpuint(GUINT64_FROM_LE(e.data), ==, 1);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_AEQ_TAIL), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(h, async_events), ==, 2);
+    fake_host_free(h);
+}
+
+static void test_aeq_overflow(void)
+{
+    FakeHost *h = fake_host_new();
+    int i;
+
+    fake_enable(h, 2, 2);
+    for (i = 0; i < 5; i++) {
+        snic_core_set_link(h->core, i % 2);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, async_events), ==, 4);
+    g_assert_cmpuint(FAKE_STAT(h, async_events_lost), ==, 1);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) &
+                    SNIC_STATUS_AEQ_OVERFLOW, ==, SNIC_STATUS_AEQ_OVERFLOW);
+    /* the driver returns two slots: the next events land, second lap */
+    fake_doorbell(h, 0, SNIC_DB_AEQ, 0, 2);
+    snic_core_set_link(h->core, true);
+    snic_core_set_link(h->core, false);
+    g_assert_cmpuint(FAKE_STAT(h, async_events), ==, 6);
+    {
+        struct snic_aeqe e;
+
+        fake_read(h, FAKE_AEQ + SNIC_AEQE_SIZE, &e, sizeof(e));
+        g_assert_cmpuint(e.flags & SNIC_CQE_PHASE, ==, 0);
+    }
+    fake_host_free(h);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/core/regs/identity", test_identity);
+    g_test_add_func("/core/regs/bad-access", test_bad_register_access);
+    g_test_add_func("/core/regs/enable-bad-config", test_enable_bad_config);
+    g_test_add_func("/core/regs/config-locked-while-enabled",
+                    test_config_locked_while_enabled);
+    g_test_add_func("/core/regs/reset", test_reset_restores_power_on);
+    g_test_add_func("/core/regs/disable-keeps-layout",
+                    test_disable_keeps_layout);
+    g_test_add_func("/core/admin/nop-and-interrupt", test_nop_and_interrupt);
+    g_test_add_func("/core/admin/query-device", test_query_device);
+    g_test_add_func("/core/admin/bad-commands", test_bad_commands);
+    g_test_add_func("/core/admin/bad-response-buffer",
+                    test_bad_response_buffer);
+    g_test_add_func("/core/admin/mtu-and-mac", test_mtu_and_mac);
+    g_test_add_func("/core/admin/phase-wraps", test_phase_wraps);
+    g_test_add_func("/core/admin/cq-full-backpressure",
+                    test_cq_full_backpressure);
+    g_test_add_func("/core/admin/bad-doorbells", test_bad_doorbells);
+    g_test_add_func("/core/admin/sq-dma-error-is-fatal",
+                    test_sq_dma_error_is_fatal);
+    g_test_add_func("/core/admin/get-stats", test_get_stats);
+    g_test_add_func("/core/aeq/link-events", test_aeq_link_events);
+    g_test_add_func("/core/aeq/overflow", test_aeq_overflow);
+    return g_test_run();
+}
