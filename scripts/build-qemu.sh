@@ -73,7 +73,10 @@ add_line_after "$src/meson.build" "^    'hw/nvme',$" "    'hw/snic',"
 add_line_after "$src/tests/qtest/meson.build" "^qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
 # The +ds tarball has no firmware blobs: never try to unpack edk2 images.
-sed -i 's/^\(\s*\)unpack_edk2_blobs = bzip2.found()/\1unpack_edk2_blobs = false/' "$src/meson.build"
+# (Touch meson.build only when it changes: an edit forces a reconfigure.)
+if grep -q '^ *unpack_edk2_blobs = bzip2.found()' "$src/meson.build"; then
+    sed -i 's/^\( *\)unpack_edk2_blobs = bzip2.found()/\1unpack_edk2_blobs = false/' "$src/meson.build"
+fi
 
 mak=$src/configs/devices/x86_64-softmmu/snic.mak
 want_mak='# snic: minimal q35 machine with virtio and the snic device

@@ -39,7 +39,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 #define SNIC_MSIX_BAR_SIZE      (4 * KiB)
 #define SNIC_MSIX_PBA_OFFSET    (2 * KiB)
 #define SNIC_PCIE_CAP_OFFSET    0xa0
-#define SNIC_PM_CAP_OFFSET      0xc8
+#define SNIC_PM_CAP_OFFSET      0x40
 /* Units of work (commands, frames) per bottom-half run: keep vCPUs fed. */
 #define SNIC_BH_BUDGET          64
 
