@@ -18,6 +18,8 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 log() { echo "build-qemu: $*"; }
 
 mkdir -p "$cache" "$build"
+# Let ccache hit across clones in different directories (CI clones afresh).
+export CCACHE_BASEDIR=$repo CCACHE_NOHASHDIR=1
 
 # ---- 1. fetch the newest 1:10.0.* source Debian serves (10.0.13 today) ----
 src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-10.0.*' | sort -V | tail -n 1)
@@ -37,7 +39,7 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
     done
     [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
     up=${got#1:}; up=${up%%+*}
-    tarball=$(ls "$cache"/qemu_"$up"*.orig.tar.xz 2>/dev/null | head -n 1)
+    tarball=$(find "$cache" -maxdepth 1 -name "qemu_${up}*.orig.tar.xz" | head -n 1)
     [ -n "$tarball" ] || die "downloaded qemu $got but found no orig tarball in $cache"
     log "using QEMU $got ($(basename "$tarball"))"
     rm -rf "$cache/qemu-$up"
@@ -101,6 +103,9 @@ if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.snic-configure" 2>/dev/nul
     (cd "$build" && "$src/configure" "${opts[@]}") > "$build.configure.log" 2>&1 ||
         { tail -n 30 "$build.configure.log"; die "configure failed (full log: $build.configure.log)"; }
     echo "${opts[*]} $src" > "$build/.snic-configure"
+fi
+if [ "$(cat "$build/.snic-src" 2>/dev/null)" != "$src" ]; then
+    echo "$src" > "$build/.snic-src"
 fi
 
 # ---- 4. build only what we use ----

@@ -79,12 +79,11 @@ missing() {
     done
 }
 
-m=$(missing "${PKGS_MAIN[@]}")
-if [ -n "$m" ]; then
-    log "installing: $(echo $m)"
-    # shellcheck disable=SC2086
-    apt-get -y -q install --no-install-recommends $m ||
-        die "apt-get install failed for: $(echo $m)"
+mapfile -t m < <(missing "${PKGS_MAIN[@]}")
+if [ ${#m[@]} -gt 0 ]; then
+    log "installing: ${m[*]}"
+    apt-get -y -q install --no-install-recommends "${m[@]}" > /tmp/snic-apt.log 2>&1 ||
+        { tail -n 20 /tmp/snic-apt.log; die "apt-get install failed for: ${m[*]} (log: /tmp/snic-apt.log)"; }
 fi
 
 meson_ok() {
@@ -94,7 +93,8 @@ meson_ok() {
 }
 if ! meson_ok; then
     log "installing meson and python3-pycotap from bookworm-backports"
-    apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" ||
+    apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" \
+        > /tmp/snic-apt.log 2>&1 || { tail -n 20 /tmp/snic-apt.log; false; } ||
         die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports"
     meson_ok || die "meson >= 1.5 with pycotap still missing after install"
 fi

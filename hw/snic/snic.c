@@ -390,6 +390,11 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     if (pci_pm_init(pdev, SNIC_PM_CAP_OFFSET, errp) < 0) {
         goto err_pcie;
     }
+    /* D0/D3hot only, like igb: the guest may write the power state. */
+    pci_set_word(pdev->config + SNIC_PM_CAP_OFFSET + PCI_PM_PMC,
+                 PCI_PM_CAP_VER_1_1);
+    pci_set_word(pdev->wmask + SNIC_PM_CAP_OFFSET + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK);
     if (msix_init(pdev, s->vectors, &s->bar_msix, SNIC_BAR_MSIX, 0,
                   &s->bar_msix, SNIC_BAR_MSIX, SNIC_MSIX_PBA_OFFSET, 0,
                   errp)) {
@@ -489,9 +494,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "netdev",
         "Network backend (e.g. -netdev dgram/hubport/socket) for the wire");
     object_class_property_set_description(klass, "vendor-id",
-        "PCI vendor ID (default 0x1af4, QEMU's experimental range)");
+        "PCI vendor ID (0x1af4 = 6900: QEMU's experimental range)");
     object_class_property_set_description(klass, "device-id",
-        "PCI device ID (default 0x10f0)");
+        "PCI device ID (0x10f0 = 4336)");
     object_class_property_set_description(klass, "subsystem-vendor-id",
         "PCI subsystem vendor ID");
     object_class_property_set_description(klass, "subsystem-id",

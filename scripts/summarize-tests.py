@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Count individual test cases across the whole suite and print the final
+'N passed, N failed' line.
+
+Inputs: meson's testlog.json (TAP tests are counted per test case, others
+per executable) and plain result files with 'ok NAME' / 'not ok NAME' lines
+(the VM tests). Exit status 1 if anything failed or nothing ran.
+"""
+import json
+import re
+import sys
+
+passed = failed = skipped = 0
+failures = []
+
+
+def tap_counts(name, stdout):
+    global passed, failed, skipped
+    n = 0
+    for line in stdout.splitlines():
+        m = re.match(r'^(not ok|ok)\b\s*\d*\s*(.*)$', line)
+        if not m:
+            continue
+        n += 1
+        desc = m.group(2)
+        if '# SKIP' in desc:
+            skipped += 1
+        elif m.group(1) == 'ok':
+            passed += 1
+        else:
+            failed += 1
+            failures.append(f'{name}: {desc}')
+    return n
+
+
+def meson_log(path):
+    global passed, failed
+    with open(path) as f:
+        for line in f:
+            t = json.loads(line)
+            name = t['name']
+            ok = t['result'] in ('OK', 'EXPECTEDFAIL')
+            n = 0
+            if t.get('protocol', '') == 'tap' or '--tap' in t.get('command', []):
+                n = tap_counts(name, t.get('stdout', '') or '')
+            if n == 0 or not ok:
+                # No test cases seen, or the executable itself failed
+                # (crash, timeout, bad plan): count the executable.
+                if ok:
+                    passed += 1
+                else:
+                    failed += 1
+                    failures.append(f'{name}: {t["result"]}')
+
+
+def result_file(path):
+    """A TAP file with a plan: missing results count as failures."""
+    global failed
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        failed += 1
+        failures.append(f'{path}: {e.strerror}')
+        return
+    seen = tap_counts(path, text)
+    m = re.search(r'^1\.\.(\d+)', text, re.M)
+    planned = int(m.group(1)) if m else 0
+    if planned == 0 or seen < planned:
+        failed += max(planned - seen, 1)
+        failures.append(f'{path}: {seen} of {planned} planned tests ran')
+
+
+for arg in sys.argv[1:]:
+    if arg.endswith('.json'):
+        meson_log(arg)
+    else:
+        result_file(arg)
+
+for f in failures:
+    print(f'FAILED: {f}')
+if skipped:
+    print(f'{passed} passed, {failed} failed, {skipped} skipped')
+else:
+    print(f'{passed} passed, {failed} failed')
+sys.exit(1 if failed or passed == 0 else 0)
