@@ -508,6 +508,27 @@ static void test_aeq_overflow(void)
     fake_host_free(h);
 }
 
+/* No AEQ (base 0) with a garbage depth: events are counted lost, no UB. */
+static void test_aeq_absent(void)
+{
+    FakeHost *h = fake_host_new();
+
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, (uint32_t)FAKE_ADMIN_CQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 2);
+    fake_reg_write(h, SNIC_REG_AEQ_DEPTH, 0xffffffff);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
+                    ==, SNIC_STATUS_READY);
+    snic_core_set_link(h->core, false);
+    g_assert_cmpuint(FAKE_STAT(h, async_events_lost), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, async_events), ==, 0);
+    g_assert_cmpuint(h->irqs[0], ==, 0);
+    fake_doorbell(h, 0, SNIC_DB_AEQ, 0, 1);
+    g_assert_cmpuint(FAKE_STAT(h, doorbells_invalid), ==, 1);
+    fake_host_free(h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -534,5 +555,6 @@ int main(int argc, char **argv)
     g_test_add_func("/core/admin/get-stats", test_get_stats);
     g_test_add_func("/core/aeq/link-events", test_aeq_link_events);
     g_test_add_func("/core/aeq/overflow", test_aeq_overflow);
+    g_test_add_func("/core/aeq/absent", test_aeq_absent);
     return g_test_run();
 }

@@ -359,7 +359,6 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
 
 void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
 {
-    uint32_t depth = 1u << c->aeq_log2_depth;
     struct snic_aeqe e = {
         .data = GUINT64_TO_LE(data),
         .event = GUINT32_TO_LE(event),
@@ -372,7 +371,8 @@ void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
         snic_stat_inc(&c->stats.async_events_lost);
         return;
     }
-    if (c->aeq_tail - c->aeq_head >= depth) {
+    /* aeq_log2_depth was validated at enable because aeq_base != 0 */
+    if (c->aeq_tail - c->aeq_head >= 1u << c->aeq_log2_depth) {
         c->status |= SNIC_STATUS_AEQ_OVERFLOW;
         snic_stat_inc(&c->stats.async_events_lost);
         return;
