@@ -62,17 +62,18 @@ for f in "$repo"/qtest/*; do
     link "$f" "$src/tests/qtest/$(basename "$f")"
 done
 
-add_line_after() {  # FILE ANCHOR-REGEX LINE
+add_line_after() {  # FILE ANCHOR-LINE NEW-LINE (exact whole lines, no regex)
     grep -qxF "$3" "$1" && return 0
-    grep -q "$2" "$1" || die "$1: anchor '$2' not found; QEMU layout changed"
+    grep -qxF "$2" "$1" || die "$1: line '$2' not found; QEMU layout changed"
     awk -v anchor="$2" -v line="$3" \
-        '{ print } !done && $0 ~ anchor { print line; done = 1 }' "$1" > "$1.snic-tmp"
+        '{ print } !done && $0 == anchor { print line; done = 1 }' "$1" > "$1.snic-tmp"
     mv "$1.snic-tmp" "$1"
+    grep -qxF "$3" "$1" || die "$1: could not add '$3'"
 }
-add_line_after "$src/hw/meson.build" "^subdir('nvme')" "subdir('snic')"
-add_line_after "$src/hw/Kconfig" "^source nvme/Kconfig" "source snic/Kconfig"
-add_line_after "$src/meson.build" "^    'hw/nvme',$" "    'hw/snic',"
-add_line_after "$src/tests/qtest/meson.build" "^qtests_x86_64 = qtests_i386" \
+add_line_after "$src/hw/meson.build" "subdir('nvme')" "subdir('snic')"
+add_line_after "$src/hw/Kconfig" "source nvme/Kconfig" "source snic/Kconfig"
+add_line_after "$src/meson.build" "    'hw/nvme'," "    'hw/snic',"
+add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
 # The +ds tarball has no firmware blobs: never try to unpack edk2 images.
 # (Touch meson.build only when it changes: an edit forces a reconfigure.)
@@ -112,4 +113,6 @@ fi
 log "building qemu-system-x86_64 and tests/qtest/snic-test"
 ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test ||
     die "ninja failed (see the compiler errors above)"
+"$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
+    die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"
 log "ok: $build/qemu-system-x86_64"
