@@ -58,6 +58,13 @@ struct SnicState {
     Error *migration_blocker;
     bool vm_running;
     bool rx_flush_pending;
+    bool rx_purge_pending;
+    /*
+     * Set by unrealize. The core lives until finalize, because unrealize
+     * can run in the middle of a core operation (the device's own DMA can
+     * power its slot off); from then on the host operations do nothing.
+     */
+    bool gone;
 
     SnicCore *core;
 
@@ -77,6 +84,9 @@ static int snic_host_dma_read(void *opaque, uint64_t addr, void *buf,
 {
     SnicState *s = opaque;
 
+    if (s->gone) {
+        return -1;
+    }
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
@@ -85,6 +95,9 @@ static int snic_host_dma_write(void *opaque, uint64_t addr, const void *buf,
 {
     SnicState *s = opaque;
 
+    if (s->gone) {
+        return -1;
+    }
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
@@ -92,40 +105,56 @@ static void snic_host_tx_frame(void *opaque, const void *frame, size_t len)
 {
     SnicState *s = opaque;
 
-    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    if (!s->gone) {
+        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    }
 }
 
 static void snic_host_raise_irq(void *opaque, unsigned vector)
 {
-    PCIDevice *pdev = PCI_DEVICE(opaque);
+    SnicState *s = opaque;
 
-    if (msix_enabled(pdev)) {
-        msix_notify(pdev, vector);
+    if (!s->gone && msix_enabled(PCI_DEVICE(s))) {
+        msix_notify(PCI_DEVICE(s), vector);
     }
 }
 
 static void snic_host_clear_irq(void *opaque, unsigned vector)
 {
-    msix_clr_pending(PCI_DEVICE(opaque), vector);
+    SnicState *s = opaque;
+
+    if (!s->gone) {
+        msix_clr_pending(PCI_DEVICE(s), vector);
+    }
 }
 
 static void snic_host_kick(void *opaque)
 {
     SnicState *s = opaque;
 
-    qemu_bh_schedule(s->bh);
+    if (!s->gone) {
+        qemu_bh_schedule(s->bh);
+    }
 }
 
 /*
- * Called from the doorbell handler: flushing there would deliver frames
- * while the device's re-entrancy guard is engaged, so defer to the BH.
+ * Called from the doorbell handler and from reset: never deliver or drop
+ * frames in the middle of a device operation, do it from the BH.
  */
 static void snic_host_rx_resume(void *opaque)
 {
     SnicState *s = opaque;
 
     s->rx_flush_pending = true;
-    qemu_bh_schedule(s->bh);
+    snic_host_kick(s);
+}
+
+static void snic_host_rx_purge(void *opaque)
+{
+    SnicState *s = opaque;
+
+    s->rx_purge_pending = true;
+    snic_host_kick(s);
 }
 
 static uint64_t snic_host_now_ns(void *opaque)
@@ -137,6 +166,9 @@ static void snic_host_timer_mod(void *opaque, uint64_t deadline_ns)
 {
     SnicState *s = opaque;
 
+    if (s->gone) {
+        return;
+    }
     if (deadline_ns == UINT64_MAX) {
         timer_del(s->timer);
     } else {
@@ -204,6 +236,7 @@ static const SnicHostOps snic_host_ops = {
     .clear_irq = snic_host_clear_irq,
     .kick = snic_host_kick,
     .rx_resume = snic_host_rx_resume,
+    .rx_purge = snic_host_rx_purge,
     .now_ns = snic_host_now_ns,
     .timer_mod = snic_host_timer_mod,
     .guest_error = snic_host_guest_error,
@@ -215,24 +248,34 @@ static const SnicHostOps snic_host_ops = {
 static void snic_bh(void *opaque)
 {
     SnicState *s = opaque;
+    NetClientState *nc = qemu_get_queue(s->nic);
 
     if (!s->vm_running) {
         return;     /* rescheduled by the run-state handler */
     }
+    if (s->rx_purge_pending) {
+        s->rx_purge_pending = false;
+        qemu_flush_or_purge_queued_packets(nc, true);
+    }
     if (s->rx_flush_pending) {
         s->rx_flush_pending = false;
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+        qemu_flush_queued_packets(nc);
     }
+    /* The engine's DMA may unplug the device: keep it alive until done. */
+    object_ref(OBJECT(s));
     if (snic_core_run(s->core, SNIC_BH_BUDGET)) {
-        qemu_bh_schedule(s->bh);
+        snic_host_kick(s);
     }
+    object_unref(OBJECT(s));
 }
 
 static void snic_timer_cb(void *opaque)
 {
     SnicState *s = opaque;
 
+    object_ref(OBJECT(s));
     snic_core_timer(s->core);
+    object_unref(OBJECT(s));
 }
 
 static void snic_vm_state_change(void *opaque, bool running, RunState state)
@@ -306,8 +349,12 @@ static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
                                 size_t size)
 {
     SnicState *s = qemu_get_nic_opaque(nc);
+    ssize_t ret;
 
-    return snic_core_receive(s->core, buf, size);
+    object_ref(OBJECT(s));
+    ret = snic_core_receive(s->core, buf, size);
+    object_unref(OBJECT(s));
+    return ret;
 }
 
 static void snic_net_link_status_changed(NetClientState *nc)
@@ -315,7 +362,9 @@ static void snic_net_link_status_changed(NetClientState *nc)
     SnicState *s = qemu_get_nic_opaque(nc);
 
     trace_snic_link(!nc->link_down);
+    object_ref(OBJECT(s));
     snic_core_set_link(s->core, !nc->link_down);
+    object_unref(OBJECT(s));
 }
 
 static NetClientInfo snic_net_info = {
@@ -390,9 +439,14 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     if (pci_pm_init(pdev, SNIC_PM_CAP_OFFSET, errp) < 0) {
         goto err_pcie;
     }
-    /* D0/D3hot only, like igb: the guest may write the power state. */
+    /*
+     * D0/D3hot only, like igb: the guest may write the power state, and
+     * D3hot -> D0 keeps the device state (No_Soft_Reset, as nvme).
+     */
     pci_set_word(pdev->config + SNIC_PM_CAP_OFFSET + PCI_PM_PMC,
                  PCI_PM_CAP_VER_1_1);
+    pci_set_word(pdev->config + SNIC_PM_CAP_OFFSET + PCI_PM_CTRL,
+                 PCI_PM_CTRL_NO_SOFT_RESET);
     pci_set_word(pdev->wmask + SNIC_PM_CAP_OFFSET + PCI_PM_CTRL,
                  PCI_PM_CTRL_STATE_MASK);
     if (msix_init(pdev, s->vectors, &s->bar_msix, SNIC_BAR_MSIX, 0,
@@ -438,23 +492,35 @@ static void snic_exit(PCIDevice *pdev)
 {
     SnicState *s = SNIC(pdev);
 
+    s->gone = true;
     qemu_del_vm_change_state_handler(s->vmstate_change);
     qemu_del_nic(s->nic);
     timer_free(s->timer);
     qemu_bh_delete(s->bh);
-    snic_core_free(s->core);
     migrate_del_blocker(&s->migration_blocker);
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->bar_msix, &s->bar_msix);
     pcie_cap_exit(pdev);
 }
 
-/* Device reset and FLR: the PCI core resets config space and MSI-X. */
+static void snic_instance_finalize(Object *obj)
+{
+    SnicState *s = SNIC(obj);
+
+    if (s->core) {
+        snic_core_free(s->core);
+    }
+}
+
+/*
+ * Device reset and FLR: the PCI core resets config space and MSI-X; the
+ * core drops its state (after the operation in flight, if any) and asks
+ * for held-back frames to be purged.
+ */
 static void snic_reset_hold(Object *obj, ResetType type)
 {
     SnicState *s = SNIC(obj);
 
-    qemu_bh_cancel(s->bh);
     s->rx_flush_pending = false;
     snic_core_reset(s->core);
     qemu_purge_queued_packets(qemu_get_queue(s->nic));
@@ -512,6 +578,7 @@ static const TypeInfo snic_info = {
     .name = TYPE_SNIC,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(SnicState),
+    .instance_finalize = snic_instance_finalize,
     .class_init = snic_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

@@ -61,7 +61,11 @@ struct snic_admin_hdr {
 };
 _Static_assert(sizeof(struct snic_admin_hdr) == 8, "admin hdr is 8 bytes");
 
-/* QUERY_DEVICE, GET_STATS: the device writes min(resp_len, size) bytes */
+/*
+ * QUERY_DEVICE, GET_STATS: resp_len is 1..4096 (else BAD_LENGTH); the
+ * device writes min(resp_len, size) bytes and returns the full size as the
+ * completion's result.
+ */
 struct snic_admin_resp_buf {
     __le64 resp_addr;   /* 8-byte aligned DMA address */
     __le32 resp_len;

@@ -11,7 +11,9 @@
  *
  * TX: a frame is one or more descriptors; the last carries
  *     SNIC_ETH_DESC_EOP. A frame longer than the MTU + Ethernet/VLAN header,
- *     or with a failing buffer address, is dropped and its last descriptor
+ *     shorter than an Ethernet header, with a failing buffer address, or
+ *     spanning more than SNIC_ETH_MAX_TX_DESCS descriptors (or the whole
+ *     ring) is dropped: every one of its descriptors, through its EOP,
  *     completes with SNIC_ETH_DESC_ERR.
  * RX: each descriptor posts one buffer of 'len' bytes; one frame fills one
  *     buffer (frames that do not fit are dropped and counted). On

@@ -42,7 +42,7 @@
 #define SNIC_REG_NUM_VECTORS        0x014   /* RO  number of MSI-X vectors */
 #define SNIC_REG_DEV_CTRL           0x018   /* RW  SNIC_CTRL_* */
 #define SNIC_REG_DEV_STATUS         0x01c   /* RO  SNIC_STATUS_* */
-#define SNIC_REG_ERROR              0x020   /* RW1C last SNIC_ERR_* (0: none) */
+#define SNIC_REG_ERROR              0x020   /* RW  last SNIC_ERR_*; any write: 0 */
 #define SNIC_REG_INTR_CAUSE         0x024   /* RW1C SNIC_INTR_* (vector 0) */
 #define SNIC_REG_INTR_MASK          0x028   /* RW  SNIC_INTR_*: 1 = masked */
 #define SNIC_REG_ADMIN_SQ_BASE_LO   0x030   /* RW  while disabled */
@@ -59,15 +59,24 @@
 #define SNIC_REG_AEQ_TAIL           0x05c   /* RO  device producer index */
 #define SNIC_REG_STATS              0x400   /* RO  struct snic_stats, 64-bit */
 
-/* SNIC_REG_DEV_CTRL */
+/*
+ * SNIC_REG_DEV_CTRL. ENABLE 0 -> 1 validates the admin/AEQ layout (failure:
+ * SNIC_REG_ERROR, READY stays clear). ENABLE 1 -> 0 destroys every queue
+ * and clears indices, status and interrupt causes, but keeps the layout
+ * registers, interrupt mask, MAC, MTU and counters. RESET returns
+ * everything to power-on values. Zero the CQ and AEQ memory before each
+ * enable: the phase bit starts at 1 again.
+ */
 #define SNIC_CTRL_ENABLE            (1u << 0)  /* admin queue + AEQ live */
 #define SNIC_CTRL_RESET             (1u << 1)  /* write 1: device reset */
 
 /* SNIC_REG_DEV_STATUS */
 #define SNIC_STATUS_READY           (1u << 0)  /* enabled, queues valid */
-#define SNIC_STATUS_FATAL           (1u << 1)  /* see SNIC_REG_ERROR */
+#define SNIC_STATUS_FATAL           (1u << 1)  /* see SNIC_REG_ERROR; until
+                                                * disable or reset */
 #define SNIC_STATUS_LINK_UP         (1u << 2)
-#define SNIC_STATUS_AEQ_OVERFLOW    (1u << 3)  /* an event was lost */
+#define SNIC_STATUS_AEQ_OVERFLOW    (1u << 3)  /* an event was lost; until
+                                                * disable or reset */
 
 /* SNIC_REG_ERROR: why enabling failed or why the device went fatal */
 enum snic_dev_error {
@@ -79,7 +88,11 @@ enum snic_dev_error {
     SNIC_ERR_AEQ_DMA = 5,           /* async event write failed */
 };
 
-/* SNIC_REG_INTR_CAUSE / SNIC_REG_INTR_MASK (both on MSI-X vector 0) */
+/*
+ * SNIC_REG_INTR_CAUSE / SNIC_REG_INTR_MASK (both on MSI-X vector 0). A cause
+ * is recorded even while masked; unmasking a recorded cause raises the
+ * vector.
+ */
 #define SNIC_INTR_ADMIN             (1u << 0)
 #define SNIC_INTR_AEQ               (1u << 1)
 
@@ -106,9 +119,11 @@ enum snic_dev_error {
  * For producer queues (admin SQ, Ethernet TX/RX) the index is the new
  * producer index; for device-produced queues (admin CQ, AEQ) it is the
  * driver's new consumer index. Indices run freely modulo 2^32; the slot is
- * index & (depth - 1). A doorbell naming a queue that the page's context
- * does not own, or moving an index backwards or past the ring size, is
- * ignored and counted as a guest error.
+ * index & (depth - 1). A producer index may only move forward from the
+ * last one rung, at most a ring ahead of the device's consumer index; a
+ * consumer index only up to what the device produced. A doorbell naming
+ * a queue that the page's context does not own, or breaking these rules,
+ * is ignored and counted as a guest error.
  */
 #define SNIC_DB_PAGE_SIZE           0x1000
 #define SNIC_DB_KERNEL_PAGE         0

@@ -32,6 +32,10 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
 {
     FakeHost *h = opaque;
 
+    if (h->reset_on_write && addr <= h->reset_on_write &&
+        h->reset_on_write - addr < len) {
+        snic_core_reset(h->core);   /* from inside a device operation */
+    }
     if (!fake_in_mem(addr, len)) {
         return -1;
     }
@@ -74,6 +78,11 @@ static void fh_rx_resume(void *opaque)
     ((FakeHost *)opaque)->rx_resumes++;
 }
 
+static void fh_rx_purge(void *opaque)
+{
+    ((FakeHost *)opaque)->rx_purges++;
+}
+
 static uint64_t fh_now_ns(void *opaque)
 {
     return ((FakeHost *)opaque)->now;
@@ -99,6 +108,7 @@ static const SnicHostOps fake_ops = {
     .clear_irq = fh_clear_irq,
     .kick = fh_kick,
     .rx_resume = fh_rx_resume,
+    .rx_purge = fh_rx_purge,
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,
     .guest_error = fh_guest_error,

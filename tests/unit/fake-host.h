@@ -36,6 +36,9 @@ typedef struct FakeHost {
     unsigned irq_clears[FAKE_VECTORS];
     unsigned kicks;
     unsigned rx_resumes;
+    unsigned rx_purges;
+    /* A DMA write covering this address resets the device (like FLR). */
+    uint64_t reset_on_write;
     uint64_t now;
     uint64_t timer_deadline;    /* UINT64_MAX = disarmed */
     GPtrArray *guest_errors;    /* char * */

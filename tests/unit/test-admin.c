@@ -106,6 +106,7 @@ static void test_nop_and_interrupt(void)
     FakeHost *h = fake_host_new();
     struct snic_admin_cmd cmd;
     struct snic_admin_cqe cqe;
+    unsigned clears;
     uint16_t id;
 
     fake_enable(h, 4, 4);
@@ -125,9 +126,10 @@ static void test_nop_and_interrupt(void)
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_HEAD), ==, 1);
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 1);
     /* W1C on the cause clears the pending vector */
+    clears = h->irq_clears[0];
     fake_reg_write(h, SNIC_REG_INTR_CAUSE, SNIC_INTR_ADMIN);
     g_assert_cmphex(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==, 0);
-    g_assert_cmpuint(h->irq_clears[0], ==, 1);
+    g_assert_cmpuint(h->irq_clears[0], ==, clears + 1);
     /* masked: cause recorded, no message */
     fake_reg_write(h, SNIC_REG_INTR_MASK, SNIC_INTR_ADMIN);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
@@ -136,6 +138,9 @@ static void test_nop_and_interrupt(void)
                     SNIC_INTR_ADMIN);
     g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 2);
     g_assert_cmpuint(FAKE_STAT(h, admin_errors), ==, 0);
+    /* unmasking a cause that is still pending delivers it */
+    fake_reg_write(h, SNIC_REG_INTR_MASK, 0);
+    g_assert_cmpuint(h->irqs[0], ==, 2);
     fake_host_free(h);
 }
 
@@ -423,6 +428,7 @@ static void test_disable_keeps_layout(void)
     g_assert_cmphex(fake_reg_read(h, SNIC_REG_ADMIN_SQ_BASE_LO), ==,
                     (uint32_t)FAKE_ADMIN_SQ);
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_DEPTH), ==, 3);
+    g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 2);     /* kept */
     fake_enable(h, 3, 3);
     /* the queue is gone: it can be created again */
     fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 4, 1, 0);
@@ -508,6 +514,96 @@ static void test_aeq_overflow(void)
     fake_host_free(h);
 }
 
+/* ERROR is acknowledged by any write; FATAL stays until reset/disable. */
+static void test_error_register(void)
+{
+    FakeHost *h = fake_host_new();
+
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_HI, 0x7f00);  /* outside */
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, (uint32_t)FAKE_ADMIN_CQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 2);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 1);
+    fake_run(h);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_ADMIN_SQ_DMA);
+    fake_reg_write(h, SNIC_REG_ERROR, 1);   /* not a bit mask */
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==, SNIC_ERR_NONE);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL,
+                    ==, SNIC_STATUS_FATAL);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 2);
+    g_assert_cmpuint(FAKE_STAT(h, doorbells_invalid), ==, 1);
+    /* disable is enough to recover */
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, 0);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL,
+                    ==, 0);
+    fake_host_free(h);
+}
+
+/* Rings whose end wraps the 64-bit address space are refused at enable. */
+static void test_enable_wrapping_ring(void)
+{
+    FakeHost *h = fake_host_new();
+
+    fake_reg_write(h, SNIC_REG_ADMIN_SQ_BASE_LO, (uint32_t)FAKE_ADMIN_SQ);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_LO, 0xffffffc0);
+    fake_reg_write(h, SNIC_REG_ADMIN_CQ_BASE_HI, 0xffffffff);
+    fake_reg_write(h, SNIC_REG_ADMIN_DEPTH, 3);
+    fake_reg_write(h, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ERROR), ==,
+                     SNIC_ERR_ADMIN_CONFIG);
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
+                    ==, 0);
+    fake_host_free(h);
+}
+
+/* Producer doorbells never move an index backwards. */
+static void test_doorbell_backwards(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+
+    fake_enable(h, 3, 3);
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    fake_write(h, FAKE_ADMIN_SQ, &cmd, sizeof(cmd));
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 3);
+    fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 1);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_TAIL), ==, 3);
+    g_assert_cmpuint(FAKE_STAT(h, doorbells_invalid), ==, 1);
+    fake_host_free(h);
+}
+
+/*
+ * A reset that lands in the middle of an operation (the device's own DMA
+ * hitting its FLR bit) takes effect when the operation ends: nothing of
+ * the old state survives, and the driver starts cleanly.
+ */
+static void test_reset_inside_dma(void)
+{
+    FakeHost *h = fake_host_new();
+    struct snic_admin_cmd cmd;
+    unsigned purges;
+
+    fake_enable(h, 3, 3);
+    purges = h->rx_purges;
+    h->reset_on_write = FAKE_ADMIN_CQ + 8;   /* the first completion */
+    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    fake_admin_post(h, &cmd);
+    fake_admin_post(h, &cmd);
+    fake_run(h);
+    h->reset_on_write = 0;
+    g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS), ==,
+                    SNIC_STATUS_LINK_UP);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_CQ_TAIL), ==, 0);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_SQ_HEAD), ==, 0);
+    g_assert_cmpuint(fake_reg_read(h, SNIC_REG_INTR_CAUSE), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 0);
+    g_assert_cmpuint(h->rx_purges, ==, purges + 1);
+    fake_enable(h, 3, 3);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
 /* No AEQ (base 0) with a garbage depth: events are counted lost, no UB. */
 static void test_aeq_absent(void)
 {
@@ -556,5 +652,10 @@ int main(int argc, char **argv)
     g_test_add_func("/core/aeq/link-events", test_aeq_link_events);
     g_test_add_func("/core/aeq/overflow", test_aeq_overflow);
     g_test_add_func("/core/aeq/absent", test_aeq_absent);
+    g_test_add_func("/core/regs/error-register", test_error_register);
+    g_test_add_func("/core/regs/enable-wrapping-ring",
+                    test_enable_wrapping_ring);
+    g_test_add_func("/core/admin/doorbell-backwards", test_doorbell_backwards);
+    g_test_add_func("/core/regs/reset-inside-dma", test_reset_inside_dma);
     return g_test_run();
 }

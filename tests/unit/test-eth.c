@@ -202,14 +202,16 @@ static void test_tx_errors(void)
     post_desc(h, FAKE_TX_RING, 1, 6, 0x1000, 60, SNIC_ETH_DESC_EOP);
     /* 3: runt */
     post_desc(h, FAKE_TX_RING, 2, 6, FAKE_BUFS, 10, SNIC_ETH_DESC_EOP);
-    /* 4: 33 descriptors without EOP */
+    /* 4: 34 descriptors, EOP on the last: more than the device gathers */
     for (i = 3; i < 36; i++) {
         post_desc(h, FAKE_TX_RING, i, 6, FAKE_BUFS, 1, 0);
     }
-    /* 5: the 33rd descriptor (1 byte) + this one: exactly MTU + 18 */
-    post_desc(h, FAKE_TX_RING, 36, 6, FAKE_BUFS, 1517, SNIC_ETH_DESC_EOP);
-    fake_doorbell(h, 0, SNIC_DB_ETH_TX, 0, 37);
+    post_desc(h, FAKE_TX_RING, 36, 6, FAKE_BUFS, 1, SNIC_ETH_DESC_EOP);
+    /* 5: a good frame of exactly MTU + 18 */
+    post_desc(h, FAKE_TX_RING, 37, 6, FAKE_BUFS, 1518, SNIC_ETH_DESC_EOP);
+    fake_doorbell(h, 0, SNIC_DB_ETH_TX, 0, 38);
     fake_run(h);
+    /* only the good frame left: no tail of the long chain went out alone */
     g_assert_cmpuint(h->frames->len, ==, 1);
     g_assert_cmpuint(((GByteArray *)g_ptr_array_index(h->frames, 0))->len,
                      ==, 1518);
@@ -218,17 +220,52 @@ static void test_tx_errors(void)
         g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==, SNIC_ETH_DESC_EOP |
                         SNIC_ETH_DESC_DONE | SNIC_ETH_DESC_ERR);
     }
-    /* the 32 gathered descriptors failed; the 33rd starts a new frame */
-    d = read_desc(h, FAKE_TX_RING, 34, 6);
-    g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==,
+    for (i = 3; i < 36; i++) {
+        d = read_desc(h, FAKE_TX_RING, i, 6);
+        g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==,
+                        SNIC_ETH_DESC_DONE | SNIC_ETH_DESC_ERR);
+    }
+    d = read_desc(h, FAKE_TX_RING, 36, 6);
+    g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==, SNIC_ETH_DESC_EOP |
                     SNIC_ETH_DESC_DONE | SNIC_ETH_DESC_ERR);
-    d = read_desc(h, FAKE_TX_RING, 35, 6);
-    g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==, SNIC_ETH_DESC_DONE);
+    d = read_desc(h, FAKE_TX_RING, 37, 6);
+    g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==,
+                    SNIC_ETH_DESC_EOP | SNIC_ETH_DESC_DONE);
     g_assert_cmpuint(FAKE_STAT(h, tx_dropped), ==, 4);
     g_assert_cmpuint(fake_guest_errors_matching(h, "longer than MTU"), ==, 1);
     g_assert_cmpuint(fake_guest_errors_matching(h, "not readable"), ==, 1);
     g_assert_cmpuint(fake_guest_errors_matching(h, "more descriptors"), ==, 1);
     g_assert_cmpuint(FAKE_STAT(h, tx_frames), ==, 1);
+    fake_host_free(h);
+}
+
+/* A ring full of descriptors without EOP must not stall the queue. */
+static void test_tx_full_ring_without_eop(void)
+{
+    FakeHost *h = eth_host();
+    uint8_t frame[64];
+    size_t len = fake_frame(frame, bcast, 0x0800, 46, 1);
+    uint32_t i;
+
+    fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 3, 1, 0);
+    fake_write(h, FAKE_BUFS, frame, len);
+    for (i = 0; i < 8; i++) {
+        post_desc(h, FAKE_TX_RING, i, 3, FAKE_BUFS, 8, 0);
+    }
+    fake_doorbell(h, 0, SNIC_DB_ETH_TX, 0, 8);
+    fake_run(h);
+    g_assert_cmpuint(FAKE_STAT(h, tx_dropped), ==, 1);
+    g_assert_cmphex(GUINT16_FROM_LE(read_desc(h, FAKE_TX_RING, 7, 3).flags),
+                    ==, SNIC_ETH_DESC_DONE | SNIC_ETH_DESC_ERR);
+    /* the chain ends with the next EOP; the frame after it goes out */
+    post_desc(h, FAKE_TX_RING, 8, 3, FAKE_BUFS, 8, SNIC_ETH_DESC_EOP);
+    post_desc(h, FAKE_TX_RING, 9, 3, FAKE_BUFS, len, SNIC_ETH_DESC_EOP);
+    fake_doorbell(h, 0, SNIC_DB_ETH_TX, 0, 10);
+    fake_run(h);
+    g_assert_cmpuint(h->frames->len, ==, 1);
+    g_assert_cmphex(GUINT16_FROM_LE(read_desc(h, FAKE_TX_RING, 8, 3).flags),
+                    ==, SNIC_ETH_DESC_EOP | SNIC_ETH_DESC_DONE |
+                    SNIC_ETH_DESC_ERR);
     fake_host_free(h);
 }
 
@@ -511,6 +548,8 @@ int main(int argc, char **argv)
                     test_tx_gather_and_partial);
     g_test_add_func("/core/eth/tx-errors", test_tx_errors);
     g_test_add_func("/core/eth/tx-link-down-drops", test_tx_link_down_drops);
+    g_test_add_func("/core/eth/tx-full-ring-without-eop",
+                    test_tx_full_ring_without_eop);
     g_test_add_func("/core/eth/rx-deliver", test_rx_deliver);
     g_test_add_func("/core/eth/rx-filter-and-limits",
                     test_rx_filter_and_limits);

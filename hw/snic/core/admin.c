@@ -27,16 +27,24 @@ static bool log2_in(uint32_t v, uint32_t lo, uint32_t hi)
     return v >= lo && v <= hi;
 }
 
+/* A ring of 2^log2 entries: entry-aligned, not wrapping the address space. */
+static bool ring_ok(uint64_t base, uint32_t entry_size, uint32_t log2_depth)
+{
+    uint64_t bytes = (uint64_t)entry_size << log2_depth;
+
+    return base % entry_size == 0 && base + bytes > base;
+}
+
 /* Validate the layout written to BAR0 before enable (SNIC_REG_ERROR). */
 bool snic_admin_config_ok(SnicCore *c)
 {
     if (!log2_in(c->admin_log2_depth, SNIC_ADMIN_MIN_LOG2_DEPTH,
                  SNIC_ADMIN_MAX_LOG2_DEPTH) ||
-        c->admin_sq_base % SNIC_ADMIN_CMD_SIZE ||
-        c->admin_cq_base % SNIC_ADMIN_CQE_SIZE) {
+        !ring_ok(c->admin_sq_base, SNIC_ADMIN_CMD_SIZE, c->admin_log2_depth) ||
+        !ring_ok(c->admin_cq_base, SNIC_ADMIN_CQE_SIZE, c->admin_log2_depth)) {
         snic_guest_error(c, "enable with admin SQ 0x%" PRIx64 " CQ 0x%"
-                         PRIx64 " log2 depth %u: bases must be entry-aligned, "
-                         "depth %u..%u", c->admin_sq_base, c->admin_cq_base,
+                         PRIx64 " log2 depth %u: rings must be entry-aligned "
+                         "and not wrap, depth %u..%u", c->admin_sq_base, c->admin_cq_base,
                          c->admin_log2_depth, SNIC_ADMIN_MIN_LOG2_DEPTH,
                          SNIC_ADMIN_MAX_LOG2_DEPTH);
         c->error = SNIC_ERR_ADMIN_CONFIG;
@@ -46,9 +54,10 @@ bool snic_admin_config_ok(SnicCore *c)
     if (c->aeq_base &&
         (!log2_in(c->aeq_log2_depth, SNIC_AEQ_MIN_LOG2_DEPTH,
                   SNIC_AEQ_MAX_LOG2_DEPTH) ||
-         c->aeq_base % SNIC_AEQE_SIZE)) {
+         !ring_ok(c->aeq_base, SNIC_AEQE_SIZE, c->aeq_log2_depth))) {
         snic_guest_error(c, "enable with AEQ 0x%" PRIx64 " log2 depth %u: "
-                         "base must be 16-byte aligned, depth %u..%u",
+                         "ring must be 16-byte aligned and not wrap, depth "
+                         "%u..%u",
                          c->aeq_base, c->aeq_log2_depth,
                          SNIC_AEQ_MIN_LOG2_DEPTH, SNIC_AEQ_MAX_LOG2_DEPTH);
         c->error = SNIC_ERR_AEQ_CONFIG;
@@ -83,10 +92,12 @@ void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     }
     switch (type) {
     case SNIC_DB_ADMIN_SQ:
-        if (!index_in_window(index, c->sq_head, depth)) {
-            snic_guest_error(c, "admin SQ doorbell index %u: more than %u "
-                             "commands past head %u", index, depth,
-                             c->sq_head);
+        /* forward from the last tail, at most a ring ahead of the head */
+        if (!index_in_window(index, c->sq_tail,
+                             c->sq_head + depth - c->sq_tail)) {
+            snic_guest_error(c, "admin SQ doorbell index %u outside [%u, %u]: "
+                             "backwards or more than a ring past head",
+                             index, c->sq_tail, c->sq_head + depth);
             goto invalid;
         }
         c->sq_tail = index;
@@ -108,6 +119,7 @@ void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
             goto invalid;
         }
         c->aeq_head = index;
+        snic_stat_inc(&c->stats.doorbells);
         return;
     }
     snic_stat_inc(&c->stats.doorbells);
@@ -222,11 +234,25 @@ static uint16_t snic_cmd_create_eth_queue(SnicCore *c,
     return snic_eth_create_queue(c, &cmd->create_eth_queue, result);
 }
 
-static uint16_t snic_cmd_eth_queue(SnicCore *c,
-                                   const struct snic_admin_cmd *cmd,
-                                   uint64_t *result)
+static uint16_t snic_cmd_destroy_eth_queue(SnicCore *c,
+                                           const struct snic_admin_cmd *cmd,
+                                           uint64_t *result)
 {
-    return snic_eth_queue_cmd(c, cmd->hdr.opcode, &cmd->eth_queue);
+    return snic_eth_destroy_queue(c, &cmd->eth_queue);
+}
+
+static uint16_t snic_cmd_start_eth_queue(SnicCore *c,
+                                         const struct snic_admin_cmd *cmd,
+                                         uint64_t *result)
+{
+    return snic_eth_start_queue(c, &cmd->eth_queue);
+}
+
+static uint16_t snic_cmd_stop_eth_queue(SnicCore *c,
+                                        const struct snic_admin_cmd *cmd,
+                                        uint64_t *result)
+{
+    return snic_eth_stop_queue(c, &cmd->eth_queue);
 }
 
 typedef struct SnicAdminOp {
@@ -250,11 +276,11 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_create_eth_queue),
         snic_cmd_create_eth_queue },
     [SNIC_ADMIN_DESTROY_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_destroy_eth_queue },
     [SNIC_ADMIN_START_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_start_eth_queue },
     [SNIC_ADMIN_STOP_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_eth_queue },
+        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_stop_eth_queue },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

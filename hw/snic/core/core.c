@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -22,7 +23,6 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->link_up = true;
-    c->timer_deadline = UINT64_MAX;
     snic_core_reset(c);
     return c;
 }
@@ -32,23 +32,65 @@ void snic_core_free(SnicCore *c)
     g_free(c);
 }
 
-/*
- * Power-on state. The physical link state is not device state: it stays as
- * the backend reported it.
- */
-void snic_core_reset(SnicCore *c)
+static void snic_do_reset(SnicCore *c, SnicResetKind kind)
 {
-    bool link_up = c->link_up;
+    unsigned v;
 
-    snic_trace(c, SNIC_TRACE_RESET, 0, 0, 0, 0);
-    /* Everything from 'ctrl' on is device state (see struct SnicCore). */
-    memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
-    c->link_up = link_up;
-    c->status = link_up ? SNIC_STATUS_LINK_UP : 0;
-    memcpy(c->mac, c->cfg.mac, sizeof(c->mac));
-    c->mtu = SNIC_ETH_DEFAULT_MTU;
+    snic_trace(c, SNIC_TRACE_RESET, kind, 0, 0, 0);
+    if (kind == SNIC_RESET_FULL) {
+        memset(&c->admin_sq_base, 0,
+               sizeof(*c) - offsetof(SnicCore, admin_sq_base));
+        memcpy(c->mac, c->cfg.mac, sizeof(c->mac));
+        c->mtu = SNIC_ETH_DEFAULT_MTU;
+    } else {
+        memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
+    }
     c->timer_deadline = UINT64_MAX;
     c->ops->timer_mod(c->opaque, UINT64_MAX);
+    /* Nothing the old state raised or held back may reach the new one. */
+    for (v = 0; v < c->cfg.num_vectors; v++) {
+        c->ops->clear_irq(c->opaque, v);
+    }
+    c->ops->rx_purge(c->opaque);
+}
+
+/*
+ * Device DMA can land on PCI config space (FLR, slot power) or on the
+ * device's own registers, so a reset may be requested from inside any
+ * operation. It is deferred to the outermost snic_leave(): the operation
+ * in flight stops at its next snic_ready() check and never sees state
+ * pulled from under it.
+ */
+void snic_request_reset(SnicCore *c, SnicResetKind kind)
+{
+    snic_enter(c);
+    if (kind > c->reset_pending) {
+        c->reset_pending = kind;
+    }
+    snic_leave(c);
+}
+
+void snic_enter(SnicCore *c)
+{
+    c->busy++;
+}
+
+void snic_leave(SnicCore *c)
+{
+    SnicResetKind kind;
+
+    if (--c->busy || !c->reset_pending) {
+        return;
+    }
+    kind = c->reset_pending;
+    c->reset_pending = SNIC_RESET_NONE;
+    snic_do_reset(c, kind);
+}
+
+/* Power-on state (PCI reset, FLR, SNIC_CTRL_RESET). */
+void snic_core_reset(SnicCore *c)
+{
+    snic_request_reset(c, SNIC_RESET_FULL);
 }
 
 void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
@@ -112,7 +154,7 @@ void snic_intr_cause(SnicCore *c, uint32_t cause)
 /* Keep the single host timer armed for the earliest pending deadline. */
 void snic_timer_update(SnicCore *c)
 {
-    uint64_t next = snic_eth_next_deadline(c);
+    uint64_t next = snic_eth_irq_timer(c, 0);
 
     if (next != c->timer_deadline) {
         c->timer_deadline = next;
@@ -122,21 +164,25 @@ void snic_timer_update(SnicCore *c)
 
 void snic_core_timer(SnicCore *c)
 {
-    c->timer_deadline = UINT64_MAX;
-    snic_eth_timer(c, c->ops->now_ns(c->opaque));
+    snic_enter(c);
+    c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
+    snic_eth_irq_timer(c, c->ops->now_ns(c->opaque));
     snic_timer_update(c);
+    snic_leave(c);
 }
 
 bool snic_core_run(SnicCore *c, unsigned budget)
 {
     bool more = false;
 
-    if (!snic_ready(c)) {
-        return false;
+    assert(budget > 0);     /* 0 would report work left forever */
+    snic_enter(c);
+    if (snic_ready(c)) {
+        more |= snic_admin_run(c, budget);
+        more |= snic_eth_run(c, budget);
     }
-    more |= snic_admin_run(c, budget);
-    more |= snic_eth_run(c, budget);
-    return more;
+    snic_leave(c);
+    return more && snic_ready(c);
 }
 
 void snic_core_set_link(SnicCore *c, bool up)
@@ -144,13 +190,10 @@ void snic_core_set_link(SnicCore *c, bool up)
     if (up == c->link_up) {
         return;
     }
+    snic_enter(c);
     c->link_up = up;
-    if (up) {
-        c->status |= SNIC_STATUS_LINK_UP;
-    } else {
-        c->status &= ~SNIC_STATUS_LINK_UP;
-    }
     snic_aeq_post(c, SNIC_EVENT_LINK_CHANGE, up);
+    snic_leave(c);
 }
 
 void snic_core_get_mac(SnicCore *c, uint8_t mac[6])

@@ -19,7 +19,7 @@
 typedef struct SnicEthQueue {
     bool created;
     bool started;
-    uint8_t type;               /* enum snic_eth_queue_type */
+    bool tx_discard;            /* TX: drop descriptors up to next EOP */
     uint8_t log2_depth;
     uint16_t vector;
     uint16_t irq_delay_us;
@@ -30,22 +30,40 @@ typedef struct SnicEthQueue {
     uint64_t irq_deadline;
 } SnicEthQueue;
 
+/* Deferred resets, in increasing strength (see snic_request_reset). */
+typedef enum SnicResetKind {
+    SNIC_RESET_NONE,
+    SNIC_RESET_DISABLE,         /* DEV_CTRL.ENABLE 1 -> 0: runtime state */
+    SNIC_RESET_FULL,            /* power-on state */
+} SnicResetKind;
+
 struct SnicCore {
     SnicCoreConfig cfg;
     const SnicHostOps *ops;
     void *opaque;
+    bool link_up;               /* physical link: survives every reset */
+    unsigned busy;              /* nesting depth of core entry points */
+    SnicResetKind reset_pending;
 
-    /* Device state from here on: snic_core_reset() zeroes it. */
-    uint32_t ctrl;
-    uint32_t status;
-    uint32_t error;
-    uint32_t intr_cause;
-    uint32_t intr_mask;
+    /*
+     * Configuration: back to power-on values by a full reset, kept across
+     * disable (like NVMe's AQA/ASQ/ACQ across CC.EN = 0).
+     */
     uint64_t admin_sq_base;
     uint64_t admin_cq_base;
     uint32_t admin_log2_depth;
     uint64_t aeq_base;
     uint32_t aeq_log2_depth;
+    uint32_t intr_mask;
+    uint8_t mac[6];
+    uint32_t mtu;
+    struct snic_stats stats;    /* little-endian, as the guest reads it */
+
+    /* Runtime state from here on: cleared by disable and by reset. */
+    uint32_t ctrl;
+    uint32_t status;            /* without SNIC_STATUS_LINK_UP (derived) */
+    uint32_t error;
+    uint32_t intr_cause;
 
     /* Admin queue indices (free-running) */
     uint32_t sq_head;           /* next command the device fetches */
@@ -57,17 +75,10 @@ struct SnicCore {
     uint32_t aeq_head;
     uint32_t aeq_tail;
 
-    /* Ethernet function */
-    bool link_up;
-    uint8_t mac[6];
-    uint32_t mtu;
     SnicEthQueue txq[SNIC_ETH_MAX_TXQS];
     SnicEthQueue rxq[SNIC_ETH_MAX_RXQS];
-    uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
-
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
-
-    struct snic_stats stats;    /* little-endian, as the guest reads it */
+    uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
 };
 
 static inline void snic_stat_add(__le64 *counter, uint64_t n)
@@ -80,13 +91,17 @@ static inline void snic_stat_inc(__le64 *counter)
     snic_stat_add(counter, 1);
 }
 
+/* Enabled, not fatal, and no reset waiting to happen. */
 static inline bool snic_ready(const SnicCore *c)
 {
     return (c->status & SNIC_STATUS_READY) &&
-           !(c->status & SNIC_STATUS_FATAL);
+           !(c->status & SNIC_STATUS_FATAL) && !c->reset_pending;
 }
 
 /* core.c */
+void snic_enter(SnicCore *c);
+void snic_leave(SnicCore *c);
+void snic_request_reset(SnicCore *c, SnicResetKind kind);
 void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
                 uint64_t a2, uint64_t a3);
 void G_GNUC_PRINTF(2, 3) snic_guest_error(SnicCore *c, const char *fmt, ...);
@@ -108,13 +123,16 @@ SnicEthQueue *snic_eth_queue(SnicCore *c, uint8_t type, uint32_t qid);
 uint16_t snic_eth_create_queue(SnicCore *c,
                                const struct snic_admin_create_eth_queue *p,
                                uint64_t *qid);
-uint16_t snic_eth_queue_cmd(SnicCore *c, uint8_t opcode,
-                            const struct snic_admin_eth_queue_ref *p);
+uint16_t snic_eth_destroy_queue(SnicCore *c,
+                                const struct snic_admin_eth_queue_ref *p);
+uint16_t snic_eth_start_queue(SnicCore *c,
+                              const struct snic_admin_eth_queue_ref *p);
+uint16_t snic_eth_stop_queue(SnicCore *c,
+                             const struct snic_admin_eth_queue_ref *p);
 void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                        uint32_t index);
 bool snic_eth_run(SnicCore *c, unsigned budget);
-void snic_eth_timer(SnicCore *c, uint64_t now);
-uint64_t snic_eth_next_deadline(SnicCore *c);
+uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
 bool snic_frame_is_rocev2(const uint8_t *frame, size_t len);
 
 #endif /* SNIC_CORE_INT_H */

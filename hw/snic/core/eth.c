@@ -136,7 +136,6 @@ uint16_t snic_eth_create_queue(SnicCore *c,
     }
     memset(q, 0, sizeof(*q));
     q->created = true;
-    q->type = p->type;
     q->log2_depth = p->log2_depth;
     q->vector = vector;
     q->irq_delay_us = GUINT16_FROM_LE(p->irq_delay_us);
@@ -159,46 +158,66 @@ static void snic_eth_signal(SnicCore *c, SnicEthQueue *q)
     }
 }
 
-uint16_t snic_eth_queue_cmd(SnicCore *c, uint8_t opcode,
-                            const struct snic_admin_eth_queue_ref *p)
+static SnicEthQueue *snic_eth_queue_ref(SnicCore *c,
+                                        const struct snic_admin_eth_queue_ref *p)
 {
-    SnicEthQueue *q = snic_eth_queue(c, p->type, GUINT32_FROM_LE(p->qid));
+    return snic_eth_queue(c, p->type, GUINT32_FROM_LE(p->qid));
+}
+
+uint16_t snic_eth_destroy_queue(SnicCore *c,
+                                const struct snic_admin_eth_queue_ref *p)
+{
+    SnicEthQueue *q = snic_eth_queue_ref(c, p);
 
     if (!q) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    switch (opcode) {
-    case SNIC_ADMIN_DESTROY_ETH_QUEUE:
-        if (!q->created || q->started) {
-            return SNIC_ADMIN_BAD_STATE;    /* stop it first */
-        }
-        memset(q, 0, sizeof(*q));
-        snic_timer_update(c);
-        return SNIC_ADMIN_OK;
-    case SNIC_ADMIN_START_ETH_QUEUE:
-        if (!q->created || q->started) {
-            return SNIC_ADMIN_BAD_STATE;
-        }
-        q->started = true;
-        if (q->type == SNIC_ETH_QUEUE_TX) {
-            c->ops->kick(c->opaque);
-        } else {
-            c->ops->rx_resume(c->opaque);
-        }
-        return SNIC_ADMIN_OK;
-    case SNIC_ADMIN_STOP_ETH_QUEUE:
-        if (!q->started) {
-            return SNIC_ADMIN_BAD_STATE;
-        }
-        q->started = false;
-        if (q->irq_pending) {
-            q->irq_pending = false;     /* deliver what completed */
-            snic_raise_irq(c, q->vector);
-            snic_timer_update(c);
-        }
-        return SNIC_ADMIN_OK;
+    if (!q->created || q->started) {
+        return SNIC_ADMIN_BAD_STATE;    /* stop it first */
     }
-    return SNIC_ADMIN_BAD_OPCODE;
+    memset(q, 0, sizeof(*q));
+    snic_timer_update(c);
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_eth_start_queue(SnicCore *c,
+                              const struct snic_admin_eth_queue_ref *p)
+{
+    SnicEthQueue *q = snic_eth_queue_ref(c, p);
+
+    if (!q) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (!q->created || q->started) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    q->started = true;
+    if (p->type == SNIC_ETH_QUEUE_TX) {
+        c->ops->kick(c->opaque);
+    } else {
+        c->ops->rx_resume(c->opaque);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_eth_stop_queue(SnicCore *c,
+                             const struct snic_admin_eth_queue_ref *p)
+{
+    SnicEthQueue *q = snic_eth_queue_ref(c, p);
+
+    if (!q) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (!q->started) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    q->started = false;
+    if (q->irq_pending) {
+        q->irq_pending = false;     /* deliver what completed */
+        snic_raise_irq(c, q->vector);
+        snic_timer_update(c);
+    }
+    return SNIC_ADMIN_OK;
 }
 
 void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid, uint32_t index)
@@ -212,10 +231,13 @@ void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid, uint32_t index)
                          tx ? "TX" : "RX", qid);
         goto invalid;
     }
-    if ((uint32_t)(index - q->head) > (1u << q->log2_depth)) {
-        snic_guest_error(c, "Ethernet %s queue %u doorbell index %u: more "
-                         "than %u descriptors past head %u", tx ? "TX" : "RX",
-                         qid, index, 1u << q->log2_depth, q->head);
+    /* forward from the last tail, at most a ring ahead of the head */
+    if ((uint32_t)(index - q->tail) >
+        (uint32_t)(q->head + (1u << q->log2_depth) - q->tail)) {
+        snic_guest_error(c, "Ethernet %s queue %u doorbell index %u outside "
+                         "[%u, %u]: backwards or more than a ring past head",
+                         tx ? "TX" : "RX", qid, index, q->tail,
+                         q->head + (1u << q->log2_depth));
         goto invalid;
     }
     q->tail = index;
@@ -247,6 +269,22 @@ static void snic_eth_writeback(SnicCore *c, SnicEthQueue *q, uint32_t index,
                    &d->flags, sizeof(d->flags));
 }
 
+/* Complete descriptors [head, head + n) with DONE (+ ERR) and consume them. */
+static void snic_eth_tx_complete(SnicCore *c, SnicEthQueue *q,
+                                 struct snic_eth_desc *d, uint32_t n, bool err)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        uint16_t f = GUINT16_FROM_LE(d[i].flags) & SNIC_ETH_DESC_EOP;
+
+        f |= SNIC_ETH_DESC_DONE | (err ? SNIC_ETH_DESC_ERR : 0);
+        d[i].flags = GUINT16_TO_LE(f);
+        snic_eth_writeback(c, q, q->head + i, &d[i], false);
+    }
+    q->head += n;
+}
+
 /*
  * Send (or drop) the next frame of a TX queue. Returns false if there is no
  * complete frame posted.
@@ -255,13 +293,14 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
 {
     struct snic_eth_desc d[SNIC_ETH_MAX_TX_DESCS];
     uint32_t avail = q->tail - q->head;
+    uint32_t gather = MIN(SNIC_ETH_MAX_TX_DESCS, 1u << q->log2_depth);
     size_t max_frame = c->mtu + SNIC_ETH_HLEN_MAX;
     const char *why = NULL;
     bool eop = false;
     uint32_t n = 0, i;
     size_t len = 0;
 
-    while (n < avail && n < SNIC_ETH_MAX_TX_DESCS && !eop) {
+    while (n < avail && n < gather && !eop) {
         if (snic_dma_read(c, desc_addr(q, q->head + n), &d[n], sizeof(d[n]))) {
             /* Consume the bad slot with the frame: never spin on it. */
             memset(&d[n++], 0, sizeof(d[0]));
@@ -271,11 +310,19 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         eop = GUINT16_FROM_LE(d[n].flags) & SNIC_ETH_DESC_EOP;
         n++;
     }
+    if (q->tx_discard) {
+        /* the tail of a frame already dropped: consume through its EOP */
+        q->tx_discard = !eop;
+        snic_eth_tx_complete(c, q, d, n, true);
+        return true;
+    }
     if (!eop && !why) {
-        if (n < SNIC_ETH_MAX_TX_DESCS) {
+        if (n < gather) {
             return false;   /* the rest of the frame is not posted yet */
         }
+        /* A frame the device can never gather (or the ring can never hold). */
         why = "frame spans more descriptors than the device gathers";
+        q->tx_discard = true;
     }
     for (i = 0; i < n && !why; i++) {
         size_t l = GUINT16_FROM_LE(d[i].len);
@@ -295,24 +342,17 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         snic_guest_error(c, "Ethernet TX queue %u descriptor %u: %s",
                          qid, q->head, why);
         snic_stat_inc(&c->stats.tx_dropped);
-        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, 0, 0);
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_BAD_TX, 0);
     } else if (!c->link_up) {
         snic_stat_inc(&c->stats.tx_dropped);    /* like a cable pulled */
-        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, 1, 0);
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_LINK_DOWN, 0);
     } else {
         snic_trace(c, SNIC_TRACE_ETH_TX, qid, len, 0, 0);
         c->ops->tx_frame(c->opaque, c->frame, len);
         snic_stat_inc(&c->stats.tx_frames);
         snic_stat_add(&c->stats.tx_bytes, len);
     }
-    for (i = 0; i < n; i++) {
-        uint16_t f = GUINT16_FROM_LE(d[i].flags) & SNIC_ETH_DESC_EOP;
-
-        f |= SNIC_ETH_DESC_DONE | (why ? SNIC_ETH_DESC_ERR : 0);
-        d[i].flags = GUINT16_TO_LE(f);
-        snic_eth_writeback(c, q, q->head + i, &d[i], false);
-    }
-    q->head += n;
+    snic_eth_tx_complete(c, q, d, n, why != NULL);
     return true;
 }
 
@@ -328,7 +368,7 @@ bool snic_eth_run(SnicCore *c, unsigned budget)
         if (!q->started) {
             continue;
         }
-        while (done < budget && q->head != q->tail &&
+        while (done < budget && q->head != q->tail && snic_ready(c) &&
                snic_eth_tx_one(c, q, qid)) {
             done++;
         }
@@ -349,14 +389,14 @@ bool snic_core_can_receive(SnicCore *c)
 }
 
 static ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
-                                unsigned reason)
+                                SnicDropReason reason)
 {
     snic_stat_inc(counter);
     snic_trace(c, SNIC_TRACE_ETH_DROP, 1, len, reason, 0);
     return len;
 }
 
-ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
+static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
 {
     SnicEthQueue *q = &c->rxq[0];
     const uint8_t *f = buf;
@@ -365,16 +405,20 @@ ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
     uint16_t flags;
 
     if (!snic_ready(c) || !q->started || !c->link_up || len < ETH_HLEN) {
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len, 0);
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
+                                SNIC_DROP_NOT_READY);
     }
     if (snic_frame_is_rocev2(f, len)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len, 1);
+        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
+                                SNIC_DROP_ROCEV2);
     }
     if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len, 2);
+        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
+                                SNIC_DROP_MAC_FILTER);
     }
     if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len, 3);
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
+                                SNIC_DROP_OVER_MTU);
     }
     if (q->head == q->tail) {
         snic_stat_inc(&c->stats.rx_no_buffer);
@@ -385,11 +429,13 @@ ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
         snic_guest_error(c, "Ethernet RX queue 0: descriptor %u at 0x%" PRIx64
                          " is not readable", q->head, addr);
         q->head++;
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len, 4);
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
+                                SNIC_DROP_BAD_RX_RING);
     }
     if (GUINT16_FROM_LE(d.len) < len) {
         /* The buffer stays posted for a frame that fits. */
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len, 3);
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
+                                SNIC_DROP_BUFFER_SMALL);
     }
     flags = SNIC_ETH_DESC_DONE;
     if (snic_dma_write(c, GUINT64_FROM_LE(d.addr), f, len)) {
@@ -412,39 +458,42 @@ ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
     return len;
 }
 
-static void snic_eth_timer_queues(SnicCore *c, SnicEthQueue *qs, unsigned n,
-                                  uint64_t now, uint64_t *next)
+/*
+ * Raise the moderated interrupts due at 'now' and return the next deadline
+ * (UINT64_MAX: none). Deadlines lie after the time they were armed, so
+ * now = 0 only computes the next one.
+ */
+uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now)
 {
-    unsigned i;
+    SnicEthQueue *qs[] = { c->txq, c->rxq };
+    unsigned counts[] = { SNIC_ETH_MAX_TXQS, SNIC_ETH_MAX_RXQS };
+    uint64_t next = UINT64_MAX;
+    unsigned i, j;
 
-    for (i = 0; i < n; i++) {
-        SnicEthQueue *q = &qs[i];
+    for (i = 0; i < G_N_ELEMENTS(qs); i++) {
+        for (j = 0; j < counts[i]; j++) {
+            SnicEthQueue *q = &qs[i][j];
 
-        if (!q->irq_pending) {
-            continue;
-        }
-        if (now != UINT64_MAX && q->irq_deadline <= now) {
-            q->irq_pending = false;
-            snic_raise_irq(c, q->vector);
-        } else if (q->irq_deadline < *next) {
-            *next = q->irq_deadline;
+            if (!q->irq_pending) {
+                continue;
+            }
+            if (q->irq_deadline <= now) {
+                q->irq_pending = false;
+                snic_raise_irq(c, q->vector);
+            } else {
+                next = MIN(next, q->irq_deadline);
+            }
         }
     }
-}
-
-void snic_eth_timer(SnicCore *c, uint64_t now)
-{
-    uint64_t next = UINT64_MAX;
-
-    snic_eth_timer_queues(c, c->txq, SNIC_ETH_MAX_TXQS, now, &next);
-    snic_eth_timer_queues(c, c->rxq, SNIC_ETH_MAX_RXQS, now, &next);
-}
-
-uint64_t snic_eth_next_deadline(SnicCore *c)
-{
-    uint64_t next = UINT64_MAX;
-
-    snic_eth_timer_queues(c, c->txq, SNIC_ETH_MAX_TXQS, UINT64_MAX, &next);
-    snic_eth_timer_queues(c, c->rxq, SNIC_ETH_MAX_RXQS, UINT64_MAX, &next);
     return next;
+}
+
+ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
+{
+    ssize_t ret;
+
+    snic_enter(c);
+    ret = snic_eth_receive(c, buf, len);
+    snic_leave(c);
+    return ret;
 }

@@ -29,14 +29,26 @@ typedef enum SnicTracePoint {
     SNIC_TRACE_ETH_TX,          /* a = qid, b = len */
     SNIC_TRACE_ETH_RX,          /* a = qid, b = len */
     SNIC_TRACE_ETH_DROP,        /* a = is_rx, b = len, c = SnicDropReason */
-    SNIC_TRACE_RESET,
+    SNIC_TRACE_RESET,           /* a = 1 disable, 2 full reset */
 } SnicTracePoint;
+
+/* Why the Ethernet function dropped a frame (SNIC_TRACE_ETH_DROP). */
+typedef enum SnicDropReason {
+    SNIC_DROP_NOT_READY,        /* RX: device or RX ring not running */
+    SNIC_DROP_ROCEV2,           /* RX: UDP/4791, for the RDMA engine */
+    SNIC_DROP_MAC_FILTER,       /* RX: unicast to another MAC */
+    SNIC_DROP_OVER_MTU,         /* RX: longer than MTU + header */
+    SNIC_DROP_BUFFER_SMALL,     /* RX: longer than the posted buffer */
+    SNIC_DROP_BAD_RX_RING,      /* RX: descriptor not readable */
+    SNIC_DROP_BAD_TX,           /* TX: bad descriptor/buffer/length */
+    SNIC_DROP_LINK_DOWN,        /* TX: link down */
+} SnicDropReason;
 
 typedef struct SnicHostOps {
     /*
      * Device-initiated DMA. Return 0 on success, -1 if any byte of the
-     * range could not be accessed (the core then reports the IBA/ABI
-     * error; nothing is partially trusted).
+     * range could not be accessed (the core then reports the error the
+     * ABI defines; nothing is partially trusted).
      */
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
     int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
@@ -54,6 +66,8 @@ typedef struct SnicHostOps {
     void (*kick)(void *opaque);
     /* RX buffers were posted: retry frames the core refused earlier. */
     void (*rx_resume)(void *opaque);
+    /* Reset: drop frames held back for the device (never delivered). */
+    void (*rx_purge)(void *opaque);
 
     /* Current time on the device's (virtual) clock, in nanoseconds. */
     uint64_t (*now_ns)(void *opaque);

@@ -10,24 +10,15 @@
 static void snic_set_enable(SnicCore *c, bool enable)
 {
     if (!enable) {
-        /* Like NVMe CC.EN=0: tear down runtime state, keep the config. */
-        uint64_t sq = c->admin_sq_base, cq = c->admin_cq_base;
-        uint64_t aeq = c->aeq_base;
-        uint32_t depth = c->admin_log2_depth, aeq_depth = c->aeq_log2_depth;
-        uint32_t mask = c->intr_mask;
-
-        snic_core_reset(c);
-        c->admin_sq_base = sq;
-        c->admin_cq_base = cq;
-        c->admin_log2_depth = depth;
-        c->aeq_base = aeq;
-        c->aeq_log2_depth = aeq_depth;
-        c->intr_mask = mask;
+        if (c->ctrl & SNIC_CTRL_ENABLE) {
+            snic_request_reset(c, SNIC_RESET_DISABLE);
+        }
         return;
     }
     if (c->status & SNIC_STATUS_READY) {
         return;
     }
+    /* Runtime state is all zero here: disable and reset cleared it. */
     if (!snic_admin_config_ok(c)) {
         return;     /* SNIC_REG_ERROR says why; READY stays clear */
     }
@@ -60,7 +51,7 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     case SNIC_REG_DEV_CTRL:
         return c->ctrl;
     case SNIC_REG_DEV_STATUS:
-        return c->status;
+        return c->status | (c->link_up ? SNIC_STATUS_LINK_UP : 0);
     case SNIC_REG_ERROR:
         return c->error;
     case SNIC_REG_INTR_CAUSE:
@@ -126,16 +117,14 @@ static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
             snic_guest_error(c, "DEV_CTRL write 0x%x sets reserved bits", v);
         }
         if (v & SNIC_CTRL_RESET) {
-            snic_core_reset(c);
+            snic_core_reset(c);     /* takes effect when this write ends */
             return;
         }
         snic_set_enable(c, v & SNIC_CTRL_ENABLE);
         return;
     case SNIC_REG_ERROR:
-        c->error &= ~v;
-        if (!c->error) {
-            c->status &= ~SNIC_STATUS_FATAL;
-        }
+        /* Any write acknowledges the error; FATAL needs a reset. */
+        c->error = SNIC_ERR_NONE;
         return;
     case SNIC_REG_INTR_CAUSE:
         c->intr_cause &= ~v;
@@ -143,9 +132,15 @@ static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
             c->ops->clear_irq(c->opaque, 0);
         }
         return;
-    case SNIC_REG_INTR_MASK:
+    case SNIC_REG_INTR_MASK: {
+        uint32_t unmasked = c->intr_mask & ~v;
+
         c->intr_mask = v & (SNIC_INTR_ADMIN | SNIC_INTR_AEQ);
+        if (c->intr_cause & unmasked) {
+            snic_raise_irq(c, 0);   /* a cause held back by the mask */
+        }
         return;
+    }
     case SNIC_REG_ADMIN_SQ_BASE_LO:
         if (snic_config_writable(c, off)) {
             snic_set_lo(&c->admin_sq_base, v);
@@ -187,9 +182,8 @@ static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
         }
         return;
     default:
-        snic_guest_error(c, "BAR0 write 0x%x to %s register 0x%" PRIx64, v,
-                         off < SNIC_BAR0_SIZE ? "read-only or unknown" :
-                         "out-of-range", off);
+        snic_guest_error(c, "BAR0 write 0x%x to read-only or unknown "
+                         "register 0x%" PRIx64, v, off);
         return;
     }
 }
@@ -227,10 +221,12 @@ void snic_core_reg_write(SnicCore *c, uint64_t off, uint64_t v, unsigned size)
     if (!snic_reg_access_ok(c, off, size, "write")) {
         return;
     }
+    snic_enter(c);
     snic_reg_write32(c, off, (uint32_t)v);
     if (size == 8) {
         snic_reg_write32(c, off + 4, v >> 32);
     }
+    snic_leave(c);
 }
 
 void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
@@ -242,6 +238,7 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     uint32_t index = value & SNIC_DB_INDEX_MASK;
 
     snic_trace(c, SNIC_TRACE_DOORBELL, page, type, qid, index);
+    snic_enter(c);
     if (size != 8 || off % SNIC_DB_PAGE_SIZE) {
         snic_guest_error(c, "doorbell page %" PRIu64 ": %u-byte write at "
                          "offset 0x%" PRIx64 "; a doorbell is one 8-byte "
@@ -270,11 +267,11 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     case SNIC_DB_ADMIN_CQ:
     case SNIC_DB_AEQ:
         snic_admin_doorbell(c, type, qid, index);
-        return;
+        goto out;
     case SNIC_DB_ETH_TX:
     case SNIC_DB_ETH_RX:
         snic_eth_doorbell(c, type, qid, index);
-        return;
+        goto out;
     default:
         snic_guest_error(c, "doorbell page %" PRIu64 ": unknown queue type "
                          "%u", page, type);
@@ -283,4 +280,6 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
 
 invalid:
     snic_stat_inc(&c->stats.doorbells_invalid);
+out:
+    snic_leave(c);
 }
