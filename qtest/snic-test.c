@@ -672,6 +672,62 @@ static void test_reset_flr(void)
     machine_stop(m);
 }
 
+/*
+ * The device's own DMA lands on its PCIe Device Control register through
+ * the ECAM window and sets Initiate FLR in the middle of writing an admin
+ * completion. The reset must win: afterwards the device is at power-on
+ * state and a driver starting over sees its first completion in slot 0.
+ */
+static void test_reset_flr_from_own_dma(void)
+{
+    Machine *m = machine_start("-device snic,addr=04.0");
+    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QPCIDevice *host = qpci_device_find(m->bus, 0);
+    const uint64_t ecam = 0xb0000000;
+    uint8_t exp = qpci_find_capability(s->dev, PCI_CAP_ID_EXP, 0);
+    uint64_t cfg = ecam + (QPCI_DEVFN(SNIC_SLOT_A, 0) << 12);
+    struct snic_admin_cmd cmd;
+    int i;
+
+    /* firmware's job: map MMCONFIG (q35 PCIEXBAR, 256 MiB, enabled) */
+    qpci_config_writel(host, 0x60, ecam | 1);
+    qpci_config_writel(host, 0x64, 0);
+    g_assert_cmphex(qtest_readw(m->qts, cfg + PCI_VENDOR_ID), ==, 0x1af4);
+
+    /* admin CQ slot 0 overlays the PCIe capability: cmd_id -> DEVCTL */
+    g_assert_cmpuint((exp + PCI_EXP_DEVCTL) % 16, ==, 8);
+    wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, s->sq);
+    wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, s->sq >> 32);
+    wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, cfg + exp + PCI_EXP_DEVCTL - 8);
+    wr(s, SNIC_REG_ADMIN_DEPTH, ADMIN_LOG2);
+    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    for (i = 0; i < 2; i++) {
+        cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+        cmd.hdr.cmd_id = cpu_to_le16(PCI_EXP_DEVCTL_BCR_FLR);
+        qtest_memwrite(m->qts, s->sq + i * SNIC_ADMIN_CMD_SIZE, &cmd,
+                       sizeof(cmd));
+    }
+    doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 2);
+    /* FLR cleared PCI_COMMAND: wait for that, then bring the device up */
+    for (i = 0; i < WAIT_ITERS && (qpci_config_readw(s->dev, PCI_COMMAND) &
+                                   PCI_COMMAND_MEMORY); i++) {
+        qtest_clock_step(m->qts, 1000);
+    }
+    g_assert_cmphex(qpci_config_readw(s->dev, PCI_COMMAND) &
+                    PCI_COMMAND_MEMORY, ==, 0);
+    qpci_device_enable(s->dev);
+    s->bar0 = qpci_iomap(s->dev, SNIC_BAR_REGS, NULL);
+    s->bar2 = qpci_iomap(s->dev, SNIC_BAR_DOORBELL, NULL);
+    snic_msix_setup(s);
+    check_power_on_regs(s);
+    g_assert_cmpuint(rd(s, SNIC_REG_ADMIN_CQ_TAIL), ==, 0);
+    snic_enable(s);
+    admin_nop_ok(s);
+    g_free(host);
+    snic_close(s);
+    machine_stop(m);
+}
+
 /* ---- Ethernet ---- */
 
 static size_t make_frame(uint8_t *f, const uint8_t *dst, size_t payload,
@@ -877,6 +933,7 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/bad/descriptors", test_bad_descriptors);
     qtest_add_func("/snic/reset/register", test_reset_register);
     qtest_add_func("/snic/reset/flr", test_reset_flr);
+    qtest_add_func("/snic/reset/flr-from-own-dma", test_reset_flr_from_own_dma);
     qtest_add_func("/snic/eth/back-to-back", test_eth_back_to_back);
     qtest_add_func("/snic/eth/socket-peer", test_eth_socket_peer);
     qtest_add_func("/snic/eth/link-event", test_eth_link_event);
