@@ -68,6 +68,7 @@ PKGS_MAIN=(
     libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev
     gcc make clang libclang-rt-14-dev
     seabios qemu-system-data busybox-static cpio kmod pciutils
+    tshark
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)

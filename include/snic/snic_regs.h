@@ -42,7 +42,7 @@
 #define SNIC_REG_NUM_VECTORS        0x014   /* RO  number of MSI-X vectors */
 #define SNIC_REG_DEV_CTRL           0x018   /* RW  SNIC_CTRL_* */
 #define SNIC_REG_DEV_STATUS         0x01c   /* RO  SNIC_STATUS_* */
-#define SNIC_REG_ERROR              0x020   /* RW  last SNIC_ERR_*; any write: 0 */
+#define SNIC_REG_ERROR              0x020   /* RW  SNIC_ERR_*; write clears */
 #define SNIC_REG_INTR_CAUSE         0x024   /* RW1C SNIC_INTR_* (vector 0) */
 #define SNIC_REG_INTR_MASK          0x028   /* RW  SNIC_INTR_*: 1 = masked */
 #define SNIC_REG_ADMIN_SQ_BASE_LO   0x030   /* RW  while disabled */
@@ -72,11 +72,10 @@
 
 /* SNIC_REG_DEV_STATUS */
 #define SNIC_STATUS_READY           (1u << 0)  /* enabled, queues valid */
-#define SNIC_STATUS_FATAL           (1u << 1)  /* see SNIC_REG_ERROR; until
-                                                * disable or reset */
+/* FATAL and AEQ_OVERFLOW stay set until disable or reset. */
+#define SNIC_STATUS_FATAL           (1u << 1)  /* see SNIC_REG_ERROR */
 #define SNIC_STATUS_LINK_UP         (1u << 2)
-#define SNIC_STATUS_AEQ_OVERFLOW    (1u << 3)  /* an event was lost; until
-                                                * disable or reset */
+#define SNIC_STATUS_AEQ_OVERFLOW    (1u << 3)  /* an event was lost */
 
 /* SNIC_REG_ERROR: why enabling failed or why the device went fatal */
 enum snic_dev_error {

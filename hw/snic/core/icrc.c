@@ -1,0 +1,45 @@
+/*
+ * snic core: RoCEv2 ICRC.
+ *
+ * CRC-32 (IEEE 802.3, zlib's crc32) over 8 bytes of 0xFF standing for the
+ * masked LRH, then the IP, UDP and BTH headers with their variant fields
+ * set to all-ones, then the rest of the packet up to the ICRC.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+#include <zlib.h>
+
+#include "wire.h"
+
+uint32_t snic_icrc(const uint8_t *ip, size_t len, bool ipv6)
+{
+    static const uint8_t lrh[8] = {
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+    };
+    size_t ip_len = ipv6 ? SNIC_IPV6_HDR_LEN : SNIC_IPV4_HDR_LEN;
+    size_t hdr = ip_len + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN;
+    uint8_t m[SNIC_IPV6_HDR_LEN + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN];
+    uLong crc;
+
+    if (len < hdr) {
+        return 0;   /* callers check lengths; never read past 'len' */
+    }
+    memcpy(m, ip, hdr);
+    if (ipv6) {
+        m[0] |= 0x0f;                       /* traffic class, flow label */
+        m[1] = m[2] = m[3] = 0xff;
+        m[7] = 0xff;                        /* hop limit */
+    } else {
+        m[1] = 0xff;                        /* TOS */
+        m[8] = 0xff;                        /* TTL */
+        m[10] = m[11] = 0xff;               /* header checksum */
+    }
+    m[ip_len + 6] = m[ip_len + 7] = 0xff;   /* UDP checksum */
+    m[ip_len + SNIC_UDP_HDR_LEN + 4] = 0xff; /* BTH FECN/BECN/resv6 */
+
+    crc = crc32(0L, lrh, sizeof(lrh));
+    crc = crc32(crc, m, hdr);
+    crc = crc32(crc, ip + hdr, len - hdr);
+    return (uint32_t)crc;
+}

@@ -1,0 +1,476 @@
+/*
+ * snic core: RoCEv2 frame builder and parser (see wire.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "wire.h"
+
+#define ETH_P_IPV4          0x0800
+#define ETH_P_IPV6          0x86dd
+#define ETH_P_8021Q         0x8100
+#define IP_PROTO_UDP        17
+#define IPV4_DF             0x4000
+#define IPV4_FRAG_MASK      0x3fff  /* MF + fragment offset */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v;
+}
+
+static void put24(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 16;
+    p[1] = v >> 8;
+    p[2] = v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v >> 16);
+    put16(p + 2, v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, v >> 32);
+    put32(p + 4, v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get24(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static uint16_t ipv4_checksum(const uint8_t *h)
+{
+    uint32_t sum = 0;
+    int i;
+
+    for (i = 0; i < SNIC_IPV4_HDR_LEN; i += 2) {
+        sum += get16(h + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum;
+}
+
+/*
+ * IPv6 forbids a zero UDP checksum (RFC 8200), so IPv6 frames carry a real
+ * one; it is masked in the ICRC, which is computed first.
+ */
+static uint16_t udp6_checksum(const uint8_t *ip, const uint8_t *udp,
+                              size_t udp_len)
+{
+    uint32_t sum = IP_PROTO_UDP + (uint32_t)udp_len;
+    size_t i;
+
+    for (i = 8; i < 40; i += 2) {       /* source and destination */
+        sum += get16(ip + i);
+    }
+    for (i = 0; i + 1 < udp_len; i += 2) {
+        sum += get16(udp + i);
+    }
+    if (udp_len & 1) {
+        sum += udp[udp_len - 1] << 8;
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum = ~sum & 0xffff;
+    return sum ? sum : 0xffff;
+}
+
+const char *snic_parse_status_str(SnicParseStatus st)
+{
+    static const char *const names[SNIC_PARSE__MAX] = {
+        [SNIC_PARSE_OK] = "ok",
+        [SNIC_PARSE_TRUNCATED] = "truncated",
+        [SNIC_PARSE_NOT_IP] = "not IP",
+        [SNIC_PARSE_BAD_IP_VERSION] = "bad IP version",
+        [SNIC_PARSE_BAD_IP_HEADER] = "bad IP header",
+        [SNIC_PARSE_IP_FRAGMENT] = "IP fragment",
+        [SNIC_PARSE_BAD_IP_LENGTH] = "bad IP length",
+        [SNIC_PARSE_NOT_UDP] = "not UDP",
+        [SNIC_PARSE_NOT_ROCE] = "not RoCEv2",
+        [SNIC_PARSE_BAD_UDP_LENGTH] = "bad UDP length",
+        [SNIC_PARSE_BAD_TVER] = "bad BTH version",
+        [SNIC_PARSE_UNKNOWN_OPCODE] = "unknown op-code",
+        [SNIC_PARSE_LENGTH_MISMATCH] = "header/payload length mismatch",
+        [SNIC_PARSE_BAD_PAD] = "bad pad count",
+        [SNIC_PARSE_BAD_ICRC] = "bad ICRC",
+    };
+
+    return (unsigned)st < SNIC_PARSE__MAX ? names[st] : "invalid status";
+}
+
+uint16_t snic_wire_udp_sport(uint32_t lqpn, uint32_t rqpn)
+{
+    uint64_t fl = (uint64_t)(lqpn & SNIC_QPN_MASK) * (rqpn & SNIC_QPN_MASK);
+
+    fl ^= fl >> 20;
+    fl ^= fl >> 40;
+    fl &= 0xfffff;
+    return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+}
+
+static size_t l2_len(const SnicWireAddr *a)
+{
+    return SNIC_ETH_HDR_LEN + (a->vlan ? SNIC_VLAN_TAG_LEN : 0);
+}
+
+static size_t ip_hdr_len(const SnicWireAddr *a)
+{
+    return a->ipv6 ? SNIC_IPV6_HDR_LEN : SNIC_IPV4_HDR_LEN;
+}
+
+/* Bytes from the BTH through the ICRC, or 0 for a packet we cannot build. */
+static size_t roce_len(const SnicPkt *p, const struct snic_opcode_info **op)
+{
+    *op = snic_opcode_info(p->opcode);
+    if (!*op || (p->payload_len && !((*op)->flags & SNIC_OPF_PAYLOAD))) {
+        return 0;
+    }
+    return SNIC_BTH_LEN + snic_opcode_hdr_len((*op)->headers) +
+           p->payload_len + ((-p->payload_len) & 3) + SNIC_ICRC_LEN;
+}
+
+size_t snic_wire_frame_len(const SnicPkt *p)
+{
+    const struct snic_opcode_info *op;
+    size_t roce = roce_len(p, &op);
+
+    if (!roce) {
+        return 0;
+    }
+    return l2_len(&p->addr) + ip_hdr_len(&p->addr) + SNIC_UDP_HDR_LEN + roce;
+}
+
+/* Extended headers in wire order (the SNIC_HDR_* bit order). */
+static uint8_t *put_ext_headers(const SnicPkt *p, uint16_t h, uint8_t *q)
+{
+    if (h & SNIC_HDR_DETH) {
+        put32(q, p->deth.qkey);
+        put32(q + 4, p->deth.sqpn & SNIC_QPN_MASK);    /* resv8 = 0 */
+        q += SNIC_DETH_LEN;
+    }
+    if (h & SNIC_HDR_RETH) {
+        put64(q, p->reth.va);
+        put32(q + 8, p->reth.rkey);
+        put32(q + 12, p->reth.len);
+        q += SNIC_RETH_LEN;
+    }
+    if (h & SNIC_HDR_ATOMIC_ETH) {
+        put64(q, p->atomic.va);
+        put32(q + 8, p->atomic.rkey);
+        put64(q + 12, p->atomic.swap_add);
+        put64(q + 20, p->atomic.compare);
+        q += SNIC_ATOMIC_ETH_LEN;
+    }
+    if (h & SNIC_HDR_AETH) {
+        q[0] = p->aeth.syndrome;
+        put24(q + 1, p->aeth.msn);
+        q += SNIC_AETH_LEN;
+    }
+    if (h & SNIC_HDR_ATOMIC_ACK_ETH) {
+        put64(q, p->atomic_ack);
+        q += SNIC_ATOMIC_ACK_ETH_LEN;
+    }
+    if (h & SNIC_HDR_IMMDT) {
+        put32(q, p->imm);
+        q += SNIC_IMMDT_LEN;
+    }
+    if (h & SNIC_HDR_IETH) {
+        put32(q, p->ieth_rkey);
+        q += SNIC_IETH_LEN;
+    }
+    if (h & SNIC_HDR_CNP) {
+        memset(q, 0, SNIC_CNP_LEN);
+        q += SNIC_CNP_LEN;
+    }
+    return q;
+}
+
+size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
+{
+    const SnicWireAddr *a = &p->addr;
+    const struct snic_opcode_info *op;
+    size_t roce = roce_len(p, &op);
+    size_t total, udp_len;
+    uint8_t pad, *ip, *udp, *bth, *q;
+
+    if (!roce) {
+        return 0;
+    }
+    total = snic_wire_frame_len(p);
+    if (total > cap) {
+        return 0;
+    }
+    udp_len = SNIC_UDP_HDR_LEN + roce;
+    pad = (-p->payload_len) & 3;
+
+    memcpy(buf, a->dmac, 6);
+    memcpy(buf + 6, a->smac, 6);
+    q = buf + 12;
+    if (a->vlan) {
+        put16(q, ETH_P_8021Q);
+        put16(q + 2, a->vlan_tci);
+        q += SNIC_VLAN_TAG_LEN;
+    }
+    put16(q, a->ipv6 ? ETH_P_IPV6 : ETH_P_IPV4);
+    ip = q + 2;
+
+    if (a->ipv6) {
+        put32(ip, 6u << 28 | (uint32_t)a->tclass << 20 |
+              (a->flow_label & 0xfffff));
+        put16(ip + 4, udp_len);
+        ip[6] = IP_PROTO_UDP;
+        ip[7] = a->hop_limit;
+        memcpy(ip + 8, a->sip, 16);
+        memcpy(ip + 24, a->dip, 16);
+    } else {
+        ip[0] = 0x45;
+        ip[1] = a->tclass;
+        put16(ip + 2, SNIC_IPV4_HDR_LEN + udp_len);
+        put16(ip + 4, a->ip_id);
+        put16(ip + 6, IPV4_DF);
+        ip[8] = a->hop_limit;
+        ip[9] = IP_PROTO_UDP;
+        put16(ip + 10, 0);
+        memcpy(ip + 12, a->sip, 4);
+        memcpy(ip + 16, a->dip, 4);
+        put16(ip + 10, ipv4_checksum(ip));
+    }
+
+    udp = ip + ip_hdr_len(a);
+    put16(udp, a->sport);
+    put16(udp + 2, SNIC_ROCEV2_UDP_PORT);
+    put16(udp + 4, udp_len);
+    put16(udp + 6, 0);      /* IPv4: none, as rxe and hardware send */
+
+    bth = udp + SNIC_UDP_HDR_LEN;
+    bth[0] = p->opcode;
+    bth[1] = (p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | pad << 4;
+    put16(bth + 2, p->pkey);
+    bth[4] = (p->fecn ? 0x80 : 0) | (p->becn ? 0x40 : 0);
+    put24(bth + 5, p->dqpn & SNIC_QPN_MASK);
+    bth[8] = p->ackreq ? 0x80 : 0;
+    put24(bth + 9, p->psn & SNIC_PSN_MASK);
+
+    q = put_ext_headers(p, op->headers, bth + SNIC_BTH_LEN);
+    if (p->payload_len) {
+        memcpy(q, p->payload, p->payload_len);
+        q += p->payload_len;
+    }
+    memset(q, 0, pad);
+    q += pad;
+    {
+        uint32_t crc = snic_icrc(ip, q - ip, a->ipv6);
+
+        q[0] = crc;         /* least significant byte first */
+        q[1] = crc >> 8;
+        q[2] = crc >> 16;
+        q[3] = crc >> 24;
+    }
+    if (a->ipv6) {
+        put16(udp + 6, udp6_checksum(ip, udp, udp_len));
+    }
+    return total;
+}
+
+static void get_ext_headers(SnicPkt *p, uint16_t h, const uint8_t *q)
+{
+    if (h & SNIC_HDR_DETH) {
+        p->deth.qkey = get32(q);
+        p->deth.sqpn = get24(q + 5);
+        q += SNIC_DETH_LEN;
+    }
+    if (h & SNIC_HDR_RETH) {
+        p->reth.va = get64(q);
+        p->reth.rkey = get32(q + 8);
+        p->reth.len = get32(q + 12);
+        q += SNIC_RETH_LEN;
+    }
+    if (h & SNIC_HDR_ATOMIC_ETH) {
+        p->atomic.va = get64(q);
+        p->atomic.rkey = get32(q + 8);
+        p->atomic.swap_add = get64(q + 12);
+        p->atomic.compare = get64(q + 20);
+        q += SNIC_ATOMIC_ETH_LEN;
+    }
+    if (h & SNIC_HDR_AETH) {
+        p->aeth.syndrome = q[0];
+        p->aeth.msn = get24(q + 1);
+        q += SNIC_AETH_LEN;
+    }
+    if (h & SNIC_HDR_ATOMIC_ACK_ETH) {
+        p->atomic_ack = get64(q);
+        q += SNIC_ATOMIC_ACK_ETH_LEN;
+    }
+    if (h & SNIC_HDR_IMMDT) {
+        p->imm = get32(q);
+        q += SNIC_IMMDT_LEN;
+    }
+    if (h & SNIC_HDR_IETH) {
+        p->ieth_rkey = get32(q);
+    }
+}
+
+/* Ethernet + IP + UDP: find the RoCEv2 datagram (BTH .. ICRC). */
+static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
+                                   const uint8_t **ip_out, size_t *ip_len,
+                                   const uint8_t **bth, size_t *roce)
+{
+    SnicWireAddr *a = &p->addr;
+    size_t off = SNIC_ETH_HDR_LEN, hlen, udp_len;
+    const uint8_t *ip, *udp;
+    uint16_t type;
+
+    if (len < SNIC_ETH_HDR_LEN) {
+        return SNIC_PARSE_TRUNCATED;
+    }
+    memcpy(a->dmac, f, 6);
+    memcpy(a->smac, f + 6, 6);
+    type = get16(f + 12);
+    if (type == ETH_P_8021Q) {
+        if (len < SNIC_ETH_HDR_LEN + SNIC_VLAN_TAG_LEN) {
+            return SNIC_PARSE_TRUNCATED;
+        }
+        a->vlan = true;
+        a->vlan_tci = get16(f + 14);
+        type = get16(f + 16);
+        off += SNIC_VLAN_TAG_LEN;
+    }
+    if (type != ETH_P_IPV4 && type != ETH_P_IPV6) {
+        return SNIC_PARSE_NOT_IP;
+    }
+    a->ipv6 = type == ETH_P_IPV6;
+    hlen = ip_hdr_len(a);
+    if (len - off < hlen) {
+        return SNIC_PARSE_TRUNCATED;
+    }
+    ip = f + off;
+    if ((ip[0] >> 4) != (a->ipv6 ? 6 : 4)) {
+        return SNIC_PARSE_BAD_IP_VERSION;
+    }
+    if (a->ipv6) {
+        uint32_t w = get32(ip);
+
+        a->tclass = w >> 20;
+        a->flow_label = w & 0xfffff;
+        *ip_len = hlen + get16(ip + 4);
+        if (ip[6] != IP_PROTO_UDP) {
+            return SNIC_PARSE_NOT_UDP;
+        }
+        a->hop_limit = ip[7];
+        memcpy(a->sip, ip + 8, 16);
+        memcpy(a->dip, ip + 24, 16);
+    } else {
+        if ((ip[0] & 0xf) != 5 || ipv4_checksum(ip) != 0) {
+            return SNIC_PARSE_BAD_IP_HEADER;
+        }
+        a->tclass = ip[1];
+        *ip_len = get16(ip + 2);
+        a->ip_id = get16(ip + 4);
+        if (get16(ip + 6) & IPV4_FRAG_MASK) {
+            return SNIC_PARSE_IP_FRAGMENT;
+        }
+        a->hop_limit = ip[8];
+        if (ip[9] != IP_PROTO_UDP) {
+            return SNIC_PARSE_NOT_UDP;
+        }
+        memcpy(a->sip, ip + 12, 4);
+        memcpy(a->dip, ip + 16, 4);
+    }
+    /* Trailing bytes after the IP datagram are Ethernet padding. */
+    if (*ip_len < hlen + SNIC_UDP_HDR_LEN || *ip_len > len - off) {
+        return SNIC_PARSE_BAD_IP_LENGTH;
+    }
+    udp = ip + hlen;
+    a->sport = get16(udp);
+    if (get16(udp + 2) != SNIC_ROCEV2_UDP_PORT) {
+        return SNIC_PARSE_NOT_ROCE;
+    }
+    udp_len = get16(udp + 4);
+    if (udp_len != *ip_len - hlen) {
+        return SNIC_PARSE_BAD_UDP_LENGTH;
+    }
+    *ip_out = ip;
+    *bth = udp + SNIC_UDP_HDR_LEN;
+    *roce = udp_len - SNIC_UDP_HDR_LEN;
+    return SNIC_PARSE_OK;
+}
+
+SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
+{
+    const struct snic_opcode_info *op;
+    const uint8_t *ip, *bth, *icrc;
+    size_t ip_len, roce, ext, data;
+    SnicParseStatus st;
+    uint32_t crc;
+
+    memset(p, 0, sizeof(*p));
+    st = parse_lower(f, len, p, &ip, &ip_len, &bth, &roce);
+    if (st != SNIC_PARSE_OK) {
+        return st;
+    }
+    if (roce < SNIC_BTH_LEN + SNIC_ICRC_LEN) {
+        return SNIC_PARSE_TRUNCATED;
+    }
+    p->opcode = bth[0];
+    p->se = bth[1] & 0x80;
+    p->mig = bth[1] & 0x40;
+    p->pad = (bth[1] >> 4) & 3;
+    if (bth[1] & 0x0f) {
+        return SNIC_PARSE_BAD_TVER;
+    }
+    p->pkey = get16(bth + 2);
+    p->fecn = bth[4] & 0x80;
+    p->becn = bth[4] & 0x40;
+    p->dqpn = get24(bth + 5);
+    p->ackreq = bth[8] & 0x80;
+    p->psn = get24(bth + 9);
+
+    op = snic_opcode_info(p->opcode);
+    if (!op) {
+        return SNIC_PARSE_UNKNOWN_OPCODE;
+    }
+    p->headers = op->headers;
+    ext = snic_opcode_hdr_len(op->headers);
+    if (roce < SNIC_BTH_LEN + ext + SNIC_ICRC_LEN) {
+        return SNIC_PARSE_LENGTH_MISMATCH;
+    }
+    data = roce - SNIC_BTH_LEN - ext - SNIC_ICRC_LEN;    /* payload + pad */
+    if (data % 4 || p->pad > data ||
+        (!(op->flags & SNIC_OPF_PAYLOAD) && data)) {
+        return SNIC_PARSE_BAD_PAD;
+    }
+    icrc = bth + roce - SNIC_ICRC_LEN;
+    crc = snic_icrc(ip, icrc - ip, p->addr.ipv6);
+    if (icrc[0] != (uint8_t)crc || icrc[1] != (uint8_t)(crc >> 8) ||
+        icrc[2] != (uint8_t)(crc >> 16) || icrc[3] != (uint8_t)(crc >> 24)) {
+        return SNIC_PARSE_BAD_ICRC;
+    }
+    get_ext_headers(p, op->headers, bth + SNIC_BTH_LEN);
+    p->payload = bth + SNIC_BTH_LEN + ext;
+    p->payload_len = data - p->pad;
+    return SNIC_PARSE_OK;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * snic wire op-codes: the one table of RoCEv2 BTH op-codes the device
+ * speaks (IBA 1.4 RC and UD, CNP) plus StRoM's RPC op-codes, with the
+ * extended headers each carries after the BTH.
+ *
+ * StRoM (EuroSys'20, Table 1) numbers RPC Params 0x18 and RPC WRITE
+ * First/Middle/Last/Only 0x19-0x1C. IBA 1.5 has since given 0x1C to FLUSH;
+ * these op-codes are only ever sent on QPs that negotiated them
+ * (SNIC_OPF_EXT), never to a stock peer.
+ */
+#ifndef SNIC_OPCODES_H
+#define SNIC_OPCODES_H
+
+#include <linux/types.h>
+
+enum snic_opcode {
+    /* RC (transport class 000) */
+    SNIC_OP_RC_SEND_FIRST = 0x00,
+    SNIC_OP_RC_SEND_MIDDLE = 0x01,
+    SNIC_OP_RC_SEND_LAST = 0x02,
+    SNIC_OP_RC_SEND_LAST_IMM = 0x03,
+    SNIC_OP_RC_SEND_ONLY = 0x04,
+    SNIC_OP_RC_SEND_ONLY_IMM = 0x05,
+    SNIC_OP_RC_WRITE_FIRST = 0x06,
+    SNIC_OP_RC_WRITE_MIDDLE = 0x07,
+    SNIC_OP_RC_WRITE_LAST = 0x08,
+    SNIC_OP_RC_WRITE_LAST_IMM = 0x09,
+    SNIC_OP_RC_WRITE_ONLY = 0x0a,
+    SNIC_OP_RC_WRITE_ONLY_IMM = 0x0b,
+    SNIC_OP_RC_READ_REQUEST = 0x0c,
+    SNIC_OP_RC_READ_RESP_FIRST = 0x0d,
+    SNIC_OP_RC_READ_RESP_MIDDLE = 0x0e,
+    SNIC_OP_RC_READ_RESP_LAST = 0x0f,
+    SNIC_OP_RC_READ_RESP_ONLY = 0x10,
+    SNIC_OP_RC_ACK = 0x11,
+    SNIC_OP_RC_ATOMIC_ACK = 0x12,
+    SNIC_OP_RC_CMP_SWAP = 0x13,
+    SNIC_OP_RC_FETCH_ADD = 0x14,
+    SNIC_OP_RC_SEND_LAST_INV = 0x16,
+    SNIC_OP_RC_SEND_ONLY_INV = 0x17,
+    /* StRoM RPC (negotiated per QP) */
+    SNIC_OP_RC_RPC_PARAMS = 0x18,
+    SNIC_OP_RC_RPC_WRITE_FIRST = 0x19,
+    SNIC_OP_RC_RPC_WRITE_MIDDLE = 0x1a,
+    SNIC_OP_RC_RPC_WRITE_LAST = 0x1b,
+    SNIC_OP_RC_RPC_WRITE_ONLY = 0x1c,
+    /* UD (transport class 011) */
+    SNIC_OP_UD_SEND_ONLY = 0x64,
+    SNIC_OP_UD_SEND_ONLY_IMM = 0x65,
+    /* RoCEv2 congestion notification packet */
+    SNIC_OP_CNP = 0x81,
+};
+
+/* Extended headers after the BTH, in wire order of the flags below. */
+#define SNIC_HDR_DETH           (1u << 0)   /*  8: Q_Key, source QP */
+#define SNIC_HDR_RETH           (1u << 1)   /* 16: VA, R_Key, DMA length */
+#define SNIC_HDR_ATOMIC_ETH     (1u << 2)   /* 28: VA, R_Key, swap/add, cmp */
+#define SNIC_HDR_AETH           (1u << 3)   /*  4: syndrome, MSN */
+#define SNIC_HDR_ATOMIC_ACK_ETH (1u << 4)   /*  8: original remote data */
+#define SNIC_HDR_IMMDT          (1u << 5)   /*  4: immediate data */
+#define SNIC_HDR_IETH           (1u << 6)   /*  4: R_Key to invalidate */
+#define SNIC_HDR_CNP            (1u << 7)   /* 16: reserved zeros */
+
+#define SNIC_DETH_LEN           8
+#define SNIC_RETH_LEN           16
+#define SNIC_ATOMIC_ETH_LEN     28
+#define SNIC_AETH_LEN           4
+#define SNIC_ATOMIC_ACK_ETH_LEN 8
+#define SNIC_IMMDT_LEN          4
+#define SNIC_IETH_LEN           4
+#define SNIC_CNP_LEN            16
+#define SNIC_BTH_LEN            12
+#define SNIC_ICRC_LEN           4
+
+/* Op-code properties */
+#define SNIC_OPF_PAYLOAD        (1u << 0)   /* may carry payload */
+#define SNIC_OPF_FIRST          (1u << 1)   /* starts a message */
+#define SNIC_OPF_LAST           (1u << 2)   /* ends a message */
+#define SNIC_OPF_REQUEST        (1u << 3)   /* requester -> responder */
+#define SNIC_OPF_RESPONSE       (1u << 4)   /* responder -> requester */
+#define SNIC_OPF_EXT            (1u << 5)   /* snic extension: negotiate */
+#define SNIC_OPF_UD             (1u << 6)   /* datagram */
+
+struct snic_opcode_info {
+    const char *name;
+    __u16 headers;      /* SNIC_HDR_* */
+    __u16 flags;        /* SNIC_OPF_* */
+};
+
+/* The table; an op-code with name == NULL is not spoken by snic. */
+static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
+{
+#define SNIC_OP_(o, n, h, f) [o] = { n, h, f }
+#define F_ SNIC_OPF_FIRST
+#define L_ SNIC_OPF_LAST
+#define P_ SNIC_OPF_PAYLOAD
+#define RQ_ SNIC_OPF_REQUEST
+#define RS_ SNIC_OPF_RESPONSE
+    static const struct snic_opcode_info table[256] = {
+        SNIC_OP_(0x00, "RC SEND First", 0, F_ | P_ | RQ_),
+        SNIC_OP_(0x01, "RC SEND Middle", 0, P_ | RQ_),
+        SNIC_OP_(0x02, "RC SEND Last", 0, L_ | P_ | RQ_),
+        SNIC_OP_(0x03, "RC SEND Last Imm", SNIC_HDR_IMMDT, L_ | P_ | RQ_),
+        SNIC_OP_(0x04, "RC SEND Only", 0, F_ | L_ | P_ | RQ_),
+        SNIC_OP_(0x05, "RC SEND Only Imm", SNIC_HDR_IMMDT,
+                 F_ | L_ | P_ | RQ_),
+        SNIC_OP_(0x06, "RC WRITE First", SNIC_HDR_RETH, F_ | P_ | RQ_),
+        SNIC_OP_(0x07, "RC WRITE Middle", 0, P_ | RQ_),
+        SNIC_OP_(0x08, "RC WRITE Last", 0, L_ | P_ | RQ_),
+        SNIC_OP_(0x09, "RC WRITE Last Imm", SNIC_HDR_IMMDT, L_ | P_ | RQ_),
+        SNIC_OP_(0x0a, "RC WRITE Only", SNIC_HDR_RETH, F_ | L_ | P_ | RQ_),
+        SNIC_OP_(0x0b, "RC WRITE Only Imm", SNIC_HDR_RETH | SNIC_HDR_IMMDT,
+                 F_ | L_ | P_ | RQ_),
+        SNIC_OP_(0x0c, "RC READ Request", SNIC_HDR_RETH, F_ | L_ | RQ_),
+        SNIC_OP_(0x0d, "RC READ Response First", SNIC_HDR_AETH,
+                 F_ | P_ | RS_),
+        SNIC_OP_(0x0e, "RC READ Response Middle", 0, P_ | RS_),
+        SNIC_OP_(0x0f, "RC READ Response Last", SNIC_HDR_AETH,
+                 L_ | P_ | RS_),
+        SNIC_OP_(0x10, "RC READ Response Only", SNIC_HDR_AETH,
+                 F_ | L_ | P_ | RS_),
+        SNIC_OP_(0x11, "RC Acknowledge", SNIC_HDR_AETH, F_ | L_ | RS_),
+        SNIC_OP_(0x12, "RC Atomic Acknowledge",
+                 SNIC_HDR_AETH | SNIC_HDR_ATOMIC_ACK_ETH, F_ | L_ | RS_),
+        SNIC_OP_(0x13, "RC CmpSwap", SNIC_HDR_ATOMIC_ETH, F_ | L_ | RQ_),
+        SNIC_OP_(0x14, "RC FetchAdd", SNIC_HDR_ATOMIC_ETH, F_ | L_ | RQ_),
+        SNIC_OP_(0x16, "RC SEND Last Inv", SNIC_HDR_IETH, L_ | P_ | RQ_),
+        SNIC_OP_(0x17, "RC SEND Only Inv", SNIC_HDR_IETH,
+                 F_ | L_ | P_ | RQ_),
+        SNIC_OP_(0x18, "RC RPC Params", SNIC_HDR_RETH,
+                 F_ | L_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x19, "RC RPC WRITE First", SNIC_HDR_RETH,
+                 F_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x1a, "RC RPC WRITE Middle", 0, P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x1b, "RC RPC WRITE Last", 0,
+                 L_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x1c, "RC RPC WRITE Only", SNIC_HDR_RETH,
+                 F_ | L_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x64, "UD SEND Only", SNIC_HDR_DETH,
+                 F_ | L_ | P_ | RQ_ | SNIC_OPF_UD),
+        SNIC_OP_(0x65, "UD SEND Only Imm", SNIC_HDR_DETH | SNIC_HDR_IMMDT,
+                 F_ | L_ | P_ | RQ_ | SNIC_OPF_UD),
+        SNIC_OP_(0x81, "CNP", SNIC_HDR_CNP, F_ | L_),
+    };
+#undef SNIC_OP_
+#undef F_
+#undef L_
+#undef P_
+#undef RQ_
+#undef RS_
+    return table[op].name ? &table[op] : 0;
+}
+
+/* Bytes of extended headers an op-code carries after the BTH. */
+static inline unsigned snic_opcode_hdr_len(__u16 headers)
+{
+    return (headers & SNIC_HDR_DETH ? SNIC_DETH_LEN : 0) +
+           (headers & SNIC_HDR_RETH ? SNIC_RETH_LEN : 0) +
+           (headers & SNIC_HDR_ATOMIC_ETH ? SNIC_ATOMIC_ETH_LEN : 0) +
+           (headers & SNIC_HDR_AETH ? SNIC_AETH_LEN : 0) +
+           (headers & SNIC_HDR_ATOMIC_ACK_ETH ? SNIC_ATOMIC_ACK_ETH_LEN : 0) +
+           (headers & SNIC_HDR_IMMDT ? SNIC_IMMDT_LEN : 0) +
+           (headers & SNIC_HDR_IETH ? SNIC_IETH_LEN : 0) +
+           (headers & SNIC_HDR_CNP ? SNIC_CNP_LEN : 0);
+}
+
+#endif /* SNIC_OPCODES_H */
