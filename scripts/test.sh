@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command 2: the whole test suite. Sets up (apt, as root), builds QEMU with
 # snic and the guest image, runs the core unit tests, the lint checks, the
-# qtests and the VM tests (one VM at a time, each under a timeout), then
+# libFuzzer targets (clang build), the qtests and the VM tests (one VM at a time, each under a timeout), then
 # prints one summary over every test case and exits non-zero on failure.
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
@@ -14,18 +14,29 @@ phase "setup" scripts/setup-deps.sh || exit 1
 phase "QEMU build" scripts/build-qemu.sh || exit 1
 phase "guest image" scripts/guest-image.sh || exit 1
 
-unit=$repo/build/unit
+# meson_dir DIR [ENV=VALUE...] -- OPTIONS...: configure once, then build.
+meson_dir() {
+    local dir=$1 envs=()
+    shift
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$@" >/dev/null
+    else
+        env "${envs[@]}" meson setup "$dir" "$@" >/dev/null
+    fi || { echo "test: meson setup of $dir failed" >&2; exit 1; }
+    ninja -C "$dir" >/dev/null || { ninja -C "$dir"; exit 1; }
+    rm -f "$dir"/meson-logs/testlog*.json
+}
+
+unit=$repo/build/unit fuzz=$repo/build/fuzz
 src=$(cat "$repo/build/qemu/.snic-src")
-meson_opts=(-Dqemu_build="$repo/build/qemu" -Dqemu_src="$src")
-if [ -f "$unit/build.ninja" ]; then
-    meson setup --reconfigure "$unit" "${meson_opts[@]}" >/dev/null
-else
-    meson setup "$unit" "${meson_opts[@]}" >/dev/null
-fi || { echo "test: meson setup of $unit failed" >&2; exit 1; }
-ninja -C "$unit" >/dev/null || { ninja -C "$unit"; exit 1; }
-rm -f "$unit/meson-logs/testlog"*.json
+meson_dir "$unit" -- -Dqemu_build="$repo/build/qemu" -Dqemu_src="$src"
+meson_dir "$fuzz" CC=clang -- -Dfuzzing=true
 phase "unit tests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite unit --suite lint --logbase unit
+phase "fuzzing" meson test -C "$fuzz" --no-rebuild --print-errorlogs \
+    --suite fuzz --logbase fuzz
 phase "qtests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite qtest --logbase qtest
 
@@ -35,4 +46,4 @@ phase "VM tests" tests/vm/vm-tests.sh "$qemu_bin" "$vm_results"
 
 echo "==> total: $(( $(date +%s) - t_start ))s"
 python3 "$repo/scripts/summarize-tests.py" "$unit"/meson-logs/unit.json \
-    "$unit"/meson-logs/qtest.json "$vm_results"
+    "$fuzz"/meson-logs/fuzz.json "$unit"/meson-logs/qtest.json "$vm_results"
