@@ -13,6 +13,7 @@
 
 #include "pcap.h"
 #include "sim.h"
+#include "wire.h"
 
 #define SIM_DEFAULT_REORDER_NS  10000
 
@@ -174,22 +175,16 @@ static bool mark_ce(uint8_t *f, size_t len)
     }
     if (type == 0x0800 && len >= off + 20) {
         uint8_t *ip = f + off;
-        uint32_t sum = 0;
-        int i;
+        uint16_t csum;
 
         if (!(ip[1] & 3) || (ip[1] & 3) == 3) {
             return false;   /* not ECT, or already CE */
         }
         ip[1] |= 3;
         ip[10] = ip[11] = 0;
-        for (i = 0; i < 20; i += 2) {
-            sum += ip[i] << 8 | ip[i + 1];
-        }
-        while (sum >> 16) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        ip[10] = ~sum >> 8;
-        ip[11] = ~sum;
+        csum = snic_ipv4_checksum(ip);
+        ip[10] = csum >> 8;
+        ip[11] = csum;
         return true;
     }
     if (type == 0x86dd && len >= off + 40) {

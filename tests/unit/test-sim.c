@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "sim.h"
+#include "wire.h"
 
 #define FRAME_LEN 64
 
@@ -242,16 +243,8 @@ typedef struct EcnCount {
 static void ecn_rx(void *opaque, unsigned src, const uint8_t *f, size_t len)
 {
     EcnCount *c = opaque;
-    uint32_t sum = 0;
-    int i;
 
-    for (i = 0; i < 20; i += 2) {
-        sum += f[14 + i] << 8 | f[15 + i];
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    c->bad_csum += sum != 0xffff;
+    c->bad_csum += snic_ipv4_checksum(f + 14) != 0;
     switch (f[15] & 3) {
     case 3:
         c->ce++;
@@ -274,7 +267,7 @@ static void test_ecn_marking(void)
     SnicSim *s = snic_sim_new(5);
     EcnCount c = { 0 };
     uint8_t f[1000];
-    int i, j;
+    int i;
 
     snic_sim_add_endpoint(s, sink, NULL);
     snic_sim_add_endpoint(s, ecn_rx, &c);
@@ -283,18 +276,13 @@ static void test_ecn_marking(void)
     f[12] = 0x08;
     f[14] = 0x45;
     for (i = 0; i < 60; i++) {
-        uint32_t sum = 0;
+        uint16_t csum;
 
         f[15] = i % 2 ? 0x02 : 0x00;    /* odd frames ECT(0) */
         f[24] = f[25] = 0;
-        for (j = 0; j < 20; j += 2) {
-            sum += f[14 + j] << 8 | f[15 + j];
-        }
-        while (sum >> 16) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        f[24] = ~sum >> 8;
-        f[25] = ~sum;
+        csum = snic_ipv4_checksum(f + 14);
+        f[24] = csum >> 8;
+        f[25] = csum;
         snic_sim_send(s, 0, 1, f, sizeof(f));
     }
     snic_sim_run(s, UINT64_MAX);

@@ -271,18 +271,12 @@ static void reseal(uint8_t *f, size_t len, bool v6)
 /* Recompute the IPv4 header checksum of an untagged frame after an edit. */
 static void fix_csum(uint8_t *f)
 {
-    uint32_t sum = 0;
-    int i;
+    uint16_t csum;
 
     f[24] = f[25] = 0;
-    for (i = 0; i < 20; i += 2) {
-        sum += f[14 + i] << 8 | f[15 + i];
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    f[24] = ~sum >> 8;
-    f[25] = ~sum;
+    csum = snic_ipv4_checksum(f + 14);
+    f[24] = csum >> 8;
+    f[25] = csum;
 }
 
 static SnicParseStatus parse(const uint8_t *f, size_t len)

@@ -59,7 +59,7 @@ static uint64_t get64(const uint8_t *p)
     return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
-static uint16_t ipv4_checksum(const uint8_t *h)
+uint16_t snic_ipv4_checksum(const uint8_t *h)
 {
     uint32_t sum = 0;
     int i;
@@ -257,7 +257,7 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
         put16(ip + 10, 0);
         memcpy(ip + 12, a->sip, 4);
         memcpy(ip + 16, a->dip, 4);
-        put16(ip + 10, ipv4_checksum(ip));
+        put16(ip + 10, snic_ipv4_checksum(ip));
     }
 
     udp = ip + ip_hdr_len(a);
@@ -384,7 +384,7 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
         memcpy(a->sip, ip + 8, 16);
         memcpy(a->dip, ip + 24, 16);
     } else {
-        if ((ip[0] & 0xf) != 5 || ipv4_checksum(ip) != 0) {
+        if ((ip[0] & 0xf) != 5 || snic_ipv4_checksum(ip) != 0) {
             return SNIC_PARSE_BAD_IP_HEADER;
         }
         a->tclass = ip[1];

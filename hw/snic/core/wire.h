@@ -131,6 +131,12 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap);
 SnicParseStatus snic_wire_parse(const uint8_t *frame, size_t len, SnicPkt *p);
 
 /*
+ * Internet checksum of a 20-byte IPv4 header as it stands: 0 if the header
+ * checksum field is right; with that field zeroed, the value to store.
+ */
+uint16_t snic_ipv4_checksum(const uint8_t *hdr);
+
+/*
  * RoCEv2 invariant CRC over the IP header through the pad ('len' bytes from
  * 'ip'), variant fields masked. Transmitted least significant byte first.
  */
