@@ -19,6 +19,8 @@
 
 #include <linux/types.h>
 
+#include "snic_verbs.h"
+
 #define SNIC_ADMIN_CMD_SIZE         64
 #define SNIC_ADMIN_CQE_SIZE         16
 #define SNIC_AEQE_SIZE              16
@@ -38,6 +40,11 @@ enum snic_admin_opcode {
     SNIC_ADMIN_DESTROY_ETH_QUEUE = 0x11,
     SNIC_ADMIN_START_ETH_QUEUE = 0x12,
     SNIC_ADMIN_STOP_ETH_QUEUE = 0x13,
+    /* RDMA objects: payloads in snic_verbs.h */
+    SNIC_ADMIN_ALLOC_PD = 0x20,         /* result = PD number */
+    SNIC_ADMIN_DEALLOC_PD = 0x21,
+    SNIC_ADMIN_REG_MR = 0x22,           /* result = lkey (= rkey) */
+    SNIC_ADMIN_DEREG_MR = 0x23,
 };
 
 enum snic_admin_status {
@@ -119,6 +126,9 @@ struct snic_admin_cmd {
         struct snic_admin_set_mac set_mac;
         struct snic_admin_create_eth_queue create_eth_queue;
         struct snic_admin_eth_queue_ref eth_queue;
+        struct snic_admin_alloc_pd alloc_pd;
+        struct snic_admin_obj_ref obj;
+        struct snic_admin_reg_mr reg_mr;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -158,7 +168,13 @@ struct snic_device_attr {
     __u8 admin_max_log2_depth;
     __u8 aeq_max_log2_depth;
     __le32 link_speed_mbps;
-    __u8 rsvd[68];
+    /* ABI 1.1: RDMA object limits (enforced by the create commands) */
+    __le32 max_pd;
+    __le32 max_mr;
+    __le32 max_mr_pages;        /* page-list entries per MR */
+    __le32 tlb_entries;         /* on-device translation cache */
+    __le64 page_size_cap;       /* bit n: 2^n-byte pages supported */
+    __u8 rsvd[48];
 };
 _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
 

@@ -29,7 +29,7 @@
 
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
 #define SNIC_ABI_VERSION_MAJOR      1
-#define SNIC_ABI_VERSION_MINOR      0
+#define SNIC_ABI_VERSION_MINOR      1  /* 1: PD/MR commands, limits */
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -99,6 +99,7 @@ enum snic_dev_error {
 #define SNIC_CAP_ADMINQ             (1ull << 0)
 #define SNIC_CAP_AEQ                (1ull << 1)
 #define SNIC_CAP_ETH                (1ull << 2)
+#define SNIC_CAP_RDMA_MR            (1ull << 3)  /* PDs, MRs, translation */
 
 /* Queue depths are powers of two within these bounds */
 #define SNIC_ADMIN_MIN_LOG2_DEPTH   2
@@ -171,7 +172,9 @@ struct snic_stats {
     __le64 rx_rdma_reserved;    /* UDP/4791: for the RDMA engine */
     __le64 rx_no_buffer;        /* times RX waited for a buffer */
     __le64 irqs;                /* MSI-X messages requested */
-    __le64 rsvd[13];
+    __le64 tlb_hits;            /* translations found in the cache */
+    __le64 tlb_misses;          /* ... read from the MTT in host memory */
+    __le64 rsvd[11];
 };
 _Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
 

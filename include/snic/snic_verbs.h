@@ -82,4 +82,54 @@ enum snic_wc_status {
     SNIC_WC_RNR_RETRY_EXC_ERR = 13,
 };
 
+/* Page sizes for MRs and queue page lists */
+#define SNIC_PAGE_SHIFT_4K              12
+#define SNIC_PAGE_SHIFT_2M              21
+
+/*
+ * Memory keys: lkey = rkey = index << 8 | key byte. The driver picks the
+ * key byte so a re-registered index does not accept stale keys.
+ */
+#define SNIC_KEY_INDEX_SHIFT            8
+#define SNIC_KEY_BYTE_MASK              0xffu
+
+/* ALLOC_PD: the context (doorbell page) the PD belongs to; 0 = kernel */
+struct snic_admin_alloc_pd {
+    __le16 ctx;
+    __le16 rsvd;
+    __le32 rsvd1;
+};
+_Static_assert(sizeof(struct snic_admin_alloc_pd) == 8, "alloc_pd size");
+
+/* DEALLOC_PD (handle = PD number), DEREG_MR (handle = lkey) */
+struct snic_admin_obj_ref {
+    __le32 handle;
+    __le32 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_obj_ref) == 8, "obj_ref size");
+
+#define SNIC_MR_PHYS    (1u << 0)   /* iova is the DMA address (kernel only) */
+
+/*
+ * REG_MR: [iova, iova + length) is mapped page by page through a page list
+ * (MTT) in host memory: npages little-endian 64-bit page addresses at
+ * pbl_addr, each aligned to 2^page_shift, the first page holding iova.
+ * The device reads the list through its translation cache, never copies
+ * it, so it must stay unchanged until DEREG_MR. SNIC_MR_PHYS registers
+ * an identity mapping for the kernel's local DMA key: no page list, local
+ * access only, PDs of context 0 only.
+ */
+struct snic_admin_reg_mr {
+    __le64 iova;
+    __le64 length;
+    __le64 pbl_addr;
+    __le32 npages;
+    __le32 pdn;
+    __le32 access;      /* SNIC_ACCESS_* */
+    __u8 page_shift;    /* SNIC_PAGE_SHIFT_4K or _2M */
+    __u8 key;           /* low byte of the keys */
+    __le16 flags;       /* SNIC_MR_* */
+};
+_Static_assert(sizeof(struct snic_admin_reg_mr) == 40, "reg_mr size");
+
 #endif /* SNIC_VERBS_H */

@@ -14,8 +14,8 @@
 #include "snic/snic_eth.h"
 #include "snic/snic_regs.h"
 
-#define FAKE_MEM_BASE       0x100000ull
-#define FAKE_MEM_SIZE       (1u << 20)
+#define FAKE_MEM_BASE       0x200000ull
+#define FAKE_MEM_SIZE       (8u << 20)
 #define FAKE_VECTORS        4
 #define FAKE_DB_PAGES       8
 

@@ -167,7 +167,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     memset(&a, 0, sizeof(a));
     a.magic = GUINT32_TO_LE(SNIC_MAGIC);
     a.abi_version = GUINT32_TO_LE(SNIC_ABI_VERSION);
-    a.caps = GUINT64_TO_LE(SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH);
+    a.caps = GUINT64_TO_LE(SNIC_CAPS);
     a.fw_version = GUINT32_TO_LE(SNIC_FW_VERSION);
     a.num_db_pages = GUINT16_TO_LE(c->cfg.num_db_pages);
     a.num_vectors = GUINT16_TO_LE(c->cfg.num_vectors);
@@ -183,6 +183,12 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.admin_max_log2_depth = SNIC_ADMIN_MAX_LOG2_DEPTH;
     a.aeq_max_log2_depth = SNIC_AEQ_MAX_LOG2_DEPTH;
     a.link_speed_mbps = GUINT32_TO_LE(SNIC_LINK_SPEED);
+    a.max_pd = GUINT32_TO_LE(c->cfg.max_pd);
+    a.max_mr = GUINT32_TO_LE(c->cfg.max_mr);
+    a.max_mr_pages = GUINT32_TO_LE(c->cfg.max_mr_pages);
+    a.tlb_entries = GUINT32_TO_LE(c->cfg.tlb_entries);
+    a.page_size_cap = GUINT64_TO_LE(1ull << SNIC_PAGE_SHIFT_4K |
+                                    1ull << SNIC_PAGE_SHIFT_2M);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
@@ -281,6 +287,14 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_eth_queue_ref), snic_cmd_start_eth_queue },
     [SNIC_ADMIN_STOP_ETH_QUEUE] = {
         sizeof(struct snic_admin_eth_queue_ref), snic_cmd_stop_eth_queue },
+    [SNIC_ADMIN_ALLOC_PD] = {
+        sizeof(struct snic_admin_alloc_pd), snic_cmd_alloc_pd },
+    [SNIC_ADMIN_DEALLOC_PD] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_dealloc_pd },
+    [SNIC_ADMIN_REG_MR] = {
+        sizeof(struct snic_admin_reg_mr), snic_cmd_reg_mr },
+    [SNIC_ADMIN_DEREG_MR] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_dereg_mr },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

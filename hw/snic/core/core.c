@@ -14,21 +14,36 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
 {
     SnicCore *c;
 
-    if (cfg->num_db_pages < 1 || cfg->num_db_pages > SNIC_DB_MAX_PAGES ||
-        cfg->num_vectors < 1) {
+    SnicCoreConfig cf = *cfg;
+
+    cf.max_pd = cf.max_pd ? cf.max_pd : SNIC_DEFAULT_MAX_PD;
+    cf.max_mr = cf.max_mr ? cf.max_mr : SNIC_DEFAULT_MAX_MR;
+    cf.max_mr_pages = cf.max_mr_pages ? cf.max_mr_pages :
+                      SNIC_DEFAULT_MAX_MR_PAGES;
+    cf.tlb_entries = cf.tlb_entries ? cf.tlb_entries :
+                     SNIC_DEFAULT_TLB_ENTRIES;
+    if (cf.num_db_pages < 1 || cf.num_db_pages > SNIC_DB_MAX_PAGES ||
+        cf.num_vectors < 1 || cf.max_pd > SNIC_MAX_OBJECTS ||
+        cf.max_mr > SNIC_MAX_OBJECTS ||
+        cf.tlb_entries > SNIC_MAX_OBJECTS) {
         return NULL;
     }
     c = g_new0(SnicCore, 1);
-    c->cfg = *cfg;
+    c->cfg = cf;
     c->ops = ops;
     c->opaque = opaque;
     c->link_up = true;
+    if (snic_mr_init(c)) {
+        snic_core_free(c);
+        return NULL;    /* tlb_entries is not a power of two */
+    }
     snic_core_reset(c);
     return c;
 }
 
 void snic_core_free(SnicCore *c)
 {
+    snic_mr_free(c);
     g_free(c);
 }
 
@@ -45,6 +60,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     } else {
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
+    snic_mr_reset(c);
     c->timer_deadline = UINT64_MAX;
     c->ops->timer_mod(c->opaque, UINT64_MAX);
     /* Nothing the old state raised or held back may reach the new one. */

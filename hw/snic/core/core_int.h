@@ -10,8 +10,13 @@
 #include <inttypes.h>
 
 #include "snic_core.h"
+#include "mr.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
+
+/* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
+#define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
+                   SNIC_CAP_RDMA_MR)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -37,6 +42,8 @@ typedef enum SnicResetKind {
     SNIC_RESET_FULL,            /* power-on state */
 } SnicResetKind;
 
+typedef struct SnicTlbEntry SnicTlbEntry;
+
 struct SnicCore {
     SnicCoreConfig cfg;
     const SnicHostOps *ops;
@@ -44,6 +51,12 @@ struct SnicCore {
     bool link_up;               /* physical link: survives every reset */
     unsigned busy;              /* nesting depth of core entry points */
     SnicResetKind reset_pending;
+
+    /* Object tables, sized by cfg; their contents are reset by hand. */
+    SnicPd *pds;                /* [FIRST_HANDLE, max_pd] */
+    SnicMr *mrs;                /* [FIRST_HANDLE, max_mr] */
+    SnicTlbEntry *tlb;          /* translation cache, tlb_mask + 1 lines */
+    uint32_t tlb_mask;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across

@@ -41,9 +41,9 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     case SNIC_REG_ABI_VERSION:
         return SNIC_ABI_VERSION;
     case SNIC_REG_CAPS_LO:
-        return (uint32_t)(SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH);
+        return (uint32_t)SNIC_CAPS;
     case SNIC_REG_CAPS_HI:
-        return 0;
+        return (uint32_t)(SNIC_CAPS >> 32);
     case SNIC_REG_DB_PAGES:
         return c->cfg.num_db_pages;
     case SNIC_REG_NUM_VECTORS:

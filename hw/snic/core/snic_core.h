@@ -19,10 +19,21 @@
 #include "host.h"
 #include "snic/snic_regs.h"
 
+/* Limits left 0 take the defaults below. */
+#define SNIC_DEFAULT_MAX_PD         1024
+#define SNIC_DEFAULT_MAX_MR         4096
+#define SNIC_DEFAULT_MAX_MR_PAGES   (1u << 20)  /* 4 GiB of 4 KiB pages */
+#define SNIC_DEFAULT_TLB_ENTRIES    4096
+#define SNIC_MAX_OBJECTS            (1u << 20)
+
 typedef struct SnicCoreConfig {
     uint32_t num_db_pages;      /* 1..SNIC_DB_MAX_PAGES */
     uint32_t num_vectors;       /* >= 1; vector 0 = admin + async events */
     uint8_t mac[6];             /* power-on MAC address */
+    uint32_t max_pd;            /* 1..SNIC_MAX_OBJECTS */
+    uint32_t max_mr;            /* 1..SNIC_MAX_OBJECTS */
+    uint32_t max_mr_pages;      /* page-list entries per MR */
+    uint32_t tlb_entries;       /* translation cache lines, power of 2 */
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

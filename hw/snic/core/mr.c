@@ -1,0 +1,218 @@
+/*
+ * snic core: protection domains and memory regions (see mr.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "mr.h"
+
+/* Handles start at 1: a zeroed field never names a live object. */
+#define FIRST_HANDLE    1
+
+int snic_mr_init(SnicCore *c)
+{
+    c->pds = g_new0(SnicPd, (size_t)c->cfg.max_pd + FIRST_HANDLE);
+    c->mrs = g_new0(SnicMr, (size_t)c->cfg.max_mr + FIRST_HANDLE);
+    return snic_tlb_init(c, c->cfg.tlb_entries);
+}
+
+void snic_mr_free(SnicCore *c)
+{
+    snic_tlb_free(c);
+    g_free(c->pds);
+    g_free(c->mrs);
+}
+
+void snic_mr_reset(SnicCore *c)
+{
+    memset(c->pds, 0, sizeof(*c->pds) * (c->cfg.max_pd + FIRST_HANDLE));
+    memset(c->mrs, 0, sizeof(*c->mrs) * (c->cfg.max_mr + FIRST_HANDLE));
+    snic_tlb_flush(c);
+}
+
+static SnicPd *pd_get(SnicCore *c, uint32_t pdn)
+{
+    if (pdn < FIRST_HANDLE || pdn >= c->cfg.max_pd + FIRST_HANDLE ||
+        !c->pds[pdn].valid) {
+        return NULL;
+    }
+    return &c->pds[pdn];
+}
+
+static SnicMr *mr_get(SnicCore *c, uint32_t key)
+{
+    uint32_t idx = key >> SNIC_KEY_INDEX_SHIFT;
+
+    if (idx < FIRST_HANDLE || idx >= c->cfg.max_mr + FIRST_HANDLE ||
+        !c->mrs[idx].valid ||
+        c->mrs[idx].key != (key & SNIC_KEY_BYTE_MASK)) {
+        return NULL;
+    }
+    return &c->mrs[idx];
+}
+
+SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
+                      uint32_t access, uint64_t va, uint64_t len,
+                      SnicMrCheck *why)
+{
+    SnicMr *mr = mr_get(c, key);
+
+    if (!mr) {
+        *why = SNIC_MR_BAD_KEY;
+    } else if (mr->pdn != pdn) {
+        *why = SNIC_MR_BAD_PD;
+    } else if ((mr->access & access) != access) {
+        *why = SNIC_MR_NO_ACCESS;
+    } else if (va < mr->mtt.iova || len > mr->mtt.length ||
+               va - mr->mtt.iova > mr->mtt.length - len) {
+        *why = SNIC_MR_BOUNDS;
+    } else {
+        *why = SNIC_MR_OK;
+        return mr;
+    }
+    return NULL;
+}
+
+uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result)
+{
+    uint16_t ctx = GUINT16_FROM_LE(cmd->alloc_pd.ctx);
+    uint32_t i;
+
+    if (ctx >= c->cfg.num_db_pages) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_pd + FIRST_HANDLE; i++) {
+        if (!c->pds[i].valid) {
+            c->pds[i] = (SnicPd) { .valid = true, .ctx = ctx };
+            *result = i;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicPd *pd = pd_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!pd) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (pd->refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* objects still use it */
+    }
+    memset(pd, 0, sizeof(*pd));
+    return SNIC_ADMIN_OK;
+}
+
+/* Validate REG_MR's fields; fill *m. */
+static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
+                           const SnicPd *pd, SnicMtt *m)
+{
+    uint32_t access = GUINT32_FROM_LE(r->access);
+    uint16_t flags = GUINT16_FROM_LE(r->flags);
+    __le64 probe;
+
+    m->iova = GUINT64_FROM_LE(r->iova);
+    m->length = GUINT64_FROM_LE(r->length);
+    m->pbl = GUINT64_FROM_LE(r->pbl_addr);
+    m->npages = GUINT32_FROM_LE(r->npages);
+    m->page_shift = r->page_shift;
+    m->phys = flags & SNIC_MR_PHYS;
+
+    if (flags & ~SNIC_MR_PHYS || !m->length ||
+        m->iova + m->length - 1 < m->iova ||
+        access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
+                   SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* IBA: remote write and atomic need local write (ib_check_mr_access) */
+    if (access & (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_ATOMIC) &&
+        !(access & SNIC_ACCESS_LOCAL_WRITE)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (m->phys) {
+        /* the kernel's local DMA key: no remote rights, kernel PDs only */
+        if (pd->ctx != SNIC_DB_KERNEL_PAGE ||
+            access & ~SNIC_ACCESS_LOCAL_WRITE || m->npages || m->pbl) {
+            return SNIC_ADMIN_BAD_PARAM;
+        }
+        return SNIC_ADMIN_OK;
+    }
+    if ((m->page_shift != SNIC_PAGE_SHIFT_4K &&
+         m->page_shift != SNIC_PAGE_SHIFT_2M) ||
+        m->npages != snic_mtt_pages(m->iova, m->length, m->page_shift) ||
+        m->npages > c->cfg.max_mr_pages) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (m->pbl % 8 || m->pbl + (uint64_t)m->npages * 8 < m->pbl ||
+        snic_dma_read(c, m->pbl, &probe, sizeof(probe)) ||
+        snic_dma_read(c, m->pbl + (m->npages - 1) * 8ull, &probe,
+                      sizeof(probe))) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                         uint64_t *result)
+{
+    const struct snic_admin_reg_mr *r = &cmd->reg_mr;
+    uint32_t pdn = GUINT32_FROM_LE(r->pdn);
+    SnicPd *pd = pd_get(c, pdn);
+    SnicMtt m;
+    uint16_t st;
+    uint32_t i;
+
+    if (!pd) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = reg_mr_mtt(c, r, pd, &m);
+    if (st != SNIC_ADMIN_OK) {
+        snic_guest_error(c, "REG_MR: iova 0x%" PRIx64 " length 0x%" PRIx64
+                         " pages %u shift %u access 0x%x flags 0x%x refused "
+                         "(status %u)", m.iova, m.length, m.npages,
+                         m.page_shift, GUINT32_FROM_LE(r->access),
+                         GUINT16_FROM_LE(r->flags), st);
+        return st;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_mr + FIRST_HANDLE; i++) {
+        if (!c->mrs[i].valid) {
+            c->mrs[i] = (SnicMr) {
+                .valid = true,
+                .key = r->key,
+                .pdn = pdn,
+                .access = GUINT32_FROM_LE(r->access),
+                .mtt = m,
+            };
+            /* the page list may have held another region's entries */
+            if (!m.phys) {
+                snic_tlb_invalidate(c, m.pbl, m.npages);
+            }
+            pd->refs++;
+            *result = i << SNIC_KEY_INDEX_SHIFT | r->key;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result)
+{
+    SnicMr *mr = mr_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!mr) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (!mr->mtt.phys) {
+        snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
+    }
+    c->pds[mr->pdn].refs--;
+    memset(mr, 0, sizeof(*mr));
+    return SNIC_ADMIN_OK;
+}

@@ -1,0 +1,58 @@
+/*
+ * snic core: protection domains and memory regions.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_MR_H
+#define SNIC_CORE_MR_H
+
+#include "mtt.h"
+#include "snic/snic_admin.h"
+
+typedef struct SnicPd {
+    bool valid;
+    uint16_t ctx;               /* owning context (doorbell page) */
+    uint32_t refs;              /* MRs (and later QPs) using it */
+} SnicPd;
+
+typedef struct SnicMr {
+    bool valid;
+    uint8_t key;                /* low byte of lkey/rkey */
+    uint32_t pdn;
+    uint32_t access;            /* SNIC_ACCESS_* */
+    SnicMtt mtt;
+} SnicMr;
+
+/* Why an access to a memory region was refused. */
+typedef enum SnicMrCheck {
+    SNIC_MR_OK,
+    SNIC_MR_BAD_KEY,            /* no such region, or a stale key byte */
+    SNIC_MR_BAD_PD,             /* region of another protection domain */
+    SNIC_MR_NO_ACCESS,          /* access right not granted */
+    SNIC_MR_BOUNDS,             /* outside the region */
+} SnicMrCheck;
+
+int snic_mr_init(SnicCore *c);
+void snic_mr_free(SnicCore *c);
+void snic_mr_reset(SnicCore *c);
+
+/*
+ * The region named by 'key' if PD 'pdn' may access [va, va + len) with
+ * 'access' (SNIC_ACCESS_*; 0 for a local read). Remote requests (RETH,
+ * AtomicETH) ask for a remote right, so the PHYS region never matches.
+ */
+SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
+                      uint32_t access, uint64_t va, uint64_t len,
+                      SnicMrCheck *why);
+
+/* Admin commands */
+uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result);
+uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result);
+uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result);
+
+#endif /* SNIC_CORE_MR_H */

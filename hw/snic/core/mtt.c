@@ -1,0 +1,158 @@
+/*
+ * snic core: address translation through page lists with an on-device
+ * translation cache (see mtt.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "mtt.h"
+
+/* A cache line: the address of one page-list entry and what it held. */
+struct SnicTlbEntry {
+    uint64_t tag;               /* guest address of the MTT entry, + 1 */
+    uint64_t page;
+};
+
+static bool is_pow2(uint32_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+int snic_tlb_init(SnicCore *c, uint32_t entries)
+{
+    if (!is_pow2(entries)) {
+        return -1;
+    }
+    c->tlb = g_new0(SnicTlbEntry, entries);
+    c->tlb_mask = entries - 1;
+    return 0;
+}
+
+void snic_tlb_free(SnicCore *c)
+{
+    g_free(c->tlb);
+    c->tlb = NULL;
+}
+
+void snic_tlb_flush(SnicCore *c)
+{
+    memset(c->tlb, 0, sizeof(*c->tlb) * ((size_t)c->tlb_mask + 1));
+}
+
+static uint32_t tlb_slot(SnicCore *c, uint64_t entry_addr)
+{
+    uint64_t h = (entry_addr >> 3) * 0x9e3779b97f4a7c15ull;
+
+    return (uint32_t)(h >> 32) & c->tlb_mask;
+}
+
+void snic_tlb_invalidate(SnicCore *c, uint64_t pbl, uint32_t npages)
+{
+    uint64_t end = pbl + (uint64_t)npages * 8;
+    uint32_t i;
+
+    if (npages <= c->tlb_mask) {
+        for (i = 0; i < npages; i++) {
+            SnicTlbEntry *e = &c->tlb[tlb_slot(c, pbl + i * 8ull)];
+
+            if (e->tag == pbl + i * 8ull + 1) {
+                e->tag = 0;
+            }
+        }
+        return;
+    }
+    for (i = 0; i <= c->tlb_mask; i++) {
+        if (c->tlb[i].tag && c->tlb[i].tag - 1 >= pbl &&
+            c->tlb[i].tag - 1 < end) {
+            c->tlb[i].tag = 0;
+        }
+    }
+}
+
+uint64_t snic_mtt_pages(uint64_t iova, uint64_t length, uint8_t page_shift)
+{
+    uint64_t first = iova >> page_shift;
+    uint64_t last = (iova + length - 1) >> page_shift;
+
+    return length ? last - first + 1 : 0;
+}
+
+/* Page address of page 'idx' of the list, through the cache. */
+static int page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
+                   uint64_t *page)
+{
+    uint64_t entry_addr = m->pbl + idx * 8;
+    SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
+    __le64 raw;
+
+    if (e->tag == entry_addr + 1) {
+        snic_stat_inc(&c->stats.tlb_hits);
+        *page = e->page;
+        return 0;
+    }
+    snic_stat_inc(&c->stats.tlb_misses);
+    if (snic_dma_read(c, entry_addr, &raw, sizeof(raw))) {
+        return -1;
+    }
+    *page = GUINT64_FROM_LE(raw);
+    if (*page & ((1ull << m->page_shift) - 1)) {
+        return -1;      /* a page list entry must be page aligned */
+    }
+    e->tag = entry_addr + 1;
+    e->page = *page;
+    return 0;
+}
+
+static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
+                               void *buf, size_t len, bool write)
+{
+    uint64_t page_size = 1ull << m->page_shift;
+    uint64_t off;
+    uint8_t *p = buf;
+
+    if (va < m->iova || len > m->length || va - m->iova > m->length - len) {
+        return SNIC_XLATE_BOUNDS;
+    }
+    if (m->phys) {
+        int r = write ? snic_dma_write(c, va, buf, len) :
+                        snic_dma_read(c, va, buf, len);
+
+        return r ? SNIC_XLATE_FAULT : SNIC_XLATE_OK;
+    }
+    /* offset from the start of the first page */
+    off = (va - m->iova) + (m->iova & (page_size - 1));
+    while (len) {
+        uint64_t idx = off >> m->page_shift;
+        uint64_t in_page = off & (page_size - 1);
+        size_t piece = MIN(len, page_size - in_page);
+        uint64_t page;
+        int r;
+
+        if (idx >= m->npages || page_of(c, m, idx, &page)) {
+            return SNIC_XLATE_FAULT;
+        }
+        r = write ? snic_dma_write(c, page + in_page, p, piece) :
+                    snic_dma_read(c, page + in_page, p, piece);
+        if (r) {
+            return SNIC_XLATE_FAULT;
+        }
+        p += piece;
+        off += piece;
+        len -= piece;
+    }
+    return SNIC_XLATE_OK;
+}
+
+SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
+                        void *buf, size_t len)
+{
+    return snic_mtt_copy(c, m, va, buf, len, false);
+}
+
+SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
+                         const void *buf, size_t len)
+{
+    return snic_mtt_copy(c, m, va, (void *)buf, len, true);
+}
