@@ -45,6 +45,14 @@ enum snic_admin_opcode {
     SNIC_ADMIN_DEALLOC_PD = 0x21,
     SNIC_ADMIN_REG_MR = 0x22,           /* result = lkey (= rkey) */
     SNIC_ADMIN_DEREG_MR = 0x23,
+    SNIC_ADMIN_CREATE_EQ = 0x24,        /* result = EQ number */
+    SNIC_ADMIN_DESTROY_EQ = 0x25,
+    SNIC_ADMIN_CREATE_CQ = 0x26,        /* result = CQ number */
+    SNIC_ADMIN_DESTROY_CQ = 0x27,
+    SNIC_ADMIN_CREATE_QP = 0x28,        /* result = QP number */
+    SNIC_ADMIN_MODIFY_QP = 0x29,
+    SNIC_ADMIN_QUERY_QP = 0x2a,
+    SNIC_ADMIN_DESTROY_QP = 0x2b,
 };
 
 enum snic_admin_status {
@@ -56,6 +64,7 @@ enum snic_admin_status {
     SNIC_ADMIN_BAD_ADDRESS = 5,     /* misaligned or failing DMA address */
     SNIC_ADMIN_BAD_STATE = 6,       /* object in the wrong state */
     SNIC_ADMIN_NO_RESOURCES = 7,    /* limit reached */
+    SNIC_ADMIN_NOT_SUPPORTED = 8,   /* valid request the device lacks */
 };
 
 /* Every command starts with this header; flags must be zero. */
@@ -129,6 +138,11 @@ struct snic_admin_cmd {
         struct snic_admin_alloc_pd alloc_pd;
         struct snic_admin_obj_ref obj;
         struct snic_admin_reg_mr reg_mr;
+        struct snic_admin_create_eq create_eq;
+        struct snic_admin_create_cq create_cq;
+        struct snic_admin_create_qp create_qp;
+        struct snic_admin_modify_qp modify_qp;
+        struct snic_admin_query_qp query_qp;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -174,7 +188,16 @@ struct snic_device_attr {
     __le32 max_mr_pages;        /* page-list entries per MR */
     __le32 tlb_entries;         /* on-device translation cache */
     __le64 page_size_cap;       /* bit n: 2^n-byte pages supported */
-    __u8 rsvd[48];
+    __le32 max_qp;
+    __le32 max_cq;
+    __le32 max_eq;
+    __le32 max_cqe;             /* CQ/EQ depth */
+    __le32 max_qp_wr;           /* SQ/RQ depth */
+    __u8 max_rd_atomic;         /* per QP, both directions */
+    __u8 max_send_sge;
+    __u8 max_recv_sge;
+    __u8 rsvd1;
+    __u8 rsvd[24];
 };
 _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
 

@@ -132,4 +132,116 @@ struct snic_admin_reg_mr {
 };
 _Static_assert(sizeof(struct snic_admin_reg_mr) == 40, "reg_mr size");
 
+/*
+ * Queues (EQ, CQ, SQ, RQ) live in host memory described by a page list of
+ * 4 KiB pages (little-endian 64-bit addresses), like MR page lists: user
+ * queues are pinned process memory, never contiguous.
+ */
+#define SNIC_QUEUE_PAGE_SHIFT           12
+
+#define SNIC_EQE_SIZE                   16
+#define SNIC_CQE_SIZE                   32
+#define SNIC_SQ_WQE_SIZE                128
+#define SNIC_RQ_WQE_SIZE                64
+
+/* CREATE_EQ (kernel only): completion events for CQs -> one MSI-X vector */
+struct snic_admin_create_eq {
+    __le64 pbl_addr;
+    __le32 npages;
+    __u8 log2_depth;
+    __u8 rsvd;
+    __le16 vector;
+    __le32 rsvd1;
+};
+_Static_assert(sizeof(struct snic_admin_create_eq) == 24, "create_eq size");
+
+/* CREATE_CQ */
+struct snic_admin_create_cq {
+    __le64 pbl_addr;
+    __le32 npages;
+    __u8 log2_depth;
+    __u8 rsvd;
+    __le16 ctx;         /* owning context (doorbell page) */
+    __le32 eqn;         /* completion events go to this EQ */
+    __le32 rsvd1;
+};
+_Static_assert(sizeof(struct snic_admin_create_cq) == 24, "create_cq size");
+
+/* CREATE_QP: result = QP number (1 for the GSI QP) */
+struct snic_admin_create_qp {
+    __le64 sq_pbl_addr;
+    __le64 rq_pbl_addr;
+    __le32 sq_npages;
+    __le32 rq_npages;
+    __le32 pdn;
+    __le32 send_cqn;
+    __le32 recv_cqn;
+    __u8 type;          /* enum snic_qp_type */
+    __u8 sq_log2_depth;
+    __u8 rq_log2_depth;
+    __u8 rsvd;
+    __le16 ctx;
+    __le16 rsvd1;
+    __le32 rsvd2;
+};
+_Static_assert(sizeof(struct snic_admin_create_qp) == 48, "create_qp size");
+
+/* MODIFY_QP: attributes in host memory (struct snic_qp_attr) */
+struct snic_admin_modify_qp {
+    __le32 qpn;
+    __le32 attr_mask;   /* SNIC_QP_ATTR_* */
+    __le64 attr_addr;   /* 8-byte aligned */
+};
+_Static_assert(sizeof(struct snic_admin_modify_qp) == 16, "modify_qp size");
+
+/* QUERY_QP: the device writes struct snic_qp_attr to resp_addr */
+struct snic_admin_query_qp {
+    __le32 qpn;
+    __le32 rsvd;
+    __le64 resp_addr;
+};
+_Static_assert(sizeof(struct snic_admin_query_qp) == 16, "query_qp size");
+
+/*
+ * Address vector: the RoCEv2 path to the peer. The driver resolves GIDs
+ * to IP addresses and the neighbour's MAC; the device only builds frames.
+ */
+#define SNIC_AV_IPV6            (1u << 0)   /* else IPv4 in gid[12..15] */
+
+struct snic_av {
+    __u8 dgid[16];      /* destination IP (IPv4-mapped or IPv6) */
+    __u8 sgid[16];      /* source IP, same form */
+    __u8 dmac[6];
+    __u8 hop_limit;
+    __u8 traffic_class;
+    __le32 flow_label;
+    __u8 flags;         /* SNIC_AV_* */
+    __u8 rsvd[3];
+};
+_Static_assert(sizeof(struct snic_av) == 48, "av size");
+
+struct snic_qp_attr {
+    __le32 qp_state;
+    __le32 cur_qp_state;
+    __le32 path_mtu;            /* enum snic_mtu */
+    __le32 qkey;
+    __le32 rq_psn;
+    __le32 sq_psn;
+    __le32 dest_qp_num;
+    __le32 qp_access_flags;     /* SNIC_ACCESS_REMOTE_* */
+    __le16 pkey_index;
+    __u8 port_num;
+    __u8 timeout;               /* 4.096 us * 2^timeout, 0 = infinite */
+    __u8 retry_cnt;
+    __u8 rnr_retry;             /* 7 = infinite */
+    __u8 min_rnr_timer;
+    __u8 max_rd_atomic;
+    __u8 max_dest_rd_atomic;
+    __u8 en_sqd_async_notify;
+    __u8 rsvd[6];
+    struct snic_av av;
+    __u8 rsvd1[32];
+};
+_Static_assert(sizeof(struct snic_qp_attr) == 128, "qp_attr size");
+
 #endif /* SNIC_VERBS_H */

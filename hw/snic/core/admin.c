@@ -189,6 +189,14 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.tlb_entries = GUINT32_TO_LE(c->cfg.tlb_entries);
     a.page_size_cap = GUINT64_TO_LE(1ull << SNIC_PAGE_SHIFT_4K |
                                     1ull << SNIC_PAGE_SHIFT_2M);
+    a.max_qp = GUINT32_TO_LE(c->cfg.max_qp);
+    a.max_cq = GUINT32_TO_LE(c->cfg.max_cq);
+    a.max_eq = GUINT32_TO_LE(c->cfg.max_eq);
+    a.max_cqe = GUINT32_TO_LE(1u << SNIC_MAX_CQE_LOG2);
+    a.max_qp_wr = GUINT32_TO_LE(1u << SNIC_MAX_QP_WR_LOG2);
+    a.max_rd_atomic = SNIC_MAX_RD_ATOMIC;
+    a.max_send_sge = SNIC_MAX_SEND_SGE;
+    a.max_recv_sge = SNIC_MAX_RECV_SGE;
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
@@ -295,6 +303,22 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_reg_mr), snic_cmd_reg_mr },
     [SNIC_ADMIN_DEREG_MR] = {
         sizeof(struct snic_admin_obj_ref), snic_cmd_dereg_mr },
+    [SNIC_ADMIN_CREATE_EQ] = {
+        sizeof(struct snic_admin_create_eq), snic_cmd_create_eq },
+    [SNIC_ADMIN_DESTROY_EQ] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_eq },
+    [SNIC_ADMIN_CREATE_CQ] = {
+        sizeof(struct snic_admin_create_cq), snic_cmd_create_cq },
+    [SNIC_ADMIN_DESTROY_CQ] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_cq },
+    [SNIC_ADMIN_CREATE_QP] = {
+        sizeof(struct snic_admin_create_qp), snic_cmd_create_qp },
+    [SNIC_ADMIN_MODIFY_QP] = {
+        sizeof(struct snic_admin_modify_qp), snic_cmd_modify_qp },
+    [SNIC_ADMIN_QUERY_QP] = {
+        sizeof(struct snic_admin_query_qp), snic_cmd_query_qp },
+    [SNIC_ADMIN_DESTROY_QP] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_qp },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

@@ -22,10 +22,14 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
                       SNIC_DEFAULT_MAX_MR_PAGES;
     cf.tlb_entries = cf.tlb_entries ? cf.tlb_entries :
                      SNIC_DEFAULT_TLB_ENTRIES;
+    cf.max_qp = cf.max_qp ? cf.max_qp : SNIC_DEFAULT_MAX_QP;
+    cf.max_cq = cf.max_cq ? cf.max_cq : SNIC_DEFAULT_MAX_CQ;
+    cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
     if (cf.num_db_pages < 1 || cf.num_db_pages > SNIC_DB_MAX_PAGES ||
         cf.num_vectors < 1 || cf.max_pd > SNIC_MAX_OBJECTS ||
         cf.max_mr > SNIC_MAX_OBJECTS ||
-        cf.tlb_entries > SNIC_MAX_OBJECTS) {
+        cf.tlb_entries > SNIC_MAX_OBJECTS || cf.max_qp > SNIC_MAX_OBJECTS ||
+        cf.max_cq > SNIC_MAX_OBJECTS || cf.max_eq > SNIC_MAX_OBJECTS) {
         return NULL;
     }
     c = g_new0(SnicCore, 1);
@@ -33,7 +37,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->link_up = true;
-    if (snic_mr_init(c)) {
+    if (snic_mr_init(c) || snic_qp_init(c)) {
         snic_core_free(c);
         return NULL;    /* tlb_entries is not a power of two */
     }
@@ -43,6 +47,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
 
 void snic_core_free(SnicCore *c)
 {
+    snic_qp_free(c);
     snic_mr_free(c);
     g_free(c);
 }
@@ -60,6 +65,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     } else {
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
+    snic_qp_reset(c);
     snic_mr_reset(c);
     c->timer_deadline = UINT64_MAX;
     c->ops->timer_mod(c->opaque, UINT64_MAX);

@@ -11,6 +11,7 @@
 
 #include "snic_core.h"
 #include "mr.h"
+#include "qp.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
 
@@ -57,6 +58,9 @@ struct SnicCore {
     SnicMr *mrs;                /* [FIRST_HANDLE, max_mr] */
     SnicTlbEntry *tlb;          /* translation cache, tlb_mask + 1 lines */
     uint32_t tlb_mask;
+    SnicEq *eqs;                /* [1, max_eq] */
+    SnicCq *cqs;                /* [1, max_cq] */
+    SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
 
     /*
      * Configuration: back to power-on values by a full reset, kept across

@@ -32,7 +32,7 @@ void snic_mr_reset(SnicCore *c)
     snic_tlb_flush(c);
 }
 
-static SnicPd *pd_get(SnicCore *c, uint32_t pdn)
+SnicPd *snic_pd_get(SnicCore *c, uint32_t pdn)
 {
     if (pdn < FIRST_HANDLE || pdn >= c->cfg.max_pd + FIRST_HANDLE ||
         !c->pds[pdn].valid) {
@@ -97,7 +97,7 @@ uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
 uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
                              uint64_t *result)
 {
-    SnicPd *pd = pd_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+    SnicPd *pd = snic_pd_get(c, GUINT32_FROM_LE(cmd->obj.handle));
 
     if (!pd) {
         return SNIC_ADMIN_BAD_PARAM;
@@ -163,7 +163,7 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
 {
     const struct snic_admin_reg_mr *r = &cmd->reg_mr;
     uint32_t pdn = GUINT32_FROM_LE(r->pdn);
-    SnicPd *pd = pd_get(c, pdn);
+    SnicPd *pd = snic_pd_get(c, pdn);
     SnicMtt m;
     uint16_t st;
     uint32_t i;

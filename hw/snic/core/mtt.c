@@ -156,3 +156,25 @@ SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
 {
     return snic_mtt_copy(c, m, va, (void *)buf, len, true);
 }
+
+uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,
+                       uint64_t bytes)
+{
+    __le64 probe;
+
+    *m = (SnicMtt) {
+        .length = bytes,
+        .pbl = pbl,
+        .npages = npages,
+        .page_shift = SNIC_QUEUE_PAGE_SHIFT,
+    };
+    if (!npages || npages != snic_mtt_pages(0, bytes, SNIC_QUEUE_PAGE_SHIFT)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (pbl % 8 || pbl + (uint64_t)npages * 8 < pbl ||
+        snic_dma_read(c, pbl, &probe, sizeof(probe)) ||
+        snic_dma_read(c, pbl + (npages - 1) * 8ull, &probe, sizeof(probe))) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    return SNIC_ADMIN_OK;
+}

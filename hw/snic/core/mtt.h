@@ -46,6 +46,13 @@ SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
 SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len);
 
+/*
+ * Describe a queue of 'bytes' bytes in 4 KiB pages listed at pbl (npages
+ * entries) as a region at iova 0. Returns an SNIC_ADMIN_* status.
+ */
+uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,
+                       uint64_t bytes);
+
 /* Translation cache */
 int snic_tlb_init(SnicCore *c, uint32_t entries);
 void snic_tlb_free(SnicCore *c);

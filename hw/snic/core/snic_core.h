@@ -34,6 +34,9 @@ typedef struct SnicCoreConfig {
     uint32_t max_mr;            /* 1..SNIC_MAX_OBJECTS */
     uint32_t max_mr_pages;      /* page-list entries per MR */
     uint32_t tlb_entries;       /* translation cache lines, power of 2 */
+    uint32_t max_qp;            /* RC/UD QPs besides the GSI QP */
+    uint32_t max_cq;
+    uint32_t max_eq;
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

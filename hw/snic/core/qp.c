@@ -1,0 +1,394 @@
+/*
+ * snic core: EQ, CQ and QP objects and their admin commands (see qp.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "qp.h"
+#include "qp_state.h"
+
+#define FIRST_HANDLE    1
+#define FIRST_QPN       2       /* 0 is reserved, 1 is the GSI QP */
+
+int snic_qp_init(SnicCore *c)
+{
+    c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + FIRST_HANDLE);
+    c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + FIRST_HANDLE);
+    c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + FIRST_QPN);
+    return 0;
+}
+
+void snic_qp_free(SnicCore *c)
+{
+    g_free(c->eqs);
+    g_free(c->cqs);
+    g_free(c->qps);
+}
+
+void snic_qp_reset(SnicCore *c)
+{
+    memset(c->eqs, 0, sizeof(*c->eqs) * (c->cfg.max_eq + FIRST_HANDLE));
+    memset(c->cqs, 0, sizeof(*c->cqs) * (c->cfg.max_cq + FIRST_HANDLE));
+    memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
+}
+
+static SnicEq *eq_get(SnicCore *c, uint32_t eqn)
+{
+    return eqn >= FIRST_HANDLE && eqn < c->cfg.max_eq + FIRST_HANDLE &&
+           c->eqs[eqn].valid ? &c->eqs[eqn] : NULL;
+}
+
+static SnicCq *cq_get(SnicCore *c, uint32_t cqn)
+{
+    return cqn >= FIRST_HANDLE && cqn < c->cfg.max_cq + FIRST_HANDLE &&
+           c->cqs[cqn].valid ? &c->cqs[cqn] : NULL;
+}
+
+SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
+{
+    return qpn >= SNIC_GSI_QPN && qpn < c->cfg.max_qp + FIRST_QPN &&
+           c->qps[qpn].valid ? &c->qps[qpn] : NULL;
+}
+
+static bool log2_ok(uint8_t v, uint8_t max)
+{
+    return v >= SNIC_MIN_QUEUE_LOG2 && v <= max;
+}
+
+uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_create_eq *p = &cmd->create_eq;
+    uint16_t vector = GUINT16_FROM_LE(p->vector);
+    SnicMtt ring;
+    uint16_t st;
+    uint32_t i;
+
+    if (!log2_ok(p->log2_depth, SNIC_MAX_CQE_LOG2) ||
+        vector >= c->cfg.num_vectors) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
+                       GUINT32_FROM_LE(p->npages),
+                       (uint64_t)SNIC_EQE_SIZE << p->log2_depth);
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_eq + FIRST_HANDLE; i++) {
+        if (!c->eqs[i].valid) {
+            c->eqs[i] = (SnicEq) {
+                .valid = true,
+                .log2_depth = p->log2_depth,
+                .vector = vector,
+                .ring = ring,
+            };
+            *result = i;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicEq *eq = eq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!eq) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (eq->refs) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    memset(eq, 0, sizeof(*eq));
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_create_cq *p = &cmd->create_cq;
+    uint16_t ctx = GUINT16_FROM_LE(p->ctx);
+    uint32_t eqn = GUINT32_FROM_LE(p->eqn);
+    SnicEq *eq = eq_get(c, eqn);
+    SnicMtt ring;
+    uint16_t st;
+    uint32_t i;
+
+    if (!eq || ctx >= c->cfg.num_db_pages ||
+        !log2_ok(p->log2_depth, SNIC_MAX_CQE_LOG2)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
+                       GUINT32_FROM_LE(p->npages),
+                       (uint64_t)SNIC_CQE_SIZE << p->log2_depth);
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
+        if (!c->cqs[i].valid) {
+            c->cqs[i] = (SnicCq) {
+                .valid = true,
+                .log2_depth = p->log2_depth,
+                .ctx = ctx,
+                .eqn = eqn,
+                .ring = ring,
+            };
+            eq->refs++;
+            *result = i;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicCq *cq = cq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!cq) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (cq->refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* QPs still complete here */
+    }
+    c->eqs[cq->eqn].refs--;
+    memset(cq, 0, sizeof(*cq));
+    return SNIC_ADMIN_OK;
+}
+
+/* A free QP number for the type: 1 for GSI, else 2 .. max_qp + 1. */
+static uint32_t qpn_alloc(SnicCore *c, uint8_t type)
+{
+    uint32_t i;
+
+    if (type == SNIC_QPT_GSI) {
+        return c->qps[SNIC_GSI_QPN].valid ? 0 : SNIC_GSI_QPN;
+    }
+    for (i = FIRST_QPN; i < c->cfg.max_qp + FIRST_QPN; i++) {
+        if (!c->qps[i].valid) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_create_qp *p = &cmd->create_qp;
+    uint16_t ctx = GUINT16_FROM_LE(p->ctx);
+    uint32_t pdn = GUINT32_FROM_LE(p->pdn);
+    uint32_t scqn = GUINT32_FROM_LE(p->send_cqn);
+    uint32_t rcqn = GUINT32_FROM_LE(p->recv_cqn);
+    SnicCq *scq = cq_get(c, scqn), *rcq = cq_get(c, rcqn);
+    SnicPd *pd = snic_pd_get(c, pdn);
+    SnicMtt sq, rq;
+    uint32_t qpn;
+    uint16_t st;
+
+    if (p->type != SNIC_QPT_RC && p->type != SNIC_QPT_UD &&
+        p->type != SNIC_QPT_GSI) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* a context uses only its own PD and CQs; GSI is the kernel's */
+    if (ctx >= c->cfg.num_db_pages || !pd || pd->ctx != ctx ||
+        !scq || scq->ctx != ctx || !rcq || rcq->ctx != ctx ||
+        (p->type == SNIC_QPT_GSI && ctx != SNIC_DB_KERNEL_PAGE) ||
+        !log2_ok(p->sq_log2_depth, SNIC_MAX_QP_WR_LOG2) ||
+        !log2_ok(p->rq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = snic_ring_mtt(c, &sq, GUINT64_FROM_LE(p->sq_pbl_addr),
+                       GUINT32_FROM_LE(p->sq_npages),
+                       (uint64_t)SNIC_SQ_WQE_SIZE << p->sq_log2_depth);
+    if (st == SNIC_ADMIN_OK) {
+        st = snic_ring_mtt(c, &rq, GUINT64_FROM_LE(p->rq_pbl_addr),
+                           GUINT32_FROM_LE(p->rq_npages),
+                           (uint64_t)SNIC_RQ_WQE_SIZE << p->rq_log2_depth);
+    }
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    qpn = qpn_alloc(c, p->type);
+    if (!qpn) {
+        return SNIC_ADMIN_NO_RESOURCES;
+    }
+    c->qps[qpn] = (SnicQp) {
+        .valid = true,
+        .type = p->type,
+        .state = SNIC_QPS_RESET,
+        .ctx = ctx,
+        .pdn = pdn,
+        .send_cqn = scqn,
+        .recv_cqn = rcqn,
+        .sq_log2_depth = p->sq_log2_depth,
+        .rq_log2_depth = p->rq_log2_depth,
+        .sq = sq,
+        .rq = rq,
+        .attr = { .path_mtu = SNIC_MTU_1024, .port = 1 },
+    };
+    pd->refs++;
+    scq->refs++;
+    rcq->refs++;
+    *result = qpn;
+    return SNIC_ADMIN_OK;
+}
+
+/* Range checks of the attributes a modify sets (beyond the state table). */
+static bool attr_values_ok(uint32_t mask, const struct snic_qp_attr *a)
+{
+    uint32_t access = GUINT32_FROM_LE(a->qp_access_flags);
+
+    return (!(mask & SNIC_QP_ATTR_PATH_MTU) ||
+            (GUINT32_FROM_LE(a->path_mtu) >= SNIC_MTU_256 &&
+             GUINT32_FROM_LE(a->path_mtu) <= SNIC_MTU_4096)) &&
+           (!(mask & SNIC_QP_ATTR_TIMEOUT) || a->timeout <= 31) &&
+           (!(mask & SNIC_QP_ATTR_RETRY_CNT) || a->retry_cnt <= 7) &&
+           (!(mask & SNIC_QP_ATTR_RNR_RETRY) || a->rnr_retry <= 7) &&
+           (!(mask & SNIC_QP_ATTR_MIN_RNR_TIMER) || a->min_rnr_timer <= 31) &&
+           (!(mask & SNIC_QP_ATTR_MAX_QP_RD_ATOMIC) ||
+            a->max_rd_atomic <= SNIC_MAX_RD_ATOMIC) &&
+           (!(mask & SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC) ||
+            a->max_dest_rd_atomic <= SNIC_MAX_RD_ATOMIC) &&
+           (!(mask & SNIC_QP_ATTR_DEST_QPN) ||
+            GUINT32_FROM_LE(a->dest_qp_num) <= 0xffffff) &&
+           (!(mask & SNIC_QP_ATTR_RQ_PSN) ||
+            GUINT32_FROM_LE(a->rq_psn) <= 0xffffff) &&
+           (!(mask & SNIC_QP_ATTR_SQ_PSN) ||
+            GUINT32_FROM_LE(a->sq_psn) <= 0xffffff) &&
+           (!(mask & SNIC_QP_ATTR_PKEY_INDEX) || !a->pkey_index) &&
+           (!(mask & SNIC_QP_ATTR_PORT) || a->port_num == 1) &&
+           (!(mask & SNIC_QP_ATTR_ACCESS_FLAGS) ||
+            !(access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
+                         SNIC_ACCESS_REMOTE_READ |
+                         SNIC_ACCESS_REMOTE_ATOMIC))) &&
+           (!(mask & SNIC_QP_ATTR_AV) || !(a->av.flags & ~SNIC_AV_IPV6));
+}
+
+static void attr_apply(SnicQpAttr *q, uint32_t mask,
+                       const struct snic_qp_attr *a)
+{
+#define SET(bit, field, val) do { \
+        if (mask & SNIC_QP_ATTR_##bit) { \
+            q->field = (val); \
+        } \
+    } while (0)
+    SET(PATH_MTU, path_mtu, GUINT32_FROM_LE(a->path_mtu));
+    SET(QKEY, qkey, GUINT32_FROM_LE(a->qkey));
+    SET(RQ_PSN, rq_psn, GUINT32_FROM_LE(a->rq_psn));
+    SET(SQ_PSN, sq_psn, GUINT32_FROM_LE(a->sq_psn));
+    SET(DEST_QPN, dest_qpn, GUINT32_FROM_LE(a->dest_qp_num));
+    SET(ACCESS_FLAGS, access, GUINT32_FROM_LE(a->qp_access_flags));
+    SET(PKEY_INDEX, pkey_index, GUINT16_FROM_LE(a->pkey_index));
+    SET(PORT, port, a->port_num);
+    SET(TIMEOUT, timeout, a->timeout);
+    SET(RETRY_CNT, retry_cnt, a->retry_cnt);
+    SET(RNR_RETRY, rnr_retry, a->rnr_retry);
+    SET(MIN_RNR_TIMER, min_rnr_timer, a->min_rnr_timer);
+    SET(MAX_QP_RD_ATOMIC, max_rd_atomic, a->max_rd_atomic);
+    SET(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic, a->max_dest_rd_atomic);
+    SET(EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify, a->en_sqd_async_notify);
+    SET(AV, av, a->av);
+#undef SET
+}
+
+uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_modify_qp *p = &cmd->modify_qp;
+    SnicQp *qp = snic_qp_get(c, GUINT32_FROM_LE(p->qpn));
+    uint32_t mask = GUINT32_FROM_LE(p->attr_mask);
+    uint64_t addr = GUINT64_FROM_LE(p->attr_addr);
+    struct snic_qp_attr a;
+    uint32_t next;
+
+    if (!qp) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (addr % 8 || snic_dma_read(c, addr, &a, sizeof(a))) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    next = mask & SNIC_QP_ATTR_STATE ? GUINT32_FROM_LE(a.qp_state) :
+                                       qp->state;
+    if (mask & SNIC_QP_ATTR_CUR_STATE &&
+        GUINT32_FROM_LE(a.cur_qp_state) != qp->state) {
+        return SNIC_ADMIN_BAD_STATE;    /* the driver's view is stale */
+    }
+    if (!snic_qp_modify_is_ok(qp->state, next, qp->type, mask) ||
+        !attr_values_ok(mask, &a)) {
+        snic_guest_error(c, "MODIFY_QP %u: %u -> %u with mask 0x%x refused",
+                         GUINT32_FROM_LE(p->qpn), qp->state, next, mask);
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* Draining states need the data path to pause sends: not yet. */
+    if (next == SNIC_QPS_SQD || next == SNIC_QPS_SQE ||
+        qp->state == SNIC_QPS_SQD || qp->state == SNIC_QPS_SQE) {
+        return SNIC_ADMIN_NOT_SUPPORTED;
+    }
+    attr_apply(&qp->attr, mask, &a);
+    if (next == SNIC_QPS_RESET) {
+        SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024, .port = 1 };
+
+        qp->attr = keep;    /* RESET forgets the connection */
+    }
+    qp->state = next;
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_query_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result)
+{
+    const struct snic_admin_query_qp *p = &cmd->query_qp;
+    SnicQp *qp = snic_qp_get(c, GUINT32_FROM_LE(p->qpn));
+    uint64_t addr = GUINT64_FROM_LE(p->resp_addr);
+    const SnicQpAttr *q;
+    struct snic_qp_attr a;
+
+    if (!qp) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    q = &qp->attr;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(qp->state);
+    a.cur_qp_state = GUINT32_TO_LE(qp->state);
+    a.path_mtu = GUINT32_TO_LE(q->path_mtu);
+    a.qkey = GUINT32_TO_LE(q->qkey);
+    a.rq_psn = GUINT32_TO_LE(q->rq_psn);
+    a.sq_psn = GUINT32_TO_LE(q->sq_psn);
+    a.dest_qp_num = GUINT32_TO_LE(q->dest_qpn);
+    a.qp_access_flags = GUINT32_TO_LE(q->access);
+    a.pkey_index = GUINT16_TO_LE(q->pkey_index);
+    a.port_num = q->port;
+    a.timeout = q->timeout;
+    a.retry_cnt = q->retry_cnt;
+    a.rnr_retry = q->rnr_retry;
+    a.min_rnr_timer = q->min_rnr_timer;
+    a.max_rd_atomic = q->max_rd_atomic;
+    a.max_dest_rd_atomic = q->max_dest_rd_atomic;
+    a.en_sqd_async_notify = q->en_sqd_async_notify;
+    a.av = q->av;
+    if (addr % 8 || snic_dma_write(c, addr, &a, sizeof(a))) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    *result = sizeof(a);
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicQp *qp = snic_qp_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!qp) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    c->pds[qp->pdn].refs--;
+    c->cqs[qp->send_cqn].refs--;
+    c->cqs[qp->recv_cqn].refs--;
+    memset(qp, 0, sizeof(*qp));
+    return SNIC_ADMIN_OK;
+}
