@@ -210,6 +210,9 @@ _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
  */
 enum snic_async_event_type {
     SNIC_EVENT_LINK_CHANGE = 1,     /* data: 1 = up, 0 = down */
+    SNIC_EVENT_CQ_ERROR = 2,        /* data: CQN (overrun or bad ring) */
+    SNIC_EVENT_EQ_OVERFLOW = 3,     /* data: EQN (an event was lost) */
+    SNIC_EVENT_QP_FATAL = 4,        /* data: QPN (went to the error state) */
 };
 
 struct snic_aeqe {

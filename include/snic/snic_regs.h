@@ -135,6 +135,12 @@ enum snic_db_type {
     SNIC_DB_AEQ = 3,
     SNIC_DB_ETH_TX = 4,
     SNIC_DB_ETH_RX = 5,
+    SNIC_DB_SQ = 6,             /* qid = QPN, index = SQ producer */
+    SNIC_DB_RQ = 7,             /* qid = QPN, index = RQ producer */
+    SNIC_DB_CQ = 8,             /* qid = CQN, index = consumer */
+    SNIC_DB_CQ_ARM = 9,         /* ... and arm for the next completion */
+    SNIC_DB_CQ_ARM_SOL = 10,    /* ... for the next solicited one */
+    SNIC_DB_EQ = 11,            /* qid = EQN, index = consumer */
 };
 
 #define SNIC_DB_INDEX_MASK          0xffffffffull

@@ -144,6 +144,138 @@ _Static_assert(sizeof(struct snic_admin_reg_mr) == 40, "reg_mr size");
 #define SNIC_SQ_WQE_SIZE                128
 #define SNIC_RQ_WQE_SIZE                64
 
+/*
+ * Address vector: the RoCEv2 path to the peer. The driver resolves GIDs
+ * to IP addresses and the neighbour's MAC; the device only builds frames.
+ */
+#define SNIC_AV_IPV6            (1u << 0)   /* else IPv4 in gid[12..15] */
+
+struct snic_av {
+    __u8 dgid[16];      /* destination IP (IPv4-mapped or IPv6) */
+    __u8 sgid[16];      /* source IP, same form */
+    __u8 dmac[6];
+    __u8 hop_limit;
+    __u8 traffic_class;
+    __le32 flow_label;
+    __u8 flags;         /* SNIC_AV_* */
+    __u8 rsvd[3];
+};
+_Static_assert(sizeof(struct snic_av) == 48, "av size");
+
+/* Scatter/gather element: local buffer [addr, addr + length) of lkey */
+struct snic_sge {
+    __le64 addr;
+    __le32 length;
+    __le32 lkey;
+};
+_Static_assert(sizeof(struct snic_sge) == 16, "sge size");
+
+/* Send work request op-codes (IB_WR_* order) */
+enum snic_wr_opcode {
+    SNIC_WR_RDMA_WRITE = 0,
+    SNIC_WR_RDMA_WRITE_IMM = 1,
+    SNIC_WR_SEND = 2,
+    SNIC_WR_SEND_IMM = 3,
+    SNIC_WR_RDMA_READ = 4,
+    SNIC_WR_ATOMIC_CMP_SWAP = 5,
+    SNIC_WR_ATOMIC_FETCH_ADD = 6,
+    SNIC_WR_SEND_INV = 9,
+};
+
+#define SNIC_WQE_SIGNALED       (1u << 0)   /* completion even on success */
+#define SNIC_WQE_SOLICITED      (1u << 1)
+#define SNIC_WQE_FENCE          (1u << 2)
+
+#define SNIC_SQ_WQE_MAX_SGE     3
+#define SNIC_RQ_WQE_MAX_SGE     3
+
+/*
+ * Send queue entry (SNIC_SQ_WQE_SIZE bytes). RC uses 'rdma' (WRITE/READ:
+ * remote_addr, rkey; atomics also compare_add and swap); UD uses 'ud'
+ * with the whole address vector inline, so posting needs no device AH
+ * object and kernel callers never wait.
+ */
+struct snic_sq_wqe {
+    __le64 wr_id;
+    __u8 opcode;        /* enum snic_wr_opcode */
+    __u8 flags;         /* SNIC_WQE_* */
+    __u8 num_sge;
+    __u8 rsvd;
+    __be32 imm;         /* immediate data as sent (or rkey to invalidate) */
+    union {
+        struct {
+            __le64 remote_addr;
+            __le32 rkey;
+            __le32 rsvd;
+            __le64 compare_add;
+            __le64 swap;
+        } rdma;
+        struct {
+            struct snic_av av;
+            __le32 remote_qpn;
+            __le32 remote_qkey;
+            __le64 rsvd;
+        } ud;
+    };
+    struct snic_sge sge[SNIC_SQ_WQE_MAX_SGE];
+};
+_Static_assert(sizeof(struct snic_sq_wqe) == SNIC_SQ_WQE_SIZE, "sq wqe");
+
+/* Receive queue entry (SNIC_RQ_WQE_SIZE bytes) */
+struct snic_rq_wqe {
+    __le64 wr_id;
+    __u8 num_sge;
+    __u8 rsvd[7];
+    struct snic_sge sge[SNIC_RQ_WQE_MAX_SGE];
+};
+_Static_assert(sizeof(struct snic_rq_wqe) == SNIC_RQ_WQE_SIZE, "rq wqe");
+
+/* Work completion op-codes (IB_WC_*) */
+enum snic_wc_opcode {
+    SNIC_WC_SEND = 0,
+    SNIC_WC_RDMA_WRITE = 1,
+    SNIC_WC_RDMA_READ = 2,
+    SNIC_WC_COMP_SWAP = 3,
+    SNIC_WC_FETCH_ADD = 4,
+    SNIC_WC_RECV = 128,
+    SNIC_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+#define SNIC_WC_F_IMM           (1u << 0)   /* imm valid */
+#define SNIC_WC_F_GRH           (1u << 1)   /* UD: 40-byte GRH first */
+#define SNIC_WC_F_IPV6          (1u << 2)   /* ... of an IPv6 packet */
+
+/*
+ * Completion queue entry. The CQ memory starts zeroed; the device writes
+ * the body, then the last byte with the phase bit (1 on the first pass).
+ */
+struct snic_cqe {
+    __le64 wr_id;
+    __le32 byte_len;
+    __be32 imm;
+    __le32 qpn;
+    __le32 src_qp;      /* UD */
+    __u8 status;        /* enum snic_wc_status */
+    __u8 opcode;        /* enum snic_wc_opcode (RECV bit 7) */
+    __u8 wc_flags;      /* SNIC_WC_F_* */
+    __u8 rsvd[4];
+    __u8 flags;         /* SNIC_CQE_PHASE, written last */
+};
+_Static_assert(sizeof(struct snic_cqe) == SNIC_CQE_SIZE, "cqe size");
+
+/* Event queue entry: a completion event for an armed CQ */
+enum snic_eqe_type {
+    SNIC_EQE_COMPLETION = 1,
+};
+
+struct snic_eqe {
+    __le32 cqn;
+    __le32 type;        /* enum snic_eqe_type */
+    __u8 rsvd[7];
+    __u8 flags;         /* SNIC_CQE_PHASE, written last */
+};
+_Static_assert(sizeof(struct snic_eqe) == SNIC_EQE_SIZE, "eqe size");
+
 /* CREATE_EQ (kernel only): completion events for CQs -> one MSI-X vector */
 struct snic_admin_create_eq {
     __le64 pbl_addr;
@@ -202,23 +334,6 @@ struct snic_admin_query_qp {
 };
 _Static_assert(sizeof(struct snic_admin_query_qp) == 16, "query_qp size");
 
-/*
- * Address vector: the RoCEv2 path to the peer. The driver resolves GIDs
- * to IP addresses and the neighbour's MAC; the device only builds frames.
- */
-#define SNIC_AV_IPV6            (1u << 0)   /* else IPv4 in gid[12..15] */
-
-struct snic_av {
-    __u8 dgid[16];      /* destination IP (IPv4-mapped or IPv6) */
-    __u8 sgid[16];      /* source IP, same form */
-    __u8 dmac[6];
-    __u8 hop_limit;
-    __u8 traffic_class;
-    __le32 flow_label;
-    __u8 flags;         /* SNIC_AV_* */
-    __u8 rsvd[3];
-};
-_Static_assert(sizeof(struct snic_av) == 48, "av size");
 
 struct snic_qp_attr {
     __le32 qp_state;

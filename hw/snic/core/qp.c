@@ -392,3 +392,31 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     memset(qp, 0, sizeof(*qp));
     return SNIC_ADMIN_OK;
 }
+
+void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
+                      uint32_t index)
+{
+    SnicQp *qp = snic_qp_get(c, qpn);
+    bool sq = type == SNIC_DB_SQ;
+    uint32_t *tail, limit;
+
+    if (!qp || qp->ctx != page) {
+        snic_guest_error(c, "doorbell page %u: QP %u is not owned by this "
+                         "page's context", page, qpn);
+        snic_stat_inc(&c->stats.doorbells_invalid);
+        return;
+    }
+    tail = sq ? &qp->sq_tail : &qp->rq_tail;
+    /* a slot is free again once its work request completed */
+    limit = sq ? qp->sq_comp + (1u << qp->sq_log2_depth) :
+                 qp->rq_head + (1u << qp->rq_log2_depth);
+    if ((uint32_t)(index - *tail) > (uint32_t)(limit - *tail)) {
+        snic_guest_error(c, "QP %u %s doorbell index %u outside [%u, %u]",
+                         qpn, sq ? "SQ" : "RQ", index, *tail, limit);
+        snic_stat_inc(&c->stats.doorbells_invalid);
+        return;
+    }
+    *tail = index;
+    snic_stat_inc(&c->stats.doorbells);
+    c->ops->kick(c->opaque);
+}

@@ -18,8 +18,8 @@
 #define SNIC_MAX_QP_WR_LOG2         14
 #define SNIC_MIN_QUEUE_LOG2         2
 #define SNIC_MAX_RD_ATOMIC          16
-#define SNIC_MAX_SEND_SGE           4
-#define SNIC_MAX_RECV_SGE           3
+#define SNIC_MAX_SEND_SGE           SNIC_SQ_WQE_MAX_SGE
+#define SNIC_MAX_RECV_SGE           SNIC_RQ_WQE_MAX_SGE
 #define SNIC_GSI_QPN                1
 #define SNIC_GSI_QKEY               0x80010000u
 
@@ -28,15 +28,23 @@ typedef struct SnicEq {
     uint8_t log2_depth;
     uint16_t vector;
     uint32_t refs;              /* CQs reporting here */
+    uint32_t head;              /* consumer index (doorbell) */
+    uint32_t tail;              /* next EQE slot */
     SnicMtt ring;
 } SnicEq;
 
+enum { SNIC_CQ_DISARMED, SNIC_CQ_ARMED_ANY, SNIC_CQ_ARMED_SOLICITED };
+
 typedef struct SnicCq {
     bool valid;
+    bool error;                 /* overrun or ring fault: stopped */
     uint8_t log2_depth;
+    uint8_t armed;              /* SNIC_CQ_* */
     uint16_t ctx;
     uint32_t eqn;
     uint32_t refs;              /* QPs completing here */
+    uint32_t head;              /* consumer index (doorbell) */
+    uint32_t tail;              /* next CQE slot */
     SnicMtt ring;
 } SnicCq;
 
@@ -73,6 +81,11 @@ typedef struct SnicQp {
     SnicMtt sq;
     SnicMtt rq;
     SnicQpAttr attr;
+    /* work queue indices (free-running) */
+    uint32_t sq_tail;           /* producer (doorbell) */
+    uint32_t sq_comp;           /* next WQE to complete */
+    uint32_t rq_tail;           /* producer (doorbell) */
+    uint32_t rq_head;           /* next receive WQE to use */
 } SnicQp;
 
 int snic_qp_init(SnicCore *c);
@@ -80,6 +93,18 @@ void snic_qp_free(SnicCore *c);
 void snic_qp_reset(SnicCore *c);
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn);
+
+/* SQ/RQ producer doorbells from a context's page */
+void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
+                      uint32_t index);
+
+/* cq.c: write a completion (CQ event if armed); -1 if the CQ is broken */
+int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
+                 bool solicited);
+void snic_cq_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t cqn,
+                      uint32_t index);
+void snic_eq_doorbell(SnicCore *c, uint16_t page, uint32_t eqn,
+                      uint32_t index);
 
 /* Admin commands */
 uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,

@@ -256,7 +256,21 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
                          "not enabled", type, qid);
         goto invalid;
     }
-    /* Every queue that exists so far belongs to the kernel's page. */
+    switch (type) {
+    case SNIC_DB_SQ:
+    case SNIC_DB_RQ:
+        snic_qp_doorbell(c, page, type, qid, index);
+        goto out;
+    case SNIC_DB_CQ:
+    case SNIC_DB_CQ_ARM:
+    case SNIC_DB_CQ_ARM_SOL:
+        snic_cq_doorbell(c, page, type, qid, index);
+        goto out;
+    case SNIC_DB_EQ:
+        snic_eq_doorbell(c, page, qid, index);
+        goto out;
+    }
+    /* The admin queue, AEQ and Ethernet rings belong to the kernel. */
     if (page != SNIC_DB_KERNEL_PAGE) {
         snic_guest_error(c, "doorbell page %" PRIu64 ": type %u queue %u is "
                          "not owned by this page's context", page, type, qid);

@@ -1,0 +1,240 @@
+/*
+ * Unit tests of completion and event queues at run time: CQE phase bits,
+ * arming (next / solicited / already pending), EQEs and their vector, CQ
+ * overrun as an async error, and the consumer/producer doorbells with
+ * their ownership rules.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "fake-host.h"
+
+#define PBL         (FAKE_MEM_BASE + 0x3000)
+#define EQ_PAGE     (FAKE_MEM_BASE + 0x100000)
+#define CQ_PAGE     (FAKE_MEM_BASE + 0x101000)
+#define WQ_PAGE     (FAKE_MEM_BASE + 0x102000)
+#define EQ_VECTOR   2
+
+typedef struct Env {
+    FakeHost *h;
+    uint64_t pdn, eqn, cqn, qpn;
+} Env;
+
+static uint64_t admin_ok(FakeHost *h, struct snic_admin_cmd *cmd)
+{
+    uint64_t r;
+
+    g_assert_cmpuint(fake_admin(h, cmd, &r), ==, SNIC_ADMIN_OK);
+    return r;
+}
+
+/* EQ (depth 4), CQ (depth 4) of context 'ctx', one RC QP using it. */
+static Env env_new(uint16_t ctx)
+{
+    Env e = { .h = fake_host_new() };
+    struct snic_admin_cmd cmd;
+    __le64 pages[3] = {
+        GUINT64_TO_LE(EQ_PAGE), GUINT64_TO_LE(CQ_PAGE),
+        GUINT64_TO_LE(WQ_PAGE),
+    };
+
+    fake_enable(e.h, 4, 4);
+    fake_write(e.h, PBL, pages, sizeof(pages));
+    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
+    e.pdn = admin_ok(e.h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL);
+    cmd.create_eq.npages = GUINT32_TO_LE(1);
+    cmd.create_eq.log2_depth = 2;
+    cmd.create_eq.vector = GUINT16_TO_LE(EQ_VECTOR);
+    e.eqn = admin_ok(e.h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
+    cmd.create_cq.npages = GUINT32_TO_LE(1);
+    cmd.create_cq.log2_depth = 2;
+    cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
+    cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
+    e.cqn = admin_ok(e.h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL + 16);
+    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL + 16);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(1);
+    cmd.create_qp.rq_npages = GUINT32_TO_LE(1);
+    cmd.create_qp.pdn = GUINT32_TO_LE(e.pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(e.cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(e.cqn);
+    cmd.create_qp.type = SNIC_QPT_RC;
+    cmd.create_qp.sq_log2_depth = 3;
+    cmd.create_qp.rq_log2_depth = 3;
+    cmd.create_qp.ctx = GUINT16_TO_LE(ctx);
+    e.qpn = admin_ok(e.h, &cmd);
+    return e;
+}
+
+static int post(Env *e, uint64_t wr_id, uint8_t status, bool solicited)
+{
+    struct snic_cqe cqe = {
+        .wr_id = GUINT64_TO_LE(wr_id),
+        .byte_len = GUINT32_TO_LE(100),
+        .qpn = GUINT32_TO_LE(e->qpn),
+        .status = status,
+        .opcode = SNIC_WC_RECV,
+    };
+
+    return snic_cq_post(e->h->core, e->cqn, &cqe, solicited);
+}
+
+static struct snic_cqe cqe_at(Env *e, unsigned slot)
+{
+    struct snic_cqe c;
+
+    fake_read(e->h, CQ_PAGE + slot * SNIC_CQE_SIZE, &c, sizeof(c));
+    return c;
+}
+
+static void test_cqe_phase_and_overrun(void)
+{
+    Env e = env_new(0);
+    unsigned i;
+
+    for (i = 0; i < 4; i++) {
+        g_assert_cmpint(post(&e, 100 + i, SNIC_WC_SUCCESS, false), ==, 0);
+        g_assert_cmpuint(GUINT64_FROM_LE(cqe_at(&e, i).wr_id), ==, 100 + i);
+        g_assert_cmpuint(cqe_at(&e, i).flags, ==, SNIC_CQE_PHASE);
+    }
+    /* full: the next completion is an overrun -> async error, CQ stops */
+    g_assert_cmpint(post(&e, 104, SNIC_WC_SUCCESS, false), ==, -1);
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe_at(&e, 0).wr_id), ==, 100);
+    {
+        struct snic_aeqe a;
+
+        fake_read(e.h, FAKE_AEQ, &a, sizeof(a));
+        g_assert_cmpuint(GUINT32_FROM_LE(a.event), ==, SNIC_EVENT_CQ_ERROR);
+        g_assert_cmpuint(GUINT64_FROM_LE(a.data), ==, e.cqn);
+    }
+    fake_doorbell(e.h, 0, SNIC_DB_CQ, e.cqn, 4);
+    g_assert_cmpint(post(&e, 105, SNIC_WC_SUCCESS, false), ==, -1);
+    fake_host_free(e.h);
+}
+
+static void test_phase_second_lap(void)
+{
+    Env e = env_new(0);
+    unsigned i;
+
+    for (i = 0; i < 6; i++) {
+        g_assert_cmpint(post(&e, i, SNIC_WC_SUCCESS, false), ==, 0);
+        fake_doorbell(e.h, 0, SNIC_DB_CQ, e.cqn, i + 1);
+    }
+    g_assert_cmpuint(cqe_at(&e, 1).flags, ==, 0);       /* index 5 */
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe_at(&e, 1).wr_id), ==, 5);
+    g_assert_cmpuint(cqe_at(&e, 2).flags, ==, SNIC_CQE_PHASE);  /* old */
+    fake_host_free(e.h);
+}
+
+static unsigned eqes(Env *e)
+{
+    unsigned n = 0, i;
+
+    for (i = 0; i < 4; i++) {
+        struct snic_eqe q;
+
+        fake_read(e->h, EQ_PAGE + i * SNIC_EQE_SIZE, &q, sizeof(q));
+        n += q.flags == SNIC_CQE_PHASE;
+    }
+    return n;
+}
+
+static void test_arming(void)
+{
+    Env e = env_new(0);
+    struct snic_eqe q;
+
+    /* not armed: no event */
+    post(&e, 1, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 0);
+    /* armed for any: one event, then disarmed */
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 1);
+    post(&e, 2, SNIC_WC_SUCCESS, false);
+    post(&e, 3, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 1);
+    g_assert_cmpuint(e.h->irqs[EQ_VECTOR], ==, 1);
+    fake_read(e.h, EQ_PAGE, &q, sizeof(q));
+    g_assert_cmpuint(GUINT32_FROM_LE(q.cqn), ==, e.cqn);
+    g_assert_cmpuint(GUINT32_FROM_LE(q.type), ==, SNIC_EQE_COMPLETION);
+    /* armed for solicited: a plain completion passes, a solicited fires */
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM_SOL, e.cqn, 3);
+    post(&e, 4, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 1);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ, e.cqn, 4);
+    post(&e, 5, SNIC_WC_SUCCESS, true);
+    g_assert_cmpuint(eqes(&e), ==, 2);
+    /* ... and so does an error completion */
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM_SOL, e.cqn, 5);
+    post(&e, 6, SNIC_WC_REM_ACCESS_ERR, false);
+    g_assert_cmpuint(eqes(&e), ==, 3);
+    /* arming while completions wait raises the event at once */
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 5);
+    g_assert_cmpuint(eqes(&e), ==, 4);
+    g_assert_cmpuint(e.h->irqs[EQ_VECTOR], ==, 4);
+    fake_host_free(e.h);
+}
+
+static void test_eq_overflow(void)
+{
+    Env e = env_new(0);
+    unsigned i;
+
+    for (i = 0; i < 5; i++) {
+        fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, i);
+        post(&e, i, SNIC_WC_SUCCESS, false);
+    }
+    g_assert_cmpuint(eqes(&e), ==, 4);
+    g_assert_cmpuint(FAKE_STAT(e.h, async_events_lost), ==, 1);
+    fake_doorbell(e.h, 0, SNIC_DB_EQ, e.eqn, 4);
+    fake_doorbell(e.h, 0, SNIC_DB_EQ, e.eqn, 5);    /* past the tail */
+    g_assert_cmpuint(FAKE_STAT(e.h, doorbells_invalid), ==, 1);
+    fake_host_free(e.h);
+}
+
+static void test_doorbell_ownership(void)
+{
+    Env e = env_new(3);
+    uint64_t invalid;
+
+    /* the CQ and QP of context 3 only take doorbells from page 3 */
+    fake_doorbell(e.h, 0, SNIC_DB_SQ, e.qpn, 1);
+    fake_doorbell(e.h, 2, SNIC_DB_RQ, e.qpn, 1);
+    fake_doorbell(e.h, 4, SNIC_DB_CQ_ARM, e.cqn, 0);
+    fake_doorbell(e.h, 3, SNIC_DB_EQ, e.eqn, 0);    /* EQs: kernel only */
+    invalid = FAKE_STAT(e.h, doorbells_invalid);
+    g_assert_cmpuint(invalid, ==, 4);
+    g_assert_cmpuint(fake_guest_errors_matching(e.h, "not owned"), ==, 3);
+    g_assert_cmpuint(e.h->core->qps[e.qpn].sq_tail, ==, 0);
+    /* the owner's page works; producers stay within the ring */
+    fake_doorbell(e.h, 3, SNIC_DB_SQ, e.qpn, 8);
+    fake_doorbell(e.h, 3, SNIC_DB_RQ, e.qpn, 5);
+    g_assert_cmpuint(e.h->core->qps[e.qpn].sq_tail, ==, 8);
+    g_assert_cmpuint(e.h->core->qps[e.qpn].rq_tail, ==, 5);
+    fake_doorbell(e.h, 3, SNIC_DB_SQ, e.qpn, 9);    /* a ring and one */
+    fake_doorbell(e.h, 3, SNIC_DB_RQ, e.qpn, 4);    /* backwards */
+    fake_doorbell(e.h, 3, SNIC_DB_CQ, e.cqn, 1);    /* nothing produced */
+    g_assert_cmpuint(FAKE_STAT(e.h, doorbells_invalid), ==, invalid + 3);
+    g_assert_cmpuint(e.h->core->qps[e.qpn].sq_tail, ==, 8);
+    g_assert_cmpuint(e.h->core->qps[e.qpn].rq_tail, ==, 5);
+    fake_host_free(e.h);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/cq/phase-and-overrun", test_cqe_phase_and_overrun);
+    g_test_add_func("/cq/phase-second-lap", test_phase_second_lap);
+    g_test_add_func("/cq/arming", test_arming);
+    g_test_add_func("/cq/eq-overflow", test_eq_overflow);
+    g_test_add_func("/cq/doorbell-ownership", test_doorbell_ownership);
+    return g_test_run();
+}
