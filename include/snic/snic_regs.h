@@ -180,7 +180,10 @@ struct snic_stats {
     __le64 irqs;                /* MSI-X messages requested */
     __le64 tlb_hits;            /* translations found in the cache */
     __le64 tlb_misses;          /* ... read from the MTT in host memory */
-    __le64 rsvd[11];
+    __le64 rdma_tx_packets;     /* RoCEv2 packets sent */
+    __le64 rdma_rx_packets;     /* RoCEv2 packets received */
+    __le64 rdma_rx_dropped;     /* ... malformed, for no QP, stale */
+    __le64 rsvd[8];
 };
 _Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fake-host.h"
+#include "sim.h"
 
 const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
@@ -46,8 +47,13 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
 static void fh_tx_frame(void *opaque, const void *frame, size_t len)
 {
     FakeHost *h = opaque;
-    GByteArray *b = g_byte_array_sized_new(len);
+    GByteArray *b;
 
+    if (h->sim) {
+        snic_sim_send(h->sim, h->ep, h->peer, frame, len);
+        return;
+    }
+    b = g_byte_array_sized_new(len);
     g_byte_array_append(b, frame, len);
     g_ptr_array_add(h->frames, b);
 }
@@ -68,9 +74,27 @@ static void fh_clear_irq(void *opaque, unsigned vector)
     h->irq_clears[vector]++;
 }
 
+/* The engine's bottom half, in simulated time. */
+static void fh_sim_run(void *opaque)
+{
+    FakeHost *h = opaque;
+    int i;
+
+    h->run_scheduled = false;
+    for (i = 0; i < 1000 && snic_core_run(h->core, 16); i++) {
+        /* more work: keep going within this event */
+    }
+}
+
 static void fh_kick(void *opaque)
 {
-    ((FakeHost *)opaque)->kicks++;
+    FakeHost *h = opaque;
+
+    h->kicks++;
+    if (h->sim && !h->run_scheduled) {
+        h->run_scheduled = true;
+        snic_sim_timer_add(h->sim, snic_sim_now(h->sim), fh_sim_run, h);
+    }
 }
 
 static void fh_rx_resume(void *opaque)
@@ -85,12 +109,49 @@ static void fh_rx_purge(void *opaque)
 
 static uint64_t fh_now_ns(void *opaque)
 {
-    return ((FakeHost *)opaque)->now;
+    FakeHost *h = opaque;
+
+    return h->sim ? snic_sim_now(h->sim) : h->now;
+}
+
+static void fh_sim_timer(void *opaque)
+{
+    FakeHost *h = opaque;
+
+    h->timer_id = 0;
+    snic_core_timer(h->core);
 }
 
 static void fh_timer_mod(void *opaque, uint64_t deadline)
 {
-    ((FakeHost *)opaque)->timer_deadline = deadline;
+    FakeHost *h = opaque;
+
+    h->timer_deadline = deadline;
+    if (!h->sim) {
+        return;
+    }
+    if (h->timer_id) {
+        snic_sim_timer_cancel(h->sim, h->timer_id);
+        h->timer_id = 0;
+    }
+    if (deadline != UINT64_MAX) {
+        h->timer_id = snic_sim_timer_add(h->sim, deadline, fh_sim_timer, h);
+    }
+}
+
+static void fh_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
+                        size_t len)
+{
+    FakeHost *h = opaque;
+
+    snic_core_receive(h->core, frame, len);
+}
+
+unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim)
+{
+    h->sim = sim;
+    h->ep = snic_sim_add_endpoint(sim, fh_sim_recv, h);
+    return h->ep;
 }
 
 static void fh_guest_error(void *opaque, const char *fmt, va_list ap)

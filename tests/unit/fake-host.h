@@ -43,6 +43,13 @@ typedef struct FakeHost {
     uint64_t timer_deadline;    /* UINT64_MAX = disarmed */
     GPtrArray *guest_errors;    /* char * */
 
+    /* attached to a simulated wire (fake_host_attach_sim) */
+    struct SnicSim *sim;
+    unsigned ep;                /* this host's endpoint */
+    unsigned peer;              /* where its frames go */
+    bool run_scheduled;
+    uint64_t timer_id;          /* 0: none */
+
     /* admin helper state */
     uint32_t admin_log2;
     uint32_t sq_tail;
@@ -52,6 +59,13 @@ typedef struct FakeHost {
 } FakeHost;
 
 FakeHost *fake_host_new(void);
+
+/*
+ * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),
+ * time, timers and engine runs come from the simulator. Returns the
+ * host's endpoint id.
+ */
+unsigned fake_host_attach_sim(FakeHost *h, struct SnicSim *sim);
 void fake_host_free(FakeHost *h);
 
 /* Guest memory access by guest address (asserts the range is valid). */

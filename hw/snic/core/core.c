@@ -176,7 +176,7 @@ void snic_intr_cause(SnicCore *c, uint32_t cause)
 /* Keep the single host timer armed for the earliest pending deadline. */
 void snic_timer_update(SnicCore *c)
 {
-    uint64_t next = snic_eth_irq_timer(c, 0);
+    uint64_t next = MIN(snic_eth_irq_timer(c, 0), snic_rdma_timer(c, 0));
 
     if (next != c->timer_deadline) {
         c->timer_deadline = next;
@@ -186,9 +186,15 @@ void snic_timer_update(SnicCore *c)
 
 void snic_core_timer(SnicCore *c)
 {
+    uint64_t now;
+
     snic_enter(c);
+    now = c->ops->now_ns(c->opaque);
     c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
-    snic_eth_irq_timer(c, c->ops->now_ns(c->opaque));
+    snic_eth_irq_timer(c, now);
+    if (snic_ready(c)) {
+        snic_rdma_timer(c, now);
+    }
     snic_timer_update(c);
     snic_leave(c);
 }
@@ -202,6 +208,7 @@ bool snic_core_run(SnicCore *c, unsigned budget)
     if (snic_ready(c)) {
         more |= snic_admin_run(c, budget);
         more |= snic_eth_run(c, budget);
+        more |= snic_rdma_run(c, budget);
     }
     snic_leave(c);
     return more && snic_ready(c);

@@ -95,7 +95,11 @@ struct SnicCore {
     SnicEthQueue txq[SNIC_ETH_MAX_TXQS];
     SnicEthQueue rxq[SNIC_ETH_MAX_RXQS];
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
+    uint16_t ip_id;             /* IPv4 identification of RDMA packets */
+    uint32_t rr_next;           /* round-robin start of the engine */
     uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
+    uint8_t rdma_frame[SNIC_ETH_MAX_FRAME];
+    uint8_t rdma_payload[4096]; /* one segment at the largest path MTU */
 };
 
 static inline void snic_stat_add(__le64 *counter, uint64_t n)

@@ -158,8 +158,8 @@ static void snic_eth_signal(SnicCore *c, SnicEthQueue *q)
     }
 }
 
-static SnicEthQueue *snic_eth_queue_ref(SnicCore *c,
-                                        const struct snic_admin_eth_queue_ref *p)
+static SnicEthQueue *
+snic_eth_queue_ref(SnicCore *c, const struct snic_admin_eth_queue_ref *p)
 {
     return snic_eth_queue(c, p->type, GUINT32_FROM_LE(p->qid));
 }
@@ -404,17 +404,23 @@ static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
     uint64_t addr;
     uint16_t flags;
 
-    if (!snic_ready(c) || !q->started || !c->link_up || len < ETH_HLEN) {
+    if (!snic_ready(c) || !c->link_up || len < ETH_HLEN) {
         return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
                                 SNIC_DROP_NOT_READY);
-    }
-    if (snic_frame_is_rocev2(f, len)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
-                                SNIC_DROP_ROCEV2);
     }
     if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
         return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
                                 SNIC_DROP_MAC_FILTER);
+    }
+    if (snic_frame_is_rocev2(f, len)) {
+        /* the RDMA engine's, whether or not an RX ring runs */
+        snic_rdma_receive(c, f, len);
+        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
+                                SNIC_DROP_ROCEV2);
+    }
+    if (!q->started) {
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
+                                SNIC_DROP_NOT_READY);
     }
     if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
         return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,

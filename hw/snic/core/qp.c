@@ -231,6 +231,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .rq = rq,
         .attr = { .path_mtu = SNIC_MTU_1024, .port = 1 },
     };
+    snic_rdma_qp_reset(c, &c->qps[qpn]);
     pd->refs++;
     scq->refs++;
     rcq->refs++;
@@ -304,7 +305,7 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t mask = GUINT32_FROM_LE(p->attr_mask);
     uint64_t addr = GUINT64_FROM_LE(p->attr_addr);
     struct snic_qp_attr a;
-    uint32_t next;
+    uint32_t next, cur;
 
     if (!qp) {
         return SNIC_ADMIN_BAD_PARAM;
@@ -330,12 +331,20 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_NOT_SUPPORTED;
     }
     attr_apply(&qp->attr, mask, &a);
+    cur = qp->state;
+    qp->state = next;
     if (next == SNIC_QPS_RESET) {
         SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024, .port = 1 };
 
         qp->attr = keep;    /* RESET forgets the connection */
+        snic_rdma_qp_reset(c, qp);
+    } else if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
+        snic_rdma_qp_error(c, qp);
+    } else if (cur == SNIC_QPS_INIT && next == SNIC_QPS_RTR) {
+        snic_rdma_qp_rtr(c, qp);
+    } else if (cur == SNIC_QPS_RTR && next == SNIC_QPS_RTS) {
+        snic_rdma_qp_rts(c, qp);
     }
-    qp->state = next;
     return SNIC_ADMIN_OK;
 }
 

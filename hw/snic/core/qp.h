@@ -9,6 +9,7 @@
 #define SNIC_CORE_QP_H
 
 #include "mtt.h"
+#include "rdma.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_DEFAULT_MAX_QP         1024
@@ -68,7 +69,7 @@ typedef struct SnicQpAttr {
     struct snic_av av;          /* kept in its wire (little-endian) form */
 } SnicQpAttr;
 
-typedef struct SnicQp {
+struct SnicQp {
     bool valid;
     uint8_t type;               /* enum snic_qp_type */
     uint8_t state;              /* enum snic_qp_state */
@@ -86,7 +87,11 @@ typedef struct SnicQp {
     uint32_t sq_comp;           /* next WQE to complete */
     uint32_t rq_tail;           /* producer (doorbell) */
     uint32_t rq_head;           /* next receive WQE to use */
-} SnicQp;
+    /* transport */
+    const SnicProgram *program;
+    SnicReq req;
+    SnicResp resp;
+};
 
 int snic_qp_init(SnicCore *c);
 void snic_qp_free(SnicCore *c);

@@ -45,7 +45,8 @@ typedef struct SnicWireAddr {
 } SnicWireAddr;
 
 /* One RoCEv2 packet, decoded (host byte order). */
-typedef struct SnicPkt {
+typedef struct SnicPkt SnicPkt;
+struct SnicPkt {
     SnicWireAddr addr;
     /* BTH */
     uint8_t opcode;
@@ -85,7 +86,7 @@ typedef struct SnicPkt {
     /* payload: the builder copies it; the parser points into the frame */
     const uint8_t *payload;
     uint32_t payload_len;
-} SnicPkt;
+};
 
 typedef enum SnicParseStatus {
     SNIC_PARSE_OK = 0,

@@ -1,0 +1,146 @@
+/*
+ * snic core: RDMA data path state and entry points.
+ *
+ * The sender follows the Tonic transport template (NSDI'20): a fixed-
+ * function data-delivery engine keeps a 128-segment window per QP with
+ * bitmaps of acked and marked-for-retransmission segments and per-segment
+ * retransmission counts; a credit engine decides how many segments may be
+ * in flight; a per-QP *program* with an incoming hook (ACK, NAK, CNP) and
+ * a periodic hook (timers) marks segments for retransmission and adjusts
+ * credit. IBA go-back-N is the first program (transport.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_RDMA_H
+#define SNIC_CORE_RDMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
+#define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
+
+typedef struct SnicCore SnicCore;
+typedef struct SnicQp SnicQp;
+
+/* One send WQE between the first transmission and its completion. */
+typedef struct SnicSendWqe {
+    uint32_t first_psn;
+    uint32_t npsn;              /* PSNs the message occupies */
+    uint32_t len;               /* message bytes */
+    uint8_t opcode;             /* enum snic_wr_opcode */
+    uint8_t flags;              /* SNIC_WQE_* */
+} SnicSendWqe;
+
+/* Tonic data-delivery engine: the window of one QP. */
+typedef struct SnicDde {
+    uint32_t wnd_start;         /* PSN of segment 0, the oldest unacked */
+    uint32_t sent;              /* segments [0, sent) went out at least once */
+    uint64_t acked[2];          /* bit s: segment s acked */
+    uint64_t rtx[2];            /* bit s: segment s marked for retransmit */
+    uint8_t rtx_cnt[SNIC_TX_WINDOW];
+} SnicDde;
+
+/* Credit engine: how many segments may be outstanding. */
+typedef enum SnicCreditScheme {
+    SNIC_CREDIT_WINDOW,         /* used now: a window of segments */
+    SNIC_CREDIT_RATE,           /* interface for rate-based programs */
+    SNIC_CREDIT_TOKEN,          /* interface for grant-token programs */
+} SnicCreditScheme;
+
+typedef struct SnicCredit {
+    SnicCreditScheme scheme;
+    uint32_t window;            /* segments, <= SNIC_TX_WINDOW */
+} SnicCredit;
+
+/* What the incoming hook is told. */
+typedef enum SnicFeedbackKind {
+    SNIC_FB_ACK,                /* everything up to psn acked */
+    SNIC_FB_NAK_SEQ,            /* psn is what the responder expects */
+    SNIC_FB_RNR,                /* psn found no receive WQE */
+    SNIC_FB_CNP,                /* congestion notification */
+} SnicFeedbackKind;
+
+typedef struct SnicFeedback {
+    SnicFeedbackKind kind;
+    uint32_t psn;
+    uint8_t syndrome;
+} SnicFeedback;
+
+typedef struct SnicProgram {
+    const char *name;
+    void (*incoming)(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
+    void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
+} SnicProgram;
+
+/* Requester (sender) state of a QP. */
+typedef struct SnicReq {
+    uint32_t sq_head;           /* next WQE to start sending */
+    uint32_t next_psn;          /* PSN of the next new segment */
+    uint32_t wqe_off;           /* bytes of WQE sq_head already segmented */
+    SnicDde dde;
+    SnicCredit credit;
+    uint8_t retry_left;
+    uint8_t rnr_left;
+    uint64_t rto_deadline;      /* UINT64_MAX: not armed */
+    uint64_t rnr_deadline;
+    uint32_t rnr_psn;
+    SnicSendWqe wqe[SNIC_TX_WINDOW];    /* indexed by SQ index % window */
+} SnicReq;
+
+/* Responder state of a QP. */
+typedef struct SnicResp {
+    uint32_t epsn;              /* expected PSN */
+    uint32_t msn;
+    bool in_send;               /* between SEND First and Last */
+    bool in_write;              /* between WRITE First and Last */
+    bool nak_sent;              /* NAK sequence error sent for this gap */
+    uint32_t recv_off;          /* bytes placed in the current RQ WQE */
+    uint64_t write_va;          /* next byte of the current WRITE */
+    uint32_t write_rkey;
+    uint32_t write_left;
+    uint32_t write_len;
+    /* the one ACK/NAK waiting to go out */
+    bool ack_pending;
+    bool fatal;                 /* after sending it, the QP goes to ERR */
+    uint8_t ack_syndrome;
+    uint32_t ack_psn;
+} SnicResp;
+
+/* Entry points for the rest of the core */
+void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
+bool snic_rdma_run(SnicCore *c, unsigned budget);
+uint64_t snic_rdma_timer(SnicCore *c, uint64_t now);
+void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
+void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
+void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
+void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
+/* req.c */
+struct SnicPkt;
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w);
+bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
+void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
+/* resp.c */
+void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
+/* fail the oldest send WQE with a status; the QP goes to ERR */
+void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
+void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
+
+/* transport.c: the template and the go-back-N program */
+extern const SnicProgram snic_program_gbn;
+void snic_dde_ack_upto(SnicReq *r, uint32_t psn);
+void snic_dde_mark_from(SnicReq *r, uint32_t psn);
+bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
+void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
+                   bool retransmit);
+uint32_t snic_dde_outstanding(const SnicReq *r);
+
+/* per-QP on-NIC transport state, in bytes */
+#define SNIC_QP_STATE_BYTES (sizeof(SnicReq) + sizeof(SnicResp))
+
+#endif /* SNIC_CORE_RDMA_H */

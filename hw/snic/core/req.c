@@ -1,0 +1,469 @@
+/*
+ * snic core: RC requester and completer.
+ *
+ * The requester turns send WQEs into segments (one PSN each, path MTU
+ * bytes) as the data-delivery engine asks for them, new or retransmitted:
+ * a segment is rebuilt from the WQE in host memory, never buffered. The
+ * completer takes ACKs and NAKs, slides the window, completes WQEs in post
+ * order and hands the feedback to the QP's transport program.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "rdma.h"
+#include "wire.h"
+
+static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status);
+
+static uint32_t mtu_bytes(const SnicQp *qp)
+{
+    return 128u << qp->attr.path_mtu;
+}
+
+static SnicSendWqe *wqe_info(SnicQp *qp, uint32_t sq_index)
+{
+    return &qp->req.wqe[sq_index % SNIC_TX_WINDOW];
+}
+
+static uint32_t wqe_last_psn(const SnicSendWqe *w)
+{
+    return (w->first_psn + w->npsn - 1) & SNIC_PSN_MASK;
+}
+
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+
+    return snic_mtt_read(c, &qp->sq, off, w, sizeof(*w)) ? -1 : 0;
+}
+
+void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
+{
+    SnicReq *r = &qp->req;
+
+    if (!qp->attr.timeout || !snic_dde_outstanding(r)) {
+        r->rto_deadline = UINT64_MAX;
+        return;
+    }
+    /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
+    r->rto_deadline = c->ops->now_ns(c->opaque) +
+                      (4096ull << qp->attr.timeout);
+    snic_timer_update(c);
+}
+
+static void post_send_cqe(SnicCore *c, SnicQp *qp, uint32_t index,
+                          const SnicSendWqe *info, uint64_t wr_id,
+                          uint8_t status)
+{
+    static const uint8_t wc_op[] = {
+        [SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_RDMA_WRITE_IMM] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_SEND] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_IMM] = SNIC_WC_SEND,
+        [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
+        [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
+        [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+    };
+    struct snic_cqe cqe = {
+        .wr_id = GUINT64_TO_LE(wr_id),
+        .byte_len = GUINT32_TO_LE(info ? info->len : 0),
+        .qpn = GUINT32_TO_LE(qp - c->qps),
+        .status = status,
+        .opcode = info && info->opcode < G_N_ELEMENTS(wc_op) ?
+                  wc_op[info->opcode] : SNIC_WC_SEND,
+    };
+
+    snic_cq_post(c, qp->send_cqn, &cqe, false);
+}
+
+/* Complete, in post order, every WQE whose last PSN is acknowledged. */
+static void complete_acked(SnicCore *c, SnicQp *qp)
+{
+    SnicReq *r = &qp->req;
+
+    while (qp->sq_comp != r->sq_head) {
+        SnicSendWqe *info = wqe_info(qp, qp->sq_comp);
+        struct snic_sq_wqe w;
+
+        if (snic_psn_cmp(wqe_last_psn(info), r->dde.wnd_start) >= 0) {
+            break;
+        }
+        if (info->flags & SNIC_WQE_SIGNALED) {
+            /* wr_id lives in host memory: the WQE is ours until here */
+            if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
+                fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
+                return;
+            }
+            post_send_cqe(c, qp, qp->sq_comp, info,
+                          GUINT64_FROM_LE(w.wr_id), SNIC_WC_SUCCESS);
+        }
+        qp->sq_comp++;
+    }
+}
+
+/* Flush every outstanding WQE of both queues (the QP is in ERR). */
+static void flush_queues(SnicCore *c, SnicQp *qp)
+{
+    struct snic_cqe cqe;
+
+    while (qp->sq_comp != qp->sq_tail) {
+        struct snic_sq_wqe w;
+
+        if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
+            w.wr_id = 0;
+        }
+        post_send_cqe(c, qp, qp->sq_comp, NULL, GUINT64_FROM_LE(w.wr_id),
+                      SNIC_WC_WR_FLUSH_ERR);
+        qp->sq_comp++;
+    }
+    qp->req.sq_head = qp->sq_comp;
+    while (qp->rq_head != qp->rq_tail) {
+        struct snic_rq_wqe w;
+        uint64_t off = (uint64_t)(qp->rq_head &
+                                  ((1u << qp->rq_log2_depth) - 1)) *
+                       SNIC_RQ_WQE_SIZE;
+
+        memset(&cqe, 0, sizeof(cqe));
+        if (!snic_mtt_read(c, &qp->rq, off, &w, sizeof(w))) {
+            cqe.wr_id = w.wr_id;
+        }
+        cqe.qpn = GUINT32_TO_LE(qp - c->qps);
+        cqe.status = SNIC_WC_WR_FLUSH_ERR;
+        cqe.opcode = SNIC_WC_RECV;
+        snic_cq_post(c, qp->recv_cqn, &cqe, false);
+        qp->rq_head++;
+    }
+}
+
+void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
+{
+    qp->state = SNIC_QPS_ERR;
+    qp->req.rto_deadline = UINT64_MAX;
+    qp->req.rnr_deadline = UINT64_MAX;
+    qp->resp.ack_pending = false;
+    flush_queues(c, qp);
+}
+
+/*
+ * WQE 'index' failed with 'status': the WQEs before it are flushed, it
+ * completes with the status, and the QP goes to ERR (flushing the rest).
+ */
+static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
+{
+    while (qp->sq_comp != qp->sq_tail) {
+        bool failing = qp->sq_comp == index;
+        struct snic_sq_wqe w;
+        SnicSendWqe *info = qp->sq_comp != qp->req.sq_head || qp->req.wqe_off ?
+                            wqe_info(qp, qp->sq_comp) : NULL;
+
+        if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
+            w.wr_id = 0;
+        }
+        post_send_cqe(c, qp, qp->sq_comp, info, GUINT64_FROM_LE(w.wr_id),
+                      failing ? status : SNIC_WC_WR_FLUSH_ERR);
+        qp->sq_comp++;
+        if (failing) {
+            break;
+        }
+    }
+    snic_rdma_qp_error(c, qp);
+}
+
+void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status)
+{
+    fail_at(c, qp, qp->sq_comp, status);
+}
+
+/* ---- building segments ---- */
+
+void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
+{
+    const struct snic_av *av = &qp->attr.av;
+    SnicWireAddr *a = &p->addr;
+
+    memcpy(a->dmac, av->dmac, 6);
+    memcpy(a->smac, c->mac, 6);
+    a->ipv6 = av->flags & SNIC_AV_IPV6;
+    if (a->ipv6) {
+        memcpy(a->sip, av->sgid, 16);
+        memcpy(a->dip, av->dgid, 16);
+    } else {
+        memcpy(a->sip, av->sgid + 12, 4);
+        memcpy(a->dip, av->dgid + 12, 4);
+    }
+    a->tclass = av->traffic_class;
+    a->hop_limit = av->hop_limit ? av->hop_limit : 64;
+    a->flow_label = GUINT32_FROM_LE(av->flow_label) & 0xfffff;
+    a->ip_id = c->ip_id++;
+    a->sport = snic_wire_udp_sport(qp - c->qps, qp->attr.dest_qpn);
+    p->pkey = SNIC_DEFAULT_PKEY;
+    p->dqpn = qp->attr.dest_qpn;
+}
+
+void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
+{
+    size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
+
+    if (!len) {
+        return;     /* built from validated state: cannot happen */
+    }
+    if (!c->link_up) {
+        snic_stat_inc(&c->stats.tx_dropped);
+        return;
+    }
+    snic_stat_inc(&c->stats.rdma_tx_packets);
+    c->ops->tx_frame(c->opaque, c->rdma_frame, len);
+}
+
+/* Gather [off, off + len) of the message described by the WQE's SGEs. */
+static uint8_t gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                      uint32_t off, uint8_t *buf, uint32_t len)
+{
+    unsigned i;
+
+    for (i = 0; i < w->num_sge && len; i++) {
+        uint32_t sl = GUINT32_FROM_LE(w->sge[i].length);
+        uint64_t va = GUINT64_FROM_LE(w->sge[i].addr);
+        uint32_t n;
+        SnicMrCheck why;
+        SnicMr *mr;
+
+        if (off >= sl) {
+            off -= sl;
+            continue;
+        }
+        n = MIN(sl - off, len);
+        mr = snic_mr_check(c, GUINT32_FROM_LE(w->sge[i].lkey), qp->pdn, 0,
+                           va + off, n, &why);
+        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE) ||
+            snic_mtt_read(c, &mr->mtt, va + off, buf, n)) {
+            return SNIC_WC_LOC_PROT_ERR;
+        }
+        buf += n;
+        len -= n;
+        off = 0;
+    }
+    return SNIC_WC_SUCCESS;
+}
+
+/* The SQ index of the WQE that PSN psn belongs to, or -1. */
+static int64_t wqe_of_psn(SnicQp *qp, uint32_t psn)
+{
+    SnicReq *r = &qp->req;
+    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
+
+    for (i = qp->sq_comp; i != end; i++) {
+        SnicSendWqe *info = wqe_info(qp, i);
+
+        if (snic_psn_cmp(psn, info->first_psn) >= 0 &&
+            snic_psn_cmp(psn, wqe_last_psn(info)) <= 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Op-code of segment 'seg' of 'nseg' for a SEND or WRITE WQE. */
+static uint8_t seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
+{
+    bool first = seg == 0, last = seg == nseg - 1;
+    bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM;
+    bool imm = wr == SNIC_WR_SEND_IMM || wr == SNIC_WR_RDMA_WRITE_IMM;
+
+    if (send) {
+        return first && last ? (imm ? SNIC_OP_RC_SEND_ONLY_IMM :
+                                      SNIC_OP_RC_SEND_ONLY) :
+               first ? SNIC_OP_RC_SEND_FIRST :
+               last ? (imm ? SNIC_OP_RC_SEND_LAST_IMM : SNIC_OP_RC_SEND_LAST) :
+               SNIC_OP_RC_SEND_MIDDLE;
+    }
+    return first && last ? (imm ? SNIC_OP_RC_WRITE_ONLY_IMM :
+                                  SNIC_OP_RC_WRITE_ONLY) :
+           first ? SNIC_OP_RC_WRITE_FIRST :
+           last ? (imm ? SNIC_OP_RC_WRITE_LAST_IMM : SNIC_OP_RC_WRITE_LAST) :
+           SNIC_OP_RC_WRITE_MIDDLE;
+}
+
+/* Build and send the segment for psn of WQE 'index'. */
+static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
+                            uint32_t psn)
+{
+    SnicSendWqe *info = wqe_info(qp, index);
+    uint32_t mtu = mtu_bytes(qp), seg = (psn - info->first_psn) &
+                   SNIC_PSN_MASK;
+    uint32_t off = seg * mtu, len = MIN(mtu, info->len - off);
+    struct snic_sq_wqe w;
+    SnicPkt p;
+    uint8_t st;
+
+    if (snic_sq_fetch(c, qp, index, &w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (info->len == 0) {
+        len = 0;
+    }
+    st = gather(c, qp, &w, off, c->rdma_payload, len);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
+    }
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.opcode = seg_opcode(info->opcode, seg, info->npsn);
+    p.psn = psn;
+    p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
+    p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
+           info->opcode != SNIC_WR_RDMA_WRITE;
+    p.reth.va = GUINT64_FROM_LE(w.rdma.remote_addr);
+    p.reth.rkey = GUINT32_FROM_LE(w.rdma.rkey);
+    p.reth.len = info->len;
+    p.imm = GUINT32_FROM_BE(w.imm);
+    p.payload = c->rdma_payload;
+    p.payload_len = len;
+    snic_rdma_xmit(c, &p);
+    return SNIC_WC_SUCCESS;
+}
+
+/* Start the WQE at sq_head: validate it and record its PSN range. */
+static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
+{
+    SnicReq *r = &qp->req;
+    SnicSendWqe *info = wqe_info(qp, r->sq_head);
+    struct snic_sq_wqe w;
+    uint64_t len = 0;
+    unsigned i;
+
+    if (snic_sq_fetch(c, qp, r->sq_head, &w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (w.num_sge > SNIC_SQ_WQE_MAX_SGE ||
+        (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
+         w.opcode != SNIC_WR_RDMA_WRITE &&
+         w.opcode != SNIC_WR_RDMA_WRITE_IMM)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    for (i = 0; i < w.num_sge; i++) {
+        len += GUINT32_FROM_LE(w.sge[i].length);
+    }
+    if (len > (1ull << 31)) {
+        return SNIC_WC_LOC_LEN_ERR;
+    }
+    *info = (SnicSendWqe) {
+        .first_psn = r->next_psn,
+        .len = len,
+        .npsn = len ? (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1,
+        .opcode = w.opcode,
+        .flags = w.flags,
+    };
+    return SNIC_WC_SUCCESS;
+}
+
+/* Send up to 'budget' segments of one QP; true if it has more to do. */
+bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
+{
+    SnicReq *r = &qp->req;
+    unsigned done = 0;
+
+    while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c)) {
+        uint32_t psn;
+        bool rtx;
+        int64_t idx;
+        uint8_t st;
+
+        if (!snic_dde_next(r, &psn, &rtx)) {
+            break;      /* the window is full */
+        }
+        if (!rtx) {
+            if (r->sq_head == qp->sq_tail ||
+                r->sq_head - qp->sq_comp >= SNIC_TX_WINDOW) {
+                break;  /* nothing new to send */
+            }
+            if (!r->wqe_off) {
+                st = start_wqe(c, qp);
+                if (st != SNIC_WC_SUCCESS) {
+                    fail_at(c, qp, r->sq_head, st);
+                    break;
+                }
+            }
+        }
+        idx = rtx ? wqe_of_psn(qp, psn) : r->sq_head;
+        if (idx < 0) {
+            break;      /* not in flight: cannot happen */
+        }
+        st = send_segment(c, qp, idx, psn);
+        if (st != SNIC_WC_SUCCESS) {
+            fail_at(c, qp, idx, st);
+            break;
+        }
+        snic_dde_sent(r, psn, 1, rtx);
+        if (!rtx) {
+            SnicSendWqe *info = wqe_info(qp, r->sq_head);
+
+            r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
+            r->wqe_off++;
+            if (r->wqe_off == info->npsn) {
+                r->wqe_off = 0;
+                r->sq_head++;
+            }
+        }
+        if (r->rto_deadline == UINT64_MAX) {
+            snic_req_arm_rto(c, qp);
+        }
+        done++;
+    }
+    return done == budget;
+}
+
+/* ---- completer: responses from the peer ---- */
+
+void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicReq *r = &qp->req;
+    uint8_t syn = p->aeth.syndrome;
+    SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
+    uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
+
+    if (p->opcode != SNIC_OP_RC_ACK || !r->dde.sent ||
+        snic_psn_cmp(p->psn, last_sent) > 0 ||
+        snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* stale or unexpected */
+        return;
+    }
+    switch (syn >> 5) {
+    case 0:         /* ACK */
+        snic_dde_ack_upto(r, p->psn);
+        fb.kind = SNIC_FB_ACK;
+        break;
+    case 1:         /* RNR NAK */
+        snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
+        fb.kind = SNIC_FB_RNR;
+        break;
+    case 3:         /* NAK */
+        snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
+        complete_acked(c, qp);
+        switch (syn & 0x1f) {
+        case 0:
+            fb.kind = SNIC_FB_NAK_SEQ;
+            break;
+        case 1:
+            snic_req_fail(c, qp, SNIC_WC_REM_INV_REQ_ERR);
+            return;
+        case 2:
+            snic_req_fail(c, qp, SNIC_WC_REM_ACCESS_ERR);
+            return;
+        default:
+            snic_req_fail(c, qp, SNIC_WC_REM_OP_ERR);
+            return;
+        }
+        break;
+    default:
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    complete_acked(c, qp);
+    qp->program->incoming(c, qp, &fb);
+    c->ops->kick(c->opaque);
+}

@@ -1,0 +1,276 @@
+/*
+ * snic core: RC responder.
+ *
+ * Executes requests in PSN order (ePSN): SEND into receive WQEs, RDMA
+ * WRITE into memory regions checked against the R_Key, PD, rights and
+ * bounds. Packets ahead of ePSN draw one NAK sequence error per gap;
+ * duplicates are re-acknowledged and never executed again. A SEND with no
+ * receive WQE draws an RNR NAK; protocol and access violations draw the
+ * IBA NAK and move the QP to the error state. ACKs are queued here and sent
+ * by the engine: nothing is ever transmitted from the receive path.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "rdma.h"
+#include "wire.h"
+
+#define SYN_ACK             0x1f    /* ACK, no end-to-end credit info */
+#define SYN_RNR             0x20
+#define SYN_NAK_SEQ         0x60
+#define SYN_NAK_INV_REQ     0x61
+#define SYN_NAK_REM_ACCESS  0x62
+#define SYN_NAK_REM_OP      0x63
+
+static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
+{
+    qp->resp.ack_pending = true;
+    qp->resp.ack_syndrome = syn;
+    qp->resp.ack_psn = psn;
+    c->ops->kick(c->opaque);
+}
+
+/* A fatal NAK: sent, then the QP goes to the error state (rdma.c). */
+static void nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
+{
+    queue_ack(c, qp, syn, psn);
+    qp->resp.fatal = true;
+}
+
+static uint64_t rq_off(const SnicQp *qp, uint32_t index)
+{
+    return (uint64_t)(index & ((1u << qp->rq_log2_depth) - 1)) *
+           SNIC_RQ_WQE_SIZE;
+}
+
+/* Scatter payload into the current receive WQE at recv_off. */
+static uint8_t scatter(SnicCore *c, SnicQp *qp, const uint8_t *buf,
+                       uint32_t len)
+{
+    struct snic_rq_wqe w;
+    uint32_t off = qp->resp.recv_off;
+    unsigned i;
+
+    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w)) ||
+        w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    for (i = 0; i < w.num_sge && len; i++) {
+        uint32_t sl = GUINT32_FROM_LE(w.sge[i].length);
+        uint64_t va = GUINT64_FROM_LE(w.sge[i].addr);
+        SnicMrCheck why;
+        SnicMr *mr;
+        uint32_t n;
+
+        if (off >= sl) {
+            off -= sl;
+            continue;
+        }
+        n = MIN(sl - off, len);
+        mr = snic_mr_check(c, GUINT32_FROM_LE(w.sge[i].lkey), qp->pdn,
+                           SNIC_ACCESS_LOCAL_WRITE, va + off, n, &why);
+        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE) ||
+            snic_mtt_write(c, &mr->mtt, va + off, buf, n)) {
+            return SNIC_WC_LOC_PROT_ERR;
+        }
+        buf += n;
+        len -= n;
+        off = 0;
+    }
+    return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+}
+
+/* Complete the current receive WQE. */
+static void recv_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                          uint8_t opcode, uint32_t len, const SnicPkt *p)
+{
+    struct snic_rq_wqe w;
+    struct snic_cqe cqe;
+
+    memset(&cqe, 0, sizeof(cqe));
+    if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w))) {
+        cqe.wr_id = w.wr_id;
+    }
+    cqe.byte_len = GUINT32_TO_LE(len);
+    cqe.qpn = GUINT32_TO_LE(qp - c->qps);
+    cqe.status = status;
+    cqe.opcode = opcode;
+    if (p->headers & SNIC_HDR_IMMDT) {
+        cqe.imm = GUINT32_TO_BE(p->imm);
+        cqe.wc_flags = SNIC_WC_F_IMM;
+    }
+    qp->rq_head++;
+    qp->resp.recv_off = 0;
+    snic_cq_post(c, qp->recv_cqn, &cqe, p->se);
+}
+
+static bool is_first(uint8_t op)
+{
+    return snic_opcode_info(op)->flags & SNIC_OPF_FIRST;
+}
+
+static bool is_last(uint8_t op)
+{
+    return snic_opcode_info(op)->flags & SNIC_OPF_LAST;
+}
+
+/* SEND First/Middle/Last/Only (+Imm). Returns false if not executed. */
+static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicResp *s = &qp->resp;
+    uint8_t st;
+
+    if (is_first(p->opcode) && qp->rq_head == qp->rq_tail) {
+        /* no receive WQE: try again later (the PSN is not consumed) */
+        queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        return false;
+    }
+    st = scatter(c, qp, p->payload, p->payload_len);
+    if (st != SNIC_WC_SUCCESS) {
+        recv_complete(c, qp, st, SNIC_WC_RECV, s->recv_off, p);
+        nak_fatal(c, qp, st == SNIC_WC_LOC_LEN_ERR ? SYN_NAK_INV_REQ :
+                  SYN_NAK_REM_OP, p->psn);
+        return false;
+    }
+    s->recv_off += p->payload_len;
+    s->in_send = !is_last(p->opcode);
+    if (is_last(p->opcode)) {
+        recv_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, p);
+        s->msn = (s->msn + 1) & 0xffffff;
+    }
+    return true;
+}
+
+/* RDMA WRITE First/Middle/Last/Only (+Imm). */
+static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicResp *s = &qp->resp;
+    bool imm = p->headers & SNIC_HDR_IMMDT;
+    SnicMrCheck why;
+    SnicMr *mr;
+
+    if (imm && qp->rq_head == qp->rq_tail) {
+        queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        return false;
+    }
+    if (is_first(p->opcode)) {
+        s->write_va = p->reth.va;
+        s->write_rkey = p->reth.rkey;
+        s->write_len = s->write_left = p->reth.len;
+        if (p->reth.len > (1u << 31)) {
+            nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+            return false;
+        }
+    }
+    if (p->payload_len > s->write_left ||
+        (is_last(p->opcode) && p->payload_len != s->write_left)) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* length mismatch */
+        return false;
+    }
+    if (p->payload_len) {
+        mr = snic_mr_check(c, s->write_rkey, qp->pdn,
+                           SNIC_ACCESS_REMOTE_WRITE, s->write_va,
+                           p->payload_len, &why);
+        if (!mr || !(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
+            snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
+                           p->payload_len)) {
+            nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+            return false;
+        }
+    }
+    s->write_va += p->payload_len;
+    s->write_left -= p->payload_len;
+    s->in_write = !is_last(p->opcode);
+    if (is_last(p->opcode)) {
+        if (imm) {
+            recv_complete(c, qp, SNIC_WC_SUCCESS,
+                          SNIC_WC_RECV_RDMA_WITH_IMM, s->write_len, p);
+        }
+        s->msn = (s->msn + 1) & 0xffffff;
+    }
+    return true;
+}
+
+void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicResp *s = &qp->resp;
+    int32_t d = snic_psn_cmp(p->psn, s->epsn);
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    bool first = is_first(p->opcode), last = is_last(p->opcode);
+    bool send, ok;
+
+    if (d > 0) {
+        /* a packet was lost: say once where to resume */
+        if (!s->nak_sent) {
+            s->nak_sent = true;
+            queue_ack(c, qp, SYN_NAK_SEQ, s->epsn);
+        }
+        return;
+    }
+    if (d < 0) {
+        /* a duplicate: acknowledge again, never execute again */
+        queue_ack(c, qp, SYN_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+        return;
+    }
+    s->nak_sent = false;
+    switch (p->opcode) {
+    case SNIC_OP_RC_SEND_FIRST:
+    case SNIC_OP_RC_SEND_MIDDLE:
+    case SNIC_OP_RC_SEND_LAST:
+    case SNIC_OP_RC_SEND_LAST_IMM:
+    case SNIC_OP_RC_SEND_ONLY:
+    case SNIC_OP_RC_SEND_ONLY_IMM:
+        send = true;
+        break;
+    case SNIC_OP_RC_WRITE_FIRST:
+    case SNIC_OP_RC_WRITE_MIDDLE:
+    case SNIC_OP_RC_WRITE_LAST:
+    case SNIC_OP_RC_WRITE_LAST_IMM:
+    case SNIC_OP_RC_WRITE_ONLY:
+    case SNIC_OP_RC_WRITE_ONLY_IMM:
+        send = false;
+        break;
+    default:
+        /* SEND with Invalidate and everything not served here */
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return;
+    }
+    /* op-code sequence: a message continues only what it started */
+    if ((first && (s->in_send || s->in_write)) ||
+        (!first && !(send ? s->in_send : s->in_write)) ||
+        (!last && p->payload_len != mtu) ||
+        (last && p->payload_len > mtu)) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return;
+    }
+    ok = send ? do_send(c, qp, p) : do_write(c, qp, p);
+    if (!ok) {
+        return;
+    }
+    s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+    if (p->ackreq) {
+        queue_ack(c, qp, SYN_ACK, p->psn);
+    }
+}
+
+/* Send the queued ACK/NAK of a QP (engine context). */
+void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
+{
+    SnicResp *s = &qp->resp;
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = s->ack_psn;
+    p.aeth.syndrome = s->ack_syndrome;
+    p.aeth.msn = s->msn;
+    s->ack_pending = false;
+    snic_rdma_xmit(c, &p);
+    if (s->fatal) {
+        s->fatal = false;
+        snic_rdma_qp_error(c, qp);
+    }
+}

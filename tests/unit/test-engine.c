@@ -1,0 +1,511 @@
+/*
+ * End-to-end tests of the RC engine: two device cores on a simulated wire,
+ * each driven through its admin queue, doorbells and rings like a driver
+ * would. Data, completions and errors are checked on both sides, with and
+ * without loss, duplication and reordering.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "fake-host.h"
+#include "sim.h"
+
+#define PBL_EQ      (FAKE_MEM_BASE + 0x20000)
+#define PBL_CQ      (FAKE_MEM_BASE + 0x20100)
+#define PBL_SQ      (FAKE_MEM_BASE + 0x20200)
+#define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
+#define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
+#define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 21 pages of queues */
+#define BUF         (FAKE_MEM_BASE + 0x100000)  /* 4 MiB, registered */
+#define BUF_LEN     (4u << 20)
+#define EQ_LOG2     4
+#define CQ_LOG2     10
+#define SQ_LOG2     8
+#define RQ_LOG2     8
+
+typedef struct Node {
+    FakeHost *h;
+    uint64_t pdn, eqn, cqn, qpn;
+    uint32_t lkey;
+    uint32_t sq_pi, rq_pi, cq_ci;
+    uint8_t ip;                 /* 10.0.0.ip */
+} Node;
+
+static uint64_t admin_ok(FakeHost *h, struct snic_admin_cmd *cmd)
+{
+    uint64_t r = 0;
+
+    g_assert_cmpuint(fake_admin(h, cmd, &r), ==, SNIC_ADMIN_OK);
+    return r;
+}
+
+/* A page list of n contiguous 4 KiB pages from 'first'. */
+static void pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        __le64 a = GUINT64_TO_LE(first + i * 4096ull);
+
+        fake_write(h, at + i * 8, &a, 8);
+    }
+}
+
+static void node_init(Node *n, SnicSim *sim, uint8_t ip)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
+    uint64_t sq_pages = cq_pages + 0x8000, rq_pages = sq_pages + 0x8000;
+
+    memset(n, 0, sizeof(*n));
+    n->ip = ip;
+    n->h = fake_host_new();
+    fake_host_attach_sim(n->h, sim);
+    fake_enable(n->h, 4, 4);
+    pbl(n->h, PBL_EQ, eq_pages, 1);
+    pbl(n->h, PBL_CQ, cq_pages, 8);
+    pbl(n->h, PBL_SQ, sq_pages, 8);
+    pbl(n->h, PBL_RQ, rq_pages, 4);
+    pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    n->pdn = admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL_EQ);
+    cmd.create_eq.npages = GUINT32_TO_LE(1);
+    cmd.create_eq.log2_depth = EQ_LOG2;
+    cmd.create_eq.vector = GUINT16_TO_LE(1);
+    n->eqn = admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
+    cmd.create_cq.npages = GUINT32_TO_LE(8);
+    cmd.create_cq.log2_depth = CQ_LOG2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
+    n->cqn = admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
+    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
+    cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
+    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.type = SNIC_QPT_RC;
+    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    n->qpn = admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
+    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
+                                      SNIC_ACCESS_REMOTE_WRITE |
+                                      SNIC_ACCESS_REMOTE_READ);
+    cmd.reg_mr.page_shift = 12;
+    cmd.reg_mr.key = 0x33;
+    n->lkey = admin_ok(n->h, &cmd);
+}
+
+static void modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
+{
+    struct snic_admin_cmd cmd;
+    const uint64_t at = FAKE_MEM_BASE + 0x9000;
+
+    fake_write(n->h, at, a, sizeof(*a));
+    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn);
+    cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
+    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
+    admin_ok(n->h, &cmd);
+}
+
+/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+static void connect_to(Node *n, const Node *peer, uint8_t mtu,
+                       uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qp_access_flags = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE |
+                                      SNIC_ACCESS_REMOTE_READ);
+    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+           SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    a.path_mtu = GUINT32_TO_LE(mtu);
+    a.dest_qp_num = GUINT32_TO_LE(peer->qpn);
+    a.rq_psn = GUINT32_TO_LE(0xfffff0 + peer->ip);     /* wraps soon */
+    a.max_dest_rd_atomic = 4;
+    a.min_rnr_timer = 1;                                /* 10 us */
+    a.av.dgid[10] = a.av.dgid[11] = 0xff;
+    a.av.dgid[12] = 10;
+    a.av.dgid[15] = peer->ip;
+    a.av.sgid[10] = a.av.sgid[11] = 0xff;
+    a.av.sgid[12] = 10;
+    a.av.sgid[15] = n->ip;
+    memcpy(a.av.dmac, fake_mac, 6);
+    a.av.hop_limit = 64;
+    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
+    a.retry_cnt = retry_cnt;
+    a.rnr_retry = rnr_retry;
+    a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
+    a.max_rd_atomic = 4;
+    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
+           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
+           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+}
+
+static void post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
+                      uint32_t len, uint64_t raddr, uint32_t rkey,
+                      uint32_t imm, uint32_t lkey)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.imm = GUINT32_TO_BE(imm);
+    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
+    w.rdma.rkey = GUINT32_TO_LE(rkey);
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+static void post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
+{
+    struct snic_rq_wqe w;
+    uint64_t slot = RINGS + 0x11000 +
+                    (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.num_sge = 1;
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
+}
+
+/* Next completion, if any. */
+static bool poll_cq(Node *n, struct snic_cqe *c)
+{
+    uint64_t slot = RINGS + 0x1000 +
+                    (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
+    uint8_t phase = ((n->cq_ci >> CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
+
+    fake_read(n->h, slot, c, sizeof(*c));
+    if ((c->flags & SNIC_CQE_PHASE) != phase) {
+        return false;
+    }
+    fake_doorbell(n->h, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
+    return true;
+}
+
+static void fill(Node *n, uint64_t addr, uint32_t len, uint32_t seed)
+{
+    uint8_t *p = fake_ptr(n->h, addr, len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+    }
+}
+
+static void pair_new(SnicSim *sim, Node *a, Node *b,
+                     const SnicSimLinkConfig *link, uint8_t mtu,
+                     uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    node_init(a, sim, 1);
+    node_init(b, sim, 2);
+    a->h->peer = b->h->ep;
+    b->h->peer = a->h->ep;
+    snic_sim_connect(sim, a->h->ep, b->h->ep, link);
+    connect_to(a, b, mtu, retry_cnt, rnr_retry);
+    connect_to(b, a, mtu, retry_cnt, rnr_retry);
+}
+
+static const SnicSimLinkConfig clean = {
+    .bandwidth_bps = 10000000000ull,
+    .delay_ns = 2000,
+};
+
+static void test_send_recv(void)
+{
+    SnicSim *sim = snic_sim_new(1);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    fill(&a, BUF, 10000, 1);
+    post_recv(&b, 0xb1, BUF + 0x10000, 16384);
+    post_send(&a, 0xa1, SNIC_WR_SEND, BUF, 10000, 0, 0, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xa1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_SEND);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xb1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10000);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000, 10000), 10000,
+                    fake_ptr(a.h, BUF, 10000), 10000);
+    /* 10 segments of 1 KiB, not one more */
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 10);
+    g_assert_false(poll_cq(&a, &c));
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_write_and_imm(void)
+{
+    SnicSim *sim = snic_sim_new(2);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
+    fill(&a, BUF, 65536, 2);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF + 0x200000,
+              b.lkey, 0, a.lkey);
+    post_recv(&b, 0xb2, BUF, 0);
+    post_send(&a, 2, SNIC_WR_RDMA_WRITE_IMM, BUF + 100, 3, BUF + 0x300000,
+              b.lkey, 0xdeadbeef, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RDMA_WRITE);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000, 65536), 65536,
+                    fake_ptr(a.h, BUF, 65536), 65536);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x300000, 3), 3,
+                    fake_ptr(a.h, BUF + 100, 3), 3);
+    /* only WRITE with immediate consumes a receive and completes there */
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(c.wc_flags & SNIC_WC_F_IMM, ==, SNIC_WC_F_IMM);
+    g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0xdeadbeef);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3);
+    g_assert_false(poll_cq(&b, &c));
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/*
+ * Many SENDs and WRITEs of assorted sizes through a lossy, duplicating,
+ * reordering wire: every WR completes successfully, in post order, with
+ * the destination bytes equal to the source.
+ */
+static void lossy_run(double loss, uint64_t seed)
+{
+    SnicSimLinkConfig link = clean;
+    SnicSim *sim = snic_sim_new(seed);
+    const unsigned n = 120;
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i, sends = 0;
+
+    link.loss = loss;
+    link.dup = loss / 2;
+    link.reorder = loss / 2;
+    pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
+    fill(&a, BUF, 0x200000, 3);
+    for (i = 0; i < n; i++) {
+        uint32_t len = (i * 7919) % 9000 + (i % 3 ? 1 : 0);
+        uint64_t off = (uint64_t)i * 0x4000;
+
+        if (i % 2) {
+            post_recv(&b, 1000 + i, BUF + 0x200000 + off, 0x4000);
+            post_send(&a, i, SNIC_WR_SEND, BUF + off, len, 0, 0, 0, a.lkey);
+            sends++;
+        } else {
+            post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off, len,
+                      BUF + 0x200000 + off, b.lkey, 0, a.lkey);
+        }
+        if (i % 16 == 15) {
+            snic_sim_run(sim, 2000000);     /* drain the SQ now and then */
+        }
+    }
+    snic_sim_run(sim, 20000000);
+    for (i = 0; i < n; i++) {
+        uint32_t len = (i * 7919) % 9000 + (i % 3 ? 1 : 0);
+        uint64_t off = (uint64_t)i * 0x4000;
+
+        g_assert_true(poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);   /* post order */
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000 + off, len), len,
+                        fake_ptr(a.h, BUF + off, len), len);
+    }
+    for (i = 0; i < sends; i++) {
+        g_assert_true(poll_cq(&b, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1001 + 2 * i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_false(poll_cq(&a, &c));
+    g_assert_false(poll_cq(&b, &c));
+    g_test_message("loss %.2f: %" G_GUINT64_FORMAT " packets sent by A, %"
+                   G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
+                   " duplicated, %" G_GUINT64_FORMAT " reordered", loss,
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->sent,
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated,
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->reordered);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_lossless(void)
+{
+    lossy_run(0, 10);
+}
+
+static void test_loss_1(void)
+{
+    lossy_run(0.01, 11);
+}
+
+static void test_loss_5(void)
+{
+    lossy_run(0.05, 12);
+}
+
+static void test_remote_access_error(void)
+{
+    SnicSim *sim = snic_sim_new(3);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    /* a WRITE past the end of B's region, then one that would be fine */
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + BUF_LEN - 50,
+              b.lkey, 0, a.lkey);
+    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_ERR);
+    /* no byte after B's region end was written (BUF + BUF_LEN is past it) */
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_local_protection_error(void)
+{
+    SnicSim *sim = snic_sim_new(4);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+              a.lkey ^ 1);      /* stale key byte */
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_rnr(void)
+{
+    SnicSim *sim = snic_sim_new(5);
+    Node a, b;
+    struct snic_cqe c;
+
+    /* rnr_retry 2: three tries without a receive WQE, then the error */
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 2);
+    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_RNR_RETRY_EXC_ERR);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 3);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+
+    /* rnr_retry 7 retries for ever: a receive posted later is used */
+    sim = snic_sim_new(6);
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run_until(sim, 1000000);       /* 1 ms of RNR NAKs */
+    post_recv(&b, 7, BUF + 0x1000, 100);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_retry_exceeded(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(7);
+    Node a, b;
+    struct snic_cqe c;
+
+    dead.loss = 1.0;
+    pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 2, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_RETRY_EXC_ERR);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    /* 2 WRITEs, sent once and retried twice each, then given up */
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
+    /* the timeout elapsed three times: ~1 ms each */
+    g_assert_cmpuint(snic_sim_now(sim), >=, 3 * (4096ull << 8));
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/engine/send-recv", test_send_recv);
+    g_test_add_func("/engine/write-and-imm", test_write_and_imm);
+    g_test_add_func("/engine/lossless", test_lossless);
+    g_test_add_func("/engine/loss-1pct", test_loss_1);
+    g_test_add_func("/engine/loss-5pct", test_loss_5);
+    g_test_add_func("/engine/remote-access-error", test_remote_access_error);
+    g_test_add_func("/engine/local-protection-error",
+                    test_local_protection_error);
+    g_test_add_func("/engine/rnr", test_rnr);
+    g_test_add_func("/engine/retry-exceeded", test_retry_exceeded);
+    return g_test_run();
+}
