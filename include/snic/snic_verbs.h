@@ -74,6 +74,7 @@ enum snic_wc_status {
     SNIC_WC_LOC_QP_OP_ERR = 2,
     SNIC_WC_LOC_PROT_ERR = 4,
     SNIC_WC_WR_FLUSH_ERR = 5,
+    SNIC_WC_BAD_RESP_ERR = 7,
     SNIC_WC_LOC_ACCESS_ERR = 8,
     SNIC_WC_REM_INV_REQ_ERR = 9,
     SNIC_WC_REM_ACCESS_ERR = 10,

@@ -104,7 +104,8 @@ static void node_init(Node *n, SnicSim *sim, uint8_t ip)
     cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
     cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
                                       SNIC_ACCESS_REMOTE_WRITE |
-                                      SNIC_ACCESS_REMOTE_READ);
+                                      SNIC_ACCESS_REMOTE_READ |
+                                      SNIC_ACCESS_REMOTE_ATOMIC);
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = admin_ok(n->h, &cmd);
@@ -133,7 +134,8 @@ static void connect_to(Node *n, const Node *peer, uint8_t mtu,
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
     a.port_num = 1;
     a.qp_access_flags = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE |
-                                      SNIC_ACCESS_REMOTE_READ);
+                                      SNIC_ACCESS_REMOTE_READ |
+                                      SNIC_ACCESS_REMOTE_ATOMIC);
     modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
            SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
@@ -203,6 +205,44 @@ static void post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
     fake_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
 }
 
+static void post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
+                        uint64_t result, uint64_t raddr, uint32_t rkey,
+                        uint64_t compare_add, uint64_t swap)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
+    w.rdma.rkey = GUINT32_TO_LE(rkey);
+    w.rdma.compare_add = GUINT64_TO_LE(compare_add);
+    w.rdma.swap = GUINT64_TO_LE(swap);
+    w.sge[0].addr = GUINT64_TO_LE(result);
+    w.sge[0].length = GUINT32_TO_LE(8);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+static uint64_t rd64(Node *n, uint64_t addr)
+{
+    uint64_t v;
+
+    fake_read(n->h, addr, &v, 8);
+    return GUINT64_FROM_LE(v);
+}
+
+static void wr64(Node *n, uint64_t addr, uint64_t v)
+{
+    v = GUINT64_TO_LE(v);
+    fake_write(n->h, addr, &v, 8);
+}
+
 /* Next completion, if any. */
 static bool poll_cq(Node *n, struct snic_cqe *c)
 {
@@ -239,6 +279,14 @@ static void pair_new(SnicSim *sim, Node *a, Node *b,
     snic_sim_connect(sim, a->h->ep, b->h->ep, link);
     connect_to(a, b, mtu, retry_cnt, rnr_retry);
     connect_to(b, a, mtu, retry_cnt, rnr_retry);
+}
+
+/* SNIC_SEED varies the simulated wire's randomness (stress runs). */
+static uint64_t seed(uint64_t base)
+{
+    const char *env = g_getenv("SNIC_SEED");
+
+    return base ^ (env ? g_ascii_strtoull(env, NULL, 0) << 16 : 0);
 }
 
 static const SnicSimLinkConfig clean = {
@@ -317,10 +365,10 @@ static void test_write_and_imm(void)
  * reordering wire: every WR completes successfully, in post order, with
  * the destination bytes equal to the source.
  */
-static void lossy_run(double loss, uint64_t seed)
+static void lossy_run(double loss, uint64_t seed_base)
 {
     SnicSimLinkConfig link = clean;
-    SnicSim *sim = snic_sim_new(seed);
+    SnicSim *sim = snic_sim_new(seed(seed_base));
     const unsigned n = 120;
     Node a, b;
     struct snic_cqe c;
@@ -494,6 +542,169 @@ static void test_retry_exceeded(void)
     snic_sim_free(sim);
 }
 
+static void test_read(void)
+{
+    SnicSim *sim = snic_sim_new(8);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
+    fill(&b, BUF, 1u << 20, 8);
+    /* 1 MiB: 256 response PSNs in 4 requests of 64 */
+    post_send(&a, 1, SNIC_WR_RDMA_READ, BUF + 0x200000, 1u << 20, BUF,
+              b.lkey, 0, a.lkey);
+    post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x180000, 100, BUF + 12345,
+              b.lkey, 0, a.lkey);
+    post_send(&a, 3, SNIC_WR_RDMA_READ, BUF, 0, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 1000000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RDMA_READ);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 1u << 20);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x200000, 1u << 20), 1u << 20,
+                    fake_ptr(b.h, BUF, 1u << 20), 1u << 20);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x180000, 100), 100,
+                    fake_ptr(b.h, BUF + 12345, 100), 100);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    /* requests: 4 + 1 + 1 */
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* READs, WRITEs and atomics interleaved on a lossy wire. */
+static void test_read_atomic_lossy(void)
+{
+    SnicSimLinkConfig link = clean;
+    SnicSim *sim = snic_sim_new(seed(9));
+    const unsigned n = 90;
+    const uint64_t counter = BUF + 0x3f0000;
+    Node a, b;
+    struct snic_cqe c;
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    uint64_t origs[90];
+    unsigned i, adds = 0;
+
+    link.loss = 0.05;
+    link.dup = 0.03;
+    link.reorder = 0.03;
+    pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
+    fill(&b, BUF, 0x200000, 9);
+    wr64(&b, counter, 1000);
+    for (i = 0; i < n; i++) {
+        uint32_t len = (i * 7919) % 20000 + 1;
+        uint64_t off = (uint64_t)i * 0x8000;
+
+        switch (i % 3) {
+        case 0:
+            post_send(&a, i, SNIC_WR_RDMA_READ, BUF + 0x200000 + off / 2,
+                      MIN(len, 0x4000), BUF + off / 2, b.lkey, 0, a.lkey);
+            break;
+        case 1:
+            post_atomic(&a, i, SNIC_WR_ATOMIC_FETCH_ADD,
+                        BUF + 0x380000 + i * 8, counter, b.lkey, 1, 0);
+            adds++;
+            break;
+        default:
+            post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off / 2, 64,
+                      BUF + 0x300000 + i * 64, b.lkey, 0, a.lkey);
+        }
+        if (i % 12 == 11) {
+            snic_sim_run(sim, 5000000);
+        }
+    }
+    snic_sim_run(sim, 50000000);
+    for (i = 0; i < n; i++) {
+        uint32_t len = (i * 7919) % 20000 + 1;
+        uint64_t off = (uint64_t)i * 0x8000;
+
+        g_assert_true(poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        if (i % 3 == 0) {
+            g_assert_cmpmem(fake_ptr(a.h, BUF + 0x200000 + off / 2,
+                                     MIN(len, 0x4000)), MIN(len, 0x4000),
+                            fake_ptr(b.h, BUF + off / 2, MIN(len, 0x4000)),
+                            MIN(len, 0x4000));
+        } else if (i % 3 == 1) {
+            origs[i] = rd64(&a, BUF + 0x380000 + i * 8);
+            g_assert_cmpuint(origs[i], >=, 1000);
+            g_assert_cmpuint(origs[i], <, 1000 + adds);
+            /* every add saw a different value: each applied once */
+            g_assert_false(g_hash_table_contains(seen, &origs[i]));
+            g_hash_table_add(seen, &origs[i]);
+        }
+    }
+    g_assert_cmpuint(rd64(&b, counter), ==, 1000 + adds);
+    g_assert_false(poll_cq(&a, &c));
+    g_test_message("%" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
+                   " duplicated A->B",
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
+                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated);
+    g_hash_table_destroy(seen);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_atomics(void)
+{
+    SnicSim *sim = snic_sim_new(10);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    wr64(&b, BUF + 64, 42);
+    post_atomic(&a, 1, SNIC_WR_ATOMIC_CMP_SWAP, BUF, BUF + 64, b.lkey, 42, 7);
+    post_atomic(&a, 2, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 8, BUF + 64, b.lkey,
+                42, 9);                         /* compare fails now */
+    post_atomic(&a, 3, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 16, BUF + 64, b.lkey,
+                100, 0);
+    post_atomic(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 24, BUF + 68, b.lkey,
+                1, 0);                          /* misaligned */
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_COMP_SWAP);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 8);
+    g_assert_cmpuint(rd64(&a, BUF), ==, 42);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(rd64(&a, BUF + 8), ==, 7);     /* saw the swap */
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_FETCH_ADD);
+    g_assert_cmpuint(rd64(&a, BUF + 16), ==, 7);
+    g_assert_cmpuint(rd64(&b, BUF + 64), ==, 107);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_read_access_error(void)
+{
+    SnicSim *sim = snic_sim_new(11);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 100, BUF, b.lkey + 1, 0,
+              a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -507,5 +718,9 @@ int main(int argc, char **argv)
                     test_local_protection_error);
     g_test_add_func("/engine/rnr", test_rnr);
     g_test_add_func("/engine/retry-exceeded", test_retry_exceeded);
+    g_test_add_func("/engine/read", test_read);
+    g_test_add_func("/engine/read-atomic-lossy", test_read_atomic_lossy);
+    g_test_add_func("/engine/atomics", test_atomics);
+    g_test_add_func("/engine/read-access-error", test_read_access_error);
     return g_test_run();
 }

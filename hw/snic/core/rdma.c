@@ -63,7 +63,13 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
 /* One QP's share of engine work; true if it has more. */
 static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
-    if (qp->resp.ack_pending) {
+    bool more = false;
+
+    if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
+        /* READ responses first: an ACK must not overtake them */
+        more = snic_resp_run(c, qp, budget);
+    }
+    if (!more && qp->resp.ack_pending) {
         snic_resp_send_ack(c, qp);
     }
     if (qp->state == SNIC_QPS_ERR) {
@@ -74,9 +80,9 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
         return false;
     }
     if (qp->state == SNIC_QPS_RTS) {
-        return snic_req_run(c, qp, budget);
+        more |= snic_req_run(c, qp, budget);
     }
-    return false;
+    return more;
 }
 
 bool snic_rdma_run(SnicCore *c, unsigned budget)

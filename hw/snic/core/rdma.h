@@ -20,6 +20,7 @@
 
 #define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
 #define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
+#define SNIC_READ_CHUNK         64      /* PSNs per READ request */
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
@@ -86,8 +87,27 @@ typedef struct SnicReq {
     uint64_t rto_deadline;      /* UINT64_MAX: not armed */
     uint64_t rnr_deadline;
     uint32_t rnr_psn;
+    bool resp_retry;            /* retrying a lost READ/atomic response */
     SnicSendWqe wqe[SNIC_TX_WINDOW];    /* indexed by SQ index % window */
 } SnicReq;
+
+/*
+ * A responder resource: an RDMA READ or atomic the responder executed,
+ * kept to send (or resend, for a duplicate request) its responses.
+ */
+#define SNIC_MAX_RESP_RES       16
+
+typedef struct SnicRespRes {
+    bool valid;
+    bool atomic;
+    uint32_t first_psn;
+    uint32_t npsn;              /* response PSNs */
+    uint32_t next;              /* responses [0, next) went out */
+    uint64_t va;                /* READ: start of the data */
+    uint32_t rkey;
+    uint32_t len;
+    uint64_t orig;              /* atomic: the original value */
+} SnicRespRes;
 
 /* Responder state of a QP. */
 typedef struct SnicResp {
@@ -101,6 +121,8 @@ typedef struct SnicResp {
     uint32_t write_rkey;
     uint32_t write_left;
     uint32_t write_len;
+    SnicRespRes res[SNIC_MAX_RESP_RES];
+    uint8_t res_next;           /* next slot to (re)use */
     /* the one ACK/NAK waiting to go out */
     bool ack_pending;
     bool fatal;                 /* after sending it, the QP goes to ERR */
@@ -127,6 +149,7 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 /* resp.c */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
+bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);

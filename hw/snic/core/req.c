@@ -219,9 +219,12 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
     c->ops->tx_frame(c->opaque, c->rdma_frame, len);
 }
 
-/* Gather [off, off + len) of the message described by the WQE's SGEs. */
-static uint8_t gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
-                      uint32_t off, uint8_t *buf, uint32_t len)
+/*
+ * Copy [off, off + len) of the message described by the WQE's SGEs out of
+ * (gather) or into (scatter, READ and atomic results) local memory.
+ */
+static uint8_t sge_copy(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, uint8_t *buf, uint32_t len, bool into)
 {
     unsigned i;
 
@@ -231,23 +234,50 @@ static uint8_t gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         uint32_t n;
         SnicMrCheck why;
         SnicMr *mr;
+        SnicXlate x;
 
         if (off >= sl) {
             off -= sl;
             continue;
         }
         n = MIN(sl - off, len);
-        mr = snic_mr_check(c, GUINT32_FROM_LE(w->sge[i].lkey), qp->pdn, 0,
-                           va + off, n, &why);
-        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE) ||
-            snic_mtt_read(c, &mr->mtt, va + off, buf, n)) {
+        mr = snic_mr_check(c, GUINT32_FROM_LE(w->sge[i].lkey), qp->pdn,
+                           into ? SNIC_ACCESS_LOCAL_WRITE : 0, va + off, n,
+                           &why);
+        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE)) {
+            return SNIC_WC_LOC_PROT_ERR;
+        }
+        x = into ? snic_mtt_write(c, &mr->mtt, va + off, buf, n) :
+                   snic_mtt_read(c, &mr->mtt, va + off, buf, n);
+        if (x != SNIC_XLATE_OK) {
             return SNIC_WC_LOC_PROT_ERR;
         }
         buf += n;
         len -= n;
         off = 0;
     }
-    return SNIC_WC_SUCCESS;
+    return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+}
+
+static bool is_read(uint8_t op)
+{
+    return op == SNIC_WR_RDMA_READ;
+}
+
+static bool is_atomic(uint8_t op)
+{
+    return op == SNIC_WR_ATOMIC_CMP_SWAP || op == SNIC_WR_ATOMIC_FETCH_ADD;
+}
+
+/* PSNs the request for 'psn' covers: a READ chunk's rest, else one. */
+static uint32_t seg_count(const SnicSendWqe *info, uint32_t psn)
+{
+    uint32_t s = (psn - info->first_psn) & SNIC_PSN_MASK;
+
+    if (!is_read(info->opcode)) {
+        return 1;
+    }
+    return MIN((s / SNIC_READ_CHUNK + 1) * SNIC_READ_CHUNK, info->npsn) - s;
 }
 
 /* The SQ index of the WQE that PSN psn belongs to, or -1. */
@@ -288,14 +318,15 @@ static uint8_t seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
            SNIC_OP_RC_WRITE_MIDDLE;
 }
 
-/* Build and send the segment for psn of WQE 'index'. */
+/* Build and send the request for psn of WQE 'index'. */
 static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
                             uint32_t psn)
 {
     SnicSendWqe *info = wqe_info(qp, index);
     uint32_t mtu = mtu_bytes(qp), seg = (psn - info->first_psn) &
                    SNIC_PSN_MASK;
-    uint32_t off = seg * mtu, len = MIN(mtu, info->len - off);
+    uint32_t off = seg * mtu, len = info->len > off ?
+                   MIN(mtu, info->len - off) : 0;
     struct snic_sq_wqe w;
     SnicPkt p;
     uint8_t st;
@@ -303,29 +334,62 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
     if (snic_sq_fetch(c, qp, index, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    if (info->len == 0) {
-        len = 0;
-    }
-    st = gather(c, qp, &w, off, c->rdma_payload, len);
-    if (st != SNIC_WC_SUCCESS) {
-        return st;
-    }
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(c, qp, &p);
-    p.opcode = seg_opcode(info->opcode, seg, info->npsn);
     p.psn = psn;
-    p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
-    p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
-           info->opcode != SNIC_WR_RDMA_WRITE;
-    p.reth.va = GUINT64_FROM_LE(w.rdma.remote_addr);
+    p.reth.va = GUINT64_FROM_LE(w.rdma.remote_addr) + off;
     p.reth.rkey = GUINT32_FROM_LE(w.rdma.rkey);
-    p.reth.len = info->len;
-    p.imm = GUINT32_FROM_BE(w.imm);
-    p.payload = c->rdma_payload;
-    p.payload_len = len;
+    if (is_read(info->opcode)) {
+        /* one request for the rest of this chunk of the READ */
+        p.opcode = SNIC_OP_RC_READ_REQUEST;
+        p.reth.len = MIN((uint64_t)seg_count(info, psn) * mtu,
+                         info->len - (uint64_t)MIN(off, info->len));
+        p.ackreq = true;
+    } else if (is_atomic(info->opcode)) {
+        bool cas = info->opcode == SNIC_WR_ATOMIC_CMP_SWAP;
+
+        p.opcode = cas ? SNIC_OP_RC_CMP_SWAP : SNIC_OP_RC_FETCH_ADD;
+        p.atomic.va = GUINT64_FROM_LE(w.rdma.remote_addr);
+        p.atomic.rkey = p.reth.rkey;
+        p.atomic.swap_add = GUINT64_FROM_LE(cas ? w.rdma.swap :
+                                            w.rdma.compare_add);
+        p.atomic.compare = cas ? GUINT64_FROM_LE(w.rdma.compare_add) : 0;
+        p.ackreq = true;
+    } else {
+        st = sge_copy(c, qp, &w, off, c->rdma_payload, len, false);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
+        p.opcode = seg_opcode(info->opcode, seg, info->npsn);
+        p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
+        p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
+               info->opcode != SNIC_WR_RDMA_WRITE;
+        p.reth.va -= off;       /* RETH names the whole message */
+        p.reth.len = info->len;
+        p.imm = GUINT32_FROM_BE(w.imm);
+        p.payload = c->rdma_payload;
+        p.payload_len = len;
+    }
     snic_rdma_xmit(c, &p);
     return SNIC_WC_SUCCESS;
 }
+
+/* READ/atomic WQEs started and not completed. */
+static unsigned rd_atomic_in_flight(SnicQp *qp)
+{
+    SnicReq *r = &qp->req;
+    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
+    unsigned n = 0;
+
+    for (i = qp->sq_comp; i != end; i++) {
+        uint8_t op = wqe_info(qp, i)->opcode;
+
+        n += is_read(op) || is_atomic(op);
+    }
+    return n;
+}
+
+#define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic limit) */
 
 /* Start the WQE at sq_head: validate it and record its PSN range. */
 static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
@@ -342,19 +406,29 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     if (w.num_sge > SNIC_SQ_WQE_MAX_SGE ||
         (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
          w.opcode != SNIC_WR_RDMA_WRITE &&
-         w.opcode != SNIC_WR_RDMA_WRITE_IMM)) {
+         w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
+         !is_atomic(w.opcode))) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     for (i = 0; i < w.num_sge; i++) {
         len += GUINT32_FROM_LE(w.sge[i].length);
     }
-    if (len > (1ull << 31)) {
+    if (len > (1ull << 31) || (is_atomic(w.opcode) && len != 8)) {
         return SNIC_WC_LOC_LEN_ERR;
+    }
+    if (is_read(w.opcode) || is_atomic(w.opcode)) {
+        if (!qp->attr.max_rd_atomic) {
+            return SNIC_WC_LOC_QP_OP_ERR;   /* initiator depth 0 */
+        }
+        if (rd_atomic_in_flight(qp) >= qp->attr.max_rd_atomic) {
+            return SNIC_WQE_WAIT;
+        }
     }
     *info = (SnicSendWqe) {
         .first_psn = r->next_psn,
         .len = len,
-        .npsn = len ? (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1,
+        .npsn = len && !is_atomic(w.opcode) ?
+                (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1,
         .opcode = w.opcode,
         .flags = w.flags,
     };
@@ -368,7 +442,8 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
     unsigned done = 0;
 
     while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c)) {
-        uint32_t psn;
+        SnicSendWqe *info;
+        uint32_t psn, count;
         bool rtx;
         int64_t idx;
         uint8_t st;
@@ -383,6 +458,9 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
             }
             if (!r->wqe_off) {
                 st = start_wqe(c, qp);
+                if (st == SNIC_WQE_WAIT) {
+                    break;
+                }
                 if (st != SNIC_WC_SUCCESS) {
                     fail_at(c, qp, r->sq_head, st);
                     break;
@@ -393,17 +471,23 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
         if (idx < 0) {
             break;      /* not in flight: cannot happen */
         }
+        info = wqe_info(qp, idx);
+        count = seg_count(info, psn);
+        if (!rtx && is_read(info->opcode) &&
+            (r->dde.sent + count > MIN(r->credit.window, SNIC_TX_WINDOW) ||
+             (r->wqe_off && r->dde.wnd_start != r->next_psn))) {
+            /* a READ chunk needs room, and goes after the previous one */
+            break;
+        }
         st = send_segment(c, qp, idx, psn);
         if (st != SNIC_WC_SUCCESS) {
             fail_at(c, qp, idx, st);
             break;
         }
-        snic_dde_sent(r, psn, 1, rtx);
+        snic_dde_sent(r, psn, count, rtx);
         if (!rtx) {
-            SnicSendWqe *info = wqe_info(qp, r->sq_head);
-
-            r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
-            r->wqe_off++;
+            r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
+            r->wqe_off += count;
             if (r->wqe_off == info->npsn) {
                 r->wqe_off = 0;
                 r->sq_head++;
@@ -419,51 +503,186 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
 /* ---- completer: responses from the peer ---- */
 
+/*
+ * The first PSN whose READ response or atomic ACK has not arrived: an ACK
+ * for a later PSN means those responses were lost (IBA 9.7.5.1.4: a
+ * response implicitly acknowledges only what precedes it).
+ */
+static bool rd_atomic_barrier(SnicQp *qp, uint32_t *barrier)
+{
+    SnicReq *r = &qp->req;
+    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
+
+    for (i = qp->sq_comp; i != end; i++) {
+        SnicSendWqe *info = wqe_info(qp, i);
+
+        if ((is_read(info->opcode) || is_atomic(info->opcode)) &&
+            snic_psn_cmp(wqe_last_psn(info), r->dde.wnd_start) >= 0) {
+            *barrier = snic_psn_cmp(info->first_psn, r->dde.wnd_start) > 0 ?
+                       info->first_psn : r->dde.wnd_start;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A READ response or atomic ACK for psn, which must be the next one.
+ * Returns 1 with feedback for the program, 0 to drop it silently, -1 if
+ * it failed the QP.
+ */
+static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                              SnicFeedback *fb)
+{
+    SnicReq *r = &qp->req;
+    int64_t idx = wqe_of_psn(qp, p->psn);
+    uint32_t mtu = mtu_bytes(qp), s, off, want, chunk_s, chunk_n;
+    bool atomic_ack = p->opcode == SNIC_OP_RC_ATOMIC_ACK, end;
+    SnicSendWqe *info;
+    struct snic_sq_wqe w;
+    uint8_t op, st;
+
+    if (p->psn != r->dde.wnd_start) {
+        /*
+         * An earlier response went missing: resume from it, once; the
+         * responses still on their way are dropped until it comes.
+         */
+        if (r->resp_retry) {
+            return 0;
+        }
+        r->resp_retry = true;
+        fb->kind = SNIC_FB_NAK_SEQ;
+        fb->psn = r->dde.wnd_start;
+        return 1;
+    }
+    r->resp_retry = false;
+    info = idx < 0 ? NULL : wqe_info(qp, idx);
+    if (!info || (atomic_ack ? !is_atomic(info->opcode) :
+                               !is_read(info->opcode))) {
+        snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
+        return -1;
+    }
+    if (snic_sq_fetch(c, qp, idx, &w)) {
+        fail_at(c, qp, idx, SNIC_WC_LOC_QP_OP_ERR);
+        return -1;
+    }
+    if (atomic_ack) {
+        uint64_t orig = GUINT64_TO_LE(p->atomic_ack);
+
+        st = sge_copy(c, qp, &w, 0, (uint8_t *)&orig, 8, true);
+    } else {
+        /* the position within its chunk decides the op-code */
+        s = (p->psn - info->first_psn) & SNIC_PSN_MASK;
+        off = s * mtu;
+        want = info->len > off ? MIN(mtu, info->len - off) : 0;
+        /*
+         * A retried request may start mid-chunk, so only the end of a
+         * chunk is known: LAST or ONLY there, FIRST or MIDDLE before it.
+         */
+        chunk_s = s % SNIC_READ_CHUNK;
+        chunk_n = seg_count(info, (p->psn - chunk_s) & SNIC_PSN_MASK);
+        end = chunk_s == chunk_n - 1;
+        op = p->opcode;
+        if (p->payload_len != want ||
+            (end && op != SNIC_OP_RC_READ_RESP_LAST &&
+             op != SNIC_OP_RC_READ_RESP_ONLY) ||
+            (!end && op != SNIC_OP_RC_READ_RESP_FIRST &&
+             op != SNIC_OP_RC_READ_RESP_MIDDLE)) {
+            snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
+            return -1;
+        }
+        st = sge_copy(c, qp, &w, off, (uint8_t *)p->payload, want, true);
+    }
+    if (st != SNIC_WC_SUCCESS) {
+        fail_at(c, qp, idx, st);
+        return -1;
+    }
+    snic_dde_ack_upto(r, p->psn);
+    fb->kind = SNIC_FB_ACK;
+    return 1;
+}
+
 void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicReq *r = &qp->req;
     uint8_t syn = p->aeth.syndrome;
     SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
+    uint32_t barrier;
 
-    if (p->opcode != SNIC_OP_RC_ACK || !r->dde.sent ||
-        snic_psn_cmp(p->psn, last_sent) > 0 ||
+    if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
         snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);   /* stale or unexpected */
         return;
     }
-    switch (syn >> 5) {
-    case 0:         /* ACK */
-        snic_dde_ack_upto(r, p->psn);
-        fb.kind = SNIC_FB_ACK;
-        break;
-    case 1:         /* RNR NAK */
-        snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
-        fb.kind = SNIC_FB_RNR;
-        break;
-    case 3:         /* NAK */
-        snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
-        complete_acked(c, qp);
-        switch (syn & 0x1f) {
-        case 0:
-            fb.kind = SNIC_FB_NAK_SEQ;
-            break;
-        case 1:
-            snic_req_fail(c, qp, SNIC_WC_REM_INV_REQ_ERR);
-            return;
-        case 2:
-            snic_req_fail(c, qp, SNIC_WC_REM_ACCESS_ERR);
-            return;
-        default:
-            snic_req_fail(c, qp, SNIC_WC_REM_OP_ERR);
+    if (p->opcode != SNIC_OP_RC_ACK) {
+        int ret = rd_atomic_response(c, qp, p, &fb);
+
+        if (ret <= 0) {
+            if (!ret) {
+                snic_stat_inc(&c->stats.rdma_rx_dropped);
+            }
             return;
         }
-        break;
-    default:
-        snic_stat_inc(&c->stats.rdma_rx_dropped);
-        return;
+    } else {
+        /*
+         * Any ACK or NAK acknowledges what precedes it, but never READ or
+         * atomic PSNs whose responses did not arrive: those were lost.
+         */
+        uint32_t upto = syn >> 5 ? (p->psn - 1) & SNIC_PSN_MASK : p->psn;
+
+        if (rd_atomic_barrier(qp, &barrier) &&
+            snic_psn_cmp(upto, barrier) >= 0) {
+            snic_dde_ack_upto(r, (barrier - 1) & SNIC_PSN_MASK);
+            complete_acked(c, qp);
+            if ((syn >> 5) == 3 && (syn & 0x1f)) {
+                goto fatal_nak;     /* a fatal NAK is fatal all the same */
+            }
+            if (r->resp_retry) {
+                return;             /* already resuming from it */
+            }
+            r->resp_retry = true;
+            fb.kind = SNIC_FB_NAK_SEQ;
+            fb.psn = barrier;
+            goto feedback;
+        }
+        switch (syn >> 5) {
+        case 0:         /* ACK */
+            snic_dde_ack_upto(r, p->psn);
+            fb.kind = SNIC_FB_ACK;
+            break;
+        case 1:         /* RNR NAK */
+            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
+            fb.kind = SNIC_FB_RNR;
+            break;
+        case 3:         /* NAK */
+            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
+            complete_acked(c, qp);
+            if (!(syn & 0x1f)) {
+                fb.kind = SNIC_FB_NAK_SEQ;
+                break;
+            }
+fatal_nak:
+            switch (syn & 0x1f) {
+            case 1:
+                snic_req_fail(c, qp, SNIC_WC_REM_INV_REQ_ERR);
+                return;
+            case 2:
+                snic_req_fail(c, qp, SNIC_WC_REM_ACCESS_ERR);
+                return;
+            default:
+                snic_req_fail(c, qp, SNIC_WC_REM_OP_ERR);
+                return;
+            }
+        default:
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
     }
+feedback:
     complete_acked(c, qp);
-    qp->program->incoming(c, qp, &fb);
+    if (qp->state == SNIC_QPS_RTS) {
+        qp->program->incoming(c, qp, &fb);
+    }
     c->ops->kick(c->opaque);
 }

@@ -3,8 +3,11 @@
  *
  * Executes requests in PSN order (ePSN): SEND into receive WQEs, RDMA
  * WRITE into memory regions checked against the R_Key, PD, rights and
- * bounds. Packets ahead of ePSN draw one NAK sequence error per gap;
- * duplicates are re-acknowledged and never executed again. A SEND with no
+ * bounds, RDMA READ and atomics through responder resources (kept so a
+ * duplicate READ is read again and a duplicate atomic is answered with
+ * the saved original value, never executed twice). Packets ahead of ePSN
+ * draw one NAK sequence error per gap; other duplicates are re-acknowledged
+ * and never executed again. A SEND with no
  * receive WQE draws an RNR NAK; protocol and access violations draw the
  * IBA NAK and move the QP to the error state. ACKs are queued here and sent
  * by the engine: nothing is ever transmitted from the receive path.
@@ -193,6 +196,122 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     return true;
 }
 
+/* A responder resource for a new READ/atomic (max_dest_rd_atomic ring). */
+static SnicRespRes *res_alloc(SnicQp *qp)
+{
+    unsigned n = MIN(qp->attr.max_dest_rd_atomic, SNIC_MAX_RESP_RES);
+    SnicRespRes *r;
+
+    if (!n) {
+        return NULL;
+    }
+    r = &qp->resp.res[qp->resp.res_next % n];
+    if (r->valid && r->next < r->npsn) {
+        return NULL;    /* still answering: the peer broke its limit */
+    }
+    qp->resp.res_next = (qp->resp.res_next + 1) % n;
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static SnicRespRes *res_find(SnicQp *qp, uint32_t psn)
+{
+    unsigned i;
+
+    for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
+        SnicRespRes *r = &qp->resp.res[i];
+
+        if (r->valid && snic_psn_cmp(psn, r->first_psn) >= 0 &&
+            snic_psn_cmp(psn, (r->first_psn + r->npsn - 1) &
+                              SNIC_PSN_MASK) <= 0) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* RDMA READ request: check, record; the engine sends the responses. */
+static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    SnicMrCheck why;
+    SnicRespRes *r;
+
+    if (p->reth.len > (1u << 31)) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return 0;
+    }
+    if (p->reth.len &&
+        (!(qp->attr.access & SNIC_ACCESS_REMOTE_READ) ||
+         !snic_mr_check(c, p->reth.rkey, qp->pdn, SNIC_ACCESS_REMOTE_READ,
+                        p->reth.va, p->reth.len, &why))) {
+        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        return 0;
+    }
+    r = res_alloc(qp);
+    if (!r) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return 0;
+    }
+    *r = (SnicRespRes) {
+        .valid = true,
+        .first_psn = p->psn,
+        .npsn = p->reth.len ? (p->reth.len + mtu - 1) / mtu : 1,
+        .va = p->reth.va,
+        .rkey = p->reth.rkey,
+        .len = p->reth.len,
+    };
+    qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
+    c->ops->kick(c->opaque);
+    return r->npsn;
+}
+
+/* Atomic: executed once, here; the result is kept for duplicates. */
+static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicMrCheck why;
+    SnicRespRes *r;
+    SnicMr *mr;
+    uint64_t v, orig;
+
+    if (p->atomic.va % 8) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return 0;
+    }
+    mr = snic_mr_check(c, p->atomic.rkey, qp->pdn, SNIC_ACCESS_REMOTE_ATOMIC,
+                       p->atomic.va, 8, &why);
+    if (!mr || !(qp->attr.access & SNIC_ACCESS_REMOTE_ATOMIC) ||
+        snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
+        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        return 0;
+    }
+    r = res_alloc(qp);
+    if (!r) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        return 0;
+    }
+    orig = GUINT64_FROM_LE(v);
+    if (p->opcode == SNIC_OP_RC_FETCH_ADD) {
+        v = GUINT64_TO_LE(orig + p->atomic.swap_add);
+    } else if (orig == p->atomic.compare) {
+        v = GUINT64_TO_LE(p->atomic.swap_add);
+    }
+    if (snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8)) {
+        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        return 0;
+    }
+    *r = (SnicRespRes) {
+        .valid = true,
+        .atomic = true,
+        .first_psn = p->psn,
+        .npsn = 1,
+        .orig = orig,
+    };
+    qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
+    c->ops->kick(c->opaque);
+    return 1;
+}
+
 void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicResp *s = &qp->resp;
@@ -210,11 +329,35 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return;
     }
     if (d < 0) {
+        SnicRespRes *r = res_find(qp, p->psn);
+
+        if (r) {
+            /* READ: read again from there; atomic: the saved result */
+            r->next = r->atomic ? 0 : (p->psn - r->first_psn) & SNIC_PSN_MASK;
+            c->ops->kick(c->opaque);
+            return;
+        }
         /* a duplicate: acknowledge again, never execute again */
         queue_ack(c, qp, SYN_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
         return;
     }
     s->nak_sent = false;
+    if (p->opcode == SNIC_OP_RC_READ_REQUEST ||
+        p->opcode == SNIC_OP_RC_CMP_SWAP ||
+        p->opcode == SNIC_OP_RC_FETCH_ADD) {
+        uint32_t n;
+
+        if (s->in_send || s->in_write) {
+            nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+            return;
+        }
+        n = p->opcode == SNIC_OP_RC_READ_REQUEST ? do_read(c, qp, p) :
+                                                   do_atomic(c, qp, p);
+        if (n) {
+            s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+        }
+        return;
+    }
     switch (p->opcode) {
     case SNIC_OP_RC_SEND_FIRST:
     case SNIC_OP_RC_SEND_MIDDLE:
@@ -273,4 +416,57 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
         s->fatal = false;
         snic_rdma_qp_error(c, qp);
     }
+}
+
+/* Send the responses of READ/atomic resources, oldest first. */
+bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
+{
+    unsigned n = MIN(qp->attr.max_dest_rd_atomic, SNIC_MAX_RESP_RES);
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    unsigned i, done = 0;
+
+    for (i = 0; i < n && done < budget; i++) {
+        SnicRespRes *r = &qp->resp.res[(qp->resp.res_next + i) % n];
+
+        while (r->valid && r->next < r->npsn && done < budget) {
+            uint32_t off = r->next * mtu;
+            uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
+            SnicMrCheck why;
+            SnicMr *mr;
+            SnicPkt p;
+
+            memset(&p, 0, sizeof(p));
+            snic_rdma_fill_addr(c, qp, &p);
+            p.psn = (r->first_psn + r->next) & SNIC_PSN_MASK;
+            p.aeth.syndrome = SYN_ACK;
+            p.aeth.msn = qp->resp.msn;
+            if (r->atomic) {
+                p.opcode = SNIC_OP_RC_ATOMIC_ACK;
+                p.atomic_ack = r->orig;
+            } else {
+                p.opcode = r->npsn == 1 ? SNIC_OP_RC_READ_RESP_ONLY :
+                           r->next == 0 ? SNIC_OP_RC_READ_RESP_FIRST :
+                           r->next == r->npsn - 1 ?
+                           SNIC_OP_RC_READ_RESP_LAST :
+                           SNIC_OP_RC_READ_RESP_MIDDLE;
+                /* read now: a duplicate request sees memory as it is */
+                mr = len ? snic_mr_check(c, r->rkey, qp->pdn,
+                                         SNIC_ACCESS_REMOTE_READ,
+                                         r->va + off, len, &why) : NULL;
+                if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
+                                                 c->rdma_payload, len))) {
+                    r->valid = false;   /* the region went away */
+                    queue_ack(c, qp, SYN_NAK_REM_ACCESS, p.psn);
+                    qp->resp.fatal = true;
+                    break;
+                }
+                p.payload = c->rdma_payload;
+                p.payload_len = len;
+            }
+            snic_rdma_xmit(c, &p);
+            r->next++;
+            done++;
+        }
+    }
+    return done == budget;
 }
