@@ -53,7 +53,7 @@ static void pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
     }
 }
 
-static void node_init(Node *n, SnicSim *sim, uint8_t ip)
+static void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
 {
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
@@ -92,7 +92,7 @@ static void node_init(Node *n, SnicSim *sim, uint8_t ip)
     cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
     cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
     cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.type = SNIC_QPT_RC;
+    cmd.create_qp.type = type;
     cmd.create_qp.sq_log2_depth = SQ_LOG2;
     cmd.create_qp.rq_log2_depth = RQ_LOG2;
     n->qpn = admin_ok(n->h, &cmd);
@@ -109,6 +109,11 @@ static void node_init(Node *n, SnicSim *sim, uint8_t ip)
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = admin_ok(n->h, &cmd);
+}
+
+static void node_init(Node *n, SnicSim *sim, uint8_t ip)
+{
+    node_init_type(n, sim, ip, SNIC_QPT_RC);
 }
 
 static void modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
@@ -705,6 +710,147 @@ static void test_read_access_error(void)
     snic_sim_free(sim);
 }
 
+/* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */
+static void ud_up(Node *n, uint32_t qkey, bool gsi)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qkey = GUINT32_TO_LE(qkey);
+    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+           SNIC_QP_ATTR_QKEY | (gsi ? 0 : SNIC_QP_ATTR_PORT), &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    modify(n, SNIC_QP_ATTR_STATE, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    a.sq_psn = GUINT32_TO_LE(100);
+    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
+}
+
+static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
+                    uint64_t addr, uint32_t len, bool imm)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = imm ? SNIC_WR_SEND_IMM : SNIC_WR_SEND;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.imm = GUINT32_TO_BE(0x1234abcd);
+    w.ud.av.dgid[10] = w.ud.av.dgid[11] = 0xff;
+    w.ud.av.dgid[12] = 10;
+    w.ud.av.dgid[15] = to->ip;
+    w.ud.av.sgid[10] = w.ud.av.sgid[11] = 0xff;
+    w.ud.av.sgid[12] = 10;
+    w.ud.av.sgid[15] = n->ip;
+    memcpy(w.ud.av.dmac, fake_mac, 6);
+    w.ud.remote_qpn = GUINT32_TO_LE(to->qpn);
+    w.ud.remote_qkey = GUINT32_TO_LE(qkey);
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
+                    uint32_t qkey)
+{
+    node_init_type(a, sim, 1, type);
+    node_init_type(b, sim, 2, type);
+    a->h->peer = b->h->ep;
+    b->h->peer = a->h->ep;
+    snic_sim_connect(sim, a->h->ep, b->h->ep, &clean);
+    ud_up(a, qkey, type == SNIC_QPT_GSI);
+    ud_up(b, qkey, type == SNIC_QPT_GSI);
+}
+
+static void test_ud(void)
+{
+    SnicSim *sim = snic_sim_new(12);
+    Node a, b;
+    struct snic_cqe c;
+    const uint8_t *grh;
+
+    ud_pair(sim, &a, &b, SNIC_QPT_UD, 0x1234);
+    fill(&a, BUF, 5000, 12);
+    post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    post_recv(&b, 22, BUF + 0x20000, 4096 + 40);
+    post_ud(&a, 1, &b, 0x1234, BUF, 1000, false);
+    post_ud(&a, 2, &b, 0x9999, BUF, 10, false);     /* wrong Q_Key */
+    post_ud(&a, 3, &b, 0x80000000, BUF + 7, 4096, true);   /* QP's Q_Key */
+    snic_sim_run(sim, 100000);
+    /* the sender completes every datagram once it is on the wire */
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 1000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    /* the receiver got two: GRH slot, then the payload */
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 21);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 40 + 1000);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.src_qp), ==, a.qpn);
+    g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_GRH);
+    grh = fake_ptr(b.h, BUF + 0x10000, 40);
+    g_assert_cmpuint(grh[0], ==, 0);
+    g_assert_cmpuint(grh[20], ==, 0x45);            /* IPv4 header */
+    g_assert_cmpuint(grh[20 + 9], ==, 17);          /* UDP */
+    g_assert_cmpuint(grh[20 + 12], ==, 10);         /* source 10.0.0.1 */
+    g_assert_cmpuint(grh[20 + 15], ==, 1);
+    g_assert_cmpuint(grh[20 + 19], ==, 2);          /* dest 10.0.0.2 */
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000 + 40, 1000), 1000,
+                    fake_ptr(a.h, BUF, 1000), 1000);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 22);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 40 + 4096);
+    g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_GRH | SNIC_WC_F_IMM);
+    g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x1234abcd);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x20000 + 40, 4096), 4096,
+                    fake_ptr(a.h, BUF + 7, 4096), 4096);
+    g_assert_false(poll_cq(&b, &c));
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    /* a datagram larger than the MTU is a local length error */
+    post_ud(&a, 4, &b, 0x1234, BUF, 4097, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_gsi(void)
+{
+    SnicSim *sim = snic_sim_new(13);
+    Node a, b;
+    struct snic_cqe c;
+
+    ud_pair(sim, &a, &b, SNIC_QPT_GSI, 0x80010000);
+    g_assert_cmpuint(a.qpn, ==, 1);
+    fill(&a, BUF, 256, 13);
+    post_recv(&b, 31, BUF + 0x10000, 256 + 40);
+    post_ud(&a, 1, &b, 0x80010000, BUF, 256, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.src_qp), ==, 1);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, 1);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 296);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000 + 40, 256), 256,
+                    fake_ptr(a.h, BUF, 256), 256);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -722,5 +868,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/read-atomic-lossy", test_read_atomic_lossy);
     g_test_add_func("/engine/atomics", test_atomics);
     g_test_add_func("/engine/read-access-error", test_read_access_error);
+    g_test_add_func("/engine/ud", test_ud);
+    g_test_add_func("/engine/gsi", test_gsi);
     return g_test_run();
 }

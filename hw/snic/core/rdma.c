@@ -38,10 +38,22 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     }
     op = snic_opcode_info(p.opcode);
     qp = snic_qp_get(c, p.dqpn);
-    /* RC only so far; snic extensions only when negotiated (not yet) */
-    if (!qp || qp->type != SNIC_QPT_RC || (op->flags & SNIC_OPF_UD) ||
-        (op->flags & SNIC_OPF_EXT) || p.opcode >= 0x20 ||
-        p.pkey != SNIC_DEFAULT_PKEY || !from_peer(qp, &p)) {
+    if (!qp || p.pkey != SNIC_DEFAULT_PKEY) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    if (op->flags & SNIC_OPF_UD) {
+        if (qp->type == SNIC_QPT_RC ||
+            (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_ud_receive(c, qp, &p);
+        return;
+    }
+    /* RC op-codes; snic extensions only when negotiated (not yet) */
+    if (qp->type != SNIC_QPT_RC || (op->flags & SNIC_OPF_EXT) ||
+        p.opcode >= 0x20 || !from_peer(qp, &p)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -65,6 +77,13 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
     bool more = false;
 
+    if (qp->type != SNIC_QPT_RC) {
+        if (qp->state == SNIC_QPS_ERR &&
+            (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail)) {
+            snic_rdma_qp_error(c, qp);
+        }
+        return qp->state == SNIC_QPS_RTS && snic_ud_run(c, qp, budget);
+    }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */
         more = snic_resp_run(c, qp, budget);

@@ -150,6 +150,19 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
+                        const uint8_t *buf, uint32_t len);
+void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                      uint8_t opcode, uint32_t len,
+                      const struct SnicPkt *p);
+/* ud.c */
+bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
+                        uint64_t wr_id, uint8_t status);
+/* req.c: gather [off, off + len) of a send WQE's buffers */
+uint8_t snic_sq_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                       uint32_t off, uint8_t *buf, uint32_t len);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);

@@ -55,9 +55,8 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
     snic_timer_update(c);
 }
 
-static void post_send_cqe(SnicCore *c, SnicQp *qp, uint32_t index,
-                          const SnicSendWqe *info, uint64_t wr_id,
-                          uint8_t status)
+void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
+                        uint64_t wr_id, uint8_t status)
 {
     static const uint8_t wc_op[] = {
         [SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
@@ -98,8 +97,8 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
                 fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
                 return;
             }
-            post_send_cqe(c, qp, qp->sq_comp, info,
-                          GUINT64_FROM_LE(w.wr_id), SNIC_WC_SUCCESS);
+            snic_post_send_cqe(c, qp, info, GUINT64_FROM_LE(w.wr_id),
+                               SNIC_WC_SUCCESS);
         }
         qp->sq_comp++;
     }
@@ -116,8 +115,8 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
             w.wr_id = 0;
         }
-        post_send_cqe(c, qp, qp->sq_comp, NULL, GUINT64_FROM_LE(w.wr_id),
-                      SNIC_WC_WR_FLUSH_ERR);
+        snic_post_send_cqe(c, qp, NULL, GUINT64_FROM_LE(w.wr_id),
+                           SNIC_WC_WR_FLUSH_ERR);
         qp->sq_comp++;
     }
     qp->req.sq_head = qp->sq_comp;
@@ -163,8 +162,8 @@ static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
         if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
             w.wr_id = 0;
         }
-        post_send_cqe(c, qp, qp->sq_comp, info, GUINT64_FROM_LE(w.wr_id),
-                      failing ? status : SNIC_WC_WR_FLUSH_ERR);
+        snic_post_send_cqe(c, qp, info, GUINT64_FROM_LE(w.wr_id),
+                           failing ? status : SNIC_WC_WR_FLUSH_ERR);
         qp->sq_comp++;
         if (failing) {
             break;
@@ -257,6 +256,12 @@ static uint8_t sge_copy(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         off = 0;
     }
     return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+}
+
+uint8_t snic_sq_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                       uint32_t off, uint8_t *buf, uint32_t len)
+{
+    return sge_copy(c, qp, w, off, buf, len, false);
 }
 
 static bool is_read(uint8_t op)

@@ -48,12 +48,11 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
-/* Scatter payload into the current receive WQE at recv_off. */
-static uint8_t scatter(SnicCore *c, SnicQp *qp, const uint8_t *buf,
-                       uint32_t len)
+/* Scatter into the current receive WQE at byte 'off' of its buffers. */
+uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
+                        const uint8_t *buf, uint32_t len)
 {
     struct snic_rq_wqe w;
-    uint32_t off = qp->resp.recv_off;
     unsigned i;
 
     if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w)) ||
@@ -86,8 +85,8 @@ static uint8_t scatter(SnicCore *c, SnicQp *qp, const uint8_t *buf,
 }
 
 /* Complete the current receive WQE. */
-static void recv_complete(SnicCore *c, SnicQp *qp, uint8_t status,
-                          uint8_t opcode, uint32_t len, const SnicPkt *p)
+void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                      uint8_t opcode, uint32_t len, const SnicPkt *p)
 {
     struct snic_rq_wqe w;
     struct snic_cqe cqe;
@@ -103,6 +102,11 @@ static void recv_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     if (p->headers & SNIC_HDR_IMMDT) {
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
+    }
+    if (p->headers & SNIC_HDR_DETH) {
+        cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
+        cqe.wc_flags |= SNIC_WC_F_GRH |
+                        (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
     }
     qp->rq_head++;
     qp->resp.recv_off = 0;
@@ -130,9 +134,9 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
         return false;
     }
-    st = scatter(c, qp, p->payload, p->payload_len);
+    st = snic_rq_scatter(c, qp, s->recv_off, p->payload, p->payload_len);
     if (st != SNIC_WC_SUCCESS) {
-        recv_complete(c, qp, st, SNIC_WC_RECV, s->recv_off, p);
+        snic_rq_complete(c, qp, st, SNIC_WC_RECV, s->recv_off, p);
         nak_fatal(c, qp, st == SNIC_WC_LOC_LEN_ERR ? SYN_NAK_INV_REQ :
                   SYN_NAK_REM_OP, p->psn);
         return false;
@@ -140,7 +144,7 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
     if (is_last(p->opcode)) {
-        recv_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, p);
+        snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, p);
         s->msn = (s->msn + 1) & 0xffffff;
     }
     return true;
@@ -188,7 +192,7 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     s->in_write = !is_last(p->opcode);
     if (is_last(p->opcode)) {
         if (imm) {
-            recv_complete(c, qp, SNIC_WC_SUCCESS,
+            snic_rq_complete(c, qp, SNIC_WC_SUCCESS,
                           SNIC_WC_RECV_RDMA_WITH_IMM, s->write_len, p);
         }
         s->msn = (s->msn + 1) & 0xffffff;

@@ -472,5 +472,6 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     get_ext_headers(p, op->headers, bth + SNIC_BTH_LEN);
     p->payload = bth + SNIC_BTH_LEN + ext;
     p->payload_len = data - p->pad;
+    p->l3 = ip;
     return SNIC_PARSE_OK;
 }

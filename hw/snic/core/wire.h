@@ -86,6 +86,7 @@ struct SnicPkt {
     /* payload: the builder copies it; the parser points into the frame */
     const uint8_t *payload;
     uint32_t payload_len;
+    const uint8_t *l3;      /* parser: the IP header in the frame */
 };
 
 typedef enum SnicParseStatus {

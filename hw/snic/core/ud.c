@@ -1,0 +1,128 @@
+/*
+ * snic core: UD and GSI queue pairs: datagrams with a DETH (Q_Key, source
+ * QP), one packet per work request, no acknowledgements. Received
+ * datagrams are placed after a 40-byte GRH slot holding the packet's IP
+ * header (IPv4 in bytes 20-39), as the Linux RoCE GSI path expects.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "rdma.h"
+#include "wire.h"
+
+#define SNIC_GRH_LEN    40
+#define SNIC_UD_MTU     4096
+
+/* One UD send WQE to the wire; returns its completion status. */
+static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                       uint32_t *len)
+{
+    const struct snic_av *av = &w->ud.av;
+    uint32_t qkey = GUINT32_FROM_LE(w->ud.remote_qkey);
+    uint64_t total = 0;
+    SnicPkt p;
+    unsigned i;
+    uint8_t st;
+
+    if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
+        w->num_sge > SNIC_SQ_WQE_MAX_SGE || av->flags & ~SNIC_AV_IPV6) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    for (i = 0; i < w->num_sge; i++) {
+        total += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    if (total > SNIC_UD_MTU) {
+        return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
+    }
+    *len = total;
+    st = snic_sq_gather(c, qp, w, 0, c->rdma_payload, total);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
+    }
+    memset(&p, 0, sizeof(p));
+    memcpy(p.addr.dmac, av->dmac, 6);
+    memcpy(p.addr.smac, c->mac, 6);
+    p.addr.ipv6 = av->flags & SNIC_AV_IPV6;
+    memcpy(p.addr.sip, p.addr.ipv6 ? av->sgid : av->sgid + 12,
+           p.addr.ipv6 ? 16 : 4);
+    memcpy(p.addr.dip, p.addr.ipv6 ? av->dgid : av->dgid + 12,
+           p.addr.ipv6 ? 16 : 4);
+    p.addr.tclass = av->traffic_class;
+    p.addr.hop_limit = av->hop_limit ? av->hop_limit : 64;
+    p.addr.flow_label = GUINT32_FROM_LE(av->flow_label) & 0xfffff;
+    p.addr.ip_id = c->ip_id++;
+    p.addr.sport = snic_wire_udp_sport(qp - c->qps,
+                                       GUINT32_FROM_LE(w->ud.remote_qpn));
+    p.opcode = w->opcode == SNIC_WR_SEND_IMM ? SNIC_OP_UD_SEND_ONLY_IMM :
+                                               SNIC_OP_UD_SEND_ONLY;
+    p.se = w->flags & SNIC_WQE_SOLICITED;
+    p.pkey = SNIC_DEFAULT_PKEY;
+    p.dqpn = GUINT32_FROM_LE(w->ud.remote_qpn) & SNIC_QPN_MASK;
+    p.psn = qp->req.next_psn;
+    /* IBA: a Q_Key with the high bit set means "use the QP's own" */
+    p.deth.qkey = qkey & 0x80000000u ? qp->attr.qkey : qkey;
+    p.deth.sqpn = qp - c->qps;
+    p.imm = GUINT32_FROM_BE(w->imm);
+    p.payload = c->rdma_payload;
+    p.payload_len = total;
+    snic_rdma_xmit(c, &p);
+    qp->req.next_psn = (qp->req.next_psn + 1) & SNIC_PSN_MASK;
+    return SNIC_WC_SUCCESS;
+}
+
+bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
+{
+    unsigned done = 0;
+
+    while (done < budget && qp->state == SNIC_QPS_RTS &&
+           qp->sq_comp != qp->sq_tail && snic_ready(c)) {
+        SnicSendWqe info = { .opcode = SNIC_WR_SEND };
+        struct snic_sq_wqe w;
+        uint32_t len = 0;
+        uint8_t st;
+
+        st = snic_sq_fetch(c, qp, qp->sq_comp, &w) ? SNIC_WC_LOC_QP_OP_ERR :
+             ud_send(c, qp, &w, &len);
+        info.len = len;
+        if (st != SNIC_WC_SUCCESS || w.flags & SNIC_WQE_SIGNALED) {
+            snic_post_send_cqe(c, qp, &info, GUINT64_FROM_LE(w.wr_id), st);
+        }
+        qp->sq_comp++;
+        qp->req.sq_head = qp->sq_comp;
+        if (st != SNIC_WC_SUCCESS) {
+            snic_rdma_qp_error(c, qp);
+            break;
+        }
+        done++;
+    }
+    return done == budget;
+}
+
+void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    uint8_t grh[SNIC_GRH_LEN];
+    uint8_t st;
+
+    if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail) {
+        /* Q_Key violation or no receive WQE: a datagram is just dropped */
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    memset(grh, 0, sizeof(grh));
+    if (p->addr.ipv6) {
+        memcpy(grh, p->l3, SNIC_GRH_LEN);
+    } else {
+        memcpy(grh + 20, p->l3, 20);
+    }
+    st = snic_rq_scatter(c, qp, 0, grh, sizeof(grh));
+    if (st == SNIC_WC_SUCCESS) {
+        st = snic_rq_scatter(c, qp, sizeof(grh), p->payload, p->payload_len);
+    }
+    snic_rq_complete(c, qp, st, SNIC_WC_RECV, sizeof(grh) + p->payload_len,
+                     p);
+    if (st != SNIC_WC_SUCCESS) {
+        snic_rdma_qp_error(c, qp);
+    }
+}
