@@ -294,6 +294,18 @@ static uint64_t seed(uint64_t base)
     return base ^ (env ? g_ascii_strtoull(env, NULL, 0) << 16 : 0);
 }
 
+/* SNIC_PCAP_DIR: capture the wire of a scenario there (tshark checks). */
+static void capture(SnicSim *sim, const char *name)
+{
+    const char *dir = g_getenv("SNIC_PCAP_DIR");
+    g_autofree char *path = NULL;
+
+    if (dir) {
+        path = g_strdup_printf("%s/%s.pcap", dir, name);
+        g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
+    }
+}
+
 static const SnicSimLinkConfig clean = {
     .bandwidth_bps = 10000000000ull,
     .delay_ns = 2000,
@@ -382,6 +394,9 @@ static void lossy_run(double loss, uint64_t seed_base)
     link.loss = loss;
     link.dup = loss / 2;
     link.reorder = loss / 2;
+    if (loss >= 0.05) {
+        capture(sim, "rc-send-write-lossy");
+    }
     pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
     fill(&a, BUF, 0x200000, 3);
     for (i = 0; i < n; i++) {
@@ -599,9 +614,13 @@ static void test_read_atomic_lossy(void)
     link.loss = 0.05;
     link.dup = 0.03;
     link.reorder = 0.03;
+    capture(sim, "rc-read-atomic-lossy");
     pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
     fill(&b, BUF, 0x200000, 9);
     wr64(&b, counter, 1000);
+    for (i = 0; i < n; i++) {
+        wr64(&b, BUF + 0x3e0000 + i * 8, 0);    /* CMP_SWAP targets */
+    }
     for (i = 0; i < n; i++) {
         uint32_t len = (i * 7919) % 20000 + 1;
         uint64_t off = (uint64_t)i * 0x8000;
@@ -617,8 +636,14 @@ static void test_read_atomic_lossy(void)
             adds++;
             break;
         default:
-            post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off / 2, 64,
-                      BUF + 0x300000 + i * 64, b.lkey, 0, a.lkey);
+            if (i % 2) {
+                post_atomic(&a, i, SNIC_WR_ATOMIC_CMP_SWAP,
+                            BUF + 0x380000 + i * 8, BUF + 0x3e0000 + i * 8,
+                            b.lkey, 0, 5000 + i);
+            } else {
+                post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off / 2, 64,
+                          BUF + 0x300000 + i * 64, b.lkey, 0, a.lkey);
+            }
         }
         if (i % 12 == 11) {
             snic_sim_run(sim, 5000000);
@@ -644,6 +669,10 @@ static void test_read_atomic_lossy(void)
             /* every add saw a different value: each applied once */
             g_assert_false(g_hash_table_contains(seen, &origs[i]));
             g_hash_table_add(seen, &origs[i]);
+        } else if (i % 2) {
+            /* CMP_SWAP applied once: it saw 0, and left its value */
+            g_assert_cmpuint(rd64(&a, BUF + 0x380000 + i * 8), ==, 0);
+            g_assert_cmpuint(rd64(&b, BUF + 0x3e0000 + i * 8), ==, 5000 + i);
         }
     }
     g_assert_cmpuint(rd64(&b, counter), ==, 1000 + adds);
@@ -776,6 +805,7 @@ static void test_ud(void)
     struct snic_cqe c;
     const uint8_t *grh;
 
+    capture(sim, "ud");
     ud_pair(sim, &a, &b, SNIC_QPT_UD, 0x1234);
     fill(&a, BUF, 5000, 12);
     post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
