@@ -197,7 +197,8 @@ struct snic_device_attr {
     __u8 max_send_sge;
     __u8 max_recv_sge;
     __u8 rsvd1;
-    __u8 rsvd[24];
+    __le32 qp_state_bytes;      /* on-NIC state per QP (transport + queues) */
+    __u8 rsvd[20];
 };
 _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
 

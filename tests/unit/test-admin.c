@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "core_int.h"
 #include "fake-host.h"
 
 static void test_identity(void)
@@ -167,6 +168,12 @@ static void test_query_device(void)
     g_assert_cmpuint(GUINT32_FROM_LE(a.mtu), ==, SNIC_ETH_DEFAULT_MTU);
     g_assert_cmpuint(GUINT32_FROM_LE(a.max_mtu), ==, SNIC_ETH_MAX_MTU);
     g_assert_cmpuint(a.link_up, ==, 1);
+    /* the per-QP state the device keeps is counted and reported */
+    g_assert_cmpuint(GUINT32_FROM_LE(a.qp_state_bytes), ==, sizeof(SnicQp));
+    g_assert_cmpuint(GUINT32_FROM_LE(a.max_qp), ==, SNIC_DEFAULT_MAX_QP);
+    g_assert_cmpuint(a.max_rd_atomic, ==, SNIC_MAX_RD_ATOMIC);
+    g_test_message("per-QP state: %u bytes",
+                   GUINT32_FROM_LE(a.qp_state_bytes));
 
     /* a short buffer gets a prefix, nothing past it */
     memset(fake_ptr(h, FAKE_RESP, 64), 0xee, 64);

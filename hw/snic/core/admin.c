@@ -197,6 +197,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_rd_atomic = SNIC_MAX_RD_ATOMIC;
     a.max_send_sge = SNIC_MAX_SEND_SGE;
     a.max_recv_sge = SNIC_MAX_RECV_SGE;
+    a.qp_state_bytes = GUINT32_TO_LE(sizeof(SnicQp));
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
