@@ -8,9 +8,12 @@
  */
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "core_int.h"
 #include "fake-host.h"
 #include "sim.h"
+#include "wire.h"
 
 #define PBL_EQ      (FAKE_MEM_BASE + 0x20000)
 #define PBL_CQ      (FAKE_MEM_BASE + 0x20100)
@@ -881,6 +884,294 @@ static void test_gsi(void)
     snic_sim_free(sim);
 }
 
+/* Post with explicit flags and SGE key (error-path tests). */
+static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
+                     uint32_t len, uint32_t imm)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = flags;
+    w.num_sge = 1;
+    w.imm = GUINT32_TO_BE(imm);
+    w.sge[0].addr = GUINT64_TO_LE(BUF);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+static void test_send_imm_solicited(void)
+{
+    SnicSim *sim = snic_sim_new(14);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&b, 41, BUF + 0x10000, 4096);
+    post_recv(&b, 42, BUF + 0x20000, 4096);
+    /* B's CQ armed for solicited events only */
+    fake_doorbell(b.h, 0, SNIC_DB_CQ_ARM_SOL, b.cqn, 0);
+    post_raw(&a, 1, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 0xfeedface);
+    snic_sim_run(sim, 100000);
+    g_assert_cmpuint(b.h->irqs[1], ==, 0);      /* not solicited: no event */
+    post_raw(&a, 2, SNIC_WR_SEND, SNIC_WQE_SIGNALED | SNIC_WQE_SOLICITED,
+             10, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_cmpuint(b.h->irqs[1], ==, 1);      /* solicited: the event */
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
+    g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_IMM);
+    g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0xfeedface);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    /* SEND Only with immediate; WRITE First/Middle/Last with immediate */
+    post_recv(&b, 45, BUF + 0x50000, 4096);
+    post_recv(&b, 46, BUF + 0x60000, 0);
+    post_raw(&a, 11, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 8, 0x11111111);
+    post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x70000,
+              b.lkey, 0x22222222, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 8);
+    g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x11111111);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
+    g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x22222222);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x70000, 3000), 3000,
+                    fake_ptr(a.h, BUF, 3000), 3000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(poll_cq(&a, &c));
+    /* an unsignaled success completes silently */
+    post_recv(&b, 43, BUF + 0x30000, 4096);
+    post_raw(&a, 3, SNIC_WR_SEND, 0, 10, 0);
+    post_raw(&a, 4, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 0, 0);
+    post_recv(&b, 44, BUF + 0x40000, 4096);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
+    g_assert_false(poll_cq(&a, &c));
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_send_inv_refused(void)
+{
+    SnicSim *sim = snic_sim_new(15);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&b, 51, BUF + 0x10000, 4096);
+    post_raw(&a, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, b.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+
+    /* SEND Last with Invalidate, after a First the responder took */
+    sim = snic_sim_new(19);
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&b, 52, BUF + 0x10000, 4096);
+    post_raw(&a, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 1500, b.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_bad_wqe_opcode(void)
+{
+    SnicSim *sim = snic_sim_new(16);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_raw(&a, 1, 0x77, SNIC_WQE_SIGNALED, 10, 0);
+    post_raw(&a, 2, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    /* work posted to a QP in the error state is flushed at once */
+    post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* Receive-side failures: the receiver's CQE and the sender's NAK status. */
+static void test_receive_errors(void)
+{
+    SnicSim *sim = snic_sim_new(17);
+    Node a, b;
+    struct snic_cqe c;
+
+    /* a receive buffer too small: LOC_LEN_ERR there, REM_INV_REQ here */
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&b, 61, BUF + 0x10000, 100);
+    post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+
+    /* a receive WQE with a bad key: LOC_PROT_ERR there, REM_OP here */
+    sim = snic_sim_new(18);
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    b.lkey ^= 0x80;
+    post_recv(&b, 62, BUF + 0x10000, 4096);
+    post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_OP_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* Op-codes of every RoCEv2 frame in a pcap written by the simulator. */
+static void pcap_opcodes(const char *path, bool seen[256])
+{
+    g_autofree char *data = NULL;
+    gsize len, off = 24;
+
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    while (off + 16 <= len) {
+        uint32_t cap;
+        SnicPkt p;
+
+        memcpy(&cap, data + off + 8, 4);
+        off += 16;
+        g_assert_cmpuint(off + cap, <=, len);
+        g_assert_cmpint(snic_wire_parse((uint8_t *)data + off, cap, &p), ==,
+                        SNIC_PARSE_OK);
+        seen[p.opcode] = true;
+        off += cap;
+    }
+}
+
+/*
+ * Every data-path op-code of the table goes over the wire in one run:
+ * all RC SEND/WRITE/READ/atomic forms, the responses, SEND with
+ * Invalidate (refused) and UD SEND (+imm).
+ */
+static void test_every_opcode(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("snic-ops-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "all.pcap", NULL);
+    SnicSim *sim = snic_sim_new(20);
+    bool seen[256] = { false };
+    Node a, b, c2, d, u, v;
+    struct snic_cqe c;
+    unsigned op, missing = 0;
+
+    g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    fill(&a, BUF, 8192, 20);
+    fill(&b, BUF, 8192, 21);
+    post_recv(&b, 1, BUF + 0x10000, 4096);
+    post_recv(&b, 2, BUF + 0x20000, 4096);
+    post_recv(&b, 3, BUF + 0x30000, 4096);
+    post_recv(&b, 4, BUF + 0x40000, 4096);
+    post_recv(&b, 5, BUF + 0x50000, 4096);
+    post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    post_raw(&a, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 1);
+    post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    post_raw(&a, 4, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 2);
+    post_send(&a, 5, SNIC_WR_RDMA_WRITE, BUF, 3000, BUF + 0x60000, b.lkey,
+              0, a.lkey);
+    post_send(&a, 6, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x60000,
+              b.lkey, 3, a.lkey);
+    post_send(&a, 7, SNIC_WR_RDMA_WRITE, BUF, 10, BUF + 0x60000, b.lkey, 0,
+              a.lkey);
+    post_send(&a, 8, SNIC_WR_RDMA_READ, BUF + 0x70000, 3000, BUF, b.lkey,
+              0, a.lkey);
+    post_send(&a, 9, SNIC_WR_RDMA_READ, BUF + 0x70000, 10, BUF, b.lkey,
+              0, a.lkey);
+    post_atomic(&a, 10, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 0x78000, BUF + 0x100,
+                b.lkey, 0, 1);
+    post_atomic(&a, 11, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 0x78008, BUF + 0x100,
+                b.lkey, 1, 0);
+    post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
+              b.lkey, 4, a.lkey);
+    snic_sim_run(sim, 1000000);
+    while (poll_cq(&a, &c)) {
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    /* SEND with Invalidate: Last (after a First) and Only, both refused */
+    pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&d, 1, BUF, 4096);
+    post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 1500, 5);
+    post_raw(&c2, 2, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
+    snic_sim_run(sim, 1000000);
+    fake_host_free(c2.h);
+    fake_host_free(d.h);
+    pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
+    post_recv(&d, 1, BUF, 4096);
+    post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
+    snic_sim_run(sim, 1000000);
+    /* UD */
+    ud_pair(sim, &u, &v, SNIC_QPT_UD, 7);
+    post_recv(&v, 1, BUF, 4096);
+    post_recv(&v, 2, BUF + 0x10000, 4096);
+    post_ud(&u, 1, &v, 7, BUF, 100, false);
+    post_ud(&u, 2, &v, 7, BUF, 100, true);
+    snic_sim_run(sim, 1000000);
+    snic_sim_free(sim);     /* closes the capture */
+
+    pcap_opcodes(path, seen);
+    for (op = 0; op < 256; op++) {
+        const struct snic_opcode_info *info = snic_opcode_info(op);
+
+        /* StRoM extensions are never sent unnegotiated; CNP needs CC */
+        if (!info || info->flags & SNIC_OPF_EXT || op == SNIC_OP_CNP) {
+            continue;
+        }
+        if (!seen[op]) {
+            g_test_message("op-code 0x%02x (%s) never went out", op,
+                           info->name);
+            missing++;
+        }
+    }
+    g_assert_cmpuint(missing, ==, 0);
+    g_unlink(path);
+    g_rmdir(dir);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    fake_host_free(c2.h);
+    fake_host_free(d.h);
+    fake_host_free(u.h);
+    fake_host_free(v.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -900,5 +1191,10 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/read-access-error", test_read_access_error);
     g_test_add_func("/engine/ud", test_ud);
     g_test_add_func("/engine/gsi", test_gsi);
+    g_test_add_func("/engine/send-imm-solicited", test_send_imm_solicited);
+    g_test_add_func("/engine/send-inv-refused", test_send_inv_refused);
+    g_test_add_func("/engine/bad-wqe-opcode", test_bad_wqe_opcode);
+    g_test_add_func("/engine/receive-errors", test_receive_errors);
+    g_test_add_func("/engine/every-opcode", test_every_opcode);
     return g_test_run();
 }

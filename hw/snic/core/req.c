@@ -63,6 +63,7 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_RDMA_WRITE_IMM] = SNIC_WC_RDMA_WRITE,
         [SNIC_WR_SEND] = SNIC_WC_SEND,
         [SNIC_WR_SEND_IMM] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_INV] = SNIC_WC_SEND,
         [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
         [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
@@ -306,14 +307,19 @@ static int64_t wqe_of_psn(SnicQp *qp, uint32_t psn)
 static uint8_t seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
 {
     bool first = seg == 0, last = seg == nseg - 1;
-    bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM;
+    bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM ||
+                wr == SNIC_WR_SEND_INV;
     bool imm = wr == SNIC_WR_SEND_IMM || wr == SNIC_WR_RDMA_WRITE_IMM;
+    bool inv = wr == SNIC_WR_SEND_INV;
 
     if (send) {
         return first && last ? (imm ? SNIC_OP_RC_SEND_ONLY_IMM :
-                                      SNIC_OP_RC_SEND_ONLY) :
+                                inv ? SNIC_OP_RC_SEND_ONLY_INV :
+                                SNIC_OP_RC_SEND_ONLY) :
                first ? SNIC_OP_RC_SEND_FIRST :
-               last ? (imm ? SNIC_OP_RC_SEND_LAST_IMM : SNIC_OP_RC_SEND_LAST) :
+               last ? (imm ? SNIC_OP_RC_SEND_LAST_IMM :
+                       inv ? SNIC_OP_RC_SEND_LAST_INV :
+                       SNIC_OP_RC_SEND_LAST) :
                SNIC_OP_RC_SEND_MIDDLE;
     }
     return first && last ? (imm ? SNIC_OP_RC_WRITE_ONLY_IMM :
@@ -372,6 +378,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         p.reth.va -= off;       /* RETH names the whole message */
         p.reth.len = info->len;
         p.imm = GUINT32_FROM_BE(w.imm);
+        p.ieth_rkey = GUINT32_FROM_BE(w.imm);  /* SEND_INV: rkey to drop */
         p.payload = c->rdma_payload;
         p.payload_len = len;
     }
@@ -410,7 +417,7 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     }
     if (w.num_sge > SNIC_SQ_WQE_MAX_SGE ||
         (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
-         w.opcode != SNIC_WR_RDMA_WRITE &&
+         w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
          !is_atomic(w.opcode))) {
         return SNIC_WC_LOC_QP_OP_ERR;
