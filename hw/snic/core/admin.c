@@ -44,8 +44,9 @@ bool snic_admin_config_ok(SnicCore *c)
         !ring_ok(c->admin_cq_base, SNIC_ADMIN_CQE_SIZE, c->admin_log2_depth)) {
         snic_guest_error(c, "enable with admin SQ 0x%" PRIx64 " CQ 0x%"
                          PRIx64 " log2 depth %u: rings must be entry-aligned "
-                         "and not wrap, depth %u..%u", c->admin_sq_base, c->admin_cq_base,
-                         c->admin_log2_depth, SNIC_ADMIN_MIN_LOG2_DEPTH,
+                         "and not wrap, depth %u..%u", c->admin_sq_base,
+                         c->admin_cq_base, c->admin_log2_depth,
+                         SNIC_ADMIN_MIN_LOG2_DEPTH,
                          SNIC_ADMIN_MAX_LOG2_DEPTH);
         c->error = SNIC_ERR_ADMIN_CONFIG;
         return false;
