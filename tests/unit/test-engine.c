@@ -1102,6 +1102,7 @@ static void test_every_opcode(void)
     post_recv(&b, 3, BUF + 0x30000, 4096);
     post_recv(&b, 4, BUF + 0x40000, 4096);
     post_recv(&b, 5, BUF + 0x50000, 4096);
+    post_recv(&b, 6, BUF + 0x58000, 4096);     /* one per consumer */
     post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
     post_raw(&a, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 1);
     post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
@@ -1122,8 +1123,9 @@ static void test_every_opcode(void)
                 b.lkey, 1, 0);
     post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
               b.lkey, 4, a.lkey);
-    snic_sim_run(sim, 1000000);
-    while (poll_cq(&a, &c)) {
+    g_assert_cmpuint(snic_sim_run(sim, 1000000), <, 1000000);
+    for (op = 0; op < 12; op++) {
+        g_assert_true(poll_cq(&a, &c));
         g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     }
     /* SEND with Invalidate: Last (after a First) and Only, both refused */
@@ -1172,6 +1174,190 @@ static void test_every_opcode(void)
     fake_host_free(v.h);
 }
 
+/* ---- regressions from a review of hostile input ---- */
+
+/* A WQE rewritten by the guest while in flight is refused, not trusted. */
+static void test_wqe_rewritten_in_flight(void)
+{
+    SnicSimLinkConfig lossy = clean;
+    SnicSim *sim = snic_sim_new(21);
+    Node a, b;
+    struct snic_cqe c;
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000;
+
+    lossy.loss = 0.3;       /* so segments are sent again */
+    pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, 7, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run_until(sim, 3000);
+    fake_read(a.h, slot, &w, sizeof(w));
+    w.num_sge = 255;
+    fake_write(a.h, slot, &w, sizeof(w));
+    snic_sim_run(sim, 1000000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* A fatal NAK is not replaced by what arrives before it is sent. */
+static void test_fatal_nak_kept(void)
+{
+    SnicSimLinkConfig instant = { 0 };
+    SnicSim *sim = snic_sim_new(22);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 2, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey ^ 4, 0,
+              a.lkey);
+    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
+    /* the second WRITE never ran at the responder */
+    g_assert_cmpuint(b.h->core->qps[b.qpn].resp.msn, ==, 0);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/*
+ * A READ response acknowledges the WRITE before it: no retransmission.
+ * (Both requests arrive at once, so the responder answers the READ before
+ * it sends the ACK for the WRITE.)
+ */
+static void test_read_response_acks_before(void)
+{
+    SnicSimLinkConfig instant = { 0 };
+    SnicSim *sim = snic_sim_new(23);
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 7, 7);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + 0x1000, b.lkey, 0,
+              a.lkey);
+    post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x2000, 100, BUF, b.lkey, 0,
+              a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 2);
+    g_assert_cmpuint(a.h->core->qps[a.qpn].req.retry_left, ==, 7);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* Waiting out a long RNR delay is not a transport timeout. */
+static void test_rnr_wait_is_not_timeout(void)
+{
+    SnicSim *sim = snic_sim_new(24);
+    struct snic_qp_attr at;
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 2, 7);
+    /* B asks for 655 ms between retries; A's local timeout is ~1 ms */
+    memset(&at, 0, sizeof(at));
+    at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    at.min_rnr_timer = 0;
+    modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_MIN_RNR_TIMER, &at);
+    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run_until(sim, 100000000);         /* 100 ms */
+    g_assert_false(poll_cq(&a, &c));
+    post_recv(&b, 1, BUF + 0x1000, 100);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(snic_sim_now(sim), >=, 655360000);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* QP access rights apply to zero-length operations too. */
+static void test_qp_access_zero_length(void)
+{
+    SnicSim *sim = snic_sim_new(25);
+    struct snic_qp_attr at;
+    Node a, b;
+    struct snic_cqe c;
+
+    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    memset(&at, 0, sizeof(at));
+    at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    at.qp_access_flags = 0;
+    modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_ACCESS_FLAGS, &at);
+    post_recv(&b, 1, BUF, 100);
+    post_send(&a, 1, SNIC_WR_RDMA_WRITE_IMM, BUF, 0, BUF, b.lkey, 7, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
+    g_assert_false(poll_cq(&b, &c) && c.status == SNIC_WC_SUCCESS);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* A datagram that does not fit is dropped; the GSI/UD QP lives on. */
+static void test_ud_oversize_dropped(void)
+{
+    SnicSim *sim = snic_sim_new(26);
+    Node a, b;
+    struct snic_cqe c;
+
+    ud_pair(sim, &a, &b, SNIC_QPT_GSI, 0x80010000);
+    post_recv(&b, 1, BUF, 40 + 100);
+    post_ud(&a, 1, &b, 0x80010000, BUF, 1000, false);   /* too big */
+    post_ud(&a, 2, &b, 0x80010000, BUF, 100, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(poll_cq(&b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 140);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* A re-created queue never writes through a stale cached page address. */
+static void test_ring_translation_not_stale(void)
+{
+    SnicSim *sim = snic_sim_new(27);
+    struct snic_admin_cmd cmd;
+    struct snic_cqe cqe = { .wr_id = GUINT64_TO_LE(77) };
+    __le64 moved = GUINT64_TO_LE(BUF + 0x80000);
+    Node a;
+    uint64_t cqn;
+
+    node_init(&a, sim, 1);
+    /* destroy the QP and CQ, point the CQ's page list elsewhere */
+    fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(a.qpn);
+    admin_ok(a.h, &cmd);
+    g_assert_cmpint(snic_cq_post(a.h->core, a.cqn, &cqe, false), ==, 0);
+    fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_CQ, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(a.cqn);
+    admin_ok(a.h, &cmd);
+    fake_write(a.h, PBL_CQ, &moved, 8);
+    memset(fake_ptr(a.h, BUF + 0x80000, 32), 0, 32);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
+    cmd.create_cq.npages = GUINT32_TO_LE(8);
+    cmd.create_cq.log2_depth = CQ_LOG2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(a.cqn ? 1 : 1);
+    cqn = admin_ok(a.h, &cmd);
+    g_assert_cmpint(snic_cq_post(a.h->core, cqn, &cqe, false), ==, 0);
+    g_assert_cmpuint(*(uint64_t *)fake_ptr(a.h, BUF + 0x80000, 8), ==, 77);
+    fake_host_free(a.h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1196,5 +1382,17 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/bad-wqe-opcode", test_bad_wqe_opcode);
     g_test_add_func("/engine/receive-errors", test_receive_errors);
     g_test_add_func("/engine/every-opcode", test_every_opcode);
+    g_test_add_func("/engine/wqe-rewritten-in-flight",
+                    test_wqe_rewritten_in_flight);
+    g_test_add_func("/engine/fatal-nak-kept", test_fatal_nak_kept);
+    g_test_add_func("/engine/read-response-acks-before",
+                    test_read_response_acks_before);
+    g_test_add_func("/engine/rnr-wait-is-not-timeout",
+                    test_rnr_wait_is_not_timeout);
+    g_test_add_func("/engine/qp-access-zero-length",
+                    test_qp_access_zero_length);
+    g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);
+    g_test_add_func("/engine/ring-translation-not-stale",
+                    test_ring_translation_not_stale);
     return g_test_run();
 }

@@ -173,7 +173,21 @@ void snic_intr_cause(SnicCore *c, uint32_t cause)
     }
 }
 
-/* Keep the single host timer armed for the earliest pending deadline. */
+/*
+ * A deadline was set: arm the host timer earlier if it must fire sooner.
+ * Deadlines that move later or go away need nothing: the timer then fires
+ * early, finds nothing due and re-arms for the true next one. So the
+ * per-packet path never scans the QPs.
+ */
+void snic_timer_hint(SnicCore *c, uint64_t deadline)
+{
+    if (deadline < c->timer_deadline) {
+        c->timer_deadline = deadline;
+        c->ops->timer_mod(c->opaque, deadline);
+    }
+}
+
+/* Re-arm the single host timer for the earliest pending deadline. */
 void snic_timer_update(SnicCore *c)
 {
     uint64_t next = MIN(snic_eth_irq_timer(c, 0), snic_rdma_timer(c, 0));

@@ -154,7 +154,7 @@ static void snic_eth_signal(SnicCore *c, SnicEthQueue *q)
         q->irq_pending = true;
         q->irq_deadline = c->ops->now_ns(c->opaque) +
                           (uint64_t)q->irq_delay_us * 1000;
-        snic_timer_update(c);
+        snic_timer_hint(c, q->irq_deadline);
     }
 }
 
@@ -176,7 +176,6 @@ uint16_t snic_eth_destroy_queue(SnicCore *c,
         return SNIC_ADMIN_BAD_STATE;    /* stop it first */
     }
     memset(q, 0, sizeof(*q));
-    snic_timer_update(c);
     return SNIC_ADMIN_OK;
 }
 
@@ -215,7 +214,6 @@ uint16_t snic_eth_stop_queue(SnicCore *c,
     if (q->irq_pending) {
         q->irq_pending = false;     /* deliver what completed */
         snic_raise_irq(c, q->vector);
-        snic_timer_update(c);
     }
     return SNIC_ADMIN_OK;
 }

@@ -176,5 +176,7 @@ uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,
         snic_dma_read(c, pbl + (npages - 1) * 8ull, &probe, sizeof(probe))) {
         return SNIC_ADMIN_BAD_ADDRESS;
     }
+    /* the list may have described another queue or region before */
+    snic_tlb_invalidate(c, pbl, npages);
     return SNIC_ADMIN_OK;
 }

@@ -102,6 +102,7 @@ uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (eq->refs) {
         return SNIC_ADMIN_BAD_STATE;
     }
+    snic_tlb_invalidate(c, eq->ring.pbl, eq->ring.npages);
     memset(eq, 0, sizeof(*eq));
     return SNIC_ADMIN_OK;
 }
@@ -156,6 +157,7 @@ uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_STATE;    /* QPs still complete here */
     }
     c->eqs[cq->eqn].refs--;
+    snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
     memset(cq, 0, sizeof(*cq));
     return SNIC_ADMIN_OK;
 }
@@ -398,6 +400,8 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     c->pds[qp->pdn].refs--;
     c->cqs[qp->send_cqn].refs--;
     c->cqs[qp->recv_cqn].refs--;
+    snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
+    snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
     memset(qp, 0, sizeof(*qp));
     return SNIC_ADMIN_OK;
 }

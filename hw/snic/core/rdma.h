@@ -79,7 +79,7 @@ typedef struct SnicProgram {
 typedef struct SnicReq {
     uint32_t sq_head;           /* next WQE to start sending */
     uint32_t next_psn;          /* PSN of the next new segment */
-    uint32_t wqe_off;           /* bytes of WQE sq_head already segmented */
+    uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
     SnicDde dde;
     SnicCredit credit;
     uint8_t retry_left;

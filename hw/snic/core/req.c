@@ -52,7 +52,7 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
     /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
     r->rto_deadline = c->ops->now_ns(c->opaque) +
                       (4096ull << qp->attr.timeout);
-    snic_timer_update(c);
+    snic_timer_hint(c, r->rto_deadline);
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
@@ -228,6 +228,10 @@ static uint8_t sge_copy(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
 {
     unsigned i;
 
+    /* the WQE is re-read for every segment: never trust it twice */
+    if (w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
     for (i = 0; i < w->num_sge && len; i++) {
         uint32_t sl = GUINT32_FROM_LE(w->sge[i].length);
         uint64_t va = GUINT64_FROM_LE(w->sge[i].addr);
@@ -342,8 +346,8 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
     SnicPkt p;
     uint8_t st;
 
-    if (snic_sq_fetch(c, qp, index, &w)) {
-        return SNIC_WC_LOC_QP_OP_ERR;
+    if (snic_sq_fetch(c, qp, index, &w) || w.opcode != info->opcode) {
+        return SNIC_WC_LOC_QP_OP_ERR;   /* changed under the device */
     }
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(c, qp, &p);
@@ -554,11 +558,25 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     struct snic_sq_wqe w;
     uint8_t op, st;
 
+    if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
+        return 0;   /* a duplicate of a response already taken */
+    }
     if (p->psn != r->dde.wnd_start) {
+        uint32_t barrier;
+
         /*
-         * An earlier response went missing: resume from it, once; the
-         * responses still on their way are dropped until it comes.
+         * A response implicitly acknowledges the requests before it
+         * (IBA 9.7.5.1.4) - unless a READ/atomic response before it is
+         * missing; then resume from that one, once, and drop the rest
+         * until it comes.
          */
+        if (!rd_atomic_barrier(qp, &barrier) ||
+            snic_psn_cmp(barrier, p->psn) >= 0) {
+            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
+            complete_acked(c, qp);
+        }
+    }
+    if (p->psn != r->dde.wnd_start) {
         if (r->resp_retry) {
             return 0;
         }
@@ -574,7 +592,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
         return -1;
     }
-    if (snic_sq_fetch(c, qp, idx, &w)) {
+    if (snic_sq_fetch(c, qp, idx, &w) || w.opcode != info->opcode) {
         fail_at(c, qp, idx, SNIC_WC_LOC_QP_OP_ERR);
         return -1;
     }
@@ -660,6 +678,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         }
         switch (syn >> 5) {
         case 0:         /* ACK */
+            if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
+                return;     /* nothing new: a duplicate ACK */
+            }
             snic_dde_ack_upto(r, p->psn);
             fb.kind = SNIC_FB_ACK;
             break;

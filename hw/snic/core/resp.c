@@ -27,8 +27,19 @@
 #define SYN_NAK_REM_ACCESS  0x62
 #define SYN_NAK_REM_OP      0x63
 
+/*
+ * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, and
+ * an ACK never replaces an RNR NAK still waiting to go out.
+ */
 static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
 {
+    uint8_t pending = qp->resp.ack_syndrome;
+
+    if (qp->resp.fatal ||
+        (qp->resp.ack_pending && pending != SYN_NAK_SEQ && pending >> 5 &&
+         !(syn >> 5))) {
+        return;     /* a sequence NAK made obsolete by progress may go */
+    }
     qp->resp.ack_pending = true;
     qp->resp.ack_syndrome = syn;
     qp->resp.ack_psn = psn;
@@ -132,6 +143,11 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (is_first(p->opcode) && qp->rq_head == qp->rq_tail) {
         /* no receive WQE: try again later (the PSN is not consumed) */
         queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
+        return false;
+    }
+    if ((uint64_t)s->recv_off + p->payload_len > (1u << 31)) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* over 2 GiB */
         return false;
     }
     st = snic_rq_scatter(c, qp, s->recv_off, p->payload, p->payload_len);
@@ -158,8 +174,13 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicMrCheck why;
     SnicMr *mr;
 
+    if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE)) {
+        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* QP forbids it */
+        return false;
+    }
     if (imm && qp->rq_head == qp->rq_tail) {
         queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
     if (is_first(p->opcode)) {
@@ -180,9 +201,8 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         mr = snic_mr_check(c, s->write_rkey, qp->pdn,
                            SNIC_ACCESS_REMOTE_WRITE, s->write_va,
                            p->payload_len, &why);
-        if (!mr || !(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
-            snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                           p->payload_len)) {
+        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
+                                  p->payload_len)) {
             nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
             return false;
         }
@@ -218,14 +238,20 @@ static SnicRespRes *res_alloc(SnicQp *qp)
     return r;
 }
 
-static SnicRespRes *res_find(SnicQp *qp, uint32_t psn)
+/*
+ * The resource a duplicate READ (atomic) request at psn refers to: of the
+ * same kind, and behind ePSN (after a PSN wrap an old one must not match).
+ */
+static SnicRespRes *res_find(SnicQp *qp, uint32_t psn, bool atomic)
 {
     unsigned i;
 
     for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
         SnicRespRes *r = &qp->resp.res[i];
 
-        if (r->valid && snic_psn_cmp(psn, r->first_psn) >= 0 &&
+        if (r->valid && r->atomic == atomic &&
+            snic_psn_cmp(qp->resp.epsn, r->first_psn) > 0 &&
+            snic_psn_cmp(psn, r->first_psn) >= 0 &&
             snic_psn_cmp(psn, (r->first_psn + r->npsn - 1) &
                               SNIC_PSN_MASK) <= 0) {
             return r;
@@ -241,14 +267,14 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicMrCheck why;
     SnicRespRes *r;
 
-    if (p->reth.len > (1u << 31)) {
+    if (p->reth.len > (1u << 31) ||
+        !(qp->attr.access & SNIC_ACCESS_REMOTE_READ)) {
         nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
         return 0;
     }
     if (p->reth.len &&
-        (!(qp->attr.access & SNIC_ACCESS_REMOTE_READ) ||
-         !snic_mr_check(c, p->reth.rkey, qp->pdn, SNIC_ACCESS_REMOTE_READ,
-                        p->reth.va, p->reth.len, &why))) {
+        !snic_mr_check(c, p->reth.rkey, qp->pdn, SNIC_ACCESS_REMOTE_READ,
+                       p->reth.va, p->reth.len, &why)) {
         nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -278,14 +304,13 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicMr *mr;
     uint64_t v, orig;
 
-    if (p->atomic.va % 8) {
+    if (p->atomic.va % 8 || !(qp->attr.access & SNIC_ACCESS_REMOTE_ATOMIC)) {
         nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
         return 0;
     }
     mr = snic_mr_check(c, p->atomic.rkey, qp->pdn, SNIC_ACCESS_REMOTE_ATOMIC,
                        p->atomic.va, 8, &why);
-    if (!mr || !(qp->attr.access & SNIC_ACCESS_REMOTE_ATOMIC) ||
-        snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
+    if (!mr || snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
         nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -324,6 +349,9 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     bool first = is_first(p->opcode), last = is_last(p->opcode);
     bool send, ok;
 
+    if (s->fatal) {
+        return;     /* a fatal NAK is on its way: nothing more runs */
+    }
     if (d > 0) {
         /* a packet was lost: say once where to resume */
         if (!s->nak_sent) {
@@ -333,8 +361,14 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return;
     }
     if (d < 0) {
-        SnicRespRes *r = res_find(qp, p->psn);
+        bool rd = p->opcode == SNIC_OP_RC_READ_REQUEST;
+        bool at = p->opcode == SNIC_OP_RC_CMP_SWAP ||
+                  p->opcode == SNIC_OP_RC_FETCH_ADD;
+        SnicRespRes *r = rd || at ? res_find(qp, p->psn, at) : NULL;
 
+        if (r && rd && p->reth.rkey != r->rkey) {
+            r = NULL;   /* not the READ we answered: no replay */
+        }
         if (r) {
             /* READ: read again from there; atomic: the saved result */
             r->next = r->atomic ? 0 : (p->psn - r->first_psn) & SNIC_PSN_MASK;
@@ -460,9 +494,8 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
                                                  c->rdma_payload, len))) {
                     r->valid = false;   /* the region went away */
-                    queue_ack(c, qp, SYN_NAK_REM_ACCESS, p.psn);
-                    qp->resp.fatal = true;
-                    break;
+                    nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p.psn);
+                    return false;
                 }
                 p.payload = c->rdma_payload;
                 p.payload_len = len;

@@ -159,7 +159,10 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         r->rnr_psn = fb->psn;
         r->rnr_deadline = c->ops->now_ns(c->opaque) +
                           rnr_delay_ns(fb->syndrome);
-        break;
+        /* waiting out an RNR is not a timeout: no retransmit timer */
+        r->rto_deadline = UINT64_MAX;
+        snic_timer_hint(c, r->rnr_deadline);
+        return;
     case SNIC_FB_CNP:
         break;      /* go-back-N has no congestion control */
     }
@@ -173,6 +176,7 @@ static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     if (r->rnr_deadline != UINT64_MAX && now >= r->rnr_deadline) {
         r->rnr_deadline = UINT64_MAX;
         snic_dde_mark_from(r, r->rnr_psn);
+        snic_req_arm_rto(c, qp);
     }
     if (r->rto_deadline != UINT64_MAX && now >= r->rto_deadline) {
         r->rto_deadline = UINT64_MAX;

@@ -79,7 +79,7 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
     while (done < budget && qp->state == SNIC_QPS_RTS &&
            qp->sq_comp != qp->sq_tail && snic_ready(c)) {
         SnicSendWqe info = { .opcode = SNIC_WR_SEND };
-        struct snic_sq_wqe w;
+        struct snic_sq_wqe w = { 0 };   /* no stack bytes in a CQE */
         uint32_t len = 0;
         uint8_t st;
 
@@ -100,23 +100,57 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
     return done == budget;
 }
 
+/* Bytes the current receive WQE holds; -1 if it cannot be read. */
+static int64_t rq_wqe_room(SnicCore *c, SnicQp *qp)
+{
+    uint64_t off = (uint64_t)(qp->rq_head & ((1u << qp->rq_log2_depth) - 1)) *
+                   SNIC_RQ_WQE_SIZE;
+    struct snic_rq_wqe w;
+    int64_t room = 0;
+    unsigned i;
+
+    if (snic_mtt_read(c, &qp->rq, off, &w, sizeof(w)) ||
+        w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        return -1;
+    }
+    for (i = 0; i < w.num_sge; i++) {
+        room += GUINT32_FROM_LE(w.sge[i].length);
+    }
+    return room;
+}
+
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint8_t grh[SNIC_GRH_LEN];
+    int64_t room;
     uint8_t st;
 
-    if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail) {
-        /* Q_Key violation or no receive WQE: a datagram is just dropped */
+    /*
+     * What the sender got wrong only costs the datagram (IBA class D):
+     * a Q_Key violation, no receive WQE, more than a path MTU of payload,
+     * a buffer too small. The QP carries on.
+     */
+    if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail ||
+        p->payload_len > SNIC_UD_MTU) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
+    room = rq_wqe_room(c, qp);
+    if (room >= 0 && room < SNIC_GRH_LEN + p->payload_len) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    /* from here on a failure is the receiver's own: error the QP */
+    st = room < 0 ? SNIC_WC_LOC_QP_OP_ERR : SNIC_WC_SUCCESS;
     memset(grh, 0, sizeof(grh));
     if (p->addr.ipv6) {
         memcpy(grh, p->l3, SNIC_GRH_LEN);
     } else {
         memcpy(grh + 20, p->l3, 20);
     }
-    st = snic_rq_scatter(c, qp, 0, grh, sizeof(grh));
+    if (st == SNIC_WC_SUCCESS) {
+        st = snic_rq_scatter(c, qp, 0, grh, sizeof(grh));
+    }
     if (st == SNIC_WC_SUCCESS) {
         st = snic_rq_scatter(c, qp, sizeof(grh), p->payload, p->payload_len);
     }
