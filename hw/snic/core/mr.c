@@ -216,3 +216,64 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     memset(mr, 0, sizeof(*mr));
     return SNIC_ADMIN_OK;
 }
+
+/* One of 'out' (gather) and 'in' (scatter) is NULL. */
+static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
+                        unsigned num_sge, uint32_t off, uint8_t *out,
+                        const uint8_t *in, uint32_t len)
+{
+    unsigned i;
+
+    for (i = 0; i < num_sge && len; i++) {
+        uint32_t sl = GUINT32_FROM_LE(sge[i].length);
+        uint64_t va = GUINT64_FROM_LE(sge[i].addr);
+        SnicMrCheck why;
+        SnicXlate x;
+        SnicMr *mr;
+        uint32_t n;
+
+        if (off >= sl) {
+            off -= sl;
+            continue;
+        }
+        n = MIN(sl - off, len);
+        /*
+         * A PHYS region lives in a kernel PD and a QP only uses a PD of its
+         * own context (qp.c), so the PD match also keeps user QPs off
+         * physical memory.
+         */
+        mr = snic_mr_check(c, GUINT32_FROM_LE(sge[i].lkey), pdn,
+                           in ? SNIC_ACCESS_LOCAL_WRITE : 0, va + off, n,
+                           &why);
+        if (!mr) {
+            return SNIC_WC_LOC_PROT_ERR;
+        }
+        if (in) {
+            x = snic_mtt_write(c, &mr->mtt, va + off, in, n);
+            in += n;
+        } else {
+            x = snic_mtt_read(c, &mr->mtt, va + off, out, n);
+            out += n;
+        }
+        if (x != SNIC_XLATE_OK) {
+            return SNIC_WC_LOC_PROT_ERR;
+        }
+        len -= n;
+        off = 0;
+    }
+    return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+}
+
+uint8_t snic_sge_gather(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
+                        unsigned num_sge, uint32_t off, void *buf,
+                        uint32_t len)
+{
+    return sge_copy(c, pdn, sge, num_sge, off, buf, NULL, len);
+}
+
+uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
+                         const struct snic_sge *sge, unsigned num_sge,
+                         uint32_t off, const void *buf, uint32_t len)
+{
+    return sge_copy(c, pdn, sge, num_sge, off, NULL, buf, len);
+}

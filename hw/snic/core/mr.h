@@ -46,6 +46,19 @@ SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
                       uint32_t access, uint64_t va, uint64_t len,
                       SnicMrCheck *why);
 
+/*
+ * Copy bytes [off, off + len) of the message described by a scatter/gather
+ * list out of local memory into 'buf' (gather) or from 'buf' into it
+ * (scatter, which needs LOCAL_WRITE). Every segment is checked against PD
+ * 'pdn'. Return an SNIC_WC_* status.
+ */
+uint8_t snic_sge_gather(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
+                        unsigned num_sge, uint32_t off, void *buf,
+                        uint32_t len);
+uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
+                         const struct snic_sge *sge, unsigned num_sge,
+                         uint32_t off, const void *buf, uint32_t len);
+
 /* Admin commands */
 uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
                            uint64_t *result);

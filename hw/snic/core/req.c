@@ -226,41 +226,14 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
 static uint8_t sge_copy(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                         uint32_t off, uint8_t *buf, uint32_t len, bool into)
 {
-    unsigned i;
-
     /* the WQE is re-read for every segment: never trust it twice */
     if (w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    for (i = 0; i < w->num_sge && len; i++) {
-        uint32_t sl = GUINT32_FROM_LE(w->sge[i].length);
-        uint64_t va = GUINT64_FROM_LE(w->sge[i].addr);
-        uint32_t n;
-        SnicMrCheck why;
-        SnicMr *mr;
-        SnicXlate x;
-
-        if (off >= sl) {
-            off -= sl;
-            continue;
-        }
-        n = MIN(sl - off, len);
-        mr = snic_mr_check(c, GUINT32_FROM_LE(w->sge[i].lkey), qp->pdn,
-                           into ? SNIC_ACCESS_LOCAL_WRITE : 0, va + off, n,
-                           &why);
-        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE)) {
-            return SNIC_WC_LOC_PROT_ERR;
-        }
-        x = into ? snic_mtt_write(c, &mr->mtt, va + off, buf, n) :
-                   snic_mtt_read(c, &mr->mtt, va + off, buf, n);
-        if (x != SNIC_XLATE_OK) {
-            return SNIC_WC_LOC_PROT_ERR;
-        }
-        buf += n;
-        len -= n;
-        off = 0;
-    }
-    return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+    return into ? snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, off, buf,
+                                   len) :
+                  snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf,
+                                  len);
 }
 
 uint8_t snic_sq_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,

@@ -64,35 +64,12 @@ uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)
 {
     struct snic_rq_wqe w;
-    unsigned i;
 
     if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w)) ||
         w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    for (i = 0; i < w.num_sge && len; i++) {
-        uint32_t sl = GUINT32_FROM_LE(w.sge[i].length);
-        uint64_t va = GUINT64_FROM_LE(w.sge[i].addr);
-        SnicMrCheck why;
-        SnicMr *mr;
-        uint32_t n;
-
-        if (off >= sl) {
-            off -= sl;
-            continue;
-        }
-        n = MIN(sl - off, len);
-        mr = snic_mr_check(c, GUINT32_FROM_LE(w.sge[i].lkey), qp->pdn,
-                           SNIC_ACCESS_LOCAL_WRITE, va + off, n, &why);
-        if (!mr || (mr->mtt.phys && qp->ctx != SNIC_DB_KERNEL_PAGE) ||
-            snic_mtt_write(c, &mr->mtt, va + off, buf, n)) {
-            return SNIC_WC_LOC_PROT_ERR;
-        }
-        buf += n;
-        len -= n;
-        off = 0;
-    }
-    return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
+    return snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, buf, len);
 }
 
 /* Complete the current receive WQE. */
