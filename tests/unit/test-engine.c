@@ -10,284 +10,8 @@
 
 #include <glib/gstdio.h>
 
-#include "core_int.h"
-#include "fake-host.h"
-#include "sim.h"
+#include "engine-node.h"
 #include "wire.h"
-
-#define PBL_EQ      (FAKE_MEM_BASE + 0x20000)
-#define PBL_CQ      (FAKE_MEM_BASE + 0x20100)
-#define PBL_SQ      (FAKE_MEM_BASE + 0x20200)
-#define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
-#define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
-#define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 21 pages of queues */
-#define BUF         (FAKE_MEM_BASE + 0x100000)  /* 4 MiB, registered */
-#define BUF_LEN     (4u << 20)
-#define EQ_LOG2     4
-#define CQ_LOG2     10
-#define SQ_LOG2     8
-#define RQ_LOG2     8
-
-typedef struct Node {
-    FakeHost *h;
-    uint64_t pdn, eqn, cqn, qpn;
-    uint32_t lkey;
-    uint32_t sq_pi, rq_pi, cq_ci;
-    uint8_t ip;                 /* 10.0.0.ip */
-} Node;
-
-static uint64_t admin_ok(FakeHost *h, struct snic_admin_cmd *cmd)
-{
-    uint64_t r = 0;
-
-    g_assert_cmpuint(fake_admin(h, cmd, &r), ==, SNIC_ADMIN_OK);
-    return r;
-}
-
-/* A page list of n contiguous 4 KiB pages from 'first'. */
-static void pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
-{
-    unsigned i;
-
-    for (i = 0; i < n; i++) {
-        __le64 a = GUINT64_TO_LE(first + i * 4096ull);
-
-        fake_write(h, at + i * 8, &a, 8);
-    }
-}
-
-static void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
-{
-    struct snic_admin_cmd cmd;
-    uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
-    uint64_t sq_pages = cq_pages + 0x8000, rq_pages = sq_pages + 0x8000;
-
-    memset(n, 0, sizeof(*n));
-    n->ip = ip;
-    n->h = fake_host_new();
-    fake_host_attach_sim(n->h, sim);
-    fake_enable(n->h, 4, 4);
-    pbl(n->h, PBL_EQ, eq_pages, 1);
-    pbl(n->h, PBL_CQ, cq_pages, 8);
-    pbl(n->h, PBL_SQ, sq_pages, 8);
-    pbl(n->h, PBL_RQ, rq_pages, 4);
-    pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
-
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
-    n->pdn = admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
-    cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL_EQ);
-    cmd.create_eq.npages = GUINT32_TO_LE(1);
-    cmd.create_eq.log2_depth = EQ_LOG2;
-    cmd.create_eq.vector = GUINT16_TO_LE(1);
-    n->eqn = admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
-    cmd.create_cq.npages = GUINT32_TO_LE(8);
-    cmd.create_cq.log2_depth = CQ_LOG2;
-    cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
-    n->cqn = admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
-    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
-    cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
-    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
-    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.type = type;
-    cmd.create_qp.sq_log2_depth = SQ_LOG2;
-    cmd.create_qp.rq_log2_depth = RQ_LOG2;
-    n->qpn = admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
-    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
-    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
-    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
-    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
-    cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
-    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
-                                      SNIC_ACCESS_REMOTE_WRITE |
-                                      SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
-    cmd.reg_mr.page_shift = 12;
-    cmd.reg_mr.key = 0x33;
-    n->lkey = admin_ok(n->h, &cmd);
-}
-
-static void node_init(Node *n, SnicSim *sim, uint8_t ip)
-{
-    node_init_type(n, sim, ip, SNIC_QPT_RC);
-}
-
-static void modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
-{
-    struct snic_admin_cmd cmd;
-    const uint64_t at = FAKE_MEM_BASE + 0x9000;
-
-    fake_write(n->h, at, a, sizeof(*a));
-    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
-    cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn);
-    cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
-    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
-    admin_ok(n->h, &cmd);
-}
-
-/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
-static void connect_to(Node *n, const Node *peer, uint8_t mtu,
-                       uint8_t retry_cnt, uint8_t rnr_retry)
-{
-    struct snic_qp_attr a;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
-    a.port_num = 1;
-    a.qp_access_flags = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE |
-                                      SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
-    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
-           SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
-    a.path_mtu = GUINT32_TO_LE(mtu);
-    a.dest_qp_num = GUINT32_TO_LE(peer->qpn);
-    a.rq_psn = GUINT32_TO_LE(0xfffff0 + peer->ip);     /* wraps soon */
-    a.max_dest_rd_atomic = 4;
-    a.min_rnr_timer = 1;                                /* 10 us */
-    a.av.dgid[10] = a.av.dgid[11] = 0xff;
-    a.av.dgid[12] = 10;
-    a.av.dgid[15] = peer->ip;
-    a.av.sgid[10] = a.av.sgid[11] = 0xff;
-    a.av.sgid[12] = 10;
-    a.av.sgid[15] = n->ip;
-    memcpy(a.av.dmac, fake_mac, 6);
-    a.av.hop_limit = 64;
-    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
-           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
-    a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
-    a.retry_cnt = retry_cnt;
-    a.rnr_retry = rnr_retry;
-    a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
-    a.max_rd_atomic = 4;
-    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
-}
-
-static void post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
-                      uint32_t len, uint64_t raddr, uint32_t rkey,
-                      uint32_t imm, uint32_t lkey)
-{
-    struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = GUINT64_TO_LE(wr_id);
-    w.opcode = opcode;
-    w.flags = SNIC_WQE_SIGNALED;
-    w.num_sge = 1;
-    w.imm = GUINT32_TO_BE(imm);
-    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
-    w.rdma.rkey = GUINT32_TO_LE(rkey);
-    w.sge[0].addr = GUINT64_TO_LE(addr);
-    w.sge[0].length = GUINT32_TO_LE(len);
-    w.sge[0].lkey = GUINT32_TO_LE(lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
-}
-
-static void post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
-{
-    struct snic_rq_wqe w;
-    uint64_t slot = RINGS + 0x11000 +
-                    (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = GUINT64_TO_LE(wr_id);
-    w.num_sge = 1;
-    w.sge[0].addr = GUINT64_TO_LE(addr);
-    w.sge[0].length = GUINT32_TO_LE(len);
-    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
-}
-
-static void post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
-                        uint64_t result, uint64_t raddr, uint32_t rkey,
-                        uint64_t compare_add, uint64_t swap)
-{
-    struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = GUINT64_TO_LE(wr_id);
-    w.opcode = opcode;
-    w.flags = SNIC_WQE_SIGNALED;
-    w.num_sge = 1;
-    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
-    w.rdma.rkey = GUINT32_TO_LE(rkey);
-    w.rdma.compare_add = GUINT64_TO_LE(compare_add);
-    w.rdma.swap = GUINT64_TO_LE(swap);
-    w.sge[0].addr = GUINT64_TO_LE(result);
-    w.sge[0].length = GUINT32_TO_LE(8);
-    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
-}
-
-static uint64_t rd64(Node *n, uint64_t addr)
-{
-    uint64_t v;
-
-    fake_read(n->h, addr, &v, 8);
-    return GUINT64_FROM_LE(v);
-}
-
-static void wr64(Node *n, uint64_t addr, uint64_t v)
-{
-    v = GUINT64_TO_LE(v);
-    fake_write(n->h, addr, &v, 8);
-}
-
-/* Next completion, if any. */
-static bool poll_cq(Node *n, struct snic_cqe *c)
-{
-    uint64_t slot = RINGS + 0x1000 +
-                    (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
-    uint8_t phase = ((n->cq_ci >> CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
-
-    fake_read(n->h, slot, c, sizeof(*c));
-    if ((c->flags & SNIC_CQE_PHASE) != phase) {
-        return false;
-    }
-    fake_doorbell(n->h, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
-    return true;
-}
-
-static void fill(Node *n, uint64_t addr, uint32_t len, uint32_t seed)
-{
-    uint8_t *p = fake_ptr(n->h, addr, len);
-    uint32_t i;
-
-    for (i = 0; i < len; i++) {
-        p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
-    }
-}
-
-static void pair_new(SnicSim *sim, Node *a, Node *b,
-                     const SnicSimLinkConfig *link, uint8_t mtu,
-                     uint8_t retry_cnt, uint8_t rnr_retry)
-{
-    node_init(a, sim, 1);
-    node_init(b, sim, 2);
-    a->h->peer = b->h->ep;
-    b->h->peer = a->h->ep;
-    snic_sim_connect(sim, a->h->ep, b->h->ep, link);
-    connect_to(a, b, mtu, retry_cnt, rnr_retry);
-    connect_to(b, a, mtu, retry_cnt, rnr_retry);
-}
 
 /* SNIC_SEED varies the simulated wire's randomness (stress runs). */
 static uint64_t seed(uint64_t base)
@@ -320,16 +44,16 @@ static void test_send_recv(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    fill(&a, BUF, 10000, 1);
-    post_recv(&b, 0xb1, BUF + 0x10000, 16384);
-    post_send(&a, 0xa1, SNIC_WR_SEND, BUF, 10000, 0, 0, 0, a.lkey);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, 10000, 1);
+    node_post_recv(&b, 0xb1, BUF + 0x10000, 16384);
+    node_post_send(&a, 0xa1, SNIC_WR_SEND, BUF, 10000, 0, 0, 0, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xa1);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_SEND);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xb1);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
@@ -338,7 +62,7 @@ static void test_send_recv(void)
                     fake_ptr(a.h, BUF, 10000), 10000);
     /* 10 segments of 1 KiB, not one more */
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 10);
-    g_assert_false(poll_cq(&a, &c));
+    g_assert_false(node_poll_cq(&a, &c));
     fake_host_free(a.h);
     fake_host_free(b.h);
     snic_sim_free(sim);
@@ -350,31 +74,31 @@ static void test_write_and_imm(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
-    fill(&a, BUF, 65536, 2);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF + 0x200000,
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
+    node_fill(&a, BUF, 65536, 2);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF + 0x200000,
               b.lkey, 0, a.lkey);
-    post_recv(&b, 0xb2, BUF, 0);
-    post_send(&a, 2, SNIC_WR_RDMA_WRITE_IMM, BUF + 100, 3, BUF + 0x300000,
+    node_post_recv(&b, 0xb2, BUF, 0);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE_IMM, BUF + 100, 3, BUF + 0x300000,
               b.lkey, 0xdeadbeef, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RDMA_WRITE);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000, 65536), 65536,
                     fake_ptr(a.h, BUF, 65536), 65536);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x300000, 3), 3,
                     fake_ptr(a.h, BUF + 100, 3), 3);
     /* only WRITE with immediate consumes a receive and completes there */
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
     g_assert_cmpuint(c.wc_flags & SNIC_WC_F_IMM, ==, SNIC_WC_F_IMM);
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0xdeadbeef);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3);
-    g_assert_false(poll_cq(&b, &c));
+    g_assert_false(node_poll_cq(&b, &c));
     fake_host_free(a.h);
     fake_host_free(b.h);
     snic_sim_free(sim);
@@ -400,18 +124,18 @@ static void lossy_run(double loss, uint64_t seed_base)
     if (loss >= 0.05) {
         capture(sim, "rc-send-write-lossy");
     }
-    pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
-    fill(&a, BUF, 0x200000, 3);
+    node_pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, 0x200000, 3);
     for (i = 0; i < n; i++) {
         uint32_t len = (i * 7919) % 9000 + (i % 3 ? 1 : 0);
         uint64_t off = (uint64_t)i * 0x4000;
 
         if (i % 2) {
-            post_recv(&b, 1000 + i, BUF + 0x200000 + off, 0x4000);
-            post_send(&a, i, SNIC_WR_SEND, BUF + off, len, 0, 0, 0, a.lkey);
+            node_post_recv(&b, 1000 + i, BUF + 0x200000 + off, 0x4000);
+            node_post_send(&a, i, SNIC_WR_SEND, BUF + off, len, 0, 0, 0, a.lkey);
             sends++;
         } else {
-            post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off, len,
+            node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off, len,
                       BUF + 0x200000 + off, b.lkey, 0, a.lkey);
         }
         if (i % 16 == 15) {
@@ -423,19 +147,19 @@ static void lossy_run(double loss, uint64_t seed_base)
         uint32_t len = (i * 7919) % 9000 + (i % 3 ? 1 : 0);
         uint64_t off = (uint64_t)i * 0x4000;
 
-        g_assert_true(poll_cq(&a, &c));
+        g_assert_true(node_poll_cq(&a, &c));
         g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);   /* post order */
         g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
         g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000 + off, len), len,
                         fake_ptr(a.h, BUF + off, len), len);
     }
     for (i = 0; i < sends; i++) {
-        g_assert_true(poll_cq(&b, &c));
+        g_assert_true(node_poll_cq(&b, &c));
         g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1001 + 2 * i);
         g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     }
-    g_assert_false(poll_cq(&a, &c));
-    g_assert_false(poll_cq(&b, &c));
+    g_assert_false(node_poll_cq(&a, &c));
+    g_assert_false(node_poll_cq(&b, &c));
     g_test_message("loss %.2f: %" G_GUINT64_FORMAT " packets sent by A, %"
                    G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
                    " duplicated, %" G_GUINT64_FORMAT " reordered", loss,
@@ -469,16 +193,16 @@ static void test_remote_access_error(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
     /* a WRITE past the end of B's region, then one that would be fine */
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + BUF_LEN - 50,
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + BUF_LEN - 50,
               b.lkey, 0, a.lkey);
-    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
     g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
     g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
@@ -495,11 +219,11 @@ static void test_local_protection_error(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
               a.lkey ^ 1);      /* stale key byte */
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
     fake_host_free(a.h);
@@ -514,10 +238,10 @@ static void test_rnr(void)
     struct snic_cqe c;
 
     /* rnr_retry 2: three tries without a receive WQE, then the error */
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 2);
-    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 2);
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_RNR_RETRY_EXC_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 3);
     fake_host_free(a.h);
@@ -526,14 +250,14 @@ static void test_rnr(void)
 
     /* rnr_retry 7 retries for ever: a receive posted later is used */
     sim = snic_sim_new(6);
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
     snic_sim_run_until(sim, 1000000);       /* 1 ms of RNR NAKs */
-    post_recv(&b, 7, BUF + 0x1000, 100);
+    node_post_recv(&b, 7, BUF + 0x1000, 100);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -548,13 +272,13 @@ static void test_retry_exceeded(void)
     struct snic_cqe c;
 
     dead.loss = 1.0;
-    pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 2, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
-    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 2, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_RETRY_EXC_ERR);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
     /* 2 WRITEs, sent once and retried twice each, then given up */
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
@@ -571,27 +295,27 @@ static void test_read(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
-    fill(&b, BUF, 1u << 20, 8);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 7, 7);
+    node_fill(&b, BUF, 1u << 20, 8);
     /* 1 MiB: 256 response PSNs in 4 requests of 64 */
-    post_send(&a, 1, SNIC_WR_RDMA_READ, BUF + 0x200000, 1u << 20, BUF,
+    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF + 0x200000, 1u << 20, BUF,
               b.lkey, 0, a.lkey);
-    post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x180000, 100, BUF + 12345,
+    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x180000, 100, BUF + 12345,
               b.lkey, 0, a.lkey);
-    post_send(&a, 3, SNIC_WR_RDMA_READ, BUF, 0, BUF, b.lkey, 0, a.lkey);
+    node_post_send(&a, 3, SNIC_WR_RDMA_READ, BUF, 0, BUF, b.lkey, 0, a.lkey);
     snic_sim_run(sim, 1000000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RDMA_READ);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 1u << 20);
     g_assert_cmpmem(fake_ptr(a.h, BUF + 0x200000, 1u << 20), 1u << 20,
                     fake_ptr(b.h, BUF, 1u << 20), 1u << 20);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
     g_assert_cmpmem(fake_ptr(a.h, BUF + 0x180000, 100), 100,
                     fake_ptr(b.h, BUF + 12345, 100), 100);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     /* requests: 4 + 1 + 1 */
@@ -618,11 +342,11 @@ static void test_read_atomic_lossy(void)
     link.dup = 0.03;
     link.reorder = 0.03;
     capture(sim, "rc-read-atomic-lossy");
-    pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
-    fill(&b, BUF, 0x200000, 9);
-    wr64(&b, counter, 1000);
+    node_pair_new(sim, &a, &b, &link, SNIC_MTU_1024, 7, 7);
+    node_fill(&b, BUF, 0x200000, 9);
+    node_wr64(&b, counter, 1000);
     for (i = 0; i < n; i++) {
-        wr64(&b, BUF + 0x3e0000 + i * 8, 0);    /* CMP_SWAP targets */
+        node_wr64(&b, BUF + 0x3e0000 + i * 8, 0);    /* CMP_SWAP targets */
     }
     for (i = 0; i < n; i++) {
         uint32_t len = (i * 7919) % 20000 + 1;
@@ -630,21 +354,21 @@ static void test_read_atomic_lossy(void)
 
         switch (i % 3) {
         case 0:
-            post_send(&a, i, SNIC_WR_RDMA_READ, BUF + 0x200000 + off / 2,
+            node_post_send(&a, i, SNIC_WR_RDMA_READ, BUF + 0x200000 + off / 2,
                       MIN(len, 0x4000), BUF + off / 2, b.lkey, 0, a.lkey);
             break;
         case 1:
-            post_atomic(&a, i, SNIC_WR_ATOMIC_FETCH_ADD,
+            node_post_atomic(&a, i, SNIC_WR_ATOMIC_FETCH_ADD,
                         BUF + 0x380000 + i * 8, counter, b.lkey, 1, 0);
             adds++;
             break;
         default:
             if (i % 2) {
-                post_atomic(&a, i, SNIC_WR_ATOMIC_CMP_SWAP,
+                node_post_atomic(&a, i, SNIC_WR_ATOMIC_CMP_SWAP,
                             BUF + 0x380000 + i * 8, BUF + 0x3e0000 + i * 8,
                             b.lkey, 0, 5000 + i);
             } else {
-                post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off / 2, 64,
+                node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF + off / 2, 64,
                           BUF + 0x300000 + i * 64, b.lkey, 0, a.lkey);
             }
         }
@@ -657,7 +381,7 @@ static void test_read_atomic_lossy(void)
         uint32_t len = (i * 7919) % 20000 + 1;
         uint64_t off = (uint64_t)i * 0x8000;
 
-        g_assert_true(poll_cq(&a, &c));
+        g_assert_true(node_poll_cq(&a, &c));
         g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
         g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
         if (i % 3 == 0) {
@@ -666,7 +390,7 @@ static void test_read_atomic_lossy(void)
                             fake_ptr(b.h, BUF + off / 2, MIN(len, 0x4000)),
                             MIN(len, 0x4000));
         } else if (i % 3 == 1) {
-            origs[i] = rd64(&a, BUF + 0x380000 + i * 8);
+            origs[i] = node_rd64(&a, BUF + 0x380000 + i * 8);
             g_assert_cmpuint(origs[i], >=, 1000);
             g_assert_cmpuint(origs[i], <, 1000 + adds);
             /* every add saw a different value: each applied once */
@@ -674,12 +398,12 @@ static void test_read_atomic_lossy(void)
             g_hash_table_add(seen, &origs[i]);
         } else if (i % 2) {
             /* CMP_SWAP applied once: it saw 0, and left its value */
-            g_assert_cmpuint(rd64(&a, BUF + 0x380000 + i * 8), ==, 0);
-            g_assert_cmpuint(rd64(&b, BUF + 0x3e0000 + i * 8), ==, 5000 + i);
+            g_assert_cmpuint(node_rd64(&a, BUF + 0x380000 + i * 8), ==, 0);
+            g_assert_cmpuint(node_rd64(&b, BUF + 0x3e0000 + i * 8), ==, 5000 + i);
         }
     }
-    g_assert_cmpuint(rd64(&b, counter), ==, 1000 + adds);
-    g_assert_false(poll_cq(&a, &c));
+    g_assert_cmpuint(node_rd64(&b, counter), ==, 1000 + adds);
+    g_assert_false(node_poll_cq(&a, &c));
     g_test_message("%" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
                    " duplicated A->B",
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
@@ -696,28 +420,28 @@ static void test_atomics(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    wr64(&b, BUF + 64, 42);
-    post_atomic(&a, 1, SNIC_WR_ATOMIC_CMP_SWAP, BUF, BUF + 64, b.lkey, 42, 7);
-    post_atomic(&a, 2, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 8, BUF + 64, b.lkey,
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_wr64(&b, BUF + 64, 42);
+    node_post_atomic(&a, 1, SNIC_WR_ATOMIC_CMP_SWAP, BUF, BUF + 64, b.lkey, 42, 7);
+    node_post_atomic(&a, 2, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 8, BUF + 64, b.lkey,
                 42, 9);                         /* compare fails now */
-    post_atomic(&a, 3, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 16, BUF + 64, b.lkey,
+    node_post_atomic(&a, 3, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 16, BUF + 64, b.lkey,
                 100, 0);
-    post_atomic(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 24, BUF + 68, b.lkey,
+    node_post_atomic(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 24, BUF + 68, b.lkey,
                 1, 0);                          /* misaligned */
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_COMP_SWAP);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 8);
-    g_assert_cmpuint(rd64(&a, BUF), ==, 42);
-    g_assert_true(poll_cq(&a, &c));
-    g_assert_cmpuint(rd64(&a, BUF + 8), ==, 7);     /* saw the swap */
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(node_rd64(&a, BUF), ==, 42);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(node_rd64(&a, BUF + 8), ==, 7);     /* saw the swap */
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_FETCH_ADD);
-    g_assert_cmpuint(rd64(&a, BUF + 16), ==, 7);
-    g_assert_cmpuint(rd64(&b, BUF + 64), ==, 107);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_cmpuint(node_rd64(&a, BUF + 16), ==, 7);
+    g_assert_cmpuint(node_rd64(&b, BUF + 64), ==, 107);
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
     fake_host_free(a.h);
@@ -731,11 +455,11 @@ static void test_read_access_error(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 100, BUF, b.lkey + 1, 0,
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 100, BUF, b.lkey + 1, 0,
               a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -751,13 +475,13 @@ static void ud_up(Node *n, uint32_t qkey, bool gsi)
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
     a.port_num = 1;
     a.qkey = GUINT32_TO_LE(qkey);
-    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
            SNIC_QP_ATTR_QKEY | (gsi ? 0 : SNIC_QP_ATTR_PORT), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
-    modify(n, SNIC_QP_ATTR_STATE, &a);
+    node_modify(n, SNIC_QP_ATTR_STATE, &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.sq_psn = GUINT32_TO_LE(100);
-    modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
 }
 
 static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
@@ -810,22 +534,22 @@ static void test_ud(void)
 
     capture(sim, "ud");
     ud_pair(sim, &a, &b, SNIC_QPT_UD, 0x1234);
-    fill(&a, BUF, 5000, 12);
-    post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
-    post_recv(&b, 22, BUF + 0x20000, 4096 + 40);
+    node_fill(&a, BUF, 5000, 12);
+    node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    node_post_recv(&b, 22, BUF + 0x20000, 4096 + 40);
     post_ud(&a, 1, &b, 0x1234, BUF, 1000, false);
     post_ud(&a, 2, &b, 0x9999, BUF, 10, false);     /* wrong Q_Key */
     post_ud(&a, 3, &b, 0x80000000, BUF + 7, 4096, true);   /* QP's Q_Key */
     snic_sim_run(sim, 100000);
     /* the sender completes every datagram once it is on the wire */
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 1000);
-    g_assert_true(poll_cq(&a, &c));
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
     /* the receiver got two: GRH slot, then the payload */
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 21);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 40 + 1000);
@@ -840,19 +564,19 @@ static void test_ud(void)
     g_assert_cmpuint(grh[20 + 19], ==, 2);          /* dest 10.0.0.2 */
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000 + 40, 1000), 1000,
                     fake_ptr(a.h, BUF, 1000), 1000);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 22);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 40 + 4096);
     g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_GRH | SNIC_WC_F_IMM);
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x1234abcd);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x20000 + 40, 4096), 4096,
                     fake_ptr(a.h, BUF + 7, 4096), 4096);
-    g_assert_false(poll_cq(&b, &c));
+    g_assert_false(node_poll_cq(&b, &c));
     g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
     /* a datagram larger than the MTU is a local length error */
     post_ud(&a, 4, &b, 0x1234, BUF, 4097, false);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -867,13 +591,13 @@ static void test_gsi(void)
 
     ud_pair(sim, &a, &b, SNIC_QPT_GSI, 0x80010000);
     g_assert_cmpuint(a.qpn, ==, 1);
-    fill(&a, BUF, 256, 13);
-    post_recv(&b, 31, BUF + 0x10000, 256 + 40);
+    node_fill(&a, BUF, 256, 13);
+    node_post_recv(&b, 31, BUF + 0x10000, 256 + 40);
     post_ud(&a, 1, &b, 0x80010000, BUF, 256, false);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT32_FROM_LE(c.src_qp), ==, 1);
     g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, 1);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 296);
@@ -911,9 +635,9 @@ static void test_send_imm_solicited(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&b, 41, BUF + 0x10000, 4096);
-    post_recv(&b, 42, BUF + 0x20000, 4096);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 41, BUF + 0x10000, 4096);
+    node_post_recv(&b, 42, BUF + 0x20000, 4096);
     /* B's CQ armed for solicited events only */
     fake_doorbell(b.h, 0, SNIC_DB_CQ_ARM_SOL, b.cqn, 0);
     post_raw(&a, 1, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 0xfeedface);
@@ -923,44 +647,44 @@ static void test_send_imm_solicited(void)
              10, 0);
     snic_sim_run(sim, 100000);
     g_assert_cmpuint(b.h->irqs[1], ==, 1);      /* solicited: the event */
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
     g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_IMM);
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0xfeedface);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
     /* SEND Only with immediate; WRITE First/Middle/Last with immediate */
-    post_recv(&b, 45, BUF + 0x50000, 4096);
-    post_recv(&b, 46, BUF + 0x60000, 0);
+    node_post_recv(&b, 45, BUF + 0x50000, 4096);
+    node_post_recv(&b, 46, BUF + 0x60000, 0);
     post_raw(&a, 11, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 8, 0x11111111);
-    post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x70000,
+    node_post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x70000,
               b.lkey, 0x22222222, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 8);
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x11111111);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0x22222222);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x70000, 3000), 3000,
                     fake_ptr(a.h, BUF, 3000), 3000);
-    g_assert_true(poll_cq(&a, &c));
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     /* an unsignaled success completes silently */
-    post_recv(&b, 43, BUF + 0x30000, 4096);
+    node_post_recv(&b, 43, BUF + 0x30000, 4096);
     post_raw(&a, 3, SNIC_WR_SEND, 0, 10, 0);
     post_raw(&a, 4, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 0, 0);
-    post_recv(&b, 44, BUF + 0x40000, 4096);
+    node_post_recv(&b, 44, BUF + 0x40000, 4096);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
-    g_assert_false(poll_cq(&a, &c));
+    g_assert_false(node_poll_cq(&a, &c));
     fake_host_free(a.h);
     fake_host_free(b.h);
     snic_sim_free(sim);
@@ -972,11 +696,11 @@ static void test_send_inv_refused(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&b, 51, BUF + 0x10000, 4096);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 51, BUF + 0x10000, 4096);
     post_raw(&a, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, b.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -984,11 +708,11 @@ static void test_send_inv_refused(void)
 
     /* SEND Last with Invalidate, after a First the responder took */
     sim = snic_sim_new(19);
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&b, 52, BUF + 0x10000, 4096);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 52, BUF + 0x10000, 4096);
     post_raw(&a, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 1500, b.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -1001,18 +725,18 @@ static void test_bad_wqe_opcode(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
     post_raw(&a, 1, 0x77, SNIC_WQE_SIGNALED, 10, 0);
     post_raw(&a, 2, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
     /* work posted to a QP in the error state is flushed at once */
     post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
     g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
@@ -1029,13 +753,13 @@ static void test_receive_errors(void)
     struct snic_cqe c;
 
     /* a receive buffer too small: LOC_LEN_ERR there, REM_INV_REQ here */
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&b, 61, BUF + 0x10000, 100);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 61, BUF + 0x10000, 100);
     post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -1043,14 +767,14 @@ static void test_receive_errors(void)
 
     /* a receive WQE with a bad key: LOC_PROT_ERR there, REM_OP here */
     sim = snic_sim_new(18);
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
     b.lkey ^= 0x80;
-    post_recv(&b, 62, BUF + 0x10000, 4096);
+    node_post_recv(&b, 62, BUF + 0x10000, 4096);
     post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_OP_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -1094,56 +818,56 @@ static void test_every_opcode(void)
     unsigned op, missing = 0;
 
     g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
-    fill(&a, BUF, 8192, 20);
-    fill(&b, BUF, 8192, 21);
-    post_recv(&b, 1, BUF + 0x10000, 4096);
-    post_recv(&b, 2, BUF + 0x20000, 4096);
-    post_recv(&b, 3, BUF + 0x30000, 4096);
-    post_recv(&b, 4, BUF + 0x40000, 4096);
-    post_recv(&b, 5, BUF + 0x50000, 4096);
-    post_recv(&b, 6, BUF + 0x58000, 4096);     /* one per consumer */
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, 8192, 20);
+    node_fill(&b, BUF, 8192, 21);
+    node_post_recv(&b, 1, BUF + 0x10000, 4096);
+    node_post_recv(&b, 2, BUF + 0x20000, 4096);
+    node_post_recv(&b, 3, BUF + 0x30000, 4096);
+    node_post_recv(&b, 4, BUF + 0x40000, 4096);
+    node_post_recv(&b, 5, BUF + 0x50000, 4096);
+    node_post_recv(&b, 6, BUF + 0x58000, 4096);     /* one per consumer */
     post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
     post_raw(&a, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 1);
     post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
     post_raw(&a, 4, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 2);
-    post_send(&a, 5, SNIC_WR_RDMA_WRITE, BUF, 3000, BUF + 0x60000, b.lkey,
+    node_post_send(&a, 5, SNIC_WR_RDMA_WRITE, BUF, 3000, BUF + 0x60000, b.lkey,
               0, a.lkey);
-    post_send(&a, 6, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x60000,
+    node_post_send(&a, 6, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x60000,
               b.lkey, 3, a.lkey);
-    post_send(&a, 7, SNIC_WR_RDMA_WRITE, BUF, 10, BUF + 0x60000, b.lkey, 0,
+    node_post_send(&a, 7, SNIC_WR_RDMA_WRITE, BUF, 10, BUF + 0x60000, b.lkey, 0,
               a.lkey);
-    post_send(&a, 8, SNIC_WR_RDMA_READ, BUF + 0x70000, 3000, BUF, b.lkey,
+    node_post_send(&a, 8, SNIC_WR_RDMA_READ, BUF + 0x70000, 3000, BUF, b.lkey,
               0, a.lkey);
-    post_send(&a, 9, SNIC_WR_RDMA_READ, BUF + 0x70000, 10, BUF, b.lkey,
+    node_post_send(&a, 9, SNIC_WR_RDMA_READ, BUF + 0x70000, 10, BUF, b.lkey,
               0, a.lkey);
-    post_atomic(&a, 10, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 0x78000, BUF + 0x100,
+    node_post_atomic(&a, 10, SNIC_WR_ATOMIC_CMP_SWAP, BUF + 0x78000, BUF + 0x100,
                 b.lkey, 0, 1);
-    post_atomic(&a, 11, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 0x78008, BUF + 0x100,
+    node_post_atomic(&a, 11, SNIC_WR_ATOMIC_FETCH_ADD, BUF + 0x78008, BUF + 0x100,
                 b.lkey, 1, 0);
-    post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
+    node_post_send(&a, 12, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
               b.lkey, 4, a.lkey);
     g_assert_cmpuint(snic_sim_run(sim, 1000000), <, 1000000);
     for (op = 0; op < 12; op++) {
-        g_assert_true(poll_cq(&a, &c));
+        g_assert_true(node_poll_cq(&a, &c));
         g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     }
     /* SEND with Invalidate: Last (after a First) and Only, both refused */
-    pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&d, 1, BUF, 4096);
+    node_pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&d, 1, BUF, 4096);
     post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 1500, 5);
     post_raw(&c2, 2, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
     snic_sim_run(sim, 1000000);
     fake_host_free(c2.h);
     fake_host_free(d.h);
-    pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
-    post_recv(&d, 1, BUF, 4096);
+    node_pair_new(sim, &c2, &d, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&d, 1, BUF, 4096);
     post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
     snic_sim_run(sim, 1000000);
     /* UD */
     ud_pair(sim, &u, &v, SNIC_QPT_UD, 7);
-    post_recv(&v, 1, BUF, 4096);
-    post_recv(&v, 2, BUF + 0x10000, 4096);
+    node_post_recv(&v, 1, BUF, 4096);
+    node_post_recv(&v, 2, BUF + 0x10000, 4096);
     post_ud(&u, 1, &v, 7, BUF, 100, false);
     post_ud(&u, 2, &v, 7, BUF, 100, true);
     snic_sim_run(sim, 1000000);
@@ -1187,14 +911,14 @@ static void test_wqe_rewritten_in_flight(void)
     uint64_t slot = RINGS + 0x9000;
 
     lossy.loss = 0.3;       /* so segments are sent again */
-    pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, 7, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF, b.lkey, 0, a.lkey);
+    node_pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 65536, BUF, b.lkey, 0, a.lkey);
     snic_sim_run_until(sim, 3000);
     fake_read(a.h, slot, &w, sizeof(w));
     w.num_sge = 255;
     fake_write(a.h, slot, &w, sizeof(w));
     snic_sim_run(sim, 1000000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
     fake_host_free(a.h);
     fake_host_free(b.h);
@@ -1209,12 +933,12 @@ static void test_fatal_nak_kept(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 2, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey ^ 4, 0,
+    node_pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 2, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey ^ 4, 0,
               a.lkey);
-    post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
     /* the second WRITE never ran at the responder */
     g_assert_cmpuint(b.h->core->qps[b.qpn].resp.msn, ==, 0);
@@ -1235,15 +959,15 @@ static void test_read_response_acks_before(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 7, 7);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + 0x1000, b.lkey, 0,
+    node_pair_new(sim, &a, &b, &instant, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF + 0x1000, b.lkey, 0,
               a.lkey);
-    post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x2000, 100, BUF, b.lkey, 0,
+    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x2000, 100, BUF, b.lkey, 0,
               a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 2);
     g_assert_cmpuint(a.h->core->qps[a.qpn].req.retry_left, ==, 7);
@@ -1260,18 +984,18 @@ static void test_rnr_wait_is_not_timeout(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 2, 7);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 2, 7);
     /* B asks for 655 ms between retries; A's local timeout is ~1 ms */
     memset(&at, 0, sizeof(at));
     at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     at.min_rnr_timer = 0;
-    modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_MIN_RNR_TIMER, &at);
-    post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    node_modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_MIN_RNR_TIMER, &at);
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
     snic_sim_run_until(sim, 100000000);         /* 100 ms */
-    g_assert_false(poll_cq(&a, &c));
-    post_recv(&b, 1, BUF + 0x1000, 100);
+    g_assert_false(node_poll_cq(&a, &c));
+    node_post_recv(&b, 1, BUF + 0x1000, 100);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(snic_sim_now(sim), >=, 655360000);
     fake_host_free(a.h);
@@ -1287,17 +1011,17 @@ static void test_qp_access_zero_length(void)
     Node a, b;
     struct snic_cqe c;
 
-    pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
     memset(&at, 0, sizeof(at));
     at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     at.qp_access_flags = 0;
-    modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_ACCESS_FLAGS, &at);
-    post_recv(&b, 1, BUF, 100);
-    post_send(&a, 1, SNIC_WR_RDMA_WRITE_IMM, BUF, 0, BUF, b.lkey, 7, a.lkey);
+    node_modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_ACCESS_FLAGS, &at);
+    node_post_recv(&b, 1, BUF, 100);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE_IMM, BUF, 0, BUF, b.lkey, 7, a.lkey);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&a, &c));
+    g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
-    g_assert_false(poll_cq(&b, &c) && c.status == SNIC_WC_SUCCESS);
+    g_assert_false(node_poll_cq(&b, &c) && c.status == SNIC_WC_SUCCESS);
     fake_host_free(a.h);
     fake_host_free(b.h);
     snic_sim_free(sim);
@@ -1311,11 +1035,11 @@ static void test_ud_oversize_dropped(void)
     struct snic_cqe c;
 
     ud_pair(sim, &a, &b, SNIC_QPT_GSI, 0x80010000);
-    post_recv(&b, 1, BUF, 40 + 100);
+    node_post_recv(&b, 1, BUF, 40 + 100);
     post_ud(&a, 1, &b, 0x80010000, BUF, 1000, false);   /* too big */
     post_ud(&a, 2, &b, 0x80010000, BUF, 100, false);
     snic_sim_run(sim, 100000);
-    g_assert_true(poll_cq(&b, &c));
+    g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 140);
     g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
@@ -1339,11 +1063,11 @@ static void test_ring_translation_not_stale(void)
     /* destroy the QP and CQ, point the CQ's page list elsewhere */
     fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(a.qpn);
-    admin_ok(a.h, &cmd);
+    node_admin_ok(a.h, &cmd);
     g_assert_cmpint(snic_cq_post(a.h->core, a.cqn, &cqe, false), ==, 0);
     fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_CQ, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(a.cqn);
-    admin_ok(a.h, &cmd);
+    node_admin_ok(a.h, &cmd);
     fake_write(a.h, PBL_CQ, &moved, 8);
     memset(fake_ptr(a.h, BUF + 0x80000, 32), 0, 32);
     fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
@@ -1351,7 +1075,7 @@ static void test_ring_translation_not_stale(void)
     cmd.create_cq.npages = GUINT32_TO_LE(8);
     cmd.create_cq.log2_depth = CQ_LOG2;
     cmd.create_cq.eqn = GUINT32_TO_LE(a.cqn ? 1 : 1);
-    cqn = admin_ok(a.h, &cmd);
+    cqn = node_admin_ok(a.h, &cmd);
     g_assert_cmpint(snic_cq_post(a.h->core, cqn, &cqe, false), ==, 0);
     g_assert_cmpuint(*(uint64_t *)fake_ptr(a.h, BUF + 0x80000, 8), ==, 77);
     fake_host_free(a.h);

@@ -1,0 +1,261 @@
+/*
+ * Test harness shared by the engine tests and benchmark (engine-node.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "engine-node.h"
+
+uint64_t node_admin_ok(FakeHost *h, struct snic_admin_cmd *cmd)
+{
+    uint64_t r = 0;
+
+    g_assert_cmpuint(fake_admin(h, cmd, &r), ==, SNIC_ADMIN_OK);
+    return r;
+}
+
+/* A page list of n contiguous 4 KiB pages from 'first'. */
+void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        __le64 a = GUINT64_TO_LE(first + i * 4096ull);
+
+        fake_write(h, at + i * 8, &a, 8);
+    }
+}
+
+void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
+    uint64_t sq_pages = cq_pages + 0x8000, rq_pages = sq_pages + 0x8000;
+
+    memset(n, 0, sizeof(*n));
+    n->ip = ip;
+    n->h = fake_host_new();
+    fake_host_attach_sim(n->h, sim);
+    fake_enable(n->h, 4, 4);
+    node_pbl(n->h, PBL_EQ, eq_pages, 1);
+    node_pbl(n->h, PBL_CQ, cq_pages, 8);
+    node_pbl(n->h, PBL_SQ, sq_pages, 8);
+    node_pbl(n->h, PBL_RQ, rq_pages, 4);
+    node_pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    n->pdn = node_admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL_EQ);
+    cmd.create_eq.npages = GUINT32_TO_LE(1);
+    cmd.create_eq.log2_depth = EQ_LOG2;
+    cmd.create_eq.vector = GUINT16_TO_LE(1);
+    n->eqn = node_admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
+    cmd.create_cq.npages = GUINT32_TO_LE(8);
+    cmd.create_cq.log2_depth = CQ_LOG2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
+    n->cqn = node_admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
+    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
+    cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
+    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.type = type;
+    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    n->qpn = node_admin_ok(n->h, &cmd);
+    fake_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
+    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
+                                      SNIC_ACCESS_REMOTE_WRITE |
+                                      SNIC_ACCESS_REMOTE_READ |
+                                      SNIC_ACCESS_REMOTE_ATOMIC);
+    cmd.reg_mr.page_shift = 12;
+    cmd.reg_mr.key = 0x33;
+    n->lkey = node_admin_ok(n->h, &cmd);
+}
+
+void node_init(Node *n, SnicSim *sim, uint8_t ip)
+{
+    node_init_type(n, sim, ip, SNIC_QPT_RC);
+}
+
+void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
+{
+    struct snic_admin_cmd cmd;
+    const uint64_t at = FAKE_MEM_BASE + 0x9000;
+
+    fake_write(n->h, at, a, sizeof(*a));
+    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn);
+    cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
+    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
+    node_admin_ok(n->h, &cmd);
+}
+
+/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+void node_connect(Node *n, const Node *peer, uint8_t mtu,
+                  uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qp_access_flags = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE |
+                                      SNIC_ACCESS_REMOTE_READ |
+                                      SNIC_ACCESS_REMOTE_ATOMIC);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+           SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    a.path_mtu = GUINT32_TO_LE(mtu);
+    a.dest_qp_num = GUINT32_TO_LE(peer->qpn);
+    a.rq_psn = GUINT32_TO_LE(0xfffff0 + peer->ip);     /* wraps soon */
+    a.max_dest_rd_atomic = 4;
+    a.min_rnr_timer = 1;                                /* 10 us */
+    a.av.dgid[10] = a.av.dgid[11] = 0xff;
+    a.av.dgid[12] = 10;
+    a.av.dgid[15] = peer->ip;
+    a.av.sgid[10] = a.av.sgid[11] = 0xff;
+    a.av.sgid[12] = 10;
+    a.av.sgid[15] = n->ip;
+    memcpy(a.av.dmac, fake_mac, 6);
+    a.av.hop_limit = 64;
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
+    a.retry_cnt = retry_cnt;
+    a.rnr_retry = rnr_retry;
+    a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
+    a.max_rd_atomic = 4;
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
+           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
+           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+}
+
+void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
+                    uint32_t len, uint64_t raddr, uint32_t rkey,
+                    uint32_t imm, uint32_t lkey)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.imm = GUINT32_TO_BE(imm);
+    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
+    w.rdma.rkey = GUINT32_TO_LE(rkey);
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
+{
+    struct snic_rq_wqe w;
+    uint64_t slot = RINGS + 0x11000 +
+                    (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.num_sge = 1;
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
+}
+
+void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
+                      uint64_t result, uint64_t raddr, uint32_t rkey,
+                      uint64_t compare_add, uint64_t swap)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
+    w.rdma.rkey = GUINT32_TO_LE(rkey);
+    w.rdma.compare_add = GUINT64_TO_LE(compare_add);
+    w.rdma.swap = GUINT64_TO_LE(swap);
+    w.sge[0].addr = GUINT64_TO_LE(result);
+    w.sge[0].length = GUINT32_TO_LE(8);
+    w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+uint64_t node_rd64(Node *n, uint64_t addr)
+{
+    uint64_t v;
+
+    fake_read(n->h, addr, &v, 8);
+    return GUINT64_FROM_LE(v);
+}
+
+void node_wr64(Node *n, uint64_t addr, uint64_t v)
+{
+    v = GUINT64_TO_LE(v);
+    fake_write(n->h, addr, &v, 8);
+}
+
+/* Next completion, if any. */
+bool node_poll_cq(Node *n, struct snic_cqe *c)
+{
+    uint64_t slot = RINGS + 0x1000 +
+                    (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
+    uint8_t phase = ((n->cq_ci >> CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
+
+    fake_read(n->h, slot, c, sizeof(*c));
+    if ((c->flags & SNIC_CQE_PHASE) != phase) {
+        return false;
+    }
+    fake_doorbell(n->h, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
+    return true;
+}
+
+void node_fill(Node *n, uint64_t addr, uint32_t len, uint32_t seed)
+{
+    uint8_t *p = fake_ptr(n->h, addr, len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+    }
+}
+
+void node_pair_new(SnicSim *sim, Node *a, Node *b,
+                   const SnicSimLinkConfig *link, uint8_t mtu,
+                   uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    node_init(a, sim, 1);
+    node_init(b, sim, 2);
+    a->h->peer = b->h->ep;
+    b->h->peer = a->h->ep;
+    snic_sim_connect(sim, a->h->ep, b->h->ep, link);
+    node_connect(a, b, mtu, retry_cnt, rnr_retry);
+    node_connect(b, a, mtu, retry_cnt, rnr_retry);
+}

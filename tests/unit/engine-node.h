@@ -1,0 +1,82 @@
+/*
+ * Test harness shared by the engine tests and benchmark: a "node" is one
+ * device core on the simulated wire with one PD, EQ, CQ, QP and a 4 MiB
+ * registered buffer, driven through its admin queue, doorbells and rings
+ * like a driver would.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_TESTS_ENGINE_NODE_H
+#define SNIC_TESTS_ENGINE_NODE_H
+
+#include "core_int.h"
+#include "fake-host.h"
+#include "sim.h"
+
+#define PBL_EQ      (FAKE_MEM_BASE + 0x20000)
+#define PBL_CQ      (FAKE_MEM_BASE + 0x20100)
+#define PBL_SQ      (FAKE_MEM_BASE + 0x20200)
+#define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
+#define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
+#define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 21 pages of queues */
+#define BUF         (FAKE_MEM_BASE + 0x100000)  /* 4 MiB, registered */
+#define BUF_LEN     (4u << 20)
+#define EQ_LOG2     4
+#define CQ_LOG2     10
+#define SQ_LOG2     8
+#define RQ_LOG2     8
+
+typedef struct Node {
+    FakeHost *h;
+    uint64_t pdn, eqn, cqn, qpn;
+    uint32_t lkey;
+    uint32_t sq_pi, rq_pi, cq_ci;
+    uint8_t ip;                 /* 10.0.0.ip */
+} Node;
+
+/* Run an admin command that must succeed; its result. */
+uint64_t node_admin_ok(FakeHost *h, struct snic_admin_cmd *cmd);
+
+/* A page list of n contiguous 4 KiB pages from 'first'. */
+void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n);
+
+/* Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. */
+void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
+void node_init(Node *n, SnicSim *sim, uint8_t ip);
+
+/* MODIFY_QP of the node's QP with 'a' under 'mask'. */
+void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
+
+/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+void node_connect(Node *n, const Node *peer, uint8_t mtu,
+                  uint8_t retry_cnt, uint8_t rnr_retry);
+
+/* Post one signaled single-SGE send WQE and ring the SQ doorbell. */
+void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
+                    uint32_t len, uint64_t raddr, uint32_t rkey,
+                    uint32_t imm, uint32_t lkey);
+
+/* Post one single-SGE receive WQE (the node's MR) and ring the RQ. */
+void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len);
+
+/* Post an atomic whose 8-byte result lands at 'result'. */
+void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
+                      uint64_t result, uint64_t raddr, uint32_t rkey,
+                      uint64_t compare_add, uint64_t swap);
+
+/* Little-endian 64-bit access to node memory. */
+uint64_t node_rd64(Node *n, uint64_t addr);
+void node_wr64(Node *n, uint64_t addr, uint64_t v);
+
+/* Next completion, if any. */
+bool node_poll_cq(Node *n, struct snic_cqe *c);
+
+/* Fill [addr, addr + len) with a pattern derived from 'seed'. */
+void node_fill(Node *n, uint64_t addr, uint32_t len, uint32_t seed);
+
+/* Two connected RC nodes (10.0.0.1 and .2) on 'link'. */
+void node_pair_new(SnicSim *sim, Node *a, Node *b,
+                   const SnicSimLinkConfig *link, uint8_t mtu,
+                   uint8_t retry_cnt, uint8_t rnr_retry);
+
+#endif
