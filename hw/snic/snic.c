@@ -14,6 +14,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -75,6 +76,7 @@ struct SnicState {
     uint16_t subsys_id;
     uint32_t vectors;
     uint32_t db_pages;
+    uint32_t tlb_entries;
 };
 
 /* ---- host interface for the core ---- */
@@ -396,6 +398,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     SnicCoreConfig cfg = {
         .num_db_pages = s->db_pages,
         .num_vectors = s->vectors,
+        .tlb_entries = s->tlb_entries,
     };
     unsigned v;
     int ret;
@@ -408,6 +411,13 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     if (s->db_pages < 1 || s->db_pages > SNIC_DB_MAX_PAGES) {
         error_setg(errp, "snic: doorbell-pages=%u is out of range 1..%u",
                    s->db_pages, SNIC_DB_MAX_PAGES);
+        return;
+    }
+    /* the cache is direct-mapped: a power of two indexes it with a mask */
+    if (!is_power_of_2(s->tlb_entries) ||
+        s->tlb_entries > SNIC_MAX_OBJECTS) {
+        error_setg(errp, "snic: tlb-entries=%u must be a power of two in "
+                   "1..%u", s->tlb_entries, SNIC_MAX_OBJECTS);
         return;
     }
 
@@ -535,6 +545,8 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT16("subsystem-id", SnicState, subsys_id, 0x0001),
     DEFINE_PROP_UINT32("vectors", SnicState, vectors, 8),
     DEFINE_PROP_UINT32("doorbell-pages", SnicState, db_pages, 64),
+    DEFINE_PROP_UINT32("tlb-entries", SnicState, tlb_entries,
+                       SNIC_DEFAULT_TLB_ENTRIES),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -572,6 +584,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "doorbell-pages",
         "Number of 4 KiB doorbell pages in BAR2, 1..4096; page 0 is the "
         "kernel's, one more per user context");
+    object_class_property_set_description(klass, "tlb-entries",
+        "Entries of the on-device address translation cache (a power of "
+        "two); misses read the MR's page list from guest memory");
 }
 
 static const TypeInfo snic_info = {
