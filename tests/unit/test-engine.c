@@ -231,6 +231,65 @@ static void test_local_protection_error(void)
     snic_sim_free(sim);
 }
 
+/*
+ * A WQE that fails locally after earlier ones went out: those may have
+ * reached the responder, so they complete normally when acknowledged;
+ * then the bad WQE completes with its error and the rest are flushed.
+ */
+static void local_error_after_inflight(double loss)
+{
+    SnicSimLinkConfig link = clean;
+    SnicSim *sim = snic_sim_new(seed(40));
+    const uint32_t len = 65536;
+    Node a, b;
+    struct snic_cqe c;
+
+    link.loss = loss;
+    link.dup = loss / 2;
+    link.reorder = loss / 2;
+    node_pair_new(sim, &a, &b, &link, SNIC_MTU_4096, 7, 7);
+    node_fill(&a, BUF, len, 40);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, len, BUF + 0x100000,
+                   b.lkey, 0, a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey ^ 1);     /* stale key byte */
+    node_post_send(&a, 3, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run(sim, 2000000);
+
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpmem(fake_ptr(a.h, BUF, len), len,
+                    fake_ptr(b.h, BUF + 0x100000, len), len);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_false(node_poll_cq(&a, &c));
+    g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
+    if (!loss) {
+        /* nothing of WQE 2 or 3 went on the wire: 16 WRITE segments */
+        g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, len / 4096);
+    }
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+static void test_local_error_after_inflight(void)
+{
+    local_error_after_inflight(0);
+}
+
+/* ... also when WQE 1 needs retransmissions after WQE 2 failed */
+static void test_local_error_after_inflight_lossy(void)
+{
+    local_error_after_inflight(0.05);
+}
+
 static void test_rnr(void)
 {
     SnicSim *sim = snic_sim_new(5);
@@ -1093,6 +1152,10 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/remote-access-error", test_remote_access_error);
     g_test_add_func("/engine/local-protection-error",
                     test_local_protection_error);
+    g_test_add_func("/engine/error/local-after-inflight",
+                    test_local_error_after_inflight);
+    g_test_add_func("/engine/error/local-after-inflight-lossy",
+                    test_local_error_after_inflight_lossy);
     g_test_add_func("/engine/rnr", test_rnr);
     g_test_add_func("/engine/retry-exceeded", test_retry_exceeded);
     g_test_add_func("/engine/read", test_read);

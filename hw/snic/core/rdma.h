@@ -88,6 +88,13 @@ typedef struct SnicReq {
     uint64_t rnr_deadline;
     uint32_t rnr_psn;
     bool resp_retry;            /* retrying a lost READ/atomic response */
+    /*
+     * A WQE that failed locally while earlier ones were still in flight:
+     * it completes with its error once they have completed.
+     */
+    bool local_err;
+    uint8_t local_err_status;
+    uint32_t local_err_index;
     SnicSendWqe wqe[SNIC_TX_WINDOW];    /* indexed by SQ index % window */
 } SnicReq;
 

@@ -85,10 +85,18 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
 
-    while (qp->sq_comp != r->sq_head) {
-        SnicSendWqe *info = wqe_info(qp, qp->sq_comp);
+    for (;;) {
+        SnicSendWqe *info;
         struct snic_sq_wqe w;
 
+        if (r->local_err && qp->sq_comp == r->local_err_index) {
+            fail_at(c, qp, qp->sq_comp, r->local_err_status);
+            return;
+        }
+        if (qp->sq_comp == r->sq_head) {
+            break;
+        }
+        info = wqe_info(qp, qp->sq_comp);
         if (snic_psn_cmp(wqe_last_psn(info), r->dde.wnd_start) >= 0) {
             break;
         }
@@ -176,6 +184,27 @@ static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status)
 {
     fail_at(c, qp, qp->sq_comp, status);
+}
+
+/*
+ * WQE 'index' failed locally (bad SGE, page list, ...). WQEs before it may
+ * already have reached the responder, so they are not flushed: no new
+ * segment goes out, they complete as their ACKs arrive (or time out), then
+ * 'index' completes with 'status' and the QP goes to ERR.
+ */
+static void fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
+                       uint8_t status)
+{
+    SnicReq *r = &qp->req;
+
+    if (r->local_err &&
+        index - qp->sq_comp >= r->local_err_index - qp->sq_comp) {
+        return;     /* an earlier WQE failed first */
+    }
+    r->local_err = true;
+    r->local_err_index = index;
+    r->local_err_status = status;
+    complete_acked(c, qp);
 }
 
 /* ---- building segments ---- */
@@ -441,7 +470,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
             break;      /* the window is full */
         }
         if (!rtx) {
-            if (r->sq_head == qp->sq_tail ||
+            if (r->sq_head == qp->sq_tail || r->local_err ||
                 r->sq_head - qp->sq_comp >= SNIC_TX_WINDOW) {
                 break;  /* nothing new to send */
             }
@@ -451,7 +480,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
                     break;
                 }
                 if (st != SNIC_WC_SUCCESS) {
-                    fail_at(c, qp, r->sq_head, st);
+                    fail_local(c, qp, r->sq_head, st);
                     break;
                 }
             }
@@ -470,7 +499,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
         }
         st = send_segment(c, qp, idx, psn);
         if (st != SNIC_WC_SUCCESS) {
-            fail_at(c, qp, idx, st);
+            fail_local(c, qp, idx, st);
             break;
         }
         snic_dde_sent(r, psn, count, rtx);
@@ -566,7 +595,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return -1;
     }
     if (snic_sq_fetch(c, qp, idx, &w) || w.opcode != info->opcode) {
-        fail_at(c, qp, idx, SNIC_WC_LOC_QP_OP_ERR);
+        fail_local(c, qp, idx, SNIC_WC_LOC_QP_OP_ERR);
         return -1;
     }
     if (atomic_ack) {
@@ -597,7 +626,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         st = sge_copy(c, qp, &w, off, (uint8_t *)p->payload, want, true);
     }
     if (st != SNIC_WC_SUCCESS) {
-        fail_at(c, qp, idx, st);
+        fail_local(c, qp, idx, st);
         return -1;
     }
     snic_dde_ack_upto(r, p->psn);
