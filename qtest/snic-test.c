@@ -20,6 +20,7 @@
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
 #include "snic/snic_regs.h"
+#include "snic/snic_verbs.h"
 
 #define MACHINE "-M q35 -nodefaults -L /usr/share/seabios -L /usr/share/qemu "
 #define SNIC_SLOT_A 4
@@ -269,6 +270,432 @@ static bool wait_desc_done(Snic *s, uint64_t ring, uint32_t i, uint32_t log2)
         qtest_clock_step(s->m->qts, 1000);
     }
     return false;
+}
+
+/* ---- RDMA back to back ---- */
+
+#define RDMA_PAGES  16                  /* 64 KiB registered buffer */
+#define RDMA_CQ_LOG2 7                  /* 128 CQEs: one 4 KiB page */
+#define RDMA_SQ_LOG2 5                  /* 32 WQEs: one 4 KiB page */
+#define RDMA_RQ_LOG2 6                  /* 64 WQEs: one 4 KiB page */
+
+typedef struct RdmaNode {
+    Snic *s;
+    uint8_t ip;                         /* 10.0.0.ip */
+    uint8_t mac[6];
+    uint64_t eq, cq, sq, rq, buf;       /* guest addresses, page aligned */
+    uint64_t pdn, eqn, cqn, qpn;
+    uint32_t lkey;
+    uint32_t sq_pi, rq_pi, cq_ci;
+} RdmaNode;
+
+/* 'n' page-aligned 4 KiB pages of guest memory, zeroed. */
+static uint64_t alloc_pages(Machine *m, unsigned n)
+{
+    uint64_t a = guest_alloc(&m->alloc, (n + 1) * 4096);
+
+    a = ROUND_UP(a, 4096);
+    qtest_memset(m->qts, a, 0, n * 4096);
+    return a;
+}
+
+/* A page list for n pages from 'first', in guest memory. */
+static uint64_t page_list(Machine *m, uint64_t first, unsigned n)
+{
+    uint64_t pbl = guest_alloc(&m->alloc, n * 8);
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        qtest_writeq(m->qts, pbl + i * 8, first + i * 4096ull);
+    }
+    return pbl;
+}
+
+static uint64_t admin_ok(Snic *s, struct snic_admin_cmd *cmd)
+{
+    uint64_t r = 0;
+
+    g_assert_cmpuint(admin(s, cmd, &r), ==, SNIC_ADMIN_OK);
+    return r;
+}
+
+static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
+{
+    Machine *m = s->m;
+    struct snic_admin_cmd cmd;
+
+    memset(n, 0, sizeof(*n));
+    n->s = s;
+    n->ip = ip;
+    n->eq = alloc_pages(m, 1);
+    n->cq = alloc_pages(m, 1);
+    n->sq = alloc_pages(m, 1);
+    n->rq = alloc_pages(m, 1);
+    n->buf = alloc_pages(m, RDMA_PAGES);
+
+    cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    n->pdn = admin_ok(s, &cmd);
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    cmd.create_eq.pbl_addr = cpu_to_le64(page_list(m, n->eq, 1));
+    cmd.create_eq.npages = cpu_to_le32(1);
+    cmd.create_eq.log2_depth = 4;
+    cmd.create_eq.vector = cpu_to_le16(1);
+    n->eqn = admin_ok(s, &cmd);
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(m, n->cq, 1));
+    cmd.create_cq.npages = cpu_to_le32(1);
+    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
+    cmd.create_cq.eqn = cpu_to_le32(n->eqn);
+    n->cqn = admin_ok(s, &cmd);
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, n->sq, 1));
+    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, n->rq, 1));
+    cmd.create_qp.sq_npages = cpu_to_le32(1);
+    cmd.create_qp.rq_npages = cpu_to_le32(1);
+    cmd.create_qp.pdn = cpu_to_le32(n->pdn);
+    cmd.create_qp.send_cqn = cpu_to_le32(n->cqn);
+    cmd.create_qp.recv_cqn = cpu_to_le32(n->cqn);
+    cmd.create_qp.type = qp_type;
+    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
+    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
+    n->qpn = admin_ok(s, &cmd);
+    cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = cpu_to_le64(n->buf);
+    cmd.reg_mr.length = cpu_to_le64(RDMA_PAGES * 4096);
+    cmd.reg_mr.pbl_addr = cpu_to_le64(page_list(m, n->buf, RDMA_PAGES));
+    cmd.reg_mr.npages = cpu_to_le32(RDMA_PAGES);
+    cmd.reg_mr.pdn = cpu_to_le32(n->pdn);
+    cmd.reg_mr.access = cpu_to_le32(SNIC_ACCESS_LOCAL_WRITE |
+                                    SNIC_ACCESS_REMOTE_WRITE |
+                                    SNIC_ACCESS_REMOTE_READ |
+                                    SNIC_ACCESS_REMOTE_ATOMIC);
+    cmd.reg_mr.page_shift = 12;
+    n->lkey = admin_ok(s, &cmd);
+}
+
+static void rdma_modify(RdmaNode *n, uint32_t mask,
+                        const struct snic_qp_attr *a)
+{
+    struct snic_admin_cmd cmd;
+
+    qtest_memwrite(n->s->m->qts, n->s->resp, a, sizeof(*a));
+    cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = cpu_to_le32(n->qpn);
+    cmd.modify_qp.attr_mask = cpu_to_le32(mask);
+    cmd.modify_qp.attr_addr = cpu_to_le64(n->s->resp);
+    admin_ok(n->s, &cmd);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards 'peer', as a verbs driver would. */
+static void rdma_connect(RdmaNode *n, const RdmaNode *peer)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = cpu_to_le32(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qp_access_flags = cpu_to_le32(SNIC_ACCESS_REMOTE_WRITE |
+                                    SNIC_ACCESS_REMOTE_READ |
+                                    SNIC_ACCESS_REMOTE_ATOMIC);
+    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    a.qp_state = cpu_to_le32(SNIC_QPS_RTR);
+    a.path_mtu = cpu_to_le32(SNIC_MTU_1024);
+    a.dest_qp_num = cpu_to_le32(peer->qpn);
+    a.rq_psn = cpu_to_le32(0x100 * peer->ip);
+    a.max_dest_rd_atomic = 4;
+    a.min_rnr_timer = 1;
+    a.av.dgid[10] = a.av.dgid[11] = 0xff;
+    a.av.dgid[12] = 10;
+    a.av.dgid[15] = peer->ip;
+    a.av.sgid[10] = a.av.sgid[11] = 0xff;
+    a.av.sgid[12] = 10;
+    a.av.sgid[15] = n->ip;
+    memcpy(a.av.dmac, peer->mac, 6);
+    a.av.hop_limit = 64;
+    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
+                SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
+                SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+    a.qp_state = cpu_to_le32(SNIC_QPS_RTS);
+    a.timeout = 14;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.sq_psn = cpu_to_le32(0x100 * n->ip);
+    a.max_rd_atomic = 4;
+    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
+                SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
+                SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+}
+
+/* Post one signaled single-SGE WQE of the node's buffer; ring the SQ. */
+static void rdma_post(RdmaNode *n, uint64_t wr_id, uint8_t opcode,
+                      uint32_t off, uint32_t len, uint64_t raddr,
+                      uint32_t rkey, uint64_t compare_add, uint64_t swap)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = n->sq + (n->sq_pi & ((1u << RDMA_SQ_LOG2) - 1)) *
+                    SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = cpu_to_le64(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.rdma.remote_addr = cpu_to_le64(raddr);
+    w.rdma.rkey = cpu_to_le32(rkey);
+    w.rdma.compare_add = cpu_to_le64(compare_add);
+    w.rdma.swap = cpu_to_le64(swap);
+    w.sge[0].addr = cpu_to_le64(n->buf + off);
+    w.sge[0].length = cpu_to_le32(len);
+    w.sge[0].lkey = cpu_to_le32(n->lkey);
+    qtest_memwrite(n->s->m->qts, slot, &w, sizeof(w));
+    doorbell(n->s, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
+static void rdma_post_recv(RdmaNode *n, uint64_t wr_id, uint32_t off,
+                           uint32_t len)
+{
+    struct snic_rq_wqe w;
+    uint64_t slot = n->rq + (n->rq_pi & ((1u << RDMA_RQ_LOG2) - 1)) *
+                    SNIC_RQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = cpu_to_le64(wr_id);
+    w.num_sge = 1;
+    w.sge[0].addr = cpu_to_le64(n->buf + off);
+    w.sge[0].length = cpu_to_le32(len);
+    w.sge[0].lkey = cpu_to_le32(n->lkey);
+    qtest_memwrite(n->s->m->qts, slot, &w, sizeof(w));
+    doorbell(n->s, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
+}
+
+/* Wait up to 'iters' 10 us steps of virtual time for the next completion. */
+static bool rdma_poll_for(RdmaNode *n, struct snic_cqe *c, int iters)
+{
+    uint64_t slot = n->cq + (n->cq_ci & ((1u << RDMA_CQ_LOG2) - 1)) *
+                    SNIC_CQE_SIZE;
+    uint8_t phase = ((n->cq_ci >> RDMA_CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
+    int i;
+
+    for (i = 0; i < iters; i++) {
+        qtest_memread(n->s->m->qts, slot, c, sizeof(*c));
+        if ((c->flags & SNIC_CQE_PHASE) == phase) {
+            doorbell(n->s, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
+            return true;
+        }
+        qtest_clock_step(n->s->m->qts, 10000);
+    }
+    return false;
+}
+
+static bool rdma_poll(RdmaNode *n, struct snic_cqe *c)
+{
+    return rdma_poll_for(n, c, WAIT_ITERS);
+}
+
+static void rdma_expect(RdmaNode *n, uint64_t wr_id, uint8_t status)
+{
+    struct snic_cqe c;
+
+    g_assert_true(rdma_poll(n, &c));
+    g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, wr_id);
+    g_assert_cmpuint(c.status, ==, status);
+}
+
+/* Two snic devices on one hub, an RC QP each, connected to each other. */
+static Machine *rdma_pair(RdmaNode *a, RdmaNode *b)
+{
+    static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
+    static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
+    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
+                               "-netdev hubport,id=h1,hubid=0 "
+                               "-device snic,addr=04.0,netdev=h0,"
+                               "mac=02:00:00:00:00:01 "
+                               "-device snic,addr=05.0,netdev=h1,"
+                               "mac=02:00:00:00:00:02");
+    Snic *sa = snic_open(m, SNIC_SLOT_A), *sb = snic_open(m, SNIC_SLOT_B);
+
+    snic_enable(sa);
+    snic_enable(sb);
+    rdma_node_init(a, sa, 1, SNIC_QPT_RC);
+    rdma_node_init(b, sb, 2, SNIC_QPT_RC);
+    memcpy(a->mac, mac_a, 6);
+    memcpy(b->mac, mac_b, 6);
+    rdma_connect(a, b);
+    rdma_connect(b, a);
+    return m;
+}
+
+static void fill_pattern(QTestState *qts, uint64_t addr, uint32_t len,
+                         uint8_t seed)
+{
+    g_autofree uint8_t *p = g_malloc(len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        p[i] = seed + i * 7 + (i >> 8);
+    }
+    qtest_memwrite(qts, addr, p, len);
+}
+
+static void assert_same(QTestState *qts, uint64_t x, uint64_t y, uint32_t len)
+{
+    g_autofree uint8_t *p = g_malloc(len);
+    g_autofree uint8_t *q = g_malloc(len);
+
+    qtest_memread(qts, x, p, len);
+    qtest_memread(qts, y, q, len);
+    g_assert_cmpmem(p, len, q, len);
+}
+
+/*
+ * WRITE, READ, SEND/RECV and both atomics between two devices in one QEMU,
+ * through their admin queues, doorbells and rings in guest memory.
+ */
+static void test_rdma_back_to_back(void)
+{
+    RdmaNode a, b;
+    Machine *m = rdma_pair(&a, &b);
+    QTestState *qts = m->qts;
+
+    /* WRITE 9000 bytes (9 segments at MTU 1024) a -> b */
+    fill_pattern(qts, a.buf, 9000, 1);
+    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 9000, b.buf + 0x4000, b.lkey,
+              0, 0);
+    rdma_expect(&a, 1, SNIC_WC_SUCCESS);
+    assert_same(qts, a.buf, b.buf + 0x4000, 9000);
+
+    /* READ 5000 bytes of b into a */
+    fill_pattern(qts, b.buf + 0x8000, 5000, 2);
+    rdma_post(&a, 2, SNIC_WR_RDMA_READ, 0x8000, 5000, b.buf + 0x8000, b.lkey,
+              0, 0);
+    rdma_expect(&a, 2, SNIC_WC_SUCCESS);
+    assert_same(qts, a.buf + 0x8000, b.buf + 0x8000, 5000);
+
+    /* SEND 3000 bytes into a posted receive */
+    fill_pattern(qts, a.buf + 0xc000, 3000, 3);
+    rdma_post_recv(&b, 70, 0xc000, 4096);
+    rdma_post(&a, 3, SNIC_WR_SEND, 0xc000, 3000, 0, 0, 0, 0);
+    rdma_expect(&a, 3, SNIC_WC_SUCCESS);
+    rdma_expect(&b, 70, SNIC_WC_SUCCESS);
+    assert_same(qts, a.buf + 0xc000, b.buf + 0xc000, 3000);
+
+    /* FETCH_ADD then CMP_SWAP on one 8-byte word of b */
+    qtest_writeq(qts, b.buf + 0xf000, 40);
+    rdma_post(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, 0xf000, 8, b.buf + 0xf000,
+              b.lkey, 2, 0);
+    rdma_expect(&a, 4, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(qtest_readq(qts, a.buf + 0xf000), ==, 40);
+    g_assert_cmpuint(qtest_readq(qts, b.buf + 0xf000), ==, 42);
+    rdma_post(&a, 5, SNIC_WR_ATOMIC_CMP_SWAP, 0xf008, 8, b.buf + 0xf000,
+              b.lkey, 42, 7);
+    rdma_expect(&a, 5, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(qtest_readq(qts, a.buf + 0xf008), ==, 42);
+    g_assert_cmpuint(qtest_readq(qts, b.buf + 0xf000), ==, 7);
+
+    g_assert_cmpuint(STAT(a.s, guest_errors), ==, 0);
+    g_assert_cmpuint(STAT(b.s, guest_errors), ==, 0);
+    /* requests only, nothing retransmitted: WRITE 9, READ 1, SEND 3, 2 */
+    g_assert_cmpuint(STAT(a.s, rdma_tx_packets), ==, 9 + 1 + 3 + 2);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);
+}
+
+/* An rkey of the wrong region: REM_ACCESS_ERR, and b's memory untouched. */
+static void test_rdma_remote_access_error(void)
+{
+    RdmaNode a, b;
+    Machine *m = rdma_pair(&a, &b);
+    QTestState *qts = m->qts;
+
+    qtest_writeq(qts, b.buf, 0x1122334455667788ull);
+    fill_pattern(qts, a.buf, 64, 9);
+    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey ^ 0x100, 0, 0);
+    rdma_post(&a, 2, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey, 0, 0);
+    rdma_expect(&a, 1, SNIC_WC_REM_ACCESS_ERR);
+    rdma_expect(&a, 2, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmphex(qtest_readq(qts, b.buf), ==, 0x1122334455667788ull);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);
+}
+
+/* UD: a datagram lands after its 40-byte GRH; a wrong Q_Key is dropped. */
+static void test_rdma_ud(void)
+{
+    static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
+    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
+                               "-netdev hubport,id=h1,hubid=0 "
+                               "-device snic,addr=04.0,netdev=h0,"
+                               "mac=02:00:00:00:00:01 "
+                               "-device snic,addr=05.0,netdev=h1,"
+                               "mac=02:00:00:00:00:02");
+    QTestState *qts = m->qts;
+    RdmaNode a, b;
+    RdmaNode *n[2] = { &a, &b };
+    struct snic_qp_attr at;
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    uint8_t grh[40];
+    unsigned i;
+
+    for (i = 0; i < 2; i++) {
+        Snic *s = snic_open(m, i ? SNIC_SLOT_B : SNIC_SLOT_A);
+
+        snic_enable(s);
+        rdma_node_init(n[i], s, i + 1, SNIC_QPT_UD);
+        memset(&at, 0, sizeof(at));
+        at.qp_state = cpu_to_le32(SNIC_QPS_INIT);
+        at.port_num = 1;
+        at.qkey = cpu_to_le32(0x1234);
+        rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                    SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_QKEY, &at);
+        at.qp_state = cpu_to_le32(SNIC_QPS_RTR);
+        rdma_modify(n[i], SNIC_QP_ATTR_STATE, &at);
+        at.qp_state = cpu_to_le32(SNIC_QPS_RTS);
+        rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &at);
+    }
+    fill_pattern(qts, a.buf, 1000, 5);
+    rdma_post_recv(&b, 50, 0x4000, 4096 + 40);
+    for (i = 0; i < 2; i++) {
+        memset(&w, 0, sizeof(w));
+        w.wr_id = cpu_to_le64(i + 1);
+        w.opcode = SNIC_WR_SEND;
+        w.flags = SNIC_WQE_SIGNALED;
+        w.num_sge = 1;
+        w.ud.av.dgid[10] = w.ud.av.dgid[11] = 0xff;
+        w.ud.av.dgid[12] = 10;
+        w.ud.av.dgid[15] = 2;
+        w.ud.av.sgid[10] = w.ud.av.sgid[11] = 0xff;
+        w.ud.av.sgid[12] = 10;
+        w.ud.av.sgid[15] = 1;
+        memcpy(w.ud.av.dmac, mac_b, 6);
+        w.ud.remote_qpn = cpu_to_le32(b.qpn);
+        w.ud.remote_qkey = cpu_to_le32(i ? 0x9999 : 0x1234);
+        w.sge[0].addr = cpu_to_le64(a.buf);
+        w.sge[0].length = cpu_to_le32(1000);
+        w.sge[0].lkey = cpu_to_le32(a.lkey);
+        qtest_memwrite(qts, a.sq + i * SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+        doorbell(a.s, 0, SNIC_DB_SQ, a.qpn, ++a.sq_pi);
+        rdma_expect(&a, i + 1, SNIC_WC_SUCCESS);    /* sent */
+    }
+    g_assert_true(rdma_poll(&b, &c));
+    g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, 50);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(le32_to_cpu(c.byte_len), ==, 40 + 1000);
+    g_assert_cmpuint(le32_to_cpu(c.src_qp), ==, a.qpn);
+    qtest_memread(qts, b.buf + 0x4000, grh, sizeof(grh));
+    g_assert_cmpuint(grh[20], ==, 0x45);            /* IPv4 in bytes 20-39 */
+    g_assert_cmpuint(grh[20 + 15], ==, 1);          /* from 10.0.0.1 */
+    assert_same(qts, a.buf, b.buf + 0x4000 + 40, 1000);
+    /* the datagram with the wrong Q_Key was dropped, not delivered */
+    g_assert_false(rdma_poll_for(&b, &c, 1000));        /* 10 ms */
+    g_assert_cmpuint(STAT(b.s, rdma_rx_dropped), ==, 1);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);
 }
 
 /* ---- PCI identity ---- */
@@ -973,5 +1400,9 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/eth/back-to-back", test_eth_back_to_back);
     qtest_add_func("/snic/eth/socket-peer", test_eth_socket_peer);
     qtest_add_func("/snic/eth/link-event", test_eth_link_event);
+    qtest_add_func("/snic/rdma/back-to-back", test_rdma_back_to_back);
+    qtest_add_func("/snic/rdma/remote-access-error",
+                   test_rdma_remote_access_error);
+    qtest_add_func("/snic/rdma/ud", test_rdma_ud);
     return g_test_run();
 }
