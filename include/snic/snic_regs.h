@@ -183,7 +183,10 @@ struct snic_stats {
     __le64 rdma_tx_packets;     /* RoCEv2 packets sent */
     __le64 rdma_rx_packets;     /* RoCEv2 packets received */
     __le64 rdma_rx_dropped;     /* ... malformed, for no QP, stale */
-    __le64 rsvd[8];
+    __le64 wire_drops_injected;     /* fault injection properties */
+    __le64 wire_dups_injected;
+    __le64 wire_reorders_injected;
+    __le64 rsvd[5];
 };
 _Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
 

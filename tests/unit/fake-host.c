@@ -178,12 +178,18 @@ static const SnicHostOps fake_ops = {
 
 FakeHost *fake_host_new(void)
 {
-    FakeHost *h = g_new0(FakeHost, 1);
-    SnicCoreConfig cfg = {
-        .num_db_pages = FAKE_DB_PAGES,
-        .num_vectors = FAKE_VECTORS,
-    };
+    SnicCoreConfig cfg = { 0 };
 
+    return fake_host_new_cfg(&cfg);
+}
+
+FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
+{
+    FakeHost *h = g_new0(FakeHost, 1);
+    SnicCoreConfig cfg = *config;
+
+    cfg.num_db_pages = FAKE_DB_PAGES;
+    cfg.num_vectors = FAKE_VECTORS;
     memcpy(cfg.mac, fake_mac, 6);
     h->mem = g_malloc0(FAKE_MEM_SIZE);
     h->frames = g_ptr_array_new_with_free_func(

@@ -59,6 +59,8 @@ typedef struct FakeHost {
 } FakeHost;
 
 FakeHost *fake_host_new(void);
+/* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
+FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
 
 /*
  * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),

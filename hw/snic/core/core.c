@@ -29,7 +29,9 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
         cf.num_vectors < 1 || cf.max_pd > SNIC_MAX_OBJECTS ||
         cf.max_mr > SNIC_MAX_OBJECTS ||
         cf.tlb_entries > SNIC_MAX_OBJECTS || cf.max_qp > SNIC_MAX_OBJECTS ||
-        cf.max_cq > SNIC_MAX_OBJECTS || cf.max_eq > SNIC_MAX_OBJECTS) {
+        cf.max_cq > SNIC_MAX_OBJECTS || cf.max_eq > SNIC_MAX_OBJECTS ||
+        cf.faults.drop_pct > 100 || cf.faults.dup_pct > 100 ||
+        cf.faults.reorder_pct > 100) {
         return NULL;
     }
     c = g_new0(SnicCore, 1);
@@ -37,6 +39,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->link_up = true;
+    snic_link_init(c, &cf.faults);
     if (snic_mr_init(c) || snic_qp_init(c)) {
         snic_core_free(c);
         return NULL;    /* tlb_entries is not a power of two */
@@ -47,6 +50,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
 
 void snic_core_free(SnicCore *c)
 {
+    snic_link_free(c);
     snic_qp_free(c);
     snic_mr_free(c);
     g_free(c);
@@ -67,6 +71,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     }
     snic_qp_reset(c);
     snic_mr_reset(c);
+    snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;
     c->ops->timer_mod(c->opaque, UINT64_MAX);
     /* Nothing the old state raised or held back may reach the new one. */
@@ -210,6 +215,7 @@ void snic_core_timer(SnicCore *c)
         snic_rdma_timer(c, now);
     }
     snic_timer_update(c);
+    snic_link_flush(c);
     snic_leave(c);
 }
 
@@ -224,6 +230,7 @@ bool snic_core_run(SnicCore *c, unsigned budget)
         more |= snic_eth_run(c, budget);
         more |= snic_rdma_run(c, budget);
     }
+    snic_link_flush(c);     /* the end of the burst */
     snic_leave(c);
     return more && snic_ready(c);
 }

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "snic_core.h"
+#include "link.h"
 #include "mr.h"
 #include "qp.h"
 #include "snic/snic_admin.h"
@@ -52,6 +53,7 @@ struct SnicCore {
     bool link_up;               /* physical link: survives every reset */
     unsigned busy;              /* nesting depth of core entry points */
     SnicResetKind reset_pending;
+    SnicLink link;              /* capture and fault injection */
 
     /* Object tables, sized by cfg; their contents are reset by hand. */
     SnicPd *pds;                /* [FIRST_HANDLE, max_pd] */

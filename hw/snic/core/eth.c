@@ -346,7 +346,7 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_LINK_DOWN, 0);
     } else {
         snic_trace(c, SNIC_TRACE_ETH_TX, qid, len, 0, 0);
-        c->ops->tx_frame(c->opaque, c->frame, len);
+        snic_link_tx(c, c->frame, len);
         snic_stat_inc(&c->stats.tx_frames);
         snic_stat_add(&c->stats.tx_bytes, len);
     }
@@ -498,6 +498,9 @@ ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
 
     snic_enter(c);
     ret = snic_eth_receive(c, buf, len);
+    if (ret) {
+        snic_link_rx(c, buf, len);  /* once, not each time it is retried */
+    }
     snic_leave(c);
     return ret;
 }

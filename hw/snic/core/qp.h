@@ -12,9 +12,6 @@
 #include "rdma.h"
 #include "snic/snic_admin.h"
 
-#define SNIC_DEFAULT_MAX_QP         1024
-#define SNIC_DEFAULT_MAX_CQ         1024
-#define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_MAX_CQE_LOG2           16
 #define SNIC_MAX_QP_WR_LOG2         14
 #define SNIC_MIN_QUEUE_LOG2         2

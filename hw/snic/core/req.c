@@ -245,7 +245,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
-    c->ops->tx_frame(c->opaque, c->rdma_frame, len);
+    snic_link_tx(c, c->rdma_frame, len);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "host.h"
+#include "link.h"
 #include "snic/snic_regs.h"
 
 /* Limits left 0 take the defaults below. */
@@ -24,6 +25,9 @@
 #define SNIC_DEFAULT_MAX_MR         4096
 #define SNIC_DEFAULT_MAX_MR_PAGES   (1u << 20)  /* 4 GiB of 4 KiB pages */
 #define SNIC_DEFAULT_TLB_ENTRIES    4096
+#define SNIC_DEFAULT_MAX_QP         1024
+#define SNIC_DEFAULT_MAX_CQ         1024
+#define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_MAX_OBJECTS            (1u << 20)
 
 typedef struct SnicCoreConfig {
@@ -37,6 +41,7 @@ typedef struct SnicCoreConfig {
     uint32_t max_qp;            /* RC/UD QPs besides the GSI QP */
     uint32_t max_cq;
     uint32_t max_eq;
+    SnicLinkFaults faults;      /* each percentage 0..100 */
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;
@@ -79,6 +84,9 @@ void snic_core_set_link(SnicCore *c, bool up);
 
 /* Current MAC address (it changes with SNIC_ADMIN_SET_MAC). */
 void snic_core_get_mac(SnicCore *c, uint8_t mac[6]);
+
+/* Capture every frame sent and received into 'pcap' (the core owns it). */
+void snic_core_set_pcap(SnicCore *c, SnicPcap *pcap);
 
 /* Little-endian snapshot of the device counters. */
 void snic_core_get_stats(SnicCore *c, struct snic_stats *out);
