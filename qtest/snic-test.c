@@ -11,6 +11,7 @@
 
 #include "qemu/osdep.h"
 #include <sys/socket.h>
+#include <glib/gstdio.h>
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "libqos/pci-pc.h"
@@ -503,17 +504,21 @@ static void rdma_expect(RdmaNode *n, uint64_t wr_id, uint8_t status)
     g_assert_cmpuint(c.status, ==, status);
 }
 
-/* Two snic devices on one hub, an RC QP each, connected to each other. */
-static Machine *rdma_pair(RdmaNode *a, RdmaNode *b)
+/*
+ * Two snic devices on one hub, an RC QP each, connected to each other;
+ * 'opt_a' and 'opt_b' are extra properties of each device.
+ */
+static Machine *rdma_pair_opts(RdmaNode *a, RdmaNode *b, const char *opt_a,
+                               const char *opt_b)
 {
     static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
     static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-netdev hubport,id=h1,hubid=0 "
-                               "-device snic,addr=04.0,netdev=h0,"
-                               "mac=02:00:00:00:00:01 "
-                               "-device snic,addr=05.0,netdev=h1,"
-                               "mac=02:00:00:00:00:02");
+    g_autofree char *args = g_strdup_printf(
+        "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
+        "-device snic,addr=04.0,netdev=h0,mac=02:00:00:00:00:01%s "
+        "-device snic,addr=05.0,netdev=h1,mac=02:00:00:00:00:02%s",
+        opt_a, opt_b);
+    Machine *m = machine_start(args);
     Snic *sa = snic_open(m, SNIC_SLOT_A), *sb = snic_open(m, SNIC_SLOT_B);
 
     snic_enable(sa);
@@ -525,6 +530,11 @@ static Machine *rdma_pair(RdmaNode *a, RdmaNode *b)
     rdma_connect(a, b);
     rdma_connect(b, a);
     return m;
+}
+
+static Machine *rdma_pair(RdmaNode *a, RdmaNode *b)
+{
+    return rdma_pair_opts(a, b, "", "");
 }
 
 static void fill_pattern(QTestState *qts, uint64_t addr, uint32_t len,
@@ -619,6 +629,131 @@ static void test_rdma_remote_access_error(void)
     g_assert_cmphex(qtest_readq(qts, b.buf), ==, 0x1122334455667788ull);
     snic_close(a.s);
     snic_close(b.s);
+    machine_stop(m);
+}
+
+/*
+ * Both devices drop 2 % of what they send (and duplicate and reorder
+ * some): 40 WRITEs, READs and SENDs all complete, in order, with the
+ * right bytes, through go-back-N retransmission.
+ */
+static void test_rdma_lossy(void)
+{
+    const char *faults = ",wire-drop=2,wire-dup=1,wire-reorder=1";
+    RdmaNode a, b;
+    Machine *m = rdma_pair_opts(&a, &b, faults, faults);
+    QTestState *qts = m->qts;
+    uint64_t drops;
+    unsigned i;
+
+    fill_pattern(qts, a.buf, 0x8000, 11);
+    fill_pattern(qts, b.buf + 0x8000, 0x8000, 12);
+    for (i = 0; i < 40; i++) {
+        uint32_t off = (i % 4) * 0x2000, len = 0x2000 - i * 64;
+
+        switch (i % 3) {
+        case 0:
+            rdma_post(&a, i, SNIC_WR_RDMA_WRITE, off, len, b.buf + off,
+                      b.lkey, 0, 0);
+            break;
+        case 1:
+            rdma_post(&a, i, SNIC_WR_RDMA_READ, 0x8000 + off, len,
+                      b.buf + 0x8000 + off, b.lkey, 0, 0);
+            break;
+        default:
+            rdma_post_recv(&b, 1000 + i, off, 0x2000);
+            rdma_post(&a, i, SNIC_WR_SEND, off, len, 0, 0, 0, 0);
+            break;
+        }
+        rdma_expect(&a, i, SNIC_WC_SUCCESS);
+        if (i % 3 == 2) {
+            rdma_expect(&b, 1000 + i, SNIC_WC_SUCCESS);
+        }
+        if (i % 3 == 1) {
+            assert_same(qts, a.buf + 0x8000 + off, b.buf + 0x8000 + off, len);
+        } else {
+            assert_same(qts, a.buf + off, b.buf + off, len);
+        }
+    }
+    drops = STAT(a.s, wire_drops_injected) + STAT(b.s, wire_drops_injected);
+    g_assert_cmpuint(drops, >, 0);
+    g_assert_cmpuint(STAT(a.s, guest_errors), ==, 0);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);
+}
+
+/* pcap= captures both directions: the file holds the whole exchange. */
+static void test_rdma_pcap(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("snic-qtest-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "a.pcap", NULL);
+    g_autofree char *opt = g_strdup_printf(",pcap=%s", path);
+    g_autofree char *data = NULL;
+    RdmaNode a, b;
+    Machine *m = rdma_pair_opts(&a, &b, opt, "");
+    size_t len, off;
+    unsigned frames = 0;
+
+    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 3000, b.buf, b.lkey, 0, 0);
+    rdma_expect(&a, 1, SNIC_WC_SUCCESS);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);                    /* closes the capture */
+
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    g_assert_cmpuint(len, >=, 24);
+    g_assert_cmphex((uint32_t)ldl_le_p(data), ==, 0xa1b23c4d);  /* ns */
+    for (off = 24; off + 16 <= len; frames++) {
+        off += 16 + (uint32_t)ldl_le_p(data + off + 8);
+    }
+    g_assert_cmpuint(off, ==, len);
+    /* 3 WRITE segments out, at least one ACK in */
+    g_assert_cmpuint(frames, >=, 4);
+    g_unlink(path);
+    g_rmdir(dir);
+}
+
+/* max-qps/max-cqs/max-mrs are reported and enforced. */
+static void test_rdma_limits(void)
+{
+    Machine *m = machine_start("-device snic,addr=04.0,max-qps=3,max-cqs=2,"
+                               "max-mrs=5");
+    Snic *s = snic_open(m, SNIC_SLOT_A);
+    struct snic_admin_cmd cmd;
+    struct snic_device_attr at;
+    RdmaNode n;
+    unsigned i;
+
+    snic_enable(s);
+    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    cmd.resp.resp_addr = cpu_to_le64(s->resp);
+    cmd.resp.resp_len = cpu_to_le32(sizeof(at));
+    admin_ok(s, &cmd);
+    qtest_memread(m->qts, s->resp, &at, sizeof(at));
+    g_assert_cmpuint(le32_to_cpu(at.max_qp), ==, 3);
+    g_assert_cmpuint(le32_to_cpu(at.max_cq), ==, 2);
+    g_assert_cmpuint(le32_to_cpu(at.max_mr), ==, 5);
+    rdma_node_init(&n, s, 1, SNIC_QPT_RC);      /* QP 1 of 3 */
+    for (i = 0; i < 3; i++) {
+        cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+        cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, n.sq, 1));
+        cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, n.rq, 1));
+        cmd.create_qp.sq_npages = cpu_to_le32(1);
+        cmd.create_qp.rq_npages = cpu_to_le32(1);
+        cmd.create_qp.pdn = cpu_to_le32(n.pdn);
+        cmd.create_qp.send_cqn = cpu_to_le32(n.cqn);
+        cmd.create_qp.recv_cqn = cpu_to_le32(n.cqn);
+        cmd.create_qp.type = SNIC_QPT_RC;
+        cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
+        cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
+        if (i < 2) {
+            admin_ok(s, &cmd);
+        } else {
+            g_assert_cmpuint(admin(s, &cmd, NULL), !=, SNIC_ADMIN_OK);
+        }
+    }
+    snic_close(s);
     machine_stop(m);
 }
 
@@ -803,6 +938,12 @@ static void test_bad_properties(void)
         { "doorbell-pages", 5000, "doorbell-pages=5000 is out of range" },
         { "tlb-entries", 0, "tlb-entries=0 must be a power of two" },
         { "tlb-entries", 100, "tlb-entries=100 must be a power of two" },
+        { "max-qps", 0, "max-qps=0 is out of range" },
+        { "max-cqs", 0, "max-cqs=0 is out of range" },
+        { "max-mrs", 2000000, "max-mrs=2000000 is out of range" },
+        { "wire-drop", 101, "wire-drop=101 is not a percentage" },
+        { "wire-dup", 200, "wire-dup=200 is not a percentage" },
+        { "wire-reorder", 101, "wire-reorder=101 is not a percentage" },
     };
     QTestState *qts = qtest_init(MACHINE
                                  "-device pcie-root-port,id=rp0,chassis=1");
@@ -1404,5 +1545,8 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/rdma/remote-access-error",
                    test_rdma_remote_access_error);
     qtest_add_func("/snic/rdma/ud", test_rdma_ud);
+    qtest_add_func("/snic/rdma/lossy", test_rdma_lossy);
+    qtest_add_func("/snic/rdma/pcap", test_rdma_pcap);
+    qtest_add_func("/snic/rdma/limits", test_rdma_limits);
     return g_test_run();
 }

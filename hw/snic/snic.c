@@ -29,6 +29,7 @@
 #include "net/net.h"
 #include "system/runstate.h"
 
+#include "core/pcap.h"
 #include "core/snic_core.h"
 #include "snic/snic_regs.h"
 #include "trace.h"
@@ -77,6 +78,14 @@ struct SnicState {
     uint32_t vectors;
     uint32_t db_pages;
     uint32_t tlb_entries;
+    uint32_t max_qps;
+    uint32_t max_cqs;
+    uint32_t max_mrs;
+    char *pcap;
+    uint32_t wire_drop;
+    uint32_t wire_dup;
+    uint32_t wire_reorder;
+    uint64_t wire_seed;
 };
 
 /* ---- host interface for the core ---- */
@@ -399,7 +408,33 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .num_db_pages = s->db_pages,
         .num_vectors = s->vectors,
         .tlb_entries = s->tlb_entries,
+        .max_qp = s->max_qps,
+        .max_cq = s->max_cqs,
+        .max_mr = s->max_mrs,
+        .faults = {
+            .drop_pct = s->wire_drop,
+            .dup_pct = s->wire_dup,
+            .reorder_pct = s->wire_reorder,
+            .seed = s->wire_seed,
+        },
     };
+    const struct {
+        const char *name;
+        uint32_t value, max;
+    } ranges[] = {
+        { "max-qps", s->max_qps, SNIC_MAX_OBJECTS },
+        { "max-cqs", s->max_cqs, SNIC_MAX_OBJECTS },
+        { "max-mrs", s->max_mrs, SNIC_MAX_OBJECTS },
+    };
+    const struct {
+        const char *name;
+        uint32_t pct;
+    } faults[] = {
+        { "wire-drop", s->wire_drop },
+        { "wire-dup", s->wire_dup },
+        { "wire-reorder", s->wire_reorder },
+    };
+    SnicPcap *pcap = NULL;
     unsigned v;
     int ret;
 
@@ -419,6 +454,29 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "snic: tlb-entries=%u must be a power of two in "
                    "1..%u", s->tlb_entries, SNIC_MAX_OBJECTS);
         return;
+    }
+
+    for (v = 0; v < ARRAY_SIZE(ranges); v++) {
+        if (ranges[v].value < 1 || ranges[v].value > ranges[v].max) {
+            error_setg(errp, "snic: %s=%u is out of range 1..%u",
+                       ranges[v].name, ranges[v].value, ranges[v].max);
+            return;
+        }
+    }
+    for (v = 0; v < ARRAY_SIZE(faults); v++) {
+        if (faults[v].pct > 100) {
+            error_setg(errp, "snic: %s=%u is not a percentage (0..100)",
+                       faults[v].name, faults[v].pct);
+            return;
+        }
+    }
+    if (s->pcap) {
+        pcap = snic_pcap_open(s->pcap);
+        if (!pcap) {
+            error_setg_errno(errp, errno, "snic: cannot create pcap=%s",
+                             s->pcap);
+            return;
+        }
     }
 
     pci_config_set_vendor_id(pdev->config, s->vendor_id);
@@ -443,7 +501,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     ret = pcie_endpoint_cap_init(pdev, SNIC_PCIE_CAP_OFFSET);
     if (ret < 0) {
         error_setg(errp, "snic: cannot add the PCIe capability (%d)", ret);
-        return;
+        goto err_pcap;
     }
     pcie_cap_flr_init(pdev);
     if (pci_pm_init(pdev, SNIC_PM_CAP_OFFSET, errp) < 0) {
@@ -480,6 +538,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
     s->core = snic_core_new(&cfg, &snic_host_ops, s);  /* cfg checked above */
+    if (pcap) {
+        snic_core_set_pcap(s->core, pcap);
+    }
     s->nic = qemu_new_nic(&snic_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), DEVICE(s)->id,
                           &DEVICE(s)->mem_reentrancy_guard, s);
@@ -496,6 +557,10 @@ err_msix:
     msix_uninit(pdev, &s->bar_msix, &s->bar_msix);
 err_pcie:
     pcie_cap_exit(pdev);
+err_pcap:
+    if (pcap) {
+        snic_pcap_close(pcap);
+    }
 }
 
 static void snic_exit(PCIDevice *pdev)
@@ -547,6 +612,14 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("doorbell-pages", SnicState, db_pages, 64),
     DEFINE_PROP_UINT32("tlb-entries", SnicState, tlb_entries,
                        SNIC_DEFAULT_TLB_ENTRIES),
+    DEFINE_PROP_UINT32("max-qps", SnicState, max_qps, SNIC_DEFAULT_MAX_QP),
+    DEFINE_PROP_UINT32("max-cqs", SnicState, max_cqs, SNIC_DEFAULT_MAX_CQ),
+    DEFINE_PROP_UINT32("max-mrs", SnicState, max_mrs, SNIC_DEFAULT_MAX_MR),
+    DEFINE_PROP_STRING("pcap", SnicState, pcap),
+    DEFINE_PROP_UINT32("wire-drop", SnicState, wire_drop, 0),
+    DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
+    DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
+    DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -587,6 +660,25 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "tlb-entries",
         "Entries of the on-device address translation cache (a power of "
         "two); misses read the MR's page list from guest memory");
+    object_class_property_set_description(klass, "max-qps",
+        "Number of RC/UD queue pairs besides the GSI QP (QUERY_DEVICE "
+        "reports it; CREATE_QP beyond it fails)");
+    object_class_property_set_description(klass, "max-cqs",
+        "Number of completion queues");
+    object_class_property_set_description(klass, "max-mrs",
+        "Number of memory regions");
+    object_class_property_set_description(klass, "pcap",
+        "Capture every frame the device sends or receives into this "
+        "pcap file (time stamps from the virtual clock)");
+    object_class_property_set_description(klass, "wire-drop",
+        "Percentage of transmitted frames dropped (fault injection)");
+    object_class_property_set_description(klass, "wire-dup",
+        "Percentage of transmitted frames sent twice (fault injection)");
+    object_class_property_set_description(klass, "wire-reorder",
+        "Percentage of transmitted frames held back behind the next one "
+        "(fault injection)");
+    object_class_property_set_description(klass, "wire-seed",
+        "Seed of the fault injection: same seed, same faults");
 }
 
 static const TypeInfo snic_info = {
