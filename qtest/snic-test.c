@@ -757,6 +757,118 @@ static void test_rdma_limits(void)
     machine_stop(m);
 }
 
+/*
+ * A driver gone wrong on device a: garbage in every BAR0 register and at
+ * every doorbell offset, malformed admin commands, a QP fed random WQEs.
+ * Afterwards the untouched QP pair still completes a WRITE.
+ */
+static void test_rdma_hostile_then_healthy(void)
+{
+    static const uint8_t creates[] = {
+        SNIC_ADMIN_ALLOC_PD, SNIC_ADMIN_REG_MR, SNIC_ADMIN_CREATE_EQ,
+        SNIC_ADMIN_CREATE_CQ, SNIC_ADMIN_CREATE_QP, SNIC_ADMIN_QUERY_QP,
+    };
+    RdmaNode a, b;
+    Machine *m = rdma_pair(&a, &b);
+    QTestState *qts = m->qts;
+    Snic *s = a.s;
+    struct snic_admin_cmd cmd;
+    uint32_t seed = 0x2545f491, i;
+    uint64_t off, vcq, vqp, vsq = alloc_pages(m, 1), vcq_ring;
+    struct snic_cqe cqe;
+
+    /* a victim QP with a CQ of its own, in RTS towards a QPN b lacks */
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    vcq_ring = alloc_pages(m, 1);
+    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(m, vcq_ring, 1));
+    cmd.create_cq.npages = cpu_to_le32(1);
+    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
+    cmd.create_cq.eqn = cpu_to_le32(a.eqn);
+    vcq = admin_ok(s, &cmd);
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, vsq, 1));
+    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, alloc_pages(m, 1),
+                                                      1));
+    cmd.create_qp.sq_npages = cpu_to_le32(1);
+    cmd.create_qp.rq_npages = cpu_to_le32(1);
+    cmd.create_qp.pdn = cpu_to_le32(a.pdn);
+    cmd.create_qp.send_cqn = cpu_to_le32(vcq);
+    cmd.create_qp.recv_cqn = cpu_to_le32(vcq);
+    cmd.create_qp.type = SNIC_QPT_RC;
+    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
+    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
+    vqp = admin_ok(s, &cmd);
+    {
+        RdmaNode v = a, ghost = b;
+
+        v.qpn = vqp;
+        ghost.qpn = 999;
+        rdma_connect(&v, &ghost);
+    }
+
+    /* random WQEs on the victim QP, then its doorbell */
+    for (i = 0; i < (1u << RDMA_SQ_LOG2) * SNIC_SQ_WQE_SIZE / 4; i++) {
+        seed = seed * 1103515245 + 12345;
+        qtest_writel(qts, vsq + i * 4, seed);
+    }
+    doorbell(s, 0, SNIC_DB_SQ, vqp, 1u << RDMA_SQ_LOG2);
+
+    /* malformed admin commands: garbage bodies, bad headers, op-codes */
+    for (i = 0; i < 64; i++) {
+        unsigned j;
+
+        for (j = 0; j < sizeof(cmd); j += 4) {
+            seed = seed * 1103515245 + 12345;
+            memcpy((uint8_t *)&cmd + j, &seed, 4);
+        }
+        cmd.hdr.opcode = i % 3 ? creates[i % sizeof(creates)] : 0x80 + i;
+        if (i % 4 == 1) {
+            cmd.hdr.version = SNIC_ADMIN_CMD_VERSION;
+            cmd.hdr.len = cpu_to_le16(sizeof(cmd.create_qp));
+        }
+        admin(s, &cmd, NULL);   /* any status, but it completes */
+    }
+
+    /* garbage at every doorbell offset, sparing the healthy queues */
+    for (off = 0; off < 64 * SNIC_DB_PAGE_SIZE; off += 8) {
+        uint64_t v;
+        uint32_t qid;
+
+        seed = seed * 1103515245 + 12345;
+        v = ((uint64_t)seed << 32) | (seed * 2654435761u);
+        qid = (v >> SNIC_DB_QID_SHIFT) & SNIC_DB_QID_MASK;
+        if (qid == a.qpn || qid == a.cqn || qid == a.eqn || qid == 0) {
+            continue;
+        }
+        qpci_io_writeq(s->dev, s->bar2, off, v);
+    }
+
+    /* garbage in every register but DEV_CTRL (that one resets by design) */
+    for (off = 0; off < SNIC_BAR0_SIZE; off += 4) {
+        seed = seed * 1103515245 + 12345;
+        if (off != SNIC_REG_DEV_CTRL) {
+            qpci_io_writel(s->dev, s->bar0, off, seed);
+        }
+    }
+    wr(s, SNIC_REG_INTR_MASK, 0);
+    wr(s, SNIC_REG_INTR_CAUSE, ~0u);
+    qtest_clock_step(qts, 1000 * 1000 * 1000);  /* let the victim fail */
+    g_assert_cmpuint(STAT(s, guest_errors), >, 0);
+    qtest_memread(qts, vcq_ring, &cqe, sizeof(cqe));
+    g_assert_cmphex(cqe.flags & SNIC_CQE_PHASE, ==, SNIC_CQE_PHASE);
+    g_assert_cmpuint(cqe.status, !=, SNIC_WC_SUCCESS);
+
+    /* the healthy pair still works */
+    fill_pattern(qts, a.buf, 6000, 21);
+    rdma_post(&a, 77, SNIC_WR_RDMA_WRITE, 0, 6000, b.buf + 0x2000, b.lkey,
+              0, 0);
+    rdma_expect(&a, 77, SNIC_WC_SUCCESS);
+    assert_same(qts, a.buf, b.buf + 0x2000, 6000);
+    snic_close(a.s);
+    snic_close(b.s);
+    machine_stop(m);
+}
+
 /* UD: a datagram lands after its 40-byte GRH; a wrong Q_Key is dropped. */
 static void test_rdma_ud(void)
 {
@@ -1548,5 +1660,7 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/rdma/lossy", test_rdma_lossy);
     qtest_add_func("/snic/rdma/pcap", test_rdma_pcap);
     qtest_add_func("/snic/rdma/limits", test_rdma_limits);
+    qtest_add_func("/snic/rdma/hostile-then-healthy",
+                   test_rdma_hostile_then_healthy);
     return g_test_run();
 }
