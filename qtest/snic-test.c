@@ -869,6 +869,30 @@ static void test_rdma_hostile_then_healthy(void)
     machine_stop(m);
 }
 
+/* Driver mistakes reach QEMU's log under -d guest_errors, named. */
+static void test_guest_error_log(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("snic-qtest-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "qemu.log", NULL);
+    g_autofree char *args = g_strdup_printf("-d guest_errors -D %s "
+                                            "-device snic,addr=04.0", path);
+    g_autofree char *log = NULL;
+    Machine *m = machine_start(args);
+    Snic *s = snic_open(m, SNIC_SLOT_A);
+
+    snic_enable(s);
+    doorbell(s, 0, SNIC_DB_SQ, 77, 1);          /* no such QP */
+    doorbell(s, 0, SNIC_DB_CQ, 5, 3);           /* no such CQ */
+    g_assert_cmpuint(STAT(s, guest_errors), ==, 2);
+    snic_close(s);
+    machine_stop(m);
+    g_assert_true(g_file_get_contents(path, &log, NULL, NULL));
+    g_assert_nonnull(strstr(log, "snic: doorbell page 0: QP 77 is not owned"));
+    g_assert_nonnull(strstr(log, "snic: doorbell page 0: CQ 5 is not owned"));
+    g_unlink(path);
+    g_rmdir(dir);
+}
+
 /* UD: a datagram lands after its 40-byte GRH; a wrong Q_Key is dropped. */
 static void test_rdma_ud(void)
 {
@@ -1660,6 +1684,7 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/rdma/lossy", test_rdma_lossy);
     qtest_add_func("/snic/rdma/pcap", test_rdma_pcap);
     qtest_add_func("/snic/rdma/limits", test_rdma_limits);
+    qtest_add_func("/snic/rdma/guest-error-log", test_guest_error_log);
     qtest_add_func("/snic/rdma/hostile-then-healthy",
                    test_rdma_hostile_then_healthy);
     return g_test_run();

@@ -108,6 +108,8 @@ static void test_cqe_phase_and_overrun(void)
     /* full: the next completion is an overrun -> async error, CQ stops */
     g_assert_cmpint(post(&e, 104, SNIC_WC_SUCCESS, false), ==, -1);
     g_assert_cmpuint(GUINT64_FROM_LE(cqe_at(&e, 0).wr_id), ==, 100);
+    g_assert_cmpuint(fake_guest_errors_matching(e.h, "overrun, 4 CQEs not "
+                                                "consumed"), ==, 1);
     {
         struct snic_aeqe a;
 

@@ -799,6 +799,36 @@ static void test_bad_wqe_opcode(void)
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
     g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
+    /* the driver's mistake is named in the guest-error log */
+    g_assert_cmpuint(fake_guest_errors_matching(a.h, "QP 2 SQ WQE 0: op-code "
+                                                "119 with 1 SGEs"), ==, 1);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+    snic_sim_free(sim);
+}
+
+/* A receive WQE with too many SGEs: named in the log, the QP fails. */
+static void test_bad_rq_wqe(void)
+{
+    SnicSim *sim = snic_sim_new(19);
+    Node a, b;
+    struct snic_cqe c;
+    struct snic_rq_wqe w;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 5, BUF, 100);
+    fake_read(b.h, RINGS + 0x11000, &w, sizeof(w));
+    w.num_sge = 200;
+    fake_write(b.h, RINGS + 0x11000, &w, sizeof(w));
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 5);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_cmpuint(fake_guest_errors_matching(b.h, "QP 2 RQ WQE 0: 200 "
+                                                "SGEs"), >=, 1);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, !=, SNIC_WC_SUCCESS);
     fake_host_free(a.h);
     fake_host_free(b.h);
     snic_sim_free(sim);
@@ -1152,6 +1182,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/remote-access-error", test_remote_access_error);
     g_test_add_func("/engine/local-protection-error",
                     test_local_protection_error);
+    g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
     g_test_add_func("/engine/error/local-after-inflight",
                     test_local_error_after_inflight);
     g_test_add_func("/engine/error/local-after-inflight-lossy",

@@ -56,6 +56,8 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
     }
     if (cq->tail - cq->head >= 1u << cq->log2_depth) {
         /* IBA: CQ overrun is an async error; the CQ stops. */
+        snic_guest_error(c, "CQ %u: overrun, %u CQEs not consumed", cqn,
+                         cq->tail - cq->head);
         cq->error = true;
         snic_aeq_post(c, SNIC_EVENT_CQ_ERROR, cqn);
         return -1;
@@ -67,6 +69,8 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
                                                        flags)) ||
         snic_mtt_write(c, &cq->ring, off + offsetof(struct snic_cqe, flags),
                        &e.flags, 1)) {
+        snic_guest_error(c, "CQ %u: ring not writable through its page list",
+                         cqn);
         cq->error = true;
         snic_aeq_post(c, SNIC_EVENT_CQ_ERROR, cqn);
         return -1;

@@ -157,6 +157,8 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+/* Read the current receive WQE; -1 (a guest error) if it is malformed. */
+int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,

@@ -38,7 +38,12 @@ int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
     uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
                    SNIC_SQ_WQE_SIZE;
 
-    return snic_mtt_read(c, &qp->sq, off, w, sizeof(*w)) ? -1 : 0;
+    if (snic_mtt_read(c, &qp->sq, off, w, sizeof(*w))) {
+        snic_guest_error(c, "QP %u SQ WQE %u: not readable through the SQ's "
+                         "page list", (unsigned)(qp - c->qps), index);
+        return -1;
+    }
+    return 0;
 }
 
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
@@ -426,6 +431,10 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
          w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
          !is_atomic(w.opcode))) {
+        snic_guest_error(c, "QP %u SQ WQE %u: op-code %u with %u SGEs is not "
+                         "a valid RC WQE (at most %u SGEs)",
+                         (unsigned)(qp - c->qps), r->sq_head, w.opcode,
+                         w.num_sge, SNIC_SQ_WQE_MAX_SGE);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     for (i = 0; i < w.num_sge; i++) {

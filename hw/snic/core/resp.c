@@ -59,14 +59,29 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
+int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w)
+{
+    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w, sizeof(*w))) {
+        snic_guest_error(c, "QP %u RQ WQE %u: not readable through the RQ's "
+                         "page list", (unsigned)(qp - c->qps), qp->rq_head);
+        return -1;
+    }
+    if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        snic_guest_error(c, "QP %u RQ WQE %u: %u SGEs, at most %u",
+                         (unsigned)(qp - c->qps), qp->rq_head, w->num_sge,
+                         SNIC_RQ_WQE_MAX_SGE);
+        return -1;
+    }
+    return 0;
+}
+
 /* Scatter into the current receive WQE at byte 'off' of its buffers. */
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)
 {
     struct snic_rq_wqe w;
 
-    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w)) ||
-        w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
+    if (snic_rq_fetch(c, qp, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     return snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, buf, len);

@@ -28,6 +28,10 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
 
     if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
         w->num_sge > SNIC_SQ_WQE_MAX_SGE || av->flags & ~SNIC_AV_IPV6) {
+        snic_guest_error(c, "QP %u SQ WQE %u: op-code %u with %u SGEs and AV "
+                         "flags 0x%x is not a valid UD WQE",
+                         (unsigned)(qp - c->qps), qp->sq_comp, w->opcode,
+                         w->num_sge, av->flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     for (i = 0; i < w->num_sge; i++) {
@@ -103,14 +107,11 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
 /* Bytes the current receive WQE holds; -1 if it cannot be read. */
 static int64_t rq_wqe_room(SnicCore *c, SnicQp *qp)
 {
-    uint64_t off = (uint64_t)(qp->rq_head & ((1u << qp->rq_log2_depth) - 1)) *
-                   SNIC_RQ_WQE_SIZE;
     struct snic_rq_wqe w;
     int64_t room = 0;
     unsigned i;
 
-    if (snic_mtt_read(c, &qp->rq, off, &w, sizeof(w)) ||
-        w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
+    if (snic_rq_fetch(c, qp, &w)) {
         return -1;
     }
     for (i = 0; i < w.num_sge; i++) {
