@@ -1,0 +1,196 @@
+/*
+ * libFuzzer target: RoCEv2 frames into the receive path of a node with RC
+ * SEND/WRITE/READ/atomic requests in flight, a UD and the GSI QP, receive
+ * WQEs posted. Record flags fix lengths, IPv4 checksum and ICRC after
+ * mutation so frames reach the transport. Rebuilt per input: exact replay.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "fuzz-host.h"
+#include "wire.h"
+
+#define MAX_FRAME       (SNIC_ETH_MAX_FRAME + 64)
+#define RQ_KEEP         8       /* receive WQEs kept posted per QP */
+
+static const uint8_t types[FZ_MAX_NODE_QP] = {
+    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI,
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/*
+ * Make a mutated frame consistent again: IP and UDP lengths from the
+ * frame length (RX_FIX_LEN), the IPv4 header checksum and the ICRC
+ * (RX_FIX_CRC). Frames too broken to locate the datagram stay as they are.
+ */
+static void fix_frame(uint8_t *f, size_t len, uint8_t flags)
+{
+    size_t off = SNIC_ETH_HDR_LEN, hlen, ip_len;
+    uint16_t type;
+    bool v6;
+    uint8_t *ip;
+    uint32_t crc;
+
+    if (len < SNIC_ETH_HDR_LEN + SNIC_VLAN_TAG_LEN) {
+        return;
+    }
+    type = get16(f + 12);
+    if (type == 0x8100) {
+        type = get16(f + 16);
+        off += SNIC_VLAN_TAG_LEN;
+    }
+    if (type != 0x0800 && type != 0x86dd) {
+        return;
+    }
+    v6 = type == 0x86dd;
+    hlen = v6 ? SNIC_IPV6_HDR_LEN : SNIC_IPV4_HDR_LEN;
+    if (len < off + hlen + SNIC_UDP_HDR_LEN) {
+        return;
+    }
+    ip = f + off;
+    if (flags & RX_FIX_LEN) {
+        ip_len = MIN(len - off, 0xffff);
+        put16(ip + (v6 ? 4 : 2), v6 ? ip_len - hlen : ip_len);
+        put16(ip + hlen + 4, ip_len - hlen);
+    }
+    ip_len = v6 ? hlen + get16(ip + 4) : get16(ip + 2);
+    if (!(flags & RX_FIX_CRC) || ip_len > len - off ||
+        ip_len < hlen + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN + SNIC_ICRC_LEN) {
+        return;
+    }
+    if (!v6) {
+        put16(ip + 10, 0);
+        put16(ip + 10, snic_ipv4_checksum(ip));
+    }
+    crc = snic_icrc(ip, ip_len - SNIC_ICRC_LEN, v6);
+    ip[ip_len - 4] = crc;
+    ip[ip_len - 3] = crc >> 8;
+    ip[ip_len - 2] = crc >> 16;
+    ip[ip_len - 1] = crc >> 24;
+}
+
+static void post_recv(FuzzNode *n, unsigned q)
+{
+    struct snic_rq_wqe w;
+    uint32_t slot = n->rq_pi[q] % (1u << FZ_RQ_LOG2);
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(0x100 * (q + 1) + n->rq_pi[q]);
+    w.num_sge = 2;
+    /* 2 x 2 KiB per WQE; QP q, slot s own [(q * 16 + s) * 1 KiB, + 4 KiB) */
+    w.sge[0].addr = GUINT64_TO_LE(FZ_MR_IOVA + (q * 16 + slot) * 1024);
+    w.sge[0].length = GUINT32_TO_LE(2048);
+    w.sge[0].lkey = GUINT32_TO_LE(FZ_LKEY);
+    w.sge[1] = w.sge[0];
+    w.sge[1].addr = GUINT64_TO_LE(FZ_MR_IOVA + (q * 16 + slot) * 1024 +
+                                  2048);
+    fz_post_recv(n, q, &w);
+}
+
+/* Keep RQ_KEEP receive WQEs posted on every QP that takes them. */
+static void refill(FuzzNode *n)
+{
+    SnicCore *c = n->h->core;
+    unsigned q;
+
+    for (q = 0; q < n->nqp; q++) {
+        const SnicQp *qp = &c->qps[n->qpn[q]];
+
+        if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_RESET) {
+            continue;   /* posting there flushes: no progress */
+        }
+        while (qp->rq_tail - qp->rq_head < RQ_KEEP) {
+            post_recv(n, q);
+            if (qp->rq_tail != n->rq_pi[q]) {
+                break;  /* refused */
+            }
+        }
+    }
+}
+
+static void post_send(FuzzNode *n, uint64_t wr_id, uint8_t opcode,
+                      uint32_t off, uint32_t len, uint32_t roff)
+{
+    struct snic_sq_wqe w;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = opcode;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.imm = GUINT32_TO_BE(0xabcd0000u + wr_id);
+    w.rdma.remote_addr = GUINT64_TO_LE(FZ_MR_IOVA + roff);
+    w.rdma.rkey = GUINT32_TO_LE(FZ_LKEY);
+    w.rdma.compare_add = GUINT64_TO_LE(5);
+    w.rdma.swap = GUINT64_TO_LE(7);
+    w.sge[0].addr = GUINT64_TO_LE(FZ_MR_IOVA + off);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(FZ_LKEY);
+    fz_post_send(n, 0, &w);
+}
+
+static void poll_all(FuzzNode *n)
+{
+    struct snic_cqe c;
+    unsigned i;
+
+    for (i = 0; i < (1u << FZ_CQ_LOG2) && fz_poll_cq(n, &c); i++) {
+        /* consumed so the CQ keeps going */
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static uint8_t frame[MAX_FRAME];
+    FuzzNode n;
+    unsigned records = 0;
+
+    fz_node_init(&n, NULL, NULL, FZ_IP(1), types, FZ_MAX_NODE_QP);
+    fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
+    fz_node_ud_up(&n, 1, FZ_QKEY);
+    fz_node_ud_up(&n, 2, SNIC_GSI_QKEY);
+    refill(&n);
+    /* requests in flight: see RX_REQ_* for the PSNs they occupy */
+    post_send(&n, 1, SNIC_WR_SEND, 0x8000, RX_SEND_LEN, 0);
+    post_send(&n, 2, SNIC_WR_RDMA_WRITE, 0x9000, RX_WRITE_LEN, 0x100);
+    post_send(&n, 3, SNIC_WR_RDMA_READ, 0xa000, RX_READ_LEN, 0x200);
+    post_send(&n, 4, SNIC_WR_ATOMIC_FETCH_ADD, 0xc000, 8, 0x300);
+    fz_run(n.h, 64);
+
+    while (size >= 3 && records++ < 64) {
+        uint8_t flags = data[0];
+        size_t len = MIN(get16(data + 1), size - 3);
+
+        len = MIN(len, sizeof(frame));
+        memcpy(frame, data + 3, len);
+        data += 3 + len;
+        size -= 3 + len;
+        fix_frame(frame, len, flags);
+        snic_core_receive(n.h->core, frame, len);
+        if (flags & RX_TIMER && n.h->timer_deadline != UINT64_MAX) {
+            fz_advance(n.h, n.h->timer_deadline > n.h->now ?
+                            n.h->timer_deadline - n.h->now : 0);
+        }
+        if (flags & (RX_RUN | RX_TIMER)) {
+            fz_run(n.h, 64);
+        }
+        poll_all(&n);
+        refill(&n);
+        fz_check(n.h);
+    }
+    fz_run(n.h, 64);
+    poll_all(&n);
+    fz_node_free(&n);
+    return 0;
+}

@@ -1,0 +1,329 @@
+/*
+ * libFuzzer target: fuzzer-written SQ/RQ WQEs, doorbells and QP state
+ * changes on two nodes (connected RC pair, UD QPs) on the simulated wire,
+ * faults picked by the first byte; bounded simulator runs, CQ polls. Both
+ * nodes are rebuilt per input on small fuzz hosts: cheap and exact replay.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "fuzz-host.h"
+
+#define EVENT_BUDGET    1500    /* simulator events per input */
+#define NQP             2       /* q 0: RC, q 1: UD */
+
+typedef struct Input {
+    const uint8_t *p;
+    size_t left;
+} Input;
+
+static void take(Input *in, void *buf, size_t n)
+{
+    size_t k = MIN(n, in->left);
+
+    memcpy(buf, in->p, k);
+    memset((uint8_t *)buf + k, 0, n - k);
+    in->p += k;
+    in->left -= k;
+}
+
+static uint8_t take8(Input *in)
+{
+    uint8_t v;
+
+    take(in, &v, 1);
+    return v;
+}
+
+static const SnicSimLinkConfig links[] = {
+    { .delay_ns = 1000 },
+    { .delay_ns = 2000, .loss = 0.1 },
+    { .delay_ns = 1000, .reorder = 0.2, .dup = 0.1 },
+    { .delay_ns = 1000, .bandwidth_bps = 10000000000ull, .corrupt = 0.05,
+      .ecn_threshold = 2000 },
+};
+
+/* The devices' own fault injection (drop, dup, reorder percent, seed) */
+static const SnicLinkFaults faults[] = {
+    { 0 },
+    { 5, 0, 0, 1 },
+    { 0, 10, 0, 1 },
+    { 0, 0, 30, 1 },
+    { 5, 5, 20, 1 },
+    { 0, 0, 100, 1 },
+    { 0, 100, 0, 1 },
+    { 0 },
+};
+
+static void fix_sge(struct snic_sge *s, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        uint64_t off = GUINT64_FROM_LE(s[i].addr) % FZ_BUF_LEN;
+        uint32_t len = GUINT32_FROM_LE(s[i].length) % 0x4000;
+
+        s[i].addr = GUINT64_TO_LE(FZ_MR_IOVA + off);
+        s[i].length = GUINT32_TO_LE(MIN(len, FZ_BUF_LEN - off));
+        s[i].lkey = GUINT32_TO_LE(FZ_LKEY);
+    }
+}
+
+/* Keys, addresses and peers that name live objects. */
+static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
+                     const FuzzNode *peer, unsigned q)
+{
+    static const uint8_t rc_ops[] = {
+        SNIC_WR_RDMA_WRITE, SNIC_WR_RDMA_WRITE_IMM, SNIC_WR_SEND,
+        SNIC_WR_SEND_IMM, SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_CMP_SWAP,
+        SNIC_WR_ATOMIC_FETCH_ADD, SNIC_WR_SEND_INV,
+    };
+
+    w->num_sge %= SNIC_SQ_WQE_MAX_SGE + 1;
+    fix_sge(w->sge, w->num_sge);
+    if (me->type[q] != SNIC_QPT_RC) {
+        w->opcode = w->opcode & 1 ? SNIC_WR_SEND_IMM : SNIC_WR_SEND;
+        fz_av(&w->ud.av, me->ip, peer->ip, w->ud.av.flags & SNIC_AV_IPV6);
+        w->ud.remote_qpn = GUINT32_TO_LE(peer->qpn[q]);
+        if (!(w->ud.remote_qkey & GUINT32_TO_LE(0x40000000))) {
+            w->ud.remote_qkey = GUINT32_TO_LE(FZ_QKEY);
+        }
+        return;
+    }
+    w->opcode = rc_ops[w->opcode % G_N_ELEMENTS(rc_ops)];
+    w->rdma.rkey = GUINT32_TO_LE(FZ_LKEY);
+    w->rdma.remote_addr = GUINT64_TO_LE(FZ_MR_IOVA +
+        GUINT64_FROM_LE(w->rdma.remote_addr) % FZ_BUF_LEN);
+    if (w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
+        w->opcode == SNIC_WR_ATOMIC_FETCH_ADD) {
+        w->rdma.remote_addr &= ~GUINT64_TO_LE(7);
+        w->num_sge = 1;
+        w->sge[0].length = GUINT32_TO_LE(8);
+        w->sge[0].addr &= ~GUINT64_TO_LE(7);
+    }
+}
+
+/* The driver's producer indices follow what the device accepted. */
+static void resync(FuzzNode *n)
+{
+    SnicCore *c = n->h->core;
+    unsigned q;
+
+    for (q = 0; q < n->nqp; q++) {
+        n->sq_pi[q] = c->qps[n->qpn[q]].sq_tail;
+        n->rq_pi[q] = c->qps[n->qpn[q]].rq_tail;
+    }
+    n->cq_ci = c->cqs[n->cqn].head;
+}
+
+static void doorbell(FuzzNode *n, unsigned q, bool page1, uint8_t type,
+                     uint32_t index)
+{
+    SnicCore *c = n->h->core;
+    const SnicQp *qp = &c->qps[n->qpn[q]];
+    uint32_t qid, base;
+    uint8_t t;
+
+    switch (type % 8) {
+    case 0:
+    case 6:
+        t = SNIC_DB_SQ;
+        qid = n->qpn[q];
+        base = qp->sq_tail;
+        break;
+    case 1:
+        t = SNIC_DB_RQ;
+        qid = n->qpn[q];
+        base = qp->rq_tail;
+        break;
+    case 2:
+    case 3:
+    case 4:
+        t = SNIC_DB_CQ + type % 8 - 2;
+        qid = n->cqn;
+        base = c->cqs[n->cqn].head;
+        break;
+    case 5:
+        t = SNIC_DB_EQ;
+        qid = n->eqn;
+        base = c->eqs[n->eqn].head;
+        break;
+    default:
+        t = type >> 3;
+        qid = index >> 24;
+        base = 0;
+        if (t == SNIC_DB_ADMIN_SQ || t == SNIC_DB_ADMIN_CQ) {
+            t = SNIC_DB_AEQ;    /* the admin queue is the harness's */
+        }
+        break;
+    }
+    /* top bit clear: an index a little past the current one */
+    index = index & 0x80000000u ? index : base + index % 20;
+    fz_doorbell(n->h, page1, t, qid, index);
+    resync(n);
+}
+
+/* Bring QP q back to RTS from RESET. */
+static void reconnect(FuzzNode *n, const FuzzNode *peer, unsigned q,
+                      bool ipv6)
+{
+    if (n->type[q] == SNIC_QPT_RC) {
+        fz_node_connect(n, q, peer->ip, peer->qpn[q], ipv6);
+    } else {
+        fz_node_ud_up(n, q, FZ_QKEY);
+    }
+}
+
+/* What a driver (or a broken one) does to a live QP besides posting. */
+static void ctrl(FuzzNode *n, const FuzzNode *peer, unsigned q, uint8_t what,
+                 bool ipv6)
+{
+    struct snic_qp_attr a;
+    uint64_t pbl;
+
+    memset(&a, 0, sizeof(a));
+    switch (what % 5) {
+    case 0:
+        snic_core_set_link(n->h->core, what & 0x80);
+        break;
+    case 1:
+        a.qp_state = GUINT32_TO_LE(SNIC_QPS_ERR);
+        fz_node_modify(n, q, SNIC_QP_ATTR_STATE, &a);
+        break;
+    case 2:
+        a.qp_state = GUINT32_TO_LE(SNIC_QPS_RESET);
+        fz_node_modify(n, q, SNIC_QP_ATTR_STATE, &a);
+        resync(n);
+        if (what & 0x80) {
+            reconnect(n, peer, q, ipv6);
+        }
+        break;
+    case 3:
+        /* RTS -> RTS: other rights, RNR timer or Q_Key */
+        a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+        a.qp_access_flags = GUINT32_TO_LE((what >> 3) & 0xe);
+        a.min_rnr_timer = what >> 3;
+        a.qkey = GUINT32_TO_LE(what & 0x80 ? FZ_QKEY : what);
+        fz_node_modify(n, q, SNIC_QP_ATTR_STATE |
+                       (n->type[q] == SNIC_QPT_RC ?
+                        SNIC_QP_ATTR_ACCESS_FLAGS |
+                        SNIC_QP_ATTR_MIN_RNR_TIMER : SNIC_QP_ATTR_QKEY), &a);
+        break;
+    case 4:
+        /* a ring page the device can no longer reach, or another page */
+        pbl = what & 0x10 ? FZ_PBL_RQ(q) : FZ_PBL_SQ(q);
+        fz_pbl(n->h, pbl, what & 0x80 ? FZ_MEM_BASE + FZ_MEM_SIZE :
+               FZ_BUF + (what >> 5) * 0x1000, 1, false);
+        break;
+    }
+}
+
+static void poll_all(FuzzNode *n)
+{
+    struct snic_cqe c;
+    unsigned i;
+
+    for (i = 0; i < (1u << FZ_CQ_LOG2) && fz_poll_cq(n, &c); i++) {
+        /* completions are consumed so the CQ keeps going */
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const uint8_t types[NQP] = { SNIC_QPT_RC, SNIC_QPT_UD };
+    Input in = { data, size };
+    uint64_t budget = EVENT_BUDGET;
+    FuzzNode node[2];
+    SnicSim *sim;
+    unsigned ops = 0;
+    uint8_t profile = take8(&in);
+    bool ipv6 = profile & 0x80;
+
+    sim = snic_sim_new(1);
+    fz_node_init(&node[0], sim, &faults[(profile >> 2) & 7], FZ_IP(1),
+                 types, NQP);
+    fz_node_init(&node[1], sim, &faults[(profile >> 2) & 7], FZ_IP(2),
+                 types, NQP);
+    node[0].h->peer = node[1].h->ep;
+    node[1].h->peer = node[0].h->ep;
+    snic_sim_connect(sim, node[0].h->ep, node[1].h->ep,
+                     &links[profile % G_N_ELEMENTS(links)]);
+    fz_node_connect(&node[0], 0, node[1].ip, node[1].qpn[0], ipv6);
+    fz_node_connect(&node[1], 0, node[0].ip, node[0].qpn[0], ipv6);
+    fz_node_ud_up(&node[0], 1, FZ_QKEY);
+    fz_node_ud_up(&node[1], 1, FZ_QKEY);
+
+    while (in.left && ops++ < 200) {
+        uint8_t op = take8(&in) % WQE_OP_COUNT;
+        uint8_t sel = take8(&in);
+        FuzzNode *me = &node[sel & 1], *peer = &node[!(sel & 1)];
+        unsigned q = ((sel >> 1) & 3) % NQP;
+
+        switch (op) {
+        case WQE_OP_SQ: {
+            struct snic_sq_wqe w;
+
+            take(&in, &w, sizeof(w));
+            if (sel & WQE_SEL_FIX) {
+                fix_send(&w, me, peer, q);
+            }
+            fz_post_send(me, q, &w);
+            resync(me);
+            break;
+        }
+        case WQE_OP_RQ: {
+            struct snic_rq_wqe w;
+
+            take(&in, &w, sizeof(w));
+            if (sel & WQE_SEL_FIX) {
+                w.num_sge %= SNIC_RQ_WQE_MAX_SGE + 1;
+                fix_sge(w.sge, w.num_sge);
+            }
+            fz_post_recv(me, q, &w);
+            resync(me);
+            break;
+        }
+        case WQE_OP_SLOT: {
+            struct snic_sq_wqe w;
+            uint8_t slot = take8(&in) % (1u << FZ_SQ_LOG2);
+
+            take(&in, &w, sizeof(w));
+            if (sel & WQE_SEL_FIX) {
+                fix_send(&w, me, peer, q);
+            }
+            fz_write(me->h, FZ_SQ_RING(q) + slot * SNIC_SQ_WQE_SIZE, &w,
+                     sizeof(w));
+            break;
+        }
+        case WQE_OP_DOORBELL: {
+            uint8_t type = take8(&in);
+            uint32_t index;
+
+            take(&in, &index, 4);
+            doorbell(me, q, sel & WQE_SEL_PAGE1, type, GUINT32_FROM_LE(index));
+            break;
+        }
+        case WQE_OP_RUN:
+            budget -= snic_sim_run(sim, MIN(budget, (sel + 1u) * 4));
+            break;
+        case WQE_OP_POLL:
+            poll_all(me);
+            break;
+        case WQE_OP_CTRL:
+            ctrl(me, peer, q, take8(&in), ipv6);
+            break;
+        }
+        fz_check(node[0].h);
+        fz_check(node[1].h);
+    }
+    snic_sim_run(sim, budget);
+    poll_all(&node[0]);
+    poll_all(&node[1]);
+    fz_check(node[0].h);
+    fz_check(node[1].h);
+    fz_node_free(&node[0]);
+    fz_node_free(&node[1]);
+    snic_sim_free(sim);
+    return 0;
+}
