@@ -640,8 +640,13 @@ static void test_rdma_remote_access_error(void)
 static void test_rdma_lossy(void)
 {
     const char *faults = ",wire-drop=2,wire-dup=1,wire-reorder=1";
+    const char *dir = g_getenv("SNIC_PCAP_DIR");
+    /* SNIC_PCAP_DIR: device a's capture, for tests/tshark/ */
+    g_autofree char *opt_a = dir ?
+        g_strdup_printf("%s,pcap=%s/device-lossy.pcap", faults, dir) :
+        g_strdup(faults);
     RdmaNode a, b;
-    Machine *m = rdma_pair_opts(&a, &b, faults, faults);
+    Machine *m = rdma_pair_opts(&a, &b, opt_a, faults);
     QTestState *qts = m->qts;
     uint64_t drops;
     unsigned i;
