@@ -320,6 +320,40 @@ static uint64_t admin_ok(Snic *s, struct snic_admin_cmd *cmd)
     return r;
 }
 
+/* CREATE_CQ on one page at 'ring' reporting to EQ 'eqn'; the CQ number. */
+static uint64_t rdma_create_cq(Snic *s, uint64_t ring, uint32_t eqn)
+{
+    struct snic_admin_cmd cmd;
+
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(s->m, ring, 1));
+    cmd.create_cq.npages = cpu_to_le32(1);
+    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
+    cmd.create_cq.eqn = cpu_to_le32(eqn);
+    return admin_ok(s, &cmd);
+}
+
+/* CREATE_QP with one-page SQ and RQ rings; the admin status. */
+static uint16_t rdma_create_qp(Snic *s, uint8_t type, uint32_t pdn,
+                               uint32_t cqn, uint64_t sq, uint64_t rq,
+                               uint64_t *qpn)
+{
+    struct snic_admin_cmd cmd;
+
+    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(s->m, sq, 1));
+    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(s->m, rq, 1));
+    cmd.create_qp.sq_npages = cpu_to_le32(1);
+    cmd.create_qp.rq_npages = cpu_to_le32(1);
+    cmd.create_qp.pdn = cpu_to_le32(pdn);
+    cmd.create_qp.send_cqn = cpu_to_le32(cqn);
+    cmd.create_qp.recv_cqn = cpu_to_le32(cqn);
+    cmd.create_qp.type = type;
+    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
+    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
+    return admin(s, &cmd, qpn);
+}
+
 static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
 {
     Machine *m = s->m;
@@ -342,24 +376,9 @@ static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
     cmd.create_eq.log2_depth = 4;
     cmd.create_eq.vector = cpu_to_le16(1);
     n->eqn = admin_ok(s, &cmd);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(m, n->cq, 1));
-    cmd.create_cq.npages = cpu_to_le32(1);
-    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
-    cmd.create_cq.eqn = cpu_to_le32(n->eqn);
-    n->cqn = admin_ok(s, &cmd);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, n->sq, 1));
-    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, n->rq, 1));
-    cmd.create_qp.sq_npages = cpu_to_le32(1);
-    cmd.create_qp.rq_npages = cpu_to_le32(1);
-    cmd.create_qp.pdn = cpu_to_le32(n->pdn);
-    cmd.create_qp.send_cqn = cpu_to_le32(n->cqn);
-    cmd.create_qp.recv_cqn = cpu_to_le32(n->cqn);
-    cmd.create_qp.type = qp_type;
-    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
-    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
-    n->qpn = admin_ok(s, &cmd);
+    n->cqn = rdma_create_cq(s, n->cq, n->eqn);
+    g_assert_cmpuint(rdma_create_qp(s, qp_type, n->pdn, n->cqn, n->sq, n->rq,
+                                    &n->qpn), ==, SNIC_ADMIN_OK);
     cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = cpu_to_le64(n->buf);
     cmd.reg_mr.length = cpu_to_le64(RDMA_PAGES * 4096);
@@ -741,21 +760,13 @@ static void test_rdma_limits(void)
     g_assert_cmpuint(le32_to_cpu(at.max_mr), ==, 5);
     rdma_node_init(&n, s, 1, SNIC_QPT_RC);      /* QP 1 of 3 */
     for (i = 0; i < 3; i++) {
-        cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-        cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, n.sq, 1));
-        cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, n.rq, 1));
-        cmd.create_qp.sq_npages = cpu_to_le32(1);
-        cmd.create_qp.rq_npages = cpu_to_le32(1);
-        cmd.create_qp.pdn = cpu_to_le32(n.pdn);
-        cmd.create_qp.send_cqn = cpu_to_le32(n.cqn);
-        cmd.create_qp.recv_cqn = cpu_to_le32(n.cqn);
-        cmd.create_qp.type = SNIC_QPT_RC;
-        cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
-        cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
+        uint16_t st = rdma_create_qp(s, SNIC_QPT_RC, n.pdn, n.cqn, n.sq, n.rq,
+                                     NULL);
+
         if (i < 2) {
-            admin_ok(s, &cmd);
+            g_assert_cmpuint(st, ==, SNIC_ADMIN_OK);
         } else {
-            g_assert_cmpuint(admin(s, &cmd, NULL), !=, SNIC_ADMIN_OK);
+            g_assert_cmpuint(st, !=, SNIC_ADMIN_OK);
         }
     }
     snic_close(s);
@@ -779,30 +790,15 @@ static void test_rdma_hostile_then_healthy(void)
     Snic *s = a.s;
     struct snic_admin_cmd cmd;
     uint32_t seed = 0x2545f491, i;
-    uint64_t off, vcq, vqp, vsq = alloc_pages(m, 1), vcq_ring;
+    uint64_t off, vcq, vqp, vsq = alloc_pages(m, 1);
+    uint64_t vcq_ring = alloc_pages(m, 1);
     struct snic_cqe cqe;
 
     /* a victim QP with a CQ of its own, in RTS towards a QPN b lacks */
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-    vcq_ring = alloc_pages(m, 1);
-    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(m, vcq_ring, 1));
-    cmd.create_cq.npages = cpu_to_le32(1);
-    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
-    cmd.create_cq.eqn = cpu_to_le32(a.eqn);
-    vcq = admin_ok(s, &cmd);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(m, vsq, 1));
-    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(m, alloc_pages(m, 1),
-                                                      1));
-    cmd.create_qp.sq_npages = cpu_to_le32(1);
-    cmd.create_qp.rq_npages = cpu_to_le32(1);
-    cmd.create_qp.pdn = cpu_to_le32(a.pdn);
-    cmd.create_qp.send_cqn = cpu_to_le32(vcq);
-    cmd.create_qp.recv_cqn = cpu_to_le32(vcq);
-    cmd.create_qp.type = SNIC_QPT_RC;
-    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
-    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
-    vqp = admin_ok(s, &cmd);
+    vcq = rdma_create_cq(s, vcq_ring, a.eqn);
+    g_assert_cmpuint(rdma_create_qp(s, SNIC_QPT_RC, a.pdn, vcq, vsq,
+                                    alloc_pages(m, 1), &vqp), ==,
+                     SNIC_ADMIN_OK);
     {
         RdmaNode v = a, ghost = b;
 
