@@ -113,8 +113,6 @@ int main(int argc, char **argv)
     printf("  per-QP state      : %8zu bytes\n", sizeof(SnicQp));
     g_free(src);
     g_free(dst);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
     return sink == 0xff ? 0 : 0;
 }

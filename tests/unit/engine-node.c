@@ -259,3 +259,10 @@ void node_pair_new(SnicSim *sim, Node *a, Node *b,
     node_connect(a, b, mtu, retry_cnt, rnr_retry);
     node_connect(b, a, mtu, retry_cnt, rnr_retry);
 }
+
+void node_pair_free(SnicSim *sim, Node *a, Node *b)
+{
+    fake_host_free(a->h);
+    fake_host_free(b->h);
+    snic_sim_free(sim);
+}

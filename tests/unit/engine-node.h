@@ -79,4 +79,7 @@ void node_pair_new(SnicSim *sim, Node *a, Node *b,
                    const SnicSimLinkConfig *link, uint8_t mtu,
                    uint8_t retry_cnt, uint8_t rnr_retry);
 
+/* Free both nodes and the simulator. */
+void node_pair_free(SnicSim *sim, Node *a, Node *b);
+
 #endif

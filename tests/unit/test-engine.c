@@ -63,9 +63,7 @@ static void test_send_recv(void)
     /* 10 segments of 1 KiB, not one more */
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 10);
     g_assert_false(node_poll_cq(&a, &c));
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_write_and_imm(void)
@@ -99,9 +97,7 @@ static void test_write_and_imm(void)
     g_assert_cmphex(GUINT32_FROM_BE(c.imm), ==, 0xdeadbeef);
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3);
     g_assert_false(node_poll_cq(&b, &c));
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /*
@@ -167,9 +163,7 @@ static void lossy_run(double loss, uint64_t seed_base)
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated,
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->reordered);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_lossless(void)
@@ -208,9 +202,7 @@ static void test_remote_access_error(void)
     g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
     g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_ERR);
     /* no byte after B's region end was written (BUF + BUF_LEN is past it) */
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_local_protection_error(void)
@@ -226,9 +218,7 @@ static void test_local_protection_error(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /*
@@ -274,9 +264,7 @@ static void local_error_after_inflight(double loss)
         /* nothing of WQE 2 or 3 went on the wire: 16 WRITE segments */
         g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, len / 4096);
     }
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_local_error_after_inflight(void)
@@ -303,9 +291,7 @@ static void test_rnr(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_RNR_RETRY_EXC_ERR);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 3);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 
     /* rnr_retry 7 retries for ever: a receive posted later is used */
     sim = snic_sim_new(6);
@@ -318,9 +304,7 @@ static void test_rnr(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_true(node_poll_cq(&b, &c));
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 10);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_retry_exceeded(void)
@@ -343,9 +327,7 @@ static void test_retry_exceeded(void)
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
     /* the timeout elapsed three times: ~1 ms each */
     g_assert_cmpuint(snic_sim_now(sim), >=, 3 * (4096ull << 8));
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_read(void)
@@ -379,9 +361,7 @@ static void test_read(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     /* requests: 4 + 1 + 1 */
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* READs, WRITEs and atomics interleaved on a lossy wire. */
@@ -468,9 +448,7 @@ static void test_read_atomic_lossy(void)
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
                    snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated);
     g_hash_table_destroy(seen);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_atomics(void)
@@ -503,9 +481,7 @@ static void test_atomics(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_read_access_error(void)
@@ -520,9 +496,7 @@ static void test_read_access_error(void)
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */
@@ -637,9 +611,7 @@ static void test_ud(void)
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_gsi(void)
@@ -662,9 +634,7 @@ static void test_gsi(void)
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 296);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000 + 40, 256), 256,
                     fake_ptr(a.h, BUF, 256), 256);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* Post with explicit flags and SGE key (error-path tests). */
@@ -744,9 +714,7 @@ static void test_send_imm_solicited(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 4);
     g_assert_false(node_poll_cq(&a, &c));
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_send_inv_refused(void)
@@ -761,9 +729,7 @@ static void test_send_inv_refused(void)
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 
     /* SEND Last with Invalidate, after a First the responder took */
     sim = snic_sim_new(19);
@@ -773,9 +739,7 @@ static void test_send_inv_refused(void)
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_bad_wqe_opcode(void)
@@ -802,9 +766,7 @@ static void test_bad_wqe_opcode(void)
     /* the driver's mistake is named in the guest-error log */
     g_assert_cmpuint(fake_guest_errors_matching(a.h, "QP 2 SQ WQE 0: op-code "
                                                 "119 with 1 SGEs"), ==, 1);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* A receive WQE with too many SGEs: named in the log, the QP fails. */
@@ -829,9 +791,7 @@ static void test_bad_rq_wqe(void)
                                                 "SGEs"), >=, 1);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, !=, SNIC_WC_SUCCESS);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* Receive-side failures: the receiver's CQE and the sender's NAK status. */
@@ -850,9 +810,7 @@ static void test_receive_errors(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 
     /* a receive WQE with a bad key: LOC_PROT_ERR there, REM_OP here */
     sim = snic_sim_new(18);
@@ -865,9 +823,7 @@ static void test_receive_errors(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_OP_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* Op-codes of every RoCEv2 frame in a pcap written by the simulator. */
@@ -1009,9 +965,7 @@ static void test_wqe_rewritten_in_flight(void)
     snic_sim_run(sim, 1000000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* A fatal NAK is not replaced by what arrives before it is sent. */
@@ -1031,9 +985,7 @@ static void test_fatal_nak_kept(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
     /* the second WRITE never ran at the responder */
     g_assert_cmpuint(b.h->core->qps[b.qpn].resp.msn, ==, 0);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /*
@@ -1060,9 +1012,7 @@ static void test_read_response_acks_before(void)
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 2);
     g_assert_cmpuint(a.h->core->qps[a.qpn].req.retry_left, ==, 7);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* Waiting out a long RNR delay is not a transport timeout. */
@@ -1087,9 +1037,7 @@ static void test_rnr_wait_is_not_timeout(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(snic_sim_now(sim), >=, 655360000);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* QP access rights apply to zero-length operations too. */
@@ -1111,9 +1059,7 @@ static void test_qp_access_zero_length(void)
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_REM_INV_REQ_ERR);
     g_assert_false(node_poll_cq(&b, &c) && c.status == SNIC_WC_SUCCESS);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* A datagram that does not fit is dropped; the GSI/UD QP lives on. */
@@ -1133,9 +1079,7 @@ static void test_ud_oversize_dropped(void)
     g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 140);
     g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
     g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
-    fake_host_free(a.h);
-    fake_host_free(b.h);
-    snic_sim_free(sim);
+    node_pair_free(sim, &a, &b);
 }
 
 /* A re-created queue never writes through a stale cached page address. */
