@@ -141,6 +141,7 @@ static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
             access & ~SNIC_ACCESS_LOCAL_WRITE || m->npages || m->pbl) {
             return SNIC_ADMIN_BAD_PARAM;
         }
+        m->page_shift = 0;      /* no pages: whatever was asked is unused */
         return SNIC_ADMIN_OK;
     }
     if ((m->page_shift != SNIC_PAGE_SHIFT_4K &&

@@ -108,8 +108,7 @@ static int page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
 static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
                                void *buf, size_t len, bool write)
 {
-    uint64_t page_size = 1ull << m->page_shift;
-    uint64_t off;
+    uint64_t page_size, off;
     uint8_t *p = buf;
 
     if (va < m->iova || len > m->length || va - m->iova > m->length - len) {
@@ -121,6 +120,7 @@ static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
 
         return r ? SNIC_XLATE_FAULT : SNIC_XLATE_OK;
     }
+    page_size = 1ull << m->page_shift;  /* 12 or 21: checked by REG_MR */
     /* offset from the start of the first page */
     off = (va - m->iova) + (m->iova & (page_size - 1));
     while (len) {
