@@ -968,6 +968,71 @@ static void test_wqe_rewritten_in_flight(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * A READ response implicitly acknowledges WQEs that were waiting for the
+ * one before it to fail locally: the QP fails there, and the response's
+ * bytes must not land in the READ's (flushed) buffer.
+ */
+static void test_response_after_local_error(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim;
+    Node a, b;
+    SnicQp *qp;
+    struct snic_cqe c;
+    struct snic_sq_wqe w;
+    uint8_t frame[2048], payload[100];
+    uint32_t read_psn;
+    SnicPkt p;
+    size_t len;
+
+    dead.loss = 1.0;
+    sim = snic_sim_new(42);
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    qp = &a.h->core->qps[a.qpn];
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 3, SNIC_WR_RDMA_READ, BUF + 0x1000, 100, BUF, b.lkey,
+                   0, a.lkey);
+    snic_sim_run_until(sim, 100000);            /* sent, and lost */
+    read_psn = qp->req.wqe[2].first_psn;
+    /* WQE 2's key goes bad: its retransmission fails locally */
+    fake_read(a.h, RINGS + 0x9000 + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    w.sge[0].lkey ^= 1;
+    fake_write(a.h, RINGS + 0x9000 + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    snic_sim_run_until(sim, 1600000);           /* one timeout */
+    g_assert_true(qp->req.local_err);
+    g_assert_cmpuint(qp->state, ==, SNIC_QPS_RTS);
+
+    /* b's READ response arrives, acknowledging WQEs 1 and 2 with it */
+    memset(&p, 0, sizeof(p));
+    memset(payload, 0xee, sizeof(payload));
+    snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
+    p.opcode = SNIC_OP_RC_READ_RESP_ONLY;
+    p.psn = read_psn;
+    p.aeth.msn = 3;
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    len = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpuint(len, >, 0);
+    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(qp->state, ==, SNIC_QPS_ERR);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(a.h, BUF + 0x1000, 1), !=, 0xee);
+    node_pair_free(sim, &a, &b);
+}
+
 /* A fatal NAK is not replaced by what arrives before it is sent. */
 static void test_fatal_nak_kept(void)
 {
@@ -1127,6 +1192,8 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/local-protection-error",
                     test_local_protection_error);
     g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
+    g_test_add_func("/engine/error/response-after-local-error",
+                    test_response_after_local_error);
     g_test_add_func("/engine/error/local-after-inflight",
                     test_local_error_after_inflight);
     g_test_add_func("/engine/error/local-after-inflight-lossy",

@@ -585,6 +585,9 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             snic_psn_cmp(barrier, p->psn) >= 0) {
             snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
             complete_acked(c, qp);
+            if (qp->state != SNIC_QPS_RTS) {
+                return -1;  /* a WQE before it failed: all is flushed */
+            }
         }
     }
     if (p->psn != r->dde.wnd_start) {
