@@ -1033,6 +1033,47 @@ static void test_response_after_local_error(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * A fatal NAK for a WRITE behind a READ whose response was lost: the
+ * WRITE gets the error, the READ is flushed.
+ */
+static void test_fatal_nak_names_its_wqe(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim;
+    Node a, b;
+    struct snic_cqe c;
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t len;
+
+    dead.loss = 1.0;
+    sim = snic_sim_new(43);
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey ^ 4, 0,
+                   a.lkey);
+    snic_sim_run_until(sim, 100000);            /* sent, and lost */
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = a.h->core->qps[a.qpn].req.wqe[1].first_psn;
+    p.aeth.syndrome = (3 << 5) | 2;             /* NAK remote access */
+    len = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpuint(len, >, 0);
+    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ACCESS_ERR);
+    node_pair_free(sim, &a, &b);
+}
+
 /* A fatal NAK is not replaced by what arrives before it is sent. */
 static void test_fatal_nak_kept(void)
 {
@@ -1194,6 +1235,8 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
     g_test_add_func("/engine/error/response-after-local-error",
                     test_response_after_local_error);
+    g_test_add_func("/engine/error/fatal-nak-names-its-wqe",
+                    test_fatal_nak_names_its_wqe);
     g_test_add_func("/engine/error/local-after-inflight",
                     test_local_error_after_inflight);
     g_test_add_func("/engine/error/local-after-inflight-lossy",

@@ -653,6 +653,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
     uint32_t barrier;
+    int64_t idx;
 
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
         snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
@@ -710,17 +711,16 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                 break;
             }
 fatal_nak:
-            switch (syn & 0x1f) {
-            case 1:
-                snic_req_fail(c, qp, SNIC_WC_REM_INV_REQ_ERR);
-                return;
-            case 2:
-                snic_req_fail(c, qp, SNIC_WC_REM_ACCESS_ERR);
-                return;
-            default:
-                snic_req_fail(c, qp, SNIC_WC_REM_OP_ERR);
-                return;
-            }
+            /*
+             * The NAK names the failed request by its PSN; a READ before
+             * it whose response was lost is flushed, not blamed.
+             */
+            idx = wqe_of_psn(qp, p->psn);
+            fail_at(c, qp, idx < 0 ? qp->sq_comp : (uint32_t)idx,
+                    (syn & 0x1f) == 1 ? SNIC_WC_REM_INV_REQ_ERR :
+                    (syn & 0x1f) == 2 ? SNIC_WC_REM_ACCESS_ERR :
+                    SNIC_WC_REM_OP_ERR);
+            return;
         default:
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
