@@ -192,29 +192,22 @@ void snic_timer_hint(SnicCore *c, uint64_t deadline)
     }
 }
 
-/* Re-arm the single host timer for the earliest pending deadline. */
-void snic_timer_update(SnicCore *c)
-{
-    uint64_t next = MIN(snic_eth_irq_timer(c, 0), snic_rdma_timer(c, 0));
-
-    if (next != c->timer_deadline) {
-        c->timer_deadline = next;
-        c->ops->timer_mod(c->opaque, next);
-    }
-}
-
 void snic_core_timer(SnicCore *c)
 {
-    uint64_t now;
+    uint64_t now, next;
 
     snic_enter(c);
     now = c->ops->now_ns(c->opaque);
     c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
-    snic_eth_irq_timer(c, now);
+    /* one pass fires what is due and finds the earliest deadline left */
+    next = snic_eth_irq_timer(c, now);
     if (snic_ready(c)) {
-        snic_rdma_timer(c, now);
+        next = MIN(next, snic_rdma_timer(c, now));
     }
-    snic_timer_update(c);
+    if (next != c->timer_deadline) {
+        c->timer_deadline = next;
+        c->ops->timer_mod(c->opaque, next);
+    }
     snic_link_flush(c);
     snic_leave(c);
 }

@@ -132,7 +132,6 @@ int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
 void snic_raise_irq(SnicCore *c, unsigned vector);
 void snic_intr_cause(SnicCore *c, uint32_t cause);
-void snic_timer_update(SnicCore *c);
 void snic_timer_hint(SnicCore *c, uint64_t deadline);
 
 /* admin.c */

@@ -41,7 +41,7 @@ void snic_link_reset(SnicCore *c);
 
 /* Send a frame the link is up for; 'frame' may be reused on return. */
 void snic_link_tx(SnicCore *c, const void *frame, size_t len);
-/* Capture a received frame before the device looks at it. */
+/* Capture a received frame the device consumed (once, not per retry). */
 void snic_link_rx(SnicCore *c, const void *frame, size_t len);
 /* End of a burst: a frame still held back goes out now. */
 void snic_link_flush(SnicCore *c);

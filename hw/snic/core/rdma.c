@@ -72,17 +72,26 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     }
 }
 
+/* In ERR, work posted is flushed at once (IBA 10.3.1); true in ERR. */
+static bool flushed_in_err(SnicCore *c, SnicQp *qp)
+{
+    if (qp->state != SNIC_QPS_ERR) {
+        return false;
+    }
+    if (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail) {
+        snic_rdma_qp_error(c, qp);
+    }
+    return true;
+}
+
 /* One QP's share of engine work; true if it has more. */
 static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
     bool more = false;
 
     if (qp->type != SNIC_QPT_RC) {
-        if (qp->state == SNIC_QPS_ERR &&
-            (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail)) {
-            snic_rdma_qp_error(c, qp);
-        }
-        return qp->state == SNIC_QPS_RTS && snic_ud_run(c, qp, budget);
+        return !flushed_in_err(c, qp) && qp->state == SNIC_QPS_RTS &&
+               snic_ud_run(c, qp, budget);
     }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */
@@ -91,12 +100,8 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
     if (!more && qp->resp.ack_pending) {
         snic_resp_send_ack(c, qp);
     }
-    if (qp->state == SNIC_QPS_ERR) {
-        /* work posted in ERR is flushed at once (IBA 10.3.1) */
-        if (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail) {
-            snic_rdma_qp_error(c, qp);
-        }
-        return false;
+    if (flushed_in_err(c, qp)) {
+        return false;       /* after the (fatal) NAK above went out */
     }
     if (qp->state == SNIC_QPS_RTS) {
         more |= snic_req_run(c, qp, budget);
