@@ -185,7 +185,9 @@ enum snic_wr_opcode {
 
 #define SNIC_WQE_SIGNALED       (1u << 0)   /* completion even on success */
 #define SNIC_WQE_SOLICITED      (1u << 1)
-#define SNIC_WQE_FENCE          (1u << 2)
+#define SNIC_WQE_FENCE          (1u << 2)   /* after earlier READ/atomic */
+#define SNIC_WQE_FLAGS_ALL      (SNIC_WQE_SIGNALED | SNIC_WQE_SOLICITED | \
+                                 SNIC_WQE_FENCE)
 
 #define SNIC_SQ_WQE_MAX_SGE     3
 #define SNIC_RQ_WQE_MAX_SGE     3

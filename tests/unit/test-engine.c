@@ -658,6 +658,48 @@ static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
     fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
 }
 
+/*
+ * A fenced WQE waits until the READ before it completes; an unfenced one
+ * goes out at once. A WQE with undefined flags is refused.
+ */
+static void test_fence_and_flags(void)
+{
+    unsigned fenced;
+
+    for (fenced = 0; fenced < 2; fenced++) {
+        SnicSim *sim = snic_sim_new(44);
+        Node a, b;
+        struct snic_cqe c;
+
+        node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        node_post_recv(&b, 9, BUF + 0x10000, 100);
+        node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF + 0x2000, 100, BUF,
+                       b.lkey, 0, a.lkey);
+        post_raw(&a, 2, SNIC_WR_SEND,
+                 SNIC_WQE_SIGNALED | (fenced ? SNIC_WQE_FENCE : 0), 10, 0);
+        snic_sim_run_until(sim, 1000);      /* the READ is on its way */
+        g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, (fenced ? 1 : 2));
+        snic_sim_run(sim, 100000);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 2);
+
+        if (fenced) {
+            post_raw(&a, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED | 0x80, 10, 0);
+            snic_sim_run(sim, 100000);
+            g_assert_true(node_poll_cq(&a, &c));
+            g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+            g_assert_cmpuint(fake_guest_errors_matching(a.h, "undefined "
+                                                        "flags 0x81"), ==, 1);
+        }
+        node_pair_free(sim, &a, &b);
+    }
+}
+
 static void test_send_imm_solicited(void)
 {
     SnicSim *sim = snic_sim_new(14);
@@ -1233,6 +1275,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/local-protection-error",
                     test_local_protection_error);
     g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
+    g_test_add_func("/engine/fence-and-flags", test_fence_and_flags);
     g_test_add_func("/engine/error/response-after-local-error",
                     test_response_after_local_error);
     g_test_add_func("/engine/error/fatal-nak-names-its-wqe",

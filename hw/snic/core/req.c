@@ -412,7 +412,7 @@ static unsigned rd_atomic_in_flight(SnicQp *qp)
     return n;
 }
 
-#define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic limit) */
+#define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic, fence) */
 
 /* Start the WQE at sq_head: validate it and record its PSN range. */
 static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
@@ -437,11 +437,20 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
                          w.num_sge, SNIC_SQ_WQE_MAX_SGE);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
+    if (w.flags & ~SNIC_WQE_FLAGS_ALL) {
+        snic_guest_error(c, "QP %u SQ WQE %u: undefined flags 0x%x",
+                         (unsigned)(qp - c->qps), r->sq_head, w.flags);
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
     for (i = 0; i < w.num_sge; i++) {
         len += GUINT32_FROM_LE(w.sge[i].length);
     }
     if (len > (1ull << 31) || (is_atomic(w.opcode) && len != 8)) {
         return SNIC_WC_LOC_LEN_ERR;
+    }
+    /* the fence indicator: wait for earlier READs and atomics to finish */
+    if (w.flags & SNIC_WQE_FENCE && rd_atomic_in_flight(qp)) {
+        return SNIC_WQE_WAIT;
     }
     if (is_read(w.opcode) || is_atomic(w.opcode)) {
         if (!qp->attr.max_rd_atomic) {

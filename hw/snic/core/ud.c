@@ -27,11 +27,12 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
     uint8_t st;
 
     if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
-        w->num_sge > SNIC_SQ_WQE_MAX_SGE || av->flags & ~SNIC_AV_IPV6) {
+        w->num_sge > SNIC_SQ_WQE_MAX_SGE || av->flags & ~SNIC_AV_IPV6 ||
+        w->flags & ~SNIC_WQE_FLAGS_ALL) {
         snic_guest_error(c, "QP %u SQ WQE %u: op-code %u with %u SGEs and AV "
-                         "flags 0x%x is not a valid UD WQE",
+                         "flags 0x%x (WQE flags 0x%x) is not a valid UD WQE",
                          (unsigned)(qp - c->qps), qp->sq_comp, w->opcode,
-                         w->num_sge, av->flags);
+                         w->num_sge, av->flags, w->flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     for (i = 0; i < w->num_sge; i++) {
