@@ -537,7 +537,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_timer_cb, s);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
-    s->core = snic_core_new(&cfg, &snic_host_ops, s);  /* cfg checked above */
+    s->core = snic_core_new(&cfg, &snic_host_ops, s);
+    assert(s->core);    /* every field was range-checked above */
     if (pcap) {
         snic_core_set_pcap(s->core, pcap);
     }

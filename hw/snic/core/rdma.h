@@ -185,7 +185,4 @@ void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
                    bool retransmit);
 uint32_t snic_dde_outstanding(const SnicReq *r);
 
-/* per-QP on-NIC transport state, in bytes */
-#define SNIC_QP_STATE_BYTES (sizeof(SnicReq) + sizeof(SnicResp))
-
 #endif /* SNIC_CORE_RDMA_H */
