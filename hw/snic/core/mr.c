@@ -218,12 +218,19 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     return SNIC_ADMIN_OK;
 }
 
+/* WQEs are re-read for every segment: their SGE count is checked here. */
+_Static_assert(SNIC_SQ_WQE_MAX_SGE == SNIC_RQ_WQE_MAX_SGE, "one SGE limit");
+
 /* One of 'out' (gather) and 'in' (scatter) is NULL. */
 static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
                         unsigned num_sge, uint32_t off, uint8_t *out,
                         const uint8_t *in, uint32_t len)
 {
     unsigned i;
+
+    if (num_sge > SNIC_SQ_WQE_MAX_SGE) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
 
     for (i = 0; i < num_sge && len; i++) {
         uint32_t sl = GUINT32_FROM_LE(sge[i].length);

@@ -170,8 +170,6 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
 /* req.c: gather [off, off + len) of a send WQE's buffers */
-uint8_t snic_sq_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
-                       uint32_t off, uint8_t *buf, uint32_t len);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);

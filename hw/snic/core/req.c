@@ -253,29 +253,6 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
     snic_link_tx(c, c->rdma_frame, len);
 }
 
-/*
- * Copy [off, off + len) of the message described by the WQE's SGEs out of
- * (gather) or into (scatter, READ and atomic results) local memory.
- */
-static uint8_t sge_copy(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
-                        uint32_t off, uint8_t *buf, uint32_t len, bool into)
-{
-    /* the WQE is re-read for every segment: never trust it twice */
-    if (w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
-        return SNIC_WC_LOC_QP_OP_ERR;
-    }
-    return into ? snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, off, buf,
-                                   len) :
-                  snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf,
-                                  len);
-}
-
-uint8_t snic_sq_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
-                       uint32_t off, uint8_t *buf, uint32_t len)
-{
-    return sge_copy(c, qp, w, off, buf, len, false);
-}
-
 static bool is_read(uint8_t op)
 {
     return op == SNIC_WR_RDMA_READ;
@@ -378,7 +355,8 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         p.atomic.compare = cas ? GUINT64_FROM_LE(w.rdma.compare_add) : 0;
         p.ackreq = true;
     } else {
-        st = sge_copy(c, qp, &w, off, c->rdma_payload, len, false);
+        st = snic_sge_gather(c, qp->pdn, w.sge, w.num_sge, off,
+                             c->rdma_payload, len);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -622,7 +600,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (atomic_ack) {
         uint64_t orig = GUINT64_TO_LE(p->atomic_ack);
 
-        st = sge_copy(c, qp, &w, 0, (uint8_t *)&orig, 8, true);
+        st = snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, 0, &orig, 8);
     } else {
         /* the position within its chunk decides the op-code */
         s = (p->psn - info->first_psn) & SNIC_PSN_MASK;
@@ -644,7 +622,8 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
             return -1;
         }
-        st = sge_copy(c, qp, &w, off, (uint8_t *)p->payload, want, true);
+        st = snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
+                              want);
     }
     if (st != SNIC_WC_SUCCESS) {
         fail_local(c, qp, idx, st);

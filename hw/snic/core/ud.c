@@ -42,7 +42,8 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
     }
     *len = total;
-    st = snic_sq_gather(c, qp, w, 0, c->rdma_payload, total);
+    st = snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, 0, c->rdma_payload,
+                         total);
     if (st != SNIC_WC_SUCCESS) {
         return st;
     }
