@@ -1116,6 +1116,51 @@ static void test_fatal_nak_names_its_wqe(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * A READ response behind a READ whose response was lost still
+ * acknowledges the WRITE before the lost one: only the lost READ and
+ * what follows it are sent again.
+ */
+static void test_response_acks_up_to_lost_read(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim;
+    Node a, b;
+    SnicQp *qp;
+    struct snic_cqe c;
+    uint8_t frame[512], payload[100] = { 0 };
+    SnicPkt p;
+    size_t len;
+
+    dead.loss = 1.0;
+    sim = snic_sim_new(45);
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    qp = &a.h->core->qps[a.qpn];
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 0x1000, 100, BUF, b.lkey,
+                   0, a.lkey);
+    node_post_send(&a, 3, SNIC_WR_RDMA_READ, BUF + 0x2000, 100, BUF, b.lkey,
+                   0, a.lkey);
+    snic_sim_run_until(sim, 100000);            /* sent, and lost */
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
+    p.opcode = SNIC_OP_RC_READ_RESP_ONLY;
+    p.psn = qp->req.wqe[2].first_psn;           /* READ 3's response */
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    len = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_false(node_poll_cq(&a, &c));
+    g_assert_cmpuint(qp->req.dde.wnd_start, ==, qp->req.wqe[1].first_psn);
+    node_pair_free(sim, &a, &b);
+}
+
 /* A fatal NAK is not replaced by what arrives before it is sent. */
 static void test_fatal_nak_kept(void)
 {
@@ -1280,6 +1325,8 @@ int main(int argc, char **argv)
                     test_response_after_local_error);
     g_test_add_func("/engine/error/fatal-nak-names-its-wqe",
                     test_fatal_nak_names_its_wqe);
+    g_test_add_func("/engine/response-acks-up-to-lost-read",
+                    test_response_acks_up_to_lost_read);
     g_test_add_func("/engine/error/local-after-inflight",
                     test_local_error_after_inflight);
     g_test_add_func("/engine/error/local-after-inflight-lossy",

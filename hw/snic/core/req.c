@@ -541,6 +541,24 @@ static bool rd_atomic_barrier(SnicQp *qp, uint32_t *barrier)
 }
 
 /*
+ * An ACK, NAK or response acknowledges every PSN up to 'upto' - except
+ * READ/atomic PSNs whose responses did not arrive: those were lost (IBA
+ * 9.7.5.1.4). Acknowledge up to the first of them and complete what that
+ * covers; true if a missing response stopped it (resume from wnd_start).
+ */
+static bool ack_implied(SnicCore *c, SnicQp *qp, uint32_t upto)
+{
+    uint32_t barrier;
+    bool stopped = rd_atomic_barrier(qp, &barrier) &&
+                   snic_psn_cmp(upto, barrier) >= 0;
+
+    snic_dde_ack_upto(&qp->req,
+                      stopped ? (barrier - 1) & SNIC_PSN_MASK : upto);
+    complete_acked(c, qp);
+    return stopped;
+}
+
+/*
  * A READ response or atomic ACK for psn, which must be the next one.
  * Returns 1 with feedback for the program, 0 to drop it silently, -1 if
  * it failed the QP.
@@ -560,21 +578,10 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return 0;   /* a duplicate of a response already taken */
     }
     if (p->psn != r->dde.wnd_start) {
-        uint32_t barrier;
-
-        /*
-         * A response implicitly acknowledges the requests before it
-         * (IBA 9.7.5.1.4) - unless a READ/atomic response before it is
-         * missing; then resume from that one, once, and drop the rest
-         * until it comes.
-         */
-        if (!rd_atomic_barrier(qp, &barrier) ||
-            snic_psn_cmp(barrier, p->psn) >= 0) {
-            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
-            complete_acked(c, qp);
-            if (qp->state != SNIC_QPS_RTS) {
-                return -1;  /* a WQE before it failed: all is flushed */
-            }
+        /* if a response before it is missing, resume from that one, once */
+        ack_implied(c, qp, (p->psn - 1) & SNIC_PSN_MASK);
+        if (qp->state != SNIC_QPS_RTS) {
+            return -1;      /* a WQE before it failed: all is flushed */
         }
     }
     if (p->psn != r->dde.wnd_start) {
@@ -640,7 +647,6 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint8_t syn = p->aeth.syndrome;
     SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
-    uint32_t barrier;
     int64_t idx;
 
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
@@ -658,47 +664,24 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             return;
         }
     } else {
-        /*
-         * Any ACK or NAK acknowledges what precedes it, but never READ or
-         * atomic PSNs whose responses did not arrive: those were lost.
-         */
-        uint32_t upto = syn >> 5 ? (p->psn - 1) & SNIC_PSN_MASK : p->psn;
+        uint8_t kind = syn >> 5;
+        bool fatal = kind == 3 && (syn & 0x1f);
+        bool stopped;
 
-        if (rd_atomic_barrier(qp, &barrier) &&
-            snic_psn_cmp(upto, barrier) >= 0) {
-            snic_dde_ack_upto(r, (barrier - 1) & SNIC_PSN_MASK);
-            complete_acked(c, qp);
-            if ((syn >> 5) == 3 && (syn & 0x1f)) {
-                goto fatal_nak;     /* a fatal NAK is fatal all the same */
-            }
-            if (r->resp_retry) {
-                return;             /* already resuming from it */
-            }
-            r->resp_retry = true;
-            fb.kind = SNIC_FB_NAK_SEQ;
-            fb.psn = barrier;
-            goto feedback;
+        if (kind == 2) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);  /* reserved code */
+            return;
         }
-        switch (syn >> 5) {
-        case 0:         /* ACK */
-            if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
-                return;     /* nothing new: a duplicate ACK */
-            }
-            snic_dde_ack_upto(r, p->psn);
-            fb.kind = SNIC_FB_ACK;
-            break;
-        case 1:         /* RNR NAK */
-            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
-            fb.kind = SNIC_FB_RNR;
-            break;
-        case 3:         /* NAK */
-            snic_dde_ack_upto(r, (p->psn - 1) & SNIC_PSN_MASK);
-            complete_acked(c, qp);
-            if (!(syn & 0x1f)) {
-                fb.kind = SNIC_FB_NAK_SEQ;
-                break;
-            }
-fatal_nak:
+        if (kind == 0 && snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
+            return;             /* nothing new: a duplicate ACK */
+        }
+        /* an ACK covers its PSN; a NAK only what precedes it */
+        stopped = ack_implied(c, qp, kind ? (p->psn - 1) & SNIC_PSN_MASK :
+                                            p->psn);
+        if (qp->state != SNIC_QPS_RTS) {
+            return;             /* a WQE it completed failed locally */
+        }
+        if (fatal) {
             /*
              * The NAK names the failed request by its PSN; a READ before
              * it whose response was lost is flushed, not blamed.
@@ -709,12 +692,19 @@ fatal_nak:
                     (syn & 0x1f) == 2 ? SNIC_WC_REM_ACCESS_ERR :
                     SNIC_WC_REM_OP_ERR);
             return;
-        default:
-            snic_stat_inc(&c->stats.rdma_rx_dropped);
-            return;
+        }
+        if (stopped) {
+            if (r->resp_retry) {
+                return;         /* already resuming from it */
+            }
+            r->resp_retry = true;
+            fb.kind = SNIC_FB_NAK_SEQ;
+            fb.psn = r->dde.wnd_start;
+        } else {
+            fb.kind = kind == 0 ? SNIC_FB_ACK :
+                      kind == 1 ? SNIC_FB_RNR : SNIC_FB_NAK_SEQ;
         }
     }
-feedback:
     complete_acked(c, qp);
     if (qp->state == SNIC_QPS_RTS) {
         qp->program->incoming(c, qp, &fb);
