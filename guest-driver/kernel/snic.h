@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * snic Linux driver: device, queue and verbs object structures.
+ *
+ * The hardware interface (registers, admin commands, rings) is
+ * include/snic/ of the snic repository, used unchanged.
+ */
+#ifndef _SNIC_H_
+#define _SNIC_H_
+
+#include <linux/completion.h>
+#include <linux/idr.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include <snic/snic_regs.h>
+#include <snic/snic_admin.h>
+#include <snic/snic_eth.h>
+#include <snic/snic_verbs.h>
+
+#define DRV_MODULE_NAME         "snic"
+
+/* MSI-X: 0 = admin queue + AEQ, 1 = Ethernet queues, 2.. = completion EQs */
+#define SNIC_VEC_ADMIN          0
+#define SNIC_VEC_ETH            1
+#define SNIC_VEC_COMP_BASE      2
+#define SNIC_MIN_VECTORS        3
+
+#define SNIC_ADMIN_LOG2_DEPTH   5
+#define SNIC_AEQ_LOG2_DEPTH     8
+#define SNIC_EQ_LOG2_DEPTH      10
+#define SNIC_ETH_TX_LOG2_DEPTH  8
+#define SNIC_ETH_RX_LOG2_DEPTH  8
+
+/* GID table size: perftest walks every index, rxe's 1024 makes it slow */
+#define SNIC_GID_TABLE_LEN      16
+
+struct snic_dev;
+
+/*
+ * Device counters shown by ethtool -S and rdma statistic, by their
+ * struct snic_stats field names (read by offset, so order is free).
+ */
+#define SNIC_DEV_STATS(X) \
+	X(admin_cmds) X(admin_errors) X(async_events) X(async_events_lost) \
+	X(guest_errors) X(doorbells) X(doorbells_invalid) X(dma_errors) \
+	X(tx_frames) X(tx_bytes) X(tx_dropped) X(rx_frames) X(rx_bytes) \
+	X(rx_dropped) X(rx_too_long) X(rx_filtered) X(rx_rdma_reserved) \
+	X(rx_no_buffer) X(irqs) X(tlb_hits) X(tlb_misses) \
+	X(rdma_tx_packets) X(rdma_rx_packets) X(rdma_rx_dropped) \
+	X(wire_drops_injected) X(wire_dups_injected) \
+	X(wire_reorders_injected)
+
+/* One admin command in flight; cmd_id = index | generation << depth */
+struct snic_admin_ctx {
+	struct completion done;
+	u64 result;
+	u16 status;
+	u16 cmd_id;
+	bool busy;
+};
+
+struct snic_admin {
+	struct snic_admin_cmd *sq;
+	dma_addr_t sq_dma;
+	struct snic_admin_cqe *cq;
+	dma_addr_t cq_dma;
+	u32 sq_tail;
+	u32 cq_head;
+	u16 generation;
+	bool dead;		/* a command timed out: stop using the device */
+	spinlock_t lock;	/* sq_tail, cq_head, ctx[], dead */
+	struct semaphore slots;	/* free ctx[] entries */
+	struct snic_admin_ctx ctx[1 << SNIC_ADMIN_LOG2_DEPTH];
+	/* DMA buffer for QUERY_DEVICE / GET_STATS responses */
+	struct mutex resp_lock;
+	void *resp;
+	dma_addr_t resp_dma;
+};
+
+struct snic_aeq {
+	struct snic_aeqe *ring;
+	dma_addr_t dma;
+	u32 head;
+};
+
+/* A completion event queue on its own MSI-X vector */
+struct snic_eq {
+	struct snic_dev *sdev;
+	struct snic_eqe *ring;
+	dma_addr_t dma;
+	__le64 *pbl;		/* the ring's 4 KiB pages, for the device */
+	dma_addr_t pbl_dma;
+	u32 npages;
+	u32 head;
+	u32 eqn;
+	u16 vector;
+	bool created;
+	char irq_name[32];
+};
+
+struct snic_eth_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+};
+
+struct snic_eth_ring {
+	struct snic_eth_desc *desc;
+	dma_addr_t dma;
+	struct snic_eth_buf *bufs;
+	u32 mask;
+	u32 prod;		/* next descriptor the driver fills */
+	u32 cons;		/* next descriptor the device completes */
+	u32 qid;
+	bool created;
+};
+
+struct snic_netdev_priv {
+	struct snic_dev *sdev;
+	struct net_device *netdev;
+	struct napi_struct napi;
+	struct snic_eth_ring tx;
+	struct snic_eth_ring rx;
+	u32 rx_buf_len;
+	struct u64_stats_sync syncp;	/* the counters below, NAPI only */
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 tx_packets;
+	u64 tx_bytes;
+	atomic64_t rx_dropped;
+	atomic64_t tx_dropped;
+	atomic64_t tx_errors;
+	atomic64_t rx_alloc_failed;
+};
+
+struct snic_dev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() */
+	struct pci_dev *pdev;
+	void __iomem *regs;		/* BAR0 */
+	void __iomem *db;		/* BAR2 page 0: the kernel's doorbells */
+	resource_size_t db_bar_start;
+	u32 num_db_pages;
+	u32 num_vectors;
+	struct snic_device_attr attr;	/* from QUERY_DEVICE, little-endian */
+	struct snic_admin admin;
+	struct snic_aeq aeq;
+	struct snic_eq *eqs;		/* num_comp_vectors entries */
+	struct net_device *netdev;
+	struct ida db_page_ida;		/* user contexts' doorbell pages */
+	struct xarray cq_xa;		/* CQN -> struct ib_cq, for events */
+	struct work_struct port_work;	/* reports port_active to the core */
+	bool port_active;
+	bool ib_registered;
+};
+
+struct snic_ucontext {
+	struct ib_ucontext ibucontext;
+	u32 db_page;
+	struct rdma_user_mmap_entry *db_entry;
+};
+
+struct snic_user_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	u64 address;		/* bus address of the mapped page */
+	u32 page;		/* doorbell page index */
+};
+
+struct snic_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct snic_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct snic_dev, ibdev);
+}
+
+static inline struct snic_ucontext *to_sucontext(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct snic_ucontext, ibucontext);
+}
+
+static inline struct snic_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct snic_pd, ibpd);
+}
+
+static inline struct snic_user_mmap_entry *
+to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct snic_user_mmap_entry, rdma_entry);
+}
+
+static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
+				u32 index)
+{
+	writeq(snic_db_make(type, qid, index), sdev->db);
+}
+
+/* snic_admin.c */
+void snic_admin_cmd_init(struct snic_admin_cmd *cmd, u8 opcode, u16 len);
+int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+		    u64 *result);
+int snic_admin_init(struct snic_dev *sdev);
+void snic_admin_destroy(struct snic_dev *sdev);
+int snic_admin_query_device(struct snic_dev *sdev);
+int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats);
+int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle);
+
+/* snic_eq.c */
+int snic_eqs_create(struct snic_dev *sdev);
+void snic_eqs_destroy(struct snic_dev *sdev);
+
+/* snic_netdev.c */
+int snic_netdev_create(struct snic_dev *sdev);
+void snic_netdev_destroy(struct snic_dev *sdev);
+void snic_netdev_link_event(struct snic_dev *sdev, bool up);
+
+/* snic_verbs.c */
+int snic_ib_register(struct snic_dev *sdev);
+void snic_ib_unregister(struct snic_dev *sdev);
+void snic_ib_port_event(struct snic_dev *sdev, bool active);
+
+#endif /* _SNIC_H_ */

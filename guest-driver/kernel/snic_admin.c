@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic admin queue and async event queue (MSI-X vector 0).
+ *
+ * Commands are submitted by any number of sleeping callers; each takes a
+ * context slot, rings the SQ doorbell and sleeps until the vector-0
+ * handler matches the completion's cmd_id. A command that does not
+ * complete within SNIC_ADMIN_TIMEOUT marks the queue dead: a device that
+ * lost one command cannot be trusted with the next.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+
+#include "snic.h"
+
+#define SNIC_ADMIN_DEPTH	(1u << SNIC_ADMIN_LOG2_DEPTH)
+#define SNIC_ADMIN_MASK		(SNIC_ADMIN_DEPTH - 1)
+#define SNIC_AEQ_DEPTH		(1u << SNIC_AEQ_LOG2_DEPTH)
+#define SNIC_ADMIN_TIMEOUT	(10 * HZ)
+#define SNIC_READY_TIMEOUT_US	(1000 * 1000)
+
+static const char *const snic_admin_status_str[] = {
+	[SNIC_ADMIN_OK] = "ok",
+	[SNIC_ADMIN_BAD_OPCODE] = "bad opcode",
+	[SNIC_ADMIN_BAD_VERSION] = "bad version",
+	[SNIC_ADMIN_BAD_LENGTH] = "bad length",
+	[SNIC_ADMIN_BAD_PARAM] = "bad parameter",
+	[SNIC_ADMIN_BAD_ADDRESS] = "bad address",
+	[SNIC_ADMIN_BAD_STATE] = "bad state",
+	[SNIC_ADMIN_NO_RESOURCES] = "no resources",
+	[SNIC_ADMIN_NOT_SUPPORTED] = "not supported",
+};
+
+static int snic_admin_errno(u16 status)
+{
+	switch (status) {
+	case SNIC_ADMIN_OK:
+		return 0;
+	case SNIC_ADMIN_BAD_PARAM:
+	case SNIC_ADMIN_BAD_STATE:
+	case SNIC_ADMIN_BAD_ADDRESS:
+		return -EINVAL;
+	case SNIC_ADMIN_NO_RESOURCES:
+		return -ENOMEM;
+	case SNIC_ADMIN_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	default:
+		return -EIO;
+	}
+}
+
+void snic_admin_cmd_init(struct snic_admin_cmd *cmd, u8 opcode, u16 len)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = opcode;
+	cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
+	cmd->hdr.len = cpu_to_le16(len);
+}
+
+/* Take a free context and post the command; returns the context index. */
+static int snic_admin_submit(struct snic_admin *aq, struct snic_dev *sdev,
+			     struct snic_admin_cmd *cmd)
+{
+	struct snic_admin_ctx *ctx = NULL;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	if (aq->dead) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		return -EIO;
+	}
+	for (i = 0; i < SNIC_ADMIN_DEPTH; i++) {
+		if (!aq->ctx[i].busy) {
+			ctx = &aq->ctx[i];
+			break;
+		}
+	}
+	/* The semaphore counts free contexts: one is always found. */
+	if (WARN_ON(!ctx)) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		return -EIO;
+	}
+	ctx->busy = true;
+	ctx->cmd_id = i | (aq->generation++ << SNIC_ADMIN_LOG2_DEPTH);
+	reinit_completion(&ctx->done);
+	cmd->hdr.cmd_id = cpu_to_le16(ctx->cmd_id);
+	memcpy(&aq->sq[aq->sq_tail & SNIC_ADMIN_MASK], cmd, sizeof(*cmd));
+	aq->sq_tail++;
+	/* writeq orders the command's memory writes before the doorbell */
+	snic_ring_db(sdev, SNIC_DB_ADMIN_SQ, 0, aq->sq_tail);
+	spin_unlock_irqrestore(&aq->lock, flags);
+	return i;
+}
+
+/*
+ * Run one admin command and wait for it. Returns 0 or a negative errno
+ * (device status mapped); *result gets the completion's result.
+ */
+int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+		    u64 *result)
+{
+	struct snic_admin *aq = &sdev->admin;
+	struct snic_admin_ctx *ctx;
+	unsigned long flags;
+	u16 status;
+	u64 res;
+	int i;
+
+	might_sleep();
+	if (down_timeout(&aq->slots, SNIC_ADMIN_TIMEOUT))
+		return -ETIMEDOUT;
+	i = snic_admin_submit(aq, sdev, cmd);
+	if (i < 0) {
+		up(&aq->slots);
+		return i;
+	}
+	ctx = &aq->ctx[i];
+	if (!wait_for_completion_timeout(&ctx->done, SNIC_ADMIN_TIMEOUT)) {
+		spin_lock_irqsave(&aq->lock, flags);
+		if (!completion_done(&ctx->done)) {
+			/* The slot stays busy: a late completion must not
+			 * be mistaken for a later command's.
+			 */
+			aq->dead = true;
+			spin_unlock_irqrestore(&aq->lock, flags);
+			dev_err(&sdev->pdev->dev,
+				"admin command 0x%02x timed out; admin queue disabled\n",
+				cmd->hdr.opcode);
+			return -ETIMEDOUT;
+		}
+		spin_unlock_irqrestore(&aq->lock, flags);
+	}
+	spin_lock_irqsave(&aq->lock, flags);
+	status = ctx->status;
+	res = ctx->result;
+	ctx->busy = false;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	up(&aq->slots);
+
+	if (result)
+		*result = res;
+	if (status != SNIC_ADMIN_OK)
+		dev_dbg(&sdev->pdev->dev, "admin command 0x%02x: %s (%u)\n",
+			cmd->hdr.opcode,
+			status < ARRAY_SIZE(snic_admin_status_str) ?
+			snic_admin_status_str[status] : "unknown status",
+			status);
+	return snic_admin_errno(status);
+}
+
+/* Commands whose only argument is an object handle (DEALLOC_PD, ...). */
+int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+	cmd.obj.handle = cpu_to_le32(handle);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/* QUERY_DEVICE and GET_STATS write into the shared response buffer. */
+static int snic_admin_read(struct snic_dev *sdev, u8 opcode, void *out,
+			   size_t len)
+{
+	struct snic_admin *aq = &sdev->admin;
+	struct snic_admin_cmd cmd;
+	int err;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.resp));
+	cmd.resp.resp_addr = cpu_to_le64(aq->resp_dma);
+	cmd.resp.resp_len = cpu_to_le32(len);
+	mutex_lock(&aq->resp_lock);
+	memset(aq->resp, 0, len);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (!err)
+		memcpy(out, aq->resp, len);
+	mutex_unlock(&aq->resp_lock);
+	return err;
+}
+
+int snic_admin_query_device(struct snic_dev *sdev)
+{
+	struct snic_device_attr *a = &sdev->attr;
+	int err;
+
+	err = snic_admin_read(sdev, SNIC_ADMIN_QUERY_DEVICE, a, sizeof(*a));
+	if (err)
+		return err;
+	if (le32_to_cpu(a->magic) != SNIC_MAGIC ||
+	    le32_to_cpu(a->abi_version) >> 16 != SNIC_ABI_VERSION_MAJOR) {
+		dev_err(&sdev->pdev->dev, "QUERY_DEVICE: bad magic/ABI %#x/%#x\n",
+			le32_to_cpu(a->magic), le32_to_cpu(a->abi_version));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats)
+{
+	return snic_admin_read(sdev, SNIC_ADMIN_GET_STATS, stats,
+			       sizeof(*stats));
+}
+
+static void snic_admin_process_cq(struct snic_dev *sdev)
+{
+	struct snic_admin *aq = &sdev->admin;
+	struct snic_admin_cqe *cqe;
+	struct snic_admin_ctx *ctx;
+	unsigned long flags;
+	u32 n = 0;
+	u16 id;
+	u8 phase;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	for (;;) {
+		cqe = &aq->cq[aq->cq_head & SNIC_ADMIN_MASK];
+		phase = (aq->cq_head >> SNIC_ADMIN_LOG2_DEPTH) & 1 ?
+			0 : SNIC_CQE_PHASE;
+		if ((READ_ONCE(cqe->flags) & SNIC_CQE_PHASE) != phase)
+			break;
+		dma_rmb();	/* body after the phase byte */
+		id = le16_to_cpu(cqe->cmd_id);
+		ctx = &aq->ctx[id & SNIC_ADMIN_MASK];
+		if (ctx->busy && ctx->cmd_id == id &&
+		    !completion_done(&ctx->done)) {
+			ctx->status = le16_to_cpu(cqe->status);
+			ctx->result = le64_to_cpu(cqe->result);
+			complete(&ctx->done);
+		} else {
+			dev_warn_ratelimited(&sdev->pdev->dev,
+					     "admin completion for unknown command id %#x\n",
+					     id);
+		}
+		aq->cq_head++;
+		n++;
+	}
+	if (n)
+		snic_ring_db(sdev, SNIC_DB_ADMIN_CQ, 0, aq->cq_head);
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
+static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
+{
+	struct ib_event ev = {};
+	struct ib_cq *cq;
+
+	switch (event) {
+	case SNIC_EVENT_LINK_CHANGE:
+		snic_netdev_link_event(sdev, data != 0);
+		break;
+	case SNIC_EVENT_CQ_ERROR:
+		cq = xa_load(&sdev->cq_xa, (unsigned long)data);
+		if (cq && cq->event_handler) {
+			ev.device = cq->device;
+			ev.element.cq = cq;
+			ev.event = IB_EVENT_CQ_ERR;
+			cq->event_handler(&ev, cq->cq_context);
+		} else {
+			dev_warn_ratelimited(&sdev->pdev->dev,
+					     "CQ error event for unknown CQ %llu\n",
+					     data);
+		}
+		break;
+	case SNIC_EVENT_EQ_OVERFLOW:
+		dev_err_ratelimited(&sdev->pdev->dev,
+				    "EQ %llu overflowed: completion events lost\n",
+				    data);
+		break;
+	case SNIC_EVENT_QP_FATAL:
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "QP %llu went to the error state\n", data);
+		break;
+	default:
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "unknown async event %u (data %#llx)\n",
+				     event, data);
+	}
+}
+
+static void snic_aeq_process(struct snic_dev *sdev)
+{
+	struct snic_aeq *aeq = &sdev->aeq;
+	struct snic_aeqe *e;
+	u32 n = 0;
+	u8 phase;
+
+	for (;;) {
+		e = &aeq->ring[aeq->head & (SNIC_AEQ_DEPTH - 1)];
+		phase = (aeq->head >> SNIC_AEQ_LOG2_DEPTH) & 1 ?
+			0 : SNIC_CQE_PHASE;
+		if ((READ_ONCE(e->flags) & SNIC_CQE_PHASE) != phase)
+			break;
+		dma_rmb();
+		snic_aeq_event(sdev, le32_to_cpu(e->event),
+			       le64_to_cpu(e->data));
+		aeq->head++;
+		n++;
+	}
+	if (n)
+		snic_ring_db(sdev, SNIC_DB_AEQ, 0, aeq->head);
+}
+
+static irqreturn_t snic_admin_irq(int irq, void *data)
+{
+	struct snic_dev *sdev = data;
+	u32 cause;
+
+	/* Clear first: an entry written after this raises the vector again */
+	cause = readl(sdev->regs + SNIC_REG_INTR_CAUSE);
+	if (cause)
+		writel(cause, sdev->regs + SNIC_REG_INTR_CAUSE);
+	snic_admin_process_cq(sdev);
+	snic_aeq_process(sdev);
+	return IRQ_HANDLED;
+}
+
+static void snic_admin_free_rings(struct snic_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin *aq = &sdev->admin;
+
+	if (aq->resp)
+		dma_free_coherent(dev, PAGE_SIZE, aq->resp, aq->resp_dma);
+	if (sdev->aeq.ring)
+		dma_free_coherent(dev, SNIC_AEQ_DEPTH * SNIC_AEQE_SIZE,
+				  sdev->aeq.ring, sdev->aeq.dma);
+	if (aq->cq)
+		dma_free_coherent(dev, SNIC_ADMIN_DEPTH * SNIC_ADMIN_CQE_SIZE,
+				  aq->cq, aq->cq_dma);
+	if (aq->sq)
+		dma_free_coherent(dev, SNIC_ADMIN_DEPTH * SNIC_ADMIN_CMD_SIZE,
+				  aq->sq, aq->sq_dma);
+	aq->resp = NULL;
+	sdev->aeq.ring = NULL;
+	aq->cq = NULL;
+	aq->sq = NULL;
+}
+
+static void snic_write_addr(struct snic_dev *sdev, u32 lo, dma_addr_t addr)
+{
+	writel(lower_32_bits(addr), sdev->regs + lo);
+	writel(upper_32_bits(addr), sdev->regs + lo + 4);
+}
+
+/*
+ * Allocate the admin rings and the AEQ, hook vector 0 and enable the
+ * device. The caller reset the device and allocated the vectors.
+ */
+int snic_admin_init(struct snic_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin *aq = &sdev->admin;
+	u32 status, i;
+	int err;
+
+	spin_lock_init(&aq->lock);
+	mutex_init(&aq->resp_lock);
+	sema_init(&aq->slots, SNIC_ADMIN_DEPTH);
+	for (i = 0; i < SNIC_ADMIN_DEPTH; i++)
+		init_completion(&aq->ctx[i].done);
+
+	/* Coherent memory is zeroed: the phase bits start at 0 */
+	aq->sq = dma_alloc_coherent(dev, SNIC_ADMIN_DEPTH * SNIC_ADMIN_CMD_SIZE,
+				    &aq->sq_dma, GFP_KERNEL);
+	aq->cq = dma_alloc_coherent(dev, SNIC_ADMIN_DEPTH * SNIC_ADMIN_CQE_SIZE,
+				    &aq->cq_dma, GFP_KERNEL);
+	sdev->aeq.ring = dma_alloc_coherent(dev, SNIC_AEQ_DEPTH * SNIC_AEQE_SIZE,
+					    &sdev->aeq.dma, GFP_KERNEL);
+	aq->resp = dma_alloc_coherent(dev, PAGE_SIZE, &aq->resp_dma,
+				      GFP_KERNEL);
+	if (!aq->sq || !aq->cq || !sdev->aeq.ring || !aq->resp) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	err = request_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN),
+			  snic_admin_irq, 0, "snic-admin", sdev);
+	if (err)
+		goto err_free;
+
+	snic_write_addr(sdev, SNIC_REG_ADMIN_SQ_BASE_LO, aq->sq_dma);
+	snic_write_addr(sdev, SNIC_REG_ADMIN_CQ_BASE_LO, aq->cq_dma);
+	writel(SNIC_ADMIN_LOG2_DEPTH, sdev->regs + SNIC_REG_ADMIN_DEPTH);
+	snic_write_addr(sdev, SNIC_REG_AEQ_BASE_LO, sdev->aeq.dma);
+	writel(SNIC_AEQ_LOG2_DEPTH, sdev->regs + SNIC_REG_AEQ_DEPTH);
+	writel(0, sdev->regs + SNIC_REG_INTR_MASK);
+	writel(SNIC_CTRL_ENABLE, sdev->regs + SNIC_REG_DEV_CTRL);
+	err = readl_poll_timeout(sdev->regs + SNIC_REG_DEV_STATUS, status,
+				 status & (SNIC_STATUS_READY | SNIC_STATUS_FATAL),
+				 100, SNIC_READY_TIMEOUT_US);
+	if (err || !(status & SNIC_STATUS_READY)) {
+		dev_err(dev, "device did not become ready (status %#x, error %u)\n",
+			status, readl(sdev->regs + SNIC_REG_ERROR));
+		err = -EIO;
+		goto err_irq;
+	}
+	return 0;
+
+err_irq:
+	writel(0, sdev->regs + SNIC_REG_DEV_CTRL);
+	free_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN), sdev);
+err_free:
+	snic_admin_free_rings(sdev);
+	return err;
+}
+
+/* Disable the device (it drops every queue and stops all DMA), then free. */
+void snic_admin_destroy(struct snic_dev *sdev)
+{
+	writel(0, sdev->regs + SNIC_REG_DEV_CTRL);
+	free_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN), sdev);
+	snic_admin_free_rings(sdev);
+}

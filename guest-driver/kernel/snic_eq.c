@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic completion event queues: one EQ per completion vector. The device
+ * writes an EQE when an armed CQ gets a completion; the handler calls
+ * that CQ's comp_handler (ib_uverbs' for user CQs, which wakes the
+ * completion channel).
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+
+#include "snic.h"
+
+#define SNIC_EQ_DEPTH		(1u << SNIC_EQ_LOG2_DEPTH)
+#define SNIC_EQ_BYTES		(SNIC_EQ_DEPTH * SNIC_EQE_SIZE)
+
+static irqreturn_t snic_eq_irq(int irq, void *data)
+{
+	struct snic_eq *eq = data;
+	struct snic_dev *sdev = eq->sdev;
+	struct snic_eqe *e;
+	struct ib_cq *cq;
+	u32 n = 0;
+	u8 phase;
+
+	for (;;) {
+		e = &eq->ring[eq->head & (SNIC_EQ_DEPTH - 1)];
+		phase = (eq->head >> SNIC_EQ_LOG2_DEPTH) & 1 ? 0 : SNIC_CQE_PHASE;
+		if ((READ_ONCE(e->flags) & SNIC_CQE_PHASE) != phase)
+			break;
+		dma_rmb();
+		if (le32_to_cpu(e->type) == SNIC_EQE_COMPLETION) {
+			/* xa_load is RCU-safe; CQ destroy waits for this IRQ */
+			cq = xa_load(&sdev->cq_xa, le32_to_cpu(e->cqn));
+			if (cq && cq->comp_handler)
+				cq->comp_handler(cq, cq->cq_context);
+		}
+		eq->head++;
+		n++;
+	}
+	if (n)
+		snic_ring_db(sdev, SNIC_DB_EQ, eq->eqn, eq->head);
+	return IRQ_HANDLED;
+}
+
+static void snic_eq_free(struct snic_dev *sdev, struct snic_eq *eq)
+{
+	struct device *dev = &sdev->pdev->dev;
+
+	if (eq->pbl)
+		dma_free_coherent(dev, PAGE_SIZE, eq->pbl, eq->pbl_dma);
+	if (eq->ring)
+		dma_free_coherent(dev, SNIC_EQ_BYTES, eq->ring, eq->dma);
+	eq->pbl = NULL;
+	eq->ring = NULL;
+}
+
+static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin_cmd cmd;
+	u64 eqn;
+	u32 i;
+	int err;
+
+	BUILD_BUG_ON(SNIC_EQ_BYTES / SZ_4K > PAGE_SIZE / sizeof(__le64));
+	eq->sdev = sdev;
+	eq->vector = vec;
+	eq->head = 0;
+	eq->npages = SNIC_EQ_BYTES >> SNIC_QUEUE_PAGE_SHIFT;
+	eq->ring = dma_alloc_coherent(dev, SNIC_EQ_BYTES, &eq->dma, GFP_KERNEL);
+	eq->pbl = dma_alloc_coherent(dev, PAGE_SIZE, &eq->pbl_dma, GFP_KERNEL);
+	if (!eq->ring || !eq->pbl) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	for (i = 0; i < eq->npages; i++)
+		eq->pbl[i] = cpu_to_le64(eq->dma + ((u64)i << SNIC_QUEUE_PAGE_SHIFT));
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+	cmd.create_eq.pbl_addr = cpu_to_le64(eq->pbl_dma);
+	cmd.create_eq.npages = cpu_to_le32(eq->npages);
+	cmd.create_eq.log2_depth = SNIC_EQ_LOG2_DEPTH;
+	cmd.create_eq.vector = cpu_to_le16(vec);
+	err = snic_admin_exec(sdev, &cmd, &eqn);
+	if (err)
+		goto err_free;
+	eq->eqn = eqn;
+
+	snprintf(eq->irq_name, sizeof(eq->irq_name), "snic-comp%u@%s",
+		 vec - SNIC_VEC_COMP_BASE, pci_name(sdev->pdev));
+	err = request_irq(pci_irq_vector(sdev->pdev, vec), snic_eq_irq, 0,
+			  eq->irq_name, eq);
+	if (err)
+		goto err_destroy;
+	eq->created = true;
+	return 0;
+
+err_destroy:
+	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
+err_free:
+	snic_eq_free(sdev, eq);
+	return err;
+}
+
+static void snic_eq_destroy(struct snic_dev *sdev, struct snic_eq *eq)
+{
+	if (!eq->created)
+		return;
+	/* The device stops writing before the ring goes away */
+	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
+	free_irq(pci_irq_vector(sdev->pdev, eq->vector), eq);
+	snic_eq_free(sdev, eq);
+	eq->created = false;
+}
+
+int snic_eqs_create(struct snic_dev *sdev)
+{
+	int n = sdev->ibdev.num_comp_vectors;
+	int i, err;
+
+	sdev->eqs = kcalloc(n, sizeof(*sdev->eqs), GFP_KERNEL);
+	if (!sdev->eqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		err = snic_eq_create(sdev, &sdev->eqs[i], SNIC_VEC_COMP_BASE + i);
+		if (err) {
+			dev_err(&sdev->pdev->dev, "creating EQ %d failed: %d\n",
+				i, err);
+			while (--i >= 0)
+				snic_eq_destroy(sdev, &sdev->eqs[i]);
+			kfree(sdev->eqs);
+			sdev->eqs = NULL;
+			return err;
+		}
+	}
+	return 0;
+}
+
+void snic_eqs_destroy(struct snic_dev *sdev)
+{
+	int i;
+
+	for (i = 0; i < sdev->ibdev.num_comp_vectors; i++)
+		snic_eq_destroy(sdev, &sdev->eqs[i]);
+	kfree(sdev->eqs);
+	sdev->eqs = NULL;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic: PCI driver for the snic RoCEv2 NIC (QEMU device "snic").
+ *
+ * Probe brings the function up in dependency order (BARs, reset, MSI-X,
+ * admin queue + AEQ, device limits, completion EQs, netdev, ib_device);
+ * remove and every probe error walk the same ladder back.
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "snic.h"
+
+MODULE_AUTHOR("snic developers");
+MODULE_DESCRIPTION("snic RoCEv2 NIC driver");
+MODULE_LICENSE("Dual BSD/GPL");
+
+static const struct pci_device_id snic_pci_tbl[] = {
+	{ PCI_DEVICE(SNIC_PCI_VENDOR_ID, SNIC_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, snic_pci_tbl);
+
+/* Identify the device and bring it to power-on state. */
+static int snic_check_device(struct snic_dev *sdev)
+{
+	struct pci_dev *pdev = sdev->pdev;
+	u32 magic = readl(sdev->regs + SNIC_REG_MAGIC);
+	u32 abi = readl(sdev->regs + SNIC_REG_ABI_VERSION);
+
+	if (magic != SNIC_MAGIC || abi >> 16 != SNIC_ABI_VERSION_MAJOR) {
+		dev_err(&pdev->dev,
+			"not a snic of ABI %u (magic %#x, ABI %u.%u)\n",
+			SNIC_ABI_VERSION_MAJOR, magic, abi >> 16, abi & 0xffff);
+		return -ENODEV;
+	}
+	sdev->num_db_pages = readl(sdev->regs + SNIC_REG_DB_PAGES);
+	if (!sdev->num_db_pages ||
+	    (u64)sdev->num_db_pages * SNIC_DB_PAGE_SIZE >
+	    pci_resource_len(pdev, SNIC_BAR_DOORBELL)) {
+		dev_err(&pdev->dev, "%u doorbell pages do not fit BAR%d\n",
+			sdev->num_db_pages, SNIC_BAR_DOORBELL);
+		return -ENODEV;
+	}
+	/* Whatever a previous driver left running is dropped here */
+	writel(SNIC_CTRL_RESET, sdev->regs + SNIC_REG_DEV_CTRL);
+	return 0;
+}
+
+static int snic_alloc_vectors(struct snic_dev *sdev)
+{
+	u32 dev_vecs = readl(sdev->regs + SNIC_REG_NUM_VECTORS);
+	int want, nvec;
+
+	want = min_t(u32, dev_vecs, SNIC_VEC_COMP_BASE + num_online_cpus());
+	if (want < SNIC_MIN_VECTORS) {
+		dev_err(&sdev->pdev->dev,
+			"device offers %u MSI-X vectors, %d needed\n",
+			dev_vecs, SNIC_MIN_VECTORS);
+		return -ENOSPC;
+	}
+	nvec = pci_alloc_irq_vectors(sdev->pdev, SNIC_MIN_VECTORS, want,
+				     PCI_IRQ_MSIX);
+	if (nvec < 0)
+		return nvec;
+	sdev->num_vectors = nvec;
+	sdev->ibdev.num_comp_vectors = nvec - SNIC_VEC_COMP_BASE;
+	return 0;
+}
+
+static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct snic_dev *sdev;
+	int err;
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		return err;
+	err = pci_request_mem_regions(pdev, DRV_MODULE_NAME);
+	if (err)
+		goto err_disable;
+	pci_set_master(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_regions;
+	/* Lets ib_umem merge pinned pages into long DMA segments */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+
+	sdev = ib_alloc_device(snic_dev, ibdev);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto err_regions;
+	}
+	sdev->pdev = pdev;
+	pci_set_drvdata(pdev, sdev);
+	ida_init(&sdev->db_page_ida);
+	xa_init(&sdev->cq_xa);
+
+	sdev->regs = pci_iomap(pdev, SNIC_BAR_REGS, SNIC_BAR0_SIZE);
+	sdev->db = pci_iomap(pdev, SNIC_BAR_DOORBELL, SNIC_DB_PAGE_SIZE);
+	if (!sdev->regs || !sdev->db) {
+		err = -ENOMEM;
+		goto err_iounmap;
+	}
+	sdev->db_bar_start = pci_resource_start(pdev, SNIC_BAR_DOORBELL);
+	err = snic_check_device(sdev);
+	if (err)
+		goto err_iounmap;
+	err = snic_alloc_vectors(sdev);
+	if (err)
+		goto err_iounmap;
+	err = snic_admin_init(sdev);
+	if (err)
+		goto err_vectors;
+	err = snic_admin_query_device(sdev);
+	if (err)
+		goto err_admin;
+	err = snic_eqs_create(sdev);
+	if (err)
+		goto err_admin;
+	err = snic_netdev_create(sdev);
+	if (err)
+		goto err_eqs;
+	err = snic_ib_register(sdev);
+	if (err)
+		goto err_netdev;
+
+	dev_info(&pdev->dev, "%s / %s: MAC %pM, %u MSI-X vectors, %u doorbell pages\n",
+		 dev_name(&sdev->ibdev.dev), netdev_name(sdev->netdev),
+		 sdev->netdev->dev_addr, sdev->num_vectors, sdev->num_db_pages);
+	return 0;
+
+err_netdev:
+	snic_netdev_destroy(sdev);
+err_eqs:
+	snic_eqs_destroy(sdev);
+err_admin:
+	snic_admin_destroy(sdev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_iounmap:
+	if (sdev->db)
+		pci_iounmap(pdev, sdev->db);
+	if (sdev->regs)
+		pci_iounmap(pdev, sdev->regs);
+	xa_destroy(&sdev->cq_xa);
+	ida_destroy(&sdev->db_page_ida);
+	ib_dealloc_device(&sdev->ibdev);
+err_regions:
+	pci_release_mem_regions(pdev);
+err_disable:
+	pci_disable_device(pdev);
+	return err;
+}
+
+static void snic_remove(struct pci_dev *pdev)
+{
+	struct snic_dev *sdev = pci_get_drvdata(pdev);
+
+	snic_ib_unregister(sdev);
+	snic_netdev_destroy(sdev);
+	snic_eqs_destroy(sdev);
+	snic_admin_destroy(sdev);
+	pci_free_irq_vectors(pdev);
+	pci_iounmap(pdev, sdev->db);
+	pci_iounmap(pdev, sdev->regs);
+	WARN_ON(!xa_empty(&sdev->cq_xa));
+	xa_destroy(&sdev->cq_xa);
+	ida_destroy(&sdev->db_page_ida);
+	ib_dealloc_device(&sdev->ibdev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
+}
+
+/* Reboot/kexec: stop all DMA without tearing the stack down */
+static void snic_shutdown(struct pci_dev *pdev)
+{
+	struct snic_dev *sdev = pci_get_drvdata(pdev);
+
+	writel(0, sdev->regs + SNIC_REG_DEV_CTRL);
+}
+
+static struct pci_driver snic_pci_driver = {
+	.name = DRV_MODULE_NAME,
+	.id_table = snic_pci_tbl,
+	.probe = snic_probe,
+	.remove = snic_remove,
+	.shutdown = snic_shutdown,
+};
+
+module_pci_driver(snic_pci_driver);

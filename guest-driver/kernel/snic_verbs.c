@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic ib_device: a RoCEv2 port on the snic netdev, user contexts with a
+ * doorbell page each, protection domains and hardware counters.
+ *
+ * GIDs are the RDMA core's: with RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP and the
+ * netdev attached before registration, the core fills the RoCE v2 table
+ * from the netdev's addresses. The device keeps no GID table; the source
+ * address travels in each QP's address vector.
+ */
+#include <linux/dma-mapping.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <snic/snic-abi.h>
+
+#include "snic.h"
+
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 48);
+static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
+
+/* --- device and port queries -------------------------------------------- */
+
+static int snic_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *props,
+			     struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibdev);
+	const struct snic_device_attr *a = &sdev->attr;
+	u32 max_qp = le32_to_cpu(a->max_qp);
+
+	/* No driver-specific query data in this ABI */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(props, 0, sizeof(*props));
+	/* major.minor.0, the packing rdma-core's providers print */
+	props->fw_ver = (u64)(le32_to_cpu(a->fw_version) >> 16) << 32 |
+			(u64)(le32_to_cpu(a->fw_version) & 0xffff) << 16;
+	props->sys_image_guid = ibdev->node_guid;
+	props->max_mr_size = (u64)le32_to_cpu(a->max_mr_pages) << PAGE_SHIFT;
+	props->page_size_cap = le64_to_cpu(a->page_size_cap);
+	props->vendor_id = sdev->pdev->vendor;
+	props->vendor_part_id = sdev->pdev->device;
+	props->hw_ver = sdev->pdev->revision;
+	props->max_qp = max_qp;
+	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
+	props->max_send_sge = a->max_send_sge;
+	props->max_recv_sge = a->max_recv_sge;
+	props->max_sge_rd = a->max_send_sge;
+	props->max_cq = le32_to_cpu(a->max_cq);
+	props->max_cqe = le32_to_cpu(a->max_cqe);
+	props->max_mr = le32_to_cpu(a->max_mr);
+	props->max_pd = le32_to_cpu(a->max_pd);
+	props->max_qp_rd_atom = a->max_rd_atomic;
+	props->max_qp_init_rd_atom = a->max_rd_atomic;
+	props->max_res_rd_atom = a->max_rd_atomic * max_qp;
+	props->atomic_cap = IB_ATOMIC_HCA;
+	/* UD address vectors travel in the WQE: AHs cost the device nothing */
+	props->max_ah = max_qp * 64;
+	props->max_pkeys = 1;
+	props->local_ca_ack_delay = 15;
+	return 0;
+}
+
+static int snic_query_port(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attr *attr)
+{
+	struct snic_dev *sdev = to_sdev(ibdev);
+	struct net_device *nd = sdev->netdev;
+	int err;
+
+	/* The core zeroed *attr */
+	attr->gid_tbl_len = SNIC_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = 1u << 31;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = nd ? iboe_get_mtu(nd->mtu) : IB_MTU_1024;
+	attr->max_vl_num = 1;
+	if (nd && netif_running(nd) && netif_carrier_ok(nd)) {
+		attr->state = IB_PORT_ACTIVE;
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		attr->state = IB_PORT_DOWN;
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	}
+	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+static int snic_get_port_immutable(struct ib_device *ibdev, u32 port,
+				   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer snic_get_link_layer(struct ib_device *ibdev,
+						u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int snic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			   u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+/* The RoCE GID table is the core's cache (see the top of this file). */
+static int snic_query_gid(struct ib_device *ibdev, u32 port, int index,
+			  union ib_gid *gid)
+{
+	return rdma_query_gid(ibdev, port, index, gid);
+}
+
+static void snic_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u32 fw = le32_to_cpu(to_sdev(ibdev)->attr.fw_version);
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u", fw >> 16, fw & 0xffff);
+}
+
+/* --- user contexts and doorbell pages ------------------------------------ */
+
+static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
+			       struct ib_udata *udata)
+{
+	struct snic_ucontext *uc = to_sucontext(ibuc);
+	struct snic_dev *sdev = to_sdev(ibuc->device);
+	const struct snic_device_attr *a = &sdev->attr;
+	struct snic_ib_alloc_ucontext_resp resp = {};
+	struct snic_user_mmap_entry *e;
+	int page, err;
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	page = ida_alloc_range(&sdev->db_page_ida, 1, sdev->num_db_pages - 1,
+			       GFP_KERNEL);
+	if (page < 0) {
+		ibdev_dbg(&sdev->ibdev, "all %u doorbell pages in use\n",
+			  sdev->num_db_pages - 1);
+		return page == -ENOSPC ? -ENOMEM : page;
+	}
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		ida_free(&sdev->db_page_ida, page);
+		return -ENOMEM;
+	}
+	e->address = sdev->db_bar_start + (u64)page * SNIC_DB_PAGE_SIZE;
+	e->page = page;
+	err = rdma_user_mmap_entry_insert(ibuc, &e->rdma_entry,
+					  SNIC_DB_PAGE_SIZE);
+	if (err) {
+		kfree(e);
+		ida_free(&sdev->db_page_ida, page);
+		return err;
+	}
+	uc->db_page = page;
+	uc->db_entry = &e->rdma_entry;
+
+	resp.db_page = page;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(uc->db_entry);
+	resp.db_page_size = SNIC_DB_PAGE_SIZE;
+	resp.max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	resp.max_cqe = le32_to_cpu(a->max_cqe);
+	resp.sq_wqe_size = SNIC_SQ_WQE_SIZE;
+	resp.rq_wqe_size = SNIC_RQ_WQE_SIZE;
+	resp.cqe_size = SNIC_CQE_SIZE;
+	resp.max_send_sge = a->max_send_sge;
+	resp.max_recv_sge = a->max_recv_sge;
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err) {
+		/* mmap_free returns the page once the entry is gone */
+		rdma_user_mmap_entry_remove(uc->db_entry);
+		return err;
+	}
+	return 0;
+}
+
+static void snic_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	rdma_user_mmap_entry_remove(to_sucontext(ibuc)->db_entry);
+}
+
+/* The core zaps the context's mappings; nothing else to revoke. */
+static void snic_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int snic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *re;
+	struct snic_user_mmap_entry *e;
+	int err;
+
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	/* Only this context's entries are found: another's page is -EINVAL */
+	re = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!re)
+		return -EINVAL;
+	e = to_smmap(re);
+	err = rdma_user_mmap_io(ibuc, vma, PFN_DOWN(e->address),
+				re->npages << PAGE_SHIFT,
+				pgprot_noncached(vma->vm_page_prot), re);
+	rdma_user_mmap_entry_put(re);
+	return err;
+}
+
+/*
+ * The last reference to a doorbell entry is gone: no process can still
+ * have the page mapped, so it may go to the next context.
+ */
+static void snic_mmap_free(struct rdma_user_mmap_entry *re)
+{
+	struct snic_user_mmap_entry *e = to_smmap(re);
+	struct snic_dev *sdev = to_sdev(re->ucontext->device);
+
+	ida_free(&sdev->db_page_ida, e->page);
+	kfree(e);
+}
+
+/* --- protection domains ------------------------------------------------- */
+
+static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	struct snic_ib_alloc_pd_resp resp = {};
+	struct snic_pd *pd = to_spd(ibpd);
+	struct snic_ucontext *uc;
+	struct snic_admin_cmd cmd;
+	u16 ctx = SNIC_DB_KERNEL_PAGE;
+	u64 pdn;
+	int err;
+
+	if (udata) {
+		if (udata->inlen &&
+		    !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		uc = rdma_udata_to_drv_context(udata, struct snic_ucontext,
+					       ibucontext);
+		ctx = uc->db_page;
+	}
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+	cmd.alloc_pd.ctx = cpu_to_le16(ctx);
+	err = snic_admin_exec(sdev, &cmd, &pdn);
+	if (err)
+		return err;
+	pd->pdn = pdn;
+	if (udata && udata->outlen) {
+		resp.pdn = pdn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int snic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	int err;
+
+	/*
+	 * The core has destroyed every object of the PD; a failure here is
+	 * a dead device, and refusing would only leak the core's object.
+	 */
+	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, to_spd(ibpd)->pdn);
+	if (err)
+		ibdev_warn(&sdev->ibdev, "DEALLOC_PD %u failed: %d\n",
+			   to_spd(ibpd)->pdn, err);
+	return 0;
+}
+
+/* --- hardware counters (rdma statistic) ---------------------------------- */
+
+#define SNIC_STAT_DESC(field) { .name = #field },
+static const struct rdma_stat_desc snic_hw_stat_descs[] = {
+	SNIC_DEV_STATS(SNIC_STAT_DESC)
+};
+
+#define SNIC_STAT_OFFSET(field) offsetof(struct snic_stats, field),
+static const u16 snic_hw_stat_offsets[] = {
+	SNIC_DEV_STATS(SNIC_STAT_OFFSET)
+};
+
+static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
+						       u32 port)
+{
+	return rdma_alloc_hw_stats_struct(snic_hw_stat_descs,
+					  ARRAY_SIZE(snic_hw_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int snic_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct snic_stats *s;
+	int i, err;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	err = snic_admin_get_stats(to_sdev(ibdev), s);
+	if (!err) {
+		for (i = 0; i < ARRAY_SIZE(snic_hw_stat_offsets); i++)
+			stats->value[i] = le64_to_cpup((__le64 *)
+				((u8 *)s + snic_hw_stat_offsets[i]));
+	}
+	kfree(s);
+	return err ? err : ARRAY_SIZE(snic_hw_stat_offsets);
+}
+
+/* --- port events and registration ---------------------------------------- */
+
+/* ib_dispatch_event() may sleep: port changes are reported from a work. */
+static void snic_port_event_work(struct work_struct *work)
+{
+	struct snic_dev *sdev = container_of(work, struct snic_dev, port_work);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+		.event = READ_ONCE(sdev->port_active) ? IB_EVENT_PORT_ACTIVE :
+							IB_EVENT_PORT_ERR,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+void snic_ib_port_event(struct snic_dev *sdev, bool active)
+{
+	WRITE_ONCE(sdev->port_active, active);
+	if (READ_ONCE(sdev->ib_registered))
+		schedule_work(&sdev->port_work);
+}
+
+static const struct ib_device_ops snic_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SNIC_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = snic_alloc_hw_port_stats,
+	.alloc_pd = snic_alloc_pd,
+	.alloc_ucontext = snic_alloc_ucontext,
+	.dealloc_pd = snic_dealloc_pd,
+	.dealloc_ucontext = snic_dealloc_ucontext,
+	.disassociate_ucontext = snic_disassociate_ucontext,
+	.get_dev_fw_str = snic_get_dev_fw_str,
+	.get_hw_stats = snic_get_hw_stats,
+	.get_link_layer = snic_get_link_layer,
+	.get_port_immutable = snic_get_port_immutable,
+	.mmap = snic_mmap,
+	.mmap_free = snic_mmap_free,
+	.query_device = snic_query_device,
+	.query_gid = snic_query_gid,
+	.query_pkey = snic_query_pkey,
+	.query_port = snic_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, snic_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, snic_ucontext, ibucontext),
+};
+
+int snic_ib_register(struct snic_dev *sdev)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	strscpy(ibdev->node_desc, "snic RoCEv2 NIC", sizeof(ibdev->node_desc));
+	ibdev->phys_port_cnt = 1;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->attr.mac);
+	/* Gives the device a modalias: the provider matches on PCI ids */
+	ibdev->dev.parent = &sdev->pdev->dev;
+	ib_set_device_ops(ibdev, &snic_dev_ops);
+	INIT_WORK(&sdev->port_work, snic_port_event_work);
+
+	/* Before registering: registration queries the port's speed */
+	err = ib_device_set_netdev(ibdev, sdev->netdev, 1);
+	if (err)
+		return err;
+	err = ib_register_device(ibdev, "snic_%d", &sdev->pdev->dev);
+	if (err) {
+		ib_device_set_netdev(ibdev, NULL, 1);
+		return err;
+	}
+	WRITE_ONCE(sdev->ib_registered, true);
+	return 0;
+}
+
+void snic_ib_unregister(struct snic_dev *sdev)
+{
+	WRITE_ONCE(sdev->ib_registered, false);
+	cancel_work_sync(&sdev->port_work);
+	ib_unregister_device(&sdev->ibdev);
+}

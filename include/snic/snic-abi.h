@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * snic kernel <-> user-space provider ABI (uverbs driver data).
+ *
+ * Shared byte for byte by guest-driver/kernel (snic.ko) and
+ * guest-driver/provider (libsnic, copied to rdma-core's
+ * kernel-headers/rdma/snic-abi.h). rdma-core's make_abi_structs.py reads it
+ * line by line: one member per line, "struct x {" and "};" on their own
+ * lines. Fields are only ever appended; every response carries comp_mask.
+ * Sizes are checked with static asserts in both users.
+ */
+#ifndef SNIC_ABI_USER_H
+#define SNIC_ABI_USER_H
+
+#include <linux/types.h>
+
+/* ops.uverbs_abi_ver; the provider accepts exactly this version */
+#define SNIC_UVERBS_ABI_VERSION 1
+
+/*
+ * GET_CONTEXT response. Each user context owns one BAR2 doorbell page;
+ * the provider maps it with mmap(db_mmap_key, db_page_size) and rings
+ * its queues there. The device ignores doorbells for queues that other
+ * contexts own.
+ */
+struct snic_ib_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 db_page;
+	__aligned_u64 db_mmap_key;
+	__u32 db_page_size;
+	__u32 max_qp_wr;
+	__u32 max_cqe;
+	__u32 sq_wqe_size;
+	__u32 rq_wqe_size;
+	__u32 cqe_size;
+	__u16 max_send_sge;
+	__u16 max_recv_sge;
+	__u32 reserved;
+};
+
+/* ALLOC_PD response: the device's PD number */
+struct snic_ib_alloc_pd_resp {
+	__u32 comp_mask;
+	__u32 pdn;
+};
+
+#endif /* SNIC_ABI_USER_H */

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Build the snic guest kernel module (guest-driver/kernel -> build/guest-driver/snic.ko)
+# against the guest kernel's headers.
+#
+#   scripts/build-guest-driver.sh
+#
+# The guest kernel release comes from scripts/guest-image.sh (.cache/guest/kernel.release,
+# resolved from the archive's linux-image-amd64). Its headers, linux-kbuild and the
+# -common headers are taken with `apt-get download` + `dpkg -x` into .cache/guest/headers:
+# nothing is installed into the host. Idempotent: kbuild rebuilds only what changed.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$REPO/build/guest-driver
+SRC=$REPO/guest-driver/kernel
+HDRS=$REPO/.cache/guest/headers
+
+die() { echo "build-guest-driver: error: $*" >&2; exit 1; }
+log() { echo "build-guest-driver: $*"; }
+
+for tool in apt-cache apt-get dpkg-deb make gcc; do
+    command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"
+done
+[ -f "$SRC/Kbuild" ] || die "$SRC/Kbuild not found (broken checkout?)"
+krel_file=$REPO/.cache/guest/kernel.release
+[ -f "$krel_file" ] || "$REPO/scripts/guest-image.sh" --kernel-only >/dev/null ||
+    die "scripts/guest-image.sh --kernel-only failed; it resolves the guest kernel release"
+KREL=$(cat "$krel_file")
+
+# linux-headers-$KREL-amd64 pins -common to its own version and needs linux-kbuild-6.1.
+hpkg=linux-headers-$KREL
+hver=$(apt-cache show --no-all-versions "$hpkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')
+[ -n "$hver" ] || die "apt knows no $hpkg; run scripts/setup-deps.sh (it runs apt-get update)"
+common=linux-headers-${KREL%-amd64}-common
+kbuild=linux-kbuild-$(echo "$KREL" | cut -d. -f1-2)
+ROOT=$HDRS/$KREL
+KDIR=$ROOT/usr/src/$hpkg
+
+if [ "$(cat "$ROOT/.complete" 2>/dev/null)" != "$hpkg=$hver" ]; then
+    log "fetching $hpkg $common $kbuild ($hver) with apt-get download"
+    rm -rf "$HDRS"
+    mkdir -p "$HDRS/debs" "$ROOT.tmp"
+    sandbox=()
+    [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+    (cd "$HDRS/debs" && apt-get download -q "${sandbox[@]}" "$hpkg=$hver" "$common=$hver" "$kbuild") ||
+        die "apt-get download of the guest kernel headers failed; check the archive and run 'apt-get update'"
+    for deb in "$HDRS"/debs/*.deb; do
+        dpkg-deb -x "$deb" "$ROOT.tmp" || die "dpkg-deb -x $deb failed (delete $HDRS and re-run)"
+    done
+    # The arch Makefile includes the -common tree by absolute path: point it into ours.
+    sed -i "s|include /usr/src/|include $ROOT.tmp/usr/src/|" "$ROOT.tmp/usr/src/$hpkg/Makefile"
+    rm -rf "$ROOT"
+    mv "$ROOT.tmp" "$ROOT"
+    sed -i "s|include $ROOT.tmp/usr/src/|include $ROOT/usr/src/|" "$KDIR/Makefile"
+    echo "$hpkg=$hver" > "$ROOT/.complete"
+fi
+
+mkdir -p "$OUT"
+log "building snic.ko for $KREL"
+# Build in a copy so the source tree stays free of kbuild output; cp -u keeps the
+# copies' times, so kbuild still rebuilds only what changed.
+BDIR=$OUT/kernel
+mkdir -p "$BDIR/src"
+cp -a -u "$SRC/." "$BDIR/src/"
+make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 | tee "$OUT/build.log"
+[ "${PIPESTATUS[0]}" = 0 ] || die "kernel module build failed (log: $OUT/build.log)"
+if grep -E 'warning:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then
+    die "the module build printed warnings (above); fix them"
+fi
+cp "$BDIR/src/snic.ko" "$OUT/snic.ko.tmp" && mv "$OUT/snic.ko.tmp" "$OUT/snic.ko"
+vermagic=$(/sbin/modinfo -F vermagic "$OUT/snic.ko")
+case $vermagic in "$KREL "*) ;; *) die "snic.ko vermagic '$vermagic' does not match $KREL" ;; esac
+log "ok: $OUT/snic.ko ($vermagic; depends: $(/sbin/modinfo -F depends "$OUT/snic.ko"))"
