@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the snic guest: Debian 12's kernel (vmlinuz) and a busybox initramfs.
 #
-#   scripts/guest-image.sh [--out DIR]      (default DIR: <repo>/.cache/guest)
+#   scripts/guest-image.sh [--out DIR] [--kernel-only]   (default DIR: <repo>/.cache/guest)
+#   --kernel-only: fetch the kernel only (the module build needs its release first)
 #
 # Outputs DIR/vmlinuz, DIR/initramfs.cpio.gz and DIR/kernel.release (uname -r of the guest).
 # The kernel is taken from Debian's archive with `apt-get download` + `dpkg -x` (nothing is
@@ -9,43 +10,68 @@
 # Debian release. Idempotent: the kernel is fetched again only when the archive's
 # linux-image-amd64 moves on, the initramfs is rebuilt only when its inputs change.
 #
-# To add guest content, extend GUEST_BINS / GUEST_FILES / GUEST_MODULES below.
+# Our guest driver goes in when it has been built: SNIC_GUEST_DRIVER_DIR (default
+# <repo>/build/guest-driver) /snic.ko -> lib/modules/KREL/extra/snic.ko, and
+# /libsnic-rdmav34.so (+ /snic.driver) -> the libibverbs provider dir (+ /etc/libibverbs.d).
+# Their contents are part of the inputs hash: a rebuilt module rebuilds the image.
+#
+# To add guest content, extend GUEST_BINS / GUEST_LIBS / GUEST_FILES / GUEST_MODULES below.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GUEST_SRC=$REPO/scripts/guest
+DRV_DIR=${SNIC_GUEST_DRIVER_DIR:-$REPO/build/guest-driver}
+MULTIARCH=x86_64-linux-gnu
 
-# Host ELF executables copied to the same path in the guest, with their ldd closure.
+# Host ELF executables copied to the same path in the guest, with their ldd closure. A real
+# tool replaces busybox's applet of the same name. The perftest ib_* tools are added below.
 GUEST_BINS=(
     /usr/bin/lspci          # busybox has no lspci
+    # rdma-core (ibverbs-utils, rdmacm-utils)
+    /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
+    /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy
+    # iproute2: `rdma` (link add/show, statistic) and a full `ip`
+    /usr/bin/rdma /usr/bin/ip
+    /usr/bin/ping           # iputils: see scripts/guest/roles/lib.sh
 )
-# Host data files copied verbatim to the same path in the guest.
+# Host shared objects that are dlopened (ldd of the binaries does not show them): copied to
+# their canonical path, with their own ldd closure. The libibverbs providers come below.
+GUEST_LIBS=(
+    "/usr/lib/$MULTIARCH/libgcc_s.so.1"   # glibc dlopens it for pthread_exit (rping aborts without)
+)
+# Host data files copied verbatim to the same path in the guest (+ /etc/libibverbs.d below).
 GUEST_FILES=(
     /usr/share/misc/pci.ids
 )
 # Kernel modules (names) copied with their dependencies from the guest kernel; depmod runs
-# on the result. Empty for now: nothing is needed by the lspci role.
-GUEST_MODULES=()
+# on the result. Nothing autoloads in the guest: roles modprobe what they use.
+GUEST_MODULES=(
+    configfs ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm     # RDMA core (snic and rxe)
+    crc32_generic udp_tunnel ip6_udp_tunnel rdma_rxe             # rxe (crc32_generic: no dep)
+    virtio_pci virtio_net                                        # the rxe peers' NIC
+)
 
 die() { echo "guest-image: error: $*" >&2; exit 1; }
 log() { echo "guest-image: $*"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
-usage() { sed -n '2,4p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 OUT=$REPO/.cache/guest
+KERNEL_ONLY=
 while [ $# -gt 0 ]; do
     case $1 in
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
+        --kernel-only) KERNEL_ONLY=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 
 T0=$(now)
-for tool in apt-cache apt-get dpkg dpkg-deb cpio gzip ldd busybox depmod modprobe flock sha256sum; do
+for tool in apt-cache apt-get dpkg dpkg-deb cpio gzip ldd busybox depmod modprobe modinfo flock sha256sum; do
     command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"
 done
 # The guest has no libc for busybox: it must be the static build.
@@ -54,7 +80,18 @@ case $(ldd /bin/busybox 2>&1 || true) in
     *"not a dynamic executable"*|*"statically linked"*) ;;
     *) die "/bin/busybox is dynamically linked; install busybox-static (scripts/setup-deps.sh)" ;;
 esac
-for f in "${GUEST_BINS[@]}" "${GUEST_FILES[@]}"; do
+# perftest's tools (ib_write_bw, ...), all of them: they link libmlx5/libefa directly.
+mapfile -t perftest_bins < <(dpkg -L perftest 2>/dev/null | grep -E '^/usr/bin/ib_[a-z_]+$' | LC_ALL=C sort)
+[ ${#perftest_bins[@]} -gt 0 ] || die "perftest's /usr/bin/ib_* not found; install perftest (scripts/setup-deps.sh)"
+GUEST_BINS+=("${perftest_bins[@]}")
+# Every libibverbs provider and its .driver file, so rxe (and later snic) find theirs.
+shopt -s nullglob
+GUEST_LIBS+=("/usr/lib/$MULTIARCH/libibverbs/"*-rdmav34.so)
+GUEST_FILES+=(/etc/libibverbs.d/*.driver)
+shopt -u nullglob
+{ [ -e "/usr/lib/$MULTIARCH/libibverbs/librxe-rdmav34.so" ] && [ -e /etc/libibverbs.d/rxe.driver ]; } ||
+    die "the rxe provider is missing on the host; install ibverbs-providers (scripts/setup-deps.sh)"
+for f in "${GUEST_BINS[@]}" "${GUEST_LIBS[@]}" "${GUEST_FILES[@]}"; do
     [ -e "$f" ] || die "$f missing on the host (package: $(dpkg -S "$f" 2>/dev/null | cut -d: -f1 || true)); run scripts/setup-deps.sh"
 done
 [ -f "$GUEST_SRC/init" ] || die "$GUEST_SRC/init not found (broken checkout?)"
@@ -114,6 +151,11 @@ else
     log "kernel $KREL ready in $(since "$t")"
 fi
 
+if [ -n "$KERNEL_ONLY" ]; then
+    log "done (--kernel-only) in $(since "$T0"): $OUT/vmlinuz ($KREL)"
+    exit 0
+fi
+
 # --- Initramfs --------------------------------------------------------------------------
 # Shared-library closure of host ELF files, as absolute host paths (ELF loader included).
 lib_closure() {
@@ -123,7 +165,8 @@ lib_closure() {
         die "missing shared libraries for $*:
 $(grep 'not found' <<<"$out")"
     fi
-    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out" | sort -u
+    # With several files ldd prints a "FILE:" header line before each closure.
+    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' <<<"$out" | sort -u
 }
 
 # Module files (relative to $KDIR) for GUEST_MODULES, dependencies first.
@@ -135,13 +178,50 @@ module_closure() {
     done | awk '$1 == "insmod" { print $2 }' | sed "s|^$KDIR/||" | awk '!seen[$0]++'
 }
 
+# --- Our guest driver (optional: included once built) ------------------------------------
+SNIC_KO='' SNIC_PROV='' SNIC_DRIVER_TEXT=''
+# Work on a snapshot: the driver may be rebuilt while we run, and the hash must describe
+# exactly the bytes that go into the image.
+SNAP=$OUT/guest-driver-snapshot
+rm -rf "$SNAP"
+mkdir -p "$SNAP"
+for f in snic.ko libsnic-rdmav34.so snic.driver; do
+    if [ -f "$DRV_DIR/$f" ]; then cp "$DRV_DIR/$f" "$SNAP/$f"; fi
+done
+if [ -f "$SNAP/snic.ko" ]; then
+    SNIC_KO=$SNAP/snic.ko
+    vermagic=$(modinfo -F vermagic "$SNIC_KO" 2>/dev/null) || die "modinfo cannot read $SNIC_KO"
+    case $vermagic in
+        "$KREL "*) ;;
+        *) log "WARNING: $SNIC_KO has vermagic '$vermagic', the guest kernel is $KREL: modprobe snic will fail (rebuild with scripts/build-guest-driver.sh)" ;;
+    esac
+    # Its dependencies (ib_core, ib_uverbs, ...) come from the guest kernel like the rest.
+    IFS=, read -r -a snic_deps <<<"$(modinfo -F depends "$SNIC_KO")"
+    GUEST_MODULES+=("${snic_deps[@]}")
+    log "guest driver: including $DRV_DIR/snic.ko (vermagic '$vermagic', depends '$(IFS=,; echo "${snic_deps[*]}")', sha256 $(sha256sum "$SNIC_KO" | cut -c1-12)) as lib/modules/$KREL/extra/snic.ko"
+else
+    log "guest driver: no $DRV_DIR/snic.ko: the image has no snic module"
+fi
+if [ -f "$SNAP/libsnic-rdmav34.so" ]; then
+    SNIC_PROV=$SNAP/libsnic-rdmav34.so
+    # libibverbs loads lib<NAME>-rdmav34.so for each "driver NAME" line in etc/libibverbs.d.
+    SNIC_DRIVER_TEXT="driver snic"
+    if [ -f "$SNAP/snic.driver" ]; then SNIC_DRIVER_TEXT=$(cat "$SNAP/snic.driver"); fi
+    log "guest driver: including provider $DRV_DIR/libsnic-rdmav34.so (sha256 $(sha256sum "$SNIC_PROV" | cut -c1-12)) as usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so + etc/libibverbs.d/snic.driver"
+else
+    log "guest driver: no $DRV_DIR/libsnic-rdmav34.so: the image has no snic provider"
+fi
+
+# Command substitutions (not process substitutions), so that a `die` inside stops us.
 BIN_LIBS=()
-if [ ${#GUEST_BINS[@]} -gt 0 ]; then mapfile -t BIN_LIBS < <(lib_closure "${GUEST_BINS[@]}"); fi
+closure=$(lib_closure "${GUEST_BINS[@]}" "${GUEST_LIBS[@]}" ${SNIC_PROV:+"$SNIC_PROV"})
+mapfile -t BIN_LIBS <<<"$closure"
 MODS=()
 if [ ${#GUEST_MODULES[@]} -gt 0 ]; then
     # modprobe needs modules.dep in the extracted tree; the .deb ships none.
     [ -f "$KDIR/lib/modules/$KREL/modules.dep" ] || depmod -b "$KDIR" "$KREL"
-    mapfile -t MODS < <(module_closure "${GUEST_MODULES[@]}")
+    mods=$(module_closure "${GUEST_MODULES[@]}")
+    mapfile -t MODS <<<"$mods"
 fi
 
 # Everything that decides the image's content. Host files go in by content, so a host
@@ -153,8 +233,14 @@ inputs_hash() {
         (cd "$GUEST_SRC" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
         (cd "$GUEST_SRC" && find . -print0 | LC_ALL=C sort -z | xargs -0 stat -c '%n %a')
         [ ${#GUEST_BINS[@]} -eq 0 ] || sha256sum "${GUEST_BINS[@]}" "${BIN_LIBS[@]}"
+        [ ${#GUEST_LIBS[@]} -eq 0 ] || sha256sum "${GUEST_LIBS[@]}"
         [ ${#GUEST_FILES[@]} -eq 0 ] || sha256sum "${GUEST_FILES[@]}"
         printf 'module %s\n' "${MODS[@]}"
+        # Our driver by content only (SNIC_GUEST_DRIVER_DIR may point anywhere).
+        if [ -n "$SNIC_KO" ]; then echo "snic.ko $(sha256sum < "$SNIC_KO")"; fi
+        if [ -n "$SNIC_PROV" ]; then
+            echo "provider $(sha256sum < "$SNIC_PROV") $SNIC_DRIVER_TEXT"
+        fi
     } | sha256sum | cut -d' ' -f1
 }
 HASH=$(inputs_hash)
@@ -195,11 +281,29 @@ else
         rm -f "$ROOT$f"
         cp -L "$f" "$ROOT$f"
     done
-    for f in "${BIN_LIBS[@]}"; do
-        d=$(realpath "$(dirname "$f")")
-        mkdir -p "$ROOT$d"
-        cp -L "$f" "$ROOT$d/$(basename "$f")"
+    # A real tool shadows busybox's applet of the same name wherever the applet lives (for
+    # exec from other programs: busybox sh itself runs its applets first, so roles call
+    # iproute2's ip by path, see roles/lib.sh).
+    for f in "${GUEST_BINS[@]}"; do
+        for d in bin sbin usr/bin usr/sbin; do
+            a=$ROOT/$d/$(basename "$f")
+            if [ -L "$a" ] && [ "$(readlink "$a")" = /bin/busybox ]; then ln -sfn "$f" "$a"; fi
+        done
     done
+    # Libraries keep the host's symlinks (soname or provider name -> real file), so a file
+    # reached by two names (libmlx5.so.1 and libibverbs/libmlx5-rdmav34.so) is stored once.
+    for f in "${GUEST_LIBS[@]}" "${BIN_LIBS[@]}"; do
+        d=$(realpath "$(dirname "$f")")
+        r=$(realpath "$f")
+        mkdir -p "$ROOT$d" "$ROOT$(dirname "$r")"
+        [ -e "$ROOT$r" ] || cp "$r" "$ROOT$r"
+        [ "$r" = "$d/$(basename "$f")" ] || ln -sfn "$r" "$ROOT$d/$(basename "$f")"
+    done
+    if [ -n "$SNIC_PROV" ]; then
+        install -D -m 644 "$SNIC_PROV" "$ROOT/usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so"
+        mkdir -p "$ROOT/etc/libibverbs.d"
+        printf '%s\n' "$SNIC_DRIVER_TEXT" > "$ROOT/etc/libibverbs.d/snic.driver"
+    fi
     if [ ${#MODS[@]} -gt 0 ]; then
         for m in "${MODS[@]}"; do
             mkdir -p "$ROOT/$(dirname "$m")"
@@ -207,7 +311,18 @@ else
         done
         cp "$KDIR/lib/modules/$KREL"/modules.{order,builtin,builtin.modinfo} \
             "$ROOT/lib/modules/$KREL/" 2>/dev/null || true
+        # Before depmod, so that `modprobe snic` resolves it and its dependencies.
+        # Without its debug info (kbuild keeps it: ~2.5 MB); the symbol table stays.
+        if [ -n "$SNIC_KO" ]; then
+            mkdir -p "$ROOT/lib/modules/$KREL/extra"
+            objcopy --strip-debug "$SNIC_KO" "$ROOT/lib/modules/$KREL/extra/snic.ko" 2>/dev/null ||
+                cp "$SNIC_KO" "$ROOT/lib/modules/$KREL/extra/snic.ko"
+        fi
         depmod -b "$ROOT" "$KREL" || die "depmod on the initramfs modules failed"
+        if [ -n "$SNIC_KO" ]; then
+            modprobe -d "$ROOT" -S "$KREL" --show-depends snic >/dev/null ||
+                die "depmod did not resolve snic.ko in the image (missing dependency?)"
+        fi
     fi
 
     install -m 755 "$GUEST_SRC/init" "$ROOT/init"
@@ -223,7 +338,7 @@ else
         die "cpio/gzip failed writing $IMG.tmp"
     mv "$IMG.tmp" "$IMG"
     echo "$HASH" > "$STAMP"
-    log "initramfs ready: $IMG ($(du -h "$IMG" | cut -f1), $(find "$ROOT" | wc -l) entries) in $(since "$t")"
+    log "initramfs ready: $IMG ($(du -h "$IMG" | cut -f1), $(du -sh "$ROOT" | cut -f1) unpacked, $(find "$ROOT" | wc -l) entries, ${#MODS[@]} modules${SNIC_KO:+ + snic.ko}${SNIC_PROV:+ + libsnic}) in $(since "$t")"
 fi
 
 log "done in $(since "$T0"): $OUT/vmlinuz ($KREL), $IMG"

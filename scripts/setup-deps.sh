@@ -69,6 +69,15 @@ PKGS_MAIN=(
     gcc make clang libclang-rt-14-dev
     seabios qemu-system-data busybox-static cpio kmod pciutils
     tshark
+    # Guest kernel module and rdma-core provider builds.
+    cmake
+    # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest
+    # links libmlx5/libefa directly; rping needs libgcc_s; `rdma` is iproute2's.
+    libibverbs1 ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest
+    libibumad3 libpci3 libgcc-s1 iproute2 libibverbs-dev
+    # busybox ping can miss a reply the guest kernel received (seen: Icmp InEchoReps
+    # counted every reply while ping reported a loss): the VM tests use iputils ping.
+    iputils-ping
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)

@@ -2,12 +2,13 @@
 # Boot one snic guest VM under TCG, run one role in it, and report pass/fail.
 #
 #   scripts/vm-run.sh --qemu PATH --role NAME [--timeout SECONDS] [--log FILE]
-#                     [--append "kernel args"] [--image DIR] [-- extra qemu args...]
+#                     [--append "kernel args"] [--image DIR] [--no-build] [-- extra qemu args...]
 #
 #   --timeout  whole-VM wall-clock limit (default 300)
 #   --log      where to save the console (default <repo>/.cache/logs/vm-ROLE-TIME-PID.log)
 #   --append   extra kernel command line (repeatable), e.g. "snic.ip=10.0.0.1/24"
 #   --image    guest image directory (default <repo>/.cache/guest; built if out of date)
+#   --no-build use the image as it is (the caller built it, e.g. scripts/vm-pair.sh)
 #   after --   passed to QEMU as is, e.g. -device snic
 #
 # The guest console is echoed live and saved to the log. Exit status: 0 when the console
@@ -19,7 +20,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 die() { echo "vm-run: error: $*" >&2; exit 2; }
 log() { echo "vm-run: $*"; }
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 QEMU=
 ROLE=
@@ -27,6 +28,7 @@ TIMEOUT=300
 LOG=
 IMAGE=$REPO/.cache/guest
 APPEND=()
+BUILD=1
 while [ $# -gt 0 ]; do
     case $1 in
         --qemu|--role|--timeout|--log|--append|--image)
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
                 --log) LOG=$2 ;; --append) APPEND+=("$2") ;; --image) IMAGE=$2 ;;
             esac
             shift 2 ;;
+        --no-build) BUILD=; shift ;;
         --) shift; break ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
@@ -61,9 +64,13 @@ FW_DIRS=(/usr/share/seabios /usr/share/qemu)
     die "/usr/share/qemu/linuxboot_dma.bin missing; install qemu-system-data (scripts/setup-deps.sh)"
 
 # Build (or confirm up to date) the guest kernel + initramfs; cheap when nothing changed.
-"$REPO/scripts/guest-image.sh" --out "$IMAGE" || die "guest image build failed (see above)"
 KERNEL=$IMAGE/vmlinuz
 INITRD=$IMAGE/initramfs.cpio.gz
+if [ -n "$BUILD" ]; then
+    "$REPO/scripts/guest-image.sh" --out "$IMAGE" || die "guest image build failed (see above)"
+else
+    { [ -f "$KERNEL" ] && [ -f "$INITRD" ]; } || die "--no-build: no $KERNEL or $INITRD (run scripts/guest-image.sh)"
+fi
 
 if [ -z "$LOG" ]; then
     mkdir -p "$REPO/.cache/logs"

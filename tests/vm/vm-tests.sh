@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# VM end-to-end tests: boot guests with scripts/vm-run.sh, one VM (later:
-# one pair) at a time, each under its own timeout. Writes TAP to RESULTS.
+# VM end-to-end tests: boot guests with scripts/vm-run.sh (one VM) and
+# scripts/vm-pair.sh (two VMs on one wire), one VM or one pair at a time, each
+# under its own timeout. Writes TAP to RESULTS.
 #
 #   tests/vm/vm-tests.sh QEMU-BINARY RESULTS-FILE
 set -uo pipefail
@@ -16,21 +17,62 @@ tests=(
     "lspci-no-device  fail    --role lspci"
 )
 
-echo "1..${#tests[@]}" > "$results"
+# Two-VM tests, run with scripts/vm-pair.sh: both roles must pass.
+drv_dir=${SNIC_GUEST_DRIVER_DIR:-$repo/build/guest-driver}
+pairs=(
+    # name        timeout  needs           vm-pair.sh arguments
+    # Linux soft RoCE on virtio-net both sides: proves the pair harness and guest userspace.
+    "rxe-ping     300      -               --nic virtio --role rxe-ping"
+    # Our driver and provider on snic both sides.
+    "guest-driver 600      snic.ko         --nic snic --role guest-driver"
+)
+
+# TAP lines collect here; the plan goes first once the step count is known.
+lines=()
 n=0
+tap() { n=$((n + 1)); lines+=("$1 $n - $2"); }
 for t in "${tests[@]}"; do
     read -r name expect args <<<"$t"
-    n=$((n + 1))
     # shellcheck disable=SC2086  # args is a word list by construction
     "$repo/scripts/vm-run.sh" --qemu "$qemu" --timeout 300 \
         --log "$logs/$name.log" $args
     rc=$?
     if { [ "$expect" = pass ] && [ "$rc" = 0 ]; } ||
        { [ "$expect" = fail ] && [ "$rc" = 1 ]; }; then
-        echo "ok $n - vm/$name" >> "$results"
+        tap ok "vm/$name"
     else
-        echo "not ok $n - vm/$name (expected $expect, vm-run exit $rc; console: $logs/$name.log)" >> "$results"
+        tap "not ok" "vm/$name (expected $expect, vm-run exit $rc; console: $logs/$name.log)"
     fi
 done
+for t in "${pairs[@]}"; do
+    read -r name tmo needs args <<<"$t"
+    if [ "$needs" = snic.ko ] && [ ! -f "$drv_dir/snic.ko" ]; then
+        tap "not ok" "vm/pair-$name (not run: $drv_dir/snic.ko is not built; run scripts/build-guest-driver.sh)"
+        continue
+    fi
+    rm -f "$logs/pair-$name"-*    # no stale console can be read as this run's
+    # The outer timeout is a backstop: vm-pair bounds each VM by --timeout itself.
+    # shellcheck disable=SC2086  # args is a word list by construction
+    timeout -k 10 $((tmo + 120)) "$repo/scripts/vm-pair.sh" --qemu "$qemu" --timeout "$tmo" \
+        --log-dir "$logs" --name "pair-$name" $args
+    rc=$?
+    # One TAP case per step each guest reported, then one for the pair as a whole.
+    for side in a b; do
+        while read -r step result; do
+            if [ "$result" = PASS ]; then
+                tap ok "vm/pair-$name/$side/$step"
+            else
+                tap "not ok" "vm/pair-$name/$side/$step (console: $logs/pair-$name-$side.log)"
+            fi
+        done < <(tr -d '\r' < "$logs/pair-$name-$side.log" 2>/dev/null |
+                 sed -n 's/^SNIC-STEP name=\([^ ]*\) result=\(PASS\|FAIL\)$/\1 \2/p')
+    done
+    if [ "$rc" = 0 ]; then
+        tap ok "vm/pair-$name"
+    else
+        tap "not ok" "vm/pair-$name (vm-pair exit $rc; consoles: $logs/pair-$name-{a,b}.log)"
+    fi
+done
+{ echo "1..$n"; printf '%s\n' "${lines[@]}"; } > "$results"
 cat "$results"
 ! grep -q '^not ok' "$results"
