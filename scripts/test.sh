@@ -12,7 +12,7 @@ cd "$repo" || exit 2
 t_start=$(date +%s)
 phase "setup" scripts/setup-deps.sh || exit 1
 phase "QEMU build" scripts/build-qemu.sh || exit 1
-phase "guest image" scripts/guest-image.sh || exit 1
+phase "guest image" scripts/build-guest.sh || exit 1
 
 # meson_dir DIR [ENV=VALUE...] -- OPTIONS...: configure once, then build.
 meson_dir() {
