@@ -261,7 +261,14 @@ struct snic_cqe {
     __u8 status;        /* enum snic_wc_status */
     __u8 opcode;        /* enum snic_wc_opcode (RECV bit 7) */
     __u8 wc_flags;      /* SNIC_WC_F_* */
-    __u8 rsvd[4];
+    __u8 rsvd;
+    /*
+     * The completed WQE's index (SQ or RQ producer index) modulo 2^16:
+     * successful unsignaled sends write no CQE, so a send CQE frees every
+     * SQ slot up to and including this one.
+     */
+    __le16 wqe_index;
+    __u8 rsvd1;
     __u8 flags;         /* SNIC_CQE_PHASE, written last */
 };
 _Static_assert(sizeof(struct snic_cqe) == SNIC_CQE_SIZE, "cqe size");

@@ -700,6 +700,49 @@ static void test_fence_and_flags(void)
     }
 }
 
+/*
+ * CQEs name their WQE's index: an unsignaled SEND completes silently, the
+ * signaled one after it reports index 1 (freeing both slots); receives
+ * report theirs; after an error, every flushed WQE reports its own.
+ */
+static void test_cqe_wqe_index(void)
+{
+    SnicSim *sim = snic_sim_new(45);
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < 3; i++) {
+        node_post_recv(&b, 20 + i, BUF + 0x10000 + i * 0x1000, 100);
+    }
+    post_raw(&a, 10, SNIC_WR_SEND, 0, 10, 0);
+    post_raw(&a, 11, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 11);
+    g_assert_cmpuint(GUINT16_FROM_LE(c.wqe_index), ==, 1);
+    g_assert_false(node_poll_cq(&a, &c));
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(&b, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 20 + i);
+        g_assert_cmpuint(GUINT16_FROM_LE(c.wqe_index), ==, i);
+    }
+
+    /* a bad op-code fails WQE 2; WQE 3 behind it is flushed */
+    post_raw(&a, 12, 0x7f, 0, 10, 0);
+    post_raw(&a, 13, SNIC_WR_SEND, 0, 10, 0);
+    snic_sim_run(sim, 100000);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 12 + i);
+        g_assert_cmpuint(c.status, ==, i ? SNIC_WC_WR_FLUSH_ERR :
+                                           SNIC_WC_LOC_QP_OP_ERR);
+        g_assert_cmpuint(GUINT16_FROM_LE(c.wqe_index), ==, 2 + i);
+    }
+    node_pair_free(sim, &a, &b);
+}
+
 static void test_send_imm_solicited(void)
 {
     SnicSim *sim = snic_sim_new(14);
@@ -1321,6 +1364,7 @@ int main(int argc, char **argv)
                     test_local_protection_error);
     g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
     g_test_add_func("/engine/fence-and-flags", test_fence_and_flags);
+    g_test_add_func("/engine/cqe-wqe-index", test_cqe_wqe_index);
     g_test_add_func("/engine/error/response-after-local-error",
                     test_response_after_local_error);
     g_test_add_func("/engine/error/fatal-nak-names-its-wqe",

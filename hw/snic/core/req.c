@@ -80,6 +80,8 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         .status = status,
         .opcode = info && info->opcode < G_N_ELEMENTS(wc_op) ?
                   wc_op[info->opcode] : SNIC_WC_SEND,
+        /* send CQEs are posted in SQ order, for the WQE at sq_comp */
+        .wqe_index = GUINT16_TO_LE((uint16_t)qp->sq_comp),
     };
 
     snic_cq_post(c, qp->send_cqn, &cqe, false);
@@ -147,6 +149,7 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         cqe.qpn = GUINT32_TO_LE(qp - c->qps);
         cqe.status = SNIC_WC_WR_FLUSH_ERR;
         cqe.opcode = SNIC_WC_RECV;
+        cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
         snic_cq_post(c, qp->recv_cqn, &cqe, false);
         qp->rq_head++;
     }

@@ -102,6 +102,7 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     cqe.qpn = GUINT32_TO_LE(qp - c->qps);
     cqe.status = status;
     cqe.opcode = opcode;
+    cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
     if (p->headers & SNIC_HDR_IMMDT) {
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
