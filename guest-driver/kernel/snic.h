@@ -153,6 +153,8 @@ struct snic_dev {
 	struct net_device *netdev;
 	struct ida db_page_ida;		/* user contexts' doorbell pages */
 	struct xarray cq_xa;		/* CQN -> struct ib_cq, for events */
+	struct xarray qp_xa;		/* QPN -> struct ib_qp, for events */
+	atomic_t mr_key;		/* low byte of the next MR's keys */
 	struct work_struct port_work;	/* reports port_active to the core */
 	bool port_active;
 	bool ib_registered;
@@ -175,6 +177,42 @@ struct snic_pd {
 	u32 pdn;
 };
 
+/* A user queue: pinned process memory and its 4 KiB page list */
+struct snic_uqueue {
+	struct ib_umem *umem;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	u32 npages;
+};
+
+struct snic_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	size_t pbl_bytes;
+};
+
+struct snic_cq {
+	struct ib_cq ibcq;
+	struct snic_uqueue ring;
+	u32 cqn;
+	u16 vector;		/* its EQ's MSI-X vector */
+};
+
+struct snic_qp {
+	struct ib_qp ibqp;
+	struct snic_uqueue sq;
+	struct snic_uqueue rq;
+	struct ib_qp_cap cap;
+	u32 qpn;
+};
+
+struct snic_ah {
+	struct ib_ah ibah;
+	struct snic_av av;
+};
+
 static inline struct snic_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct snic_dev, ibdev);
@@ -188,6 +226,26 @@ static inline struct snic_ucontext *to_sucontext(struct ib_ucontext *uc)
 static inline struct snic_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct snic_pd, ibpd);
+}
+
+static inline struct snic_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct snic_mr, ibmr);
+}
+
+static inline struct snic_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct snic_cq, ibcq);
+}
+
+static inline struct snic_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct snic_qp, ibqp);
+}
+
+static inline struct snic_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct snic_ah, ibah);
 }
 
 static inline struct snic_user_mmap_entry *
@@ -220,6 +278,32 @@ void snic_eqs_destroy(struct snic_dev *sdev);
 int snic_netdev_create(struct snic_dev *sdev);
 void snic_netdev_destroy(struct snic_dev *sdev);
 void snic_netdev_link_event(struct snic_dev *sdev, bool up);
+
+/* snic_mr.c */
+int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
+		    struct snic_uqueue *q);
+void snic_uqueue_put(struct snic_dev *sdev, struct snic_uqueue *q);
+struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata);
+int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* snic_cq.c */
+int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+
+/* snic_qp.c */
+int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int snic_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* snic_verbs.c */
 int snic_ib_register(struct snic_dev *sdev);

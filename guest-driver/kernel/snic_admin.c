@@ -244,6 +244,7 @@ static void snic_admin_process_cq(struct snic_dev *sdev)
 static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 {
 	struct ib_event ev = {};
+	struct ib_qp *qp;
 	struct ib_cq *cq;
 
 	switch (event) {
@@ -269,8 +270,17 @@ static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 				    data);
 		break;
 	case SNIC_EVENT_QP_FATAL:
-		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "QP %llu went to the error state\n", data);
+		qp = xa_load(&sdev->qp_xa, (unsigned long)data);
+		if (qp && qp->event_handler) {
+			ev.device = qp->device;
+			ev.element.qp = qp;
+			ev.event = IB_EVENT_QP_FATAL;
+			qp->event_handler(&ev, qp->qp_context);
+		} else if (!qp) {
+			dev_warn_ratelimited(&sdev->pdev->dev,
+					     "QP error event for unknown QP %llu\n",
+					     data);
+		}
 		break;
 	default:
 		dev_warn_ratelimited(&sdev->pdev->dev,

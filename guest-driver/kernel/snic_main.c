@@ -95,6 +95,7 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	pci_set_drvdata(pdev, sdev);
 	ida_init(&sdev->db_page_ida);
 	xa_init(&sdev->cq_xa);
+	xa_init(&sdev->qp_xa);
 
 	sdev->regs = pci_iomap(pdev, SNIC_BAR_REGS, SNIC_BAR0_SIZE);
 	sdev->db = pci_iomap(pdev, SNIC_BAR_DOORBELL, SNIC_DB_PAGE_SIZE);
@@ -144,6 +145,7 @@ err_iounmap:
 	if (sdev->regs)
 		pci_iounmap(pdev, sdev->regs);
 	xa_destroy(&sdev->cq_xa);
+	xa_destroy(&sdev->qp_xa);
 	ida_destroy(&sdev->db_page_ida);
 	ib_dealloc_device(&sdev->ibdev);
 err_regions:
@@ -164,8 +166,9 @@ static void snic_remove(struct pci_dev *pdev)
 	pci_free_irq_vectors(pdev);
 	pci_iounmap(pdev, sdev->db);
 	pci_iounmap(pdev, sdev->regs);
-	WARN_ON(!xa_empty(&sdev->cq_xa));
+	WARN_ON(!xa_empty(&sdev->cq_xa) || !xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->cq_xa);
+	xa_destroy(&sdev->qp_xa);
 	ida_destroy(&sdev->db_page_ida);
 	ib_dealloc_device(&sdev->ibdev);
 	pci_release_mem_regions(pdev);

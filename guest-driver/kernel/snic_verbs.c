@@ -53,7 +53,8 @@ static int snic_query_device(struct ib_device *ibdev,
 	props->max_recv_sge = a->max_recv_sge;
 	props->max_sge_rd = a->max_send_sge;
 	props->max_cq = le32_to_cpu(a->max_cq);
-	props->max_cqe = le32_to_cpu(a->max_cqe);
+	/* Providers size rings at twice the CQEs asked for (snic-abi.h) */
+	props->max_cqe = le32_to_cpu(a->max_cqe) / 2 - 1;
 	props->max_mr = le32_to_cpu(a->max_mr);
 	props->max_pd = le32_to_cpu(a->max_pd);
 	props->max_qp_rd_atom = a->max_rd_atomic;
@@ -365,8 +366,16 @@ static const struct ib_device_ops snic_dev_ops = {
 	.alloc_hw_port_stats = snic_alloc_hw_port_stats,
 	.alloc_pd = snic_alloc_pd,
 	.alloc_ucontext = snic_alloc_ucontext,
+	.create_ah = snic_create_ah,
+	.create_cq = snic_create_cq,
+	.create_qp = snic_create_qp,
+	.create_user_ah = snic_create_ah,
 	.dealloc_pd = snic_dealloc_pd,
 	.dealloc_ucontext = snic_dealloc_ucontext,
+	.dereg_mr = snic_dereg_mr,
+	.destroy_ah = snic_destroy_ah,
+	.destroy_cq = snic_destroy_cq,
+	.destroy_qp = snic_destroy_qp,
 	.disassociate_ucontext = snic_disassociate_ucontext,
 	.get_dev_fw_str = snic_get_dev_fw_str,
 	.get_hw_stats = snic_get_hw_stats,
@@ -374,12 +383,18 @@ static const struct ib_device_ops snic_dev_ops = {
 	.get_port_immutable = snic_get_port_immutable,
 	.mmap = snic_mmap,
 	.mmap_free = snic_mmap_free,
+	.modify_qp = snic_modify_qp,
 	.query_device = snic_query_device,
 	.query_gid = snic_query_gid,
 	.query_pkey = snic_query_pkey,
 	.query_port = snic_query_port,
+	.query_qp = snic_query_qp,
+	.reg_user_mr = snic_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, snic_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, snic_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, snic_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, snic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, snic_ucontext, ibucontext),
 };
 

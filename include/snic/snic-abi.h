@@ -44,4 +44,54 @@ struct snic_ib_alloc_pd_resp {
 	__u32 pdn;
 };
 
+/*
+ * CREATE_CQ request. The provider allocates the ring: page-aligned,
+ * zeroed, cqe_size << log2_depth bytes (struct snic_cqe, include/snic/
+ * snic_verbs.h); the kernel pins it and hands the device its pages.
+ */
+struct snic_ib_create_cq {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u8 log2_depth;
+	__u8 reserved[3];
+};
+
+/* CREATE_CQ response: the device's CQ number, for SNIC_DB_CQ* doorbells */
+struct snic_ib_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+};
+
+/*
+ * CREATE_QP request (RC and UD). Both rings come from the provider like
+ * the CQ's: SQ of sq_wqe_size << sq_log2_depth bytes, RQ of rq_wqe_size <<
+ * rq_log2_depth bytes, each page-aligned. The QP number for doorbells is
+ * the base response's qpn.
+ */
+struct snic_ib_create_qp {
+	__aligned_u64 sq_buf_va;
+	__aligned_u64 rq_buf_va;
+	__u32 sq_buf_len;
+	__u32 rq_buf_len;
+	__u8 sq_log2_depth;
+	__u8 rq_log2_depth;
+	__u8 reserved[6];
+};
+
+struct snic_ib_create_qp_resp {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/*
+ * CREATE_AH response: the resolved RoCEv2 path as the device's struct
+ * snic_av (48 bytes: destination and source IP, destination MAC, hop
+ * limit, traffic class, flow label), copied as is into UD WQEs.
+ */
+struct snic_ib_create_ah_resp {
+	__u32 comp_mask;
+	__u32 reserved;
+	__u8 av[48];
+};
+
 #endif /* SNIC_ABI_USER_H */

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic memory: pinned user memory described to the device by page lists.
+ *
+ * Memory regions and user queue rings alike are pinned with ib_umem and
+ * described by a contiguous list of little-endian page addresses that the
+ * device reads through its translation cache. The list must stay
+ * unchanged until the device object is destroyed.
+ */
+#include <linux/dma-mapping.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "snic.h"
+
+#define SNIC_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Pin a user ring (page-aligned; a ring smaller than a page owns the whole
+ * page) and list its 4 KiB pages for the device.
+ */
+int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
+		    struct snic_uqueue *q)
+{
+	struct ib_block_iter biter;
+	u32 i = 0;
+	int err;
+
+	if (!len || !IS_ALIGNED(va, SZ_4K)) {
+		ibdev_dbg(&sdev->ibdev, "ring at %#llx (%u bytes) refused\n",
+			  va, len);
+		return -EINVAL;
+	}
+	len = round_up(len, SZ_4K);
+	q->umem = ib_umem_get(&sdev->ibdev, va, len, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(q->umem)) {
+		err = PTR_ERR(q->umem);
+		q->umem = NULL;
+		return err;
+	}
+	q->npages = len >> SNIC_QUEUE_PAGE_SHIFT;
+	q->pbl = dma_alloc_coherent(&sdev->pdev->dev, q->npages * sizeof(u64),
+				    &q->pbl_dma, GFP_KERNEL);
+	if (!q->pbl) {
+		err = -ENOMEM;
+		goto err_release;
+	}
+	rdma_umem_for_each_dma_block(q->umem, &biter, SZ_4K) {
+		if (i == q->npages)
+			break;
+		q->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	}
+	if (i != q->npages) {
+		err = -EINVAL;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	dma_free_coherent(&sdev->pdev->dev, q->npages * sizeof(u64), q->pbl,
+			  q->pbl_dma);
+err_release:
+	ib_umem_release(q->umem);
+	q->umem = NULL;
+	q->pbl = NULL;
+	return err;
+}
+
+/* After the device object using the ring is gone. */
+void snic_uqueue_put(struct snic_dev *sdev, struct snic_uqueue *q)
+{
+	if (!q->umem)
+		return;
+	dma_free_coherent(&sdev->pdev->dev, q->npages * sizeof(u64), q->pbl,
+			  q->pbl_dma);
+	ib_umem_release(q->umem);
+	q->umem = NULL;
+	q->pbl = NULL;
+}
+
+struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	struct device *dev = &sdev->pdev->dev;
+	struct ib_block_iter biter;
+	struct snic_admin_cmd cmd;
+	unsigned long pgsz;
+	struct snic_mr *mr;
+	u64 npages, i = 0, key;
+	int err;
+
+	/* Optional access bits (relaxed ordering, ...) may be ignored */
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~SNIC_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem,
+				      le64_to_cpu(sdev->attr.page_size_cap) &
+				      (SZ_4K | SZ_2M), virt_addr);
+	npages = pgsz ? ib_umem_num_dma_blocks(mr->umem, pgsz) : 0;
+	if (!npages || npages > le32_to_cpu(sdev->attr.max_mr_pages)) {
+		err = -EINVAL;
+		goto err_umem;
+	}
+	/* One contiguous list: the device reads it in place */
+	mr->pbl_bytes = npages * sizeof(u64);
+	mr->pbl = dma_alloc_coherent(dev, mr->pbl_bytes, &mr->pbl_dma,
+				     GFP_KERNEL | __GFP_NOWARN);
+	if (!mr->pbl) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
+		mr->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+
+	key = (u8)atomic_inc_return(&sdev->mr_key);
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+	cmd.reg_mr.iova = cpu_to_le64(virt_addr);
+	cmd.reg_mr.length = cpu_to_le64(length);
+	cmd.reg_mr.pbl_addr = cpu_to_le64(mr->pbl_dma);
+	cmd.reg_mr.npages = cpu_to_le32(npages);
+	cmd.reg_mr.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	cmd.reg_mr.access = cpu_to_le32(access);	/* IB_ACCESS_* numbers */
+	cmd.reg_mr.page_shift = ilog2(pgsz);
+	cmd.reg_mr.key = key;
+	err = snic_admin_exec(sdev, &cmd, &key);
+	if (err)
+		goto err_pbl;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return &mr->ibmr;
+
+err_pbl:
+	dma_free_coherent(dev, mr->pbl_bytes, mr->pbl, mr->pbl_dma);
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibmr->device);
+	struct snic_mr *mr = to_smr(ibmr);
+	int err;
+
+	/* The device stops using the page list before it is freed */
+	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEREG_MR, ibmr->lkey);
+	if (err) {
+		/*
+		 * Only a broken device refuses. It may still read the list and
+		 * the pages: leave both pinned (leaked) rather than free them
+		 * under it. Failing would only make the core warn and leak too.
+		 */
+		ibdev_err(&sdev->ibdev, "DEREG_MR %#x failed (%d): pages stay pinned\n",
+			  ibmr->lkey, err);
+		kfree(mr);
+		return 0;
+	}
+	dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
+			  mr->pbl_dma);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}

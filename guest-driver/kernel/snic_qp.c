@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic queue pairs and address handles.
+ *
+ * User QPs (RC, UD) keep their send and receive rings in the provider's
+ * memory; the kernel pins them and creates the device QP on the context's
+ * doorbell page. Modify and query pass struct snic_qp_attr through DMA
+ * memory; the device judges state transitions by the same table as
+ * ib_modify_qp_is_ok(). The device keeps no GID table: the address
+ * vector (source and destination IP, destination MAC) is resolved here
+ * from the core's GID attributes and handed over whole, in MODIFY_QP for
+ * connected QPs and in every UD WQE (the AH's, returned to the provider).
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <snic/snic-abi.h>
+
+#include "snic.h"
+
+/* The IB_QP_* bits the device understands (same numbers as SNIC_QP_ATTR_*) */
+#define SNIC_QP_ATTR_MASK	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_EN_SQD_ASYNC_NOTIFY | \
+				 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | \
+				 IB_QP_PORT | IB_QP_QKEY | IB_QP_AV | \
+				 IB_QP_PATH_MTU | IB_QP_TIMEOUT | \
+				 IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
+				 IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+				 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | \
+				 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_DEST_QPN)
+
+static_assert(IB_QP_DEST_QPN == SNIC_QP_ATTR_DEST_QPN);
+static_assert((int)IB_QPS_ERR == (int)SNIC_QPS_ERR);
+static_assert((int)IB_QPT_RC == (int)SNIC_QPT_RC &&
+	      (int)IB_QPT_UD == (int)SNIC_QPT_UD);
+static_assert(IB_ACCESS_REMOTE_ATOMIC == SNIC_ACCESS_REMOTE_ATOMIC);
+
+/* The RoCEv2 path of an AH attribute, as the device builds frames. */
+static int snic_av_from_ah_attr(struct snic_av *av,
+				const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+
+	/* RoCE always carries a GRH; the core resolved the source GID */
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid_attr ||
+	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	memcpy(av->sgid, sgid_attr->gid.raw, sizeof(av->sgid));
+	memcpy(av->dmac, ah->roce.dmac, ETH_ALEN);
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->flow_label = cpu_to_le32(grh->flow_label);
+	if (rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV6)
+		av->flags = SNIC_AV_IPV6;
+	else if (!ipv6_addr_v4mapped((const struct in6_addr *)av->dgid))
+		return -EINVAL;		/* an IPv4 source needs an IPv4 peer */
+	return 0;
+}
+
+static int snic_qp_check_caps(struct snic_dev *sdev, struct ib_qp_cap *cap,
+			      const struct snic_ib_create_qp *ucmd)
+{
+	u32 max_wr = le32_to_cpu(sdev->attr.max_qp_wr);
+
+	if (cap->max_send_sge > sdev->attr.max_send_sge ||
+	    cap->max_recv_sge > sdev->attr.max_recv_sge ||
+	    cap->max_inline_data)
+		return -EINVAL;
+	if (memchr_inv(ucmd->reserved, 0, sizeof(ucmd->reserved)) ||
+	    ucmd->sq_log2_depth < 2 || ucmd->sq_log2_depth > 30 ||
+	    ucmd->rq_log2_depth < 2 || ucmd->rq_log2_depth > 30 ||
+	    (1u << ucmd->sq_log2_depth) > max_wr ||
+	    (1u << ucmd->rq_log2_depth) > max_wr ||
+	    (1u << ucmd->sq_log2_depth) < cap->max_send_wr ||
+	    (1u << ucmd->rq_log2_depth) < cap->max_recv_wr ||
+	    ucmd->sq_buf_len != (u64)SNIC_SQ_WQE_SIZE << ucmd->sq_log2_depth ||
+	    ucmd->rq_buf_len != (u64)SNIC_RQ_WQE_SIZE << ucmd->rq_log2_depth)
+		return -EINVAL;
+	/* What the QP really holds */
+	cap->max_send_wr = 1u << ucmd->sq_log2_depth;
+	cap->max_recv_wr = 1u << ucmd->rq_log2_depth;
+	cap->max_send_sge = sdev->attr.max_send_sge;
+	cap->max_recv_sge = sdev->attr.max_recv_sge;
+	return 0;
+}
+
+int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct snic_ib_create_qp_resp resp = {};
+	struct snic_ib_create_qp ucmd = {};
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct snic_ucontext *uc;
+	struct snic_admin_cmd cmd;
+	u64 qpn;
+	int err;
+
+	/* Kernel QPs (GSI for rdma_cm) come with the kernel verbs */
+	if (!udata)
+		return -EOPNOTSUPP;
+	if ((init_attr->qp_type != IB_QPT_RC &&
+	     init_attr->qp_type != IB_QPT_UD) ||
+	    init_attr->srq || init_attr->create_flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetofend(typeof(ucmd), rq_log2_depth)) {
+		ibdev_dbg(&sdev->ibdev, "create_qp: %zu bytes of driver data\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+	if (udata->inlen > sizeof(ucmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(ucmd),
+				 udata->inlen - sizeof(ucmd)))
+		return -EINVAL;
+	err = ib_copy_from_udata(&ucmd, udata,
+				 min(sizeof(ucmd), udata->inlen));
+	if (err)
+		return err;
+	err = snic_qp_check_caps(sdev, &init_attr->cap, &ucmd);
+	if (err) {
+		ibdev_dbg(&sdev->ibdev,
+			  "create_qp: caps wr %u/%u sge %u/%u inline %u vs ring log2 %u/%u len %u/%u refused\n",
+			  init_attr->cap.max_send_wr, init_attr->cap.max_recv_wr,
+			  init_attr->cap.max_send_sge,
+			  init_attr->cap.max_recv_sge,
+			  init_attr->cap.max_inline_data, ucmd.sq_log2_depth,
+			  ucmd.rq_log2_depth, ucmd.sq_buf_len, ucmd.rq_buf_len);
+		return err;
+	}
+
+	uc = rdma_udata_to_drv_context(udata, struct snic_ucontext, ibucontext);
+	err = snic_uqueue_get(sdev, ucmd.sq_buf_va, ucmd.sq_buf_len, &qp->sq);
+	if (err)
+		return err;
+	err = snic_uqueue_get(sdev, ucmd.rq_buf_va, ucmd.rq_buf_len, &qp->rq);
+	if (err)
+		goto err_sq;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+	cmd.create_qp.sq_pbl_addr = cpu_to_le64(qp->sq.pbl_dma);
+	cmd.create_qp.rq_pbl_addr = cpu_to_le64(qp->rq.pbl_dma);
+	cmd.create_qp.sq_npages = cpu_to_le32(qp->sq.npages);
+	cmd.create_qp.rq_npages = cpu_to_le32(qp->rq.npages);
+	cmd.create_qp.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
+	cmd.create_qp.send_cqn = cpu_to_le32(to_scq(init_attr->send_cq)->cqn);
+	cmd.create_qp.recv_cqn = cpu_to_le32(to_scq(init_attr->recv_cq)->cqn);
+	cmd.create_qp.type = init_attr->qp_type;
+	cmd.create_qp.sq_log2_depth = ucmd.sq_log2_depth;
+	cmd.create_qp.rq_log2_depth = ucmd.rq_log2_depth;
+	cmd.create_qp.ctx = cpu_to_le16(uc->db_page);
+	err = snic_admin_exec(sdev, &cmd, &qpn);
+	if (err)
+		goto err_rq;
+	qp->qpn = qpn;
+	qp->cap = init_attr->cap;
+	ibqp->qp_num = qpn;
+
+	err = xa_err(xa_store(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL));
+	if (err)
+		goto err_destroy;
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto err_xa;
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qp_xa, qpn);
+err_destroy:
+	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
+err_rq:
+	snic_uqueue_put(sdev, &qp->rq);
+err_sq:
+	snic_uqueue_put(sdev, &qp->sq);
+	return err;
+}
+
+int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin_cmd cmd;
+	struct snic_qp_attr *a;
+	dma_addr_t a_dma;
+	int err;
+
+	if (mask & ~SNIC_QP_ATTR_MASK)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	     attr->max_rd_atomic > sdev->attr.max_rd_atomic) ||
+	    (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	     attr->max_dest_rd_atomic > sdev->attr.max_rd_atomic))
+		return -EINVAL;
+
+	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	if (mask & IB_QP_AV) {
+		err = snic_av_from_ah_attr(&a->av, &attr->ah_attr);
+		if (err)
+			goto out;
+	}
+	a->qp_state = cpu_to_le32(attr->qp_state);
+	a->cur_qp_state = cpu_to_le32(attr->cur_qp_state);
+	a->path_mtu = cpu_to_le32(attr->path_mtu);
+	a->qkey = cpu_to_le32(attr->qkey);
+	a->rq_psn = cpu_to_le32(attr->rq_psn);
+	a->sq_psn = cpu_to_le32(attr->sq_psn);
+	a->dest_qp_num = cpu_to_le32(attr->dest_qp_num);
+	a->qp_access_flags = cpu_to_le32(attr->qp_access_flags);
+	a->pkey_index = cpu_to_le16(attr->pkey_index);
+	a->port_num = attr->port_num;
+	a->timeout = attr->timeout;
+	a->retry_cnt = attr->retry_cnt;
+	a->rnr_retry = attr->rnr_retry;
+	a->min_rnr_timer = attr->min_rnr_timer;
+	a->max_rd_atomic = attr->max_rd_atomic;
+	a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a->en_sqd_async_notify = attr->en_sqd_async_notify;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+	cmd.modify_qp.qpn = cpu_to_le32(to_sqp(ibqp)->qpn);
+	cmd.modify_qp.attr_mask = cpu_to_le32(mask);
+	cmd.modify_qp.attr_addr = cpu_to_le64(a_dma);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+out:
+	dma_free_coherent(dev, sizeof(*a), a, a_dma);
+	return err;
+}
+
+int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct snic_admin_cmd cmd;
+	struct snic_qp_attr *a;
+	dma_addr_t a_dma;
+	int err;
+
+	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_QP, sizeof(cmd.query_qp));
+	cmd.query_qp.qpn = cpu_to_le32(qp->qpn);
+	cmd.query_qp.resp_addr = cpu_to_le64(a_dma);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (err)
+		goto out;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = le32_to_cpu(a->qp_state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = le32_to_cpu(a->path_mtu);
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = le32_to_cpu(a->qkey);
+	attr->rq_psn = le32_to_cpu(a->rq_psn);
+	attr->sq_psn = le32_to_cpu(a->sq_psn);
+	attr->dest_qp_num = le32_to_cpu(a->dest_qp_num);
+	attr->qp_access_flags = le32_to_cpu(a->qp_access_flags);
+	attr->pkey_index = le16_to_cpu(a->pkey_index);
+	attr->port_num = a->port_num;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->en_sqd_async_notify = a->en_sqd_async_notify;
+	attr->cap = qp->cap;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_type = IB_SIGNAL_REQ_WR;
+out:
+	dma_free_coherent(dev, sizeof(*a), a, a_dma);
+	return err;
+}
+
+int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct snic_qp *qp = to_sqp(ibqp);
+	int err;
+
+	xa_erase(&sdev->qp_xa, qp->qpn);
+	/* An async event handler that found this QP has finished with it */
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
+	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qp->qpn);
+	if (err) {
+		/* A broken device may still use the rings: leave them pinned */
+		ibdev_err(&sdev->ibdev, "DESTROY_QP %u failed (%d): rings stay pinned\n",
+			  qp->qpn, err);
+		return 0;
+	}
+	snic_uqueue_put(sdev, &qp->rq);
+	snic_uqueue_put(sdev, &qp->sq);
+	return 0;
+}
+
+/*
+ * AHs are software only: no admin command, so creation never sleeps and
+ * kernel callers in atomic context are served too.
+ */
+int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct snic_ib_create_ah_resp resp = {};
+	struct snic_ah *ah = to_sah(ibah);
+	int err;
+
+	BUILD_BUG_ON(sizeof(resp.av) != sizeof(ah->av));
+	err = snic_av_from_ah_attr(&ah->av, init_attr->ah_attr);
+	if (err)
+		return err;
+	if (!udata)
+		return 0;
+	memcpy(resp.av, &ah->av, sizeof(resp.av));
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+}
+
+int snic_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	return 0;
+}
