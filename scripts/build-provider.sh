@@ -7,9 +7,10 @@
 # provider is built inside Debian's rdma-core source: fetched with
 # `apt-get source --download-only` into .cache/rdma-core/ (44.0-2, the guest's
 # libibverbs, when the archive serves it; else 56.1-1, whose private ABI tag is
-# the same) and unpacked once. guest-driver/provider is copied into
-# providers/snic and include/snic/snic-abi.h into kernel-headers/rdma/ on every
-# run (only files that changed, so ninja rebuilds only what changed); the cmake
+# the same) and unpacked once. guest-driver/provider and the hardware headers
+# include/snic/snic_{regs,verbs,admin}.h are copied into providers/snic and
+# include/snic/snic-abi.h into kernel-headers/rdma/ on every run (only files
+# that changed, so ninja rebuilds only what changed); the cmake
 # build tree is build/rdma-core/. Outputs:
 #   build/guest-driver/libsnic-rdmav34.so   -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/guest-driver/snic.driver          -> /etc/libibverbs.d/
@@ -47,7 +48,10 @@ done
     die "$host_verbs not found: install libibverbs1 (scripts/setup-deps.sh), or point SNIC_LIBIBVERBS at the guest's libibverbs.so.1"
 [ -f "$repo/guest-driver/provider/CMakeLists.txt" ] ||
     die "$repo/guest-driver/provider/CMakeLists.txt missing: nothing to build"
-[ -f "$repo/include/snic/snic-abi.h" ] || die "$repo/include/snic/snic-abi.h missing"
+hw_headers=(snic_regs.h snic_verbs.h snic_admin.h)
+for h in snic-abi.h "${hw_headers[@]}"; do
+    [ -f "$repo/include/snic/$h" ] || die "$repo/include/snic/$h missing"
+done
 
 mkdir -p "$cache" "$out"
 exec 9>"$cache/.lock"
@@ -139,7 +143,13 @@ mkdir -p "$pdir"
 for f in "$repo"/guest-driver/provider/*; do
     [ -f "$f" ] && copy_if_changed "$f" "$pdir/$(basename "$f")"
 done
+# The hardware headers (WQE, CQE, doorbell formats) are the provider's too,
+# used unchanged: next to its sources, as "snic_verbs.h" etc.
+for h in "${hw_headers[@]}"; do
+    copy_if_changed "$repo/include/snic/$h" "$pdir/$h"
+done
 for f in "$pdir"/*; do  # files removed from guest-driver/provider
+    case " ${hw_headers[*]} " in *" $(basename "$f") "*) continue ;; esac
     [ -e "$repo/guest-driver/provider/$(basename "$f")" ] || rm -f "$f"
 done
 copy_if_changed "$repo/include/snic/snic-abi.h" "$src/kernel-headers/rdma/snic-abi.h"

@@ -19,6 +19,12 @@ DECLARE_DRV_CMD(snic_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		snic_ib_alloc_ucontext_resp);
 DECLARE_DRV_CMD(snic_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		snic_ib_alloc_pd_resp);
+DECLARE_DRV_CMD(snic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
+		snic_ib_create_cq, snic_ib_create_cq_resp);
+DECLARE_DRV_CMD(snic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
+		snic_ib_create_qp, snic_ib_create_qp_resp);
+DECLARE_DRV_CMD(snic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
+		snic_ib_create_ah_resp);
 
 /* The kernel (snic.ko) asserts the same sizes; fields are only appended. */
 static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 48,
@@ -31,5 +37,21 @@ static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8,
 	      "snic_ib_alloc_pd_resp changed size");
 static_assert(offsetof(struct snic_ib_alloc_pd_resp, pdn) == 4,
 	      "snic_ib_alloc_pd_resp.pdn moved");
+static_assert(sizeof(struct snic_ib_create_cq) == 16,
+	      "snic_ib_create_cq changed size");
+static_assert(offsetof(struct snic_ib_create_cq, log2_depth) == 12,
+	      "snic_ib_create_cq.log2_depth moved");
+static_assert(sizeof(struct snic_ib_create_cq_resp) == 8,
+	      "snic_ib_create_cq_resp changed size");
+static_assert(sizeof(struct snic_ib_create_qp) == 32,
+	      "snic_ib_create_qp changed size");
+static_assert(offsetof(struct snic_ib_create_qp, rq_log2_depth) == 25,
+	      "snic_ib_create_qp.rq_log2_depth moved");
+static_assert(sizeof(struct snic_ib_create_qp_resp) == 8,
+	      "snic_ib_create_qp_resp changed size");
+static_assert(sizeof(struct snic_ib_create_ah_resp) == 56,
+	      "snic_ib_create_ah_resp changed size");
+static_assert(offsetof(struct snic_ib_create_ah_resp, av) == 8,
+	      "snic_ib_create_ah_resp.av moved");
 
 #endif /* __SNIC_ABI_H__ */

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ccan/minmax.h>
+
 #include "snic.h"
 #include "snic-abi.h"
 
@@ -23,17 +25,61 @@ static const struct verbs_match_ent snic_match_table[] = {
 	{}
 };
 
-/*
- * First stage: control path only. Everything left unset (CQ, QP, MR, AH,
- * post/poll) is answered by libibverbs' dummy ops with EOPNOTSUPP.
- */
 static const struct verbs_context_ops snic_ctx_ops = {
 	.alloc_pd = snic_alloc_pd,
+	.create_ah = snic_create_ah,
+	.create_cq = snic_create_cq,
+	.create_qp = snic_create_qp,
 	.dealloc_pd = snic_dealloc_pd,
+	.dereg_mr = snic_dereg_mr,
+	.destroy_ah = snic_destroy_ah,
+	.destroy_cq = snic_destroy_cq,
+	.destroy_qp = snic_destroy_qp,
 	.free_context = snic_free_context,
+	.modify_qp = snic_modify_qp,
+	.poll_cq = snic_poll_cq,
+	.post_recv = snic_post_recv,
+	.post_send = snic_post_send,
 	.query_device_ex = snic_query_device_ex,
 	.query_port = snic_query_port,
+	.query_qp = snic_query_qp,
+	.reg_mr = snic_reg_mr,
+	.req_notify_cq = snic_req_notify_cq,
 };
+
+struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn)
+{
+	struct snic_qp *qp = ctx->qp_table[qpn & ctx->qp_table_mask];
+
+	return qp && qp->ibvqp.qp_num == qpn ? qp : NULL;
+}
+
+/*
+ * The device numbers QPs 1 (GSI) .. max_qp + 1: a table of that size
+ * indexed by QPN never collides (create_qp refuses a QPN whose slot is
+ * taken, should a kernel number them otherwise).
+ */
+static int snic_alloc_qp_table(struct snic_context *ctx)
+{
+	struct ib_uverbs_ex_query_device_resp resp = {};
+	size_t resp_size = sizeof(resp);
+	struct ibv_device_attr_ex attr = {};
+	uint64_t size;
+	int err;
+
+	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
+				       sizeof(attr), &resp, &resp_size);
+	if (err)
+		return err;
+
+	size = roundup_pow_of_two((uint64_t)attr.orig_attr.max_qp + 2);
+	ctx->qp_table = calloc(size, sizeof(*ctx->qp_table));
+	if (!ctx->qp_table)
+		return ENOMEM;
+	ctx->qp_table_mask = size - 1;
+
+	return 0;
+}
 
 static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
@@ -79,13 +125,37 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 		goto err_free_ctx;
 	}
 
-	ctx->max_qp_wr = resp.max_qp_wr;
-	ctx->max_cqe = resp.max_cqe;
-	ctx->sq_wqe_size = resp.sq_wqe_size;
-	ctx->rq_wqe_size = resp.rq_wqe_size;
-	ctx->cqe_size = resp.cqe_size;
-	ctx->max_send_sge = resp.max_send_sge;
-	ctx->max_recv_sge = resp.max_recv_sge;
+	/* The rings are laid out with this provider's copy of the formats */
+	if (resp.sq_wqe_size != sizeof(struct snic_sq_wqe) ||
+	    resp.rq_wqe_size != sizeof(struct snic_rq_wqe) ||
+	    resp.cqe_size != sizeof(struct snic_cqe) ||
+	    resp.max_qp_wr < 1u << SNIC_MIN_LOG2_DEPTH ||
+	    resp.max_cqe < 1u << SNIC_MIN_LOG2_DEPTH) {
+		verbs_err(&ctx->ibvctx,
+			  "kernel gave WQE/CQE sizes %u/%u/%u, depths %u/%u (want %zu/%zu/%zu, >= 4)\n",
+			  resp.sq_wqe_size, resp.rq_wqe_size, resp.cqe_size,
+			  resp.max_qp_wr, resp.max_cqe,
+			  sizeof(struct snic_sq_wqe), sizeof(struct snic_rq_wqe),
+			  sizeof(struct snic_cqe));
+		err = EPROTO;
+		goto err_unmap;
+	}
+	ctx->page_size = dev->page_size;
+	/* Depths are powers of two: round the limits down to one */
+	ctx->max_qp_wr = min_t(uint32_t, 1u << (ilog32(resp.max_qp_wr) - 1),
+			       SNIC_MAX_WQ_DEPTH);
+	ctx->max_cqe = 1u << (ilog32(resp.max_cqe) - 1);
+	ctx->max_send_sge = min_t(uint32_t, resp.max_send_sge,
+				  SNIC_SQ_WQE_MAX_SGE);
+	ctx->max_recv_sge = min_t(uint32_t, resp.max_recv_sge,
+				  SNIC_RQ_WQE_MAX_SGE);
+
+	err = snic_alloc_qp_table(ctx);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "QP table: %s\n", strerror(err));
+		goto err_unmap;
+	}
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 
 	verbs_set_ops(&ctx->ibvctx, &snic_ctx_ops);
 	verbs_debug(&ctx->ibvctx, "context on doorbell page %u\n",
@@ -93,6 +163,8 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 
 	return &ctx->ibvctx;
 
+err_unmap:
+	munmap(ctx->db, ctx->db_size);
 err_free_ctx:
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
@@ -104,6 +176,8 @@ static void snic_free_context(struct ibv_context *ibvctx)
 {
 	struct snic_context *ctx = to_sctx(ibvctx);
 
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	free(ctx->qp_table);
 	munmap(ctx->db, ctx->db_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);

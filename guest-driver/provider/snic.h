@@ -1,23 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libsnic: rdma-core provider for snic, the QEMU-emulated RoCEv2 NIC.
+ *
+ * The data path is all here: the provider allocates the SQ, RQ and CQ
+ * rings (the kernel only pins them), writes WQEs, polls CQEs and rings
+ * the context's doorbell page. WQE, CQE and doorbell formats are the
+ * device's own headers (include/snic/, copied next to this file).
  */
 #ifndef __SNIC_H__
 #define __SNIC_H__
 
+#include <endian.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
 #include <util/util.h>
+
+#include "snic_admin.h" /* SNIC_CQE_PHASE */
+#include "snic_regs.h"
+#include "snic_verbs.h"
 
 #define PCI_VENDOR_ID_SNIC 0x1af4 /* QEMU's range for experimental devices */
 #define PCI_DEVICE_ID_SNIC 0x10f0
+
+#define SNIC_MIN_LOG2_DEPTH 2 /* rings have at least 4 entries */
+/* CQEs name their WQE by 16 bits of its index: no deeper work queues */
+#define SNIC_MAX_WQ_DEPTH (1u << 16)
 
 struct snic_device {
 	struct verbs_device vdev;
 	size_t page_size; /* host page size: doorbell mappings are multiples */
 };
+
+struct snic_qp;
 
 struct snic_context {
 	struct verbs_context ibvctx;
@@ -28,19 +48,68 @@ struct snic_context {
 	void *db;
 	size_t db_size;
 	uint32_t db_page;
-	/* limits and ring formats reported by GET_CONTEXT */
+	size_t page_size;
+	/* limits reported by GET_CONTEXT */
 	uint32_t max_qp_wr;
 	uint32_t max_cqe;
-	uint32_t sq_wqe_size;
-	uint32_t rq_wqe_size;
-	uint32_t cqe_size;
-	uint16_t max_send_sge;
-	uint16_t max_recv_sge;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	/*
+	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
+	 * Written under qp_table_mutex with the QP's CQs locked; read by
+	 * poll_cq under the CQ's lock only.
+	 */
+	struct snic_qp **qp_table;
+	uint32_t qp_table_mask;
+	pthread_mutex_t qp_table_mutex;
 };
 
 struct snic_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+};
+
+struct snic_ah {
+	struct ibv_ah ibvah;
+	struct snic_av av; /* copied whole into every UD WQE */
+};
+
+/* A ring in provider memory that the kernel pinned for the device */
+struct snic_ring {
+	void *buf;
+	size_t size; /* entry size << log2_depth */
+	uint32_t depth;
+	uint8_t log2_depth;
+};
+
+struct snic_cq {
+	struct ibv_cq ibvcq;
+	struct snic_ring ring;
+	uint32_t cqn;
+	uint32_t cons;     /* free-running consumer index */
+	uint32_t cons_db;  /* consumer index the device was last told */
+	pthread_spinlock_t lock;
+};
+
+/*
+ * A send or receive queue. Indices run freely modulo 2^32, slot = index &
+ * (depth - 1). Slots [cons, prod) hold WQEs the device has not completed:
+ * it reads their wr_id back at completion time, so they are not reused
+ * before their (or a later) CQE was polled.
+ */
+struct snic_wq {
+	struct snic_ring ring;
+	uint32_t prod; /* post_* under lock, stored before the doorbell */
+	uint32_t cons; /* poll_cq, under the CQ's lock */
+	uint32_t max_sge;
+	pthread_spinlock_t lock;
+};
+
+struct snic_qp {
+	struct ibv_qp ibvqp;
+	struct snic_wq sq;
+	struct snic_wq rq;
+	bool sq_sig_all;
 };
 
 static inline struct snic_device *to_sdev(struct ibv_device *ibdev)
@@ -58,6 +127,69 @@ static inline struct snic_pd *to_spd(struct ibv_pd *ibvpd)
 	return container_of(ibvpd, struct snic_pd, ibvpd);
 }
 
+static inline struct snic_ah *to_sah(struct ibv_ah *ibvah)
+{
+	return container_of(ibvah, struct snic_ah, ibvah);
+}
+
+static inline struct snic_cq *to_scq(struct ibv_cq *ibvcq)
+{
+	return container_of(ibvcq, struct snic_cq, ibvcq);
+}
+
+static inline struct snic_qp *to_sqp(struct ibv_qp *ibvqp)
+{
+	return container_of(ibvqp, struct snic_qp, ibvqp);
+}
+
+/* log2 of the ring depth holding at least n entries (n <= 2^31) */
+static inline uint8_t snic_log2_depth(uint64_t n)
+{
+	return n <= 1u << SNIC_MIN_LOG2_DEPTH ? SNIC_MIN_LOG2_DEPTH :
+						ilog64(n - 1);
+}
+
+static inline void snic_ring_db(struct snic_context *ctx, uint8_t type,
+				uint32_t qid, uint32_t index)
+{
+	mmio_write64_le(ctx->db, htole64(snic_db_make(type, qid, index)));
+}
+
+static inline struct snic_sq_wqe *snic_sq_wqe(struct snic_wq *sq,
+					      uint32_t idx)
+{
+	return (struct snic_sq_wqe *)sq->ring.buf + (idx & (sq->ring.depth - 1));
+}
+
+static inline struct snic_rq_wqe *snic_rq_wqe(struct snic_wq *rq,
+					      uint32_t idx)
+{
+	return (struct snic_rq_wqe *)rq->ring.buf + (idx & (rq->ring.depth - 1));
+}
+
+static inline bool snic_wq_full(struct snic_wq *wq, uint32_t prod)
+{
+	return prod - wq->cons >= wq->ring.depth;
+}
+
+/*
+ * A CQE for the WQE whose index is wqe_index modulo 2^16 frees every slot
+ * up to and including it (unsignaled sends get no CQE of their own). That
+ * WQE lies in [cons, prod), a window of at most depth <= 2^16 slots, so
+ * its distance from cons is unambiguous. A CQE naming a slot outside the
+ * window (a duplicate, or one of a QP reset since) frees nothing.
+ */
+static inline void snic_wq_complete(struct snic_wq *wq, uint16_t wqe_index)
+{
+	uint32_t ahead = (uint16_t)(wqe_index - (uint16_t)wq->cons);
+
+	if (ahead < wq->prod - wq->cons)
+		wq->cons += ahead + 1;
+}
+
+/* snic.c */
+struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn);
+
 /* verbs.c */
 int snic_query_device_ex(struct ibv_context *ibvctx,
 			 const struct ibv_query_device_ex_input *input,
@@ -66,5 +198,35 @@ int snic_query_port(struct ibv_context *ibvctx, uint8_t port,
 		    struct ibv_port_attr *port_attr);
 struct ibv_pd *snic_alloc_pd(struct ibv_context *ibvctx);
 int snic_dealloc_pd(struct ibv_pd *ibvpd);
+struct ibv_mr *snic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
+			   uint64_t hca_va, int access);
+int snic_dereg_mr(struct verbs_mr *vmr);
+struct ibv_ah *snic_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
+int snic_destroy_ah(struct ibv_ah *ibvah);
+int snic_ring_alloc(struct snic_context *ctx, struct snic_ring *ring,
+		    size_t entry_size, uint8_t log2_depth);
+void snic_ring_free(struct snic_ring *ring);
+
+/* cq.c */
+struct ibv_cq *snic_create_cq(struct ibv_context *ibvctx, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int snic_destroy_cq(struct ibv_cq *ibvcq);
+int snic_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
+int snic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
+void snic_cq_discard_qp(struct snic_cq *cq, uint32_t qpn);
+
+/* qp.c */
+struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
+			      struct ibv_qp_init_attr *attr);
+int snic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int snic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int snic_destroy_qp(struct ibv_qp *ibvqp);
+int snic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
 
 #endif /* __SNIC_H__ */

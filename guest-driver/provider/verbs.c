@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libsnic: verbs. Only ibv_cmd_* calls that exist with the same
- * signature in rdma-core 44 (Debian 12's libibverbs) through 56.
+ * libsnic: device queries, PDs, MRs, AHs and ring memory. Only ibv_cmd_*
+ * calls that exist with the same signature in rdma-core 44 (Debian 12's
+ * libibverbs) through 56.
  */
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "snic.h"
 #include "snic-abi.h"
@@ -88,4 +90,112 @@ int snic_dealloc_pd(struct ibv_pd *ibvpd)
 	free(pd);
 
 	return 0;
+}
+
+struct ibv_mr *snic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+
+	err = ibv_cmd_reg_mr(ibvpd, addr, len, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+int snic_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+
+	free(vmr);
+
+	return 0;
+}
+
+struct ibv_ah *snic_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr)
+{
+	struct snic_create_ah_resp resp = {};
+	struct snic_ah *ah;
+	int err;
+
+	static_assert(sizeof(resp.av) == sizeof(ah->av), "AV size");
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	err = ibv_cmd_create_ah(ibvpd, &ah->ibvah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+
+	memcpy(&ah->av, resp.av, sizeof(ah->av));
+
+	return &ah->ibvah;
+}
+
+int snic_destroy_ah(struct ibv_ah *ibvah)
+{
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibvah);
+	if (err)
+		return err;
+
+	free(to_sah(ibvah));
+
+	return 0;
+}
+
+/*
+ * Rings are whole anonymous pages: zeroed, page-aligned, shared with no
+ * other allocation, so the kernel's pin and DONTFORK (for applications
+ * that called ibv_fork_init) affect nothing else.
+ */
+int snic_ring_alloc(struct snic_context *ctx, struct snic_ring *ring,
+		    size_t entry_size, uint8_t log2_depth)
+{
+	void *buf;
+
+	ring->log2_depth = log2_depth;
+	ring->depth = 1u << log2_depth;
+	ring->size = entry_size << log2_depth;
+	buf = mmap(NULL, align(ring->size, ctx->page_size),
+		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return errno;
+
+	if (ibv_dontfork_range(buf, ring->size)) {
+		munmap(buf, ring->size);
+		return ENOMEM;
+	}
+	ring->buf = buf;
+
+	return 0;
+}
+
+/* Only once the kernel destroyed the queue: the device may write it until then */
+void snic_ring_free(struct snic_ring *ring)
+{
+	ibv_dofork_range(ring->buf, ring->size);
+	munmap(ring->buf, ring->size);
 }
