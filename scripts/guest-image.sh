@@ -15,6 +15,10 @@
 # /libsnic-rdmav34.so (+ /snic.driver) -> the libibverbs provider dir (+ /etc/libibverbs.d).
 # Their contents are part of the inputs hash: a rebuilt module rebuilds the image.
 #
+# Our test programs (tests/vm/*.c, e.g. verbs-check) are built on the host by
+# scripts/build-guest-tools.sh (called here; a no-op when up to date) into
+# <repo>/build/guest-tools and go into the guest's /usr/local/bin, hashed by content too.
+#
 # To add guest content, extend GUEST_BINS / GUEST_LIBS / GUEST_FILES / GUEST_MODULES below.
 set -euo pipefail
 
@@ -212,9 +216,25 @@ else
     log "guest driver: no $DRV_DIR/libsnic-rdmav34.so: the image has no snic provider"
 fi
 
+# --- Our test programs: built here (cheap when up to date), then snapshotted like the driver.
+TOOLS_DIR=$REPO/build/guest-tools
+"$REPO/scripts/build-guest-tools.sh" --out "$TOOLS_DIR" | sed 's/^/guest-image: /' ||
+    die "building the guest test programs failed (scripts/build-guest-tools.sh, see above)"
+TOOLS_SNAP=$OUT/guest-tools-snapshot
+rm -rf "$TOOLS_SNAP"
+mkdir -p "$TOOLS_SNAP"
+GUEST_TOOLS=()
+for f in "$TOOLS_DIR"/*; do
+    case $f in *.stamp|*.tmp) continue ;; esac
+    { [ -f "$f" ] && [ -x "$f" ]; } || continue
+    cp "$f" "$TOOLS_SNAP/"
+    GUEST_TOOLS+=("$TOOLS_SNAP/$(basename "$f")")
+done
+log "guest tools: ${#GUEST_TOOLS[@]} program(s) from $TOOLS_DIR -> /usr/local/bin:$(for f in "${GUEST_TOOLS[@]}"; do printf ' %s' "$(basename "$f")"; done)"
+
 # Command substitutions (not process substitutions), so that a `die` inside stops us.
 BIN_LIBS=()
-closure=$(lib_closure "${GUEST_BINS[@]}" "${GUEST_LIBS[@]}" ${SNIC_PROV:+"$SNIC_PROV"})
+closure=$(lib_closure "${GUEST_BINS[@]}" "${GUEST_LIBS[@]}" ${SNIC_PROV:+"$SNIC_PROV"} ${GUEST_TOOLS[@]+"${GUEST_TOOLS[@]}"})
 mapfile -t BIN_LIBS <<<"$closure"
 MODS=()
 if [ ${#GUEST_MODULES[@]} -gt 0 ]; then
@@ -241,6 +261,9 @@ inputs_hash() {
         if [ -n "$SNIC_PROV" ]; then
             echo "provider $(sha256sum < "$SNIC_PROV") $SNIC_DRIVER_TEXT"
         fi
+        for f in ${GUEST_TOOLS[@]+"${GUEST_TOOLS[@]}"}; do
+            echo "tool $(basename "$f") $(sha256sum < "$f")"
+        done
     } | sha256sum | cut -d' ' -f1
 }
 HASH=$(inputs_hash)
@@ -298,6 +321,9 @@ else
         mkdir -p "$ROOT$d" "$ROOT$(dirname "$r")"
         [ -e "$ROOT$r" ] || cp "$r" "$ROOT$r"
         [ "$r" = "$d/$(basename "$f")" ] || ln -sfn "$r" "$ROOT$d/$(basename "$f")"
+    done
+    for f in ${GUEST_TOOLS[@]+"${GUEST_TOOLS[@]}"}; do
+        install -D -m 755 "$f" "$ROOT/usr/local/bin/$(basename "$f")"
     done
     if [ -n "$SNIC_PROV" ]; then
         install -D -m 644 "$SNIC_PROV" "$ROOT/usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so"

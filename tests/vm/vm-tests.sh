@@ -25,6 +25,9 @@ pairs=(
     "rxe-ping     300      -               --nic virtio --role rxe-ping"
     # Our driver and provider on snic both sides.
     "guest-driver 600      snic.ko         --nic snic --role guest-driver"
+    # Unmodified RDMA applications + verbs-check over snic (issue 7). The same role passes on
+    # rxe (--nic virtio, ~80 s; not run here for time).
+    "verbs-apps   600      snic.ko         --nic snic --role verbs-apps"
 )
 
 # TAP lines collect here; the plan goes first once the step count is known.

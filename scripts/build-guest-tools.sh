@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Build the guest's test programs (tests/vm/*.c, libibverbs only) on the host into
+# <repo>/build/guest-tools/, from where scripts/guest-image.sh copies them into the guest's
+# /usr/local/bin. The host runs the guest's Debian release, so its gcc and libibverbs-dev
+# (44.0) build binaries the guest's libraries run.
+#
+#   scripts/build-guest-tools.sh [--out DIR]     (default DIR: <repo>/build/guest-tools)
+#
+# Idempotent: a program is rebuilt only when its source, the compiler command or the
+# compiler changes (a stamp next to each binary). Warnings fail the build.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$REPO/build/guest-tools
+die() { echo "build-guest-tools: error: $*" >&2; exit 1; }
+log() { echo "build-guest-tools: $*"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
+        -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument: $1" ;;
+    esac
+done
+
+CC=${CC:-gcc}
+command -v "$CC" >/dev/null || die "'$CC' not found; run scripts/setup-deps.sh (as root) first"
+[ -f /usr/include/infiniband/verbs.h ] ||
+    die "/usr/include/infiniband/verbs.h missing; install libibverbs-dev (scripts/setup-deps.sh)"
+CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
+
+# program name -> source, link flags
+PROGS=(
+    "verbs-check tests/vm/verbs-check.c -libverbs"
+)
+
+mkdir -p "$OUT"
+ccver=$("$CC" --version | head -n 1)
+for p in "${PROGS[@]}"; do
+    read -r name src libs <<<"$p"
+    [ -f "$REPO/$src" ] || die "$src not found (broken checkout?)"
+    # shellcheck disable=SC2206  # libs is a word list
+    cmd=("$CC" "${CFLAGS[@]}" -o "$OUT/$name.tmp" "$REPO/$src" $libs)
+    stamp=$( { echo "$ccver"; printf '%s\n' "${cmd[@]}"; sha256sum < "$REPO/$src"; } | sha256sum | cut -d' ' -f1)
+    if [ -x "$OUT/$name" ] && [ "$(cat "$OUT/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
+        log "$name: up to date"
+        continue
+    fi
+    "${cmd[@]}" || die "building $name from $src failed"
+    mv "$OUT/$name.tmp" "$OUT/$name"
+    echo "$stamp" > "$OUT/$name.stamp"
+    log "$name: built from $src"
+done

@@ -1,0 +1,240 @@
+#!/bin/sh
+# shellcheck shell=dash disable=SC2086,SC2317  # word lists; functions run by step
+# Role "verbs-apps": one side of a two-VM pair running unmodified RDMA applications over an
+# RDMA device (issue 7's acceptance): side b runs each server, side a its client (peer IP).
+#
+#   scripts/vm-pair.sh --nic snic   --role verbs-apps                  (snic_0 on snic.ko)
+#   scripts/vm-pair.sh --nic virtio --role verbs-apps                  (rxe0 on virtio-net)
+#
+# Environment (kernel arguments snicvm.X=Y): SNIC_NIC snic|virtio picks the set-up (snic: RDMA
+# modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
+# SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
+# apps (default) or bench (what verbs-bench.sh runs). The GID index is looked up: the one
+# whose sysfs GID is ::ffff:<own IP> with type RoCE v2.
+#
+# Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
+# ib_send_bw, ib_write_lat, ib_read_lat, verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE
+# and READ by content, a local protection error on one QP while another keeps working), and
+# verbs-check -X b as a negative control (the server corrupts check b's data: both sides
+# must fail with the mismatch).
+#
+# Each application is one step on both sides, named alike: side b starts the server (under
+# timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
+# the client (under timeout); both must exit 0. Figures are logged by side a as
+#   SNIC-RESULT name=NAME key=value ...
+# (bw_avg_MBps, msg_rate_Mpps for the perftest *_bw; t_typical_us etc. for *_lat;
+# usec_per_iter, Mbit_s for ibv_*_pingpong), for scripts/bench-vm.sh and for grep.
+# shellcheck source=scripts/guest/roles/lib.sh
+. /roles/lib.sh
+
+NIC=${SNIC_NIC:-snic}
+case $NIC in
+    snic) DEV=${SNIC_RDMADEV:-snic_0} ;;
+    *) DEV=${SNIC_RDMADEV:-rxe0} ;;
+esac
+SUITE=${SNIC_VERBS_SUITE:-apps}
+GIDX=
+TCP_PORT=18515      # the first application's OOB port; each next one takes the next port
+LOGD=/tmp/verbs-apps
+mkdir -p "$LOGD"
+echo "verbs-apps: suite $SUITE, nic $NIC, RDMA device $DEV"
+
+# --- set-up ----------------------------------------------------------------------------
+provider_present() {
+    ls -l /usr/lib/x86_64-linux-gnu/libibverbs/libsnic-rdmav34.so /etc/libibverbs.d/snic.driver ||
+        { echo "the image has no snic provider (build it: scripts/build-provider.sh)"; return 1; }
+}
+
+# The GID index of ::ffff:<own IP>, RoCE v2 (gid_check prints it), into GIDX.
+find_gid() {
+    local i=0 out
+    while :; do
+        out=$(gid_check "$DEV" 2>&1)
+        GIDX=$(printf '%s\n' "$out" | sed -n 's/^gid_check: .* is GID\[\([0-9]*\)\], RoCE v2$/\1/p')
+        [ -n "$GIDX" ] && break
+        i=$((i + 1))
+        if [ $i -ge 20 ]; then
+            printf '%s\n' "$out"
+            return 1
+        fi
+        sleep 1
+    done
+    printf '%s\n' "$out"
+    echo "verbs-apps: $DEV GID index $GIDX (::ffff:$OWN_IP, RoCE v2)"
+}
+
+# --- one application, server on b and client on a ----------------------------------------
+# Is something listening on TCP port $1 (IPv4 or IPv6)? /proc/net/tcp*: local port in hex,
+# state 0A = LISTEN.
+listening() {
+    local hex
+    hex=$(printf '%04X' "$1")
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# Parse an application's output ($2) into one SNIC-RESULT line for NAME ($1).
+report() {
+    local name=$1 log=$2 line
+    # perftest: a header line with "#bytes", then one data line.
+    if grep -q 'BW average' "$log"; then
+        line=$(awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ && NF >= 5 { print; exit }' "$log")
+        [ -n "$line" ] || { echo "verbs-apps: $name: no result line in the output"; return 1; }
+        set -- $line
+        echo "SNIC-RESULT name=$name bytes=$1 iters=$2 bw_peak_MBps=$3 bw_avg_MBps=$4 msg_rate_Mpps=$5"
+    elif grep -q 't_typical' "$log"; then
+        line=$(awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ && NF >= 7 { print; exit }' "$log")
+        [ -n "$line" ] || { echo "verbs-apps: $name: no result line in the output"; return 1; }
+        set -- $line
+        echo "SNIC-RESULT name=$name bytes=$1 iters=$2 t_min_us=$3 t_max_us=$4 t_typical_us=$5 t_avg_us=$6 t_stdev_us=$7 t_p99_us=${8:-} t_p999_us=${9:-}"
+    elif grep -q 'usec/iter' "$log"; then
+        # "8192000 bytes in 3.41 seconds = 19.22 Mbit/sec" / "1000 iters in 3.41 seconds = 3410.55 usec/iter"
+        awk -v n="$name" '
+            / bytes in .* Mbit\/sec/ { mb = $(NF - 1); bytes = $1 }
+            / iters in .* usec\/iter/ { us = $(NF - 1); iters = $1 }
+            END { printf "SNIC-RESULT name=%s bytes=%s iters=%s Mbit_s=%s usec_per_iter=%s\n", n, bytes, iters, mb, us }' "$log"
+    elif grep -q '^verbs-check\[client\]: PASS' "$log"; then
+        awk -v n="$name" '/check a: PASS/ { w = $0; sub(/.* s, /, "", w); sub(/ MB\/s.*/, "", w) }
+            /check b: PASS/ { r = $0; sub(/.* s, /, "", r); sub(/ MB\/s.*/, "", r) }
+            END { printf "SNIC-RESULT name=%s result=PASS write_1MiB_MBps=%s read_1MiB_MBps=%s\n", n, w, r }' "$log"
+    fi
+}
+
+# Side b: start the server in the background, then wait (up to 60 s) until it listens.
+server_start() {
+    local name=$1 tmo=$2 port=$3 i=0
+    shift 3
+    echo "--- $name server: timeout $tmo $* -p $port"
+    timeout "$tmo" "$@" -p "$port" >"$LOGD/$name.log" 2>&1 &
+    SERVER_PID=$!
+    while ! listening "$port"; do
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            echo "verbs-apps: $name server exited before listening on TCP port $port"
+            return 1
+        fi
+        i=$((i + 1))
+        [ $i -ge 120 ] && { echo "verbs-apps: $name server not listening on TCP port $port after 60 s"; return 1; }
+        sleep 0.5
+    done
+    echo "verbs-apps: $name server listens on TCP port $port"
+}
+
+# An application that must fail (XFAIL set to a grep -E pattern by the caller): passes when
+# it exited 1 and its output ($2) has the pattern. $1 = its exit status.
+xfail_ok() {
+    if [ "$1" = 1 ] && grep -Eq "$XFAIL" "$2"; then
+        echo "verbs-apps: failed as it must (exit 1, output matches '$XFAIL')"
+        return 0
+    fi
+    echo "verbs-apps: expected exit 1 and output matching '$XFAIL', got exit $1"
+    return 1
+}
+
+# Side b, the step: the server's exit status and output ($2 = started: it listened).
+server_done() {
+    local name=$1 started=$2 rc=0
+    [ "$started" = 1 ] || kill "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" || rc=$?
+    [ "$started" = 1 ] || [ "$rc" != 0 ] || rc=1
+    cat "$LOGD/$name.log"
+    [ "$rc" = 124 ] && echo "verbs-apps: $name server timed out"
+    echo "verbs-apps: $name server exit $rc"
+    if [ -n "$XFAIL" ] && [ "$started" = 1 ]; then
+        xfail_ok "$rc" "$LOGD/$name.log"
+        return
+    fi
+    return "$rc"
+}
+
+# Side a, the step: run the client, log its output and figures.
+client_run() {
+    local name=$1 tmo=$2 rc=0
+    shift 2
+    timeout "$tmo" "$@" >"$LOGD/$name.log" 2>&1 || rc=$?
+    cat "$LOGD/$name.log"
+    [ "$rc" = 124 ] && echo "verbs-apps: $name client timed out after ${tmo}s"
+    echo "verbs-apps: $name client exit $rc"
+    if [ -n "$XFAIL" ]; then
+        xfail_ok "$rc" "$LOGD/$name.log"
+        return
+    fi
+    [ "$rc" = 0 ] || return "$rc"
+    report "$name" "$LOGD/$name.log"
+}
+
+# app NAME SECS CMD...: CMD -p PORT on side b (server), CMD -p PORT PEER-IP on side a.
+# With XFAIL=PATTERN both sides must exit 1 with PATTERN in their output instead.
+XFAIL=
+app() {
+    local name=$1 tmo=$2 port=$TCP_PORT ok=1
+    shift 2
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ -z "$GIDX" ]; then
+        # Keep the barriers in step with the peer even when there is nothing to run.
+        barrier "$name"
+        step "$name" sh -c "echo 'verbs-apps: no GID index for $DEV: $name not run'; exit 1"
+        return
+    fi
+    if [ "$SNIC_SIDE" = b ]; then
+        server_start "$name" "$tmo" "$port" "$@" || ok=0
+        barrier "$name"
+        step "$name" server_done "$name" "$ok"
+    else
+        barrier "$name"
+        step "$name" client_run "$name" "$tmo" "$@" -p "$port" "$PEER_IP"
+    fi
+}
+
+# --- the run ---------------------------------------------------------------------------
+step modules-rdma modprobe_all $RDMA_MODULES
+case $NIC in
+    snic)
+        step provider provider_present
+        step modprobe-snic modprobe snic
+        step net-up net_up snic ;;
+    virtio)
+        step modules-rxe modprobe_all $RXE_MODULES
+        step modules-virtio modprobe_all $VIRTIO_MODULES
+        step net-up net_up virtio
+        step rxe-add rdma link add "$DEV" type rxe netdev "$SNIC_IF" ;;
+    *)
+        step nic-kind sh -c "echo 'verbs-apps: SNIC_NIC must be snic or virtio, not $NIC'; exit 2" ;;
+esac
+step port-active retry 20 port_active "$DEV" "4096 (5)"
+step gid-index find_gid
+barrier net-up
+step ping ping_peer 5
+
+P="-F -d $DEV -x $GIDX"     # perftest: no cpufreq warnings, device, GID index
+case $SUITE in
+    apps)
+        app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c
+        app rc-pingpong-events 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c -e
+        # UD payload 2048 (the default) + 40 bytes of GRH: fits the RoCE MTU 4096 of MTU 9000.
+        app ud-pingpong 120 ibv_ud_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 2048
+        app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
+        app ib_read_bw 180 ib_read_bw $P -s 65536 -n 1000
+        app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
+        app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
+        app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000
+        app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
+        # Negative control: the server corrupts one word of check b's READ source (-X b, a
+        # server-only option), so both sides must report check b's mismatch.
+        XFAIL="check b: the READ's data is wrong"
+        if [ "$SNIC_SIDE" = b ]; then
+            app verbs-check-selftest 120 verbs-check -d "$DEV" -g "$GIDX" -X b
+        else
+            app verbs-check-selftest 120 verbs-check -d "$DEV" -g "$GIDX"
+        fi
+        XFAIL= ;;
+    bench)
+        app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
+        app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
+        app ib_write_bw_2B 180 ib_write_bw $P -s 2 -n 20000
+        app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
+        app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
+    *)
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps or bench, not $SUITE'; exit 2" ;;
+esac
+step dmesg-clean dmesg_clean
+barrier end
+finish
