@@ -18,11 +18,11 @@
 #   --log-dir   where the logs go (default <repo>/.cache/logs); --name prefixes them
 #               (default pair-ROLE-TIME-PID): NAME-a.log / NAME-b.log are the consoles,
 #               NAME-a.run / NAME-b.run the full output of scripts/vm-run.sh
-#   --mtu       snic.mtu= for both guests (the roles default to 9000)
+#   --mtu       snicvm.mtu= for both guests (the roles default to 9000)
 #   --append    extra kernel arguments for both guests (repeatable)
 #   --qemu-a/-b one extra QEMU argument for VM a / b (repeatable)
 #
-# VM a is 10.0.0.1/24 (snic.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
+# VM a is 10.0.0.1/24 (snicvm.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
 # listens). Exit status: 0 when both roles passed; 1 a role failed; 2 usage or setup error;
 # 3 a VM timed out or crashed without a result.
 set -euo pipefail
@@ -112,7 +112,7 @@ vm_args() {
     esac
     VMARGS=(--qemu "$QEMU" --role "$role" --timeout "$TIMEOUT" --image "$IMAGE" --no-build
             --log "$LOGDIR/$NAME-$side.log"
-            --append "snic.side=$side snic.nic=$nic snic.ip=$ip snic.peer=$peer${MTU:+ snic.mtu=$MTU}")
+            --append "snicvm.side=$side snicvm.nic=$nic snicvm.ip=$ip snicvm.peer=$peer${MTU:+ snicvm.mtu=$MTU}")
     local a
     for a in "${APPEND[@]}"; do VMARGS+=(--append "$a"); done
     VMARGS+=(-- -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
@@ -124,9 +124,27 @@ vm_args() {
 # Live progress: vm-run's own lines and the step/result lines, prefixed with the side.
 progress() {
     sed -u 's/\r$//' | tee "$LOGDIR/$NAME-$1.run" |
-        grep --line-buffered -E '^(vm-run: (role|PASS|FAIL)|SNIC-STEP |SNIC-ROLE-RESULT |snic-init: )' |
+        grep --line-buffered -E '^(vm-run: (role|PASS|FAIL)|SNIC-STEP |SNIC-RESULT |SNIC-ROLE-RESULT |snic-init: )' |
         sed -u "s/^/[$1] /"
 }
+
+# The wire's buffer. QEMU's dgram sockets take the host's default receive buffer (208 KiB
+# on Debian), about 25 frames of 4 KiB: a RoCE window of 128 such frames loses its tail
+# at every burst (host Udp RcvbufErrors), READ responses and go-back-N resends alike; a
+# switch port holds more. Measured: ib_read_bw 8 MB/s and RETRY_EXC failures at 208 KiB,
+# 197 MB/s and no drop at 4 MiB. Raised for the pair's lifetime (root only), then restored.
+WIRE_RMEM=4194304
+rmem_file=/proc/sys/net/core/rmem_default
+rmem_old=$(cat "$rmem_file" 2>/dev/null || echo)
+if [ -n "$rmem_old" ] && [ "$rmem_old" -lt "$WIRE_RMEM" ]; then
+    if echo "$WIRE_RMEM" 2>/dev/null > "$rmem_file"; then
+        log "wire buffer: net.core.rmem_default $rmem_old -> $WIRE_RMEM for this run"
+        # shellcheck disable=SC2064  # expand now: restore this value
+        trap "echo $rmem_old > $rmem_file" EXIT
+    else
+        log "warning: cannot raise net.core.rmem_default ($rmem_old bytes; needs root): bursts of RoCE frames will be dropped on the wire"
+    fi
+fi
 
 log "roles a=$ROLE_A ($NIC_A) b=$ROLE_B ($NIC_B), udp 127.0.0.1:$PA <-> :$PB, timeout ${TIMEOUT}s, logs $LOGDIR/$NAME-{a,b}.{log,run}"
 start=$(date +%s.%N)

@@ -6,7 +6,7 @@
 #
 #   --timeout  whole-VM wall-clock limit (default 300)
 #   --log      where to save the console (default <repo>/.cache/logs/vm-ROLE-TIME-PID.log)
-#   --append   extra kernel command line (repeatable), e.g. "snic.ip=10.0.0.1/24"
+#   --append   extra kernel command line (repeatable), e.g. "snicvm.ip=10.0.0.1/24"
 #   --image    guest image directory (default <repo>/.cache/guest; built if out of date)
 #   --no-build use the image as it is (the caller built it, e.g. scripts/vm-pair.sh)
 #   after --   passed to QEMU as is, e.g. -device snic
@@ -79,7 +79,7 @@ fi
 mkdir -p "$(dirname "$LOG")"
 : > "$LOG" || die "cannot write log file $LOG"
 
-CMDLINE="console=ttyS0 quiet loglevel=3 panic=-1 snic.role=$ROLE${APPEND[*]:+ ${APPEND[*]}}"
+CMDLINE="console=ttyS0 quiet loglevel=3 panic=-1 snicvm.role=$ROLE${APPEND[*]:+ ${APPEND[*]}}"
 CMD=("$QEMU" -M "q35,accel=tcg" -cpu max -smp 1 -m 1024
      -bios qboot.rom -L "${FW_DIRS[0]}" -L "${FW_DIRS[1]}"
      -nographic -vga none -no-reboot -nodefaults -serial stdio

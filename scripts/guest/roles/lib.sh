@@ -24,7 +24,7 @@
 #   dmesg_clean          no WARNING/BUG/Oops/leak lines in the kernel log.
 #   finish               print the summary and exit 1 if a step failed, else 0.
 #
-# Environment, from `snic.KEY=VAL` kernel arguments (see /init): SNIC_IP (10.0.0.1/24),
+# Environment, from `snicvm.KEY=VAL` kernel arguments (see /init): SNIC_IP (10.0.0.1/24),
 # SNIC_PEER (10.0.0.2), SNIC_SIDE (a|b), SNIC_NIC (snic|virtio), SNIC_MTU, SNIC_ROLE.
 
 RDMA_MODULES="configfs ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm"
@@ -36,7 +36,9 @@ VIRTIO_MODULES="virtio_pci virtio_net"
 # iputils': busybox ping was seen to miss replies that the kernel had received (Icmp
 # InEchoReps counted all of them).
 [ -x /usr/bin/ip ] && ip() { /usr/bin/ip "$@"; }
-[ -x /usr/bin/ping ] && ping() { /usr/bin/ping "$@"; }
+# (Through `timeout` a function is not seen: ping_peer names the binary.)
+PING=ping
+[ -x /usr/bin/ping ] && PING=/usr/bin/ping && ping() { /usr/bin/ping "$@"; }
 
 SNIC_STEPS=0
 SNIC_FAILED=0
@@ -115,7 +117,7 @@ modprobe_all() {
 # --- barrier ---------------------------------------------------------------------------
 _barrier() {
     local name=$1 tmo=$2 port=${SNIC_BARRIER_PORT:-7400} tok got end
-    [ -n "$PEER_IP" ] || { echo "barrier: SNIC_PEER is not set (snic.peer=)"; return 2; }
+    [ -n "$PEER_IP" ] || { echo "barrier: SNIC_PEER is not set (snicvm.peer=)"; return 2; }
     tok="snic-barrier $SNIC_BARRIER_SEQ $name"
     case ${SNIC_SIDE:-} in
         b)  # Listen; the connector sends its token and we answer with ours.
@@ -134,7 +136,7 @@ _barrier() {
                 fi
                 sleep 1
             done ;;
-        *)  echo "barrier: SNIC_SIDE must be a or b (snic.side=), not '${SNIC_SIDE:-}'"
+        *)  echo "barrier: SNIC_SIDE must be a or b (snicvm.side=), not '${SNIC_SIDE:-}'"
             return 2 ;;
     esac
     if [ "$got" = "$tok" ]; then
@@ -172,7 +174,7 @@ net_up() {
         virtio) drv=virtio_net ;;
         *) echo "net_up: unknown NIC kind '$kind' (snic|virtio)"; return 2 ;;
     esac
-    [ -n "${SNIC_IP:-}" ] || { echo "net_up: SNIC_IP is not set (snic.ip=A.B.C.D/N)"; return 2; }
+    [ -n "${SNIC_IP:-}" ] || { echo "net_up: SNIC_IP is not set (snicvm.ip=A.B.C.D/N)"; return 2; }
     SNIC_IF=
     i=0
     while ! SNIC_IF=$(_find_if "$drv"); do
@@ -204,8 +206,8 @@ net_up() {
 
 ping_peer() {
     local n=${1:-20} out rc
-    [ -n "$PEER_IP" ] || { echo "ping_peer: SNIC_PEER is not set (snic.peer=)"; return 2; }
-    out=$(timeout $((n + 30)) ping -n -c "$n" -i 0.2 -W 5 "$PEER_IP" 2>&1)
+    [ -n "$PEER_IP" ] || { echo "ping_peer: SNIC_PEER is not set (snicvm.peer=)"; return 2; }
+    out=$(timeout $((n + 30)) "$PING" -c "$n" -i 0.2 -W 5 "$PEER_IP" 2>&1)
     rc=$?
     if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q ' 0% packet loss'; then
         printf '%s\n' "$out" | tail -n 3
