@@ -24,6 +24,11 @@
 
 #define DRV_MODULE_NAME         "snic"
 
+/* Doorbells are single 64-bit MMIO writes */
+#ifndef CONFIG_64BIT
+#error "snic needs a 64-bit kernel"
+#endif
+
 /* MSI-X: 0 = admin queue + AEQ, 1 = Ethernet queues, 2.. = completion EQs */
 #define SNIC_VEC_ADMIN          0
 #define SNIC_VEC_ETH            1
@@ -127,6 +132,7 @@ struct snic_netdev_priv {
 	struct snic_eth_ring tx;
 	struct snic_eth_ring rx;
 	u32 rx_buf_len;
+	bool up;		/* rings and NAPI live (under RTNL) */
 	struct u64_stats_sync syncp;	/* the counters below, NAPI only */
 	u64 rx_packets;
 	u64 rx_bytes;
@@ -177,12 +183,25 @@ struct snic_pd {
 	u32 pdn;
 };
 
-/* A user queue: pinned process memory and its 4 KiB page list */
-struct snic_uqueue {
+/*
+ * A queue ring and its 4 KiB page list: pinned process memory (umem) for
+ * user queues, coherent memory (buf) for the kernel's own.
+ */
+struct snic_queue {
 	struct ib_umem *umem;
+	void *buf;
+	dma_addr_t buf_dma;
 	__le64 *pbl;
 	dma_addr_t pbl_dma;
 	u32 npages;
+};
+
+/* Driver-side indices of a kernel work queue (user ones are libsnic's) */
+struct snic_kwq {
+	spinlock_t lock;
+	u32 prod;		/* next WQE to post */
+	u32 cons;		/* oldest WQE not completed */
+	u32 log2_depth;
 };
 
 struct snic_mr {
@@ -195,17 +214,27 @@ struct snic_mr {
 
 struct snic_cq {
 	struct ib_cq ibcq;
-	struct snic_uqueue ring;
+	struct snic_queue ring;
 	u32 cqn;
+	u32 eqn;
 	u16 vector;		/* its EQ's MSI-X vector */
+	/* kernel CQs */
+	spinlock_t lock;	/* cons, reported; polling */
+	u32 cons;
+	u32 reported;		/* consumer index the device last heard */
+	u32 log2_depth;
 };
 
 struct snic_qp {
 	struct ib_qp ibqp;
-	struct snic_uqueue sq;
-	struct snic_uqueue rq;
+	struct snic_queue sq;
+	struct snic_queue rq;
 	struct ib_qp_cap cap;
 	u32 qpn;
+	bool sig_all;		/* IB_SIGNAL_ALL_WR */
+	/* kernel QPs */
+	struct snic_kwq ksq;
+	struct snic_kwq krq;
 };
 
 struct snic_ah {
@@ -269,10 +298,12 @@ void snic_admin_destroy(struct snic_dev *sdev);
 int snic_admin_query_device(struct snic_dev *sdev);
 int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats);
 int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle);
+bool snic_admin_dead(struct snic_dev *sdev);
 
 /* snic_eq.c */
 int snic_eqs_create(struct snic_dev *sdev);
 void snic_eqs_destroy(struct snic_dev *sdev);
+void snic_eq_overflow(struct snic_dev *sdev, u64 eqn);
 
 /* snic_netdev.c */
 int snic_netdev_create(struct snic_dev *sdev);
@@ -280,9 +311,11 @@ void snic_netdev_destroy(struct snic_dev *sdev);
 void snic_netdev_link_event(struct snic_dev *sdev, bool up);
 
 /* snic_mr.c */
-int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
-		    struct snic_uqueue *q);
-void snic_uqueue_put(struct snic_dev *sdev, struct snic_uqueue *q);
+int snic_queue_get_user(struct snic_dev *sdev, u64 va, u32 len,
+			struct snic_queue *q);
+int snic_queue_alloc(struct snic_dev *sdev, u32 len, struct snic_queue *q);
+void snic_queue_put(struct snic_dev *sdev, struct snic_queue *q);
+struct ib_mr *snic_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata);
@@ -292,6 +325,8 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
 int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 /* snic_qp.c */
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -301,6 +336,11 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int snic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+void snic_kwq_complete(struct snic_kwq *wq, u16 wqe_index);
 int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags);

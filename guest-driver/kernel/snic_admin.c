@@ -95,6 +95,35 @@ static int snic_admin_submit(struct snic_admin *aq, struct snic_dev *sdev,
 }
 
 /*
+ * The device stopped answering. A command it did not complete may still
+ * run later and touch memory its caller frees, so disable the device:
+ * that destroys every queue and stops all DMA, and every later command
+ * fails at once. Callers may then free what they gave the device.
+ */
+static void snic_admin_kill(struct snic_dev *sdev, const char *why)
+{
+	struct snic_admin *aq = &sdev->admin;
+	unsigned long flags;
+	bool was_dead;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	was_dead = aq->dead;
+	aq->dead = true;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	if (was_dead)
+		return;
+	writel(0, sdev->regs + SNIC_REG_DEV_CTRL);
+	dev_err(&sdev->pdev->dev, "%s: device disabled; reload the driver\n",
+		why);
+}
+
+/* True once the device was disabled for not answering: no DMA any more. */
+bool snic_admin_dead(struct snic_dev *sdev)
+{
+	return READ_ONCE(sdev->admin.dead);
+}
+
+/*
  * Run one admin command and wait for it. Returns 0 or a negative errno
  * (device status mapped); *result gets the completion's result.
  */
@@ -109,8 +138,11 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 	int i;
 
 	might_sleep();
-	if (down_timeout(&aq->slots, SNIC_ADMIN_TIMEOUT))
+	if (down_timeout(&aq->slots, SNIC_ADMIN_TIMEOUT)) {
+		/* Every slot held this long: the device stopped answering */
+		snic_admin_kill(sdev, "no admin slot freed in time");
 		return -ETIMEDOUT;
+	}
 	i = snic_admin_submit(aq, sdev, cmd);
 	if (i < 0) {
 		up(&aq->slots);
@@ -123,11 +155,8 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 			/* The slot stays busy: a late completion must not
 			 * be mistaken for a later command's.
 			 */
-			aq->dead = true;
 			spin_unlock_irqrestore(&aq->lock, flags);
-			dev_err(&sdev->pdev->dev,
-				"admin command 0x%02x timed out; admin queue disabled\n",
-				cmd->hdr.opcode);
+			snic_admin_kill(sdev, "admin command timed out");
 			return -ETIMEDOUT;
 		}
 		spin_unlock_irqrestore(&aq->lock, flags);
@@ -265,9 +294,7 @@ static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 		}
 		break;
 	case SNIC_EVENT_EQ_OVERFLOW:
-		dev_err_ratelimited(&sdev->pdev->dev,
-				    "EQ %llu overflowed: completion events lost\n",
-				    data);
+		snic_eq_overflow(sdev, data);
 		break;
 	case SNIC_EVENT_QP_FATAL:
 		qp = xa_load(&sdev->qp_xa, (unsigned long)data);

@@ -3,7 +3,9 @@
  * snic completion queues. User CQs live in the provider's memory: the
  * provider polls them directly and arms them with its own doorbell page;
  * the kernel pins the ring, creates the device CQ on an EQ, and turns that
- * EQ's events into the CQ's completion events (snic_eq.c).
+ * EQ's events into the CQ's completion events (snic_eq.c). Kernel CQs
+ * (the MAD layer's, rdma_cm's, ULPs') are polled and armed here, through
+ * the kernel's doorbell page.
  */
 #include <linux/interrupt.h>
 #include <rdma/uverbs_ioctl.h>
@@ -12,24 +14,15 @@
 
 #include "snic.h"
 
-int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+/* A user CQ's ring, described by the provider's command. */
+static int snic_cq_user_ring(struct snic_dev *sdev, struct snic_cq *cq,
+			     const struct ib_cq_init_attr *attr,
+			     struct ib_udata *udata, u16 *ctx)
 {
-	struct snic_dev *sdev = to_sdev(ibcq->device);
-	struct snic_ib_create_cq_resp resp = {};
-	struct snic_cq *cq = to_scq(ibcq);
 	struct snic_ib_create_cq ucmd = {};
 	struct snic_ucontext *uc;
-	struct snic_admin_cmd cmd;
-	struct snic_eq *eq;
-	u64 cqn;
 	int err;
 
-	/* Kernel CQs come with the kernel verbs (GSI, rdma_cm) */
-	if (!udata)
-		return -EOPNOTSUPP;
-	if (attr->flags)
-		return -EOPNOTSUPP;
 	if (udata->inlen < offsetofend(typeof(ucmd), log2_depth)) {
 		ibdev_dbg(&sdev->ibdev, "create_cq: %zu bytes of driver data\n",
 			  udata->inlen);
@@ -52,9 +45,47 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  attr->cqe, ucmd.log2_depth, ucmd.buf_len);
 		return -EINVAL;
 	}
-
 	uc = rdma_udata_to_drv_context(udata, struct snic_ucontext, ibucontext);
-	err = snic_uqueue_get(sdev, ucmd.buf_va, ucmd.buf_len, &cq->ring);
+	*ctx = uc->db_page;
+	cq->log2_depth = ucmd.log2_depth;
+	return snic_queue_get_user(sdev, ucmd.buf_va, ucmd.buf_len, &cq->ring);
+}
+
+/*
+ * A kernel CQ's ring: twice the CQEs asked for, so that the consumer index
+ * the device sees may lag a quarter ring behind (see snic_poll_cq()).
+ */
+static int snic_cq_kernel_ring(struct snic_dev *sdev, struct snic_cq *cq,
+			       const struct ib_cq_init_attr *attr)
+{
+	u64 depth = roundup_pow_of_two(max(2ull * (attr->cqe + 1), 4ull));
+
+	if (depth > le32_to_cpu(sdev->attr.max_cqe))
+		return -EINVAL;
+	cq->log2_depth = ilog2(depth);
+	return snic_queue_alloc(sdev, SNIC_CQE_SIZE << cq->log2_depth,
+				&cq->ring);
+}
+
+int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibcq->device);
+	struct snic_ib_create_cq_resp resp = {};
+	struct snic_cq *cq = to_scq(ibcq);
+	u16 ctx = SNIC_DB_KERNEL_PAGE;
+	struct snic_admin_cmd cmd;
+	struct snic_eq *eq;
+	u64 cqn;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	spin_lock_init(&cq->lock);
+	if (udata)
+		err = snic_cq_user_ring(sdev, cq, attr, udata, &ctx);
+	else
+		err = snic_cq_kernel_ring(sdev, cq, attr);
 	if (err)
 		return err;
 
@@ -62,19 +93,22 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
 	cmd.create_cq.pbl_addr = cpu_to_le64(cq->ring.pbl_dma);
 	cmd.create_cq.npages = cpu_to_le32(cq->ring.npages);
-	cmd.create_cq.log2_depth = ucmd.log2_depth;
-	cmd.create_cq.ctx = cpu_to_le16(uc->db_page);
+	cmd.create_cq.log2_depth = cq->log2_depth;
+	cmd.create_cq.ctx = cpu_to_le16(ctx);
 	cmd.create_cq.eqn = cpu_to_le32(eq->eqn);
 	err = snic_admin_exec(sdev, &cmd, &cqn);
 	if (err)
 		goto err_ring;
 	cq->cqn = cqn;
+	cq->eqn = eq->eqn;
 	cq->vector = eq->vector;
-	ibcq->cqe = (1u << ucmd.log2_depth) - 1;
+	ibcq->cqe = (1u << cq->log2_depth) / 2 - 1;
 
 	err = xa_err(xa_store(&sdev->cq_xa, cqn, ibcq, GFP_KERNEL));
 	if (err)
 		goto err_destroy;
+	if (!udata)
+		return 0;
 	resp.cqn = cqn;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
@@ -86,7 +120,7 @@ err_xa:
 err_destroy:
 	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cqn);
 err_ring:
-	snic_uqueue_put(sdev, &cq->ring);
+	snic_queue_put(sdev, &cq->ring);
 	return err;
 }
 
@@ -101,12 +135,110 @@ int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	synchronize_irq(pci_irq_vector(sdev->pdev, cq->vector));
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
 	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cq->cqn);
-	if (err) {
+	/* A dead device was disabled: its DMA stopped, freeing is safe */
+	if (err && !snic_admin_dead(sdev)) {
 		/* A broken device may still write the ring: leave it pinned */
 		ibdev_err(&sdev->ibdev, "DESTROY_CQ %u failed (%d): ring stays pinned\n",
 			  cq->cqn, err);
 		return 0;
 	}
-	snic_uqueue_put(sdev, &cq->ring);
+	snic_queue_put(sdev, &cq->ring);
 	return 0;
+}
+
+static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
+{
+	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
+			       (cq->cons & ((1u << cq->log2_depth) - 1));
+	u8 phase = (cq->cons >> cq->log2_depth) & 1 ? 0 : SNIC_CQE_PHASE;
+
+	if ((READ_ONCE(cqe->flags) & SNIC_CQE_PHASE) != phase)
+		return NULL;
+	dma_rmb();	/* the body after the phase byte */
+	return cqe;
+}
+
+/* One CQE into an ib_wc; false if its QP is gone (destroyed meanwhile). */
+static bool snic_cqe_to_wc(struct snic_dev *sdev, const struct snic_cqe *cqe,
+			   struct ib_wc *wc)
+{
+	struct ib_qp *ibqp = xa_load(&sdev->qp_xa, le32_to_cpu(cqe->qpn));
+	struct snic_qp *qp;
+
+	if (!ibqp)
+		return false;
+	qp = to_sqp(ibqp);
+	/* Every slot up to this WQE is free again */
+	if (cqe->opcode & SNIC_WC_RECV)
+		snic_kwq_complete(&qp->krq, le16_to_cpu(cqe->wqe_index));
+	else
+		snic_kwq_complete(&qp->ksq, le16_to_cpu(cqe->wqe_index));
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->status = cqe->status;	/* IB_WC_* numbers */
+	wc->opcode = cqe->opcode;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->qp = ibqp;
+	wc->src_qp = le32_to_cpu(cqe->src_qp);
+	wc->port_num = 1;
+	if (cqe->wc_flags & SNIC_WC_F_IMM) {
+		wc->ex.imm_data = cqe->imm;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (cqe->wc_flags & SNIC_WC_F_GRH) {
+		/* ib_init_ah_attr_from_wc() reads the header type */
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = cqe->wc_flags & SNIC_WC_F_IPV6 ?
+				       RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+	}
+	return true;
+}
+
+int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct snic_dev *sdev = to_sdev(ibcq->device);
+	struct snic_cq *cq = to_scq(ibcq);
+	u32 depth = 1u << cq->log2_depth;
+	struct snic_cqe *cqe;
+	unsigned long flags;
+	int n = 0;
+
+	if (!cq->ring.buf)	/* a user CQ: libsnic polls it */
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && (cqe = snic_cq_peek(cq))) {
+		cq->cons++;
+		if (snic_cqe_to_wc(sdev, cqe, &wc[n]))
+			n++;
+	}
+	/* The device may use what we consumed once it knows */
+	if (cq->cons - cq->reported >= depth / 4) {
+		cq->reported = cq->cons;
+		snic_ring_db(sdev, SNIC_DB_CQ, cq->cqn, cq->cons);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct snic_dev *sdev = to_sdev(ibcq->device);
+	struct snic_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	int missed = 0;
+	u8 type;
+
+	if (!cq->ring.buf)
+		return -EOPNOTSUPP;
+	type = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+	       SNIC_DB_CQ_ARM_SOL : SNIC_DB_CQ_ARM;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* Arming with CQEs pending raises the event at once (device rule) */
+	cq->reported = cq->cons;
+	snic_ring_db(sdev, type, cq->cqn, cq->cons);
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS && snic_cq_peek(cq))
+		missed = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
 }

@@ -42,6 +42,24 @@ static irqreturn_t snic_eq_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/*
+ * The EQ was full and the device dropped events. Which CQs lost one is
+ * unknown, so every CQ on that EQ gets an event: a spurious completion
+ * event is allowed, a lost one leaves a waiter asleep for good.
+ */
+void snic_eq_overflow(struct snic_dev *sdev, u64 eqn)
+{
+	unsigned long cqn;
+	struct ib_cq *cq;
+
+	dev_warn_ratelimited(&sdev->pdev->dev,
+			     "EQ %llu overflowed: waking every CQ on it\n", eqn);
+	xa_for_each(&sdev->cq_xa, cqn, cq) {
+		if (to_scq(cq)->eqn == eqn && cq->comp_handler)
+			cq->comp_handler(cq, cq->cq_context);
+	}
+}
+
 static void snic_eq_free(struct snic_dev *sdev, struct snic_eq *eq)
 {
 	struct device *dev = &sdev->pdev->dev;
@@ -104,13 +122,21 @@ err_free:
 
 static void snic_eq_destroy(struct snic_dev *sdev, struct snic_eq *eq)
 {
+	int err;
+
 	if (!eq->created)
 		return;
 	/* The device stops writing before the ring goes away */
-	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
+	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
 	free_irq(pci_irq_vector(sdev->pdev, eq->vector), eq);
-	snic_eq_free(sdev, eq);
 	eq->created = false;
+	/* A dead device was disabled: its DMA stopped */
+	if (err && !snic_admin_dead(sdev)) {
+		dev_err(&sdev->pdev->dev, "EQ %u not destroyed (%d): ring stays allocated\n",
+			eq->eqn, err);
+		return;
+	}
+	snic_eq_free(sdev, eq);
 }
 
 int snic_eqs_create(struct snic_dev *sdev)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * snic memory: pinned user memory described to the device by page lists.
+ * snic memory: memory described to the device by page lists.
  *
- * Memory regions and user queue rings alike are pinned with ib_umem and
- * described by a contiguous list of little-endian page addresses that the
- * device reads through its translation cache. The list must stay
- * unchanged until the device object is destroyed.
+ * Memory regions and user queue rings are pinned with ib_umem, kernel
+ * rings are coherent memory; each is described by a contiguous list of
+ * little-endian page addresses that the device reads through its
+ * translation cache. The list must stay unchanged until the device object
+ * is destroyed. The kernel's DMA MRs are the device's identity mapping.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -16,12 +17,22 @@
 #define SNIC_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
+/* The ring's 4 KiB pages, for the device. */
+static int snic_queue_list(struct snic_dev *sdev, struct snic_queue *q,
+			   u32 len)
+{
+	q->npages = len >> SNIC_QUEUE_PAGE_SHIFT;
+	q->pbl = dma_alloc_coherent(&sdev->pdev->dev, q->npages * sizeof(u64),
+				    &q->pbl_dma, GFP_KERNEL);
+	return q->pbl ? 0 : -ENOMEM;
+}
+
 /*
  * Pin a user ring (page-aligned; a ring smaller than a page owns the whole
  * page) and list its 4 KiB pages for the device.
  */
-int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
-		    struct snic_uqueue *q)
+int snic_queue_get_user(struct snic_dev *sdev, u64 va, u32 len,
+			struct snic_queue *q)
 {
 	struct ib_block_iter biter;
 	u32 i = 0;
@@ -39,13 +50,9 @@ int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
 		q->umem = NULL;
 		return err;
 	}
-	q->npages = len >> SNIC_QUEUE_PAGE_SHIFT;
-	q->pbl = dma_alloc_coherent(&sdev->pdev->dev, q->npages * sizeof(u64),
-				    &q->pbl_dma, GFP_KERNEL);
-	if (!q->pbl) {
-		err = -ENOMEM;
+	err = snic_queue_list(sdev, q, len);
+	if (err)
 		goto err_release;
-	}
 	rdma_umem_for_each_dma_block(q->umem, &biter, SZ_4K) {
 		if (i == q->npages)
 			break;
@@ -60,23 +67,84 @@ int snic_uqueue_get(struct snic_dev *sdev, u64 va, u32 len,
 err_free:
 	dma_free_coherent(&sdev->pdev->dev, q->npages * sizeof(u64), q->pbl,
 			  q->pbl_dma);
+	q->pbl = NULL;
 err_release:
 	ib_umem_release(q->umem);
 	q->umem = NULL;
-	q->pbl = NULL;
 	return err;
 }
 
-/* After the device object using the ring is gone. */
-void snic_uqueue_put(struct snic_dev *sdev, struct snic_uqueue *q)
+/* A kernel ring: zeroed coherent memory (CQ phase bits start at 0). */
+int snic_queue_alloc(struct snic_dev *sdev, u32 len, struct snic_queue *q)
 {
-	if (!q->umem)
-		return;
-	dma_free_coherent(&sdev->pdev->dev, q->npages * sizeof(u64), q->pbl,
-			  q->pbl_dma);
-	ib_umem_release(q->umem);
-	q->umem = NULL;
+	u32 i;
+
+	len = round_up(len, SZ_4K);
+	q->buf = dma_alloc_coherent(&sdev->pdev->dev, len, &q->buf_dma,
+				    GFP_KERNEL);
+	if (!q->buf)
+		return -ENOMEM;
+	if (snic_queue_list(sdev, q, len)) {
+		dma_free_coherent(&sdev->pdev->dev, len, q->buf, q->buf_dma);
+		q->buf = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < q->npages; i++)
+		q->pbl[i] = cpu_to_le64(q->buf_dma +
+					((u64)i << SNIC_QUEUE_PAGE_SHIFT));
+	return 0;
+}
+
+/* After the device object using the ring is gone. */
+void snic_queue_put(struct snic_dev *sdev, struct snic_queue *q)
+{
+	struct device *dev = &sdev->pdev->dev;
+
+	if (q->pbl)
+		dma_free_coherent(dev, q->npages * sizeof(u64), q->pbl,
+				  q->pbl_dma);
+	if (q->buf)
+		dma_free_coherent(dev, (size_t)q->npages << SNIC_QUEUE_PAGE_SHIFT,
+				  q->buf, q->buf_dma);
+	if (q->umem)
+		ib_umem_release(q->umem);
 	q->pbl = NULL;
+	q->buf = NULL;
+	q->umem = NULL;
+}
+
+/*
+ * The kernel's local DMA key for a kernel PD: the device's identity
+ * mapping (SNIC_MR_PHYS), local access only, no page list.
+ */
+struct ib_mr *snic_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	struct snic_admin_cmd cmd;
+	struct snic_mr *mr;
+	u64 key;
+	int err;
+
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+	cmd.reg_mr.iova = 0;
+	cmd.reg_mr.length = cpu_to_le64(U64_MAX);
+	cmd.reg_mr.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	cmd.reg_mr.access = cpu_to_le32(access);
+	cmd.reg_mr.key = (u8)atomic_inc_return(&sdev->mr_key);
+	cmd.reg_mr.flags = cpu_to_le16(SNIC_MR_PHYS);
+	err = snic_admin_exec(sdev, &cmd, &key);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return &mr->ibmr;
 }
 
 struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -161,7 +229,8 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	/* The device stops using the page list before it is freed */
 	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEREG_MR, ibmr->lkey);
-	if (err) {
+	/* A dead device was disabled: its DMA stopped, freeing is safe */
+	if (err && !snic_admin_dead(sdev)) {
 		/*
 		 * Only a broken device refuses. It may still read the list and
 		 * the pages: leave both pinned (leaked) rather than free them
@@ -172,9 +241,11 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kfree(mr);
 		return 0;
 	}
-	dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
-			  mr->pbl_dma);
-	ib_umem_release(mr->umem);
+	if (mr->pbl)
+		dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
+				  mr->pbl_dma);
+	if (mr->umem)		/* none for a DMA MR */
+		ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }

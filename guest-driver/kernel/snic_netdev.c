@@ -68,15 +68,28 @@ static int snic_eth_queue_create(struct snic_dev *sdev,
 	return 0;
 }
 
-static void snic_eth_queue_destroy(struct snic_dev *sdev,
+/* False if the device may still use the ring: then it must not be freed. */
+static bool snic_eth_queue_destroy(struct snic_dev *sdev,
 				   struct snic_eth_ring *r, u8 type)
 {
+	int err;
+
 	if (!r->created)
-		return;
+		return true;
 	/* After these the device no longer reads or writes the ring */
-	snic_eth_queue_cmd(sdev, SNIC_ADMIN_STOP_ETH_QUEUE, type, r->qid);
-	snic_eth_queue_cmd(sdev, SNIC_ADMIN_DESTROY_ETH_QUEUE, type, r->qid);
+	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_STOP_ETH_QUEUE, type, r->qid);
+	if (!err)
+		err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_DESTROY_ETH_QUEUE,
+					 type, r->qid);
 	r->created = false;
+	/* A dead device was disabled: its DMA stopped */
+	if (err && !snic_admin_dead(sdev)) {
+		dev_err(&sdev->pdev->dev,
+			"Ethernet queue %u not destroyed (%d): ring stays allocated\n",
+			r->qid, err);
+		return false;
+	}
+	return true;
 }
 
 static int snic_ring_alloc(struct snic_dev *sdev, struct snic_eth_ring *r,
@@ -325,6 +338,12 @@ static int snic_napi_poll(struct napi_struct *napi, int budget)
 	snic_tx_reclaim(np, budget);
 	done = snic_rx_poll(np, budget);
 	/*
+	 * Refill failed with the ring empty: the device has nowhere to put a
+	 * frame and raises no interrupt, so keep polling until memory comes.
+	 */
+	if (unlikely(snic_ring_used(&np->rx) == 0))
+		return budget;
+	/*
 	 * The device raises the vector for every completion, so a frame that
 	 * lands after this check schedules NAPI again: nothing to re-arm.
 	 */
@@ -356,15 +375,19 @@ static void snic_eth_teardown(struct snic_netdev_priv *np)
 {
 	struct snic_dev *sdev = np->sdev;
 
-	snic_eth_queue_destroy(sdev, &np->rx, SNIC_ETH_QUEUE_RX);
-	snic_eth_queue_destroy(sdev, &np->tx, SNIC_ETH_QUEUE_TX);
-	snic_ring_free(sdev, &np->rx, DMA_FROM_DEVICE);
-	snic_ring_free(sdev, &np->tx, DMA_TO_DEVICE);
+	if (snic_eth_queue_destroy(sdev, &np->rx, SNIC_ETH_QUEUE_RX))
+		snic_ring_free(sdev, &np->rx, DMA_FROM_DEVICE);
+	else
+		np->rx.desc = NULL;	/* leaked: the device may write it */
+	if (snic_eth_queue_destroy(sdev, &np->tx, SNIC_ETH_QUEUE_TX))
+		snic_ring_free(sdev, &np->tx, DMA_TO_DEVICE);
+	else
+		np->tx.desc = NULL;
 }
 
-static int snic_open(struct net_device *nd)
+static int snic_eth_up(struct snic_netdev_priv *np)
 {
-	struct snic_netdev_priv *np = snic_priv(nd);
+	struct net_device *nd = np->netdev;
 	struct snic_dev *sdev = np->sdev;
 	int err;
 
@@ -411,6 +434,7 @@ static int snic_open(struct net_device *nd)
 	else
 		netif_carrier_off(nd);
 	netif_start_queue(nd);
+	np->up = true;
 	snic_ib_port_event(sdev, netif_carrier_ok(nd));
 	return 0;
 
@@ -419,34 +443,56 @@ err_teardown:
 	return err;
 }
 
-static int snic_stop(struct net_device *nd)
+/* Rings and NAPI down (only if up: a failed reopen left them down). */
+static void snic_eth_down(struct snic_netdev_priv *np)
 {
-	struct snic_netdev_priv *np = snic_priv(nd);
-
-	netif_stop_queue(nd);
-	netif_carrier_off(nd);
+	if (!np->up)
+		return;
+	np->up = false;
+	/* Waits for a snic_start_xmit() running on another CPU */
+	netif_tx_disable(np->netdev);
+	netif_carrier_off(np->netdev);
 	snic_ib_port_event(np->sdev, false);
 	napi_disable(&np->napi);
 	/* Stops the device's DMA on the rings before they are freed */
 	snic_eth_teardown(np);
+}
+
+static int snic_stop(struct net_device *nd)
+{
+	snic_eth_down(snic_priv(nd));
 	return 0;
+}
+
+static int snic_open(struct net_device *nd)
+{
+	return snic_eth_up(snic_priv(nd));
 }
 
 static int snic_change_mtu(struct net_device *nd, int mtu)
 {
 	struct snic_netdev_priv *np = snic_priv(nd);
-	bool running = netif_running(nd);
+	int old = nd->mtu;
 	int err;
 
+	if (!netif_running(nd)) {
+		err = snic_set_mtu(np->sdev, mtu);
+		if (!err)
+			nd->mtu = mtu;
+		return err;
+	}
 	/* RX buffers are sized by the MTU: rebuild the rings around it */
-	if (running)
-		snic_stop(nd);
+	snic_eth_down(np);
 	nd->mtu = mtu;
-	if (!running)
-		return snic_set_mtu(np->sdev, mtu);
-	err = snic_open(nd);
-	if (err)
-		netdev_err(nd, "reopening with MTU %d failed: %d\n", mtu, err);
+	err = snic_eth_up(np);
+	if (err) {
+		netdev_err(nd, "reopening with MTU %d failed (%d), back to %d\n",
+			   mtu, err, old);
+		nd->mtu = old;
+		if (snic_eth_up(np))
+			netdev_err(nd, "reopening with MTU %d failed too: down\n",
+				   old);
+	}
 	return err;
 }
 
@@ -587,9 +633,9 @@ static const struct ethtool_ops snic_ethtool_ops = {
 /* Link change from the AEQ (hard IRQ context) */
 void snic_netdev_link_event(struct snic_dev *sdev, bool up)
 {
-	struct net_device *nd = sdev->netdev;
+	struct net_device *nd = READ_ONCE(sdev->netdev);
 
-	if (!nd || !netif_running(nd))
+	if (!nd || !READ_ONCE(snic_priv(nd)->up))
 		return;
 	if (up)
 		netif_carrier_on(nd);
@@ -655,7 +701,9 @@ void snic_netdev_destroy(struct snic_dev *sdev)
 	struct snic_netdev_priv *np = netdev_priv(nd);
 
 	unregister_netdev(nd);	/* runs snic_stop() if it was up */
-	sdev->netdev = NULL;
+	WRITE_ONCE(sdev->netdev, NULL);
+	/* A link event handler that still saw the netdev is done with it */
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
 	free_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ETH), np);
 	netif_napi_del(&np->napi);
 	free_netdev(nd);

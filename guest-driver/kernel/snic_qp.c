@@ -12,6 +12,7 @@
  * connected QPs and in every UD WQE (the AH's, returned to the provider).
  */
 #include <linux/dma-mapping.h>
+#include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
@@ -33,7 +34,8 @@
 
 static_assert(IB_QP_DEST_QPN == SNIC_QP_ATTR_DEST_QPN);
 static_assert((int)IB_QPS_ERR == (int)SNIC_QPS_ERR);
-static_assert((int)IB_QPT_RC == (int)SNIC_QPT_RC &&
+static_assert((int)IB_QPT_GSI == (int)SNIC_QPT_GSI &&
+	      (int)IB_QPT_RC == (int)SNIC_QPT_RC &&
 	      (int)IB_QPT_UD == (int)SNIC_QPT_UD);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SNIC_ACCESS_REMOTE_ATOMIC);
 
@@ -45,9 +47,16 @@ static int snic_av_from_ah_attr(struct snic_av *av,
 	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
 
 	/* RoCE always carries a GRH; the core resolved the source GID */
+	u16 vlan_id = 0xffff;
+	u8 smac[ETH_ALEN];
+
 	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !sgid_attr ||
 	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
+	/* The core also lists VLAN uppers' addresses; frames go untagged */
+	if (rdma_read_gid_l2_fields(sgid_attr, &vlan_id, smac) ||
+	    vlan_id < VLAN_CFI_MASK)
+		return -EOPNOTSUPP;
 	memset(av, 0, sizeof(*av));
 	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
 	memcpy(av->sgid, sgid_attr->gid.raw, sizeof(av->sgid));
@@ -89,25 +98,17 @@ static int snic_qp_check_caps(struct snic_dev *sdev, struct ib_qp_cap *cap,
 	return 0;
 }
 
-int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		   struct ib_udata *udata)
+/* A user QP's rings, described by the provider's command. */
+static int snic_qp_user_rings(struct snic_dev *sdev, struct snic_qp *qp,
+			      struct ib_qp_init_attr *init_attr,
+			      struct ib_udata *udata, u8 *log2, u16 *ctx)
 {
-	struct snic_dev *sdev = to_sdev(ibqp->device);
-	struct snic_ib_create_qp_resp resp = {};
 	struct snic_ib_create_qp ucmd = {};
-	struct snic_qp *qp = to_sqp(ibqp);
 	struct snic_ucontext *uc;
-	struct snic_admin_cmd cmd;
-	u64 qpn;
 	int err;
 
-	/* Kernel QPs (GSI for rdma_cm) come with the kernel verbs */
-	if (!udata)
-		return -EOPNOTSUPP;
-	if ((init_attr->qp_type != IB_QPT_RC &&
-	     init_attr->qp_type != IB_QPT_UD) ||
-	    init_attr->srq || init_attr->create_flags)
-		return -EOPNOTSUPP;
+	if (init_attr->qp_type == IB_QPT_GSI)
+		return -EOPNOTSUPP;	/* QP1 is the kernel's */
 	if (udata->inlen < offsetofend(typeof(ucmd), rq_log2_depth)) {
 		ibdev_dbg(&sdev->ibdev, "create_qp: %zu bytes of driver data\n",
 			  udata->inlen);
@@ -132,14 +133,82 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 			  ucmd.rq_log2_depth, ucmd.sq_buf_len, ucmd.rq_buf_len);
 		return err;
 	}
-
 	uc = rdma_udata_to_drv_context(udata, struct snic_ucontext, ibucontext);
-	err = snic_uqueue_get(sdev, ucmd.sq_buf_va, ucmd.sq_buf_len, &qp->sq);
+	*ctx = uc->db_page;
+	log2[0] = ucmd.sq_log2_depth;
+	log2[1] = ucmd.rq_log2_depth;
+	err = snic_queue_get_user(sdev, ucmd.sq_buf_va, ucmd.sq_buf_len,
+				  &qp->sq);
 	if (err)
 		return err;
-	err = snic_uqueue_get(sdev, ucmd.rq_buf_va, ucmd.rq_buf_len, &qp->rq);
+	err = snic_queue_get_user(sdev, ucmd.rq_buf_va, ucmd.rq_buf_len,
+				  &qp->rq);
 	if (err)
-		goto err_sq;
+		snic_queue_put(sdev, &qp->sq);
+	return err;
+}
+
+static u8 snic_wq_log2(u32 wr)
+{
+	return ilog2(roundup_pow_of_two(max(wr, 4u)));
+}
+
+/* A kernel QP's rings (the MAD layer's GSI QP, rdma_cm's, ULPs'). */
+static int snic_qp_kernel_rings(struct snic_dev *sdev, struct snic_qp *qp,
+				struct ib_qp_init_attr *init_attr, u8 *log2)
+{
+	struct ib_qp_cap *cap = &init_attr->cap;
+	u32 max_wr = le32_to_cpu(sdev->attr.max_qp_wr);
+	int err;
+
+	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
+	    cap->max_send_sge > sdev->attr.max_send_sge ||
+	    cap->max_recv_sge > sdev->attr.max_recv_sge ||
+	    cap->max_inline_data)
+		return -EINVAL;
+	log2[0] = snic_wq_log2(cap->max_send_wr);
+	log2[1] = snic_wq_log2(cap->max_recv_wr);
+	cap->max_send_wr = 1u << log2[0];
+	cap->max_recv_wr = 1u << log2[1];
+	cap->max_send_sge = sdev->attr.max_send_sge;
+	cap->max_recv_sge = sdev->attr.max_recv_sge;
+	spin_lock_init(&qp->ksq.lock);
+	spin_lock_init(&qp->krq.lock);
+	qp->ksq.log2_depth = log2[0];
+	qp->krq.log2_depth = log2[1];
+	err = snic_queue_alloc(sdev, SNIC_SQ_WQE_SIZE << log2[0], &qp->sq);
+	if (err)
+		return err;
+	err = snic_queue_alloc(sdev, SNIC_RQ_WQE_SIZE << log2[1], &qp->rq);
+	if (err)
+		snic_queue_put(sdev, &qp->sq);
+	return err;
+}
+
+int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct snic_ib_create_qp_resp resp = {};
+	struct snic_qp *qp = to_sqp(ibqp);
+	u16 ctx = SNIC_DB_KERNEL_PAGE;
+	struct snic_admin_cmd cmd;
+	u8 log2[2];
+	u64 qpn;
+	int err;
+
+	if ((init_attr->qp_type != IB_QPT_RC &&
+	     init_attr->qp_type != IB_QPT_UD &&
+	     init_attr->qp_type != IB_QPT_GSI) ||
+	    init_attr->srq || init_attr->create_flags)
+		return -EOPNOTSUPP;
+	if (udata)
+		err = snic_qp_user_rings(sdev, qp, init_attr, udata, log2, &ctx);
+	else
+		err = snic_qp_kernel_rings(sdev, qp, init_attr, log2);
+	if (err)
+		return err;
+	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 
 	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
 	cmd.create_qp.sq_pbl_addr = cpu_to_le64(qp->sq.pbl_dma);
@@ -150,12 +219,12 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	cmd.create_qp.send_cqn = cpu_to_le32(to_scq(init_attr->send_cq)->cqn);
 	cmd.create_qp.recv_cqn = cpu_to_le32(to_scq(init_attr->recv_cq)->cqn);
 	cmd.create_qp.type = init_attr->qp_type;
-	cmd.create_qp.sq_log2_depth = ucmd.sq_log2_depth;
-	cmd.create_qp.rq_log2_depth = ucmd.rq_log2_depth;
-	cmd.create_qp.ctx = cpu_to_le16(uc->db_page);
+	cmd.create_qp.sq_log2_depth = log2[0];
+	cmd.create_qp.rq_log2_depth = log2[1];
+	cmd.create_qp.ctx = cpu_to_le16(ctx);
 	err = snic_admin_exec(sdev, &cmd, &qpn);
 	if (err)
-		goto err_rq;
+		goto err_rings;
 	qp->qpn = qpn;
 	qp->cap = init_attr->cap;
 	ibqp->qp_num = qpn;
@@ -163,6 +232,8 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = xa_err(xa_store(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL));
 	if (err)
 		goto err_destroy;
+	if (!udata)
+		return 0;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		goto err_xa;
@@ -172,10 +243,9 @@ err_xa:
 	xa_erase(&sdev->qp_xa, qpn);
 err_destroy:
 	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
-err_rq:
-	snic_uqueue_put(sdev, &qp->rq);
-err_sq:
-	snic_uqueue_put(sdev, &qp->sq);
+err_rings:
+	snic_queue_put(sdev, &qp->rq);
+	snic_queue_put(sdev, &qp->sq);
 	return err;
 }
 
@@ -283,7 +353,8 @@ int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->cap = qp->cap;
-	init_attr->sq_sig_type = IB_SIGNAL_REQ_WR;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					      IB_SIGNAL_REQ_WR;
 out:
 	dma_free_coherent(dev, sizeof(*a), a, a_dma);
 	return err;
@@ -295,18 +366,34 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct snic_qp *qp = to_sqp(ibqp);
 	int err;
 
-	xa_erase(&sdev->qp_xa, qp->qpn);
+	if (ibqp->uobject) {
+		xa_erase(&sdev->qp_xa, qp->qpn);
+	} else {
+		/* snic_poll_cq() looks QPs up under its CQ's lock */
+		struct snic_cq *scq = to_scq(ibqp->send_cq);
+		struct snic_cq *rcq = to_scq(ibqp->recv_cq);
+		unsigned long flags;
+
+		spin_lock_irqsave(&scq->lock, flags);
+		if (rcq != scq)
+			spin_lock_nested(&rcq->lock, SINGLE_DEPTH_NESTING);
+		xa_erase(&sdev->qp_xa, qp->qpn);
+		if (rcq != scq)
+			spin_unlock(&rcq->lock);
+		spin_unlock_irqrestore(&scq->lock, flags);
+	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
 	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qp->qpn);
-	if (err) {
+	/* A dead device was disabled: its DMA stopped, freeing is safe */
+	if (err && !snic_admin_dead(sdev)) {
 		/* A broken device may still use the rings: leave them pinned */
 		ibdev_err(&sdev->ibdev, "DESTROY_QP %u failed (%d): rings stay pinned\n",
 			  qp->qpn, err);
 		return 0;
 	}
-	snic_uqueue_put(sdev, &qp->rq);
-	snic_uqueue_put(sdev, &qp->sq);
+	snic_queue_put(sdev, &qp->rq);
+	snic_queue_put(sdev, &qp->sq);
 	return 0;
 }
 
@@ -334,4 +421,164 @@ int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	return 0;
+}
+
+/*
+ * A CQE for WQE wqe_index (its producer index modulo 2^16) completes every
+ * WQE up to it: unsignaled sends before it completed silently. Indices
+ * outside the outstanding window (a stale CQE) change nothing.
+ */
+void snic_kwq_complete(struct snic_kwq *wq, u16 wqe_index)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	n = (u16)(wqe_index - (u16)wq->cons) + 1;
+	if (n <= wq->prod - wq->cons)
+		wq->cons += n;
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+static const u8 snic_wr_opcode[] = {
+	[IB_WR_RDMA_WRITE] = SNIC_WR_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = SNIC_WR_RDMA_WRITE_IMM,
+	[IB_WR_SEND] = SNIC_WR_SEND,
+	[IB_WR_SEND_WITH_IMM] = SNIC_WR_SEND_IMM,
+	[IB_WR_RDMA_READ] = SNIC_WR_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = SNIC_WR_ATOMIC_CMP_SWAP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = SNIC_WR_ATOMIC_FETCH_ADD,
+};
+
+static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
+			       const struct ib_send_wr *wr)
+{
+	bool datagram = qp->ibqp.qp_type != IB_QPT_RC;
+	int i;
+
+	if (wr->opcode >= ARRAY_SIZE(snic_wr_opcode) ||
+	    (wr->opcode != IB_WR_RDMA_WRITE && !snic_wr_opcode[wr->opcode]) ||
+	    (datagram && wr->opcode != IB_WR_SEND &&
+	     wr->opcode != IB_WR_SEND_WITH_IMM) ||
+	    wr->num_sge > qp->cap.max_send_sge ||
+	    wr->send_flags & IB_SEND_INLINE)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->wr_id = cpu_to_le64(wr->wr_id);
+	w->opcode = snic_wr_opcode[wr->opcode];
+	if (wr->send_flags & IB_SEND_SIGNALED || qp->sig_all)
+		w->flags |= SNIC_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		w->flags |= SNIC_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		w->flags |= SNIC_WQE_FENCE;
+	w->num_sge = wr->num_sge;
+	w->imm = wr->ex.imm_data;	/* big-endian as sent */
+	if (datagram) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		w->ud.av = to_sah(ud_wr(wr)->ah)->av;
+		w->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+		w->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+	} else if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		   wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		w->rdma.remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
+		w->rdma.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		w->rdma.compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
+		w->rdma.swap = cpu_to_le64(atomic_wr(wr)->swap);
+	} else if (wr->opcode != IB_WR_SEND &&
+		   wr->opcode != IB_WR_SEND_WITH_IMM) {
+		w->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		w->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		w->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+		w->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+		w->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+	}
+	return 0;
+}
+
+/* Kernel QPs only: user QPs post in libsnic. */
+int snic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct snic_kwq *sq = &qp->ksq;
+	u32 mask = (1u << sq->log2_depth) - 1;
+	unsigned long flags;
+	u32 prod;
+	int err = 0;
+
+	if (!qp->sq.buf)	/* a user QP: uverbs never routes it here */
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&sq->lock, flags);
+	prod = sq->prod;
+	for (; wr; wr = wr->next) {
+		if (prod - sq->cons > mask) {
+			err = -ENOMEM;
+			break;
+		}
+		err = snic_build_send_wqe(qp, (struct snic_sq_wqe *)qp->sq.buf +
+					  (prod & mask), wr);
+		if (err)
+			break;
+		prod++;
+	}
+	if (prod != sq->prod) {
+		sq->prod = prod;
+		/* writeq orders the WQE writes before the doorbell */
+		snic_ring_db(sdev, SNIC_DB_SQ, qp->qpn, prod);
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct snic_dev *sdev = to_sdev(ibqp->device);
+	struct snic_qp *qp = to_sqp(ibqp);
+	struct snic_kwq *rq = &qp->krq;
+	u32 mask = (1u << rq->log2_depth) - 1;
+	struct snic_rq_wqe *w;
+	unsigned long flags;
+	u32 prod;
+	int err = 0, i;
+
+	if (!qp->rq.buf)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&rq->lock, flags);
+	prod = rq->prod;
+	for (; wr; wr = wr->next) {
+		if (prod - rq->cons > mask) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > qp->cap.max_recv_sge) {
+			err = -EINVAL;
+			break;
+		}
+		w = (struct snic_rq_wqe *)qp->rq.buf + (prod & mask);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = cpu_to_le64(wr->wr_id);
+		w->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+			w->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+			w->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+		}
+		prod++;
+	}
+	if (prod != rq->prod) {
+		rq->prod = prod;
+		snic_ring_db(sdev, SNIC_DB_RQ, qp->qpn, prod);
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }

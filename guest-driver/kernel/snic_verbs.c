@@ -21,6 +21,8 @@
 
 static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 48);
 static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
+/* One mmap page is exactly one doorbell page: no context sees another's */
+static_assert(PAGE_SIZE == SNIC_DB_PAGE_SIZE);
 
 /* --- device and port queries -------------------------------------------- */
 
@@ -378,18 +380,23 @@ static const struct ib_device_ops snic_dev_ops = {
 	.destroy_qp = snic_destroy_qp,
 	.disassociate_ucontext = snic_disassociate_ucontext,
 	.get_dev_fw_str = snic_get_dev_fw_str,
+	.get_dma_mr = snic_get_dma_mr,
 	.get_hw_stats = snic_get_hw_stats,
 	.get_link_layer = snic_get_link_layer,
 	.get_port_immutable = snic_get_port_immutable,
 	.mmap = snic_mmap,
 	.mmap_free = snic_mmap_free,
 	.modify_qp = snic_modify_qp,
+	.poll_cq = snic_poll_cq,
+	.post_recv = snic_post_recv,
+	.post_send = snic_post_send,
 	.query_device = snic_query_device,
 	.query_gid = snic_query_gid,
 	.query_pkey = snic_query_pkey,
 	.query_port = snic_query_port,
 	.query_qp = snic_query_qp,
 	.reg_user_mr = snic_reg_user_mr,
+	.req_notify_cq = snic_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, snic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, snic_cq, ibcq),
@@ -428,6 +435,8 @@ int snic_ib_register(struct snic_dev *sdev)
 void snic_ib_unregister(struct snic_dev *sdev)
 {
 	WRITE_ONCE(sdev->ib_registered, false);
+	/* No link event handler can schedule the work after this */
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
 	cancel_work_sync(&sdev->port_work);
 	ib_unregister_device(&sdev->ibdev);
 }

@@ -56,8 +56,9 @@ struct snic_context {
 	uint32_t max_recv_sge;
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
-	 * Written under qp_table_mutex with the QP's CQs locked; read by
-	 * poll_cq under the CQ's lock only.
+	 * Written under qp_table_mutex; removal also holds the QP's CQ
+	 * locks, so poll_cq (under a CQ lock only) never sees a freed QP.
+	 * A new QP has no CQEs yet, so its insertion needs no CQ lock.
 	 */
 	struct snic_qp **qp_table;
 	uint32_t qp_table_mask;
