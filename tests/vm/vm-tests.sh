@@ -28,6 +28,11 @@ pairs=(
     # Unmodified RDMA applications + verbs-check over snic (issue 7). The same role passes on
     # rxe (--nic virtio, ~80 s; not run here for time).
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps"
+    # rdma_cm over the GSI QP (issue 8): rping, ucmatose, perftest -R.
+    "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
+    # Interoperability with Linux rxe, snic as client and as server (issue 8).
+    "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop"
+    "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop"
 )
 
 # TAP lines collect here; the plan goes first once the step count is known.

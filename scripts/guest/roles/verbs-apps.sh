@@ -9,8 +9,8 @@
 # Environment (kernel arguments snicvm.X=Y): SNIC_NIC snic|virtio picks the set-up (snic: RDMA
 # modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
-# apps (default) or bench (what verbs-bench.sh runs). The GID index is looked up: the one
-# whose sysfs GID is ::ffff:<own IP> with type RoCE v2.
+# apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
+# interop.sh) or bench (what verbs-bench.sh runs). The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat, ib_read_lat, verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE
@@ -66,10 +66,14 @@ find_gid() {
 # --- one application, server on b and client on a ----------------------------------------
 # Is something listening on TCP port $1 (IPv4 or IPv6)? /proc/net/tcp*: local port in hex,
 # state 0A = LISTEN.
+# rdma_cm servers (rping, ucmatose, perftest -R) listen on an RDMA CM port instead: a cm_id
+# in state LISTEN with that source port (`rdma resource show cm_id` prints
+# "... state LISTEN ... src-addr 10.0.0.2:18515 ...").
 listening() {
     local hex
     hex=$(printf '%04X' "$1")
-    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { f = 1 } END { exit !f }'
+    cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '$2 ~ p"$" && $4 == "0A" { f = 1 } END { exit !f }' ||
+        rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN.* src-addr [^ ]*:$1( |$)"
 }
 
 # Parse an application's output ($2) into one SNIC-RESULT line for NAME ($1).
@@ -108,11 +112,11 @@ server_start() {
     SERVER_PID=$!
     while ! listening "$port"; do
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-            echo "verbs-apps: $name server exited before listening on TCP port $port"
+            echo "verbs-apps: $name server exited before listening on port $port"
             return 1
         fi
         i=$((i + 1))
-        [ $i -ge 120 ] && { echo "verbs-apps: $name server not listening on TCP port $port after 60 s"; return 1; }
+        [ $i -ge 120 ] && { echo "verbs-apps: $name server not listening on port $port after 60 s"; rdma resource show cm_id; return 1; }
         sleep 0.5
     done
     echo "verbs-apps: $name server listens on TCP port $port"
@@ -159,6 +163,21 @@ client_run() {
     fi
     [ "$rc" = 0 ] || return "$rc"
     report "$name" "$LOGD/$name.log"
+}
+
+# app_cm NAME SECS "SERVER ARGS" "CLIENT ARGS": for rdma_cm tools whose client names the
+# server by an option rather than a last argument; both get -p PORT.
+app_cm() {
+    local name=$1 tmo=$2 port=$TCP_PORT ok=1
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        server_start "$name" "$tmo" "$port" $3 || ok=0
+        barrier "$name"
+        step "$name" server_done "$name" "$ok"
+    else
+        barrier "$name"
+        step "$name" client_run "$name" "$tmo" $4 -p "$port"
+    fi
 }
 
 # app NAME SECS CMD...: CMD -p PORT on side b (server), CMD -p PORT PEER-IP on side a.
@@ -226,6 +245,21 @@ case $SUITE in
             app verbs-check-selftest 120 verbs-check -d "$DEV" -g "$GIDX"
         fi
         XFAIL= ;;
+    cm)
+        # The connection is made by rdma_cm over the GSI QP (MADs), not by a TCP socket.
+        app_cm rping 120 "rping -s -a $OWN_IP -C 100 -v" "rping -c -a $PEER_IP -C 100 -v"
+        app_cm ucmatose 120 "ucmatose" "ucmatose -s $PEER_IP"
+        app ib_write_bw_cm 180 ib_write_bw -R -F -d "$DEV" -s 65536 -n 1000
+        app ib_send_lat_cm 120 ib_send_lat -R -F -d "$DEV" -s 2 -n 1000 ;;
+    interop)
+        # One side snic, the other Linux rxe (vm-pair --nic-a/--nic-b): the wire formats and
+        # the go-back-N transports must agree, in both roles.
+        app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
+        app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
+        # perftest gives each side's QP the peer's outstanding-READ count: rxe offers 128,
+        # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
+        app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
+        app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
     bench)
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
         app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
@@ -233,7 +267,7 @@ case $SUITE in
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps or bench, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop or bench, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
