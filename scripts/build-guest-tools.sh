@@ -31,6 +31,7 @@ CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
 # program name -> source, link flags
 PROGS=(
     "verbs-check tests/vm/verbs-check.c -libverbs"
+    "isolation-check tests/vm/isolation-check.c -libverbs"
 )
 
 mkdir -p "$OUT"

@@ -10,7 +10,7 @@
 # modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
-# interop.sh) or bench (what verbs-bench.sh runs). The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
+# interop.sh), isolation (isolation.sh) or bench (what verbs-bench.sh runs). The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat, ib_read_lat, verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE
@@ -165,6 +165,63 @@ client_run() {
     report "$name" "$LOGD/$name.log"
 }
 
+# --- isolation and teardown (suite isolation) -------------------------------------------
+counters_snapshot() {
+    local c
+    for c in doorbells_invalid guest_errors; do
+        cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c" > "$LOGD/$c.before" || return 1
+        echo "$c: $(cat "$LOGD/$c.before")"
+    done
+}
+
+counters_grew() {
+    local c b a
+    for c in "$@"; do
+        b=$(cat "$LOGD/$c.before") a=$(cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c")
+        echo "$c: $b -> $a"
+        [ "$a" -gt "$b" ] || { echo "$c did not grow"; return 1; }
+    done
+}
+
+attacker_done() {
+    wait "$ATTACKER"
+    cat "$LOGD/attacker.log"
+    grep -q '^rc=0$' "$LOGD/attacker.log"
+}
+
+# QPs (`rdma resource show qp`) that a process still holds.
+qps_of() {
+    rdma resource show qp 2>/dev/null | grep -E " pid $1( |$)"
+}
+
+# Side a starts a long ib_write_bw client and kills it with SIGKILL mid-run; side b then
+# kills its server, which waits for a peer that is gone. Both check that the dead process
+# left no QP behind (the RDMA core destroyed them through the driver).
+killed_run() {
+    local port=$TCP_PORT pid
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        server_start killed 120 "$port" ib_write_bw $P -s 65536 -n 1000000 || true
+        barrier killed-start
+        barrier killed-done
+        pid=$SERVER_PID
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    else
+        barrier killed-start
+        timeout 120 ib_write_bw $P -s 65536 -n 1000000 -p "$port" "$PEER_IP" > "$LOGD/killed.log" 2>&1 &
+        pid=$!
+        sleep 4
+        step client-running kill -0 "$pid"
+        # timeout's child is the client: kill the whole process group's perftest
+        pkill -9 -x ib_write_bw
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        barrier killed-done
+    fi
+    step qps-released retry 10 sh -c "! rdma resource show qp | grep -q ib_write_bw"
+}
+
 # app_cm NAME SECS "SERVER ARGS" "CLIENT ARGS": for rdma_cm tools whose client names the
 # server by an option rather than a last argument; both get -p PORT.
 app_cm() {
@@ -260,6 +317,25 @@ case $SUITE in
         # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
         app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
+    isolation)
+        # Process A (isolation-check) rings every other context's queues through its own
+        # doorbell page and tries to map other doorbell pages while process B (verbs-check)
+        # moves and checks data: A's doorbells are all refused and counted, B passes.
+        if [ "$SNIC_SIDE" = b ]; then
+            app verbs-check-isolated 180 verbs-check -d "$DEV" -g "$GIDX"
+        else
+            step counters-before counters_snapshot
+            ( sleep 1; isolation-check -d "$DEV" -t 3 > "$LOGD/attacker.log" 2>&1
+              echo "rc=$?" >> "$LOGD/attacker.log" ) &
+            ATTACKER=$!
+            app verbs-check-isolated 180 verbs-check -d "$DEV" -g "$GIDX"
+            step attacker-refused attacker_done
+            step guest-errors-counted counters_grew doorbells_invalid guest_errors
+        fi
+        # kill -9 of a perftest client mid-run: its QPs, MRs and pinned pages go with it,
+        # and a new run works.
+        killed_run
+        app ib_write_bw_after_kill 180 ib_write_bw $P -s 65536 -n 500 ;;
     bench)
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
         app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
@@ -267,8 +343,13 @@ case $SUITE in
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop or bench, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, isolation or bench, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
+if [ "$SUITE" = isolation ]; then
+    # After the last barrier: the netdev goes with the module.
+    step rmmod-snic rmmod snic
+    step dmesg-clean-after-rmmod dmesg_clean
+fi
 finish
