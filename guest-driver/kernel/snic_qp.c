@@ -264,6 +264,13 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	/*
+	 * IBA controlled Q_Keys (high bit set, e.g. QP1's 0x80010000) are for
+	 * privileged consumers: an ordinary process must not send CM MADs.
+	 */
+	if (udata && mask & IB_QP_QKEY && attr->qkey & 0x80000000 &&
+	    !capable(CAP_NET_RAW))
+		return -EPERM;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC &&
 	     attr->max_rd_atomic > sdev->attr.max_rd_atomic) ||
 	    (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
