@@ -5,8 +5,9 @@
  *
  * GIDs are the RDMA core's: with RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP and the
  * netdev attached before registration, the core fills the RoCE v2 table
- * from the netdev's addresses. The device keeps no GID table; the source
- * address travels in each QP's address vector.
+ * from the netdev's addresses and mirrors it into the device (add_gid /
+ * del_gid), which lets user datagrams leave only from those addresses. The
+ * source address itself travels in each QP's or WQE's address vector.
  */
 #include <linux/dma-mapping.h>
 #include <net/addrconf.h>
@@ -21,6 +22,7 @@
 
 static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 48);
 static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
+static_assert(SNIC_GID_TABLE_LEN <= SNIC_MAX_GIDS);
 /* One mmap page is exactly one doorbell page: no context sees another's */
 static_assert(PAGE_SIZE == SNIC_DB_PAGE_SIZE);
 
@@ -126,6 +128,34 @@ static int snic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 		return -EINVAL;
 	*pkey = IB_DEFAULT_PKEY_FULL;
 	return 0;
+}
+
+/*
+ * The core's GID table mirrored into the device: a UD WQE of a user
+ * context may only use one of these as its source address.
+ */
+static int snic_set_gid(const struct ib_gid_attr *attr, bool valid)
+{
+	struct snic_dev *sdev = to_sdev(attr->device);
+	struct snic_admin_cmd cmd;
+
+	if (attr->index >= SNIC_MAX_GIDS)
+		return -EINVAL;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+	cmd.set_gid.index = attr->index;
+	cmd.set_gid.flags = valid ? SNIC_GID_VALID : 0;
+	memcpy(cmd.set_gid.gid, attr->gid.raw, sizeof(cmd.set_gid.gid));
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+static int snic_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_set_gid(attr, true);
+}
+
+static int snic_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	return snic_set_gid(attr, false);
 }
 
 /* The RoCE GID table is the core's cache (see the top of this file). */
@@ -367,6 +397,7 @@ static const struct ib_device_ops snic_dev_ops = {
 
 	.alloc_hw_port_stats = snic_alloc_hw_port_stats,
 	.alloc_pd = snic_alloc_pd,
+	.add_gid = snic_add_gid,
 	.alloc_ucontext = snic_alloc_ucontext,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
@@ -374,6 +405,7 @@ static const struct ib_device_ops snic_dev_ops = {
 	.create_user_ah = snic_create_ah,
 	.dealloc_pd = snic_dealloc_pd,
 	.dealloc_ucontext = snic_dealloc_ucontext,
+	.del_gid = snic_del_gid,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,
 	.destroy_cq = snic_destroy_cq,

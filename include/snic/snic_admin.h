@@ -53,6 +53,7 @@ enum snic_admin_opcode {
     SNIC_ADMIN_MODIFY_QP = 0x29,
     SNIC_ADMIN_QUERY_QP = 0x2a,
     SNIC_ADMIN_DESTROY_QP = 0x2b,
+    SNIC_ADMIN_SET_GID = 0x2c,          /* ABI 1.3 */
 };
 
 enum snic_admin_status {
@@ -126,6 +127,25 @@ struct snic_admin_eth_queue_ref {
 _Static_assert(sizeof(struct snic_admin_eth_queue_ref) == 8,
                "eth_queue_ref size");
 
+/*
+ * SET_GID: entry 'index' of the port's source address table (the RDMA
+ * core's RoCE v2 GID table, IPv4-mapped or IPv6 as in struct snic_av), or
+ * its removal when SNIC_GID_VALID is clear. A UD WQE of a user context may
+ * only carry a source address in this table (else LOC_PROT_ERR): a process
+ * cannot send datagrams from an address the port does not own. Emptied by
+ * disable and reset.
+ */
+#define SNIC_MAX_GIDS               16
+#define SNIC_GID_VALID              (1u << 0)
+
+struct snic_admin_set_gid {
+    __u8 index;
+    __u8 flags;         /* SNIC_GID_VALID */
+    __u8 rsvd[6];
+    __u8 gid[16];
+};
+_Static_assert(sizeof(struct snic_admin_set_gid) == 24, "set_gid size");
+
 struct snic_admin_cmd {
     struct snic_admin_hdr hdr;
     union {
@@ -143,6 +163,7 @@ struct snic_admin_cmd {
         struct snic_admin_create_qp create_qp;
         struct snic_admin_modify_qp modify_qp;
         struct snic_admin_query_qp query_qp;
+        struct snic_admin_set_gid set_gid;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,

@@ -27,7 +27,8 @@ void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
     }
 }
 
-void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
+void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                   uint16_t ctx)
 {
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
@@ -35,6 +36,7 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
 
     memset(n, 0, sizeof(*n));
     n->ip = ip;
+    n->ctx = ctx;
     n->h = fake_host_new();
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
@@ -45,6 +47,7 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
     node_pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
 
     fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     n->pdn = node_admin_ok(n->h, &cmd);
     fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL_EQ);
@@ -57,6 +60,7 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
     cmd.create_cq.npages = GUINT32_TO_LE(8);
     cmd.create_cq.log2_depth = CQ_LOG2;
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
+    cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
     n->cqn = node_admin_ok(n->h, &cmd);
     fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
@@ -69,6 +73,7 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
     cmd.create_qp.type = type;
     cmd.create_qp.sq_log2_depth = SQ_LOG2;
     cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    cmd.create_qp.ctx = GUINT16_TO_LE(ctx);
     n->qpn = node_admin_ok(n->h, &cmd);
     fake_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
@@ -83,6 +88,11 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
+}
+
+void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
+{
+    node_init_ctx(n, sim, ip, type, SNIC_DB_KERNEL_PAGE);
 }
 
 void node_init(Node *n, SnicSim *sim, uint8_t ip)
@@ -165,7 +175,7 @@ void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(lkey);
     fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
 }
 
 void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
@@ -181,7 +191,7 @@ void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
     fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
 }
 
 void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
@@ -205,7 +215,7 @@ void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
     w.sge[0].length = GUINT32_TO_LE(8);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
     fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
 }
 
 uint64_t node_rd64(Node *n, uint64_t addr)
@@ -233,7 +243,7 @@ bool node_poll_cq(Node *n, struct snic_cqe *c)
     if ((c->flags & SNIC_CQE_PHASE) != phase) {
         return false;
     }
-    fake_doorbell(n->h, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
     return true;
 }
 

@@ -32,6 +32,7 @@ typedef struct Node {
     uint32_t lkey;
     uint32_t sq_pi, rq_pi, cq_ci;
     uint8_t ip;                 /* 10.0.0.ip */
+    uint16_t ctx;               /* owning context (doorbell page); 0 = kernel */
 } Node;
 
 /* Run an admin command that must succeed; its result. */
@@ -42,6 +43,9 @@ void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n);
 
 /* Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. */
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
+/* ... with PD, CQ and QP owned by context 'ctx' (a user process's page) */
+void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                   uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
 
 /* MODIFY_QP of the node's QP with 'a' under 'mask'. */

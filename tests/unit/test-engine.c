@@ -543,7 +543,7 @@ static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
     fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
 }
 
 static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
@@ -556,6 +556,79 @@ static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
     snic_sim_connect(sim, a->h->ep, b->h->ep, &clean);
     ud_up(a, qkey, type == SNIC_QPT_GSI);
     ud_up(b, qkey, type == SNIC_QPT_GSI);
+}
+
+/*
+ * A user context's datagrams must come from an address of the port's GID
+ * table: a spoofed source completes LOC_PROT_ERR and sends nothing; once
+ * the kernel lists the address (SET_GID), the same WQE goes out. Kernel
+ * QPs are trusted (the RDMA core builds their address vectors).
+ */
+static void set_gid(Node *n, uint8_t index, uint8_t flags, uint8_t ip)
+{
+    struct snic_admin_cmd cmd;
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.index = index;
+    cmd.set_gid.flags = flags;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    node_admin_ok(n->h, &cmd);
+}
+
+static void test_ud_source_address(void)
+{
+    SnicSim *sim = snic_sim_new(46);
+    struct snic_admin_cmd cmd;
+    Node a, b;
+    struct snic_cqe c;
+
+    node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
+    node_init_type(&b, sim, 2, SNIC_QPT_UD);
+    a.h->peer = b.h->ep;
+    b.h->peer = a.h->ep;
+    snic_sim_connect(sim, a.h->ep, b.h->ep, &clean);
+    ud_up(&a, 0x1234, false);
+    ud_up(&b, 0x1234, false);
+    node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+
+    post_ud(&a, 1, &b, 0x1234, BUF, 100, false);   /* 10.0.0.1: not listed */
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
+    g_assert_cmpuint(fake_guest_errors_matching(a.h, "not in the port's GID "
+                                                "table"), ==, 1);
+    node_pair_free(sim, &a, &b);
+
+    sim = snic_sim_new(47);
+    node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
+    node_init_type(&b, sim, 2, SNIC_QPT_UD);
+    a.h->peer = b.h->ep;
+    b.h->peer = a.h->ep;
+    snic_sim_connect(sim, a.h->ep, b.h->ep, &clean);
+    ud_up(&a, 0x1234, false);
+    ud_up(&b, 0x1234, false);
+    node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    set_gid(&a, 1, SNIC_GID_VALID, 9);              /* another address */
+    set_gid(&a, 2, SNIC_GID_VALID, 1);              /* ours */
+    post_ud(&a, 2, &b, 0x1234, BUF, 100, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 21);
+    /* removed again: refused again (the QP went to ERR with the first) */
+    set_gid(&a, 2, 0, 1);
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.index = SNIC_MAX_GIDS;              /* out of range */
+    g_assert_cmpuint(fake_admin(a.h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    post_ud(&a, 3, &b, 0x1234, BUF, 100, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    node_pair_free(sim, &a, &b);
 }
 
 static void test_ud(void)
@@ -655,7 +728,7 @@ static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
     fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
 }
 
 /*
@@ -1365,6 +1438,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/error/bad-rq-wqe", test_bad_rq_wqe);
     g_test_add_func("/engine/fence-and-flags", test_fence_and_flags);
     g_test_add_func("/engine/cqe-wqe-index", test_cqe_wqe_index);
+    g_test_add_func("/engine/ud/source-address", test_ud_source_address);
     g_test_add_func("/engine/error/response-after-local-error",
                     test_response_after_local_error);
     g_test_add_func("/engine/error/fatal-nak-names-its-wqe",

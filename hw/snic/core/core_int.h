@@ -98,6 +98,8 @@ struct SnicCore {
     SnicEthQueue rxq[SNIC_ETH_MAX_RXQS];
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
+    uint32_t gid_valid;         /* bit n: gids[n] is a source address */
+    uint8_t gids[SNIC_MAX_GIDS][16];
     uint32_t rr_next;           /* round-robin start of the engine */
     uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
     uint8_t rdma_frame[SNIC_ETH_MAX_FRAME];
@@ -136,6 +138,7 @@ void snic_timer_hint(SnicCore *c, uint64_t deadline);
 
 /* admin.c */
 bool snic_admin_config_ok(SnicCore *c);
+bool snic_gid_known(SnicCore *c, const uint8_t *gid);
 void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                          uint32_t index);
 bool snic_admin_run(SnicCore *c, unsigned budget);

@@ -1,6 +1,7 @@
 /*
  * snic core: UD and GSI queue pairs: datagrams with a DETH (Q_Key, source
- * QP), one packet per work request, no acknowledgements. Received
+ * QP), one packet per work request, no acknowledgements. A user context's
+ * datagrams carry a source address from the port's GID table. Received
  * datagrams are placed after a 40-byte GRH slot holding the packet's IP
  * header (IPv4 in bytes 20-39), as the Linux RoCE GSI path expects.
  *
@@ -34,6 +35,13 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                          (unsigned)(qp - c->qps), qp->sq_comp, w->opcode,
                          w->num_sge, av->flags, w->flags);
         return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    /* A user context sends only from an address the port owns */
+    if (qp->ctx != SNIC_DB_KERNEL_PAGE && !snic_gid_known(c, av->sgid)) {
+        snic_guest_error(c, "QP %u SQ WQE %u: source address is not in the "
+                         "port's GID table", (unsigned)(qp - c->qps),
+                         qp->sq_comp);
+        return SNIC_WC_LOC_PROT_ERR;
     }
     for (i = 0; i < w->num_sge; i++) {
         total += GUINT32_FROM_LE(w->sge[i].length);
