@@ -34,6 +34,8 @@ pairs=(
     # Interoperability with Linux rxe, snic as client and as server (issue 8).
     "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop"
     "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop"
+    # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
+    "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
     # (-d guest_errors, checked below); kill -9 mid-run; rmmod (issue 8).
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"

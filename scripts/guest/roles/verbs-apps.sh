@@ -10,7 +10,7 @@
 # modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
-# interop.sh), isolation (isolation.sh) or bench (what verbs-bench.sh runs). The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
+# interop.sh), lossy (lossy.sh), isolation (isolation.sh) or bench (verbs-bench.sh). The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat, ib_read_lat, verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE
@@ -317,6 +317,17 @@ case $SUITE in
         # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
         app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
+    lossy)
+        # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
+        # -global snic.wire-reorder=1): RC recovers by go-back-N, data stays intact. (UD is
+        # unreliable and ibv_ud_pingpong waits for every datagram: not run here.)
+        app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 300 -s 4096 -c
+        app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
+        app ib_read_bw 180 ib_read_bw $P -s 65536 -n 200
+        app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
+        # The wire really was lossy: this device dropped and held back frames.
+        step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
+            [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]" ;;
     isolation)
         # Process A (isolation-check) rings every other context's queues through its own
         # doorbell page and tries to map other doorbell pages while process B (verbs-check)
@@ -343,7 +354,7 @@ case $SUITE in
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, isolation or bench, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation or bench, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
