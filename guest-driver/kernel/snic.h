@@ -60,6 +60,19 @@ struct snic_dev;
 	X(wire_drops_injected) X(wire_dups_injected) \
 	X(wire_reorders_injected)
 
+/*
+ * A queue ring and its 4 KiB page list: pinned process memory (umem) for
+ * user queues, coherent memory (buf) for the kernel's own.
+ */
+struct snic_queue {
+	struct ib_umem *umem;
+	void *buf;
+	dma_addr_t buf_dma;
+	__le64 *pbl;
+	dma_addr_t pbl_dma;
+	u32 npages;
+};
+
 /* One admin command in flight; cmd_id = index | generation << depth */
 struct snic_admin_ctx {
 	struct completion done;
@@ -96,11 +109,7 @@ struct snic_aeq {
 /* A completion event queue on its own MSI-X vector */
 struct snic_eq {
 	struct snic_dev *sdev;
-	struct snic_eqe *ring;
-	dma_addr_t dma;
-	__le64 *pbl;		/* the ring's 4 KiB pages, for the device */
-	dma_addr_t pbl_dma;
-	u32 npages;
+	struct snic_queue ring;	/* struct snic_eqe entries */
 	u32 head;
 	u32 eqn;
 	u16 vector;
@@ -183,19 +192,6 @@ struct snic_pd {
 	u32 pdn;
 };
 
-/*
- * A queue ring and its 4 KiB page list: pinned process memory (umem) for
- * user queues, coherent memory (buf) for the kernel's own.
- */
-struct snic_queue {
-	struct ib_umem *umem;
-	void *buf;
-	dma_addr_t buf_dma;
-	__le64 *pbl;
-	dma_addr_t pbl_dma;
-	u32 npages;
-};
-
 /* Driver-side indices of a kernel work queue (user ones are libsnic's) */
 struct snic_kwq {
 	spinlock_t lock;
@@ -216,8 +212,7 @@ struct snic_cq {
 	struct ib_cq ibcq;
 	struct snic_queue ring;
 	u32 cqn;
-	u32 eqn;
-	u16 vector;		/* its EQ's MSI-X vector */
+	struct snic_eq *eq;	/* its completion events go there */
 	/* kernel CQs */
 	spinlock_t lock;	/* cons, reported; polling */
 	u32 cons;
@@ -346,6 +341,8 @@ int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* snic_verbs.c */
+int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
+		   size_t min_len);
 int snic_ib_register(struct snic_dev *sdev);
 void snic_ib_unregister(struct snic_dev *sdev);
 void snic_ib_port_event(struct snic_dev *sdev, bool active);

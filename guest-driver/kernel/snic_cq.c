@@ -23,17 +23,8 @@ static int snic_cq_user_ring(struct snic_dev *sdev, struct snic_cq *cq,
 	struct snic_ucontext *uc;
 	int err;
 
-	if (udata->inlen < offsetofend(typeof(ucmd), log2_depth)) {
-		ibdev_dbg(&sdev->ibdev, "create_cq: %zu bytes of driver data\n",
-			  udata->inlen);
-		return -EINVAL;
-	}
-	if (udata->inlen > sizeof(ucmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(ucmd),
-				 udata->inlen - sizeof(ucmd)))
-		return -EINVAL;
-	err = ib_copy_from_udata(&ucmd, udata,
-				 min(sizeof(ucmd), udata->inlen));
+	err = snic_udata_cmd(udata, &ucmd, sizeof(ucmd),
+			     offsetofend(typeof(ucmd), log2_depth));
 	if (err)
 		return err;
 	if (memchr_inv(ucmd.reserved, 0, sizeof(ucmd.reserved)) ||
@@ -100,8 +91,7 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_ring;
 	cq->cqn = cqn;
-	cq->eqn = eq->eqn;
-	cq->vector = eq->vector;
+	cq->eq = eq;
 	ibcq->cqe = (1u << cq->log2_depth) / 2 - 1;
 
 	err = xa_err(xa_store(&sdev->cq_xa, cqn, ibcq, GFP_KERNEL));
@@ -132,7 +122,7 @@ int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	xa_erase(&sdev->cq_xa, cq->cqn);
 	/* An EQ or AEQ handler that found this CQ has finished with it */
-	synchronize_irq(pci_irq_vector(sdev->pdev, cq->vector));
+	synchronize_irq(pci_irq_vector(sdev->pdev, cq->eq->vector));
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
 	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cq->cqn);
 	/* A dead device was disabled: its DMA stopped, freeing is safe */

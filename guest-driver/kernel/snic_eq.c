@@ -23,7 +23,8 @@ static irqreturn_t snic_eq_irq(int irq, void *data)
 	u8 phase;
 
 	for (;;) {
-		e = &eq->ring[eq->head & (SNIC_EQ_DEPTH - 1)];
+		e = (struct snic_eqe *)eq->ring.buf +
+		    (eq->head & (SNIC_EQ_DEPTH - 1));
 		phase = (eq->head >> SNIC_EQ_LOG2_DEPTH) & 1 ? 0 : SNIC_CQE_PHASE;
 		if ((READ_ONCE(e->flags) & SNIC_CQE_PHASE) != phase)
 			break;
@@ -55,48 +56,27 @@ void snic_eq_overflow(struct snic_dev *sdev, u64 eqn)
 	dev_warn_ratelimited(&sdev->pdev->dev,
 			     "EQ %llu overflowed: waking every CQ on it\n", eqn);
 	xa_for_each(&sdev->cq_xa, cqn, cq) {
-		if (to_scq(cq)->eqn == eqn && cq->comp_handler)
+		if (to_scq(cq)->eq->eqn == eqn && cq->comp_handler)
 			cq->comp_handler(cq, cq->cq_context);
 	}
 }
 
-static void snic_eq_free(struct snic_dev *sdev, struct snic_eq *eq)
-{
-	struct device *dev = &sdev->pdev->dev;
-
-	if (eq->pbl)
-		dma_free_coherent(dev, PAGE_SIZE, eq->pbl, eq->pbl_dma);
-	if (eq->ring)
-		dma_free_coherent(dev, SNIC_EQ_BYTES, eq->ring, eq->dma);
-	eq->pbl = NULL;
-	eq->ring = NULL;
-}
-
 static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 {
-	struct device *dev = &sdev->pdev->dev;
 	struct snic_admin_cmd cmd;
 	u64 eqn;
-	u32 i;
 	int err;
 
-	BUILD_BUG_ON(SNIC_EQ_BYTES / SZ_4K > PAGE_SIZE / sizeof(__le64));
 	eq->sdev = sdev;
 	eq->vector = vec;
 	eq->head = 0;
-	eq->npages = SNIC_EQ_BYTES >> SNIC_QUEUE_PAGE_SHIFT;
-	eq->ring = dma_alloc_coherent(dev, SNIC_EQ_BYTES, &eq->dma, GFP_KERNEL);
-	eq->pbl = dma_alloc_coherent(dev, PAGE_SIZE, &eq->pbl_dma, GFP_KERNEL);
-	if (!eq->ring || !eq->pbl) {
-		err = -ENOMEM;
-		goto err_free;
-	}
-	for (i = 0; i < eq->npages; i++)
-		eq->pbl[i] = cpu_to_le64(eq->dma + ((u64)i << SNIC_QUEUE_PAGE_SHIFT));
+	err = snic_queue_alloc(sdev, SNIC_EQ_BYTES, &eq->ring);
+	if (err)
+		return err;
 
 	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
-	cmd.create_eq.pbl_addr = cpu_to_le64(eq->pbl_dma);
-	cmd.create_eq.npages = cpu_to_le32(eq->npages);
+	cmd.create_eq.pbl_addr = cpu_to_le64(eq->ring.pbl_dma);
+	cmd.create_eq.npages = cpu_to_le32(eq->ring.npages);
 	cmd.create_eq.log2_depth = SNIC_EQ_LOG2_DEPTH;
 	cmd.create_eq.vector = cpu_to_le16(vec);
 	err = snic_admin_exec(sdev, &cmd, &eqn);
@@ -116,7 +96,7 @@ static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 err_destroy:
 	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
 err_free:
-	snic_eq_free(sdev, eq);
+	snic_queue_put(sdev, &eq->ring);
 	return err;
 }
 
@@ -136,7 +116,7 @@ static void snic_eq_destroy(struct snic_dev *sdev, struct snic_eq *eq)
 			eq->eqn, err);
 		return;
 	}
-	snic_eq_free(sdev, eq);
+	snic_queue_put(sdev, &eq->ring);
 }
 
 int snic_eqs_create(struct snic_dev *sdev)

@@ -164,9 +164,9 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (access & ~SNIC_MR_ACCESS)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return ERR_PTR(-EINVAL);
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return ERR_PTR(err);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

@@ -39,6 +39,16 @@ static_assert((int)IB_QPT_GSI == (int)SNIC_QPT_GSI &&
 	      (int)IB_QPT_UD == (int)SNIC_QPT_UD);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SNIC_ACCESS_REMOTE_ATOMIC);
 
+static void snic_kwq_reset(struct snic_kwq *wq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	wq->prod = 0;
+	wq->cons = 0;
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
 /* The RoCEv2 path of an AH attribute, as the device builds frames. */
 static int snic_av_from_ah_attr(struct snic_av *av,
 				const struct rdma_ah_attr *ah)
@@ -109,17 +119,8 @@ static int snic_qp_user_rings(struct snic_dev *sdev, struct snic_qp *qp,
 
 	if (init_attr->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;	/* QP1 is the kernel's */
-	if (udata->inlen < offsetofend(typeof(ucmd), rq_log2_depth)) {
-		ibdev_dbg(&sdev->ibdev, "create_qp: %zu bytes of driver data\n",
-			  udata->inlen);
-		return -EINVAL;
-	}
-	if (udata->inlen > sizeof(ucmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(ucmd),
-				 udata->inlen - sizeof(ucmd)))
-		return -EINVAL;
-	err = ib_copy_from_udata(&ucmd, udata,
-				 min(sizeof(ucmd), udata->inlen));
+	err = snic_udata_cmd(udata, &ucmd, sizeof(ucmd),
+			     offsetofend(typeof(ucmd), rq_log2_depth));
 	if (err)
 		return err;
 	err = snic_qp_check_caps(sdev, &init_attr->cap, &ucmd);
@@ -261,9 +262,9 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (mask & ~SNIC_QP_ATTR_MASK)
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return err;
 	/*
 	 * IBA controlled Q_Keys (high bit set, e.g. QP1's 0x80010000) are for
 	 * privileged consumers: an ordinary process must not send CM MADs.
@@ -308,6 +309,12 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cmd.modify_qp.attr_mask = cpu_to_le32(mask);
 	cmd.modify_qp.attr_addr = cpu_to_le64(a_dma);
 	err = snic_admin_exec(sdev, &cmd, NULL);
+	/* RESET empties the device's queues and restarts their indices */
+	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET &&
+	    !ibqp->uobject) {
+		snic_kwq_reset(&to_sqp(ibqp)->ksq);
+		snic_kwq_reset(&to_sqp(ibqp)->krq);
+	}
 out:
 	dma_free_coherent(dev, sizeof(*a), a, a_dma);
 	return err;
@@ -447,6 +454,18 @@ void snic_kwq_complete(struct snic_kwq *wq, u16 wqe_index)
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+static void snic_fill_sges(struct snic_sge *dst, const struct ib_sge *sg,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = cpu_to_le64(sg[i].addr);
+		dst[i].length = cpu_to_le32(sg[i].length);
+		dst[i].lkey = cpu_to_le32(sg[i].lkey);
+	}
+}
+
 static const u8 snic_wr_opcode[] = {
 	[IB_WR_RDMA_WRITE] = SNIC_WR_RDMA_WRITE,
 	[IB_WR_RDMA_WRITE_WITH_IMM] = SNIC_WR_RDMA_WRITE_IMM,
@@ -461,7 +480,6 @@ static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 			       const struct ib_send_wr *wr)
 {
 	bool datagram = qp->ibqp.qp_type != IB_QPT_RC;
-	int i;
 
 	if (wr->opcode >= ARRAY_SIZE(snic_wr_opcode) ||
 	    (wr->opcode != IB_WR_RDMA_WRITE && !snic_wr_opcode[wr->opcode]) ||
@@ -498,11 +516,7 @@ static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 		w->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		w->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 	}
-	for (i = 0; i < wr->num_sge; i++) {
-		w->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-		w->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-		w->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-	}
+	snic_fill_sges(w->sge, wr->sg_list, wr->num_sge);
 	return 0;
 }
 
@@ -554,7 +568,7 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct snic_rq_wqe *w;
 	unsigned long flags;
 	u32 prod;
-	int err = 0, i;
+	int err = 0;
 
 	if (!qp->rq.buf)
 		return -EOPNOTSUPP;
@@ -573,11 +587,7 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		memset(w, 0, sizeof(*w));
 		w->wr_id = cpu_to_le64(wr->wr_id);
 		w->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			w->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			w->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
+		snic_fill_sges(w->sge, wr->sg_list, wr->num_sge);
 		prod++;
 	}
 	if (prod != rq->prod) {

@@ -172,6 +172,30 @@ static void snic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u", fw >> 16, fw & 0xffff);
 }
 
+/* --- provider commands ---------------------------------------------------- */
+
+/*
+ * Copy the provider's driver data into cmd (len bytes, of which the first
+ * min_len are required). A newer provider may send more, but only zeros
+ * (efa's rule): a field this driver does not know must not be ignored. A
+ * command without driver data is cmd NULL, len 0.
+ */
+int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
+		   size_t min_len)
+{
+	if (!udata)
+		return 0;
+	if (udata->inlen < min_len) {
+		pr_debug("snic: %zu bytes of driver data, %zu needed\n",
+			 udata->inlen, min_len);
+		return -EINVAL;
+	}
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EINVAL;
+	return len ? ib_copy_from_udata(cmd, udata, min(len, udata->inlen)) : 0;
+}
+
 /* --- user contexts and doorbell pages ------------------------------------ */
 
 static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -184,8 +208,9 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 	struct snic_user_mmap_entry *e;
 	int page, err;
 
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return err;
 
 	page = ida_alloc_range(&sdev->db_page_ida, 1, sdev->num_db_pages - 1,
 			       GFP_KERNEL);
@@ -286,10 +311,10 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	u64 pdn;
 	int err;
 
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return err;
 	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
 		uc = rdma_udata_to_drv_context(udata, struct snic_ucontext,
 					       ibucontext);
 		ctx = uc->db_page;
