@@ -155,13 +155,20 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
            SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
 }
 
+void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
+{
+    uint64_t slot = RINGS + 0x9000 +
+                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    fake_write(n->h, slot, w, sizeof(*w));
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+}
+
 void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
                     uint32_t len, uint64_t raddr, uint32_t rkey,
                     uint32_t imm, uint32_t lkey)
 {
     struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(wr_id);
@@ -174,8 +181,7 @@ void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
     w.sge[0].addr = GUINT64_TO_LE(addr);
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    node_post_wqe(n, &w);
 }
 
 void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
@@ -199,8 +205,6 @@ void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
                       uint64_t compare_add, uint64_t swap)
 {
     struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(wr_id);
@@ -214,8 +218,7 @@ void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
     w.sge[0].addr = GUINT64_TO_LE(result);
     w.sge[0].length = GUINT32_TO_LE(8);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    node_post_wqe(n, &w);
 }
 
 uint64_t node_rd64(Node *n, uint64_t addr)

@@ -56,6 +56,8 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);
 
 /* Post one signaled single-SGE send WQE and ring the SQ doorbell. */
+/* Write a send WQE at the SQ's producer index and ring the doorbell */
+void node_post_wqe(Node *n, const struct snic_sq_wqe *w);
 void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
                     uint32_t len, uint64_t raddr, uint32_t rkey,
                     uint32_t imm, uint32_t lkey);

@@ -521,8 +521,6 @@ static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
                     uint64_t addr, uint32_t len, bool imm)
 {
     struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(wr_id);
@@ -542,8 +540,7 @@ static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
     w.sge[0].addr = GUINT64_TO_LE(addr);
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    node_post_wqe(n, &w);
 }
 
 static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
@@ -715,8 +712,6 @@ static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
                      uint32_t len, uint32_t imm)
 {
     struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000 +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(wr_id);
@@ -727,8 +722,7 @@ static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
     w.sge[0].addr = GUINT64_TO_LE(BUF);
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
-    fake_write(n->h, slot, &w, sizeof(w));
-    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
+    node_post_wqe(n, &w);
 }
 
 /*

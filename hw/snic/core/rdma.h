@@ -169,7 +169,6 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
-/* req.c: gather [off, off + len) of a send WQE's buffers */
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
