@@ -44,11 +44,6 @@ rdma_counters() {
     printf '%s\n' "$out" | grep -Eq "^link $DEV/1 .*[a-z_0-9]+ [0-9]+"
 }
 
-provider_present() {
-    ls -l /usr/lib/x86_64-linux-gnu/libibverbs/libsnic-rdmav34.so /etc/libibverbs.d/snic.driver ||
-        { echo "the image has no snic provider (build it: scripts/build-provider.sh)"; return 1; }
-}
-
 rmmod_snic() {
     rmmod snic || return 1
     if [ -e "/sys/class/infiniband/$DEV" ]; then echo "$DEV still registered after rmmod"; return 1; fi

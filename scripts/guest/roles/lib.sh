@@ -221,6 +221,12 @@ ping_peer() {
 }
 
 # --- RDMA checks -----------------------------------------------------------------------
+# Our rdma-core provider is in the image (libibverbs loads it for 1af4:10f0).
+provider_present() {
+    ls -l /usr/lib/x86_64-linux-gnu/libibverbs/libsnic-rdmav34.so /etc/libibverbs.d/snic.driver ||
+        { echo "the image has no snic provider (build it: scripts/build-provider.sh)"; return 1; }
+}
+
 port_active() {
     local dev=$1 mtu=${2:-} out
     out=$(timeout 30 ibv_devinfo -v -d "$dev" 2>&1)

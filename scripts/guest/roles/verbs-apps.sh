@@ -40,11 +40,6 @@ mkdir -p "$LOGD"
 echo "verbs-apps: suite $SUITE, nic $NIC, RDMA device $DEV"
 
 # --- set-up ----------------------------------------------------------------------------
-provider_present() {
-    ls -l /usr/lib/x86_64-linux-gnu/libibverbs/libsnic-rdmav34.so /etc/libibverbs.d/snic.driver ||
-        { echo "the image has no snic provider (build it: scripts/build-provider.sh)"; return 1; }
-}
-
 # The GID index of ::ffff:<own IP>, RoCE v2 (gid_check prints it), into GIDX.
 find_gid() {
     local i=0 out
