@@ -67,6 +67,7 @@ typedef struct SnicFeedback {
     SnicFeedbackKind kind;
     uint32_t psn;
     uint8_t syndrome;
+    bool progress;              /* it acknowledged PSNs not acked before */
 } SnicFeedback;
 
 typedef struct SnicProgram {

@@ -650,6 +650,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint8_t syn = p->aeth.syndrome;
     SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
+    uint32_t wnd_start = r->dde.wnd_start;
     int64_t idx;
 
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
@@ -709,6 +710,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         }
     }
     complete_acked(c, qp);
+    fb.progress = r->dde.wnd_start != wnd_start;
     if (qp->state == SNIC_QPS_RTS) {
         qp->program->incoming(c, qp, &fb);
     }

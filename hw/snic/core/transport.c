@@ -135,10 +135,19 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
     SnicReq *r = &qp->req;
 
+    /*
+     * The retry counters count retries without forward progress. A
+     * sequence NAK past the oldest unacknowledged PSN is progress too: a
+     * responder that takes packets in bursts answers a whole burst with
+     * one NAK, so on a lossy wire NAKs can follow each other with no ACK
+     * between them while the transfer still moves on.
+     */
+    if (fb->progress) {
+        r->retry_left = qp->attr.retry_cnt;
+        r->rnr_left = qp->attr.rnr_retry;
+    }
     switch (fb->kind) {
     case SNIC_FB_ACK:
-        r->retry_left = qp->attr.retry_cnt;     /* progress resets it */
-        r->rnr_left = qp->attr.rnr_retry;
         break;
     case SNIC_FB_NAK_SEQ:
         if (!r->retry_left) {
