@@ -12,15 +12,25 @@ import sys
 
 passed = failed = skipped = 0
 failures = []
+# The VM tests' TAP diagnostic lines ('# ...', the guest's output) under the
+# first failed case that has them.
+first_diag = []
 
 
-def tap_counts(name, stdout):
+def tap_counts(name, stdout, diagnostics=False):
     global passed, failed, skipped
     n = 0
+    in_failure = False
     for line in stdout.splitlines():
         m = re.match(r'^(not ok|ok)\b\s*\d*\s*(.*)$', line)
         if not m:
+            if diagnostics and in_failure and line.startswith('#') and \
+                    (not first_diag or first_diag[0] == failures[-1]):
+                if not first_diag:
+                    first_diag.append(failures[-1])
+                first_diag.append(line)
             continue
+        in_failure = m.group(1) == 'not ok'
         n += 1
         desc = m.group(2)
         if '# SKIP' in desc:
@@ -66,7 +76,7 @@ def result_file(path):
         failed += 1
         failures.append(f'{path}: {e.strerror}')
         return
-    seen = tap_counts(path, text)
+    seen = tap_counts(path, text, diagnostics=True)
     m = re.search(r'^1\.\.(\d+)', text, re.M)
     planned = int(m.group(1)) if m else 0
     if planned == 0 or seen < planned:
@@ -80,6 +90,11 @@ for arg in sys.argv[1:]:
     else:
         result_file(arg)
 
+if first_diag:
+    # CI shows the end of the output: why the first failure failed goes
+    # just above the list of failures and the summary.
+    print(f'--- first failure, {first_diag[0]}:')
+    print('\n'.join(first_diag[1:]))
 for f in failures:
     print(f'FAILED: {f}')
 if skipped:

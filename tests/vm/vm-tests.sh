@@ -45,6 +45,18 @@ pairs=(
 lines=()
 n=0
 tap() { n=$((n + 1)); lines+=("$1 $n - $2"); }
+# TAP diagnostics under a failed step: the last lines the guest printed for it (CI shows
+# only the end of a run; the summary repeats these under the failure).
+diag() {
+    local l
+    while IFS= read -r l; do lines+=("#   $l"); done < <(
+        tr -d '\r' < "$1" 2>/dev/null |
+        awk -v head="--- step $2: " -v end="SNIC-STEP name=$2 result=FAIL" '
+            !inside && index($0, head) == 1 { inside = 1 }
+            inside { buf[n++] = $0 }
+            inside && $0 == end { exit }
+            END { for (i = (n > 15 ? n - 15 : 0); i < n; i++) print buf[i] }')
+}
 for t in "${tests[@]}"; do
     read -r name expect args <<<"$t"
     # shellcheck disable=SC2086  # args is a word list by construction
@@ -77,6 +89,7 @@ for t in "${pairs[@]}"; do
                 tap ok "vm/pair-$name/$side/$step"
             else
                 tap "not ok" "vm/pair-$name/$side/$step (console: $logs/pair-$name-$side.log)"
+                diag "$logs/pair-$name-$side.log" "$step"
             fi
         done < <(tr -d '\r' < "$logs/pair-$name-$side.log" 2>/dev/null |
                  sed -n 's/^SNIC-STEP name=\([^ ]*\) result=\(PASS\|FAIL\)$/\1 \2/p')
