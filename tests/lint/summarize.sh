@@ -23,10 +23,10 @@ with open(sys.argv[1], 'w') as f:
     for r in rows:
         f.write(json.dumps(r) + '\n')
 PY
-printf '1..2\nok 1 - vm one\nnot ok 2 - vm two\n' >"$tmp/vm.tap"
+printf '1..2\nok 1 - vm one\nnot ok 2 - vm two\n#   why two failed\n' >"$tmp/vm.tap"
 printf '1..2\nok 1 - vm one\n' >"$tmp/vm-short.tap"
 
-echo "1..3"
+echo "1..4"
 out=$(python3 "$summarize" "$tmp/log.json" 2>&1); rc=$?
 if [[ $rc -eq 0 && $(tail -n1 <<<"$out") == "5 passed, 0 failed, 1 skipped" ]]; then
     echo "ok 1 - cases of TAP scripts and GTest binaries are counted"
@@ -46,5 +46,13 @@ if [[ $rc -ne 0 ]]; then
     echo "ok 3 - a missing VM result fails the run"
 else
     echo "not ok 3 - a missing VM result passed:"
+    sed 's/^/# /' <<<"$out"
+fi
+out=$(python3 "$summarize" "$tmp/log.json" "$tmp/vm.tap" 2>&1)
+if grep -q '^#   why two failed$' <<<"$out" &&
+   [[ $(tail -n2 <<<"$out" | head -n1) == "FAILED: $tmp/vm.tap: - vm two" ]]; then
+    echo "ok 4 - the first VM failure's diagnostics are printed above the list of failures"
+else
+    echo "not ok 4 - no '#   why two failed' above 'FAILED: ... vm two':"
     sed 's/^/# /' <<<"$out"
 fi
