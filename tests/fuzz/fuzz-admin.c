@@ -363,7 +363,7 @@ static void drain(State *s)
     struct snic_admin_cqe cqe;
     unsigned i;
 
-    fz_run(s->h, 64);
+    fz_run(s->h);
     for (i = 0; i < s->npending && !s->stop; i++) {
         const Pending *p = &s->pending[i];
 
@@ -426,11 +426,11 @@ static void do_ctrl(State *s, uint8_t what)
     }
     switch (what % 8) {
     case 0:
-        fz_run(s->h, 64);
+        fz_run(s->h);
         break;
     case 1:
         fz_advance(s->h, (uint64_t)(what >> 3) * 100000 + 1);
-        fz_run(s->h, 64);
+        fz_run(s->h);
         break;
     case 2:
         snic_core_set_link(c, what & 0x80);

@@ -88,9 +88,7 @@ static void fh_tx_frame(void *opaque, const void *frame, size_t len)
     FuzzHost *h = opaque;
 
     h->tx_frames++;
-    if (h->sim) {
-        snic_sim_send(h->sim, h->ep, h->peer, frame, len);
-    }
+    snic_sim_port_tx(&h->port, frame, len);
 }
 
 static void fh_raise_irq(void *opaque, unsigned vector)
@@ -107,23 +105,12 @@ static void fh_clear_irq(void *opaque, unsigned vector)
     }
 }
 
-static void fh_sim_run(void *opaque)
-{
-    FuzzHost *h = opaque;
-
-    h->run_scheduled = false;
-    fz_run(h, 64);
-}
-
 static void fh_kick(void *opaque)
 {
     FuzzHost *h = opaque;
 
     h->kicks++;
-    if (h->sim && !h->run_scheduled) {
-        h->run_scheduled = true;
-        snic_sim_timer_add(h->sim, snic_sim_now(h->sim), fh_sim_run, h);
-    }
+    snic_sim_port_kick(&h->port);
 }
 
 static void fh_nop(void *opaque)
@@ -132,43 +119,12 @@ static void fh_nop(void *opaque)
 
 static uint64_t fh_now_ns(void *opaque)
 {
-    FuzzHost *h = opaque;
-
-    return h->sim ? snic_sim_now(h->sim) : h->now;
-}
-
-static void fh_sim_timer(void *opaque)
-{
-    FuzzHost *h = opaque;
-
-    h->timer_id = 0;
-    h->timer_deadline = UINT64_MAX;
-    snic_core_timer(h->core);
+    return snic_sim_port_now(&((FuzzHost *)opaque)->port);
 }
 
 static void fh_timer_mod(void *opaque, uint64_t deadline)
 {
-    FuzzHost *h = opaque;
-
-    h->timer_deadline = deadline;
-    if (!h->sim) {
-        return;
-    }
-    if (h->timer_id) {
-        snic_sim_timer_cancel(h->sim, h->timer_id);
-        h->timer_id = 0;
-    }
-    if (deadline != UINT64_MAX) {
-        h->timer_id = snic_sim_timer_add(h->sim, deadline, fh_sim_timer, h);
-    }
-}
-
-static void fh_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
-                        size_t len)
-{
-    FuzzHost *h = opaque;
-
-    snic_core_receive(h->core, frame, len);
+    snic_sim_port_timer_mod(&((FuzzHost *)opaque)->port, deadline);
 }
 
 static void fh_guest_error(void *opaque, const char *fmt, va_list ap)
@@ -242,15 +198,14 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         cfg.faults = *faults;
     }
     h->mem = fz_mem_get();
-    h->now = 1000;
-    h->timer_deadline = UINT64_MAX;
+    snic_sim_port_init(&h->port, 64);
     h->core = snic_core_new(&cfg, &fz_ops, h);
     if (!h->core) {
         fz_fail("snic_core_new refused the fuzz configuration");
     }
+    h->port.core = h->core;
     if (sim) {
-        h->sim = sim;
-        h->ep = snic_sim_add_endpoint(sim, fh_sim_recv, h);
+        snic_sim_port_attach(&h->port, sim);
     }
     fz_enable(h);
     return h;
@@ -320,22 +275,14 @@ void fz_doorbell(FuzzHost *h, unsigned page, uint8_t type, uint32_t qid,
                        snic_db_make(type, qid, index), 8);
 }
 
-void fz_run(FuzzHost *h, unsigned rounds)
+void fz_run(FuzzHost *h)
 {
-    unsigned i;
-
-    for (i = 0; i < rounds && snic_core_run(h->core, 16); i++) {
-        /* more work */
-    }
+    snic_sim_port_run(&h->port);
 }
 
 void fz_advance(FuzzHost *h, uint64_t ns)
 {
-    h->now += ns;
-    if (h->timer_deadline != UINT64_MAX && h->timer_deadline <= h->now) {
-        h->timer_deadline = UINT64_MAX;     /* one-shot */
-        snic_core_timer(h->core);
-    }
+    snic_sim_port_advance(&h->port, ns);
 }
 
 void fz_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len)
@@ -425,7 +372,7 @@ uint16_t fz_admin(FuzzHost *h, struct snic_admin_cmd *cmd, uint64_t *result)
     uint16_t id = fz_admin_post(h, cmd);
     uint16_t st;
 
-    fz_run(h, 64);
+    fz_run(h);
     if (!fz_admin_poll(h, &cqe)) {
         if (h->admin_clobbered) {
             return UINT16_MAX;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "core_int.h"
-#include "sim.h"
+#include "sim-port.h"
 
 #define FZ_MEM_BASE     0x200000ull
 #define FZ_MEM_SIZE     0x30000u
@@ -77,17 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct FuzzHost {
     SnicCore *core;
     uint8_t *mem;               /* FZ_MEM_SIZE bytes at FZ_MEM_BASE */
-    uint64_t now;               /* without a simulator */
-    uint64_t timer_deadline;    /* UINT64_MAX = disarmed */
     unsigned kicks;
     unsigned tx_frames;
     /* a DMA write touched the admin rings (not an admin completion) */
     bool admin_clobbered;
 
-    SnicSim *sim;
-    unsigned ep, peer;
-    bool run_scheduled;
-    uint64_t timer_id;
+    /* clock, timer, engine runs and, given a simulator, the wire */
+    SnicSimPort port;
 
     /* admin queue, driver side */
     uint32_t sq_tail;
@@ -118,8 +114,8 @@ bool fz_enable_layout(FuzzHost *h, uint32_t admin_log2, uint64_t aeq,
                       uint32_t aeq_log2);
 void fz_doorbell(FuzzHost *h, unsigned page, uint8_t type, uint32_t qid,
                  uint32_t index);
-/* Run the core until it has no more work, at most 'rounds' times. */
-void fz_run(FuzzHost *h, unsigned rounds);
+/* Run the core until it has no more work (64 runs at most). */
+void fz_run(FuzzHost *h);
 /* Move the host clock (no simulator) and fire the timer when due. */
 void fz_advance(FuzzHost *h, uint64_t ns);
 

@@ -166,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     post_send(&n, 2, SNIC_WR_RDMA_WRITE, 0x9000, RX_WRITE_LEN, 0x100);
     post_send(&n, 3, SNIC_WR_RDMA_READ, 0xa000, RX_READ_LEN, 0x200);
     post_send(&n, 4, SNIC_WR_ATOMIC_FETCH_ADD, 0xc000, 8, 0x300);
-    fz_run(n.h, 64);
+    fz_run(n.h);
 
     while (size >= 3 && records++ < 64) {
         uint8_t flags = data[0];
@@ -178,18 +178,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size -= 3 + len;
         fix_frame(frame, len, flags);
         snic_core_receive(n.h->core, frame, len);
-        if (flags & RX_TIMER && n.h->timer_deadline != UINT64_MAX) {
-            fz_advance(n.h, n.h->timer_deadline > n.h->now ?
-                            n.h->timer_deadline - n.h->now : 0);
+        if (flags & RX_TIMER && n.h->port.timer_deadline != UINT64_MAX) {
+            fz_advance(n.h, n.h->port.timer_deadline > n.h->port.now ?
+                            n.h->port.timer_deadline - n.h->port.now : 0);
         }
         if (flags & (RX_RUN | RX_TIMER)) {
-            fz_run(n.h, 64);
+            fz_run(n.h);
         }
         poll_all(&n);
         refill(&n);
         fz_check(n.h);
     }
-    fz_run(n.h, 64);
+    fz_run(n.h);
     poll_all(&n);
     fz_node_free(&n);
     return 0;

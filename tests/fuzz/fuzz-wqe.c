@@ -245,10 +245,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  types, NQP);
     fz_node_init(&node[1], sim, &faults[(profile >> 2) & 7], FZ_IP(2),
                  types, NQP);
-    node[0].h->peer = node[1].h->ep;
-    node[1].h->peer = node[0].h->ep;
-    snic_sim_connect(sim, node[0].h->ep, node[1].h->ep,
-                     &links[profile % G_N_ELEMENTS(links)]);
+    snic_sim_port_connect(&node[0].h->port, &node[1].h->port,
+                          &links[profile % G_N_ELEMENTS(links)]);
     fz_node_connect(&node[0], 0, node[1].ip, node[1].qpn[0], ipv6);
     fz_node_connect(&node[1], 0, node[0].ip, node[0].qpn[0], ipv6);
     fz_node_ud_up(&node[0], 1, FZ_QKEY);

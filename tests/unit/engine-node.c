@@ -266,9 +266,7 @@ void node_pair_new(SnicSim *sim, Node *a, Node *b,
 {
     node_init(a, sim, 1);
     node_init(b, sim, 2);
-    a->h->peer = b->h->ep;
-    b->h->peer = a->h->ep;
-    snic_sim_connect(sim, a->h->ep, b->h->ep, link);
+    snic_sim_port_connect(&a->h->port, &b->h->port, link);
     node_connect(a, b, mtu, retry_cnt, rnr_retry);
     node_connect(b, a, mtu, retry_cnt, rnr_retry);
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "fake-host.h"
-#include "sim.h"
 
 const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
@@ -49,8 +48,7 @@ static void fh_tx_frame(void *opaque, const void *frame, size_t len)
     FakeHost *h = opaque;
     GByteArray *b;
 
-    if (h->sim) {
-        snic_sim_send(h->sim, h->ep, h->peer, frame, len);
+    if (snic_sim_port_tx(&h->port, frame, len)) {
         return;
     }
     b = g_byte_array_sized_new(len);
@@ -74,27 +72,12 @@ static void fh_clear_irq(void *opaque, unsigned vector)
     h->irq_clears[vector]++;
 }
 
-/* The engine's bottom half, in simulated time. */
-static void fh_sim_run(void *opaque)
-{
-    FakeHost *h = opaque;
-    int i;
-
-    h->run_scheduled = false;
-    for (i = 0; i < 1000 && snic_core_run(h->core, 16); i++) {
-        /* more work: keep going within this event */
-    }
-}
-
 static void fh_kick(void *opaque)
 {
     FakeHost *h = opaque;
 
     h->kicks++;
-    if (h->sim && !h->run_scheduled) {
-        h->run_scheduled = true;
-        snic_sim_timer_add(h->sim, snic_sim_now(h->sim), fh_sim_run, h);
-    }
+    snic_sim_port_kick(&h->port);
 }
 
 static void fh_rx_resume(void *opaque)
@@ -109,49 +92,17 @@ static void fh_rx_purge(void *opaque)
 
 static uint64_t fh_now_ns(void *opaque)
 {
-    FakeHost *h = opaque;
-
-    return h->sim ? snic_sim_now(h->sim) : h->now;
-}
-
-static void fh_sim_timer(void *opaque)
-{
-    FakeHost *h = opaque;
-
-    h->timer_id = 0;
-    snic_core_timer(h->core);
+    return snic_sim_port_now(&((FakeHost *)opaque)->port);
 }
 
 static void fh_timer_mod(void *opaque, uint64_t deadline)
 {
-    FakeHost *h = opaque;
-
-    h->timer_deadline = deadline;
-    if (!h->sim) {
-        return;
-    }
-    if (h->timer_id) {
-        snic_sim_timer_cancel(h->sim, h->timer_id);
-        h->timer_id = 0;
-    }
-    if (deadline != UINT64_MAX) {
-        h->timer_id = snic_sim_timer_add(h->sim, deadline, fh_sim_timer, h);
-    }
-}
-
-static void fh_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
-                        size_t len)
-{
-    FakeHost *h = opaque;
-
-    snic_core_receive(h->core, frame, len);
+    snic_sim_port_timer_mod(&((FakeHost *)opaque)->port, deadline);
 }
 
 unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim)
 {
-    h->sim = sim;
-    h->ep = snic_sim_add_endpoint(sim, fh_sim_recv, h);
-    return h->ep;
+    return snic_sim_port_attach(&h->port, sim);
 }
 
 static void fh_guest_error(void *opaque, const char *fmt, va_list ap)
@@ -195,10 +146,10 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
-    h->timer_deadline = UINT64_MAX;
-    h->now = 1000;
+    snic_sim_port_init(&h->port, 1000);
     h->core = snic_core_new(&cfg, &fake_ops, h);
     g_assert_nonnull(h->core);
+    h->port.core = h->core;
     return h;
 }
 
@@ -246,21 +197,12 @@ void fake_doorbell(FakeHost *h, unsigned page, uint8_t type, uint32_t qid,
 
 void fake_run(FakeHost *h)
 {
-    int i;
-
-    for (i = 0; i < 1000 && snic_core_run(h->core, 8); i++) {
-        /* the core said more work remains */
-    }
-    g_assert_cmpint(i, <, 1000);
+    g_assert_cmpuint(snic_sim_port_run(&h->port), <, h->port.run_rounds);
 }
 
 void fake_advance(FakeHost *h, uint64_t ns)
 {
-    h->now += ns;
-    if (h->timer_deadline != UINT64_MAX && h->timer_deadline <= h->now) {
-        h->timer_deadline = UINT64_MAX;     /* one-shot, like QEMU timers */
-        snic_core_timer(h->core);
-    }
+    snic_sim_port_advance(&h->port, ns);
 }
 
 void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2)

@@ -9,6 +9,7 @@
 
 #include <glib.h>
 
+#include "sim-port.h"
 #include "snic_core.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
@@ -39,16 +40,9 @@ typedef struct FakeHost {
     unsigned rx_purges;
     /* A DMA write covering this address resets the device (like FLR). */
     uint64_t reset_on_write;
-    uint64_t now;
-    uint64_t timer_deadline;    /* UINT64_MAX = disarmed */
     GPtrArray *guest_errors;    /* char * */
-
-    /* attached to a simulated wire (fake_host_attach_sim) */
-    struct SnicSim *sim;
-    unsigned ep;                /* this host's endpoint */
-    unsigned peer;              /* where its frames go */
-    bool run_scheduled;
-    uint64_t timer_id;          /* 0: none */
+    /* clock, timer, engine runs; the wire once fake_host_attach_sim() */
+    SnicSimPort port;
 
     /* admin helper state */
     uint32_t admin_log2;
@@ -67,7 +61,7 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
  * time, timers and engine runs come from the simulator. Returns the
  * host's endpoint id.
  */
-unsigned fake_host_attach_sim(FakeHost *h, struct SnicSim *sim);
+unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim);
 void fake_host_free(FakeHost *h);
 
 /* Guest memory access by guest address (asserts the range is valid). */

@@ -111,6 +111,7 @@ static void lossy_run(double loss, uint64_t seed_base)
     SnicSimLinkConfig link = clean;
     SnicSim *sim = snic_sim_new(seed(seed_base));
     const unsigned n = 120;
+    const SnicSimLinkStats *st;
     Node a, b;
     struct snic_cqe c;
     unsigned i, sends = 0;
@@ -157,13 +158,11 @@ static void lossy_run(double loss, uint64_t seed_base)
     }
     g_assert_false(node_poll_cq(&a, &c));
     g_assert_false(node_poll_cq(&b, &c));
+    st = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep);
     g_test_message("loss %.2f: %" G_GUINT64_FORMAT " packets sent by A, %"
                    G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
                    " duplicated, %" G_GUINT64_FORMAT " reordered", loss,
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->sent,
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated,
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->reordered);
+                   st->sent, st->lost, st->duplicated, st->reordered);
     node_pair_free(sim, &a, &b);
 }
 
@@ -420,6 +419,7 @@ static void test_read_atomic_lossy(void)
     SnicSim *sim = snic_sim_new(seed(9));
     const unsigned n = 90;
     const uint64_t counter = BUF + 0x3f0000;
+    const SnicSimLinkStats *st;
     Node a, b;
     struct snic_cqe c;
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -492,10 +492,9 @@ static void test_read_atomic_lossy(void)
     }
     g_assert_cmpuint(node_rd64(&b, counter), ==, 1000 + adds);
     g_assert_false(node_poll_cq(&a, &c));
+    st = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep);
     g_test_message("%" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
-                   " duplicated A->B",
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->lost,
-                   snic_sim_link_stats(sim, a.h->ep, b.h->ep)->duplicated);
+                   " duplicated A->B", st->lost, st->duplicated);
     g_hash_table_destroy(seen);
     node_pair_free(sim, &a, &b);
 }
@@ -597,9 +596,7 @@ static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
 {
     node_init_type(a, sim, 1, type);
     node_init_type(b, sim, 2, type);
-    a->h->peer = b->h->ep;
-    b->h->peer = a->h->ep;
-    snic_sim_connect(sim, a->h->ep, b->h->ep, &clean);
+    snic_sim_port_connect(&a->h->port, &b->h->port, &clean);
     ud_up(a, qkey, type == SNIC_QPT_GSI);
     ud_up(b, qkey, type == SNIC_QPT_GSI);
 }
@@ -632,9 +629,7 @@ static void test_ud_source_address(void)
 
     node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
     node_init_type(&b, sim, 2, SNIC_QPT_UD);
-    a.h->peer = b.h->ep;
-    b.h->peer = a.h->ep;
-    snic_sim_connect(sim, a.h->ep, b.h->ep, &clean);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
@@ -651,9 +646,7 @@ static void test_ud_source_address(void)
     sim = snic_sim_new(47);
     node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
     node_init_type(&b, sim, 2, SNIC_QPT_UD);
-    a.h->peer = b.h->ep;
-    b.h->peer = a.h->ep;
-    snic_sim_connect(sim, a.h->ep, b.h->ep, &clean);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);

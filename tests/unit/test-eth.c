@@ -484,14 +484,14 @@ static void test_irq_moderation(void)
     fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 4);
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
     g_assert_cmpuint(h->irqs[2], ==, 0);
-    g_assert_cmpuint(h->timer_deadline, ==, h->now + 50000);
+    g_assert_cmpuint(h->port.timer_deadline, ==, h->port.now + 50000);
     fake_advance(h, 20000);
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
     fake_advance(h, 20000);
     g_assert_cmpuint(h->irqs[2], ==, 0);
     fake_advance(h, 10000);
     g_assert_cmpuint(h->irqs[2], ==, 1);     /* one message for two frames */
-    g_assert_cmpuint(h->timer_deadline, ==, UINT64_MAX);
+    g_assert_cmpuint(h->port.timer_deadline, ==, UINT64_MAX);
     /* stopping the queue delivers a pending interrupt at once */
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
     g_assert_cmpuint(queue_cmd(h, SNIC_ADMIN_STOP_ETH_QUEUE,
