@@ -27,6 +27,15 @@ void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n)
     }
 }
 
+void node_set_mtu(Node *n, uint32_t mtu)
+{
+    struct snic_admin_cmd cmd;
+
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    cmd.set_mtu.mtu = GUINT32_TO_LE(mtu);
+    node_admin_ok(n->h, &cmd);
+}
+
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx)
 {
@@ -46,6 +55,8 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     node_pbl(n->h, PBL_RQ, rq_pages, 4);
     node_pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
 
+    /* jumbo frames, as the VM tests run: path MTU 4096 fits */
+    node_set_mtu(n, SNIC_ETH_MAX_MTU);
     fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     n->pdn = node_admin_ok(n->h, &cmd);

@@ -48,6 +48,9 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
 
+/* The port's Ethernet MTU (SET_MTU); nodes start with 9000. */
+void node_set_mtu(Node *n, uint32_t mtu);
+
 /* MODIFY_QP of the node's QP with 'a' under 'mask'. */
 void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 

@@ -726,6 +726,82 @@ static void test_ud(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * The port's Ethernet MTU bounds every RoCE frame: a path MTU it cannot
+ * carry is not sent (A's MTU) or not taken (B's MTU), and the transport
+ * sees a loss, as on a network with mismatched MTUs.
+ */
+static void rc_over_port_mtu(bool sender)
+{
+    SnicSim *sim = snic_sim_new(31);
+    Node a, b;
+    struct snic_cqe c;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_4096, 2, 7);
+    node_set_mtu(sender ? &a : &b, 1500);
+    node_fill(&a, BUF, 4096, 31);
+    /* 1000 bytes fit a 1500-byte MTU */
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 1000, BUF + 0x10000,
+                   b.lkey, 0, a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 4096, BUF + 0x20000,
+                   b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 100000000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000, 1000), 1000,
+                    fake_ptr(a.h, BUF, 1000), 1000);
+    /* sent once and retried twice, never delivered */
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_RETRY_EXC_ERR);
+    if (sender) {
+        g_assert_cmpuint(FAKE_STAT(a.h, tx_dropped), ==, 3);
+        g_assert_cmpuint(FAKE_STAT(b.h, rx_too_long), ==, 0);
+    } else {
+        g_assert_cmpuint(FAKE_STAT(a.h, tx_dropped), ==, 0);
+        g_assert_cmpuint(FAKE_STAT(b.h, rx_too_long), ==, 3);
+    }
+    g_assert_cmpuint(b.h->core->qps[b.qpn].resp.msn, ==, 1);
+    node_pair_free(sim, &a, &b);
+}
+
+static void test_rc_over_sender_mtu(void)
+{
+    rc_over_port_mtu(true);
+}
+
+static void test_rc_over_receiver_mtu(void)
+{
+    rc_over_port_mtu(false);
+}
+
+/*
+ * A datagram is bounded by the port's active MTU, which the Ethernet MTU
+ * sets: 1024 bytes at 1500 (as ibv_devinfo shows), 4096 at 9000.
+ */
+static void test_ud_port_mtu(void)
+{
+    SnicSim *sim = snic_sim_new(32);
+    Node a, b;
+    struct snic_cqe c;
+
+    ud_pair(sim, &a, &b, SNIC_QPT_UD, 0x1234);
+    node_set_mtu(&a, 1500);
+    node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    post_ud(&a, 1, &b, 0x1234, BUF, 1024, false);
+    post_ud(&a, 2, &b, 0x1234, BUF, 1025, false);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_LEN_ERR);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 40 + 1024);
+    g_assert_false(node_poll_cq(&b, &c));
+    node_pair_free(sim, &a, &b);
+}
+
 static void test_gsi(void)
 {
     SnicSim *sim = snic_sim_new(13);
@@ -1495,6 +1571,10 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/read-access-error", test_read_access_error);
     g_test_add_func("/engine/ud", test_ud);
     g_test_add_func("/engine/gsi", test_gsi);
+    g_test_add_func("/engine/ud/port-mtu", test_ud_port_mtu);
+    g_test_add_func("/engine/mtu/rc-over-sender-mtu", test_rc_over_sender_mtu);
+    g_test_add_func("/engine/mtu/rc-over-receiver-mtu",
+                    test_rc_over_receiver_mtu);
     g_test_add_func("/engine/send-imm-solicited", test_send_imm_solicited);
     g_test_add_func("/engine/send-inv-refused", test_send_inv_refused);
     g_test_add_func("/engine/bad-wqe-opcode", test_bad_wqe_opcode);

@@ -410,6 +410,11 @@ static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
         return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
                                 SNIC_DROP_MAC_FILTER);
     }
+    /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
+    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
+                                SNIC_DROP_OVER_MTU);
+    }
     if (snic_frame_is_rocev2(f, len)) {
         /* the RDMA engine's, whether or not an RX ring runs */
         snic_rdma_receive(c, f, len);
@@ -419,10 +424,6 @@ static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
     if (!q->started) {
         return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
                                 SNIC_DROP_NOT_READY);
-    }
-    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
-                                SNIC_DROP_OVER_MTU);
     }
     if (q->head == q->tail) {
         snic_stat_inc(&c->stats.rx_no_buffer);

@@ -37,7 +37,7 @@ typedef enum SnicDropReason {
     SNIC_DROP_NOT_READY,        /* RX: device or RX ring not running */
     SNIC_DROP_ROCEV2,           /* RX: UDP/4791, for the RDMA engine */
     SNIC_DROP_MAC_FILTER,       /* RX: unicast to another MAC */
-    SNIC_DROP_OVER_MTU,         /* RX: longer than MTU + header */
+    SNIC_DROP_OVER_MTU,         /* longer than MTU + header */
     SNIC_DROP_BUFFER_SMALL,     /* RX: longer than the posted buffer */
     SNIC_DROP_BAD_RX_RING,      /* RX: descriptor not readable */
     SNIC_DROP_BAD_TX,           /* TX: bad descriptor/buffer/length */

@@ -252,6 +252,15 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         snic_stat_inc(&c->stats.tx_dropped);
         return;
     }
+    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
+        /*
+         * A path MTU the port's Ethernet MTU cannot carry: the MAC does
+         * not send it, and the transport sees a loss, as on a real network
+         */
+        snic_stat_inc(&c->stats.tx_dropped);
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_OVER_MTU, 0);
+        return;
+    }
     snic_stat_inc(&c->stats.rdma_tx_packets);
     snic_link_tx(c, c->rdma_frame, len);
 }

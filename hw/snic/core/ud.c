@@ -14,7 +14,23 @@
 #include "wire.h"
 
 #define SNIC_GRH_LEN    40
-#define SNIC_UD_MTU     4096
+#define SNIC_UD_MTU     4096    /* the largest IB MTU */
+/* RoCE headers Linux reserves below the Ethernet MTU (iboe_get_mtu()) */
+#define SNIC_ROCE_HDR_MAX   96
+
+/*
+ * The port's active MTU, which bounds a datagram: the largest IB MTU that
+ * fits the Ethernet MTU with the headers, derived as Linux derives it.
+ */
+static uint32_t port_mtu(const SnicCore *c)
+{
+    uint32_t mtu = SNIC_UD_MTU;
+
+    while (mtu > 256 && mtu + SNIC_ROCE_HDR_MAX > c->mtu) {
+        mtu >>= 1;
+    }
+    return mtu;
+}
 
 /* One UD send WQE to the wire; returns its completion status. */
 static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
@@ -46,7 +62,7 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
     for (i = 0; i < w->num_sge; i++) {
         total += GUINT32_FROM_LE(w->sge[i].length);
     }
-    if (total > SNIC_UD_MTU) {
+    if (total > port_mtu(c)) {
         return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
     }
     *len = total;
