@@ -18,30 +18,6 @@
 #define LIST_AT(i)      ADM_LIST_AT(i)
 #define ATTR_AT(i)      ADM_ATTR_AT(i)
 
-typedef struct Input {
-    const uint8_t *p;
-    size_t left;
-} Input;
-
-/* Next n bytes of input (zeros past its end). */
-static void take(Input *in, void *buf, size_t n)
-{
-    size_t k = MIN(n, in->left);
-
-    memcpy(buf, in->p, k);
-    memset((uint8_t *)buf + k, 0, n - k);
-    in->p += k;
-    in->left -= k;
-}
-
-static uint8_t take8(Input *in)
-{
-    uint8_t v;
-
-    take(in, &v, 1);
-    return v;
-}
-
 typedef struct Pending {
     uint16_t id;
     uint8_t opcode;
@@ -390,13 +366,13 @@ static void drain(State *s)
     }
 }
 
-static void do_cmd(State *s, Input *in)
+static void do_cmd(State *s, FzInput *in)
 {
-    uint8_t fix = take8(in);
+    uint8_t fix = fz_take8(in);
     struct snic_admin_cmd cmd;
     int len;
 
-    take(in, &cmd, sizeof(cmd));
+    fz_take(in, &cmd, sizeof(cmd));
     if (fix & ADM_FIX_HDR) {
         cmd.hdr.opcode = fz_admin_opcodes[cmd.hdr.opcode %
                                          FZ_ADMIN_NUM_OPCODES];
@@ -475,14 +451,14 @@ static void do_ctrl(State *s, uint8_t what)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    Input in = { data, size };
+    FzInput in = { data, size };
     State s = { 0 };
     unsigned ops = 0;
 
     s.h = fz_host_new(NULL, NULL);
     prepare_memory(s.h);
     while (in.left && !s.stop && ops++ < 256) {
-        uint8_t op = take8(&in);
+        uint8_t op = fz_take8(&in);
 
         switch (op % ADM_OP_COUNT) {
         case ADM_OP_CMD:
@@ -492,19 +468,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint16_t off;
             uint8_t n, buf[255];
 
-            take(&in, &off, 2);
-            n = take8(&in);
-            take(&in, buf, n);
+            fz_take(&in, &off, 2);
+            n = fz_take8(&in);
+            fz_take(&in, buf, n);
             /* anywhere past the admin rings: lists, attributes, queues */
             fz_write(s.h, FZ_ATTR + GUINT16_FROM_LE(off) * 4ull %
                           (FZ_MEM_BASE + FZ_MEM_SIZE - FZ_ATTR - n), buf, n);
             break;
         }
         case ADM_OP_DOORBELL: {
-            uint8_t page = take8(&in) % (FZ_DB_PAGES + 1);
+            uint8_t page = fz_take8(&in) % (FZ_DB_PAGES + 1);
             uint64_t v;
 
-            take(&in, &v, 8);
+            fz_take(&in, &v, 8);
             v = GUINT64_FROM_LE(v);
             if ((uint8_t)(v >> SNIC_DB_TYPE_SHIFT) == SNIC_DB_ADMIN_SQ) {
                 break;  /* the admin SQ is this harness's */
@@ -513,7 +489,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case ADM_OP_CTRL:
-            do_ctrl(&s, take8(&in));
+            do_ctrl(&s, fz_take8(&in));
             break;
         }
     }

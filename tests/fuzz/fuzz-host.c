@@ -38,6 +38,24 @@ static void G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN fz_fail(const char *fmt, ...)
     abort();
 }
 
+void fz_take(FzInput *in, void *buf, size_t n)
+{
+    size_t k = MIN(n, in->left);
+
+    memcpy(buf, in->p, k);
+    memset((uint8_t *)buf + k, 0, n - k);
+    in->p += k;
+    in->left -= k;
+}
+
+uint8_t fz_take8(FzInput *in)
+{
+    uint8_t v;
+
+    fz_take(in, &v, 1);
+    return v;
+}
+
 bool fz_in_mem(uint64_t addr, size_t len)
 {
     return addr >= FZ_MEM_BASE && len <= FZ_MEM_SIZE &&

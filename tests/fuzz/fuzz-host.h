@@ -71,6 +71,16 @@
 /* PSNs start just below the 24-bit wrap, like the engine tests */
 #define FZ_SQ_PSN(ip)   (0xfffff0u + (ip))
 
+/* A fuzz input, read front to back; zeros once it runs out. */
+typedef struct FzInput {
+    const uint8_t *p;
+    size_t left;
+} FzInput;
+
+/* Next n bytes of input (zeros past its end). */
+void fz_take(FzInput *in, void *buf, size_t n);
+uint8_t fz_take8(FzInput *in);
+
 /* The libFuzzer entry point of each target */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

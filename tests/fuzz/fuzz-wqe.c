@@ -13,29 +13,6 @@
 #define EVENT_BUDGET    1500    /* simulator events per input */
 #define NQP             2       /* q 0: RC, q 1: UD */
 
-typedef struct Input {
-    const uint8_t *p;
-    size_t left;
-} Input;
-
-static void take(Input *in, void *buf, size_t n)
-{
-    size_t k = MIN(n, in->left);
-
-    memcpy(buf, in->p, k);
-    memset((uint8_t *)buf + k, 0, n - k);
-    in->p += k;
-    in->left -= k;
-}
-
-static uint8_t take8(Input *in)
-{
-    uint8_t v;
-
-    take(in, &v, 1);
-    return v;
-}
-
 static const SnicSimLinkConfig links[] = {
     { .delay_ns = 1000 },
     { .delay_ns = 2000, .loss = 0.1 },
@@ -232,12 +209,12 @@ static void poll_all(FuzzNode *n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const uint8_t types[NQP] = { SNIC_QPT_RC, SNIC_QPT_UD };
-    Input in = { data, size };
+    FzInput in = { data, size };
     uint64_t budget = EVENT_BUDGET;
     FuzzNode node[2];
     SnicSim *sim;
     unsigned ops = 0;
-    uint8_t profile = take8(&in);
+    uint8_t profile = fz_take8(&in);
     bool ipv6 = profile & 0x80;
 
     sim = snic_sim_new(1);
@@ -253,8 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_node_ud_up(&node[1], 1, FZ_QKEY);
 
     while (in.left && ops++ < 200) {
-        uint8_t op = take8(&in) % WQE_OP_COUNT;
-        uint8_t sel = take8(&in);
+        uint8_t op = fz_take8(&in) % WQE_OP_COUNT;
+        uint8_t sel = fz_take8(&in);
         FuzzNode *me = &node[sel & 1], *peer = &node[!(sel & 1)];
         unsigned q = ((sel >> 1) & 3) % NQP;
 
@@ -262,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case WQE_OP_SQ: {
             struct snic_sq_wqe w;
 
-            take(&in, &w, sizeof(w));
+            fz_take(&in, &w, sizeof(w));
             if (sel & WQE_SEL_FIX) {
                 fix_send(&w, me, peer, q);
             }
@@ -273,7 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case WQE_OP_RQ: {
             struct snic_rq_wqe w;
 
-            take(&in, &w, sizeof(w));
+            fz_take(&in, &w, sizeof(w));
             if (sel & WQE_SEL_FIX) {
                 w.num_sge %= SNIC_RQ_WQE_MAX_SGE + 1;
                 fix_sge(w.sge, w.num_sge);
@@ -284,9 +261,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case WQE_OP_SLOT: {
             struct snic_sq_wqe w;
-            uint8_t slot = take8(&in) % (1u << FZ_SQ_LOG2);
+            uint8_t slot = fz_take8(&in) % (1u << FZ_SQ_LOG2);
 
-            take(&in, &w, sizeof(w));
+            fz_take(&in, &w, sizeof(w));
             if (sel & WQE_SEL_FIX) {
                 fix_send(&w, me, peer, q);
             }
@@ -295,10 +272,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case WQE_OP_DOORBELL: {
-            uint8_t type = take8(&in);
+            uint8_t type = fz_take8(&in);
             uint32_t index;
 
-            take(&in, &index, 4);
+            fz_take(&in, &index, 4);
             doorbell(me, q, sel & WQE_SEL_PAGE1, type, GUINT32_FROM_LE(index));
             break;
         }
@@ -309,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             poll_all(me);
             break;
         case WQE_OP_CTRL:
-            ctrl(me, peer, q, take8(&in), ipv6);
+            ctrl(me, peer, q, fz_take8(&in), ipv6);
             break;
         }
         fz_check(node[0].h);
