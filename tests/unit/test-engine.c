@@ -565,8 +565,10 @@ static void ud_up(Node *n, uint32_t qkey, bool gsi)
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
 }
 
-static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
-                    uint64_t addr, uint32_t len, bool imm)
+/* A UD send WQE from n (IPv4 AV) to 'to' */
+static void ud_wqe(struct snic_sq_wqe *wqe, Node *n, uint64_t wr_id,
+                   const Node *to, uint32_t qkey, uint64_t addr, uint32_t len,
+                   bool imm)
 {
     struct snic_sq_wqe w;
 
@@ -588,6 +590,15 @@ static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
     w.sge[0].addr = GUINT64_TO_LE(addr);
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+    *wqe = w;
+}
+
+static void post_ud(Node *n, uint64_t wr_id, const Node *to, uint32_t qkey,
+                    uint64_t addr, uint32_t len, bool imm)
+{
+    struct snic_sq_wqe w;
+
+    ud_wqe(&w, n, wr_id, to, qkey, addr, len, imm);
     node_post_wqe(n, &w);
 }
 
@@ -624,6 +635,7 @@ static void test_ud_source_address(void)
 {
     SnicSim *sim = snic_sim_new(46);
     struct snic_admin_cmd cmd;
+    struct snic_sq_wqe w;
     Node a, b;
     struct snic_cqe c;
 
@@ -667,6 +679,35 @@ static void test_ud_source_address(void)
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    node_pair_free(sim, &a, &b);
+
+    /*
+     * An IPv4 datagram goes out from the last four bytes of sgid: naming
+     * the port's IPv6 GID 2001:db8::a00:1 does not make 10.0.0.1 ours.
+     */
+    sim = snic_sim_new(48);
+    node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
+    node_init_type(&b, sim, 2, SNIC_QPT_UD);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
+    ud_up(&a, 0x1234, false);
+    ud_up(&b, 0x1234, false);
+    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.index = 1;
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[0] = 0x20;
+    cmd.set_gid.gid[1] = 0x01;
+    cmd.set_gid.gid[2] = 0x0d;
+    cmd.set_gid.gid[3] = 0xb8;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = 1;
+    node_admin_ok(a.h, &cmd);
+    ud_wqe(&w, &a, 4, &b, 0x1234, BUF, 100, false);
+    memcpy(w.ud.av.sgid, cmd.set_gid.gid, 16);
+    node_post_wqe(&a, &w);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
     node_pair_free(sim, &a, &b);
 }
 

@@ -32,6 +32,22 @@ static uint32_t port_mtu(const SnicCore *c)
     return mtu;
 }
 
+/*
+ * Is the source address the datagram will carry one of the port's? For
+ * IPv4 that is the last four bytes of sgid, whatever the other twelve say:
+ * look up the IPv4-mapped GID made of them.
+ */
+static bool source_owned(SnicCore *c, const struct snic_av *av)
+{
+    uint8_t v4[16] = { [10] = 0xff, [11] = 0xff };
+
+    if (av->flags & SNIC_AV_IPV6) {
+        return snic_gid_known(c, av->sgid);
+    }
+    memcpy(v4 + 12, av->sgid + 12, 4);
+    return snic_gid_known(c, v4);
+}
+
 /* One UD send WQE to the wire; returns its completion status. */
 static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                        uint32_t *len)
@@ -53,7 +69,7 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     /* A user context sends only from an address the port owns */
-    if (qp->ctx != SNIC_DB_KERNEL_PAGE && !snic_gid_known(c, av->sgid)) {
+    if (qp->ctx != SNIC_DB_KERNEL_PAGE && !source_owned(c, av)) {
         snic_guest_error(c, "QP %u SQ WQE %u: source address is not in the "
                          "port's GID table", (unsigned)(qp - c->qps),
                          qp->sq_comp);
