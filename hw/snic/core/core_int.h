@@ -117,6 +117,12 @@ static inline void snic_stat_inc(__le64 *counter)
 }
 
 /* Enabled, not fatal, and no reset waiting to happen. */
+/* The longest frame the port's MTU lets through, either way */
+static inline size_t snic_max_frame(const SnicCore *c)
+{
+    return c->mtu + SNIC_ETH_HLEN_MAX;
+}
+
 static inline bool snic_ready(const SnicCore *c)
 {
     return (c->status & SNIC_STATUS_READY) &&

@@ -292,7 +292,7 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
     struct snic_eth_desc d[SNIC_ETH_MAX_TX_DESCS];
     uint32_t avail = q->tail - q->head;
     uint32_t gather = MIN(SNIC_ETH_MAX_TX_DESCS, 1u << q->log2_depth);
-    size_t max_frame = c->mtu + SNIC_ETH_HLEN_MAX;
+    size_t max_frame = snic_max_frame(c);
     const char *why = NULL;
     bool eop = false;
     uint32_t n = 0, i;
@@ -411,7 +411,7 @@ static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
                                 SNIC_DROP_MAC_FILTER);
     }
     /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
-    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
+    if (len > snic_max_frame(c)) {
         return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
                                 SNIC_DROP_OVER_MTU);
     }

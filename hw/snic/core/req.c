@@ -252,7 +252,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         snic_stat_inc(&c->stats.tx_dropped);
         return;
     }
-    if (len > c->mtu + SNIC_ETH_HLEN_MAX) {
+    if (len > snic_max_frame(c)) {
         /*
          * A path MTU the port's Ethernet MTU cannot carry: the MAC does
          * not send it, and the transport sees a loss, as on a real network
