@@ -62,8 +62,8 @@ log "building snic.ko for $KREL"
 BDIR=$OUT/kernel
 mkdir -p "$BDIR/src"
 cp -a -u "$SRC/." "$BDIR/src/"
-make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 | tee "$OUT/build.log"
-[ "${PIPESTATUS[0]}" = 0 ] || die "kernel module build failed (log: $OUT/build.log)"
+make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 |
+    tee "$OUT/build.log" || die "kernel module build failed (log: $OUT/build.log)"
 if grep -E 'warning:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then
     die "the module build printed warnings (above); fix them"
 fi

@@ -41,16 +41,19 @@ pairs=(
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )
 
-# TAP lines collect here; the plan goes first once the step count is known.
-lines=()
+# Each TAP line goes to RESULTS as soon as it is known, the plan last (TAP allows a
+# trailing plan): if the run is cut short, what ran is still there, and the missing
+# plan marks the file incomplete.
+: > "$results"
 n=0
-tap() { n=$((n + 1)); lines+=("$1 $n - $2"); }
+tap() { n=$((n + 1)); echo "$1 $n - $2" >> "$results"; }
 # TAP diagnostics under a failed step: the last lines the guest printed for it (CI shows
 # only the end of a run; the summary repeats these under the failure).
 diag() {
     local l
-    while IFS= read -r l; do lines+=("#   $l"); done < <(
-        tr -d '\r' < "$1" 2>/dev/null |
+    [ -f "$1" ] || return 0
+    while IFS= read -r l; do echo "#   $l" >> "$results"; done < <(
+        tr -d '\r' 2>/dev/null < "$1" |
         awk -v head="--- step $2: " -v end="SNIC-STEP name=$2 result=FAIL" '
             !inside && index($0, head) == 1 { inside = 1 }
             inside { buf[n++] = $0 }
@@ -108,6 +111,6 @@ for t in "${pairs[@]}"; do
         tap "not ok" "vm/pair-$name (vm-pair exit $rc; consoles: $logs/pair-$name-{a,b}.log)"
     fi
 done
-{ echo "1..$n"; printf '%s\n' "${lines[@]}"; } > "$results"
+echo "1..$n" >> "$results"
 cat "$results"
 ! grep -q '^not ok' "$results"
