@@ -94,7 +94,8 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->eq = eq;
 	ibcq->cqe = (1u << cq->log2_depth) / 2 - 1;
 
-	err = xa_err(xa_store(&sdev->cq_xa, cqn, ibcq, GFP_KERNEL));
+	/* A handle the device gave twice must not replace a live CQ */
+	err = xa_insert(&sdev->cq_xa, cqn, ibcq, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	if (!udata)
@@ -148,14 +149,19 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
 	return cqe;
 }
 
-/* One CQE into an ib_wc; false if its QP is gone (destroyed meanwhile). */
-static bool snic_cqe_to_wc(struct snic_dev *sdev, const struct snic_cqe *cqe,
-			   struct ib_wc *wc)
+/*
+ * One CQE into an ib_wc; false if its QP is gone (destroyed meanwhile) or
+ * is not a kernel QP of this CQ (only those have kernel queues to free).
+ */
+static bool snic_cqe_to_wc(struct snic_dev *sdev, struct snic_cq *cq,
+			   const struct snic_cqe *cqe, struct ib_wc *wc)
 {
 	struct ib_qp *ibqp = xa_load(&sdev->qp_xa, le32_to_cpu(cqe->qpn));
 	struct snic_qp *qp;
 
-	if (!ibqp)
+	if (!ibqp || ibqp->uobject ||
+	    (cqe->opcode & SNIC_WC_RECV ? ibqp->recv_cq : ibqp->send_cq) !=
+	    &cq->ibcq)
 		return false;
 	qp = to_sqp(ibqp);
 	/* Every slot up to this WQE is free again */
@@ -199,7 +205,7 @@ int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries && (cqe = snic_cq_peek(cq))) {
 		cq->cons++;
-		if (snic_cqe_to_wc(sdev, cqe, &wc[n]))
+		if (snic_cqe_to_wc(sdev, cq, cqe, &wc[n]))
 			n++;
 	}
 	/* The device may use what we consumed once it knows */

@@ -161,6 +161,8 @@ static void snic_remove(struct pci_dev *pdev)
 
 	snic_ib_unregister(sdev);
 	snic_netdev_destroy(sdev);
+	/* an ip link up/down racing the unregister may have queued it */
+	cancel_work_sync(&sdev->port_work);
 	snic_eqs_destroy(sdev);
 	snic_admin_destroy(sdev);
 	pci_free_irq_vectors(pdev);

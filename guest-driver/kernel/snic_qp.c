@@ -230,7 +230,8 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->cap = init_attr->cap;
 	ibqp->qp_num = qpn;
 
-	err = xa_err(xa_store(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL));
+	/* A handle the device gave twice must not replace a live QP */
+	err = xa_insert(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	if (!udata)
@@ -383,18 +384,21 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->uobject) {
 		xa_erase(&sdev->qp_xa, qp->qpn);
 	} else {
-		/* snic_poll_cq() looks QPs up under its CQ's lock */
+		/*
+		 * snic_poll_cq() looks QPs up and uses them under its CQ's lock:
+		 * once each CQ's lock was free after the erase, none holds this
+		 * one. One lock at a time: two QPs whose send and receive CQs are
+		 * crossed must not take them in opposite orders.
+		 */
 		struct snic_cq *scq = to_scq(ibqp->send_cq);
 		struct snic_cq *rcq = to_scq(ibqp->recv_cq);
 		unsigned long flags;
 
-		spin_lock_irqsave(&scq->lock, flags);
-		if (rcq != scq)
-			spin_lock_nested(&rcq->lock, SINGLE_DEPTH_NESTING);
 		xa_erase(&sdev->qp_xa, qp->qpn);
-		if (rcq != scq)
-			spin_unlock(&rcq->lock);
+		spin_lock_irqsave(&scq->lock, flags);
 		spin_unlock_irqrestore(&scq->lock, flags);
+		spin_lock_irqsave(&rcq->lock, flags);
+		spin_unlock_irqrestore(&rcq->lock, flags);
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
