@@ -176,21 +176,12 @@ static void snic_enable(Snic *s)
     s->sq_tail = s->cq_head = 0;
 }
 
-static void cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len)
-{
-    memset(cmd, 0, sizeof(*cmd));
-    cmd->hdr.opcode = opcode;
-    cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
-    cmd->hdr.len = cpu_to_le16(len);
-}
-
 /* Submit, wait for the MSI-X message and the completion; return status. */
 static uint16_t admin(Snic *s, struct snic_admin_cmd *cmd, uint64_t *result)
 {
     QTestState *qts = s->m->qts;
     uint32_t slot = s->sq_tail & ((1u << ADMIN_LOG2) - 1);
     uint32_t cslot = s->cq_head & ((1u << ADMIN_LOG2) - 1);
-    uint8_t phase = ((s->cq_head >> ADMIN_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
     struct snic_admin_cqe cqe;
 
     cmd->hdr.cmd_id = cpu_to_le16(++s->cmd_id);
@@ -199,7 +190,7 @@ static uint16_t admin(Snic *s, struct snic_admin_cmd *cmd, uint64_t *result)
     g_assert_true(wait_irq(s, 0));
     wr(s, SNIC_REG_INTR_CAUSE, SNIC_INTR_ADMIN);
     qtest_memread(qts, s->cq + cslot * SNIC_ADMIN_CQE_SIZE, &cqe, sizeof(cqe));
-    g_assert_cmphex(cqe.flags & SNIC_CQE_PHASE, ==, phase);
+    g_assert_true(snic_ring_entry_new(cqe.flags, s->cq_head, ADMIN_LOG2));
     g_assert_cmpuint(le16_to_cpu(cqe.cmd_id), ==, s->cmd_id);
     g_assert_cmpuint(cqe.opcode, ==, cmd->hdr.opcode);
     doorbell(s, 0, SNIC_DB_ADMIN_CQ, 0, ++s->cq_head);
@@ -213,7 +204,7 @@ static void admin_nop_ok(Snic *s)
 {
     struct snic_admin_cmd cmd;
 
-    cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
 }
 
@@ -223,13 +214,13 @@ static uint32_t eth_queue(Snic *s, uint8_t type, uint64_t ring, uint8_t log2,
     struct snic_admin_cmd cmd;
     uint64_t qid;
 
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.ring_addr = cpu_to_le64(ring);
     cmd.create_eth_queue.type = type;
     cmd.create_eth_queue.log2_depth = log2;
     cmd.create_eth_queue.vector = cpu_to_le16(vector);
     g_assert_cmpuint(admin(s, &cmd, &qid), ==, SNIC_ADMIN_OK);
-    cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
     cmd.eth_queue.type = type;
     cmd.eth_queue.qid = cpu_to_le32(qid);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
@@ -325,7 +316,7 @@ static uint64_t rdma_create_cq(Snic *s, uint64_t ring, uint32_t eqn)
 {
     struct snic_admin_cmd cmd;
 
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = cpu_to_le64(page_list(s->m, ring, 1));
     cmd.create_cq.npages = cpu_to_le32(1);
     cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
@@ -340,7 +331,7 @@ static uint16_t rdma_create_qp(Snic *s, uint8_t type, uint32_t pdn,
 {
     struct snic_admin_cmd cmd;
 
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(s->m, sq, 1));
     cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(s->m, rq, 1));
     cmd.create_qp.sq_npages = cpu_to_le32(1);
@@ -368,9 +359,9 @@ static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
     n->rq = alloc_pages(m, 1);
     n->buf = alloc_pages(m, RDMA_PAGES);
 
-    cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     n->pdn = admin_ok(s, &cmd);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = cpu_to_le64(page_list(m, n->eq, 1));
     cmd.create_eq.npages = cpu_to_le32(1);
     cmd.create_eq.log2_depth = 4;
@@ -379,7 +370,7 @@ static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
     n->cqn = rdma_create_cq(s, n->cq, n->eqn);
     g_assert_cmpuint(rdma_create_qp(s, qp_type, n->pdn, n->cqn, n->sq, n->rq,
                                     &n->qpn), ==, SNIC_ADMIN_OK);
-    cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = cpu_to_le64(n->buf);
     cmd.reg_mr.length = cpu_to_le64(RDMA_PAGES * 4096);
     cmd.reg_mr.pbl_addr = cpu_to_le64(page_list(m, n->buf, RDMA_PAGES));
@@ -399,7 +390,7 @@ static void rdma_modify(RdmaNode *n, uint32_t mask,
     struct snic_admin_cmd cmd;
 
     qtest_memwrite(n->s->m->qts, n->s->resp, a, sizeof(*a));
-    cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
     cmd.modify_qp.qpn = cpu_to_le32(n->qpn);
     cmd.modify_qp.attr_mask = cpu_to_le32(mask);
     cmd.modify_qp.attr_addr = cpu_to_le64(n->s->resp);
@@ -495,12 +486,11 @@ static bool rdma_poll_for(RdmaNode *n, struct snic_cqe *c, int iters)
 {
     uint64_t slot = n->cq + (n->cq_ci & ((1u << RDMA_CQ_LOG2) - 1)) *
                     SNIC_CQE_SIZE;
-    uint8_t phase = ((n->cq_ci >> RDMA_CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
     int i;
 
     for (i = 0; i < iters; i++) {
         qtest_memread(n->s->m->qts, slot, c, sizeof(*c));
-        if ((c->flags & SNIC_CQE_PHASE) == phase) {
+        if (snic_ring_entry_new(c->flags, n->cq_ci, RDMA_CQ_LOG2)) {
             doorbell(n->s, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
             return true;
         }
@@ -750,7 +740,7 @@ static void test_rdma_limits(void)
     unsigned i;
 
     snic_enable(s);
-    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(s->resp);
     cmd.resp.resp_len = cpu_to_le32(sizeof(at));
     admin_ok(s, &cmd);
@@ -1144,7 +1134,7 @@ static void test_admin_query_device(void)
     uint64_t result;
 
     snic_enable(s);
-    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(s->resp);
     cmd.resp.resp_len = cpu_to_le32(sizeof(a));
     g_assert_cmpuint(admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
@@ -1158,10 +1148,10 @@ static void test_admin_query_device(void)
     g_assert_cmphex(le64_to_cpu(a.caps) & SNIC_CAP_ETH, ==, SNIC_CAP_ETH);
     g_assert_cmpuint(a.link_up, ==, 1);
 
-    cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = cpu_to_le32(9000);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
-    cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
     g_assert_cmpuint(admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(result, ==, 9000);
     snic_close(s);
@@ -1251,21 +1241,21 @@ static void test_bad_commands(void)
 
     snic_enable(s);
     for (op = 0x40; op < 0x100; op += 0x17) {     /* 9 unknown op-codes */
-        cmd_init(&cmd, op, 0);
+        snic_admin_cmd_init(&cmd, op, 0);
         memset(cmd.raw, op, sizeof(cmd.raw));
         g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
     }
-    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.hdr.version = 0;
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_VERSION);
-    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, 3);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, 3);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
-    cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = cpu_to_le32(100000);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
-    cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.log2_depth = 4;
     cmd.create_eth_queue.vector = cpu_to_le16(8);   /* only 0..7 */
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
@@ -1284,13 +1274,13 @@ static void test_bad_addresses(void)
     const uint64_t hole = 0x7f0000000000ull;
 
     snic_enable(s);
-    cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(hole);
     cmd.resp.resp_len = cpu_to_le32(128);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
     cmd.resp.resp_addr = cpu_to_le64(s->resp + 2);
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
-    cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.ring_addr = cpu_to_le64(hole);
     cmd.create_eth_queue.log2_depth = 4;
     g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
@@ -1443,7 +1433,7 @@ static void test_reset_flr_from_own_dma(void)
     wr(s, SNIC_REG_ADMIN_DEPTH, ADMIN_LOG2);
     wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
     for (i = 0; i < 2; i++) {
-        cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
         cmd.hdr.cmd_id = cpu_to_le16(PCI_EXP_DEVCTL_BCR_FLR);
         qtest_memwrite(m->qts, s->sq + i * SNIC_ADMIN_CMD_SIZE, &cmd,
                        sizeof(cmd));

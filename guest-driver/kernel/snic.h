@@ -285,7 +285,6 @@ static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
 }
 
 /* snic_admin.c */
-void snic_admin_cmd_init(struct snic_admin_cmd *cmd, u8 opcode, u16 len);
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
 int snic_admin_init(struct snic_dev *sdev);

@@ -50,14 +50,6 @@ static int snic_admin_errno(u16 status)
 	}
 }
 
-void snic_admin_cmd_init(struct snic_admin_cmd *cmd, u8 opcode, u16 len)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->hdr.opcode = opcode;
-	cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
-	cmd->hdr.len = cpu_to_le16(len);
-}
-
 /* Take a free context and post the command; returns the context index. */
 static int snic_admin_submit(struct snic_admin *aq, struct snic_dev *sdev,
 			     struct snic_admin_cmd *cmd)
@@ -240,14 +232,12 @@ static void snic_admin_process_cq(struct snic_dev *sdev)
 	unsigned long flags;
 	u32 n = 0;
 	u16 id;
-	u8 phase;
 
 	spin_lock_irqsave(&aq->lock, flags);
 	for (;;) {
 		cqe = &aq->cq[aq->cq_head & SNIC_ADMIN_MASK];
-		phase = (aq->cq_head >> SNIC_ADMIN_LOG2_DEPTH) & 1 ?
-			0 : SNIC_CQE_PHASE;
-		if ((READ_ONCE(cqe->flags) & SNIC_CQE_PHASE) != phase)
+		if (!snic_ring_entry_new(READ_ONCE(cqe->flags), aq->cq_head,
+					 SNIC_ADMIN_LOG2_DEPTH))
 			break;
 		dma_rmb();	/* body after the phase byte */
 		id = le16_to_cpu(cqe->cmd_id);
@@ -321,13 +311,11 @@ static void snic_aeq_process(struct snic_dev *sdev)
 	struct snic_aeq *aeq = &sdev->aeq;
 	struct snic_aeqe *e;
 	u32 n = 0;
-	u8 phase;
 
 	for (;;) {
 		e = &aeq->ring[aeq->head & (SNIC_AEQ_DEPTH - 1)];
-		phase = (aeq->head >> SNIC_AEQ_LOG2_DEPTH) & 1 ?
-			0 : SNIC_CQE_PHASE;
-		if ((READ_ONCE(e->flags) & SNIC_CQE_PHASE) != phase)
+		if (!snic_ring_entry_new(READ_ONCE(e->flags), aeq->head,
+					 SNIC_AEQ_LOG2_DEPTH))
 			break;
 		dma_rmb();
 		snic_aeq_event(sdev, le32_to_cpu(e->event),

@@ -141,9 +141,9 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
 {
 	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
 			       (cq->cons & ((1u << cq->log2_depth) - 1));
-	u8 phase = (cq->cons >> cq->log2_depth) & 1 ? 0 : SNIC_CQE_PHASE;
 
-	if ((READ_ONCE(cqe->flags) & SNIC_CQE_PHASE) != phase)
+	if (!snic_ring_entry_new(READ_ONCE(cqe->flags), cq->cons,
+				 cq->log2_depth))
 		return NULL;
 	dma_rmb();	/* the body after the phase byte */
 	return cqe;

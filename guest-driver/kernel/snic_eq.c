@@ -20,13 +20,12 @@ static irqreturn_t snic_eq_irq(int irq, void *data)
 	struct snic_eqe *e;
 	struct ib_cq *cq;
 	u32 n = 0;
-	u8 phase;
 
 	for (;;) {
 		e = (struct snic_eqe *)eq->ring.buf +
 		    (eq->head & (SNIC_EQ_DEPTH - 1));
-		phase = (eq->head >> SNIC_EQ_LOG2_DEPTH) & 1 ? 0 : SNIC_CQE_PHASE;
-		if ((READ_ONCE(e->flags) & SNIC_CQE_PHASE) != phase)
+		if (!snic_ring_entry_new(READ_ONCE(e->flags), eq->head,
+					 SNIC_EQ_LOG2_DEPTH))
 			break;
 		dma_rmb();
 		if (le32_to_cpu(e->type) == SNIC_EQE_COMPLETION) {

@@ -117,9 +117,8 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq, uint32_t idx)
 {
 	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
 			       (idx & (cq->ring.depth - 1));
-	uint8_t phase = (idx >> cq->ring.log2_depth) & 1 ? 0 : SNIC_CQE_PHASE;
 
-	if ((cqe->flags & SNIC_CQE_PHASE) != phase)
+	if (!snic_ring_entry_new(cqe->flags, idx, cq->ring.log2_depth))
 		return NULL;
 	/* the body was written before the phase bit */
 	udma_from_device_barrier();

@@ -169,7 +169,40 @@ struct snic_admin_cmd {
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
                "admin command is 64 bytes");
 
+/*
+ * A command of 'opcode' with a payload of 'len' bytes, every other byte
+ * zero (cmd_id is the submitter's). The length is stored byte by byte so
+ * this header needs no byte-order helper in the kernel, QEMU or user space.
+ */
+static inline void snic_admin_cmd_init(struct snic_admin_cmd *cmd,
+                                       __u8 opcode, __u16 len)
+{
+    *cmd = (struct snic_admin_cmd) {
+        .hdr = { .opcode = opcode, .version = SNIC_ADMIN_CMD_VERSION },
+    };
+    ((__u8 *)&cmd->hdr.len)[0] = len & 0xff;
+    ((__u8 *)&cmd->hdr.len)[1] = len >> 8;
+}
+
 #define SNIC_CQE_PHASE              (1u << 0)
+
+/*
+ * The phase rule of every ring the device writes (admin CQ, AEQ, EQs,
+ * CQs): the entry at free-running index i carries SNIC_CQE_PHASE while
+ * i / depth is even and 0 while it is odd. The ring starts zeroed, so a
+ * consumer at index i has a new entry when its phase bit equals this.
+ */
+static inline __u8 snic_ring_phase(__u32 index, unsigned int log2_depth)
+{
+    return (index >> log2_depth) & 1 ? 0 : SNIC_CQE_PHASE;
+}
+
+/* Did the device write the entry at index i (its flags byte given)? */
+static inline int snic_ring_entry_new(__u8 flags, __u32 index,
+                                      unsigned int log2_depth)
+{
+    return (flags & SNIC_CQE_PHASE) == snic_ring_phase(index, log2_depth);
+}
 
 struct snic_admin_cqe {
     __le64 result;      /* opcode-specific value */

@@ -39,6 +39,12 @@
 #define SNIC_ETH_MAX_TX_DESCS       32      /* per frame */
 #define SNIC_ROCEV2_UDP_PORT        4791
 
+/* EtherTypes the device looks at */
+#define SNIC_ETH_P_IPV4             0x0800
+#define SNIC_ETH_P_IPV6             0x86dd
+#define SNIC_ETH_P_8021Q            0x8100
+#define SNIC_IPPROTO_UDP            17
+
 /* flags: set by the driver */
 #define SNIC_ETH_DESC_EOP           (1u << 0)   /* TX: last buffer of frame */
 /* flags: written back by the device */

@@ -73,6 +73,26 @@ enum snic_opcode {
 #define SNIC_BTH_LEN            12
 #define SNIC_ICRC_LEN           4
 
+/*
+ * AETH syndrome (IBA 9.7.5.1): bits 6:5 say what the response is, bits 4:0
+ * carry its value (credit count, RNR timer code or NAK code).
+ */
+#define SNIC_AETH_KIND(syn)         (((syn) >> 5) & 3)
+#define SNIC_AETH_VALUE(syn)        ((syn) & 0x1f)
+enum snic_aeth_kind {
+    SNIC_AETH_KIND_ACK = 0,
+    SNIC_AETH_KIND_RNR = 1,
+    SNIC_AETH_KIND_RESERVED = 2,
+    SNIC_AETH_KIND_NAK = 3,
+};
+
+#define SNIC_AETH_ACK               0x1f    /* ACK, credit count invalid */
+#define SNIC_AETH_RNR               0x20    /* | RNR timer code */
+#define SNIC_AETH_NAK_SEQ           0x60    /* PSN sequence error */
+#define SNIC_AETH_NAK_INV_REQ       0x61    /* invalid request */
+#define SNIC_AETH_NAK_REM_ACCESS    0x62    /* remote access error */
+#define SNIC_AETH_NAK_REM_OP        0x63    /* remote operational error */
+
 /* Op-code properties */
 #define SNIC_OPF_PAYLOAD        (1u << 0)   /* may carry payload */
 #define SNIC_OPF_FIRST          (1u << 1)   /* starts a message */

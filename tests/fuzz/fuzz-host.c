@@ -303,14 +303,6 @@ void fz_advance(FuzzHost *h, uint64_t ns)
     snic_sim_port_advance(&h->port, ns);
 }
 
-void fz_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len)
-{
-    memset(cmd, 0, sizeof(*cmd));
-    cmd->hdr.opcode = opcode;
-    cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
-    cmd->hdr.len = GUINT16_TO_LE(len);
-}
-
 int fz_admin_payload_len(uint8_t opcode)
 {
     switch (opcode) {
@@ -373,10 +365,9 @@ uint16_t fz_admin_post(FuzzHost *h, struct snic_admin_cmd *cmd)
 bool fz_admin_poll(FuzzHost *h, struct snic_admin_cqe *cqe)
 {
     uint32_t slot = h->cq_head & ((1u << FZ_ADMIN_LOG2) - 1);
-    uint8_t phase = ((h->cq_head >> FZ_ADMIN_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
 
     fz_read(h, FZ_ADMIN_CQ + slot * SNIC_ADMIN_CQE_SIZE, cqe, sizeof(*cqe));
-    if ((cqe->flags & SNIC_CQE_PHASE) != phase) {
+    if (!snic_ring_entry_new(cqe->flags, h->cq_head, FZ_ADMIN_LOG2)) {
         return false;
     }
     h->cq_head++;
@@ -508,15 +499,15 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     fz_pbl(n->h, FZ_PBL_CQ, FZ_CQ_RING, 1, false);
     fz_pbl(n->h, FZ_PBL_MR, FZ_BUF, FZ_BUF_LEN / 4096, true);
 
-    fz_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     n->pdn = node_admin_ok(n, &cmd);
-    fz_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = GUINT64_TO_LE(FZ_PBL_EQ);
     cmd.create_eq.npages = GUINT32_TO_LE(1);
     cmd.create_eq.log2_depth = FZ_EQ_LOG2;
     cmd.create_eq.vector = GUINT16_TO_LE(1);
     n->eqn = node_admin_ok(n, &cmd);
-    fz_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = GUINT64_TO_LE(FZ_PBL_CQ);
     cmd.create_cq.npages = GUINT32_TO_LE(1);
     cmd.create_cq.log2_depth = FZ_CQ_LOG2;
@@ -525,7 +516,7 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     for (q = 0; q < nqp; q++) {
         fz_pbl(n->h, FZ_PBL_SQ(q), FZ_SQ_RING(q), 1, false);
         fz_pbl(n->h, FZ_PBL_RQ(q), FZ_RQ_RING(q), 1, false);
-        fz_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
         cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(FZ_PBL_SQ(q));
         cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
         cmd.create_qp.sq_npages = GUINT32_TO_LE(1);
@@ -539,7 +530,7 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
         n->type[q] = types[q];
         n->qpn[q] = node_admin_ok(n, &cmd);
     }
-    fz_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(FZ_MR_IOVA);
     cmd.reg_mr.length = GUINT64_TO_LE(FZ_BUF_LEN);
     cmd.reg_mr.pbl_addr = GUINT64_TO_LE(FZ_PBL_MR);
@@ -569,7 +560,7 @@ uint16_t fz_node_modify(FuzzNode *n, unsigned q, uint32_t mask,
     struct snic_admin_cmd cmd;
 
     fz_write(n->h, FZ_ATTR, a, sizeof(*a));
-    fz_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
     cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn[q]);
     cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
     cmd.modify_qp.attr_addr = GUINT64_TO_LE(FZ_ATTR);
@@ -678,10 +669,9 @@ bool fz_poll_cq(FuzzNode *n, struct snic_cqe *c)
 {
     uint64_t slot = FZ_CQ_RING +
                     (n->cq_ci & ((1u << FZ_CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
-    uint8_t phase = ((n->cq_ci >> FZ_CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
 
     fz_read(n->h, slot, c, sizeof(*c));
-    if ((c->flags & SNIC_CQE_PHASE) != phase) {
+    if (!snic_ring_entry_new(c->flags, n->cq_ci, FZ_CQ_LOG2)) {
         return false;
     }
     fz_doorbell(n->h, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);

@@ -129,7 +129,6 @@ void fz_run(FuzzHost *h);
 /* Move the host clock (no simulator) and fire the timer when due. */
 void fz_advance(FuzzHost *h, uint64_t ns);
 
-void fz_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len);
 /* Payload length of an admin opcode, or -1 if there is no such opcode. */
 int fz_admin_payload_len(uint8_t opcode);
 /* Post one command (the SQ must have room); returns its id. */

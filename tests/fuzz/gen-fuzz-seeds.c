@@ -100,7 +100,7 @@ static void adm_doorbell(Seed *s, uint8_t page, uint8_t type, uint32_t qid,
 
 static void cmd_init(struct snic_admin_cmd *c, uint8_t op)
 {
-    fz_cmd_init(c, op, fz_admin_payload_len(op));
+    snic_admin_cmd_init(c, op, fz_admin_payload_len(op));
 }
 
 static void adm_obj(Seed *s, uint8_t op, uint32_t handle)
@@ -813,36 +813,36 @@ static void gen_rx(void)
     /* requester: ACKs, NAKs, READ responses, atomic ACK */
     memset(&s, 0, sizeof(s));
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r + 2);
-    p.aeth.syndrome = 0x1f;
+    p.aeth.syndrome = SNIC_AETH_ACK;
     p.aeth.msn = 2;
     rx_record(&s, FIX | RX_RUN, &p);
     rx_pkt(&p, SNIC_OP_RC_READ_RESP_FIRST, RX_RC_QPN, r + 3);
-    p.aeth.syndrome = 0x1f;
+    p.aeth.syndrome = SNIC_AETH_ACK;
     rx_payload(&p, 1024);
     rx_record(&s, FIX, &p);
     rx_pkt(&p, SNIC_OP_RC_READ_RESP_MIDDLE, RX_RC_QPN, r + 4);
     rx_payload(&p, 1024);
     rx_record(&s, FIX, &p);
     rx_pkt(&p, SNIC_OP_RC_READ_RESP_LAST, RX_RC_QPN, r + 5);
-    p.aeth.syndrome = 0x1f;
+    p.aeth.syndrome = SNIC_AETH_ACK;
     rx_payload(&p, RX_READ_LEN - 2048);
     rx_record(&s, FIX | RX_RUN, &p);
     rx_pkt(&p, SNIC_OP_RC_ATOMIC_ACK, RX_RC_QPN, r + 6);
-    p.aeth.syndrome = 0x1f;
+    p.aeth.syndrome = SNIC_AETH_ACK;
     p.atomic_ack = 0x1234;
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "responses", &s);
 
     memset(&s, 0, sizeof(s));
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r);
-    p.aeth.syndrome = 0x60;     /* NAK sequence error: go back */
+    p.aeth.syndrome = SNIC_AETH_NAK_SEQ;   /* go back */
     rx_record(&s, FIX | RX_RUN, &p);
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r + 1);
-    p.aeth.syndrome = 0x21;     /* RNR NAK */
+    p.aeth.syndrome = SNIC_AETH_RNR | 1;
     rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
     rx_record(&s, FIX | RX_TIMER, &p);
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r + 2);
-    p.aeth.syndrome = 0x62;     /* remote access error: fatal */
+    p.aeth.syndrome = SNIC_AETH_NAK_REM_ACCESS;    /* fatal */
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "naks", &s);
 

@@ -31,7 +31,7 @@ void node_set_mtu(Node *n, uint32_t mtu)
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = GUINT32_TO_LE(mtu);
     node_admin_ok(n->h, &cmd);
 }
@@ -57,23 +57,23 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
 
     /* jumbo frames, as the VM tests run: path MTU 4096 fits */
     node_set_mtu(n, SNIC_ETH_MAX_MTU);
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     n->pdn = node_admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL_EQ);
     cmd.create_eq.npages = GUINT32_TO_LE(1);
     cmd.create_eq.log2_depth = EQ_LOG2;
     cmd.create_eq.vector = GUINT16_TO_LE(1);
     n->eqn = node_admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
     cmd.create_cq.npages = GUINT32_TO_LE(8);
     cmd.create_cq.log2_depth = CQ_LOG2;
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
     cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
     n->cqn = node_admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
     cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
     cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
@@ -86,7 +86,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.create_qp.rq_log2_depth = RQ_LOG2;
     cmd.create_qp.ctx = GUINT16_TO_LE(ctx);
     n->qpn = node_admin_ok(n->h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
     cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
     cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
@@ -117,7 +117,7 @@ void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
     const uint64_t at = FAKE_MEM_BASE + 0x9000;
 
     fake_write(n->h, at, a, sizeof(*a));
-    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
     cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn);
     cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
     cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
@@ -251,10 +251,9 @@ bool node_poll_cq(Node *n, struct snic_cqe *c)
 {
     uint64_t slot = RINGS + 0x1000 +
                     (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
-    uint8_t phase = ((n->cq_ci >> CQ_LOG2) & 1) ? 0 : SNIC_CQE_PHASE;
 
     fake_read(n->h, slot, c, sizeof(*c));
-    if ((c->flags & SNIC_CQE_PHASE) != phase) {
+    if (!snic_ring_entry_new(c->flags, n->cq_ci, CQ_LOG2)) {
         return false;
     }
     fake_doorbell(n->h, n->ctx, SNIC_DB_CQ, n->cqn, ++n->cq_ci);

@@ -223,14 +223,6 @@ void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2)
     h->sq_tail = h->cq_head = h->aeq_head = 0;
 }
 
-void fake_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len)
-{
-    memset(cmd, 0, sizeof(*cmd));
-    cmd->hdr.opcode = opcode;
-    cmd->hdr.version = SNIC_ADMIN_CMD_VERSION;
-    cmd->hdr.len = GUINT16_TO_LE(len);
-}
-
 uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd)
 {
     uint32_t slot = h->sq_tail & ((1u << h->admin_log2) - 1);
@@ -247,11 +239,10 @@ uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd)
 bool fake_admin_poll(FakeHost *h, struct snic_admin_cqe *cqe)
 {
     uint32_t slot = h->cq_head & ((1u << h->admin_log2) - 1);
-    uint8_t phase = ((h->cq_head >> h->admin_log2) & 1) ? 0 : SNIC_CQE_PHASE;
 
     fake_read(h, FAKE_ADMIN_CQ + slot * SNIC_ADMIN_CQE_SIZE, cqe,
               sizeof(*cqe));
-    if ((cqe->flags & SNIC_CQE_PHASE) != phase) {
+    if (!snic_ring_entry_new(cqe->flags, h->cq_head, h->admin_log2)) {
         return false;
     }
     h->cq_head++;
@@ -280,7 +271,7 @@ uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
     struct snic_admin_cmd cmd;
     uint64_t qid;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
                   sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.ring_addr = GUINT64_TO_LE(
         type == SNIC_ETH_QUEUE_TX ? FAKE_TX_RING : FAKE_RX_RING);
@@ -290,7 +281,7 @@ uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
     cmd.create_eth_queue.irq_delay_us = GUINT16_TO_LE(irq_delay_us);
     g_assert_cmpuint(fake_admin(h, &cmd, &qid), ==, SNIC_ADMIN_OK);
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
     cmd.eth_queue.type = type;
     cmd.eth_queue.qid = GUINT32_TO_LE(qid);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);

@@ -81,8 +81,6 @@ void fake_advance(FakeHost *h, uint64_t ns);
 /* Program the admin queue (depth 2^log2) and an AEQ, then enable. */
 void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2);
 
-/* Build a command header. */
-void fake_cmd_init(struct snic_admin_cmd *cmd, uint8_t opcode, uint16_t len);
 /* Post without running; returns the command id. */
 uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd);
 /*

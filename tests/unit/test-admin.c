@@ -98,7 +98,7 @@ static void test_config_locked_while_enabled(void)
                     (uint32_t)FAKE_ADMIN_SQ);
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_ADMIN_DEPTH), ==, 3);
     g_assert_cmpuint(fake_guest_errors_matching(h, "while enabled"), ==, 2);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -112,7 +112,7 @@ static void test_nop_and_interrupt(void)
     uint16_t id;
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     id = fake_admin_post(h, &cmd);
     g_assert_cmpuint(h->kicks, ==, 1);
     g_assert_false(fake_admin_poll(h, &cqe));   /* nothing before the run */
@@ -154,7 +154,7 @@ static void test_query_device(void)
     uint64_t result;
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
     cmd.resp.resp_len = GUINT32_TO_LE(sizeof(a));
     g_assert_cmpuint(fake_admin(h, &cmd, &result), ==, SNIC_ADMIN_OK);
@@ -189,24 +189,24 @@ static void test_bad_commands(void)
     struct snic_admin_cmd cmd;
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, 0x7f, 0);
+    snic_admin_cmd_init(&cmd, 0x7f, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
-    fake_cmd_init(&cmd, 0xff, 0);
+    snic_admin_cmd_init(&cmd, 0xff, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
-    fake_cmd_init(&cmd, 0x06, 0);   /* a hole in the opcode table */
+    snic_admin_cmd_init(&cmd, 0x06, 0);   /* a hole in the opcode table */
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     cmd.hdr.version = 2;
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_VERSION);
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, 56);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, 56);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     cmd.hdr.flags = GUINT16_TO_LE(1);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(FAKE_STAT(h, admin_errors), ==, 6);
     g_assert_cmpuint(fake_guest_errors_matching(h, "unknown opcode"), ==, 3);
     /* the queue still works */
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -217,7 +217,7 @@ static void test_bad_response_buffer(void)
     struct snic_admin_cmd cmd;
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_len = GUINT32_TO_LE(128);
     cmd.resp.resp_addr = GUINT64_TO_LE(0x10);   /* outside guest memory */
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
@@ -228,7 +228,7 @@ static void test_bad_response_buffer(void)
     cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
     cmd.resp.resp_len = 0;
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
-    fake_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
     cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_MEM_BASE + FAKE_MEM_SIZE - 8);
     cmd.resp.resp_len = GUINT32_TO_LE(sizeof(struct snic_stats));
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
@@ -245,18 +245,18 @@ static void test_mtu_and_mac(void)
     uint8_t mac[6];
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = GUINT32_TO_LE(9000);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     cmd.set_mtu.mtu = GUINT32_TO_LE(9001);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
     cmd.set_mtu.mtu = GUINT32_TO_LE(67);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
-    fake_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, &mtu), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(mtu, ==, 9000);
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
     memcpy(cmd.set_mac.mac, mac2, 6);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     snic_core_get_mac(h->core, mac);
@@ -277,7 +277,7 @@ static void test_phase_wraps(void)
     int i;
 
     fake_enable(h, 2, 2);   /* 4 entries: phases flip every 4 */
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     for (i = 0; i < 11; i++) {
         g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     }
@@ -294,7 +294,7 @@ static void test_cq_full_backpressure(void)
     int i;
 
     fake_enable(h, 2, 2);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     for (i = 0; i < 4; i++) {
         fake_admin_post(h, &cmd);
     }
@@ -352,7 +352,7 @@ static void test_bad_doorbells(void)
     g_assert_cmpuint(h->kicks, ==, 0);
     fake_run(h);
     g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 0);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -383,7 +383,7 @@ static void test_sq_dma_error_is_fatal(void)
     g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS), ==,
                     SNIC_STATUS_LINK_UP);
     fake_enable(h, 2, 2);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -399,7 +399,7 @@ static void test_reset_restores_power_on(void)
     }
     fake_enable(h, 4, 4);
     fake_reg_write(h, SNIC_REG_INTR_MASK, SNIC_INTR_AEQ);
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = GUINT32_TO_LE(4000);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 4, 1, 0);
@@ -410,14 +410,14 @@ static void test_reset_restores_power_on(void)
     g_assert_cmpuint(FAKE_STAT(h, admin_cmds), ==, 0);
     /* enabled again: default MTU, no queues left */
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
     {
         uint64_t mtu;
 
         g_assert_cmpuint(fake_admin(h, &cmd, &mtu), ==, SNIC_ADMIN_OK);
         g_assert_cmpuint(mtu, ==, SNIC_ETH_DEFAULT_MTU);
     }
-    fake_cmd_init(&cmd, SNIC_ADMIN_STOP_ETH_QUEUE, sizeof(cmd.eth_queue));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_STOP_ETH_QUEUE, sizeof(cmd.eth_queue));
     cmd.eth_queue.type = SNIC_ETH_QUEUE_RX;
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
     fake_host_free(h);
@@ -440,7 +440,7 @@ static void test_disable_keeps_layout(void)
     fake_enable(h, 3, 3);
     /* the queue is gone: it can be created again */
     fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 4, 1, 0);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -453,9 +453,9 @@ static void test_get_stats(void)
     uint64_t result;
 
     fake_enable(h, 4, 4);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     fake_admin(h, &cmd, NULL);
-    fake_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_STATS, sizeof(cmd.resp));
     cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
     cmd.resp.resp_len = GUINT32_TO_LE(sizeof(st));
     g_assert_cmpuint(fake_admin(h, &cmd, &result), ==, SNIC_ADMIN_OK);
@@ -572,7 +572,7 @@ static void test_doorbell_backwards(void)
     struct snic_admin_cmd cmd;
 
     fake_enable(h, 3, 3);
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     fake_write(h, FAKE_ADMIN_SQ, &cmd, sizeof(cmd));
     fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 3);
     fake_doorbell(h, 0, SNIC_DB_ADMIN_SQ, 0, 1);
@@ -595,7 +595,7 @@ static void test_reset_inside_dma(void)
     fake_enable(h, 3, 3);
     purges = h->rx_purges;
     h->reset_on_write = FAKE_ADMIN_CQ + 8;   /* the first completion */
-    fake_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
     fake_admin_post(h, &cmd);
     fake_admin_post(h, &cmd);
     fake_run(h);

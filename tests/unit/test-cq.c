@@ -42,23 +42,23 @@ static Env env_new(uint16_t ctx)
 
     fake_enable(e.h, 4, 4);
     fake_write(e.h, PBL, pages, sizeof(pages));
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     e.pdn = admin_ok(e.h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = GUINT64_TO_LE(PBL);
     cmd.create_eq.npages = GUINT32_TO_LE(1);
     cmd.create_eq.log2_depth = 2;
     cmd.create_eq.vector = GUINT16_TO_LE(EQ_VECTOR);
     e.eqn = admin_ok(e.h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
     cmd.create_cq.npages = GUINT32_TO_LE(1);
     cmd.create_cq.log2_depth = 2;
     cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
     cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
     e.cqn = admin_ok(e.h, &cmd);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL + 16);
     cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL + 16);
     cmd.create_qp.sq_npages = GUINT32_TO_LE(1);

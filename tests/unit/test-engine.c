@@ -622,7 +622,7 @@ static void set_gid(Node *n, uint8_t index, uint8_t flags, uint8_t ip)
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = index;
     cmd.set_gid.flags = flags;
     cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
@@ -672,7 +672,7 @@ static void test_ud_source_address(void)
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 21);
     /* removed again: refused again (the QP went to ERR with the first) */
     set_gid(&a, 2, 0, 1);
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = SNIC_MAX_GIDS;              /* out of range */
     g_assert_cmpuint(fake_admin(a.h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
     post_ud(&a, 3, &b, 0x1234, BUF, 100, false);
@@ -691,7 +691,7 @@ static void test_ud_source_address(void)
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = 1;
     cmd.set_gid.flags = SNIC_GID_VALID;
     cmd.set_gid.gid[0] = 0x20;
@@ -1371,7 +1371,7 @@ static void test_fatal_nak_names_its_wqe(void)
     snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
     p.opcode = SNIC_OP_RC_ACK;
     p.psn = a.h->core->qps[a.qpn].req.wqe[1].first_psn;
-    p.aeth.syndrome = (3 << 5) | 2;             /* NAK remote access */
+    p.aeth.syndrome = SNIC_AETH_NAK_REM_ACCESS;
     len = snic_wire_build(&p, frame, sizeof(frame));
     g_assert_cmpuint(len, >, 0);
     g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
@@ -1556,16 +1556,16 @@ static void test_ring_translation_not_stale(void)
 
     node_init(&a, sim, 1);
     /* destroy the QP and CQ, point the CQ's page list elsewhere */
-    fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(a.qpn);
     node_admin_ok(a.h, &cmd);
     g_assert_cmpint(snic_cq_post(a.h->core, a.cqn, &cqe, false), ==, 0);
-    fake_cmd_init(&cmd, SNIC_ADMIN_DESTROY_CQ, sizeof(cmd.obj));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_DESTROY_CQ, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(a.cqn);
     node_admin_ok(a.h, &cmd);
     fake_write(a.h, PBL_CQ, &moved, 8);
     memset(fake_ptr(a.h, BUF + 0x80000, 32), 0, 32);
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
     cmd.create_cq.npages = GUINT32_TO_LE(8);
     cmd.create_cq.log2_depth = CQ_LOG2;

@@ -49,7 +49,7 @@ static uint16_t create_queue(FakeHost *h, uint8_t type, uint8_t log2,
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
                   sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.ring_addr = GUINT64_TO_LE(ring);
     cmd.create_eth_queue.type = type;
@@ -63,7 +63,7 @@ static uint16_t queue_cmd(FakeHost *h, uint8_t opcode, uint8_t type,
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, opcode, sizeof(cmd.eth_queue));
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.eth_queue));
     cmd.eth_queue.type = type;
     cmd.eth_queue.qid = GUINT32_TO_LE(qid);
     return fake_admin(h, &cmd, NULL);
@@ -509,7 +509,7 @@ static void test_two_devices_back_to_back(void)
     size_t len = fake_frame(frame, mac_b, 0x88b5, 1500, 0x33);
     unsigned i;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
     memcpy(cmd.set_mac.mac, mac_b, 6);
     g_assert_cmpuint(fake_admin(b, &cmd, NULL), ==, SNIC_ADMIN_OK);
     fake_eth_queue(a, SNIC_ETH_QUEUE_TX, 4, 1, 0);

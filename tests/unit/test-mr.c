@@ -18,7 +18,7 @@ static uint16_t alloc_pd(FakeHost *h, uint16_t ctx, uint64_t *pdn)
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     return fake_admin(h, &cmd, pdn);
 }
@@ -27,7 +27,7 @@ static uint16_t obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(handle);
     return fake_admin(h, &cmd, NULL);
 }
@@ -36,7 +36,7 @@ static void reg_init(struct snic_admin_cmd *cmd, uint32_t pdn, uint64_t iova,
                      uint64_t len, uint32_t npages, uint8_t shift,
                      uint32_t access)
 {
-    fake_cmd_init(cmd, SNIC_ADMIN_REG_MR, sizeof(cmd->reg_mr));
+    snic_admin_cmd_init(cmd, SNIC_ADMIN_REG_MR, sizeof(cmd->reg_mr));
     cmd->reg_mr.iova = GUINT64_TO_LE(iova);
     cmd->reg_mr.length = GUINT64_TO_LE(len);
     cmd->reg_mr.pbl_addr = GUINT64_TO_LE(PBL);

@@ -22,7 +22,7 @@ static uint16_t obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
     cmd.obj.handle = GUINT32_TO_LE(handle);
     return fake_admin(h, &cmd, NULL);
 }
@@ -32,7 +32,7 @@ static uint16_t create_eq(FakeHost *h, uint8_t log2, uint16_t vector,
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
     cmd.create_eq.pbl_addr = GUINT64_TO_LE(QPBL);
     cmd.create_eq.npages = GUINT32_TO_LE(npages);
     cmd.create_eq.log2_depth = log2;
@@ -45,7 +45,7 @@ static uint16_t create_cq(FakeHost *h, uint16_t ctx, uint32_t eqn,
 {
     struct snic_admin_cmd cmd;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
     cmd.create_cq.pbl_addr = GUINT64_TO_LE(QPBL);
     cmd.create_cq.npages = GUINT32_TO_LE(1);
     cmd.create_cq.log2_depth = 4;
@@ -57,7 +57,7 @@ static uint16_t create_cq(FakeHost *h, uint16_t ctx, uint32_t eqn,
 static void qp_cmd(struct snic_admin_cmd *cmd, uint8_t type, uint16_t ctx,
                    const Objs *o)
 {
-    fake_cmd_init(cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd->create_qp));
+    snic_admin_cmd_init(cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd->create_qp));
     cmd->create_qp.sq_pbl_addr = GUINT64_TO_LE(QPBL);
     cmd->create_qp.rq_pbl_addr = GUINT64_TO_LE(QPBL);
     cmd->create_qp.sq_npages = GUINT32_TO_LE(1);
@@ -79,7 +79,7 @@ static FakeHost *qp_host(Objs *o, uint16_t ctx)
 
     fake_enable(h, 4, 4);
     fake_write(h, QPBL, &page, 8);
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
     g_assert_cmpuint(fake_admin(h, &cmd, &o->pdn), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(create_eq(h, 4, 1, 1, &o->eqn), ==, SNIC_ADMIN_OK);
@@ -93,7 +93,7 @@ static uint16_t modify(FakeHost *h, uint32_t qpn, uint32_t mask,
     struct snic_admin_cmd cmd;
 
     fake_write(h, ATTR, a, sizeof(*a));
-    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
     cmd.modify_qp.qpn = GUINT32_TO_LE(qpn);
     cmd.modify_qp.attr_mask = GUINT32_TO_LE(mask);
     cmd.modify_qp.attr_addr = GUINT64_TO_LE(ATTR);
@@ -106,7 +106,7 @@ static struct snic_qp_attr query(FakeHost *h, uint32_t qpn)
     struct snic_qp_attr a;
     uint64_t len;
 
-    fake_cmd_init(&cmd, SNIC_ADMIN_QUERY_QP, sizeof(cmd.query_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_QP, sizeof(cmd.query_qp));
     cmd.query_qp.qpn = GUINT32_TO_LE(qpn);
     cmd.query_qp.resp_addr = GUINT64_TO_LE(ATTR + 0x200);
     g_assert_cmpuint(fake_admin(h, &cmd, &len), ==, SNIC_ADMIN_OK);
@@ -158,7 +158,7 @@ static void test_create_validation(void)
     uint64_t qpn;
 
     /* objects of context 2 */
-    fake_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
     cmd.alloc_pd.ctx = GUINT16_TO_LE(2);
     g_assert_cmpuint(fake_admin(h, &cmd, &user.pdn), ==, SNIC_ADMIN_OK);
     user.eqn = o.eqn;
@@ -351,7 +351,7 @@ static void test_modify_refusals(void)
     g_assert_cmpuint(modify(h, qpn, rtr_mask | SNIC_QP_ATTR_CUR_STATE, &a),
                      ==, SNIC_ADMIN_BAD_STATE);
     /* attributes that cannot be read */
-    fake_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
     cmd.modify_qp.qpn = GUINT32_TO_LE(qpn);
     cmd.modify_qp.attr_mask = GUINT32_TO_LE(rtr_mask);
     cmd.modify_qp.attr_addr = GUINT64_TO_LE(0x1000);

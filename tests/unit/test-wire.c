@@ -127,7 +127,7 @@ static void fill_pkt(SnicPkt *p, uint8_t opcode, bool v6,
     p->reth.va = 0x1122334455667788ull;
     p->reth.rkey = 0x99aabbcc;
     p->reth.len = 0x10000;
-    p->aeth.syndrome = 0x1f;
+    p->aeth.syndrome = SNIC_AETH_ACK;
     p->aeth.msn = 0x654321;
     p->atomic.va = 0x0102030405060708ull;
     p->atomic.rkey = 0xdeadbeef;

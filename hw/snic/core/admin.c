@@ -16,12 +16,6 @@ static uint32_t ring_mask(uint32_t log2_depth)
     return (1u << log2_depth) - 1;
 }
 
-/* Phase bit for the entry at a free-running producer index. */
-static uint8_t ring_phase(uint32_t index, uint32_t log2_depth)
-{
-    return ((index >> log2_depth) & 1) ? 0 : SNIC_CQE_PHASE;
-}
-
 static bool log2_in(uint32_t v, uint32_t lo, uint32_t hi)
 {
     return v >= lo && v <= hi;
@@ -402,7 +396,7 @@ static int snic_admin_complete(SnicCore *c, const struct snic_admin_cmd *cmd,
         .status = GUINT16_TO_LE(status),
         .sq_head = GUINT16_TO_LE((uint16_t)c->sq_head),
         .opcode = cmd->hdr.opcode,
-        .flags = ring_phase(c->cq_tail, c->admin_log2_depth),
+        .flags = snic_ring_phase(c->cq_tail, c->admin_log2_depth),
     };
     const size_t body = offsetof(struct snic_admin_cqe, flags);
 
@@ -479,7 +473,7 @@ void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
     }
     addr = c->aeq_base +
         (uint64_t)(c->aeq_tail & ring_mask(c->aeq_log2_depth)) * SNIC_AEQE_SIZE;
-    e.flags = ring_phase(c->aeq_tail, c->aeq_log2_depth);
+    e.flags = snic_ring_phase(c->aeq_tail, c->aeq_log2_depth);
     if (snic_dma_write(c, addr, &e, body) ||
         snic_dma_write(c, addr + body, &e.flags, 1)) {
         snic_fatal(c, SNIC_ERR_AEQ_DMA);

@@ -10,11 +10,6 @@
 
 #include "core_int.h"
 
-static uint8_t phase_of(uint32_t index, uint8_t log2_depth)
-{
-    return ((index >> log2_depth) & 1) ? 0 : SNIC_CQE_PHASE;
-}
-
 /* Post an EQE for a CQ and raise the EQ's vector. */
 static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
 {
@@ -31,7 +26,7 @@ static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
     }
     off = (uint64_t)(eq->tail & ((1u << eq->log2_depth) - 1)) *
           SNIC_EQE_SIZE;
-    e.flags = phase_of(eq->tail, eq->log2_depth);
+    e.flags = snic_ring_phase(eq->tail, eq->log2_depth);
     if (snic_mtt_write(c, &eq->ring, off, &e, offsetof(struct snic_eqe,
                                                        flags)) ||
         snic_mtt_write(c, &eq->ring, off + offsetof(struct snic_eqe, flags),
@@ -64,7 +59,7 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
     }
     off = (uint64_t)(cq->tail & ((1u << cq->log2_depth) - 1)) *
           SNIC_CQE_SIZE;
-    e.flags = phase_of(cq->tail, cq->log2_depth);
+    e.flags = snic_ring_phase(cq->tail, cq->log2_depth);
     if (snic_mtt_write(c, &cq->ring, off, &e, offsetof(struct snic_cqe,
                                                        flags)) ||
         snic_mtt_write(c, &cq->ring, off + offsetof(struct snic_cqe, flags),

@@ -9,10 +9,6 @@
 #include "core_int.h"
 
 #define ETH_HLEN            14
-#define ETH_P_IPV4          0x0800
-#define ETH_P_IPV6          0x86dd
-#define ETH_P_8021Q         0x8100
-#define IPPROTO_UDP_NUM     17
 
 static uint16_t rd16be(const uint8_t *p)
 {
@@ -34,14 +30,14 @@ bool snic_frame_is_rocev2(const uint8_t *f, size_t len)
         return false;
     }
     proto = rd16be(f + 12);
-    if (proto == ETH_P_8021Q) {
+    if (proto == SNIC_ETH_P_8021Q) {
         if (len < ETH_HLEN + 4) {
             return false;
         }
         proto = rd16be(f + 16);
         off += 4;
     }
-    if (proto == ETH_P_IPV4) {
+    if (proto == SNIC_ETH_P_IPV4) {
         const uint8_t *ip = f + off;
         size_t ihl;
 
@@ -49,15 +45,15 @@ bool snic_frame_is_rocev2(const uint8_t *f, size_t len)
             return false;
         }
         ihl = (size_t)(ip[0] & 0xf) * 4;
-        if (ihl < 20 || ip[9] != IPPROTO_UDP_NUM ||
+        if (ihl < 20 || ip[9] != SNIC_IPPROTO_UDP ||
             (rd16be(ip + 6) & 0x1fff)) {
             return false;
         }
         l4 = ip + ihl;
-    } else if (proto == ETH_P_IPV6) {
+    } else if (proto == SNIC_ETH_P_IPV6) {
         const uint8_t *ip = f + off;
 
-        if (len < off + 40 || (ip[0] >> 4) != 6 || ip[6] != IPPROTO_UDP_NUM) {
+        if (len < off + 40 || (ip[0] >> 4) != 6 || ip[6] != SNIC_IPPROTO_UDP) {
             return false;
         }
         l4 = ip + 40;

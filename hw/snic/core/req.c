@@ -657,7 +657,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicReq *r = &qp->req;
     uint8_t syn = p->aeth.syndrome;
-    SnicFeedback fb = { .psn = p->psn, .syndrome = syn & 0x1f };
+    SnicFeedback fb = { .psn = p->psn, .syndrome = SNIC_AETH_VALUE(syn) };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
     uint32_t wnd_start = r->dde.wnd_start;
     int64_t idx;
@@ -677,20 +677,20 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             return;
         }
     } else {
-        uint8_t kind = syn >> 5;
-        bool fatal = kind == 3 && (syn & 0x1f);
+        uint8_t kind = SNIC_AETH_KIND(syn);
+        bool fatal = kind == SNIC_AETH_KIND_NAK && SNIC_AETH_VALUE(syn);
         bool stopped;
 
-        if (kind == 2) {
+        if (kind == SNIC_AETH_KIND_RESERVED) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);  /* reserved code */
             return;
         }
-        if (kind == 0 && snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
+        if (kind == SNIC_AETH_KIND_ACK && snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
             return;             /* nothing new: a duplicate ACK */
         }
         /* an ACK covers its PSN; a NAK only what precedes it */
-        stopped = ack_implied(c, qp, kind ? (p->psn - 1) & SNIC_PSN_MASK :
-                                            p->psn);
+        stopped = ack_implied(c, qp, kind != SNIC_AETH_KIND_ACK ?
+                                     (p->psn - 1) & SNIC_PSN_MASK : p->psn);
         if (qp->state != SNIC_QPS_RTS) {
             return;             /* a WQE it completed failed locally */
         }
@@ -701,8 +701,8 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
              */
             idx = wqe_of_psn(qp, p->psn);
             fail_at(c, qp, idx < 0 ? qp->sq_comp : (uint32_t)idx,
-                    (syn & 0x1f) == 1 ? SNIC_WC_REM_INV_REQ_ERR :
-                    (syn & 0x1f) == 2 ? SNIC_WC_REM_ACCESS_ERR :
+                    syn == SNIC_AETH_NAK_INV_REQ ? SNIC_WC_REM_INV_REQ_ERR :
+                    syn == SNIC_AETH_NAK_REM_ACCESS ? SNIC_WC_REM_ACCESS_ERR :
                     SNIC_WC_REM_OP_ERR);
             return;
         }
@@ -714,8 +714,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             fb.kind = SNIC_FB_NAK_SEQ;
             fb.psn = r->dde.wnd_start;
         } else {
-            fb.kind = kind == 0 ? SNIC_FB_ACK :
-                      kind == 1 ? SNIC_FB_RNR : SNIC_FB_NAK_SEQ;
+            fb.kind = kind == SNIC_AETH_KIND_ACK ? SNIC_FB_ACK :
+                      kind == SNIC_AETH_KIND_RNR ? SNIC_FB_RNR :
+                      SNIC_FB_NAK_SEQ;
         }
     }
     complete_acked(c, qp);

@@ -20,13 +20,6 @@
 #include "rdma.h"
 #include "wire.h"
 
-#define SYN_ACK             0x1f    /* ACK, no end-to-end credit info */
-#define SYN_RNR             0x20
-#define SYN_NAK_SEQ         0x60
-#define SYN_NAK_INV_REQ     0x61
-#define SYN_NAK_REM_ACCESS  0x62
-#define SYN_NAK_REM_OP      0x63
-
 /*
  * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, and
  * an ACK never replaces an RNR NAK still waiting to go out.
@@ -36,8 +29,9 @@ static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
     uint8_t pending = qp->resp.ack_syndrome;
 
     if (qp->resp.fatal ||
-        (qp->resp.ack_pending && pending != SYN_NAK_SEQ && pending >> 5 &&
-         !(syn >> 5))) {
+        (qp->resp.ack_pending && pending != SNIC_AETH_NAK_SEQ &&
+         SNIC_AETH_KIND(pending) != SNIC_AETH_KIND_ACK &&
+         SNIC_AETH_KIND(syn) == SNIC_AETH_KIND_ACK)) {
         return;     /* a sequence NAK made obsolete by progress may go */
     }
     qp->resp.ack_pending = true;
@@ -135,19 +129,19 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
     if (is_first(p->opcode) && qp->rq_head == qp->rq_tail) {
         /* no receive WQE: try again later (the PSN is not consumed) */
-        queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer, p->psn);
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
     if ((uint64_t)s->recv_off + p->payload_len > (1u << 31)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* over 2 GiB */
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* over 2 GiB */
         return false;
     }
     st = snic_rq_scatter(c, qp, s->recv_off, p->payload, p->payload_len);
     if (st != SNIC_WC_SUCCESS) {
         snic_rq_complete(c, qp, st, SNIC_WC_RECV, s->recv_off, p);
-        nak_fatal(c, qp, st == SNIC_WC_LOC_LEN_ERR ? SYN_NAK_INV_REQ :
-                  SYN_NAK_REM_OP, p->psn);
+        nak_fatal(c, qp, st == SNIC_WC_LOC_LEN_ERR ? SNIC_AETH_NAK_INV_REQ :
+                  SNIC_AETH_NAK_REM_OP, p->psn);
         return false;
     }
     s->recv_off += p->payload_len;
@@ -168,11 +162,11 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicMr *mr;
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* QP forbids it */
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* QP forbids it */
         return false;
     }
     if (imm && qp->rq_head == qp->rq_tail) {
-        queue_ack(c, qp, SYN_RNR | qp->attr.min_rnr_timer, p->psn);
+        queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer, p->psn);
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
@@ -181,13 +175,13 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         s->write_rkey = p->reth.rkey;
         s->write_len = s->write_left = p->reth.len;
         if (p->reth.len > (1u << 31)) {
-            nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+            nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
             return false;
         }
     }
     if (p->payload_len > s->write_left ||
         (is_last(p->opcode) && p->payload_len != s->write_left)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);     /* length mismatch */
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* length mismatch */
         return false;
     }
     if (p->payload_len) {
@@ -196,7 +190,7 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                            p->payload_len, &why);
         if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
                                   p->payload_len)) {
-            nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+            nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
             return false;
         }
     }
@@ -262,18 +256,18 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
     if (p->reth.len > (1u << 31) ||
         !(qp->attr.access & SNIC_ACCESS_REMOTE_READ)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return 0;
     }
     if (p->reth.len &&
         !snic_mr_check(c, p->reth.rkey, qp->pdn, SNIC_ACCESS_REMOTE_READ,
                        p->reth.va, p->reth.len, &why)) {
-        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
     r = res_alloc(qp);
     if (!r) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return 0;
     }
     *r = (SnicRespRes) {
@@ -298,18 +292,18 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint64_t v, orig;
 
     if (p->atomic.va % 8 || !(qp->attr.access & SNIC_ACCESS_REMOTE_ATOMIC)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return 0;
     }
     mr = snic_mr_check(c, p->atomic.rkey, qp->pdn, SNIC_ACCESS_REMOTE_ATOMIC,
                        p->atomic.va, 8, &why);
     if (!mr || snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
-        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
     r = res_alloc(qp);
     if (!r) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return 0;
     }
     orig = GUINT64_FROM_LE(v);
@@ -319,7 +313,7 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         v = GUINT64_TO_LE(p->atomic.swap_add);
     }
     if (snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8)) {
-        nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
     *r = (SnicRespRes) {
@@ -349,7 +343,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         /* a packet was lost: say once where to resume */
         if (!s->nak_sent) {
             s->nak_sent = true;
-            queue_ack(c, qp, SYN_NAK_SEQ, s->epsn);
+            queue_ack(c, qp, SNIC_AETH_NAK_SEQ, s->epsn);
         }
         return;
     }
@@ -369,7 +363,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             return;
         }
         /* a duplicate: acknowledge again, never execute again */
-        queue_ack(c, qp, SYN_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+        queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
         return;
     }
     s->nak_sent = false;
@@ -379,7 +373,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         uint32_t n;
 
         if (s->in_send || s->in_write) {
-            nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+            nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
             return;
         }
         n = p->opcode == SNIC_OP_RC_READ_REQUEST ? do_read(c, qp, p) :
@@ -408,7 +402,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         break;
     default:
         /* SEND with Invalidate and everything not served here */
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return;
     }
     /* op-code sequence: a message continues only what it started */
@@ -416,7 +410,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         (!first && !(send ? s->in_send : s->in_write)) ||
         (!last && p->payload_len != mtu) ||
         (last && p->payload_len > mtu)) {
-        nak_fatal(c, qp, SYN_NAK_INV_REQ, p->psn);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return;
     }
     ok = send ? do_send(c, qp, p) : do_write(c, qp, p);
@@ -425,7 +419,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
     if (p->ackreq) {
-        queue_ack(c, qp, SYN_ACK, p->psn);
+        queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
     }
 }
 
@@ -469,7 +463,7 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
             memset(&p, 0, sizeof(p));
             snic_rdma_fill_addr(c, qp, &p);
             p.psn = (r->first_psn + r->next) & SNIC_PSN_MASK;
-            p.aeth.syndrome = SYN_ACK;
+            p.aeth.syndrome = SNIC_AETH_ACK;
             p.aeth.msn = qp->resp.msn;
             if (r->atomic) {
                 p.opcode = SNIC_OP_RC_ATOMIC_ACK;
@@ -487,7 +481,7 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
                                                  c->rdma_payload, len))) {
                     r->valid = false;   /* the region went away */
-                    nak_fatal(c, qp, SYN_NAK_REM_ACCESS, p.psn);
+                    nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
                     return false;
                 }
                 p.payload = c->rdma_payload;

@@ -7,10 +7,6 @@
 
 #include "wire.h"
 
-#define ETH_P_IPV4          0x0800
-#define ETH_P_IPV6          0x86dd
-#define ETH_P_8021Q         0x8100
-#define IP_PROTO_UDP        17
 #define IPV4_DF             0x4000
 #define IPV4_FRAG_MASK      0x3fff  /* MF + fragment offset */
 
@@ -80,7 +76,7 @@ uint16_t snic_ipv4_checksum(const uint8_t *h)
 static uint16_t udp6_checksum(const uint8_t *ip, const uint8_t *udp,
                               size_t udp_len)
 {
-    uint32_t sum = IP_PROTO_UDP + (uint32_t)udp_len;
+    uint32_t sum = SNIC_IPPROTO_UDP + (uint32_t)udp_len;
     size_t i;
 
     for (i = 8; i < 40; i += 2) {       /* source and destination */
@@ -231,18 +227,18 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
     memcpy(buf + 6, a->smac, 6);
     q = buf + 12;
     if (a->vlan) {
-        put16(q, ETH_P_8021Q);
+        put16(q, SNIC_ETH_P_8021Q);
         put16(q + 2, a->vlan_tci);
         q += SNIC_VLAN_TAG_LEN;
     }
-    put16(q, a->ipv6 ? ETH_P_IPV6 : ETH_P_IPV4);
+    put16(q, a->ipv6 ? SNIC_ETH_P_IPV6 : SNIC_ETH_P_IPV4);
     ip = q + 2;
 
     if (a->ipv6) {
         put32(ip, 6u << 28 | (uint32_t)a->tclass << 20 |
               (a->flow_label & 0xfffff));
         put16(ip + 4, udp_len);
-        ip[6] = IP_PROTO_UDP;
+        ip[6] = SNIC_IPPROTO_UDP;
         ip[7] = a->hop_limit;
         memcpy(ip + 8, a->sip, 16);
         memcpy(ip + 24, a->dip, 16);
@@ -253,7 +249,7 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
         put16(ip + 4, a->ip_id);
         put16(ip + 6, IPV4_DF);
         ip[8] = a->hop_limit;
-        ip[9] = IP_PROTO_UDP;
+        ip[9] = SNIC_IPPROTO_UDP;
         put16(ip + 10, 0);
         memcpy(ip + 12, a->sip, 4);
         memcpy(ip + 16, a->dip, 4);
@@ -350,7 +346,7 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
     memcpy(a->dmac, f, 6);
     memcpy(a->smac, f + 6, 6);
     type = get16(f + 12);
-    if (type == ETH_P_8021Q) {
+    if (type == SNIC_ETH_P_8021Q) {
         if (len < SNIC_ETH_HDR_LEN + SNIC_VLAN_TAG_LEN) {
             return SNIC_PARSE_TRUNCATED;
         }
@@ -359,10 +355,10 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
         type = get16(f + 16);
         off += SNIC_VLAN_TAG_LEN;
     }
-    if (type != ETH_P_IPV4 && type != ETH_P_IPV6) {
+    if (type != SNIC_ETH_P_IPV4 && type != SNIC_ETH_P_IPV6) {
         return SNIC_PARSE_NOT_IP;
     }
-    a->ipv6 = type == ETH_P_IPV6;
+    a->ipv6 = type == SNIC_ETH_P_IPV6;
     hlen = ip_hdr_len(a);
     if (len - off < hlen) {
         return SNIC_PARSE_TRUNCATED;
@@ -377,7 +373,7 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
         a->tclass = w >> 20;
         a->flow_label = w & 0xfffff;
         *ip_len = hlen + get16(ip + 4);
-        if (ip[6] != IP_PROTO_UDP) {
+        if (ip[6] != SNIC_IPPROTO_UDP) {
             return SNIC_PARSE_NOT_UDP;
         }
         a->hop_limit = ip[7];
@@ -394,7 +390,7 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
             return SNIC_PARSE_IP_FRAGMENT;
         }
         a->hop_limit = ip[8];
-        if (ip[9] != IP_PROTO_UDP) {
+        if (ip[9] != SNIC_IPPROTO_UDP) {
             return SNIC_PARSE_NOT_UDP;
         }
         memcpy(a->sip, ip + 12, 4);
