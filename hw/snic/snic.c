@@ -86,6 +86,8 @@ struct SnicState {
     uint32_t wire_dup;
     uint32_t wire_reorder;
     uint64_t wire_seed;
+    uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
+    uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
 /* ---- host interface for the core ---- */
@@ -125,9 +127,15 @@ static void snic_host_raise_irq(void *opaque, unsigned vector)
 {
     SnicState *s = opaque;
 
-    if (!s->gone && msix_enabled(PCI_DEVICE(s))) {
-        msix_notify(PCI_DEVICE(s), vector);
+    if (s->gone || !msix_enabled(PCI_DEVICE(s))) {
+        return;
     }
+    /* fault injection for driver tests: lose one admin/async message */
+    if (vector == 0 && s->drop_msix && ++s->msix0_sent == s->drop_msix) {
+        trace_snic_msix_dropped(vector, s->msix0_sent);
+        return;
+    }
+    msix_notify(PCI_DEVICE(s), vector);
 }
 
 static void snic_host_clear_irq(void *opaque, unsigned vector)
@@ -621,6 +629,7 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
     DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
+    DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -680,6 +689,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
         "(fault injection)");
     object_class_property_set_description(klass, "wire-seed",
         "Seed of the fault injection: same seed, same faults");
+    object_class_property_set_description(klass, "x-drop-msix",
+        "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
+        "completions and async events), counted from realize; 0 = off");
 }
 
 static const TypeInfo snic_info = {
