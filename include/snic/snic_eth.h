@@ -35,6 +35,7 @@
 #define SNIC_ETH_MIN_MTU            68
 #define SNIC_ETH_MAX_MTU            9000
 #define SNIC_ETH_DEFAULT_MTU        1500
+#define SNIC_ETH_HLEN               14      /* destination, source, type */
 #define SNIC_ETH_HLEN_MAX           18      /* 14 + one VLAN tag */
 #define SNIC_ETH_MAX_TX_DESCS       32      /* per frame */
 #define SNIC_ROCEV2_UDP_PORT        4791

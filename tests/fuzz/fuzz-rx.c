@@ -36,13 +36,13 @@ static uint16_t get16(const uint8_t *p)
  */
 static void fix_frame(uint8_t *f, size_t len, uint8_t flags)
 {
-    size_t off = SNIC_ETH_HDR_LEN, hlen, ip_len;
+    size_t off = SNIC_ETH_HLEN, hlen, ip_len;
     uint16_t type;
     bool v6;
     uint8_t *ip;
     uint32_t crc;
 
-    if (len < SNIC_ETH_HDR_LEN + SNIC_VLAN_TAG_LEN) {
+    if (len < SNIC_ETH_HLEN + SNIC_VLAN_TAG_LEN) {
         return;
     }
     type = get16(f + 12);

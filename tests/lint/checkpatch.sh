@@ -3,7 +3,7 @@
 set -u
 src=$1 root=$2
 cd "$root" || exit 1
-files=(hw/snic/*.c hw/snic/core/*.c)
+mapfile -t files < <(find hw/snic -name "*.[ch]" ! -name trace.h | sort)
 echo "1..${#files[@]}"
 n=0
 for f in "${files[@]}"; do

@@ -5,7 +5,7 @@ set -u
 root=$1
 echo "1..1"
 bad=$(grep -nE '#include +"(qemu/|hw/|system/|sysemu/|migration/|net/|exec/|qapi/|qom/|trace)' \
-      "$root"/hw/snic/core/*.[ch] || true)
+      -r --include="*.[ch]" "$root"/hw/snic/core || true)
 if [ -z "$bad" ]; then
     echo "ok 1 - hw/snic/core includes no QEMU header"
 else

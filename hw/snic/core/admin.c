@@ -237,38 +237,6 @@ static uint16_t snic_cmd_set_mac(SnicCore *c, const struct snic_admin_cmd *cmd,
     return SNIC_ADMIN_OK;
 }
 
-static uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                                 uint64_t *result)
-{
-    const struct snic_admin_set_gid *p = &cmd->set_gid;
-    static const uint8_t zero[6];
-
-    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
-        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    if (p->flags & SNIC_GID_VALID) {
-        memcpy(c->gids[p->index], p->gid, 16);
-        c->gid_valid |= 1u << p->index;
-    } else {
-        c->gid_valid &= ~(1u << p->index);
-    }
-    return SNIC_ADMIN_OK;
-}
-
-/* Is this source address (IPv4-mapped or IPv6) in the port's table? */
-bool snic_gid_known(SnicCore *c, const uint8_t *gid)
-{
-    unsigned i;
-
-    for (i = 0; i < SNIC_MAX_GIDS; i++) {
-        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static uint16_t snic_cmd_create_eth_queue(SnicCore *c,
                                           const struct snic_admin_cmd *cmd,
                                           uint64_t *result)

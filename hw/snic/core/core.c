@@ -1,5 +1,7 @@
 /*
- * snic core: lifetime, reset, interrupts, DMA and timer plumbing.
+ * snic core: the hub. Lifetime and reset, the engine run and the timer
+ * (each unit does its share and reports its next deadline), and the
+ * dispatch of received frames to the RDMA engine or the Ethernet function.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,6 +10,8 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "rdma.h"
+#include "wire.h"
 
 SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
                         void *opaque)
@@ -40,7 +44,9 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->opaque = opaque;
     c->link_up = true;
     snic_link_init(c, &cf.faults);
-    if (snic_mr_init(c) || snic_qp_init(c)) {
+    snic_cq_init(c);
+    snic_qp_init(c);
+    if (snic_mr_init(c)) {
         snic_core_free(c);
         return NULL;    /* tlb_entries is not a power of two */
     }
@@ -52,6 +58,7 @@ void snic_core_free(SnicCore *c)
 {
     snic_link_free(c);
     snic_qp_free(c);
+    snic_cq_free(c);
     snic_mr_free(c);
     g_free(c);
 }
@@ -70,6 +77,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
     snic_qp_reset(c);
+    snic_cq_reset(c);
     snic_mr_reset(c);
     snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;
@@ -120,78 +128,6 @@ void snic_core_reset(SnicCore *c)
     snic_request_reset(c, SNIC_RESET_FULL);
 }
 
-void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
-                uint64_t a2, uint64_t a3)
-{
-    if (c->ops->trace) {
-        c->ops->trace(c->opaque, tp, a0, a1, a2, a3);
-    }
-}
-
-void snic_guest_error(SnicCore *c, const char *fmt, ...)
-{
-    va_list ap;
-
-    snic_stat_inc(&c->stats.guest_errors);
-    va_start(ap, fmt);
-    c->ops->guest_error(c->opaque, fmt, ap);
-    va_end(ap);
-}
-
-/* Every DMA goes through here so failures are counted and traced alike. */
-int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
-{
-    if (addr + len < addr || c->ops->dma_read(c->opaque, addr, buf, len)) {
-        snic_stat_inc(&c->stats.dma_errors);
-        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 0, 0);
-        return -1;
-    }
-    return 0;
-}
-
-int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
-{
-    if (addr + len < addr || c->ops->dma_write(c->opaque, addr, buf, len)) {
-        snic_stat_inc(&c->stats.dma_errors);
-        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 1, 0);
-        return -1;
-    }
-    return 0;
-}
-
-void snic_raise_irq(SnicCore *c, unsigned vector)
-{
-    if (vector >= c->cfg.num_vectors) {
-        return;     /* validated at queue creation; never trust it twice */
-    }
-    snic_stat_inc(&c->stats.irqs);
-    snic_trace(c, SNIC_TRACE_IRQ, vector, 0, 0, 0);
-    c->ops->raise_irq(c->opaque, vector);
-}
-
-/* Vector 0 is shared by admin completions and async events. */
-void snic_intr_cause(SnicCore *c, uint32_t cause)
-{
-    c->intr_cause |= cause;
-    if (cause & ~c->intr_mask) {
-        snic_raise_irq(c, 0);
-    }
-}
-
-/*
- * A deadline was set: arm the host timer earlier if it must fire sooner.
- * Deadlines that move later or go away need nothing: the timer then fires
- * early, finds nothing due and re-arms for the true next one. So the
- * per-packet path never scans the QPs.
- */
-void snic_timer_hint(SnicCore *c, uint64_t deadline)
-{
-    if (deadline < c->timer_deadline) {
-        c->timer_deadline = deadline;
-        c->ops->timer_mod(c->opaque, deadline);
-    }
-}
-
 void snic_core_timer(SnicCore *c)
 {
     uint64_t now, next;
@@ -226,6 +162,50 @@ bool snic_core_run(SnicCore *c, unsigned budget)
     snic_link_flush(c);     /* the end of the burst */
     snic_leave(c);
     return more && snic_ready(c);
+}
+
+bool snic_core_can_receive(SnicCore *c)
+{
+    /* Refuse only when a started ring is out of buffers: back-pressure. */
+    return !snic_eth_rx_blocked(c);
+}
+
+/* Where a received frame goes: the RDMA engine, the Ethernet ring, or away */
+static ssize_t snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
+{
+    if (!snic_ready(c) || !c->link_up || len < SNIC_ETH_HLEN) {
+        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
+                                SNIC_DROP_NOT_READY);
+    }
+    if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
+        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
+                                SNIC_DROP_MAC_FILTER);
+    }
+    /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
+    if (len > snic_max_frame(c)) {
+        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
+                                SNIC_DROP_OVER_MTU);
+    }
+    if (snic_frame_is_rocev2(f, len)) {
+        /* the RDMA engine's, whether or not an RX ring runs */
+        snic_rdma_receive(c, f, len);
+        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
+                                SNIC_DROP_ROCEV2);
+    }
+    return snic_eth_receive(c, f, len);
+}
+
+ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
+{
+    ssize_t ret;
+
+    snic_enter(c);
+    ret = snic_dispatch_rx(c, buf, len);
+    if (ret) {
+        snic_link_rx(c, buf, len);  /* once, not each time it is retried */
+    }
+    snic_leave(c);
+    return ret;
 }
 
 void snic_core_set_link(SnicCore *c, bool up)

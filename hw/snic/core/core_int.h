@@ -13,6 +13,7 @@
 #include "link.h"
 #include "mr.h"
 #include "qp.h"
+#include "rdma.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
 
@@ -129,10 +130,12 @@ static inline bool snic_ready(const SnicCore *c)
            !(c->status & SNIC_STATUS_FATAL) && !c->reset_pending;
 }
 
-/* core.c */
+/* core.c: the hub */
 void snic_enter(SnicCore *c);
 void snic_leave(SnicCore *c);
 void snic_request_reset(SnicCore *c, SnicResetKind kind);
+
+/* services.c: what every unit calls */
 void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
                 uint64_t a2, uint64_t a3);
 void G_GNUC_PRINTF(2, 3) snic_guest_error(SnicCore *c, const char *fmt, ...);
@@ -144,7 +147,6 @@ void snic_timer_hint(SnicCore *c, uint64_t deadline);
 
 /* admin.c */
 bool snic_admin_config_ok(SnicCore *c);
-bool snic_gid_known(SnicCore *c, const uint8_t *gid);
 void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                          uint32_t index);
 bool snic_admin_run(SnicCore *c, unsigned budget);
@@ -164,6 +166,10 @@ uint16_t snic_eth_stop_queue(SnicCore *c,
 void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                        uint32_t index);
 bool snic_eth_run(SnicCore *c, unsigned budget);
+bool snic_eth_rx_blocked(SnicCore *c);
+ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
+                         SnicDropReason reason);
+ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len);
 uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
 bool snic_frame_is_rocev2(const uint8_t *frame, size_t len);
 

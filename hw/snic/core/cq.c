@@ -1,14 +1,158 @@
 /*
- * snic core: completion queues and event queues at run time: writing
- * CQEs and EQEs with phase bits, consumer-index and arm doorbells,
- * completion events through EQs and their MSI-X vectors, and CQ overflow
- * as an async error.
+ * snic core: event queues and completion queues (see cq.h): the objects
+ * and their admin commands, writing CQEs and EQEs with phase bits,
+ * consumer-index and arm doorbells, completion events through EQs and
+ * their MSI-X vectors, and CQ overflow as an async error.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
 #include "core_int.h"
+#include "cq.h"
+
+#define FIRST_HANDLE    1
+
+void snic_cq_init(SnicCore *c)
+{
+    c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + FIRST_HANDLE);
+    c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + FIRST_HANDLE);
+}
+
+void snic_cq_free(SnicCore *c)
+{
+    g_free(c->eqs);
+    g_free(c->cqs);
+}
+
+void snic_cq_reset(SnicCore *c)
+{
+    memset(c->eqs, 0, sizeof(*c->eqs) * (c->cfg.max_eq + FIRST_HANDLE));
+    memset(c->cqs, 0, sizeof(*c->cqs) * (c->cfg.max_cq + FIRST_HANDLE));
+}
+
+static SnicEq *eq_get(SnicCore *c, uint32_t eqn)
+{
+    return eqn >= FIRST_HANDLE && eqn < c->cfg.max_eq + FIRST_HANDLE &&
+           c->eqs[eqn].valid ? &c->eqs[eqn] : NULL;
+}
+
+SnicCq *snic_cq_get(SnicCore *c, uint32_t cqn)
+{
+    return cqn >= FIRST_HANDLE && cqn < c->cfg.max_cq + FIRST_HANDLE &&
+           c->cqs[cqn].valid ? &c->cqs[cqn] : NULL;
+}
+
+static bool log2_ok(uint8_t v)
+{
+    return v >= SNIC_MIN_QUEUE_LOG2 && v <= SNIC_MAX_CQE_LOG2;
+}
+
+uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_create_eq *p = &cmd->create_eq;
+    uint16_t vector = GUINT16_FROM_LE(p->vector);
+    SnicMtt ring;
+    uint16_t st;
+    uint32_t i;
+
+    if (!log2_ok(p->log2_depth) ||
+        vector >= c->cfg.num_vectors) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
+                       GUINT32_FROM_LE(p->npages),
+                       (uint64_t)SNIC_EQE_SIZE << p->log2_depth);
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_eq + FIRST_HANDLE; i++) {
+        if (!c->eqs[i].valid) {
+            c->eqs[i] = (SnicEq) {
+                .valid = true,
+                .log2_depth = p->log2_depth,
+                .vector = vector,
+                .ring = ring,
+            };
+            *result = i;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicEq *eq = eq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!eq) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (eq->refs) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    snic_tlb_invalidate(c, eq->ring.pbl, eq->ring.npages);
+    memset(eq, 0, sizeof(*eq));
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_create_cq *p = &cmd->create_cq;
+    uint16_t ctx = GUINT16_FROM_LE(p->ctx);
+    uint32_t eqn = GUINT32_FROM_LE(p->eqn);
+    SnicEq *eq = eq_get(c, eqn);
+    SnicMtt ring;
+    uint16_t st;
+    uint32_t i;
+
+    if (!eq || ctx >= c->cfg.num_db_pages ||
+        !log2_ok(p->log2_depth)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
+                       GUINT32_FROM_LE(p->npages),
+                       (uint64_t)SNIC_CQE_SIZE << p->log2_depth);
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
+        if (!c->cqs[i].valid) {
+            c->cqs[i] = (SnicCq) {
+                .valid = true,
+                .log2_depth = p->log2_depth,
+                .ctx = ctx,
+                .eqn = eqn,
+                .ring = ring,
+            };
+            eq->refs++;
+            *result = i;
+            return SNIC_ADMIN_OK;
+        }
+    }
+    return SNIC_ADMIN_NO_RESOURCES;
+}
+
+uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    SnicCq *cq = snic_cq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+
+    if (!cq) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (cq->refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* QPs still complete here */
+    }
+    c->eqs[cq->eqn].refs--;
+    snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
+    memset(cq, 0, sizeof(*cq));
+    return SNIC_ADMIN_OK;
+}
+
 
 /* Post an EQE for a CQ and raise the EQ's vector. */
 static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)

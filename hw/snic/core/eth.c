@@ -8,8 +8,6 @@
 
 #include "core_int.h"
 
-#define ETH_HLEN            14
-
 static uint16_t rd16be(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);
@@ -22,16 +20,16 @@ static uint16_t rd16be(const uint8_t *p)
  */
 bool snic_frame_is_rocev2(const uint8_t *f, size_t len)
 {
-    size_t off = ETH_HLEN;
+    size_t off = SNIC_ETH_HLEN;
     uint16_t proto;
     const uint8_t *l4;
 
-    if (len < ETH_HLEN) {
+    if (len < SNIC_ETH_HLEN) {
         return false;
     }
     proto = rd16be(f + 12);
     if (proto == SNIC_ETH_P_8021Q) {
-        if (len < ETH_HLEN + 4) {
+        if (len < SNIC_ETH_HLEN + 4) {
             return false;
         }
         proto = rd16be(f + 16);
@@ -329,7 +327,7 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         }
         len += l;
     }
-    if (!why && len < ETH_HLEN) {
+    if (!why && len < SNIC_ETH_HLEN) {
         why = "frame shorter than an Ethernet header";
     }
     if (why) {
@@ -374,49 +372,30 @@ bool snic_eth_run(SnicCore *c, unsigned budget)
     return more;
 }
 
-bool snic_core_can_receive(SnicCore *c)
+/* A started RX ring is out of buffers: the wire must hold frames back. */
+bool snic_eth_rx_blocked(SnicCore *c)
 {
     const SnicEthQueue *q = &c->rxq[0];
 
-    /* Refuse only when a started ring is out of buffers: back-pressure. */
-    return !(snic_ready(c) && q->started && c->link_up && q->head == q->tail);
+    return snic_ready(c) && q->started && c->link_up && q->head == q->tail;
 }
 
-static ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
-                                SnicDropReason reason)
+ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
+                         SnicDropReason reason)
 {
     snic_stat_inc(counter);
     snic_trace(c, SNIC_TRACE_ETH_DROP, 1, len, reason, 0);
     return len;
 }
 
-static ssize_t snic_eth_receive(SnicCore *c, const void *buf, size_t len)
+/* A frame for the host: into the next RX buffer (0: none posted yet). */
+ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
 {
     SnicEthQueue *q = &c->rxq[0];
-    const uint8_t *f = buf;
     struct snic_eth_desc d;
     uint64_t addr;
     uint16_t flags;
 
-    if (!snic_ready(c) || !c->link_up || len < ETH_HLEN) {
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
-                                SNIC_DROP_NOT_READY);
-    }
-    if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
-                                SNIC_DROP_MAC_FILTER);
-    }
-    /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
-    if (len > snic_max_frame(c)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
-                                SNIC_DROP_OVER_MTU);
-    }
-    if (snic_frame_is_rocev2(f, len)) {
-        /* the RDMA engine's, whether or not an RX ring runs */
-        snic_rdma_receive(c, f, len);
-        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
-                                SNIC_DROP_ROCEV2);
-    }
     if (!q->started) {
         return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
                                 SNIC_DROP_NOT_READY);
@@ -487,17 +466,4 @@ uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now)
         }
     }
     return next;
-}
-
-ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
-{
-    ssize_t ret;
-
-    snic_enter(c);
-    ret = snic_eth_receive(c, buf, len);
-    if (ret) {
-        snic_link_rx(c, buf, len);  /* once, not each time it is retried */
-    }
-    snic_leave(c);
-    return ret;
 }

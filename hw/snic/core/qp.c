@@ -1,49 +1,30 @@
 /*
- * snic core: EQ, CQ and QP objects and their admin commands (see qp.h).
+ * snic core: QP objects, their admin commands and SQ/RQ doorbells (qp.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
 #include "core_int.h"
+#include "cq.h"
 #include "qp.h"
 #include "qp_state.h"
 
-#define FIRST_HANDLE    1
 #define FIRST_QPN       2       /* 0 is reserved, 1 is the GSI QP */
 
-int snic_qp_init(SnicCore *c)
+void snic_qp_init(SnicCore *c)
 {
-    c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + FIRST_HANDLE);
-    c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + FIRST_HANDLE);
     c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + FIRST_QPN);
-    return 0;
 }
 
 void snic_qp_free(SnicCore *c)
 {
-    g_free(c->eqs);
-    g_free(c->cqs);
     g_free(c->qps);
 }
 
 void snic_qp_reset(SnicCore *c)
 {
-    memset(c->eqs, 0, sizeof(*c->eqs) * (c->cfg.max_eq + FIRST_HANDLE));
-    memset(c->cqs, 0, sizeof(*c->cqs) * (c->cfg.max_cq + FIRST_HANDLE));
     memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
-}
-
-static SnicEq *eq_get(SnicCore *c, uint32_t eqn)
-{
-    return eqn >= FIRST_HANDLE && eqn < c->cfg.max_eq + FIRST_HANDLE &&
-           c->eqs[eqn].valid ? &c->eqs[eqn] : NULL;
-}
-
-static SnicCq *cq_get(SnicCore *c, uint32_t cqn)
-{
-    return cqn >= FIRST_HANDLE && cqn < c->cfg.max_cq + FIRST_HANDLE &&
-           c->cqs[cqn].valid ? &c->cqs[cqn] : NULL;
 }
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
@@ -55,111 +36,6 @@ SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
 static bool log2_ok(uint8_t v, uint8_t max)
 {
     return v >= SNIC_MIN_QUEUE_LOG2 && v <= max;
-}
-
-uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
-                            uint64_t *result)
-{
-    const struct snic_admin_create_eq *p = &cmd->create_eq;
-    uint16_t vector = GUINT16_FROM_LE(p->vector);
-    SnicMtt ring;
-    uint16_t st;
-    uint32_t i;
-
-    if (!log2_ok(p->log2_depth, SNIC_MAX_CQE_LOG2) ||
-        vector >= c->cfg.num_vectors) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
-                       GUINT32_FROM_LE(p->npages),
-                       (uint64_t)SNIC_EQE_SIZE << p->log2_depth);
-    if (st != SNIC_ADMIN_OK) {
-        return st;
-    }
-    for (i = FIRST_HANDLE; i < c->cfg.max_eq + FIRST_HANDLE; i++) {
-        if (!c->eqs[i].valid) {
-            c->eqs[i] = (SnicEq) {
-                .valid = true,
-                .log2_depth = p->log2_depth,
-                .vector = vector,
-                .ring = ring,
-            };
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
-    }
-    return SNIC_ADMIN_NO_RESOURCES;
-}
-
-uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
-                             uint64_t *result)
-{
-    SnicEq *eq = eq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
-
-    if (!eq) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    if (eq->refs) {
-        return SNIC_ADMIN_BAD_STATE;
-    }
-    snic_tlb_invalidate(c, eq->ring.pbl, eq->ring.npages);
-    memset(eq, 0, sizeof(*eq));
-    return SNIC_ADMIN_OK;
-}
-
-uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
-                            uint64_t *result)
-{
-    const struct snic_admin_create_cq *p = &cmd->create_cq;
-    uint16_t ctx = GUINT16_FROM_LE(p->ctx);
-    uint32_t eqn = GUINT32_FROM_LE(p->eqn);
-    SnicEq *eq = eq_get(c, eqn);
-    SnicMtt ring;
-    uint16_t st;
-    uint32_t i;
-
-    if (!eq || ctx >= c->cfg.num_db_pages ||
-        !log2_ok(p->log2_depth, SNIC_MAX_CQE_LOG2)) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
-                       GUINT32_FROM_LE(p->npages),
-                       (uint64_t)SNIC_CQE_SIZE << p->log2_depth);
-    if (st != SNIC_ADMIN_OK) {
-        return st;
-    }
-    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
-        if (!c->cqs[i].valid) {
-            c->cqs[i] = (SnicCq) {
-                .valid = true,
-                .log2_depth = p->log2_depth,
-                .ctx = ctx,
-                .eqn = eqn,
-                .ring = ring,
-            };
-            eq->refs++;
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
-    }
-    return SNIC_ADMIN_NO_RESOURCES;
-}
-
-uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
-                             uint64_t *result)
-{
-    SnicCq *cq = cq_get(c, GUINT32_FROM_LE(cmd->obj.handle));
-
-    if (!cq) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    if (cq->refs) {
-        return SNIC_ADMIN_BAD_STATE;    /* QPs still complete here */
-    }
-    c->eqs[cq->eqn].refs--;
-    snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
-    memset(cq, 0, sizeof(*cq));
-    return SNIC_ADMIN_OK;
 }
 
 /* A free QP number for the type: 1 for GSI, else 2 .. max_qp + 1. */
@@ -186,7 +62,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t pdn = GUINT32_FROM_LE(p->pdn);
     uint32_t scqn = GUINT32_FROM_LE(p->send_cqn);
     uint32_t rcqn = GUINT32_FROM_LE(p->recv_cqn);
-    SnicCq *scq = cq_get(c, scqn), *rcq = cq_get(c, rcqn);
+    SnicCq *scq = snic_cq_get(c, scqn), *rcq = snic_cq_get(c, rcqn);
     SnicPd *pd = snic_pd_get(c, pdn);
     SnicMtt sq, rq;
     uint32_t qpn;
@@ -398,8 +274,8 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_PARAM;
     }
     c->pds[qp->pdn].refs--;
-    c->cqs[qp->send_cqn].refs--;
-    c->cqs[qp->recv_cqn].refs--;
+    snic_cq_get(c, qp->send_cqn)->refs--;
+    snic_cq_get(c, qp->recv_cqn)->refs--;
     snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
     snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
     memset(qp, 0, sizeof(*qp));

@@ -1,7 +1,10 @@
 /*
- * snic core: RDMA engine glue: received RoCEv2 frames to the responder or
- * the completer of their QP, the engine run loop (queued ACKs, flushes,
- * requesters in round robin), transport timers and QP state changes.
+ * snic core: what the RDMA engine's units share. Received RoCEv2 frames
+ * go to the responder or the completer of their QP; the engine run loop
+ * (queued ACKs, flushes, requesters in round robin), transport timers and
+ * QP state changes; and the helpers the requester, the responder and UD
+ * all use: addressing and transmit, work queue entry access, send and
+ * receive completions, and a QP's move to the error state with its flush.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -181,4 +184,214 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     r->rnr_left = qp->attr.rnr_retry;
     r->rto_deadline = r->rnr_deadline = UINT64_MAX;
     c->ops->kick(c->opaque);    /* WQEs may already be posted */
+}
+
+/* ---- transmit ---- */
+
+/*
+ * Addressing of a packet on the path an address vector describes: the
+ * connected peer of an RC QP, or a UD WQE's destination.
+ */
+void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
+                       uint32_t rqpn, SnicWireAddr *a)
+{
+    memcpy(a->dmac, av->dmac, 6);
+    memcpy(a->smac, c->mac, 6);
+    a->ipv6 = av->flags & SNIC_AV_IPV6;
+    if (a->ipv6) {
+        memcpy(a->sip, av->sgid, 16);
+        memcpy(a->dip, av->dgid, 16);
+    } else {
+        memcpy(a->sip, av->sgid + 12, 4);
+        memcpy(a->dip, av->dgid + 12, 4);
+    }
+    a->tclass = av->traffic_class;
+    a->hop_limit = av->hop_limit ? av->hop_limit : 64;
+    a->flow_label = GUINT32_FROM_LE(av->flow_label) & 0xfffff;
+    a->ip_id = c->ip_id++;
+    a->sport = snic_wire_udp_sport(lqpn, rqpn);
+}
+
+/* A packet of an RC QP to its connected peer. */
+void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
+{
+    snic_rdma_av_addr(c, &qp->attr.av, qp - c->qps, qp->attr.dest_qpn,
+                      &p->addr);
+    p->pkey = SNIC_DEFAULT_PKEY;
+    p->dqpn = qp->attr.dest_qpn;
+}
+
+void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
+{
+    size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
+
+    if (!len) {
+        return;     /* built from validated state: cannot happen */
+    }
+    if (!c->link_up) {
+        snic_stat_inc(&c->stats.tx_dropped);
+        return;
+    }
+    if (len > snic_max_frame(c)) {
+        /*
+         * A path MTU the port's Ethernet MTU cannot carry: the MAC does
+         * not send it, and the transport sees a loss, as on a real network
+         */
+        snic_stat_inc(&c->stats.tx_dropped);
+        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_OVER_MTU, 0);
+        return;
+    }
+    snic_stat_inc(&c->stats.rdma_tx_packets);
+    snic_link_tx(c, c->rdma_frame, len);
+}
+
+/* ---- work queues and their completions ---- */
+
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+
+    if (snic_mtt_read(c, &qp->sq, off, w, sizeof(*w))) {
+        snic_guest_error(c, "QP %u SQ WQE %u: not readable through the SQ's "
+                         "page list", (unsigned)(qp - c->qps), index);
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t rq_off(const SnicQp *qp, uint32_t index)
+{
+    return (uint64_t)(index & ((1u << qp->rq_log2_depth) - 1)) *
+           SNIC_RQ_WQE_SIZE;
+}
+
+int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w)
+{
+    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w, sizeof(*w))) {
+        snic_guest_error(c, "QP %u RQ WQE %u: not readable through the RQ's "
+                         "page list", (unsigned)(qp - c->qps), qp->rq_head);
+        return -1;
+    }
+    if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        snic_guest_error(c, "QP %u RQ WQE %u: %u SGEs, at most %u",
+                         (unsigned)(qp - c->qps), qp->rq_head, w->num_sge,
+                         SNIC_RQ_WQE_MAX_SGE);
+        return -1;
+    }
+    return 0;
+}
+
+/* Scatter into the current receive WQE at byte 'off' of its buffers. */
+uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
+                        const uint8_t *buf, uint32_t len)
+{
+    struct snic_rq_wqe w;
+
+    if (snic_rq_fetch(c, qp, &w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    return snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, buf, len);
+}
+
+/* Complete the current receive WQE. */
+void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                      uint8_t opcode, uint32_t len, const SnicPkt *p)
+{
+    struct snic_rq_wqe w;
+    struct snic_cqe cqe;
+
+    memset(&cqe, 0, sizeof(cqe));
+    if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w))) {
+        cqe.wr_id = w.wr_id;
+    }
+    cqe.byte_len = GUINT32_TO_LE(len);
+    cqe.qpn = GUINT32_TO_LE(qp - c->qps);
+    cqe.status = status;
+    cqe.opcode = opcode;
+    cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
+    if (p->headers & SNIC_HDR_IMMDT) {
+        cqe.imm = GUINT32_TO_BE(p->imm);
+        cqe.wc_flags = SNIC_WC_F_IMM;
+    }
+    if (p->headers & SNIC_HDR_DETH) {
+        cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
+        cqe.wc_flags |= SNIC_WC_F_GRH |
+                        (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
+    }
+    qp->rq_head++;
+    qp->resp.recv_off = 0;
+    snic_cq_post(c, qp->recv_cqn, &cqe, p->se);
+}
+
+void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
+                        uint64_t wr_id, uint8_t status)
+{
+    static const uint8_t wc_op[] = {
+        [SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_RDMA_WRITE_IMM] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_SEND] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_IMM] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_INV] = SNIC_WC_SEND,
+        [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
+        [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
+        [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+    };
+    struct snic_cqe cqe = {
+        .wr_id = GUINT64_TO_LE(wr_id),
+        .byte_len = GUINT32_TO_LE(info ? info->len : 0),
+        .qpn = GUINT32_TO_LE(qp - c->qps),
+        .status = status,
+        .opcode = info && info->opcode < G_N_ELEMENTS(wc_op) ?
+                  wc_op[info->opcode] : SNIC_WC_SEND,
+        /* send CQEs are posted in SQ order, for the WQE at sq_comp */
+        .wqe_index = GUINT16_TO_LE((uint16_t)qp->sq_comp),
+    };
+
+    snic_cq_post(c, qp->send_cqn, &cqe, false);
+}
+
+/* ---- the error state ---- */
+
+/* Flush every outstanding WQE of both queues (the QP is in ERR). */
+static void flush_queues(SnicCore *c, SnicQp *qp)
+{
+    struct snic_cqe cqe;
+
+    while (qp->sq_comp != qp->sq_tail) {
+        struct snic_sq_wqe w;
+
+        if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
+            w.wr_id = 0;
+        }
+        snic_post_send_cqe(c, qp, NULL, GUINT64_FROM_LE(w.wr_id),
+                           SNIC_WC_WR_FLUSH_ERR);
+        qp->sq_comp++;
+    }
+    qp->req.sq_head = qp->sq_comp;
+    while (qp->rq_head != qp->rq_tail) {
+        struct snic_rq_wqe w;
+
+        memset(&cqe, 0, sizeof(cqe));
+        if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w,
+                           sizeof(w))) {
+            cqe.wr_id = w.wr_id;
+        }
+        cqe.qpn = GUINT32_TO_LE(qp - c->qps);
+        cqe.status = SNIC_WC_WR_FLUSH_ERR;
+        cqe.opcode = SNIC_WC_RECV;
+        cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
+        snic_cq_post(c, qp->recv_cqn, &cqe, false);
+        qp->rq_head++;
+    }
+}
+
+void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
+{
+    qp->state = SNIC_QPS_ERR;
+    qp->req.rto_deadline = UINT64_MAX;
+    qp->req.rnr_deadline = UINT64_MAX;
+    qp->resp.ack_pending = false;
+    flush_queues(c, qp);
 }

@@ -1,13 +1,9 @@
 /*
- * snic core: RDMA data path state and entry points.
- *
- * The sender follows the Tonic transport template (NSDI'20): a fixed-
- * function data-delivery engine keeps a 128-segment window per QP with
- * bitmaps of acked and marked-for-retransmission segments and per-segment
- * retransmission counts; a credit engine decides how many segments may be
- * in flight; a per-QP *program* with an incoming hook (ACK, NAK, CNP) and
- * a periodic hook (timers) marks segments for retransmission and adjusts
- * credit. IBA go-back-N is the first program (transport.c).
+ * snic core: the RDMA engine. RC requester and completer (req.c), RC
+ * responder (resp.c), UD/GSI datagrams (ud.c) on the transport template
+ * (transport/), and what they share (rdma.c): receive dispatch to QPs,
+ * the run loop, timers, QP state changes, transmit, work queue access,
+ * completions and the error state.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,12 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
+#include "snic/snic_verbs.h"
+#include "transport/transport.h"
+
 #define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
 #define SNIC_READ_CHUNK         64      /* PSNs per READ request */
 
-typedef struct SnicCore SnicCore;
-typedef struct SnicQp SnicQp;
+struct SnicPkt;
+struct snic_admin_cmd;
+struct SnicWireAddr;
 
 /* One send WQE between the first transmission and its completion. */
 typedef struct SnicSendWqe {
@@ -34,50 +33,8 @@ typedef struct SnicSendWqe {
     uint8_t flags;              /* SNIC_WQE_* */
 } SnicSendWqe;
 
-/* Tonic data-delivery engine: the window of one QP. */
-typedef struct SnicDde {
-    uint32_t wnd_start;         /* PSN of segment 0, the oldest unacked */
-    uint32_t sent;              /* segments [0, sent) went out at least once */
-    uint64_t acked[2];          /* bit s: segment s acked */
-    uint64_t rtx[2];            /* bit s: segment s marked for retransmit */
-    uint8_t rtx_cnt[SNIC_TX_WINDOW];
-} SnicDde;
-
-/* Credit engine: how many segments may be outstanding. */
-typedef enum SnicCreditScheme {
-    SNIC_CREDIT_WINDOW,         /* used now: a window of segments */
-    SNIC_CREDIT_RATE,           /* interface for rate-based programs */
-    SNIC_CREDIT_TOKEN,          /* interface for grant-token programs */
-} SnicCreditScheme;
-
-typedef struct SnicCredit {
-    SnicCreditScheme scheme;
-    uint32_t window;            /* segments, <= SNIC_TX_WINDOW */
-} SnicCredit;
-
-/* What the incoming hook is told. */
-typedef enum SnicFeedbackKind {
-    SNIC_FB_ACK,                /* everything up to psn acked */
-    SNIC_FB_NAK_SEQ,            /* psn is what the responder expects */
-    SNIC_FB_RNR,                /* psn found no receive WQE */
-    SNIC_FB_CNP,                /* congestion notification */
-} SnicFeedbackKind;
-
-typedef struct SnicFeedback {
-    SnicFeedbackKind kind;
-    uint32_t psn;
-    uint8_t syndrome;
-    bool progress;              /* it acknowledged PSNs not acked before */
-} SnicFeedback;
-
-typedef struct SnicProgram {
-    const char *name;
-    void (*incoming)(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
-    void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
-} SnicProgram;
-
 /* Requester (sender) state of a QP. */
-typedef struct SnicReq {
+struct SnicReq {
     uint32_t sq_head;           /* next WQE to start sending */
     uint32_t next_psn;          /* PSN of the next new segment */
     uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
@@ -97,7 +54,7 @@ typedef struct SnicReq {
     uint8_t local_err_status;
     uint32_t local_err_index;
     SnicSendWqe wqe[SNIC_TX_WINDOW];    /* indexed by SQ index % window */
-} SnicReq;
+};
 
 /*
  * A responder resource: an RDMA READ or atomic the responder executed,
@@ -138,26 +95,25 @@ typedef struct SnicResp {
     uint32_t ack_psn;
 } SnicResp;
 
-/* Entry points for the rest of the core */
+/* rdma.c: receive dispatch, run loop, timers, QP state changes */
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
 bool snic_rdma_run(SnicCore *c, unsigned budget);
 uint64_t snic_rdma_timer(SnicCore *c, uint64_t now);
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
-void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
-void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
-/* req.c */
-struct SnicPkt;
-int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
-                  struct snic_sq_wqe *w);
-bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
-void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
+/* the QP goes to ERR; both queues are flushed */
+void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
+
+/* rdma.c: transmit */
+void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
+                       uint32_t rqpn, struct SnicWireAddr *a);
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
 void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
-/* resp.c */
-void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
-bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+
+/* rdma.c: work queues and their completions */
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w);
 /* Read the current receive WQE; -1 (a guest error) if it is malformed. */
 int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
@@ -165,22 +121,25 @@ uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       uint8_t opcode, uint32_t len,
                       const struct SnicPkt *p);
-/* ud.c */
-bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
-void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+
+/* req.c: requester and completer */
+bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
 
-/* transport.c: the template and the go-back-N program */
-extern const SnicProgram snic_program_gbn;
-void snic_dde_ack_upto(SnicReq *r, uint32_t psn);
-void snic_dde_mark_from(SnicReq *r, uint32_t psn);
-bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
-void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
-                   bool retransmit);
-uint32_t snic_dde_outstanding(const SnicReq *r);
+/* resp.c: responder */
+void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
+bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+
+/* ud.c: datagrams and the port's GID table */
+bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result);
 
 #endif /* SNIC_CORE_RDMA_H */

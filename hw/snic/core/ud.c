@@ -19,6 +19,42 @@
 #define SNIC_ROCE_HDR_MAX   96
 
 /*
+ * The port's GID table (SET_GID): the source addresses the port owns,
+ * which a user context's datagrams must carry.
+ */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                                 uint64_t *result)
+{
+    const struct snic_admin_set_gid *p = &cmd->set_gid;
+    static const uint8_t zero[6];
+
+    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
+        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (p->flags & SNIC_GID_VALID) {
+        memcpy(c->gids[p->index], p->gid, 16);
+        c->gid_valid |= 1u << p->index;
+    } else {
+        c->gid_valid &= ~(1u << p->index);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+/* Is this source address (IPv4-mapped or IPv6) in the port's table? */
+static bool snic_gid_known(SnicCore *c, const uint8_t *gid)
+{
+    unsigned i;
+
+    for (i = 0; i < SNIC_MAX_GIDS; i++) {
+        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
  * The port's active MTU, which bounds a datagram: the largest IB MTU that
  * fits the Ethernet MTU with the headers, derived as Linux derives it.
  */
@@ -88,19 +124,8 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         return st;
     }
     memset(&p, 0, sizeof(p));
-    memcpy(p.addr.dmac, av->dmac, 6);
-    memcpy(p.addr.smac, c->mac, 6);
-    p.addr.ipv6 = av->flags & SNIC_AV_IPV6;
-    memcpy(p.addr.sip, p.addr.ipv6 ? av->sgid : av->sgid + 12,
-           p.addr.ipv6 ? 16 : 4);
-    memcpy(p.addr.dip, p.addr.ipv6 ? av->dgid : av->dgid + 12,
-           p.addr.ipv6 ? 16 : 4);
-    p.addr.tclass = av->traffic_class;
-    p.addr.hop_limit = av->hop_limit ? av->hop_limit : 64;
-    p.addr.flow_label = GUINT32_FROM_LE(av->flow_label) & 0xfffff;
-    p.addr.ip_id = c->ip_id++;
-    p.addr.sport = snic_wire_udp_sport(qp - c->qps,
-                                       GUINT32_FROM_LE(w->ud.remote_qpn));
+    snic_rdma_av_addr(c, av, qp - c->qps, GUINT32_FROM_LE(w->ud.remote_qpn),
+                      &p.addr);
     p.opcode = w->opcode == SNIC_WR_SEND_IMM ? SNIC_OP_UD_SEND_ONLY_IMM :
                                                SNIC_OP_UD_SEND_ONLY;
     p.se = w->flags & SNIC_WQE_SOLICITED;

@@ -130,7 +130,7 @@ uint16_t snic_wire_udp_sport(uint32_t lqpn, uint32_t rqpn)
 
 static size_t l2_len(const SnicWireAddr *a)
 {
-    return SNIC_ETH_HDR_LEN + (a->vlan ? SNIC_VLAN_TAG_LEN : 0);
+    return SNIC_ETH_HLEN + (a->vlan ? SNIC_VLAN_TAG_LEN : 0);
 }
 
 static size_t ip_hdr_len(const SnicWireAddr *a)
@@ -336,18 +336,18 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
                                    const uint8_t **bth, size_t *roce)
 {
     SnicWireAddr *a = &p->addr;
-    size_t off = SNIC_ETH_HDR_LEN, hlen, udp_len;
+    size_t off = SNIC_ETH_HLEN, hlen, udp_len;
     const uint8_t *ip, *udp;
     uint16_t type;
 
-    if (len < SNIC_ETH_HDR_LEN) {
+    if (len < SNIC_ETH_HLEN) {
         return SNIC_PARSE_TRUNCATED;
     }
     memcpy(a->dmac, f, 6);
     memcpy(a->smac, f + 6, 6);
     type = get16(f + 12);
     if (type == SNIC_ETH_P_8021Q) {
-        if (len < SNIC_ETH_HDR_LEN + SNIC_VLAN_TAG_LEN) {
+        if (len < SNIC_ETH_HLEN + SNIC_VLAN_TAG_LEN) {
             return SNIC_PARSE_TRUNCATED;
         }
         a->vlan = true;

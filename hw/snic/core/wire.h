@@ -19,7 +19,6 @@
 #include "snic/snic_eth.h"        /* SNIC_ROCEV2_UDP_PORT */
 #include "snic/snic_opcodes.h"
 
-#define SNIC_ETH_HDR_LEN        14
 #define SNIC_VLAN_TAG_LEN       4
 #define SNIC_IPV4_HDR_LEN       20
 #define SNIC_IPV6_HDR_LEN       40

@@ -1,0 +1,82 @@
+/*
+ * snic core: the services every unit calls, over SnicHostOps: DMA with
+ * failures counted and traced alike, interrupts, guest errors, trace
+ * events and the timer deadline. A leaf: it calls into no other unit.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdarg.h>
+
+#include "core_int.h"
+
+void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
+                uint64_t a2, uint64_t a3)
+{
+    if (c->ops->trace) {
+        c->ops->trace(c->opaque, tp, a0, a1, a2, a3);
+    }
+}
+
+void snic_guest_error(SnicCore *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    snic_stat_inc(&c->stats.guest_errors);
+    va_start(ap, fmt);
+    c->ops->guest_error(c->opaque, fmt, ap);
+    va_end(ap);
+}
+
+/* Every DMA goes through here so failures are counted and traced alike. */
+int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
+{
+    if (addr + len < addr || c->ops->dma_read(c->opaque, addr, buf, len)) {
+        snic_stat_inc(&c->stats.dma_errors);
+        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 0, 0);
+        return -1;
+    }
+    return 0;
+}
+
+int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
+{
+    if (addr + len < addr || c->ops->dma_write(c->opaque, addr, buf, len)) {
+        snic_stat_inc(&c->stats.dma_errors);
+        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 1, 0);
+        return -1;
+    }
+    return 0;
+}
+
+void snic_raise_irq(SnicCore *c, unsigned vector)
+{
+    if (vector >= c->cfg.num_vectors) {
+        return;     /* validated at queue creation; never trust it twice */
+    }
+    snic_stat_inc(&c->stats.irqs);
+    snic_trace(c, SNIC_TRACE_IRQ, vector, 0, 0, 0);
+    c->ops->raise_irq(c->opaque, vector);
+}
+
+/* Vector 0 is shared by admin completions and async events. */
+void snic_intr_cause(SnicCore *c, uint32_t cause)
+{
+    c->intr_cause |= cause;
+    if (cause & ~c->intr_mask) {
+        snic_raise_irq(c, 0);
+    }
+}
+
+/*
+ * A deadline was set: arm the host timer earlier if it must fire sooner.
+ * Deadlines that move later or go away need nothing: the timer then fires
+ * early, finds nothing due and re-arms for the true next one. So the
+ * per-packet path never scans the QPs.
+ */
+void snic_timer_hint(SnicCore *c, uint64_t deadline)
+{
+    if (deadline < c->timer_deadline) {
+        c->timer_deadline = deadline;
+        c->ops->timer_mod(c->opaque, deadline);
+    }
+}

@@ -1,0 +1,99 @@
+/*
+ * snic core: IBA go-back-N as a Tonic transport program (Tonic, NSDI'20,
+ * section 4: incoming and periodic hooks): a sequence NAK or a timeout
+ * resends everything from the PSN in question; RNR NAKs wait out the
+ * responder's timer; retry counters count retries without progress.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "core_int.h"
+#include "rdma.h"
+
+/* RNR NAK timer field -> delay in units of 10 us (IBA 9.7.5.2.8) */
+static const uint32_t rnr_delay_10us[32] = {
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+    384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+    24576, 32768, 49152,
+};
+
+static uint64_t rnr_delay_ns(uint8_t code)
+{
+    return (uint64_t)rnr_delay_10us[code & 31] * 10000;
+}
+
+static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
+{
+    SnicReq *r = &qp->req;
+
+    /*
+     * The retry counters count retries without forward progress. A
+     * sequence NAK past the oldest unacknowledged PSN is progress too: a
+     * responder that takes packets in bursts answers a whole burst with
+     * one NAK, so on a lossy wire NAKs can follow each other with no ACK
+     * between them while the transfer still moves on.
+     */
+    if (fb->progress) {
+        r->retry_left = qp->attr.retry_cnt;
+        r->rnr_left = qp->attr.rnr_retry;
+    }
+    switch (fb->kind) {
+    case SNIC_FB_ACK:
+        break;
+    case SNIC_FB_NAK_SEQ:
+        if (!r->retry_left) {
+            snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
+            return;
+        }
+        r->retry_left--;
+        snic_dde_mark_from(r, fb->psn);
+        break;
+    case SNIC_FB_RNR:
+        if (qp->attr.rnr_retry != 7) {      /* 7 means retry for ever */
+            if (!r->rnr_left) {
+                snic_req_fail(c, qp, SNIC_WC_RNR_RETRY_EXC_ERR);
+                return;
+            }
+            r->rnr_left--;
+        }
+        r->rnr_psn = fb->psn;
+        r->rnr_deadline = c->ops->now_ns(c->opaque) +
+                          rnr_delay_ns(fb->syndrome);
+        /* waiting out an RNR is not a timeout: no retransmit timer */
+        r->rto_deadline = UINT64_MAX;
+        snic_timer_hint(c, r->rnr_deadline);
+        return;
+    case SNIC_FB_CNP:
+        break;      /* go-back-N has no congestion control */
+    }
+    snic_req_arm_rto(c, qp);
+}
+
+static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    SnicReq *r = &qp->req;
+
+    if (r->rnr_deadline != UINT64_MAX && now >= r->rnr_deadline) {
+        r->rnr_deadline = UINT64_MAX;
+        snic_dde_mark_from(r, r->rnr_psn);
+        snic_req_arm_rto(c, qp);
+    }
+    if (r->rto_deadline != UINT64_MAX && now >= r->rto_deadline) {
+        r->rto_deadline = UINT64_MAX;
+        if (!snic_dde_outstanding(r)) {
+            return;
+        }
+        if (!r->retry_left) {
+            snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
+            return;
+        }
+        r->retry_left--;
+        snic_dde_mark_from(r, r->dde.wnd_start);
+        snic_req_arm_rto(c, qp);
+    }
+}
+
+const SnicProgram snic_program_gbn = {
+    .name = "go-back-N",
+    .incoming = gbn_incoming,
+    .periodic = gbn_periodic,
+};
