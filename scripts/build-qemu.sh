@@ -81,6 +81,11 @@ if grep -q '^ *unpack_edk2_blobs = bzip2.found()' "$src/meson.build"; then
     sed -i 's/^\( *\)unpack_edk2_blobs = bzip2.found()/\1unpack_edk2_blobs = false/' "$src/meson.build"
 fi
 
+# The trace events (and the glue's switch) come from the core's one list.
+python3 "$repo/scripts/gen-trace-events.py" "$repo/hw/snic/core/events.h" \
+    "$repo/hw/snic/trace-events.in" "$repo/hw/snic" ||
+    die "hw/snic/core/events.h: fix the event list (see the message above)"
+
 mak=$src/configs/devices/x86_64-softmmu/snic.mak
 want_mak='# snic: minimal q35 machine with virtio and the snic device
 CONFIG_Q35=y

@@ -195,54 +195,25 @@ static void snic_host_timer_mod(void *opaque, uint64_t deadline_ns)
     }
 }
 
-static void G_GNUC_PRINTF(2, 0)
-snic_host_guest_error(void *opaque, const char *fmt, va_list ap)
+/* Its typed trace event went out first (snic_ge_*); this is the log. */
+static void snic_host_guest_error(void *opaque, SnicTracePoint ge,
+                                  const char *msg)
 {
-    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    g_autofree char *event = g_ascii_strdown(snic_event_name(ge), -1);
 
-    trace_snic_guest_error(msg);
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", TYPE_SNIC, msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s (trace event snic_%s)\n",
+                  TYPE_SNIC, msg, event);
 }
 
-static void snic_host_trace(void *opaque, SnicTracePoint tp, uint64_t a,
-                            uint64_t b, uint64_t c, uint64_t d)
+/* Every core event to its QEMU trace event, generated from core/events.h */
+static void snic_host_trace(void *opaque, SnicTracePoint tp,
+                            const uint64_t arg[4])
 {
+    uint64_t a = arg[0], b = arg[1], c = arg[2], d = arg[3];
+
     switch (tp) {
-    case SNIC_TRACE_REG_READ:
-        trace_snic_reg_read(a, b, c);
-        break;
-    case SNIC_TRACE_REG_WRITE:
-        trace_snic_reg_write(a, b, c);
-        break;
-    case SNIC_TRACE_DOORBELL:
-        trace_snic_doorbell(a, b, c, d);
-        break;
-    case SNIC_TRACE_ADMIN_CMD:
-        trace_snic_admin_cmd(a, b, c);
-        break;
-    case SNIC_TRACE_ADMIN_DONE:
-        trace_snic_admin_done(a, b, c, d);
-        break;
-    case SNIC_TRACE_ASYNC_EVENT:
-        trace_snic_async_event(a, b);
-        break;
-    case SNIC_TRACE_DMA_ERROR:
-        trace_snic_dma_error(a, b, c);
-        break;
-    case SNIC_TRACE_IRQ:
-        trace_snic_irq(a);
-        break;
-    case SNIC_TRACE_ETH_TX:
-        trace_snic_eth_tx(a, b);
-        break;
-    case SNIC_TRACE_ETH_RX:
-        trace_snic_eth_rx(a, b);
-        break;
-    case SNIC_TRACE_ETH_DROP:
-        trace_snic_eth_drop(a, b, c);
-        break;
-    case SNIC_TRACE_RESET:
-        trace_snic_reset();
+#include "trace-switch.c.inc"
+    case SNIC_TRACE__MAX:
         break;
     }
 }

@@ -145,12 +145,14 @@ static void fh_timer_mod(void *opaque, uint64_t deadline)
     snic_sim_port_timer_mod(&((FuzzHost *)opaque)->port, deadline);
 }
 
-static void fh_guest_error(void *opaque, const char *fmt, va_list ap)
+static void fh_guest_error(void *opaque, SnicTracePoint ge, const char *msg)
 {
-    char buf[256];
+}
 
-    /* format it: the arguments must match the format */
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+/* Format every event as the glue would log it: arguments meet formats. */
+static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
+{
+    g_free(snic_event_text(tp, a));
 }
 
 static const SnicHostOps fz_ops = {
@@ -165,7 +167,7 @@ static const SnicHostOps fz_ops = {
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,
     .guest_error = fh_guest_error,
-    .trace = NULL,
+    .trace = fh_trace,
 };
 
 /*

@@ -20,7 +20,9 @@ static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
-    if (!fake_in_mem(addr, len)) {
+    if (!fake_in_mem(addr, len) ||
+        (h->fail_read_at && addr <= h->fail_read_at &&
+         h->fail_read_at - addr < len)) {
         return -1;
     }
     memcpy(buf, h->mem + (addr - FAKE_MEM_BASE), len);
@@ -105,11 +107,28 @@ unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim)
     return snic_sim_port_attach(&h->port, sim);
 }
 
-static void fh_guest_error(void *opaque, const char *fmt, va_list ap)
+static void fh_guest_error(void *opaque, SnicTracePoint ge, const char *msg)
 {
     FakeHost *h = opaque;
 
-    g_ptr_array_add(h->guest_errors, g_strdup_vprintf(fmt, ap));
+    g_assert_cmpuint(h->events[ge], >, 0);  /* its event came first */
+    g_ptr_array_add(h->guest_errors, g_strdup(msg));
+}
+
+/* Count every event; SNIC_TEST_TRACE=1 prints them (with the time). */
+static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
+{
+    FakeHost *h = opaque;
+
+    g_assert_cmpuint(tp, <, SNIC_TRACE__MAX);
+    h->events[tp]++;
+    memcpy(h->event_args[tp], a, sizeof(h->event_args[tp]));
+    if (g_getenv("SNIC_TEST_TRACE")) {
+        g_autofree char *text = snic_event_text(tp, a);
+
+        fprintf(stderr, "%" PRIu64 " snic_%s %s\n", fh_now_ns(h),
+                snic_event_name(tp), text);
+    }
 }
 
 static const SnicHostOps fake_ops = {
@@ -124,7 +143,7 @@ static const SnicHostOps fake_ops = {
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,
     .guest_error = fh_guest_error,
-    .trace = NULL,
+    .trace = fh_trace,
 };
 
 FakeHost *fake_host_new(void)

@@ -40,7 +40,12 @@ typedef struct FakeHost {
     unsigned rx_purges;
     /* A DMA write covering this address resets the device (like FLR). */
     uint64_t reset_on_write;
+    /* A DMA read covering this address fails (memory gone under it). */
+    uint64_t fail_read_at;
     GPtrArray *guest_errors;    /* char * */
+    /* how often each event (events.h) was reported, its last arguments */
+    unsigned events[SNIC_TRACE__MAX];
+    uint64_t event_args[SNIC_TRACE__MAX][4];
     /* clock, timer, engine runs; the wire once fake_host_attach_sim() */
     SnicSimPort port;
 

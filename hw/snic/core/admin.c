@@ -36,12 +36,8 @@ bool snic_admin_config_ok(SnicCore *c)
                  SNIC_ADMIN_MAX_LOG2_DEPTH) ||
         !ring_ok(c->admin_sq_base, SNIC_ADMIN_CMD_SIZE, c->admin_log2_depth) ||
         !ring_ok(c->admin_cq_base, SNIC_ADMIN_CQE_SIZE, c->admin_log2_depth)) {
-        snic_guest_error(c, "enable with admin SQ 0x%" PRIx64 " CQ 0x%"
-                         PRIx64 " log2 depth %u: rings must be entry-aligned "
-                         "and not wrap, depth %u..%u", c->admin_sq_base,
-                         c->admin_cq_base, c->admin_log2_depth,
-                         SNIC_ADMIN_MIN_LOG2_DEPTH,
-                         SNIC_ADMIN_MAX_LOG2_DEPTH);
+        SNIC_GUEST_ERROR(c, GE_ADMIN_CONFIG, c->admin_sq_base,
+                         c->admin_cq_base, c->admin_log2_depth);
         c->error = SNIC_ERR_ADMIN_CONFIG;
         return false;
     }
@@ -50,11 +46,7 @@ bool snic_admin_config_ok(SnicCore *c)
         (!log2_in(c->aeq_log2_depth, SNIC_AEQ_MIN_LOG2_DEPTH,
                   SNIC_AEQ_MAX_LOG2_DEPTH) ||
          !ring_ok(c->aeq_base, SNIC_AEQE_SIZE, c->aeq_log2_depth))) {
-        snic_guest_error(c, "enable with AEQ 0x%" PRIx64 " log2 depth %u: "
-                         "ring must be 16-byte aligned and not wrap, depth "
-                         "%u..%u",
-                         c->aeq_base, c->aeq_log2_depth,
-                         SNIC_AEQ_MIN_LOG2_DEPTH, SNIC_AEQ_MAX_LOG2_DEPTH);
+        SNIC_GUEST_ERROR(c, GE_AEQ_CONFIG, c->aeq_base, c->aeq_log2_depth);
         c->error = SNIC_ERR_AEQ_CONFIG;
         return false;
     }
@@ -65,7 +57,7 @@ static void snic_fatal(SnicCore *c, uint32_t err)
 {
     c->error = err;
     c->status |= SNIC_STATUS_FATAL;
-    snic_guest_error(c, "device fatal error %u: reset required", err);
+    SNIC_GUEST_ERROR(c, GE_FATAL, err);
     snic_intr_cause(c, SNIC_INTR_ADMIN);
 }
 
@@ -81,8 +73,7 @@ void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     uint32_t depth = 1u << c->admin_log2_depth;
 
     if (qid != 0) {
-        snic_guest_error(c, "doorbell type %u: queue %u does not exist "
-                         "(admin queues and the AEQ are queue 0)", type, qid);
+        SNIC_GUEST_ERROR(c, GE_DB_QUEUE, type, qid);
         goto invalid;
     }
     switch (type) {
@@ -90,18 +81,15 @@ void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
         /* forward from the last tail, at most a ring ahead of the head */
         if (!index_in_window(index, c->sq_tail,
                              c->sq_head + depth - c->sq_tail)) {
-            snic_guest_error(c, "admin SQ doorbell index %u outside [%u, %u]: "
-                             "backwards or more than a ring past head",
-                             index, c->sq_tail, c->sq_head + depth);
+            SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qid, index,
+                             c->sq_head + depth);
             goto invalid;
         }
         c->sq_tail = index;
         break;
     case SNIC_DB_ADMIN_CQ:
         if (!index_in_window(index, c->cq_head, c->cq_tail - c->cq_head)) {
-            snic_guest_error(c, "admin CQ doorbell index %u outside [%u, %u]: "
-                             "consumed a completion not yet written",
-                             index, c->cq_head, c->cq_tail);
+            SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qid, index, c->cq_tail);
             goto invalid;
         }
         c->cq_head = index;
@@ -109,8 +97,7 @@ void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     case SNIC_DB_AEQ:
         if (!c->aeq_base ||
             !index_in_window(index, c->aeq_head, c->aeq_tail - c->aeq_head)) {
-            snic_guest_error(c, "AEQ doorbell index %u outside [%u, %u]",
-                             index, c->aeq_head, c->aeq_tail);
+            SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qid, index, c->aeq_tail);
             goto invalid;
         }
         c->aeq_head = index;
@@ -140,8 +127,7 @@ static uint16_t snic_admin_respond(SnicCore *c,
         return SNIC_ADMIN_BAD_ADDRESS;
     }
     if (snic_dma_write(c, addr, data, MIN(room, len))) {
-        snic_guest_error(c, "admin response buffer 0x%" PRIx64 " (%u bytes) "
-                         "is not writable", addr, room);
+        SNIC_GUEST_ERROR(c, GE_ADMIN_RESP_BUF, addr, room);
         return SNIC_ADMIN_BAD_ADDRESS;
     }
     return SNIC_ADMIN_OK;
@@ -329,24 +315,23 @@ static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,
         op = &snic_admin_ops[cmd->hdr.opcode];
     }
     if (!op || !op->exec) {
-        snic_guest_error(c, "admin command %u: unknown opcode 0x%02x",
-                         GUINT16_FROM_LE(cmd->hdr.cmd_id), cmd->hdr.opcode);
+        SNIC_GUEST_ERROR(c, GE_ADMIN_OPCODE, GUINT16_FROM_LE(cmd->hdr.cmd_id),
+                         cmd->hdr.opcode);
         return SNIC_ADMIN_BAD_OPCODE;
     }
     if (cmd->hdr.version != SNIC_ADMIN_CMD_VERSION) {
-        snic_guest_error(c, "admin opcode 0x%02x: version %u, device speaks "
-                         "%u", cmd->hdr.opcode, cmd->hdr.version,
-                         SNIC_ADMIN_CMD_VERSION);
+        SNIC_GUEST_ERROR(c, GE_ADMIN_VERSION, cmd->hdr.opcode,
+                         cmd->hdr.version, SNIC_ADMIN_CMD_VERSION);
         return SNIC_ADMIN_BAD_VERSION;
     }
     if (len != op->payload_len) {
-        snic_guest_error(c, "admin opcode 0x%02x: payload length %u, expected "
-                         "%u", cmd->hdr.opcode, len, op->payload_len);
+        SNIC_GUEST_ERROR(c, GE_ADMIN_LENGTH, cmd->hdr.opcode, len,
+                         op->payload_len);
         return SNIC_ADMIN_BAD_LENGTH;
     }
     if (cmd->hdr.flags) {
-        snic_guest_error(c, "admin opcode 0x%02x: reserved flags 0x%x set",
-                         cmd->hdr.opcode, GUINT16_FROM_LE(cmd->hdr.flags));
+        SNIC_GUEST_ERROR(c, GE_ADMIN_FLAGS, cmd->hdr.opcode,
+                         GUINT16_FROM_LE(cmd->hdr.flags));
         return SNIC_ADMIN_BAD_PARAM;
     }
     return op->exec(c, cmd, result);
@@ -396,15 +381,15 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
             snic_fatal(c, SNIC_ERR_ADMIN_SQ_DMA);
             break;
         }
-        snic_trace(c, SNIC_TRACE_ADMIN_CMD, cmd.hdr.opcode,
-                   GUINT16_FROM_LE(cmd.hdr.cmd_id), slot, 0);
+        SNIC_EVENT(c, ADMIN_CMD, cmd.hdr.opcode,
+                   GUINT16_FROM_LE(cmd.hdr.cmd_id), slot);
         c->sq_head++;
         status = snic_admin_exec(c, &cmd, &result);
         snic_stat_inc(&c->stats.admin_cmds);
         if (status != SNIC_ADMIN_OK) {
             snic_stat_inc(&c->stats.admin_errors);
         }
-        snic_trace(c, SNIC_TRACE_ADMIN_DONE, cmd.hdr.opcode,
+        SNIC_EVENT(c, ADMIN_DONE, cmd.hdr.opcode,
                    GUINT16_FROM_LE(cmd.hdr.cmd_id), status, result);
         if (snic_admin_complete(c, &cmd, status, result)) {
             snic_fatal(c, SNIC_ERR_ADMIN_CQ_DMA);
@@ -428,7 +413,7 @@ void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
     const size_t body = offsetof(struct snic_aeqe, flags);
     uint64_t addr;
 
-    snic_trace(c, SNIC_TRACE_ASYNC_EVENT, event, data, 0, 0);
+    SNIC_EVENT(c, ASYNC_EVENT, event, data);
     if (!snic_ready(c) || !c->aeq_base) {
         snic_stat_inc(&c->stats.async_events_lost);
         return;

@@ -67,7 +67,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
 {
     unsigned v;
 
-    snic_trace(c, SNIC_TRACE_RESET, kind, 0, 0, 0);
+    SNIC_EVENT(c, RESET, kind);
     if (kind == SNIC_RESET_FULL) {
         memset(&c->admin_sq_base, 0,
                sizeof(*c) - offsetof(SnicCore, admin_sq_base));

@@ -117,13 +117,42 @@ static inline void snic_stat_inc(__le64 *counter)
     snic_stat_add(counter, 1);
 }
 
-/* Enabled, not fatal, and no reset waiting to happen. */
+/*
+ * SNIC_EVENT(c, NAME, args...) reports event NAME of events.h;
+ * SNIC_GUEST_ERROR(c, GE_NAME, args...) counts and logs a guest error too.
+ * Both check at compile time that the arguments are those of the entry.
+ */
+#define SNIC_EV_NARGS_(...) SNIC_EV_NARGS__(__VA_ARGS__, 4, 3, 2, 1, 0)
+#define SNIC_EV_NARGS__(a, b, c, d, n, ...) n
+#define SNIC_EV_ARGC_(name, fmt, ...) \
+    enum { SNIC_EV_ARGC_##name = SNIC_EV_NARGS_(__VA_ARGS__) };
+SNIC_EVENTS(SNIC_EV_ARGC_)
+/* the arguments as the four a trace point carries, unused ones 0 */
+#define SNIC_EV_ARGS4_(...) SNIC_EV_ARGS4__(__VA_ARGS__, 0, 0, 0, 0)
+#define SNIC_EV_ARGS4__(a, b, c, d, ...) \
+    { (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d) }
+
+#define SNIC_EVENT(c, name, ...) do { \
+        _Static_assert(SNIC_EV_NARGS_(__VA_ARGS__) == SNIC_EV_ARGC_##name, \
+                       #name ": arguments differ from events.h"); \
+        snic_trace((c), SNIC_TRACE_##name, \
+                   (const uint64_t[4])SNIC_EV_ARGS4_(__VA_ARGS__)); \
+    } while (0)
+
+#define SNIC_GUEST_ERROR(c, name, ...) do { \
+        _Static_assert(SNIC_EV_NARGS_(__VA_ARGS__) == SNIC_EV_ARGC_##name, \
+                       #name ": arguments differ from events.h"); \
+        snic_guest_error((c), SNIC_TRACE_##name, \
+                         (const uint64_t[4])SNIC_EV_ARGS4_(__VA_ARGS__)); \
+    } while (0)
+
 /* The longest frame the port's MTU lets through, either way */
 static inline size_t snic_max_frame(const SnicCore *c)
 {
     return c->mtu + SNIC_ETH_HLEN_MAX;
 }
 
+/* Enabled, not fatal, and no reset waiting to happen. */
 static inline bool snic_ready(const SnicCore *c)
 {
     return (c->status & SNIC_STATUS_READY) &&
@@ -136,9 +165,9 @@ void snic_leave(SnicCore *c);
 void snic_request_reset(SnicCore *c, SnicResetKind kind);
 
 /* services.c: what every unit calls */
-void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
-                uint64_t a2, uint64_t a3);
-void G_GNUC_PRINTF(2, 3) snic_guest_error(SnicCore *c, const char *fmt, ...);
+void snic_trace(SnicCore *c, SnicTracePoint tp, const uint64_t a[4]);
+/* Count a guest error, report its event, log its message. */
+void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4]);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
 void snic_raise_irq(SnicCore *c, unsigned vector);

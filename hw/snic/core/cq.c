@@ -165,6 +165,7 @@ static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
 
     if (eq->tail - eq->head >= 1u << eq->log2_depth) {
         snic_stat_inc(&c->stats.async_events_lost);  /* EQ overrun */
+        SNIC_EVENT(c, EQ_OVERRUN, eq - c->eqs);
         snic_aeq_post(c, SNIC_EVENT_EQ_OVERFLOW, eq - c->eqs);
         return;
     }
@@ -175,8 +176,7 @@ static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
                                                        flags)) ||
         snic_mtt_write(c, &eq->ring, off + offsetof(struct snic_eqe, flags),
                        &e.flags, 1)) {
-        snic_guest_error(c, "EQ %u: ring not writable",
-                         (unsigned)(eq - c->eqs));
+        SNIC_GUEST_ERROR(c, GE_EQ_RING, eq - c->eqs);
         return;
     }
     eq->tail++;
@@ -195,8 +195,7 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
     }
     if (cq->tail - cq->head >= 1u << cq->log2_depth) {
         /* IBA: CQ overrun is an async error; the CQ stops. */
-        snic_guest_error(c, "CQ %u: overrun, %u CQEs not consumed", cqn,
-                         cq->tail - cq->head);
+        SNIC_GUEST_ERROR(c, GE_CQ_OVERRUN, cqn, cq->tail - cq->head);
         cq->error = true;
         snic_aeq_post(c, SNIC_EVENT_CQ_ERROR, cqn);
         return -1;
@@ -208,8 +207,7 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
                                                        flags)) ||
         snic_mtt_write(c, &cq->ring, off + offsetof(struct snic_cqe, flags),
                        &e.flags, 1)) {
-        snic_guest_error(c, "CQ %u: ring not writable through its page list",
-                         cqn);
+        SNIC_GUEST_ERROR(c, GE_CQ_RING, cqn);
         cq->error = true;
         snic_aeq_post(c, SNIC_EVENT_CQ_ERROR, cqn);
         return -1;
@@ -231,14 +229,12 @@ void snic_cq_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t cqn,
                  &c->cqs[cqn] : NULL;
 
     if (!cq || cq->ctx != page) {
-        snic_guest_error(c, "doorbell page %u: CQ %u is not owned by this "
-                         "page's context", page, cqn);
+        SNIC_GUEST_ERROR(c, GE_DB_CQ_OWNER, page, cqn);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }
     if ((uint32_t)(index - cq->head) > (uint32_t)(cq->tail - cq->head)) {
-        snic_guest_error(c, "CQ %u doorbell index %u outside [%u, %u]", cqn,
-                         index, cq->head, cq->tail);
+        SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, cqn, index, cq->tail);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }
@@ -265,9 +261,7 @@ void snic_eq_doorbell(SnicCore *c, uint16_t page, uint32_t eqn,
 
     if (!eq || page != SNIC_DB_KERNEL_PAGE ||
         (uint32_t)(index - eq->head) > (uint32_t)(eq->tail - eq->head)) {
-        snic_guest_error(c, "doorbell page %u: EQ %u index %u refused "
-                         "(EQs are the kernel's; index outside [head, "
-                         "tail])", page, eqn, index);
+        SNIC_GUEST_ERROR(c, GE_DB_EQ, page, eqn, index);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }

@@ -98,16 +98,12 @@ uint16_t snic_eth_create_queue(SnicCore *c,
     if (p->log2_depth < SNIC_ETH_MIN_LOG2_DEPTH ||
         p->log2_depth > SNIC_ETH_MAX_LOG2_DEPTH ||
         vector >= c->cfg.num_vectors) {
-        snic_guest_error(c, "create Ethernet queue: log2 depth %u (%u..%u), "
-                         "vector %u (< %u)", p->log2_depth,
-                         SNIC_ETH_MIN_LOG2_DEPTH, SNIC_ETH_MAX_LOG2_DEPTH,
-                         vector, c->cfg.num_vectors);
+        SNIC_GUEST_ERROR(c, GE_ETH_QUEUE_PARAM, p->log2_depth, vector);
         return SNIC_ADMIN_BAD_PARAM;
     }
     bytes = (uint64_t)SNIC_ETH_DESC_SIZE << p->log2_depth;
     if (ring % SNIC_ETH_DESC_SIZE || ring + bytes < ring) {
-        snic_guest_error(c, "create Ethernet queue: ring 0x%" PRIx64
-                         " misaligned or wraps", ring);
+        SNIC_GUEST_ERROR(c, GE_ETH_QUEUE_RING, ring, bytes);
         return SNIC_ADMIN_BAD_ADDRESS;
     }
     max = p->type == SNIC_ETH_QUEUE_TX ? SNIC_ETH_MAX_TXQS : SNIC_ETH_MAX_RXQS;
@@ -124,8 +120,7 @@ uint16_t snic_eth_create_queue(SnicCore *c,
     if (snic_dma_read(c, ring, &probe, sizeof(probe)) ||
         snic_dma_read(c, ring + bytes - sizeof(probe), &probe,
                       sizeof(probe))) {
-        snic_guest_error(c, "create Ethernet queue: ring 0x%" PRIx64 " (+%"
-                         PRIu64 " bytes) is not accessible", ring, bytes);
+        SNIC_GUEST_ERROR(c, GE_ETH_QUEUE_RING, ring, bytes);
         return SNIC_ADMIN_BAD_ADDRESS;
     }
     memset(q, 0, sizeof(*q));
@@ -219,16 +214,13 @@ void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid, uint32_t index)
                                      SNIC_ETH_QUEUE_RX, qid);
 
     if (!q || !q->created) {
-        snic_guest_error(c, "Ethernet %s doorbell: queue %u does not exist",
-                         tx ? "TX" : "RX", qid);
+        SNIC_GUEST_ERROR(c, GE_DB_QUEUE, type, qid);
         goto invalid;
     }
     /* forward from the last tail, at most a ring ahead of the head */
     if ((uint32_t)(index - q->tail) >
         (uint32_t)(q->head + (1u << q->log2_depth) - q->tail)) {
-        snic_guest_error(c, "Ethernet %s queue %u doorbell index %u outside "
-                         "[%u, %u]: backwards or more than a ring past head",
-                         tx ? "TX" : "RX", qid, index, q->tail,
+        SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qid, index,
                          q->head + (1u << q->log2_depth));
         goto invalid;
     }
@@ -287,7 +279,9 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
     uint32_t avail = q->tail - q->head;
     uint32_t gather = MIN(SNIC_ETH_MAX_TX_DESCS, 1u << q->log2_depth);
     size_t max_frame = snic_max_frame(c);
-    const char *why = NULL;
+    /* a bad frame: the guest error that says why, and its third argument */
+    SnicTracePoint why = SNIC_TRACE__MAX;
+    uint64_t why_arg = 0;
     bool eop = false;
     uint32_t n = 0, i;
     size_t len = 0;
@@ -296,7 +290,7 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         if (snic_dma_read(c, desc_addr(q, q->head + n), &d[n], sizeof(d[n]))) {
             /* Consume the bad slot with the frame: never spin on it. */
             memset(&d[n++], 0, sizeof(d[0]));
-            why = "descriptor ring is not readable";
+            why = SNIC_TRACE_GE_ETH_TX_RING;
             break;
         }
         eop = GUINT16_FROM_LE(d[n].flags) & SNIC_ETH_DESC_EOP;
@@ -308,43 +302,45 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         snic_eth_tx_complete(c, q, d, n, true);
         return true;
     }
-    if (!eop && !why) {
+    if (!eop && why == SNIC_TRACE__MAX) {
         if (n < gather) {
             return false;   /* the rest of the frame is not posted yet */
         }
         /* A frame the device can never gather (or the ring can never hold). */
-        why = "frame spans more descriptors than the device gathers";
+        why = SNIC_TRACE_GE_ETH_TX_GATHER;
         q->tx_discard = true;
     }
-    for (i = 0; i < n && !why; i++) {
+    for (i = 0; i < n && why == SNIC_TRACE__MAX; i++) {
         size_t l = GUINT16_FROM_LE(d[i].len);
 
         if (len + l > max_frame) {
-            why = "frame longer than MTU + Ethernet header";
+            why = SNIC_TRACE_GE_ETH_TX_LONG;
+            why_arg = len + l;
         } else if (snic_dma_read(c, GUINT64_FROM_LE(d[i].addr),
                                  c->frame + len, l)) {
-            why = "buffer address is not readable";
+            why = SNIC_TRACE_GE_ETH_TX_BUFFER;
+            why_arg = GUINT64_FROM_LE(d[i].addr);
         }
         len += l;
     }
-    if (!why && len < SNIC_ETH_HLEN) {
-        why = "frame shorter than an Ethernet header";
+    if (why == SNIC_TRACE__MAX && len < SNIC_ETH_HLEN) {
+        why = SNIC_TRACE_GE_ETH_TX_SHORT;
+        why_arg = len;
     }
-    if (why) {
-        snic_guest_error(c, "Ethernet TX queue %u descriptor %u: %s",
-                         qid, q->head, why);
+    if (why != SNIC_TRACE__MAX) {
+        snic_guest_error(c, why, (const uint64_t[4]) { qid, q->head, why_arg });
         snic_stat_inc(&c->stats.tx_dropped);
-        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_BAD_TX, 0);
+        SNIC_EVENT(c, ETH_DROP, 0, len, SNIC_DROP_BAD_TX);
     } else if (!c->link_up) {
         snic_stat_inc(&c->stats.tx_dropped);    /* like a cable pulled */
-        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_LINK_DOWN, 0);
+        SNIC_EVENT(c, ETH_DROP, 0, len, SNIC_DROP_LINK_DOWN);
     } else {
-        snic_trace(c, SNIC_TRACE_ETH_TX, qid, len, 0, 0);
+        SNIC_EVENT(c, ETH_TX, qid, len);
         snic_link_tx(c, c->frame, len);
         snic_stat_inc(&c->stats.tx_frames);
         snic_stat_add(&c->stats.tx_bytes, len);
     }
-    snic_eth_tx_complete(c, q, d, n, why != NULL);
+    snic_eth_tx_complete(c, q, d, n, why != SNIC_TRACE__MAX);
     return true;
 }
 
@@ -384,7 +380,7 @@ ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
                          SnicDropReason reason)
 {
     snic_stat_inc(counter);
-    snic_trace(c, SNIC_TRACE_ETH_DROP, 1, len, reason, 0);
+    SNIC_EVENT(c, ETH_DROP, 1, len, reason);
     return len;
 }
 
@@ -406,8 +402,7 @@ ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
     }
     addr = desc_addr(q, q->head);
     if (snic_dma_read(c, addr, &d, sizeof(d))) {
-        snic_guest_error(c, "Ethernet RX queue 0: descriptor %u at 0x%" PRIx64
-                         " is not readable", q->head, addr);
+        SNIC_GUEST_ERROR(c, GE_ETH_RX_RING, q->head, addr);
         q->head++;
         return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
                                 SNIC_DROP_BAD_RX_RING);
@@ -419,9 +414,8 @@ ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
     }
     flags = SNIC_ETH_DESC_DONE;
     if (snic_dma_write(c, GUINT64_FROM_LE(d.addr), f, len)) {
-        snic_guest_error(c, "Ethernet RX queue 0 descriptor %u: buffer 0x%"
-                         PRIx64 " is not writable", q->head,
-                         (uint64_t)GUINT64_FROM_LE(d.addr));
+        SNIC_GUEST_ERROR(c, GE_ETH_RX_BUFFER, q->head,
+                         GUINT64_FROM_LE(d.addr));
         flags |= SNIC_ETH_DESC_ERR;
         d.len = 0;
         snic_stat_inc(&c->stats.rx_dropped);
@@ -429,7 +423,7 @@ ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
         d.len = GUINT16_TO_LE(len);
         snic_stat_inc(&c->stats.rx_frames);
         snic_stat_add(&c->stats.rx_bytes, len);
-        snic_trace(c, SNIC_TRACE_ETH_RX, 0, len, 0, 0);
+        SNIC_EVENT(c, ETH_RX, 0, len);
     }
     d.flags = GUINT16_TO_LE(flags);
     snic_eth_writeback(c, q, q->head, &d, true);

@@ -12,25 +12,25 @@
 #ifndef SNIC_CORE_HOST_H
 #define SNIC_CORE_HOST_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Trace points the core reports; the glue maps each to a trace event. */
-typedef enum SnicTracePoint {
-    SNIC_TRACE_REG_READ,        /* a = offset, b = value */
-    SNIC_TRACE_REG_WRITE,       /* a = offset, b = value */
-    SNIC_TRACE_DOORBELL,        /* a = page, b = type, c = qid, d = index */
-    SNIC_TRACE_ADMIN_CMD,       /* a = opcode, b = cmd_id, c = sq slot */
-    SNIC_TRACE_ADMIN_DONE,      /* a = opcode, b = cmd_id, c = status */
-    SNIC_TRACE_ASYNC_EVENT,     /* a = event, b = data */
-    SNIC_TRACE_DMA_ERROR,       /* a = addr, b = len, c = is_write */
-    SNIC_TRACE_IRQ,             /* a = vector */
-    SNIC_TRACE_ETH_TX,          /* a = qid, b = len */
-    SNIC_TRACE_ETH_RX,          /* a = qid, b = len */
-    SNIC_TRACE_ETH_DROP,        /* a = is_rx, b = len, c = SnicDropReason */
-    SNIC_TRACE_RESET,           /* a = 1 disable, 2 full reset */
-} SnicTracePoint;
+#include "events.h"
+
+/*
+ * The events the core reports (events.h); the glue maps each to the QEMU
+ * trace event of the same name. SNIC_TRACE_<NAME> numbers them from 0 in
+ * list order: one enum per entry, counted by __COUNTER__ from a base
+ * taken just before (QEMU's checkpatch refuses a macro that expands to a
+ * comma-terminated enumerator, so the list cannot fill one enum).
+ */
+typedef unsigned SnicTracePoint;
+enum { SNIC_TRACE_BASE_ = __COUNTER__ + 1 };
+#define SNIC_TRACE_NUMBER_(name, ...) \
+    enum { SNIC_TRACE_##name = __COUNTER__ - SNIC_TRACE_BASE_ };
+SNIC_EVENTS(SNIC_TRACE_NUMBER_)
+#undef SNIC_TRACE_NUMBER_
+enum { SNIC_TRACE__MAX = __COUNTER__ - SNIC_TRACE_BASE_ };
 
 /* Why the Ethernet function dropped a frame (SNIC_TRACE_ETH_DROP). */
 typedef enum SnicDropReason {
@@ -77,12 +77,14 @@ typedef struct SnicHostOps {
      */
     void (*timer_mod)(void *opaque, uint64_t deadline_ns);
 
-    /* A driver mistake, as a one-line message naming the rule broken. */
-    void (*guest_error)(void *opaque, const char *fmt, va_list ap)
-        __attribute__((format(printf, 2, 0)));
-    /* Structured trace point (may be NULL). */
-    void (*trace)(void *opaque, SnicTracePoint tp, uint64_t a, uint64_t b,
-                  uint64_t c, uint64_t d);
+    /*
+     * A driver mistake of kind 'ge' (an SNIC_TRACE_GE_* event, already
+     * reported through trace), as a one-line message naming the rule
+     * broken.
+     */
+    void (*guest_error)(void *opaque, SnicTracePoint ge, const char *msg);
+    /* An event of events.h with its arguments (may be NULL). */
+    void (*trace)(void *opaque, SnicTracePoint tp, const uint64_t a[4]);
 } SnicHostOps;
 
 #endif /* SNIC_CORE_HOST_H */

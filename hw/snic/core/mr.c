@@ -72,6 +72,7 @@ SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
         *why = SNIC_MR_OK;
         return mr;
     }
+    SNIC_EVENT(c, MR_FAULT, key, va, len, *why);
     return NULL;
 }
 
@@ -174,11 +175,9 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     st = reg_mr_mtt(c, r, pd, &m);
     if (st != SNIC_ADMIN_OK) {
-        snic_guest_error(c, "REG_MR: iova 0x%" PRIx64 " length 0x%" PRIx64
-                         " pages %u shift %u access 0x%x flags 0x%x refused "
-                         "(status %u)", m.iova, m.length, m.npages,
-                         m.page_shift, GUINT32_FROM_LE(r->access),
-                         GUINT16_FROM_LE(r->flags), st);
+        SNIC_GUEST_ERROR(c, GE_REG_MR, GUINT64_FROM_LE(r->iova),
+                         GUINT64_FROM_LE(r->length),
+                         GUINT32_FROM_LE(r->access), st);
         return st;
     }
     for (i = FIRST_HANDLE; i < c->cfg.max_mr + FIRST_HANDLE; i++) {

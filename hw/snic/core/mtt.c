@@ -145,16 +145,27 @@ static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
     return SNIC_XLATE_OK;
 }
 
+static SnicXlate snic_mtt_access(SnicCore *c, const SnicMtt *m, uint64_t va,
+                                 void *buf, size_t len, bool write)
+{
+    SnicXlate x = snic_mtt_copy(c, m, va, buf, len, write);
+
+    if (x == SNIC_XLATE_FAULT) {
+        SNIC_EVENT(c, XLATE_FAULT, m->pbl, va, len, write);
+    }
+    return x;
+}
+
 SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
                         void *buf, size_t len)
 {
-    return snic_mtt_copy(c, m, va, buf, len, false);
+    return snic_mtt_access(c, m, va, buf, len, false);
 }
 
 SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len)
 {
-    return snic_mtt_copy(c, m, va, (void *)buf, len, true);
+    return snic_mtt_access(c, m, va, (void *)buf, len, true);
 }
 
 uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,

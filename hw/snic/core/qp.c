@@ -27,6 +27,15 @@ void snic_qp_reset(SnicCore *c)
     memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
 }
 
+/* Every state change goes through here, so each one is an event. */
+void snic_qp_set_state(SnicCore *c, SnicQp *qp, uint8_t state)
+{
+    if (qp->state != state) {
+        SNIC_EVENT(c, QP_STATE, qp - c->qps, qp->state, state);
+        qp->state = state;
+    }
+}
+
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
 {
     return qpn >= SNIC_GSI_QPN && qpn < c->cfg.max_qp + FIRST_QPN &&
@@ -199,8 +208,8 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     if (!snic_qp_modify_is_ok(qp->state, next, qp->type, mask) ||
         !attr_values_ok(mask, &a)) {
-        snic_guest_error(c, "MODIFY_QP %u: %u -> %u with mask 0x%x refused",
-                         GUINT32_FROM_LE(p->qpn), qp->state, next, mask);
+        SNIC_GUEST_ERROR(c, GE_MODIFY_QP, GUINT32_FROM_LE(p->qpn), qp->state,
+                         next, mask);
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* Draining states need the data path to pause sends: not yet. */
@@ -210,7 +219,7 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     attr_apply(&qp->attr, mask, &a);
     cur = qp->state;
-    qp->state = next;
+    snic_qp_set_state(c, qp, next);
     if (next == SNIC_QPS_RESET) {
         SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024, .port = 1 };
 
@@ -290,8 +299,7 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
     uint32_t *tail, limit;
 
     if (!qp || qp->ctx != page) {
-        snic_guest_error(c, "doorbell page %u: QP %u is not owned by this "
-                         "page's context", page, qpn);
+        SNIC_GUEST_ERROR(c, GE_DB_QP_OWNER, page, qpn);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }
@@ -300,8 +308,7 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
     limit = sq ? qp->sq_comp + (1u << qp->sq_log2_depth) :
                  qp->rq_head + (1u << qp->rq_log2_depth);
     if ((uint32_t)(index - *tail) > (uint32_t)(limit - *tail)) {
-        snic_guest_error(c, "QP %u %s doorbell index %u outside [%u, %u]",
-                         qpn, sq ? "SQ" : "RQ", index, *tail, limit);
+        SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qpn, index, limit);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }

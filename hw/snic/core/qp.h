@@ -69,6 +69,7 @@ void snic_qp_free(SnicCore *c);
 void snic_qp_reset(SnicCore *c);
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn);
+void snic_qp_set_state(SnicCore *c, SnicQp *qp, uint8_t state);
 
 /* SQ/RQ producer doorbells from a context's page */
 void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,

@@ -238,7 +238,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
          * not send it, and the transport sees a loss, as on a real network
          */
         snic_stat_inc(&c->stats.tx_dropped);
-        snic_trace(c, SNIC_TRACE_ETH_DROP, 0, len, SNIC_DROP_OVER_MTU, 0);
+        SNIC_EVENT(c, ETH_DROP, 0, len, SNIC_DROP_OVER_MTU);
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
@@ -254,8 +254,7 @@ int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                    SNIC_SQ_WQE_SIZE;
 
     if (snic_mtt_read(c, &qp->sq, off, w, sizeof(*w))) {
-        snic_guest_error(c, "QP %u SQ WQE %u: not readable through the SQ's "
-                         "page list", (unsigned)(qp - c->qps), index);
+        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
         return -1;
     }
     return 0;
@@ -270,14 +269,12 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
 int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w)
 {
     if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w, sizeof(*w))) {
-        snic_guest_error(c, "QP %u RQ WQE %u: not readable through the RQ's "
-                         "page list", (unsigned)(qp - c->qps), qp->rq_head);
+        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, qp->rq_head, 1);
         return -1;
     }
     if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
-        snic_guest_error(c, "QP %u RQ WQE %u: %u SGEs, at most %u",
-                         (unsigned)(qp - c->qps), qp->rq_head, w->num_sge,
-                         SNIC_RQ_WQE_MAX_SGE);
+        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, qp->rq_head,
+                         w->num_sge);
         return -1;
     }
     return 0;
@@ -389,7 +386,7 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
 
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
 {
-    qp->state = SNIC_QPS_ERR;
+    snic_qp_set_state(c, qp, SNIC_QPS_ERR);
     qp->req.rto_deadline = UINT64_MAX;
     qp->req.rnr_deadline = UINT64_MAX;
     qp->resp.ack_pending = false;

@@ -83,7 +83,7 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     case SNIC_REG_AEQ_TAIL:
         return c->aeq_tail;
     default:
-        snic_guest_error(c, "BAR0 read of unknown register 0x%" PRIx64, off);
+        SNIC_GUEST_ERROR(c, GE_REG_READ, off);
         return 0;
     }
 }
@@ -92,8 +92,7 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
 static bool snic_config_writable(SnicCore *c, uint64_t off)
 {
     if (c->status & SNIC_STATUS_READY) {
-        snic_guest_error(c, "BAR0 write to 0x%" PRIx64 " while enabled: "
-                         "queue layout is fixed until disable", off);
+        SNIC_GUEST_ERROR(c, GE_REG_LOCKED, off);
         return false;
     }
     return true;
@@ -114,7 +113,7 @@ static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
     switch (off) {
     case SNIC_REG_DEV_CTRL:
         if (v & ~(SNIC_CTRL_ENABLE | SNIC_CTRL_RESET)) {
-            snic_guest_error(c, "DEV_CTRL write 0x%x sets reserved bits", v);
+            SNIC_GUEST_ERROR(c, GE_REG_RESERVED, v, off);
         }
         if (v & SNIC_CTRL_RESET) {
             snic_core_reset(c);     /* takes effect when this write ends */
@@ -182,19 +181,17 @@ static void snic_reg_write32(SnicCore *c, uint64_t off, uint32_t v)
         }
         return;
     default:
-        snic_guest_error(c, "BAR0 write 0x%x to read-only or unknown "
-                         "register 0x%" PRIx64, v, off);
+        SNIC_GUEST_ERROR(c, GE_REG_WRITE, v, off);
         return;
     }
 }
 
 static bool snic_reg_access_ok(SnicCore *c, uint64_t off, unsigned size,
-                               const char *what)
+                               bool is_write)
 {
     if ((size != 4 && size != 8) || (off & (size - 1)) ||
         off > SNIC_BAR0_SIZE - size) {
-        snic_guest_error(c, "BAR0 %s of %u bytes at 0x%" PRIx64 ": registers "
-                         "take aligned 4- or 8-byte accesses", what, size, off);
+        SNIC_GUEST_ERROR(c, GE_REG_ACCESS, size, off, is_write);
         return false;
     }
     return true;
@@ -204,21 +201,21 @@ uint64_t snic_core_reg_read(SnicCore *c, uint64_t off, unsigned size)
 {
     uint64_t v;
 
-    if (!snic_reg_access_ok(c, off, size, "read")) {
+    if (!snic_reg_access_ok(c, off, size, false)) {
         return 0;
     }
     v = snic_reg_read32(c, off);
     if (size == 8) {
         v |= (uint64_t)snic_reg_read32(c, off + 4) << 32;
     }
-    snic_trace(c, SNIC_TRACE_REG_READ, off, v, size, 0);
+    SNIC_EVENT(c, REG_READ, off, v, size);
     return v;
 }
 
 void snic_core_reg_write(SnicCore *c, uint64_t off, uint64_t v, unsigned size)
 {
-    snic_trace(c, SNIC_TRACE_REG_WRITE, off, v, size, 0);
-    if (!snic_reg_access_ok(c, off, size, "write")) {
+    SNIC_EVENT(c, REG_WRITE, off, v, size);
+    if (!snic_reg_access_ok(c, off, size, true)) {
         return;
     }
     snic_enter(c);
@@ -237,23 +234,19 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     uint32_t qid = (value >> SNIC_DB_QID_SHIFT) & SNIC_DB_QID_MASK;
     uint32_t index = value & SNIC_DB_INDEX_MASK;
 
-    snic_trace(c, SNIC_TRACE_DOORBELL, page, type, qid, index);
+    SNIC_EVENT(c, DOORBELL, page, type, qid, index);
     snic_enter(c);
     if (size != 8 || off % SNIC_DB_PAGE_SIZE) {
-        snic_guest_error(c, "doorbell page %" PRIu64 ": %u-byte write at "
-                         "offset 0x%" PRIx64 "; a doorbell is one 8-byte "
-                         "write at the page base", page, size,
+        SNIC_GUEST_ERROR(c, GE_DB_ACCESS, page, size,
                          off % SNIC_DB_PAGE_SIZE);
         goto invalid;
     }
     if (page >= c->cfg.num_db_pages) {
-        snic_guest_error(c, "doorbell page %" PRIu64 " does not exist (%u "
-                         "pages)", page, c->cfg.num_db_pages);
+        SNIC_GUEST_ERROR(c, GE_DB_PAGE, page, c->cfg.num_db_pages);
         goto invalid;
     }
     if (!snic_ready(c)) {
-        snic_guest_error(c, "doorbell type %u queue %u while the device is "
-                         "not enabled", type, qid);
+        SNIC_GUEST_ERROR(c, GE_DB_DISABLED, type, qid);
         goto invalid;
     }
     switch (type) {
@@ -272,8 +265,7 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     }
     /* The admin queue, AEQ and Ethernet rings belong to the kernel. */
     if (page != SNIC_DB_KERNEL_PAGE) {
-        snic_guest_error(c, "doorbell page %" PRIu64 ": type %u queue %u is "
-                         "not owned by this page's context", page, type, qid);
+        SNIC_GUEST_ERROR(c, GE_DB_KERNEL_QUEUE, page, type, qid);
         goto invalid;
     }
     switch (type) {
@@ -287,8 +279,7 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
         snic_eth_doorbell(c, type, qid, index);
         goto out;
     default:
-        snic_guest_error(c, "doorbell page %" PRIu64 ": unknown queue type "
-                         "%u", page, type);
+        SNIC_GUEST_ERROR(c, GE_DB_TYPE, page, type);
         goto invalid;
     }
 

@@ -288,15 +288,12 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
          w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
          !is_atomic(w.opcode))) {
-        snic_guest_error(c, "QP %u SQ WQE %u: op-code %u with %u SGEs is not "
-                         "a valid RC WQE (at most %u SGEs)",
-                         (unsigned)(qp - c->qps), r->sq_head, w.opcode,
-                         w.num_sge, SNIC_SQ_WQE_MAX_SGE);
+        SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
+                         w.opcode, w.num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     if (w.flags & ~SNIC_WQE_FLAGS_ALL) {
-        snic_guest_error(c, "QP %u SQ WQE %u: undefined flags 0x%x",
-                         (unsigned)(qp - c->qps), r->sq_head, w.flags);
+        SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w.flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     for (i = 0; i < w.num_sge; i++) {
@@ -548,6 +545,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         bool fatal = kind == SNIC_AETH_KIND_NAK && SNIC_AETH_VALUE(syn);
         bool stopped;
 
+        if (kind != SNIC_AETH_KIND_ACK) {
+            SNIC_EVENT(c, NAK_RECV, qp - c->qps, p->psn, syn);
+        }
         if (kind == SNIC_AETH_KIND_RESERVED) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);  /* reserved code */
             return;

@@ -372,6 +372,9 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     p.aeth.syndrome = s->ack_syndrome;
     p.aeth.msn = s->msn;
     s->ack_pending = false;
+    if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
+        SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
+    }
     snic_rdma_xmit(c, &p);
     if (s->fatal) {
         s->fatal = false;

@@ -5,26 +5,47 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <stdarg.h>
-
 #include "core_int.h"
 
-void snic_trace(SnicCore *c, SnicTracePoint tp, uint64_t a0, uint64_t a1,
-                uint64_t a2, uint64_t a3)
+void snic_trace(SnicCore *c, SnicTracePoint tp, const uint64_t a[4])
 {
     if (c->ops->trace) {
-        c->ops->trace(c->opaque, tp, a0, a1, a2, a3);
+        c->ops->trace(c->opaque, tp, a);
     }
 }
 
-void snic_guest_error(SnicCore *c, const char *fmt, ...)
+static const struct {
+    const char *name;
+    const char *fmt;
+} snic_events[SNIC_TRACE__MAX] = {
+#define SNIC_EVENT_ENTRY_(name_, fmt_, ...) \
+    [SNIC_TRACE_##name_] = { .name = #name_, .fmt = fmt_ },
+    SNIC_EVENTS(SNIC_EVENT_ENTRY_)
+#undef SNIC_EVENT_ENTRY_
+};
+
+const char *snic_event_name(SnicTracePoint tp)
 {
-    va_list ap;
+    return tp < SNIC_TRACE__MAX ? snic_events[tp].name : "?";
+}
+
+/* The format takes at most four uint64_t (checked by the generator). */
+char *snic_event_text(SnicTracePoint tp, const uint64_t a[4])
+{
+    if (tp >= SNIC_TRACE__MAX) {
+        return g_strdup("?");
+    }
+    return g_strdup_printf(snic_events[tp].fmt, a[0], a[1], a[2], a[3]);
+}
+
+void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4])
+{
+    char *msg = snic_event_text(ge, a);
 
     snic_stat_inc(&c->stats.guest_errors);
-    va_start(ap, fmt);
-    c->ops->guest_error(c->opaque, fmt, ap);
-    va_end(ap);
+    snic_trace(c, ge, a);
+    c->ops->guest_error(c->opaque, ge, msg);
+    g_free(msg);
 }
 
 /* Every DMA goes through here so failures are counted and traced alike. */
@@ -32,7 +53,7 @@ int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
 {
     if (addr + len < addr || c->ops->dma_read(c->opaque, addr, buf, len)) {
         snic_stat_inc(&c->stats.dma_errors);
-        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 0, 0);
+        SNIC_EVENT(c, DMA_ERROR, addr, len, 0);
         return -1;
     }
     return 0;
@@ -42,7 +63,7 @@ int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
 {
     if (addr + len < addr || c->ops->dma_write(c->opaque, addr, buf, len)) {
         snic_stat_inc(&c->stats.dma_errors);
-        snic_trace(c, SNIC_TRACE_DMA_ERROR, addr, len, 1, 0);
+        SNIC_EVENT(c, DMA_ERROR, addr, len, 1);
         return -1;
     }
     return 0;
@@ -54,7 +75,7 @@ void snic_raise_irq(SnicCore *c, unsigned vector)
         return;     /* validated at queue creation; never trust it twice */
     }
     snic_stat_inc(&c->stats.irqs);
-    snic_trace(c, SNIC_TRACE_IRQ, vector, 0, 0, 0);
+    SNIC_EVENT(c, IRQ, vector);
     c->ops->raise_irq(c->opaque, vector);
 }
 

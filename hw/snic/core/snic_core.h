@@ -88,6 +88,10 @@ void snic_core_get_mac(SnicCore *c, uint8_t mac[6]);
 /* Capture every frame sent and received into 'pcap' (the core owns it). */
 void snic_core_set_pcap(SnicCore *c, SnicPcap *pcap);
 
+/* Name ("GE_CQ_RING") and formatted text of an event (g_free the text) */
+const char *snic_event_name(SnicTracePoint tp);
+char *snic_event_text(SnicTracePoint tp, const uint64_t a[4]);
+
 /* Little-endian snapshot of the device counters. */
 void snic_core_get_stats(SnicCore *c, struct snic_stats *out);
 

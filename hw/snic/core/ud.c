@@ -96,19 +96,20 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
     uint8_t st;
 
     if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
-        w->num_sge > SNIC_SQ_WQE_MAX_SGE || av->flags & ~SNIC_AV_IPV6 ||
-        w->flags & ~SNIC_WQE_FLAGS_ALL) {
-        snic_guest_error(c, "QP %u SQ WQE %u: op-code %u with %u SGEs and AV "
-                         "flags 0x%x (WQE flags 0x%x) is not a valid UD WQE",
-                         (unsigned)(qp - c->qps), qp->sq_comp, w->opcode,
-                         w->num_sge, av->flags, w->flags);
+        w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+        SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, qp->sq_comp,
+                         w->opcode, w->num_sge);
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (av->flags & ~SNIC_AV_IPV6 || w->flags & ~SNIC_WQE_FLAGS_ALL) {
+        /* address vector flags above the WQE's */
+        SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, qp->sq_comp,
+                         av->flags << 8 | w->flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     /* A user context sends only from an address the port owns */
     if (qp->ctx != SNIC_DB_KERNEL_PAGE && !source_owned(c, av)) {
-        snic_guest_error(c, "QP %u SQ WQE %u: source address is not in the "
-                         "port's GID table", (unsigned)(qp - c->qps),
-                         qp->sq_comp);
+        SNIC_GUEST_ERROR(c, GE_UD_SOURCE, qp - c->qps, qp->sq_comp);
         return SNIC_WC_LOC_PROT_ERR;
     }
     for (i = 0; i < w->num_sge; i++) {

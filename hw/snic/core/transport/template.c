@@ -79,6 +79,17 @@ void snic_dde_mark_from(SnicReq *r, uint32_t psn)
     }
 }
 
+void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
+                               SnicRtxReason why)
+{
+    SnicDde *d = &qp->req.dde;
+    uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
+
+    SNIC_EVENT(c, RETRANSMIT, qp - c->qps, psn, s < d->sent ? d->sent - s : 0,
+               why);
+    snic_dde_mark_from(&qp->req, psn);
+}
+
 /*
  * The segment to send next: the lowest one marked for retransmission, or a
  * new one if the credit engine allows it.

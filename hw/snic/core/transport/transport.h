@@ -65,8 +65,20 @@ typedef struct SnicProgram {
     void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
 } SnicProgram;
 
+/* Why segments are sent again (the RETRANSMIT event's reason). */
+typedef enum SnicRtxReason {
+    SNIC_RTX_NAK_SEQ,           /* a sequence NAK, or a lost response */
+    SNIC_RTX_TIMEOUT,           /* the retransmission timer expired */
+    SNIC_RTX_RNR,               /* an RNR wait ended */
+} SnicRtxReason;
+
 /* Programs (programs/, one file each) */
 extern const SnicProgram snic_program_gbn;
+
+/* template.c: what programs call */
+/* Send every segment from psn on again (a go-back-N step). */
+void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
+                               SnicRtxReason why);
 
 /* template.c: the data-delivery engine */
 void snic_dde_ack_upto(SnicReq *r, uint32_t psn);

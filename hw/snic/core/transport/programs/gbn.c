@@ -45,7 +45,7 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
             return;
         }
         r->retry_left--;
-        snic_dde_mark_from(r, fb->psn);
+        snic_transport_retransmit(c, qp, fb->psn, SNIC_RTX_NAK_SEQ);
         break;
     case SNIC_FB_RNR:
         if (qp->attr.rnr_retry != 7) {      /* 7 means retry for ever */
@@ -58,6 +58,8 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         r->rnr_psn = fb->psn;
         r->rnr_deadline = c->ops->now_ns(c->opaque) +
                           rnr_delay_ns(fb->syndrome);
+        SNIC_EVENT(c, RNR_WAIT, qp - c->qps, fb->psn,
+                   rnr_delay_ns(fb->syndrome));
         /* waiting out an RNR is not a timeout: no retransmit timer */
         r->rto_deadline = UINT64_MAX;
         snic_timer_hint(c, r->rnr_deadline);
@@ -74,7 +76,7 @@ static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 
     if (r->rnr_deadline != UINT64_MAX && now >= r->rnr_deadline) {
         r->rnr_deadline = UINT64_MAX;
-        snic_dde_mark_from(r, r->rnr_psn);
+        snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
         snic_req_arm_rto(c, qp);
     }
     if (r->rto_deadline != UINT64_MAX && now >= r->rto_deadline) {
@@ -82,12 +84,13 @@ static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
         if (!snic_dde_outstanding(r)) {
             return;
         }
+        SNIC_EVENT(c, TIMEOUT, qp - c->qps, r->dde.wnd_start, r->retry_left);
         if (!r->retry_left) {
             snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
             return;
         }
         r->retry_left--;
-        snic_dde_mark_from(r, r->dde.wnd_start);
+        snic_transport_retransmit(c, qp, r->dde.wnd_start, SNIC_RTX_TIMEOUT);
         snic_req_arm_rto(c, qp);
     }
 }
