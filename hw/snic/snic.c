@@ -37,7 +37,6 @@
 #define TYPE_SNIC "snic"
 OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 
-#define SNIC_MAX_VECTORS        64
 #define SNIC_MSIX_BAR_SIZE      (4 * KiB)
 #define SNIC_MSIX_PBA_OFFSET    (2 * KiB)
 #define SNIC_PCIE_CAP_OFFSET    0xa0
@@ -390,6 +389,10 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_qp = s->max_qps,
         .max_cq = s->max_cqs,
         .max_mr = s->max_mrs,
+        /* limits that are not properties */
+        .max_pd = SNIC_DEFAULT_MAX_PD,
+        .max_eq = SNIC_DEFAULT_MAX_EQ,
+        .max_mr_pages = SNIC_DEFAULT_MAX_MR_PAGES,
         .faults = {
             .drop_pct = s->wire_drop,
             .dup_pct = s->wire_dup,
@@ -397,57 +400,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
             .seed = s->wire_seed,
         },
     };
-    const struct {
-        const char *name;
-        uint32_t value, max;
-    } ranges[] = {
-        { "max-qps", s->max_qps, SNIC_MAX_OBJECTS },
-        { "max-cqs", s->max_cqs, SNIC_MAX_OBJECTS },
-        { "max-mrs", s->max_mrs, SNIC_MAX_OBJECTS },
-    };
-    const struct {
-        const char *name;
-        uint32_t pct;
-    } faults[] = {
-        { "wire-drop", s->wire_drop },
-        { "wire-dup", s->wire_dup },
-        { "wire-reorder", s->wire_reorder },
-    };
+    g_autoptr(GError) err = NULL;
     SnicPcap *pcap = NULL;
     unsigned v;
     int ret;
 
-    if (s->vectors < 1 || s->vectors > SNIC_MAX_VECTORS) {
-        error_setg(errp, "snic: vectors=%u is out of range 1..%u",
-                   s->vectors, SNIC_MAX_VECTORS);
+    /* one validation of every property, the core's */
+    if (!snic_core_config_check(&cfg, &err)) {
+        error_setg(errp, "snic: %s", err->message);
         return;
-    }
-    if (s->db_pages < 1 || s->db_pages > SNIC_DB_MAX_PAGES) {
-        error_setg(errp, "snic: doorbell-pages=%u is out of range 1..%u",
-                   s->db_pages, SNIC_DB_MAX_PAGES);
-        return;
-    }
-    /* the cache is direct-mapped: a power of two indexes it with a mask */
-    if (!is_power_of_2(s->tlb_entries) ||
-        s->tlb_entries > SNIC_MAX_OBJECTS) {
-        error_setg(errp, "snic: tlb-entries=%u must be a power of two in "
-                   "1..%u", s->tlb_entries, SNIC_MAX_OBJECTS);
-        return;
-    }
-
-    for (v = 0; v < ARRAY_SIZE(ranges); v++) {
-        if (ranges[v].value < 1 || ranges[v].value > ranges[v].max) {
-            error_setg(errp, "snic: %s=%u is out of range 1..%u",
-                       ranges[v].name, ranges[v].value, ranges[v].max);
-            return;
-        }
-    }
-    for (v = 0; v < ARRAY_SIZE(faults); v++) {
-        if (faults[v].pct > 100) {
-            error_setg(errp, "snic: %s=%u is not a percentage (0..100)",
-                       faults[v].name, faults[v].pct);
-            return;
-        }
     }
     if (s->pcap) {
         pcap = snic_pcap_open(s->pcap);
@@ -516,8 +477,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_timer_cb, s);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
-    s->core = snic_core_new(&cfg, &snic_host_ops, s);
-    assert(s->core);    /* every field was range-checked above */
+    s->core = snic_core_new(&cfg, &snic_host_ops, s, NULL);
+    assert(s->core);    /* its configuration was checked above */
     if (pcap) {
         snic_core_set_pcap(s->core, pcap);
     }

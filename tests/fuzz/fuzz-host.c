@@ -219,7 +219,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
     }
     h->mem = fz_mem_get();
     snic_sim_port_init(&h->port, 64);
-    h->core = snic_core_new(&cfg, &fz_ops, h);
+    h->core = snic_core_new(&cfg, &fz_ops, h, NULL);
     if (!h->core) {
         fz_fail("snic_core_new refused the fuzz configuration");
     }

@@ -157,6 +157,7 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
+    GError *err = NULL;
 
     cfg.num_db_pages = FAKE_DB_PAGES;
     cfg.num_vectors = FAKE_VECTORS;
@@ -166,8 +167,8 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    h->core = snic_core_new(&cfg, &fake_ops, h);
-    g_assert_nonnull(h->core);
+    h->core = snic_core_new(&cfg, &fake_ops, h, &err);
+    g_assert_no_error(err);
     h->port.core = h->core;
     return h;
 }

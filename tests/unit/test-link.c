@@ -149,12 +149,19 @@ static void test_drop_rate_and_seed(void)
 static void test_bad_percentages(void)
 {
     SnicCoreConfig cfg = { .num_db_pages = 1, .num_vectors = 1 };
+    GError *err = NULL;
 
     cfg.faults.drop_pct = 101;
-    g_assert_null(snic_core_new(&cfg, NULL, NULL));
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "wire-drop=101 is not a percentage "
+                    "(0..100)");
+    g_clear_error(&err);
     cfg.faults.drop_pct = 0;
     cfg.faults.reorder_pct = 1000;
-    g_assert_null(snic_core_new(&cfg, NULL, NULL));
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "wire-reorder=1000 is not a "
+                    "percentage (0..100)");
+    g_clear_error(&err);
 }
 
 /* Frames sent and received land in the capture, in order, whole. */

@@ -13,12 +13,74 @@
 #include "rdma.h"
 #include "wire.h"
 
-SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
-                        void *opaque)
-{
-    SnicCore *c;
+/* An error naming a field by its device property, for realize to report */
+static bool config_error(GError **errp, const char *fmt, ...)
+    G_GNUC_PRINTF(2, 3);
 
+static bool config_error(GError **errp, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    g_propagate_error(errp, g_error_new_valist(
+                          g_quark_from_static_string("snic-config"), 0, fmt,
+                          ap));
+    va_end(ap);
+    return false;
+}
+
+bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
+{
+    const struct {
+        const char *name;
+        uint32_t value, max;
+    } ranges[] = {
+        { "vectors", cfg->num_vectors, SNIC_MAX_VECTORS },
+        { "doorbell-pages", cfg->num_db_pages, SNIC_DB_MAX_PAGES },
+        { "max-qps", cfg->max_qp, SNIC_MAX_OBJECTS },
+        { "max-cqs", cfg->max_cq, SNIC_MAX_OBJECTS },
+        { "max-mrs", cfg->max_mr, SNIC_MAX_OBJECTS },
+        { "max_pd", cfg->max_pd, SNIC_MAX_OBJECTS },
+        { "max_eq", cfg->max_eq, SNIC_MAX_OBJECTS },
+        { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
+    };
+    const struct {
+        const char *name;
+        uint32_t pct;
+    } faults[] = {
+        { "wire-drop", cfg->faults.drop_pct },
+        { "wire-dup", cfg->faults.dup_pct },
+        { "wire-reorder", cfg->faults.reorder_pct },
+    };
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(ranges); i++) {
+        if (ranges[i].value < 1 || ranges[i].value > ranges[i].max) {
+            return config_error(errp, "%s=%u is out of range 1..%u",
+                                ranges[i].name, ranges[i].value,
+                                ranges[i].max);
+        }
+    }
+    /* the cache is direct-mapped: a power of two indexes it with a mask */
+    if (!cfg->tlb_entries || (cfg->tlb_entries & (cfg->tlb_entries - 1)) ||
+        cfg->tlb_entries > SNIC_MAX_OBJECTS) {
+        return config_error(errp, "tlb-entries=%u must be a power of two in "
+                            "1..%u", cfg->tlb_entries, SNIC_MAX_OBJECTS);
+    }
+    for (i = 0; i < G_N_ELEMENTS(faults); i++) {
+        if (faults[i].pct > 100) {
+            return config_error(errp, "%s=%u is not a percentage (0..100)",
+                                faults[i].name, faults[i].pct);
+        }
+    }
+    return true;
+}
+
+SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
+                        void *opaque, GError **errp)
+{
     SnicCoreConfig cf = *cfg;
+    SnicCore *c;
 
     cf.max_pd = cf.max_pd ? cf.max_pd : SNIC_DEFAULT_MAX_PD;
     cf.max_mr = cf.max_mr ? cf.max_mr : SNIC_DEFAULT_MAX_MR;
@@ -29,13 +91,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_qp = cf.max_qp ? cf.max_qp : SNIC_DEFAULT_MAX_QP;
     cf.max_cq = cf.max_cq ? cf.max_cq : SNIC_DEFAULT_MAX_CQ;
     cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
-    if (cf.num_db_pages < 1 || cf.num_db_pages > SNIC_DB_MAX_PAGES ||
-        cf.num_vectors < 1 || cf.max_pd > SNIC_MAX_OBJECTS ||
-        cf.max_mr > SNIC_MAX_OBJECTS ||
-        cf.tlb_entries > SNIC_MAX_OBJECTS || cf.max_qp > SNIC_MAX_OBJECTS ||
-        cf.max_cq > SNIC_MAX_OBJECTS || cf.max_eq > SNIC_MAX_OBJECTS ||
-        cf.faults.drop_pct > 100 || cf.faults.dup_pct > 100 ||
-        cf.faults.reorder_pct > 100) {
+    if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
     c = g_new0(SnicCore, 1);
@@ -46,10 +102,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_link_init(c, &cf.faults);
     snic_cq_init(c);
     snic_qp_init(c);
-    if (snic_mr_init(c)) {
-        snic_core_free(c);
-        return NULL;    /* tlb_entries is not a power of two */
-    }
+    snic_mr_init(c);
     snic_core_reset(c);
     return c;
 }

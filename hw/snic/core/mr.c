@@ -11,11 +11,11 @@
 /* Handles start at 1: a zeroed field never names a live object. */
 #define FIRST_HANDLE    1
 
-int snic_mr_init(SnicCore *c)
+void snic_mr_init(SnicCore *c)
 {
     c->pds = g_new0(SnicPd, (size_t)c->cfg.max_pd + FIRST_HANDLE);
     c->mrs = g_new0(SnicMr, (size_t)c->cfg.max_mr + FIRST_HANDLE);
-    return snic_tlb_init(c, c->cfg.tlb_entries);
+    snic_tlb_init(c, c->cfg.tlb_entries);
 }
 
 void snic_mr_free(SnicCore *c)

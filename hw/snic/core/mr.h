@@ -32,7 +32,7 @@ typedef enum SnicMrCheck {
     SNIC_MR_BOUNDS,             /* outside the region */
 } SnicMrCheck;
 
-int snic_mr_init(SnicCore *c);
+void snic_mr_init(SnicCore *c);
 SnicPd *snic_pd_get(SnicCore *c, uint32_t pdn);
 void snic_mr_free(SnicCore *c);
 void snic_mr_reset(SnicCore *c);

@@ -15,19 +15,11 @@ struct SnicTlbEntry {
     uint64_t page;
 };
 
-static bool is_pow2(uint32_t v)
+/* entries is a power of two (snic_core_config_check) */
+void snic_tlb_init(SnicCore *c, uint32_t entries)
 {
-    return v && !(v & (v - 1));
-}
-
-int snic_tlb_init(SnicCore *c, uint32_t entries)
-{
-    if (!is_pow2(entries)) {
-        return -1;
-    }
     c->tlb = g_new0(SnicTlbEntry, entries);
     c->tlb_mask = entries - 1;
-    return 0;
 }
 
 void snic_tlb_free(SnicCore *c)

@@ -54,7 +54,7 @@ uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,
                        uint64_t bytes);
 
 /* Translation cache */
-int snic_tlb_init(SnicCore *c, uint32_t entries);
+void snic_tlb_init(SnicCore *c, uint32_t entries);
 void snic_tlb_free(SnicCore *c);
 void snic_tlb_flush(SnicCore *c);
 /* Drop the cached entries of one page list (before it may change). */

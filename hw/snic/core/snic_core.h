@@ -11,6 +11,7 @@
 #ifndef SNIC_CORE_H
 #define SNIC_CORE_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,10 +30,15 @@
 #define SNIC_DEFAULT_MAX_CQ         1024
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_MAX_OBJECTS            (1u << 20)
+#define SNIC_MAX_VECTORS            64
 
+/*
+ * The device's configuration (QEMU: its properties, named in errors).
+ * Validated in one place, snic_core_config_check().
+ */
 typedef struct SnicCoreConfig {
     uint32_t num_db_pages;      /* 1..SNIC_DB_MAX_PAGES */
-    uint32_t num_vectors;       /* >= 1; vector 0 = admin + async events */
+    uint32_t num_vectors;       /* 1..SNIC_MAX_VECTORS; 0 = admin + AEQ */
     uint8_t mac[6];             /* power-on MAC address */
     uint32_t max_pd;            /* 1..SNIC_MAX_OBJECTS */
     uint32_t max_mr;            /* 1..SNIC_MAX_OBJECTS */
@@ -46,9 +52,18 @@ typedef struct SnicCoreConfig {
 
 typedef struct SnicCore SnicCore;
 
-/* Returns NULL if the configuration is out of range. */
+/*
+ * True if every field is in range; else false with an error that names
+ * the field by its device property (e.g. "vectors=0 is out of range").
+ */
+bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp);
+
+/*
+ * A device with this configuration; limits left 0 take the defaults
+ * above. NULL (and the error) if the configuration is out of range.
+ */
 SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
-                        void *opaque);
+                        void *opaque, GError **errp);
 void snic_core_free(SnicCore *c);
 
 /* Back to power-on state (device reset, FLR, SNIC_CTRL_RESET). */
