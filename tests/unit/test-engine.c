@@ -1502,6 +1502,48 @@ static void test_rnr_wait_is_not_timeout(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * Work posted while an RNR wait is pending waits with it: nothing is sent,
+ * no retransmission timer runs, so rnr_retry = 7 never ends in RETRY_EXC
+ * (IBA 9.7.5.2.8: the RNR timer, not the local ACK timeout, governs).
+ */
+static void test_rnr_wait_holds_new_work(void)
+{
+    SnicSim *sim = snic_sim_new(25);
+    struct snic_qp_attr at;
+    uint64_t tx;
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 2, 7);
+    memset(&at, 0, sizeof(at));
+    at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    at.min_rnr_timer = 0;                       /* 655 ms */
+    node_modify(&b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_MIN_RNR_TIMER, &at);
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run_until(sim, 100000);            /* the RNR NAK is back */
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RNR_WAIT], ==, 1);
+    tx = FAKE_STAT(a.h, rdma_tx_packets);
+    for (i = 2; i <= 4; i++) {
+        node_post_send(&a, i, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    }
+    snic_sim_run_until(sim, 100000000);         /* 100 ms, local timeout 1 */
+    g_assert_false(node_poll_cq(&a, &c));
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, tx);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_TIMEOUT], ==, 0);
+    for (i = 1; i <= 4; i++) {
+        node_post_recv(&b, i, BUF + 0x1000 * i, 100);
+    }
+    snic_sim_run(sim, 1000000);
+    for (i = 1; i <= 4; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -1628,6 +1670,8 @@ int main(int argc, char **argv)
                     test_read_response_acks_before);
     g_test_add_func("/engine/rnr-wait-is-not-timeout",
                     test_rnr_wait_is_not_timeout);
+    g_test_add_func("/engine/iba/rnr-wait-holds-new-work",
+                    test_rnr_wait_holds_new_work);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

@@ -36,7 +36,9 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
 
-    if (!qp->attr.timeout || !snic_dde_outstanding(r)) {
+    /* while an RNR wait runs, its timer alone governs (IBA 9.7.5.2.8) */
+    if (!qp->attr.timeout || !snic_dde_outstanding(r) ||
+        r->rnr_deadline != UINT64_MAX) {
         r->rto_deadline = UINT64_MAX;
         return;
     }
@@ -331,7 +333,12 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
     SnicReq *r = &qp->req;
     unsigned done = 0;
 
-    while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c)) {
+    /*
+     * The responder asked for time with an RNR NAK: nothing goes out until
+     * the wait ends, new work included (it would only draw more NAKs).
+     */
+    while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c) &&
+           r->rnr_deadline == UINT64_MAX) {
         SnicSendWqe *info;
         uint32_t psn, count;
         bool rtx;
