@@ -21,18 +21,22 @@
 #include "wire.h"
 
 /*
- * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, and
- * an ACK never replaces an RNR NAK still waiting to go out.
+ * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, an
+ * ACK never replaces an RNR NAK still waiting to go out, and replaces a
+ * sequence NAK only when it acknowledges the NAK's PSN (the gap filled):
+ * a duplicate's re-ACK, for older PSNs, leaves the NAK to go out.
  */
 static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
 {
     uint8_t pending = qp->resp.ack_syndrome;
+    bool ack = SNIC_AETH_KIND(syn) == SNIC_AETH_KIND_ACK;
 
     if (qp->resp.fatal ||
-        (qp->resp.ack_pending && pending != SNIC_AETH_NAK_SEQ &&
-         SNIC_AETH_KIND(pending) != SNIC_AETH_KIND_ACK &&
-         SNIC_AETH_KIND(syn) == SNIC_AETH_KIND_ACK)) {
-        return;     /* a sequence NAK made obsolete by progress may go */
+        (qp->resp.ack_pending && ack &&
+         (pending == SNIC_AETH_NAK_SEQ ?
+          snic_psn_cmp(psn, qp->resp.ack_psn) < 0 :
+          SNIC_AETH_KIND(pending) != SNIC_AETH_KIND_ACK))) {
+        return;
     }
     qp->resp.ack_pending = true;
     qp->resp.ack_syndrome = syn;
