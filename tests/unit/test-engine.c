@@ -1594,6 +1594,77 @@ static void test_duplicate_keeps_nak(void)
     node_pair_free(sim, &a, &b);
 }
 
+/* A READ request from 'from' to 'to' for [va, va + len) of rkey. */
+static void inject_read(Node *from, Node *to, uint32_t psn, uint64_t va,
+                        uint32_t rkey, uint32_t len)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t flen;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(from->h->core, &from->h->core->qps[from->qpn], &p);
+    p.opcode = SNIC_OP_RC_READ_REQUEST;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.ackreq = true;
+    p.reth.va = va;
+    p.reth.rkey = rkey;
+    p.reth.len = len;
+    flen = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+}
+
+/*
+ * The largest READ IBA allows (2^31 bytes) at the smallest path MTU spans
+ * 2^23 PSNs, half the PSN space: a duplicate of any of its PSNs must still
+ * replay it from there, not be taken for an unknown old request.
+ */
+static void test_read_half_psn_space(void)
+{
+    const uint64_t iova = 1ull << 32, pbl = FAKE_MEM_BASE + 0x60000;
+    const uint32_t npages = 1024;               /* 1024 x 2 MiB = 2 GiB */
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(27);
+    struct snic_admin_cmd cmd;
+    SnicRespRes *res = NULL;
+    uint32_t epsn, rkey, i;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_256, 7, 7);
+    for (i = 0; i < npages; i++) {
+        node_wr64(&b, pbl + 8 * i, FAKE_MEM_BASE + 0x400000);  /* aliased */
+    }
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(iova);
+    cmd.reg_mr.length = GUINT64_TO_LE(1ull << 31);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(pbl);
+    cmd.reg_mr.npages = GUINT32_TO_LE(npages);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(b.pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_READ);
+    cmd.reg_mr.page_shift = SNIC_PAGE_SHIFT_2M;
+    cmd.reg_mr.key = 0x44;
+    rkey = node_admin_ok(b.h, &cmd);
+
+    epsn = b.h->core->qps[b.qpn].resp.epsn;
+    inject_read(&a, &b, epsn, iova, rkey, 1u << 31);
+    for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
+        if (b.h->core->qps[b.qpn].resp.res[i].valid) {
+            res = &b.h->core->qps[b.qpn].resp.res[i];
+        }
+    }
+    g_assert_nonnull(res);
+    g_assert_cmpuint(res->npsn, ==, 1u << 23);
+    /* a retry of the READ from its 6th response on */
+    inject_read(&a, &b, epsn + 5, iova + 5 * 256, rkey, (1u << 31) - 5 * 256);
+    g_assert_cmpuint(res->next, ==, 5);
+    /* and from its last one */
+    inject_read(&a, &b, epsn + (1u << 23) - 1, iova + (1ull << 31) - 256,
+                rkey, 256);
+    g_assert_cmpuint(res->next, ==, (1u << 23) - 1);
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -1724,6 +1795,8 @@ int main(int argc, char **argv)
                     test_rnr_wait_holds_new_work);
     g_test_add_func("/engine/iba/duplicate-keeps-nak",
                     test_duplicate_keeps_nak);
+    g_test_add_func("/engine/iba/read-half-psn-space",
+                    test_read_half_psn_space);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

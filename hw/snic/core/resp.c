@@ -167,7 +167,9 @@ static SnicRespRes *res_alloc(SnicQp *qp)
 
 /*
  * The resource a duplicate READ (atomic) request at psn refers to: of the
- * same kind, and behind ePSN (after a PSN wrap an old one must not match).
+ * same kind, wholly behind ePSN, with psn among its PSNs. Distances are
+ * unsigned from its first PSN, because a READ may span half the PSN space
+ * (2^31 bytes at a 256-byte MTU), where a signed comparison is undecided.
  */
 static SnicRespRes *res_find(SnicQp *qp, uint32_t psn, bool atomic)
 {
@@ -175,12 +177,11 @@ static SnicRespRes *res_find(SnicQp *qp, uint32_t psn, bool atomic)
 
     for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
         SnicRespRes *r = &qp->resp.res[i];
+        uint32_t off = (psn - r->first_psn) & SNIC_PSN_MASK;
+        uint32_t executed = (qp->resp.epsn - r->first_psn) & SNIC_PSN_MASK;
 
-        if (r->valid && r->atomic == atomic &&
-            snic_psn_cmp(qp->resp.epsn, r->first_psn) > 0 &&
-            snic_psn_cmp(psn, r->first_psn) >= 0 &&
-            snic_psn_cmp(psn, (r->first_psn + r->npsn - 1) &
-                              SNIC_PSN_MASK) <= 0) {
+        if (r->valid && r->atomic == atomic && executed >= r->npsn &&
+            off < r->npsn) {
             return r;
         }
     }
