@@ -58,7 +58,6 @@ struct SnicState {
     VMChangeStateEntry *vmstate_change;
     Error *migration_blocker;
     bool vm_running;
-    bool rx_flush_pending;
     bool rx_purge_pending;
     /*
      * Set by unrealize. The core lives until finalize, because unrealize
@@ -156,17 +155,9 @@ static void snic_host_kick(void *opaque)
 }
 
 /*
- * Called from the doorbell handler and from reset: never deliver or drop
- * frames in the middle of a device operation, do it from the BH.
+ * Called from reset: never drop frames in the middle of a device
+ * operation, do it from the BH.
  */
-static void snic_host_rx_resume(void *opaque)
-{
-    SnicState *s = opaque;
-
-    s->rx_flush_pending = true;
-    snic_host_kick(s);
-}
-
 static void snic_host_rx_purge(void *opaque)
 {
     SnicState *s = opaque;
@@ -224,7 +215,6 @@ static const SnicHostOps snic_host_ops = {
     .raise_irq = snic_host_raise_irq,
     .clear_irq = snic_host_clear_irq,
     .kick = snic_host_kick,
-    .rx_resume = snic_host_rx_resume,
     .rx_purge = snic_host_rx_purge,
     .now_ns = snic_host_now_ns,
     .timer_mod = snic_host_timer_mod,
@@ -245,10 +235,6 @@ static void snic_bh(void *opaque)
     if (s->rx_purge_pending) {
         s->rx_purge_pending = false;
         qemu_flush_or_purge_queued_packets(nc, true);
-    }
-    if (s->rx_flush_pending) {
-        s->rx_flush_pending = false;
-        qemu_flush_queued_packets(nc);
     }
     /* The engine's DMA may unplug the device: keep it alive until done. */
     object_ref(OBJECT(s));
@@ -327,13 +313,6 @@ static const MemoryRegionOps snic_doorbell_ops = {
 
 /* ---- NIC backend ---- */
 
-static bool snic_net_can_receive(NetClientState *nc)
-{
-    SnicState *s = qemu_get_nic_opaque(nc);
-
-    return snic_core_can_receive(s->core);
-}
-
 static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
                                 size_t size)
 {
@@ -359,7 +338,6 @@ static void snic_net_link_status_changed(NetClientState *nc)
 static NetClientInfo snic_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .can_receive = snic_net_can_receive,
     .receive = snic_net_receive,
     .link_status_changed = snic_net_link_status_changed,
 };
@@ -369,14 +347,8 @@ static NetClientInfo snic_net_info = {
 static void snic_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
                               int len)
 {
-    SnicState *s = SNIC(pdev);
-
     pci_default_write_config(pdev, addr, val, len);
     pcie_cap_flr_write_config(pdev, addr, val, len);
-    if (range_covers_byte(addr, len, PCI_COMMAND) &&
-        (pdev->config[PCI_COMMAND] & PCI_COMMAND_MASTER)) {
-        snic_host_rx_resume(s);
-    }
 }
 
 static void snic_realize(PCIDevice *pdev, Error **errp)
@@ -537,7 +509,6 @@ static void snic_reset_hold(Object *obj, ResetType type)
 {
     SnicState *s = SNIC(obj);
 
-    s->rx_flush_pending = false;
     snic_core_reset(s->core);
     qemu_purge_queued_packets(qemu_get_queue(s->nic));
 }

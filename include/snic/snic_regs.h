@@ -176,7 +176,7 @@ struct snic_stats {
     __le64 rx_too_long;         /* larger than the posted buffer / MTU */
     __le64 rx_filtered;         /* unicast to another MAC */
     __le64 rx_rdma_reserved;    /* UDP/4791: for the RDMA engine */
-    __le64 rx_no_buffer;        /* times RX waited for a buffer */
+    __le64 rx_no_buffer;        /* frames that waited for an RX buffer */
     __le64 irqs;                /* MSI-X messages requested */
     __le64 tlb_hits;            /* translations found in the cache */
     __le64 tlb_misses;          /* ... read from the MTT in host memory */

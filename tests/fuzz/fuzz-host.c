@@ -162,7 +162,6 @@ static const SnicHostOps fz_ops = {
     .raise_irq = fh_raise_irq,
     .clear_irq = fh_clear_irq,
     .kick = fh_kick,
-    .rx_resume = fh_nop,
     .rx_purge = fh_nop,
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,

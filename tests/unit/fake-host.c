@@ -82,11 +82,6 @@ static void fh_kick(void *opaque)
     snic_sim_port_kick(&h->port);
 }
 
-static void fh_rx_resume(void *opaque)
-{
-    ((FakeHost *)opaque)->rx_resumes++;
-}
-
 static void fh_rx_purge(void *opaque)
 {
     ((FakeHost *)opaque)->rx_purges++;
@@ -138,7 +133,6 @@ static const SnicHostOps fake_ops = {
     .raise_irq = fh_raise_irq,
     .clear_irq = fh_clear_irq,
     .kick = fh_kick,
-    .rx_resume = fh_rx_resume,
     .rx_purge = fh_rx_purge,
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,

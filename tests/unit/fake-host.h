@@ -36,7 +36,6 @@ typedef struct FakeHost {
     unsigned irqs[FAKE_VECTORS];
     unsigned irq_clears[FAKE_VECTORS];
     unsigned kicks;
-    unsigned rx_resumes;
     unsigned rx_purges;
     /* A DMA write covering this address resets the device (like FLR). */
     uint64_t reset_on_write;

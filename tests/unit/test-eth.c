@@ -304,8 +304,6 @@ static void test_rx_deliver(void)
     post_rx(h, 0, 2048);
     post_rx(h, 1, 2048);
     fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 2);
-    g_assert_cmpuint(h->rx_resumes, >=, 1);
-    g_assert_true(snic_core_can_receive(h->core));
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
     d = read_desc(h, FAKE_RX_RING, 0, 4);
     g_assert_cmpuint(GUINT16_FROM_LE(d.len), ==, len);
@@ -406,29 +404,67 @@ static void test_rx_rocev2_reserved(void)
     fake_host_free(h);
 }
 
-static void test_rx_backpressure(void)
+/*
+ * No RX buffer: frames wait in the port's receive FIFO, in order, and go
+ * to the buffers posted later; a full FIFO drops (counted), and stopping
+ * the ring drops what waits for it.
+ */
+static void test_rx_fifo(void)
 {
     FakeHost *h = eth_host();
     uint8_t frame[128];
     size_t len = fake_frame(frame, fake_mac, 0x0800, 64, 9);
-    unsigned resumes;
+    struct snic_eth_desc d;
+    unsigned i;
 
     /* no ring started: frames are dropped, never queued forever */
-    g_assert_true(snic_core_can_receive(h->core));
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
     g_assert_cmpuint(FAKE_STAT(h, rx_dropped), ==, 1);
-    /* started ring without buffers: refuse, so the backend keeps it */
-    fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 4, 1, 0);
-    g_assert_false(snic_core_can_receive(h->core));
-    g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, 0);
-    g_assert_cmpuint(FAKE_STAT(h, rx_no_buffer), ==, 1);
-    resumes = h->rx_resumes;
-    post_rx(h, 0, 2048);
-    fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 1);
-    g_assert_cmpuint(h->rx_resumes, ==, resumes + 1);
-    g_assert_true(snic_core_can_receive(h->core));
+    fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 5, 1, 0);
+    for (i = 0; i < SNIC_ETH_RX_FIFO + 2; i++) {
+        frame[14] = i;
+        g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, rx_no_buffer), ==, SNIC_ETH_RX_FIFO);
+    g_assert_cmpuint(FAKE_STAT(h, rx_dropped), ==, 3);
+    for (i = 0; i < 4; i++) {
+        post_desc(h, FAKE_RX_RING, i, 5, FAKE_BUFS + i * 0x4000, 2048, 0);
+    }
+    fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 4);
+    fake_run(h);
+    for (i = 0; i < 4; i++) {
+        d = read_desc(h, FAKE_RX_RING, i, 5);
+        g_assert_cmphex(GUINT16_FROM_LE(d.flags), ==, SNIC_ETH_DESC_DONE);
+        g_assert_cmpuint(*(uint8_t *)fake_ptr(h, FAKE_BUFS + i * 0x4000 + 14,
+                                              1), ==, i);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, rx_frames), ==, 4);
+    /* a new frame goes behind the ones still waiting */
+    frame[14] = 0xee;
     g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
-    g_assert_false(snic_core_can_receive(h->core));
+    g_assert_cmpuint(queue_cmd(h, SNIC_ADMIN_STOP_ETH_QUEUE, SNIC_ETH_QUEUE_RX,
+                               0), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(FAKE_STAT(h, rx_dropped), ==, 3 + SNIC_ETH_RX_FIFO - 4 + 1);
+    fake_host_free(h);
+}
+
+/*
+ * RoCE never waits behind Ethernet frames the host has no buffer for:
+ * the Ethernet frame is taken (held), and the RoCE frame after it reaches
+ * the RDMA engine at once.
+ */
+static void test_roce_passes_waiting_ethernet(void)
+{
+    FakeHost *h = eth_host();
+    uint8_t frame[128], f[128];
+    size_t len = fake_frame(frame, fake_mac, 0x0800, 64, 9), rlen;
+
+    fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 4, 1, 0);
+    g_assert_cmpint(snic_core_receive(h->core, frame, len), ==, len);
+    rlen = udp_frame(f, false, SNIC_ROCEV2_UDP_PORT, false);
+    g_assert_cmpint(snic_core_receive(h->core, f, rlen), ==, rlen);
+    g_assert_cmpuint(FAKE_STAT(h, rx_rdma_reserved), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, 1);
     fake_host_free(h);
 }
 
@@ -464,9 +500,9 @@ static void test_rx_doorbell_window(void)
     fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 9);  /* 9 > 8 entries */
     fake_doorbell(h, 0, SNIC_DB_ETH_RX, 1, 1);  /* no queue 1 */
     g_assert_cmpuint(FAKE_STAT(h, doorbells_invalid), ==, 2);
-    g_assert_false(snic_core_can_receive(h->core));
+    g_assert_cmpuint(h->core->rxq[0].tail, ==, 0);
     fake_doorbell(h, 0, SNIC_DB_ETH_RX, 0, 8);
-    g_assert_true(snic_core_can_receive(h->core));
+    g_assert_cmpuint(h->core->rxq[0].tail, ==, 8);
     fake_host_free(h);
 }
 
@@ -554,7 +590,9 @@ int main(int argc, char **argv)
     g_test_add_func("/core/eth/rx-filter-and-limits",
                     test_rx_filter_and_limits);
     g_test_add_func("/core/eth/rx-rocev2-reserved", test_rx_rocev2_reserved);
-    g_test_add_func("/core/eth/rx-backpressure", test_rx_backpressure);
+    g_test_add_func("/core/eth/rx-fifo", test_rx_fifo);
+    g_test_add_func("/core/eth/roce-passes-waiting-ethernet",
+                    test_roce_passes_waiting_ethernet);
     g_test_add_func("/core/eth/rx-bad-buffer", test_rx_bad_buffer);
     g_test_add_func("/core/eth/rx-doorbell-window", test_rx_doorbell_window);
     g_test_add_func("/core/eth/irq-moderation", test_irq_moderation);

@@ -217,48 +217,33 @@ bool snic_core_run(SnicCore *c, unsigned budget)
     return more && snic_ready(c);
 }
 
-bool snic_core_can_receive(SnicCore *c)
-{
-    /* Refuse only when a started ring is out of buffers: back-pressure. */
-    return !snic_eth_rx_blocked(c);
-}
-
 /* Where a received frame goes: the RDMA engine, the Ethernet ring, or away */
-static ssize_t snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
+static void snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
 {
     if (!snic_ready(c) || !c->link_up || len < SNIC_ETH_HLEN) {
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
-                                SNIC_DROP_NOT_READY);
-    }
-    if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_filtered, len,
-                                SNIC_DROP_MAC_FILTER);
-    }
-    /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
-    if (len > snic_max_frame(c)) {
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
-                                SNIC_DROP_OVER_MTU);
-    }
-    if (snic_frame_is_rocev2(f, len)) {
+        snic_eth_rx_drop(c, &c->stats.rx_dropped, len, SNIC_DROP_NOT_READY);
+    } else if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
+        snic_eth_rx_drop(c, &c->stats.rx_filtered, len, SNIC_DROP_MAC_FILTER);
+    } else if (len > snic_max_frame(c)) {
+        /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
+        snic_eth_rx_drop(c, &c->stats.rx_too_long, len, SNIC_DROP_OVER_MTU);
+    } else if (snic_frame_is_rocev2(f, len)) {
         /* the RDMA engine's, whether or not an RX ring runs */
         snic_rdma_receive(c, f, len);
-        return snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
-                                SNIC_DROP_ROCEV2);
+        snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
+                         SNIC_DROP_ROCEV2);
+    } else {
+        snic_eth_receive(c, f, len);
     }
-    return snic_eth_receive(c, f, len);
 }
 
 ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
 {
-    ssize_t ret;
-
     snic_enter(c);
-    ret = snic_dispatch_rx(c, buf, len);
-    if (ret) {
-        snic_link_rx(c, buf, len);  /* once, not each time it is retried */
-    }
+    snic_link_rx(c, buf, len);
+    snic_dispatch_rx(c, buf, len);
     snic_leave(c);
-    return ret;
+    return len;
 }
 
 void snic_core_set_link(SnicCore *c, bool up)

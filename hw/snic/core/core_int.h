@@ -23,6 +23,8 @@
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
+/* Ethernet frames the port holds while the host posts no RX buffer */
+#define SNIC_ETH_RX_FIFO    16
 
 typedef struct SnicEthQueue {
     bool created;
@@ -97,6 +99,15 @@ struct SnicCore {
 
     SnicEthQueue txq[SNIC_ETH_MAX_TXQS];
     SnicEthQueue rxq[SNIC_ETH_MAX_RXQS];
+    /*
+     * The port's receive FIFO for Ethernet frames that found no RX buffer
+     * (free-running indices): the wire never waits for the host's buffers,
+     * so RoCE behind them is never held up; full, the MAC drops.
+     */
+    uint32_t rx_fifo_head;
+    uint32_t rx_fifo_tail;
+    uint16_t rx_fifo_len[SNIC_ETH_RX_FIFO];
+    uint8_t rx_fifo[SNIC_ETH_RX_FIFO][SNIC_ETH_MAX_FRAME];
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
@@ -195,10 +206,9 @@ uint16_t snic_eth_stop_queue(SnicCore *c,
 void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                        uint32_t index);
 bool snic_eth_run(SnicCore *c, unsigned budget);
-bool snic_eth_rx_blocked(SnicCore *c);
-ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
-                         SnicDropReason reason);
-ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len);
+void snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
+                      SnicDropReason reason);
+void snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len);
 uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
 bool snic_frame_is_rocev2(const uint8_t *frame, size_t len);
 

@@ -180,11 +180,7 @@ uint16_t snic_eth_start_queue(SnicCore *c,
         return SNIC_ADMIN_BAD_STATE;
     }
     q->started = true;
-    if (p->type == SNIC_ETH_QUEUE_TX) {
-        c->ops->kick(c->opaque);
-    } else {
-        c->ops->rx_resume(c->opaque);
-    }
+    c->ops->kick(c->opaque);    /* frames to send, or waiting for buffers */
     return SNIC_ADMIN_OK;
 }
 
@@ -200,6 +196,15 @@ uint16_t snic_eth_stop_queue(SnicCore *c,
         return SNIC_ADMIN_BAD_STATE;
     }
     q->started = false;
+    if (p->type == SNIC_ETH_QUEUE_RX) {
+        /* frames waiting for this ring are the host's no more */
+        while (c->rx_fifo_head != c->rx_fifo_tail) {
+            snic_eth_rx_drop(c, &c->stats.rx_dropped,
+                             c->rx_fifo_len[c->rx_fifo_head++ %
+                                            SNIC_ETH_RX_FIFO],
+                             SNIC_DROP_NOT_READY);
+        }
+    }
     if (q->irq_pending) {
         q->irq_pending = false;     /* deliver what completed */
         snic_raise_irq(c, q->vector);
@@ -227,11 +232,7 @@ void snic_eth_doorbell(SnicCore *c, uint8_t type, uint32_t qid, uint32_t index)
     q->tail = index;
     snic_stat_inc(&c->stats.doorbells);
     if (q->started) {
-        if (tx) {
-            c->ops->kick(c->opaque);
-        } else {
-            c->ops->rx_resume(c->opaque);
-        }
+        c->ops->kick(c->opaque);
     }
     return;
 
@@ -344,9 +345,98 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
     return true;
 }
 
+void snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
+                      SnicDropReason reason)
+{
+    snic_stat_inc(counter);
+    SNIC_EVENT(c, ETH_DROP, 1, len, reason);
+}
+
+/*
+ * Place a frame in the next RX buffer, which the caller saw posted. The
+ * buffer is used up unless the frame is too long for it.
+ */
+static void snic_eth_rx_place(SnicCore *c, const uint8_t *f, size_t len)
+{
+    SnicEthQueue *q = &c->rxq[0];
+    struct snic_eth_desc d;
+    uint64_t addr;
+    uint16_t flags;
+
+    addr = desc_addr(q, q->head);
+    if (snic_dma_read(c, addr, &d, sizeof(d))) {
+        SNIC_GUEST_ERROR(c, GE_ETH_RX_RING, q->head, addr);
+        q->head++;
+        snic_eth_rx_drop(c, &c->stats.rx_dropped, len, SNIC_DROP_BAD_RX_RING);
+        return;
+    }
+    if (GUINT16_FROM_LE(d.len) < len) {
+        /* The buffer stays posted for a frame that fits. */
+        snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
+                         SNIC_DROP_BUFFER_SMALL);
+        return;
+    }
+    flags = SNIC_ETH_DESC_DONE;
+    if (snic_dma_write(c, GUINT64_FROM_LE(d.addr), f, len)) {
+        SNIC_GUEST_ERROR(c, GE_ETH_RX_BUFFER, q->head,
+                         GUINT64_FROM_LE(d.addr));
+        flags |= SNIC_ETH_DESC_ERR;
+        d.len = 0;
+        snic_stat_inc(&c->stats.rx_dropped);
+    } else {
+        d.len = GUINT16_TO_LE(len);
+        snic_stat_inc(&c->stats.rx_frames);
+        snic_stat_add(&c->stats.rx_bytes, len);
+        SNIC_EVENT(c, ETH_RX, 0, len);
+    }
+    d.flags = GUINT16_TO_LE(flags);
+    snic_eth_writeback(c, q, q->head, &d, true);
+    q->head++;
+    snic_eth_signal(c, q);
+}
+
+/*
+ * A frame for the host: into the next RX buffer, or, with none posted (or
+ * frames already waiting, which go first), into the receive FIFO.
+ */
+void snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
+{
+    SnicEthQueue *q = &c->rxq[0];
+    uint32_t slot;
+
+    if (!q->started) {
+        snic_eth_rx_drop(c, &c->stats.rx_dropped, len, SNIC_DROP_NOT_READY);
+    } else if (q->head != q->tail && c->rx_fifo_head == c->rx_fifo_tail) {
+        snic_eth_rx_place(c, f, len);
+    } else if (c->rx_fifo_tail - c->rx_fifo_head < SNIC_ETH_RX_FIFO) {
+        snic_stat_inc(&c->stats.rx_no_buffer);
+        slot = c->rx_fifo_tail++ % SNIC_ETH_RX_FIFO;
+        memcpy(c->rx_fifo[slot], f, len);
+        c->rx_fifo_len[slot] = len;
+    } else {
+        snic_eth_rx_drop(c, &c->stats.rx_dropped, len, SNIC_DROP_NO_BUFFER);
+    }
+}
+
+/* Frames waiting in the receive FIFO into the buffers posted since. */
+static bool snic_eth_rx_fifo_run(SnicCore *c, unsigned budget)
+{
+    SnicEthQueue *q = &c->rxq[0];
+    unsigned done = 0;
+
+    while (done < budget && q->started && q->head != q->tail &&
+           c->rx_fifo_head != c->rx_fifo_tail && snic_ready(c)) {
+        uint32_t slot = c->rx_fifo_head++ % SNIC_ETH_RX_FIFO;
+
+        snic_eth_rx_place(c, c->rx_fifo[slot], c->rx_fifo_len[slot]);
+        done++;
+    }
+    return done == budget;
+}
+
 bool snic_eth_run(SnicCore *c, unsigned budget)
 {
-    bool more = false;
+    bool more = snic_eth_rx_fifo_run(c, budget);
     uint32_t qid;
 
     for (qid = 0; qid < SNIC_ETH_MAX_TXQS; qid++) {
@@ -366,70 +456,6 @@ bool snic_eth_run(SnicCore *c, unsigned budget)
         more |= done == budget && q->head != q->tail;
     }
     return more;
-}
-
-/* A started RX ring is out of buffers: the wire must hold frames back. */
-bool snic_eth_rx_blocked(SnicCore *c)
-{
-    const SnicEthQueue *q = &c->rxq[0];
-
-    return snic_ready(c) && q->started && c->link_up && q->head == q->tail;
-}
-
-ssize_t snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
-                         SnicDropReason reason)
-{
-    snic_stat_inc(counter);
-    SNIC_EVENT(c, ETH_DROP, 1, len, reason);
-    return len;
-}
-
-/* A frame for the host: into the next RX buffer (0: none posted yet). */
-ssize_t snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len)
-{
-    SnicEthQueue *q = &c->rxq[0];
-    struct snic_eth_desc d;
-    uint64_t addr;
-    uint16_t flags;
-
-    if (!q->started) {
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
-                                SNIC_DROP_NOT_READY);
-    }
-    if (q->head == q->tail) {
-        snic_stat_inc(&c->stats.rx_no_buffer);
-        return 0;
-    }
-    addr = desc_addr(q, q->head);
-    if (snic_dma_read(c, addr, &d, sizeof(d))) {
-        SNIC_GUEST_ERROR(c, GE_ETH_RX_RING, q->head, addr);
-        q->head++;
-        return snic_eth_rx_drop(c, &c->stats.rx_dropped, len,
-                                SNIC_DROP_BAD_RX_RING);
-    }
-    if (GUINT16_FROM_LE(d.len) < len) {
-        /* The buffer stays posted for a frame that fits. */
-        return snic_eth_rx_drop(c, &c->stats.rx_too_long, len,
-                                SNIC_DROP_BUFFER_SMALL);
-    }
-    flags = SNIC_ETH_DESC_DONE;
-    if (snic_dma_write(c, GUINT64_FROM_LE(d.addr), f, len)) {
-        SNIC_GUEST_ERROR(c, GE_ETH_RX_BUFFER, q->head,
-                         GUINT64_FROM_LE(d.addr));
-        flags |= SNIC_ETH_DESC_ERR;
-        d.len = 0;
-        snic_stat_inc(&c->stats.rx_dropped);
-    } else {
-        d.len = GUINT16_TO_LE(len);
-        snic_stat_inc(&c->stats.rx_frames);
-        snic_stat_add(&c->stats.rx_bytes, len);
-        SNIC_EVENT(c, ETH_RX, 0, len);
-    }
-    d.flags = GUINT16_TO_LE(flags);
-    snic_eth_writeback(c, q, q->head, &d, true);
-    q->head++;
-    snic_eth_signal(c, q);
-    return len;
 }
 
 /*

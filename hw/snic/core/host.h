@@ -42,6 +42,7 @@ typedef enum SnicDropReason {
     SNIC_DROP_BAD_RX_RING,      /* RX: descriptor not readable */
     SNIC_DROP_BAD_TX,           /* TX: bad descriptor/buffer/length */
     SNIC_DROP_LINK_DOWN,        /* TX: link down */
+    SNIC_DROP_NO_BUFFER,        /* RX: no buffer and the receive FIFO full */
 } SnicDropReason;
 
 typedef struct SnicHostOps {
@@ -64,8 +65,6 @@ typedef struct SnicHostOps {
 
     /* Schedule snic_core_run() soon; never call it synchronously. */
     void (*kick)(void *opaque);
-    /* RX buffers were posted: retry frames the core refused earlier. */
-    void (*rx_resume)(void *opaque);
     /* Reset: drop frames held back for the device (never delivered). */
     void (*rx_purge)(void *opaque);
 

@@ -87,12 +87,12 @@ bool snic_core_run(SnicCore *c, unsigned budget);
 /* The deadline set through SnicHostOps.timer_mod has passed. */
 void snic_core_timer(SnicCore *c);
 
-/* Wire side of the Ethernet function. */
-bool snic_core_can_receive(SnicCore *c);
 /*
- * Deliver one frame. Returns len when the frame was consumed (delivered
- * or dropped and counted), or 0 when no RX buffer is posted: the caller
- * keeps the frame and retries after SnicHostOps.rx_resume.
+ * Deliver one frame from the wire. The device always takes it (returns
+ * len): RoCE goes to the RDMA engine, and an Ethernet frame with no RX
+ * buffer posted waits in the port's receive FIFO or, that full, is dropped
+ * and counted, as on a real MAC. Nothing the wire brings waits for the
+ * host's Ethernet buffers.
  */
 ssize_t snic_core_receive(SnicCore *c, const void *frame, size_t len);
 void snic_core_set_link(SnicCore *c, bool up);
