@@ -267,7 +267,16 @@ enum snic_async_event_type {
     SNIC_EVENT_LINK_CHANGE = 1,     /* data: 1 = up, 0 = down */
     SNIC_EVENT_CQ_ERROR = 2,        /* data: CQN (overrun or bad ring) */
     SNIC_EVENT_EQ_OVERFLOW = 3,     /* data: EQN (an event was lost) */
-    SNIC_EVENT_QP_FATAL = 4,        /* data: QPN (went to the error state) */
+    /*
+     * A QP went to the error state for a reason no completion reports
+     * (IBA 11.6.3 affiliated asynchronous errors); data: QPN.
+     */
+    SNIC_EVENT_QP_FATAL = 4,        /* local work queue catastrophic error:
+                                     * e.g. its CQ overran */
+    SNIC_EVENT_QP_REQ_ERR = 5,      /* ABI 1.4: as responder it received an
+                                     * invalid request (NAKed) */
+    SNIC_EVENT_QP_ACCESS_ERR = 6,   /* ABI 1.4: as responder it refused a
+                                     * remote access (NAKed) */
 };
 
 struct snic_aeqe {

@@ -29,7 +29,9 @@
 
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
 #define SNIC_ABI_VERSION_MAJOR      1
-#define SNIC_ABI_VERSION_MINOR      3  /* 1: PD/MR commands, limits; 2: CQE wqe_index; 3: SET_GID */
+/* 1: PD/MR commands, limits; 2: CQE wqe_index; 3: SET_GID;
+ * 4: QP_REQ_ERR and QP_ACCESS_ERR async events */
+#define SNIC_ABI_VERSION_MINOR      4
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

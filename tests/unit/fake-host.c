@@ -234,7 +234,20 @@ void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2)
     g_assert_cmphex(fake_reg_read(h, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY,
                     ==, SNIC_STATUS_READY);
     h->admin_log2 = admin_log2;
+    h->aeq_log2 = aeq_log2;
     h->sq_tail = h->cq_head = h->aeq_head = 0;
+}
+
+bool fake_aeq_poll(FakeHost *h, struct snic_aeqe *e)
+{
+    uint32_t slot = h->aeq_head & ((1u << h->aeq_log2) - 1);
+
+    fake_read(h, FAKE_AEQ + slot * SNIC_AEQE_SIZE, e, sizeof(*e));
+    if (!snic_ring_entry_new(e->flags, h->aeq_head, h->aeq_log2)) {
+        return false;
+    }
+    fake_doorbell(h, 0, SNIC_DB_AEQ, 0, ++h->aeq_head);
+    return true;
 }
 
 uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd)

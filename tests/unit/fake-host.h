@@ -53,6 +53,7 @@ typedef struct FakeHost {
     uint32_t sq_tail;
     uint32_t cq_head;
     uint16_t next_cmd_id;
+    uint32_t aeq_log2;
     uint32_t aeq_head;
 } FakeHost;
 
@@ -85,6 +86,8 @@ void fake_advance(FakeHost *h, uint64_t ns);
 /* Program the admin queue (depth 2^log2) and an AEQ, then enable. */
 void fake_enable(FakeHost *h, uint32_t admin_log2, uint32_t aeq_log2);
 
+/* The next async event, if the device wrote one (consumed). */
+bool fake_aeq_poll(FakeHost *h, struct snic_aeqe *e);
 /* Post without running; returns the command id. */
 uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd);
 /*

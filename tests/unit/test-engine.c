@@ -1665,6 +1665,85 @@ static void test_read_half_psn_space(void)
     node_pair_free(sim, &a, &b);
 }
 
+/* The next async event of a node's device; fails if there is none. */
+static struct snic_aeqe next_event(Node *n)
+{
+    struct snic_aeqe e;
+
+    g_assert_true(fake_aeq_poll(n->h, &e));
+    return e;
+}
+
+/*
+ * A responder error reaches the responder's consumer as the affiliated
+ * async event IBA names for it (the requester gets an error completion).
+ */
+static void test_responder_error_events(void)
+{
+    static const struct {
+        uint8_t opcode;
+        bool bad_rkey;
+        uint32_t event;
+    } cases[] = {
+        { SNIC_WR_RDMA_WRITE, true, SNIC_EVENT_QP_ACCESS_ERR },
+        { SNIC_WR_SEND_INV, false, SNIC_EVENT_QP_REQ_ERR },
+    };
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+        SnicSim *sim = snic_sim_new(28 + i);
+        struct snic_aeqe e;
+        struct snic_cqe c;
+        Node a, b;
+
+        node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        node_post_send(&a, 1, cases[i].opcode, BUF, 100, BUF,
+                       b.lkey ^ (cases[i].bad_rkey ? 4 : 0), 0, a.lkey);
+        snic_sim_run(sim, 100000);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(c.status, !=, SNIC_WC_SUCCESS);
+        e = next_event(&b);
+        g_assert_cmpuint(GUINT32_FROM_LE(e.event), ==, cases[i].event);
+        g_assert_cmpuint(GUINT64_FROM_LE(e.data), ==, b.qpn);
+        g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_ERR);
+        g_assert_false(fake_aeq_poll(a.h, &e));
+        node_pair_free(sim, &a, &b);
+    }
+}
+
+/*
+ * A completion that cannot be posted because its CQ overran puts the QP in
+ * the error state with a QP_FATAL event (after the CQ's own CQ_ERROR), and
+ * nothing is acknowledged for the message whose completion was lost.
+ */
+static void test_cq_overrun_fails_qp(void)
+{
+    SnicSim *sim = snic_sim_new(30);
+    struct snic_cqe cqe = { 0 }, c;
+    struct snic_aeqe e;
+    Node a, b;
+    unsigned i;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 1, 7);
+    for (i = 0; i < 1u << CQ_LOG2; i++) {     /* the consumer fell behind */
+        g_assert_cmpint(snic_cq_post(b.h->core, b.cqn, &cqe, false), ==, 0);
+    }
+    node_post_recv(&b, 1, BUF, 100);
+    node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    e = next_event(&b);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.event), ==, SNIC_EVENT_CQ_ERROR);
+    g_assert_cmpuint(GUINT64_FROM_LE(e.data), ==, b.cqn);
+    e = next_event(&b);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.event), ==, SNIC_EVENT_QP_FATAL);
+    g_assert_cmpuint(GUINT64_FROM_LE(e.data), ==, b.qpn);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_ERR);
+    /* never acknowledged: the sender gives up */
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_RETRY_EXC_ERR);
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -1797,6 +1876,10 @@ int main(int argc, char **argv)
                     test_duplicate_keeps_nak);
     g_test_add_func("/engine/iba/read-half-psn-space",
                     test_read_half_psn_space);
+    g_test_add_func("/engine/iba/responder-error-events",
+                    test_responder_error_events);
+    g_test_add_func("/engine/iba/cq-overrun-fails-qp",
+                    test_cq_overrun_fails_qp);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

@@ -247,6 +247,24 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
 
 /* ---- work queues and their completions ---- */
 
+/*
+ * A completion of this QP could not be posted (its CQ overran or broke):
+ * IBA makes that a local work queue catastrophic error. The QP enters ERR
+ * with an async event; the engine flushes its queues (flushed_in_err) once
+ * the caller, which may be walking them, is done.
+ */
+static void cq_lost(SnicCore *c, SnicQp *qp)
+{
+    if (qp->state == SNIC_QPS_ERR) {
+        return;     /* flushing into the broken CQ: already reported */
+    }
+    snic_aeq_post(c, SNIC_EVENT_QP_FATAL, qp - c->qps);
+    snic_qp_set_state(c, qp, SNIC_QPS_ERR);
+    qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    qp->resp.ack_pending = false;
+    c->ops->kick(c->opaque);
+}
+
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w)
 {
@@ -319,7 +337,9 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     }
     qp->rq_head++;
     qp->resp.recv_off = 0;
-    snic_cq_post(c, qp->recv_cqn, &cqe, p->se);
+    if (snic_cq_post(c, qp->recv_cqn, &cqe, p->se)) {
+        cq_lost(c, qp);
+    }
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
@@ -346,7 +366,9 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         .wqe_index = GUINT16_TO_LE((uint16_t)qp->sq_comp),
     };
 
-    snic_cq_post(c, qp->send_cqn, &cqe, false);
+    if (snic_cq_post(c, qp->send_cqn, &cqe, false)) {
+        cq_lost(c, qp);
+    }
 }
 
 /* ---- the error state ---- */

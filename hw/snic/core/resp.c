@@ -31,7 +31,8 @@ static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
     uint8_t pending = qp->resp.ack_syndrome;
     bool ack = SNIC_AETH_KIND(syn) == SNIC_AETH_KIND_ACK;
 
-    if (qp->resp.fatal ||
+    if ((qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS) ||
+        qp->resp.fatal ||
         (qp->resp.ack_pending && ack &&
          (pending == SNIC_AETH_NAK_SEQ ?
           snic_psn_cmp(psn, qp->resp.ack_psn) < 0 :
@@ -382,7 +383,13 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     }
     snic_rdma_xmit(c, &p);
     if (s->fatal) {
+        /* the consumer learns of a responder error by an async event */
         s->fatal = false;
+        snic_aeq_post(c, p.aeth.syndrome == SNIC_AETH_NAK_INV_REQ ?
+                      SNIC_EVENT_QP_REQ_ERR :
+                      p.aeth.syndrome == SNIC_AETH_NAK_REM_ACCESS ?
+                      SNIC_EVENT_QP_ACCESS_ERR : SNIC_EVENT_QP_FATAL,
+                      qp - c->qps);
         snic_rdma_qp_error(c, qp);
     }
 }
