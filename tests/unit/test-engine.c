@@ -1744,6 +1744,147 @@ static void test_cq_overrun_fails_qp(void)
     node_pair_free(sim, &a, &b);
 }
 
+/* An ACK/NAK from 'from' to 'to', straight into to's device. */
+static void inject_ack(Node *from, Node *to, uint32_t psn, uint8_t syndrome)
+{
+    uint8_t frame[128];
+    SnicPkt p;
+    size_t len;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(from->h->core, &from->h->core->qps[from->qpn], &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.aeth.syndrome = syndrome;
+    len = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(to->h->core, frame, len), ==, len);
+}
+
+/*
+ * The responder's NAK sequence, pinned: one sequence NAK per gap, for the
+ * expected PSN; none while the gap stays open; a new one for a new gap.
+ */
+static void test_nak_sequence_responder(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(31);
+    SnicResp *r;
+    uint32_t e;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    r = &b.h->core->qps[b.qpn].resp;
+    e = r->epsn;
+    inject_write(&a, &b, e);
+    inject_write(&a, &b, e + 2);                /* e + 1 lost */
+    fake_run(b.h);
+    inject_write(&a, &b, e + 3);                /* the gap is still open */
+    fake_run(b.h);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+    g_assert_cmphex(b.h->event_args[SNIC_TRACE_NAK_SENT][1], ==,
+                    (e + 1) & SNIC_PSN_MASK);
+    g_assert_cmphex(b.h->event_args[SNIC_TRACE_NAK_SENT][2], ==,
+                    SNIC_AETH_NAK_SEQ);
+    g_assert_cmphex(r->epsn, ==, (e + 1) & SNIC_PSN_MASK);
+    inject_write(&a, &b, e + 1);                /* the go-back-N resend */
+    inject_write(&a, &b, e + 2);
+    inject_write(&a, &b, e + 3);
+    fake_run(b.h);
+    g_assert_cmphex(r->epsn, ==, (e + 4) & SNIC_PSN_MASK);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+    inject_write(&a, &b, e + 6);                /* a new gap */
+    fake_run(b.h);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 2);
+    g_assert_cmphex(b.h->event_args[SNIC_TRACE_NAK_SENT][1], ==,
+                    (e + 4) & SNIC_PSN_MASK);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].resp.msn, ==, 4);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * The requester's reaction, pinned: a sequence NAK acknowledges what
+ * precedes it (those WQEs complete), resends from its PSN exactly, and
+ * costs one retry; an RNR NAK waits the delay its timer code says, then
+ * resends from its PSN; a fatal NAK fails the WQE it names with the
+ * matching status.
+ */
+static void test_nak_sequence_requester(void)
+{
+    static const struct {
+        uint8_t syndrome;
+        uint8_t status;
+    } fatal[] = {
+        { SNIC_AETH_NAK_INV_REQ, SNIC_WC_REM_INV_REQ_ERR },
+        { SNIC_AETH_NAK_REM_ACCESS, SNIC_WC_REM_ACCESS_ERR },
+        { SNIC_AETH_NAK_REM_OP, SNIC_WC_REM_OP_ERR },
+    };
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(32);
+    SnicReq *r;
+    uint32_t p0;
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    r = &a.h->core->qps[a.qpn].req;
+    p0 = r->next_psn;
+    for (i = 1; i <= 4; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                       a.lkey);
+    }
+    snic_sim_run_until(sim, 10000);
+    inject_ack(&b, &a, p0 + 2, SNIC_AETH_NAK_SEQ);
+    for (i = 1; i <= 2; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_false(node_poll_cq(&a, &c));
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 1);
+    g_assert_cmphex(a.h->event_args[SNIC_TRACE_RETRANSMIT][1], ==,
+                    (p0 + 2) & SNIC_PSN_MASK);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][2], ==, 2);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][3], ==,
+                     SNIC_RTX_NAK_SEQ);
+    g_assert_cmpuint(r->retry_left, ==, 6);
+
+    /* RNR NAK, timer code 5: 60 us, then a resend from its PSN */
+    inject_ack(&b, &a, p0 + 3, SNIC_AETH_RNR | 5);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RNR_WAIT][2], ==, 60000);
+    snic_sim_run_until(sim, snic_sim_now(sim) + 59000);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 1);
+    snic_sim_run_until(sim, snic_sim_now(sim) + 2000);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 2);
+    g_assert_cmphex(a.h->event_args[SNIC_TRACE_RETRANSMIT][1], ==,
+                    (p0 + 3) & SNIC_PSN_MASK);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][3], ==,
+                     SNIC_RTX_RNR);
+    node_pair_free(sim, &a, &b);
+
+    for (i = 0; i < G_N_ELEMENTS(fatal); i++) {
+        sim = snic_sim_new(33 + i);
+        node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+        p0 = a.h->core->qps[a.qpn].req.next_psn;
+        node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                       a.lkey);
+        node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                       a.lkey);
+        snic_sim_run_until(sim, 10000);
+        inject_ack(&b, &a, p0 + 1, fatal[i].syndrome);  /* names WQE 2 */
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+        g_assert_cmpuint(c.status, ==, fatal[i].status);
+        g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
+        node_pair_free(sim, &a, &b);
+    }
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -1880,6 +2021,10 @@ int main(int argc, char **argv)
                     test_responder_error_events);
     g_test_add_func("/engine/iba/cq-overrun-fails-qp",
                     test_cq_overrun_fails_qp);
+    g_test_add_func("/engine/iba/nak-sequence-responder",
+                    test_nak_sequence_responder);
+    g_test_add_func("/engine/iba/nak-sequence-requester",
+                    test_nak_sequence_requester);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);
