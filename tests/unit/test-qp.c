@@ -234,7 +234,7 @@ static void rc_to_rts(FakeHost *h, uint32_t qpn)
                             SNIC_QP_ATTR_ACCESS_FLAGS, &a), ==,
                      SNIC_ADMIN_OK);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
-    a.path_mtu = GUINT32_TO_LE(SNIC_MTU_4096);
+    a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);     /* port MTU 1500 */
     a.dest_qp_num = GUINT32_TO_LE(0x123456);
     a.rq_psn = GUINT32_TO_LE(0xabcdef);
     a.max_dest_rd_atomic = 4;
@@ -261,6 +261,43 @@ static void rc_to_rts(FakeHost *h, uint32_t qpn)
                      SNIC_ADMIN_OK);
 }
 
+/*
+ * An RC path MTU the port cannot carry is refused when the connection is
+ * set up (RTR), not left to fail frame by frame.
+ */
+static void test_rtr_path_mtu_fits_port(void)
+{
+    Objs o;
+    FakeHost *h = qp_host(&o, 0);
+    struct snic_admin_cmd cmd;
+    struct snic_qp_attr a = {
+        .qp_state = GUINT32_TO_LE(SNIC_QPS_INIT),
+        .port_num = 1,
+    };
+    const uint32_t rtr = SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
+                         SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
+                         SNIC_QP_ATTR_RQ_PSN |
+                         SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                         SNIC_QP_ATTR_MIN_RNR_TIMER;
+    uint64_t qpn;
+
+    qp_cmd(&cmd, SNIC_QPT_RC, 0, &o);
+    g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(modify(h, qpn, SNIC_QP_ATTR_STATE |
+                            SNIC_QP_ATTR_PKEY_INDEX | SNIC_QP_ATTR_PORT |
+                            SNIC_QP_ATTR_ACCESS_FLAGS, &a), ==,
+                     SNIC_ADMIN_OK);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    a.path_mtu = GUINT32_TO_LE(SNIC_MTU_2048);     /* port: 1024 at 1500 */
+    g_assert_cmpuint(modify(h, qpn, rtr, &a), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(state_of(h, qpn), ==, SNIC_QPS_INIT);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+    cmd.set_mtu.mtu = GUINT32_TO_LE(SNIC_ETH_MAX_MTU);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(modify(h, qpn, rtr, &a), ==, SNIC_ADMIN_OK);
+    fake_host_free(h);
+}
+
 static void test_rc_lifecycle(void)
 {
     Objs o;
@@ -275,7 +312,7 @@ static void test_rc_lifecycle(void)
     rc_to_rts(h, qpn);
     a = query(h, qpn);
     g_assert_cmpuint(GUINT32_FROM_LE(a.qp_state), ==, SNIC_QPS_RTS);
-    g_assert_cmpuint(GUINT32_FROM_LE(a.path_mtu), ==, SNIC_MTU_4096);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.path_mtu), ==, SNIC_MTU_1024);
     g_assert_cmphex(GUINT32_FROM_LE(a.dest_qp_num), ==, 0x123456);
     g_assert_cmphex(GUINT32_FROM_LE(a.rq_psn), ==, 0xabcdef);
     g_assert_cmphex(GUINT32_FROM_LE(a.sq_psn), ==, 0x111111);
@@ -444,6 +481,8 @@ int main(int argc, char **argv)
     g_test_add_func("/qp/create-validation", test_create_validation);
     g_test_add_func("/qp/refs-and-limits", test_refs_and_limits);
     g_test_add_func("/qp/rc-lifecycle", test_rc_lifecycle);
+    g_test_add_func("/qp/rtr-path-mtu-fits-port",
+                    test_rtr_path_mtu_fits_port);
     g_test_add_func("/qp/modify-refusals", test_modify_refusals);
     g_test_add_func("/qp/ud-and-gsi", test_ud_and_gsi);
     g_test_add_func("/qp/reset-destroys-objects", test_reset_destroys_objects);

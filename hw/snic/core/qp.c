@@ -212,6 +212,16 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
                          next, mask);
         return SNIC_ADMIN_BAD_PARAM;
     }
+    /*
+     * A connection's path MTU must fit the port when it is set up (RTR);
+     * a later port MTU change is caught per frame, as on the wire.
+     */
+    if (qp->type == SNIC_QPT_RC && next == SNIC_QPS_RTR &&
+        128u << (mask & SNIC_QP_ATTR_PATH_MTU ?
+                 GUINT32_FROM_LE(a.path_mtu) : qp->attr.path_mtu) >
+        snic_port_mtu(c)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
     /* Draining states need the data path to pause sends: not yet. */
     if (next == SNIC_QPS_SQD || next == SNIC_QPS_SQE ||
         qp->state == SNIC_QPS_SQD || qp->state == SNIC_QPS_SQE) {

@@ -189,6 +189,21 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
 /* ---- transmit ---- */
 
 /*
+ * The port's active MTU, which bounds a datagram and an RC path MTU: the
+ * largest IB MTU that fits the Ethernet MTU with the headers, derived as
+ * Linux derives it.
+ */
+uint32_t snic_port_mtu(const SnicCore *c)
+{
+    uint32_t mtu = SNIC_IB_MAX_MTU;
+
+    while (mtu > 256 && mtu + SNIC_ROCE_HDR_MAX > c->mtu) {
+        mtu >>= 1;
+    }
+    return mtu;
+}
+
+/*
  * Addressing of a packet on the path an address vector describes: the
  * connected peer of an RC QP, or a UD WQE's destination.
  */

@@ -18,6 +18,9 @@
 #include "transport/transport.h"
 
 #define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
+#define SNIC_IB_MAX_MTU         4096    /* the largest IB path MTU */
+/* RoCE headers Linux reserves below the Ethernet MTU (iboe_get_mtu()) */
+#define SNIC_ROCE_HDR_MAX       96
 #define SNIC_READ_CHUNK         64      /* PSNs per READ request */
 
 struct SnicPkt;
@@ -106,6 +109,8 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
 
 /* rdma.c: transmit */
+/* The port's active MTU: the largest IB MTU its Ethernet MTU carries */
+uint32_t snic_port_mtu(const SnicCore *c);
 void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
                        uint32_t rqpn, struct SnicWireAddr *a);
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);

@@ -14,10 +14,6 @@
 #include "wire.h"
 
 #define SNIC_GRH_LEN    40
-#define SNIC_UD_MTU     4096    /* the largest IB MTU */
-/* RoCE headers Linux reserves below the Ethernet MTU (iboe_get_mtu()) */
-#define SNIC_ROCE_HDR_MAX   96
-
 /*
  * The port's GID table (SET_GID): the source addresses the port owns,
  * which a user context's datagrams must carry.
@@ -52,20 +48,6 @@ static bool snic_gid_known(SnicCore *c, const uint8_t *gid)
         }
     }
     return false;
-}
-
-/*
- * The port's active MTU, which bounds a datagram: the largest IB MTU that
- * fits the Ethernet MTU with the headers, derived as Linux derives it.
- */
-static uint32_t port_mtu(const SnicCore *c)
-{
-    uint32_t mtu = SNIC_UD_MTU;
-
-    while (mtu > 256 && mtu + SNIC_ROCE_HDR_MAX > c->mtu) {
-        mtu >>= 1;
-    }
-    return mtu;
 }
 
 /*
@@ -115,7 +97,7 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
     for (i = 0; i < w->num_sge; i++) {
         total += GUINT32_FROM_LE(w->sge[i].length);
     }
-    if (total > port_mtu(c)) {
+    if (total > snic_port_mtu(c)) {
         return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
     }
     *len = total;
@@ -200,7 +182,7 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
      * a buffer too small. The QP carries on.
      */
     if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail ||
-        p->payload_len > SNIC_UD_MTU) {
+        p->payload_len > SNIC_IB_MAX_MTU) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
