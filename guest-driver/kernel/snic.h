@@ -22,6 +22,8 @@
 #include <snic/snic_eth.h>
 #include <snic/snic_verbs.h>
 
+#include "snic_com.h"
+
 #define DRV_MODULE_NAME         "snic"
 
 /* Doorbells are single 64-bit MMIO writes */
@@ -284,14 +286,11 @@ static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
 	writeq(snic_db_make(type, qid, index), sdev->db);
 }
 
-/* snic_admin.c */
+/* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
 int snic_admin_init(struct snic_dev *sdev);
 void snic_admin_destroy(struct snic_dev *sdev);
-int snic_admin_query_device(struct snic_dev *sdev);
-int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats);
-int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle);
 bool snic_admin_dead(struct snic_dev *sdev);
 
 /* snic_eq.c */

@@ -6,7 +6,8 @@
  * context slot, rings the SQ doorbell and sleeps until the vector-0
  * handler matches the completion's cmd_id. A command that does not
  * complete within SNIC_ADMIN_TIMEOUT marks the queue dead: a device that
- * lost one command cannot be trusted with the next.
+ * lost one command cannot be trusted with the next. The commands
+ * themselves are built in snic_com.c.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -169,59 +170,6 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 			snic_admin_status_str[status] : "unknown status",
 			status);
 	return snic_admin_errno(status);
-}
-
-/* Commands whose only argument is an object handle (DEALLOC_PD, ...). */
-int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-	cmd.obj.handle = cpu_to_le32(handle);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
-/* QUERY_DEVICE and GET_STATS write into the shared response buffer. */
-static int snic_admin_read(struct snic_dev *sdev, u8 opcode, void *out,
-			   size_t len)
-{
-	struct snic_admin *aq = &sdev->admin;
-	struct snic_admin_cmd cmd;
-	int err;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.resp));
-	cmd.resp.resp_addr = cpu_to_le64(aq->resp_dma);
-	cmd.resp.resp_len = cpu_to_le32(len);
-	mutex_lock(&aq->resp_lock);
-	memset(aq->resp, 0, len);
-	err = snic_admin_exec(sdev, &cmd, NULL);
-	if (!err)
-		memcpy(out, aq->resp, len);
-	mutex_unlock(&aq->resp_lock);
-	return err;
-}
-
-int snic_admin_query_device(struct snic_dev *sdev)
-{
-	struct snic_device_attr *a = &sdev->attr;
-	int err;
-
-	err = snic_admin_read(sdev, SNIC_ADMIN_QUERY_DEVICE, a, sizeof(*a));
-	if (err)
-		return err;
-	if (le32_to_cpu(a->magic) != SNIC_MAGIC ||
-	    le32_to_cpu(a->abi_version) >> 16 != SNIC_ABI_VERSION_MAJOR) {
-		dev_err(&sdev->pdev->dev, "QUERY_DEVICE: bad magic/ABI %#x/%#x\n",
-			le32_to_cpu(a->magic), le32_to_cpu(a->abi_version));
-		return -ENODEV;
-	}
-	return 0;
-}
-
-int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats)
-{
-	return snic_admin_read(sdev, SNIC_ADMIN_GET_STATS, stats,
-			       sizeof(*stats));
 }
 
 static void snic_admin_process_cq(struct snic_dev *sdev)

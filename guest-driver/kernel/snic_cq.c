@@ -64,30 +64,28 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct snic_dev *sdev = to_sdev(ibcq->device);
 	struct snic_ib_create_cq_resp resp = {};
 	struct snic_cq *cq = to_scq(ibcq);
-	u16 ctx = SNIC_DB_KERNEL_PAGE;
-	struct snic_admin_cmd cmd;
+	struct snic_com_create_cq_params params = {
+		.ring = &cq->ring,
+		.ctx = SNIC_DB_KERNEL_PAGE,
+	};
 	struct snic_eq *eq;
-	u64 cqn;
+	u32 cqn;
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	spin_lock_init(&cq->lock);
 	if (udata)
-		err = snic_cq_user_ring(sdev, cq, attr, udata, &ctx);
+		err = snic_cq_user_ring(sdev, cq, attr, udata, &params.ctx);
 	else
 		err = snic_cq_kernel_ring(sdev, cq, attr);
 	if (err)
 		return err;
 
 	eq = &sdev->eqs[attr->comp_vector % sdev->ibdev.num_comp_vectors];
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-	cmd.create_cq.pbl_addr = cpu_to_le64(cq->ring.pbl_dma);
-	cmd.create_cq.npages = cpu_to_le32(cq->ring.npages);
-	cmd.create_cq.log2_depth = cq->log2_depth;
-	cmd.create_cq.ctx = cpu_to_le16(ctx);
-	cmd.create_cq.eqn = cpu_to_le32(eq->eqn);
-	err = snic_admin_exec(sdev, &cmd, &cqn);
+	params.log2_depth = cq->log2_depth;
+	params.eqn = eq->eqn;
+	err = snic_com_create_cq(sdev, &params, &cqn);
 	if (err)
 		goto err_ring;
 	cq->cqn = cqn;
@@ -109,7 +107,7 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_xa:
 	xa_erase(&sdev->cq_xa, cqn);
 err_destroy:
-	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cqn);
+	snic_com_destroy_cq(sdev, cqn);
 err_ring:
 	snic_queue_put(sdev, &cq->ring);
 	return err;
@@ -125,7 +123,7 @@ int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* An EQ or AEQ handler that found this CQ has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, cq->eq->vector));
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cq->cqn);
+	err = snic_com_destroy_cq(sdev, cq->cqn);
 	/* A dead device was disabled: its DMA stopped, freeing is safe */
 	if (err && !snic_admin_dead(sdev)) {
 		/* A broken device may still write the ring: leave it pinned */

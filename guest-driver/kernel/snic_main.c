@@ -113,7 +113,7 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	err = snic_admin_init(sdev);
 	if (err)
 		goto err_vectors;
-	err = snic_admin_query_device(sdev);
+	err = snic_com_query_device(sdev, &sdev->attr);
 	if (err)
 		goto err_admin;
 	err = snic_eqs_create(sdev);

@@ -36,34 +36,20 @@ static struct snic_netdev_priv *snic_priv(struct net_device *nd)
 
 /* --- device queue commands --------------------------------------------- */
 
-static int snic_eth_queue_cmd(struct snic_dev *sdev, u8 opcode, u8 type,
-			      u32 qid)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.eth_queue));
-	cmd.eth_queue.type = type;
-	cmd.eth_queue.qid = cpu_to_le32(qid);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
 static int snic_eth_queue_create(struct snic_dev *sdev,
 				 struct snic_eth_ring *r, u8 type, u8 log2)
 {
-	struct snic_admin_cmd cmd;
-	u64 qid;
+	struct snic_com_create_eth_queue_params params = {
+		.ring_dma = r->dma,
+		.type = type,
+		.log2_depth = log2,
+		.vector = SNIC_VEC_ETH,
+	};
 	int err;
 
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
-			    sizeof(cmd.create_eth_queue));
-	cmd.create_eth_queue.ring_addr = cpu_to_le64(r->dma);
-	cmd.create_eth_queue.type = type;
-	cmd.create_eth_queue.log2_depth = log2;
-	cmd.create_eth_queue.vector = cpu_to_le16(SNIC_VEC_ETH);
-	err = snic_admin_exec(sdev, &cmd, &qid);
+	err = snic_com_create_eth_queue(sdev, &params, &r->qid);
 	if (err)
 		return err;
-	r->qid = qid;
 	r->created = true;
 	return 0;
 }
@@ -77,10 +63,9 @@ static bool snic_eth_queue_destroy(struct snic_dev *sdev,
 	if (!r->created)
 		return true;
 	/* After these the device no longer reads or writes the ring */
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_STOP_ETH_QUEUE, type, r->qid);
+	err = snic_com_stop_eth_queue(sdev, type, r->qid);
 	if (!err)
-		err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_DESTROY_ETH_QUEUE,
-					 type, r->qid);
+		err = snic_com_destroy_eth_queue(sdev, type, r->qid);
 	r->created = false;
 	/* A dead device was disabled: its DMA stopped */
 	if (err && !snic_admin_dead(sdev)) {
@@ -362,15 +347,6 @@ static irqreturn_t snic_eth_irq(int irq, void *data)
 
 /* --- open / stop -------------------------------------------------------- */
 
-static int snic_set_mtu(struct snic_dev *sdev, u32 mtu)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
-	cmd.set_mtu.mtu = cpu_to_le32(mtu);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
 static void snic_eth_teardown(struct snic_netdev_priv *np)
 {
 	struct snic_dev *sdev = np->sdev;
@@ -391,7 +367,7 @@ static int snic_eth_up(struct snic_netdev_priv *np)
 	struct snic_dev *sdev = np->sdev;
 	int err;
 
-	err = snic_set_mtu(sdev, nd->mtu);
+	err = snic_com_set_mtu(sdev, nd->mtu);
 	if (err)
 		return err;
 	np->rx_buf_len = nd->mtu + VLAN_ETH_HLEN;
@@ -409,12 +385,10 @@ static int snic_eth_up(struct snic_netdev_priv *np)
 				    SNIC_ETH_RX_LOG2_DEPTH);
 	if (err)
 		goto err_teardown;
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_START_ETH_QUEUE,
-				 SNIC_ETH_QUEUE_TX, np->tx.qid);
+	err = snic_com_start_eth_queue(sdev, SNIC_ETH_QUEUE_TX, np->tx.qid);
 	if (err)
 		goto err_teardown;
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_START_ETH_QUEUE,
-				 SNIC_ETH_QUEUE_RX, np->rx.qid);
+	err = snic_com_start_eth_queue(sdev, SNIC_ETH_QUEUE_RX, np->rx.qid);
 	if (err)
 		goto err_teardown;
 
@@ -476,7 +450,7 @@ static int snic_change_mtu(struct net_device *nd, int mtu)
 	int err;
 
 	if (!netif_running(nd)) {
-		err = snic_set_mtu(np->sdev, mtu);
+		err = snic_com_set_mtu(np->sdev, mtu);
 		if (!err)
 			nd->mtu = mtu;
 		return err;
@@ -500,14 +474,11 @@ static int snic_set_mac_address(struct net_device *nd, void *p)
 {
 	struct snic_netdev_priv *np = snic_priv(nd);
 	struct sockaddr *sa = p;
-	struct snic_admin_cmd cmd;
 	int err;
 
 	if (!is_valid_ether_addr(sa->sa_data))
 		return -EADDRNOTAVAIL;
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
-	memcpy(cmd.set_mac.mac, sa->sa_data, ETH_ALEN);
-	err = snic_admin_exec(np->sdev, &cmd, NULL);
+	err = snic_com_set_mac(np->sdev, sa->sa_data);
 	if (err)
 		return err;
 	eth_hw_addr_set(nd, sa->sa_data);

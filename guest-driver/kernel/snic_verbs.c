@@ -136,16 +136,10 @@ static int snic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
  */
 static int snic_set_gid(const struct ib_gid_attr *attr, bool valid)
 {
-	struct snic_dev *sdev = to_sdev(attr->device);
-	struct snic_admin_cmd cmd;
-
 	if (attr->index >= SNIC_MAX_GIDS)
 		return -EINVAL;
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
-	cmd.set_gid.index = attr->index;
-	cmd.set_gid.flags = valid ? SNIC_GID_VALID : 0;
-	memcpy(cmd.set_gid.gid, attr->gid.raw, sizeof(cmd.set_gid.gid));
-	return snic_admin_exec(sdev, &cmd, NULL);
+	return snic_com_set_gid(to_sdev(attr->device), attr->index,
+				attr->gid.raw, valid);
 }
 
 static int snic_add_gid(const struct ib_gid_attr *attr, void **context)
@@ -306,9 +300,8 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct snic_ib_alloc_pd_resp resp = {};
 	struct snic_pd *pd = to_spd(ibpd);
 	struct snic_ucontext *uc;
-	struct snic_admin_cmd cmd;
 	u16 ctx = SNIC_DB_KERNEL_PAGE;
-	u64 pdn;
+	u32 pdn;
 	int err;
 
 	err = snic_udata_cmd(udata, NULL, 0, 0);
@@ -319,9 +312,7 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 					       ibucontext);
 		ctx = uc->db_page;
 	}
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
-	cmd.alloc_pd.ctx = cpu_to_le16(ctx);
-	err = snic_admin_exec(sdev, &cmd, &pdn);
+	err = snic_com_alloc_pd(sdev, ctx, &pdn);
 	if (err)
 		return err;
 	pd->pdn = pdn;
@@ -330,7 +321,7 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		err = ib_copy_to_udata(udata, &resp,
 				       min(sizeof(resp), udata->outlen));
 		if (err) {
-			snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, pdn);
+			snic_com_dealloc_pd(sdev, pdn);
 			return err;
 		}
 	}
@@ -346,7 +337,7 @@ static int snic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * The core has destroyed every object of the PD; a failure here is
 	 * a dead device, and refusing would only leak the core's object.
 	 */
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, to_spd(ibpd)->pdn);
+	err = snic_com_dealloc_pd(sdev, to_spd(ibpd)->pdn);
 	if (err)
 		ibdev_warn(&sdev->ibdev, "DEALLOC_PD %u failed: %d\n",
 			   to_spd(ibpd)->pdn, err);
@@ -382,7 +373,7 @@ static int snic_get_hw_stats(struct ib_device *ibdev,
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	err = snic_admin_get_stats(to_sdev(ibdev), s);
+	err = snic_com_get_stats(to_sdev(ibdev), s);
 	if (!err) {
 		for (i = 0; i < ARRAY_SIZE(snic_hw_stat_offsets); i++)
 			stats->value[i] = le64_to_cpup((__le64 *)
