@@ -286,6 +286,30 @@ static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
 	writeq(snic_db_make(type, qid, index), sdev->db);
 }
 
+/*
+ * The phase-bit ring walker of every ring the device writes (admin CQ,
+ * AEQ, EQs, kernel CQs): the entry at free-running index head of a ring of
+ * 2^log2_depth entries, or NULL if the device has not written it yet. Its
+ * body may be read once this returned it.
+ */
+static inline void *__snic_ring_next(void *ring, u32 head,
+				     unsigned int log2_depth,
+				     size_t entry_size, size_t flags_offset)
+{
+	u8 *e = (u8 *)ring + (head & ((1u << log2_depth) - 1)) * entry_size;
+
+	if (!snic_ring_entry_new(READ_ONCE(e[flags_offset]), head, log2_depth))
+		return NULL;
+	dma_rmb();	/* the body after the phase byte */
+	return e;
+}
+
+/* ring: a pointer to the ring's entry type, which has the phase in flags */
+#define snic_ring_next(ring, head, log2_depth)				\
+	((typeof(ring))__snic_ring_next(ring, head, log2_depth,		\
+					sizeof(*(ring)),		\
+					offsetof(typeof(*(ring)), flags)))
+
 /* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);

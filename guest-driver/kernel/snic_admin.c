@@ -182,12 +182,8 @@ static void snic_admin_process_cq(struct snic_dev *sdev)
 	u16 id;
 
 	spin_lock_irqsave(&aq->lock, flags);
-	for (;;) {
-		cqe = &aq->cq[aq->cq_head & SNIC_ADMIN_MASK];
-		if (!snic_ring_entry_new(READ_ONCE(cqe->flags), aq->cq_head,
-					 SNIC_ADMIN_LOG2_DEPTH))
-			break;
-		dma_rmb();	/* body after the phase byte */
+	while ((cqe = snic_ring_next(aq->cq, aq->cq_head,
+				     SNIC_ADMIN_LOG2_DEPTH))) {
 		id = le16_to_cpu(cqe->cmd_id);
 		ctx = &aq->ctx[id & SNIC_ADMIN_MASK];
 		if (ctx->busy && ctx->cmd_id == id &&
@@ -260,12 +256,8 @@ static void snic_aeq_process(struct snic_dev *sdev)
 	struct snic_aeqe *e;
 	u32 n = 0;
 
-	for (;;) {
-		e = &aeq->ring[aeq->head & (SNIC_AEQ_DEPTH - 1)];
-		if (!snic_ring_entry_new(READ_ONCE(e->flags), aeq->head,
-					 SNIC_AEQ_LOG2_DEPTH))
-			break;
-		dma_rmb();
+	while ((e = snic_ring_next(aeq->ring, aeq->head,
+				   SNIC_AEQ_LOG2_DEPTH))) {
 		snic_aeq_event(sdev, le32_to_cpu(e->event),
 			       le64_to_cpu(e->data));
 		aeq->head++;

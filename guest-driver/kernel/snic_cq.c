@@ -137,14 +137,8 @@ int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
 {
-	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
-			       (cq->cons & ((1u << cq->log2_depth) - 1));
-
-	if (!snic_ring_entry_new(READ_ONCE(cqe->flags), cq->cons,
-				 cq->log2_depth))
-		return NULL;
-	dma_rmb();	/* the body after the phase byte */
-	return cqe;
+	return snic_ring_next((struct snic_cqe *)cq->ring.buf, cq->cons,
+			      cq->log2_depth);
 }
 
 /*

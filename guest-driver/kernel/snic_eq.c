@@ -21,13 +21,8 @@ static irqreturn_t snic_eq_irq(int irq, void *data)
 	struct ib_cq *cq;
 	u32 n = 0;
 
-	for (;;) {
-		e = (struct snic_eqe *)eq->ring.buf +
-		    (eq->head & (SNIC_EQ_DEPTH - 1));
-		if (!snic_ring_entry_new(READ_ONCE(e->flags), eq->head,
-					 SNIC_EQ_LOG2_DEPTH))
-			break;
-		dma_rmb();
+	while ((e = snic_ring_next((struct snic_eqe *)eq->ring.buf, eq->head,
+				   SNIC_EQ_LOG2_DEPTH))) {
 		if (le32_to_cpu(e->type) == SNIC_EQE_COMPLETION) {
 			/* xa_load is RCU-safe; CQ destroy waits for this IRQ */
 			cq = xa_load(&sdev->cq_xa, le32_to_cpu(e->cqn));
