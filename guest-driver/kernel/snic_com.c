@@ -297,3 +297,25 @@ int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn)
 {
 	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
 }
+
+/* --- after a destroy command --------------------------------------------- */
+
+/*
+ * May the memory a device object used (ring, page list, pinned pages) be
+ * freed after its destroy command returned err? Yes if the device
+ * destroyed it, or if the device was disabled for not answering (its DMA
+ * stopped). Otherwise only a broken device refused: it may still read or
+ * write that memory, so the caller leaves it allocated and pinned (leaked)
+ * rather than free it under the device. Create paths unwind through this
+ * too.
+ */
+bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,
+			u32 handle)
+{
+	if (!err || snic_admin_dead(sdev))
+		return true;
+	dev_err(&sdev->pdev->dev,
+		"%s %u not destroyed (%d): its memory stays allocated\n",
+		obj, handle, err);
+	return false;
+}

@@ -107,4 +107,9 @@ int snic_com_query_qp(struct snic_dev *sdev, u32 qpn,
 		      struct snic_qp_attr *attr);
 int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn);
 
+/* --- after a destroy command --------------------------------------------- */
+
+bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,
+			u32 handle);
+
 #endif /* _SNIC_COM_H_ */

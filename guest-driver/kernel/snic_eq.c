@@ -85,7 +85,10 @@ static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 	return 0;
 
 err_destroy:
-	snic_com_destroy_eq(sdev, eq->eqn);
+	/* A ring the device may still write stays allocated */
+	if (!snic_com_destroyed(sdev, snic_com_destroy_eq(sdev, eq->eqn), "EQ",
+				eq->eqn))
+		return err;
 err_free:
 	snic_queue_put(sdev, &eq->ring);
 	return err;
@@ -101,13 +104,8 @@ static void snic_eq_destroy(struct snic_dev *sdev, struct snic_eq *eq)
 	err = snic_com_destroy_eq(sdev, eq->eqn);
 	free_irq(pci_irq_vector(sdev->pdev, eq->vector), eq);
 	eq->created = false;
-	/* A dead device was disabled: its DMA stopped */
-	if (err && !snic_admin_dead(sdev)) {
-		dev_err(&sdev->pdev->dev, "EQ %u not destroyed (%d): ring stays allocated\n",
-			eq->eqn, err);
-		return;
-	}
-	snic_queue_put(sdev, &eq->ring);
+	if (snic_com_destroyed(sdev, err, "EQ", eq->eqn))
+		snic_queue_put(sdev, &eq->ring);
 }
 
 int snic_eqs_create(struct snic_dev *sdev)

@@ -224,27 +224,20 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibmr->device);
 	struct snic_mr *mr = to_smr(ibmr);
-	int err;
 
-	/* The device stops using the page list before it is freed */
-	err = snic_com_dereg_mr(sdev, ibmr->lkey);
-	/* A dead device was disabled: its DMA stopped, freeing is safe */
-	if (err && !snic_admin_dead(sdev)) {
-		/*
-		 * Only a broken device refuses. It may still read the list and
-		 * the pages: leave both pinned (leaked) rather than free them
-		 * under it. Failing would only make the core warn and leak too.
-		 */
-		ibdev_err(&sdev->ibdev, "DEREG_MR %#x failed (%d): pages stay pinned\n",
-			  ibmr->lkey, err);
-		kfree(mr);
-		return 0;
+	/*
+	 * The device stops using the page list before it is freed. If a
+	 * broken device refuses, the list and the pages stay pinned (leaked):
+	 * failing would only make the core warn and leak too.
+	 */
+	if (snic_com_destroyed(sdev, snic_com_dereg_mr(sdev, ibmr->lkey), "MR",
+			       ibmr->lkey)) {
+		if (mr->pbl)
+			dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes,
+					  mr->pbl, mr->pbl_dma);
+		if (mr->umem)		/* none for a DMA MR */
+			ib_umem_release(mr->umem);
 	}
-	if (mr->pbl)
-		dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
-				  mr->pbl_dma);
-	if (mr->umem)		/* none for a DMA MR */
-		ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }

@@ -67,14 +67,7 @@ static bool snic_eth_queue_destroy(struct snic_dev *sdev,
 	if (!err)
 		err = snic_com_destroy_eth_queue(sdev, type, r->qid);
 	r->created = false;
-	/* A dead device was disabled: its DMA stopped */
-	if (err && !snic_admin_dead(sdev)) {
-		dev_err(&sdev->pdev->dev,
-			"Ethernet queue %u not destroyed (%d): ring stays allocated\n",
-			r->qid, err);
-		return false;
-	}
-	return true;
+	return snic_com_destroyed(sdev, err, "Ethernet queue", r->qid);
 }
 
 static int snic_ring_alloc(struct snic_dev *sdev, struct snic_eth_ring *r,

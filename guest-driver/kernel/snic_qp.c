@@ -185,6 +185,24 @@ static int snic_qp_kernel_rings(struct snic_dev *sdev, struct snic_qp *qp,
 	return err;
 }
 
+/* The QP's rings, once the device no longer uses them. */
+static void snic_qp_put_rings(struct snic_dev *sdev, struct snic_qp *qp)
+{
+	snic_queue_put(sdev, &qp->rq);
+	snic_queue_put(sdev, &qp->sq);
+}
+
+/*
+ * Destroy the device QP, then free its rings unless the device may still
+ * use them (snic_com_destroyed()). Create's unwinding and destroy.
+ */
+static void snic_qp_release(struct snic_dev *sdev, struct snic_qp *qp)
+{
+	if (snic_com_destroyed(sdev, snic_com_destroy_qp(sdev, qp->qpn), "QP",
+			       qp->qpn))
+		snic_qp_put_rings(sdev, qp);
+}
+
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
@@ -197,7 +215,6 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		.ctx = SNIC_DB_KERNEL_PAGE,
 	};
 	u8 log2[2];
-	u32 qpn;
 	int err;
 
 	if ((init_attr->qp_type != IB_QPT_RC &&
@@ -220,15 +237,14 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	params.type = init_attr->qp_type;
 	params.sq_log2_depth = log2[0];
 	params.rq_log2_depth = log2[1];
-	err = snic_com_create_qp(sdev, &params, &qpn);
+	err = snic_com_create_qp(sdev, &params, &qp->qpn);
 	if (err)
 		goto err_rings;
-	qp->qpn = qpn;
 	qp->cap = init_attr->cap;
-	ibqp->qp_num = qpn;
+	ibqp->qp_num = qp->qpn;
 
 	/* A handle the device gave twice must not replace a live QP */
-	err = xa_insert(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL);
+	err = xa_insert(&sdev->qp_xa, qp->qpn, ibqp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	if (!udata)
@@ -239,12 +255,12 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	return 0;
 
 err_xa:
-	xa_erase(&sdev->qp_xa, qpn);
+	xa_erase(&sdev->qp_xa, qp->qpn);
 err_destroy:
-	snic_com_destroy_qp(sdev, qpn);
+	snic_qp_release(sdev, qp);
+	return err;
 err_rings:
-	snic_queue_put(sdev, &qp->rq);
-	snic_queue_put(sdev, &qp->sq);
+	snic_qp_put_rings(sdev, qp);
 	return err;
 }
 
@@ -353,7 +369,6 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
 	struct snic_qp *qp = to_sqp(ibqp);
-	int err;
 
 	if (ibqp->uobject) {
 		xa_erase(&sdev->qp_xa, qp->qpn);
@@ -376,16 +391,7 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
-	err = snic_com_destroy_qp(sdev, qp->qpn);
-	/* A dead device was disabled: its DMA stopped, freeing is safe */
-	if (err && !snic_admin_dead(sdev)) {
-		/* A broken device may still use the rings: leave them pinned */
-		ibdev_err(&sdev->ibdev, "DESTROY_QP %u failed (%d): rings stay pinned\n",
-			  qp->qpn, err);
-		return 0;
-	}
-	snic_queue_put(sdev, &qp->rq);
-	snic_queue_put(sdev, &qp->sq);
+	snic_qp_release(sdev, qp);
 	return 0;
 }
 
