@@ -62,6 +62,9 @@ struct snic_dev;
 	X(wire_drops_injected) X(wire_dups_injected) \
 	X(wire_reorders_injected)
 
+#define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
+enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
+
 /*
  * A queue ring and its 4 KiB page list: pinned process memory (umem) for
  * user queues, coherent memory (buf) for the kernel's own.
@@ -280,6 +283,17 @@ to_smmap(struct rdma_user_mmap_entry *e)
 	return container_of(e, struct snic_user_mmap_entry, rdma_entry);
 }
 
+/* QUERY_DEVICE's firmware version is major << 16 | minor */
+static inline u16 snic_fw_major(const struct snic_dev *sdev)
+{
+	return le32_to_cpu(sdev->attr.fw_version) >> 16;
+}
+
+static inline u16 snic_fw_minor(const struct snic_dev *sdev)
+{
+	return le32_to_cpu(sdev->attr.fw_version) & 0xffff;
+}
+
 static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
 				u32 index)
 {
@@ -316,6 +330,10 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 int snic_admin_init(struct snic_dev *sdev);
 void snic_admin_destroy(struct snic_dev *sdev);
 bool snic_admin_dead(struct snic_dev *sdev);
+
+/* snic_main.c: for the netdev and the ib_device alike */
+void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len);
+int snic_read_dev_stats(struct snic_dev *sdev, u64 *values);
 
 /* snic_eq.c */
 int snic_eqs_create(struct snic_dev *sdev);

@@ -509,22 +509,16 @@ static const struct net_device_ops snic_netdev_ops = {
 
 /* --- ethtool ------------------------------------------------------------ */
 
-/* Device counters, read from BAR0, then the driver's own */
+/* Device counters (those of rdma statistic), then the driver's own */
 #define SNIC_STAT_NAME(field) #field,
 static const char snic_stat_names[][ETH_GSTRING_LEN] = {
 	SNIC_DEV_STATS(SNIC_STAT_NAME)
-};
-
-#define SNIC_STAT_OFFSET(field) offsetof(struct snic_stats, field),
-static const u16 snic_stat_offsets[] = {
-	SNIC_DEV_STATS(SNIC_STAT_OFFSET)
 };
 
 static const char snic_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_alloc_failed",
 };
 
-#define SNIC_NUM_DEV_STATS	ARRAY_SIZE(snic_stat_names)
 #define SNIC_NUM_STATS		(SNIC_NUM_DEV_STATS + \
 				 ARRAY_SIZE(snic_drv_stat_names))
 
@@ -546,12 +540,11 @@ static void snic_get_ethtool_stats(struct net_device *nd,
 				   struct ethtool_stats *stats, u64 *data)
 {
 	struct snic_netdev_priv *np = snic_priv(nd);
-	void __iomem *base = np->sdev->regs + SNIC_REG_STATS;
-	u32 i;
 
-	for (i = 0; i < SNIC_NUM_DEV_STATS; i++)
-		data[i] = readq(base + snic_stat_offsets[i]);
-	data[i] = atomic64_read(&np->rx_alloc_failed);
+	/* A device that cannot answer has no counters to show */
+	if (snic_read_dev_stats(np->sdev, data))
+		memset(data, 0, SNIC_NUM_DEV_STATS * sizeof(*data));
+	data[SNIC_NUM_DEV_STATS] = atomic64_read(&np->rx_alloc_failed);
 }
 
 static void snic_get_drvinfo(struct net_device *nd,
@@ -562,9 +555,8 @@ static void snic_get_drvinfo(struct net_device *nd,
 	strscpy(info->driver, DRV_MODULE_NAME, sizeof(info->driver));
 	strscpy(info->bus_info, pci_name(np->sdev->pdev),
 		sizeof(info->bus_info));
-	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u",
-		 le32_to_cpu(np->sdev->attr.fw_version) >> 16,
-		 le32_to_cpu(np->sdev->attr.fw_version) & 0xffff);
+	snic_fw_version_str(np->sdev, info->fw_version,
+			    sizeof(info->fw_version));
 }
 
 static int snic_get_link_ksettings(struct net_device *nd,

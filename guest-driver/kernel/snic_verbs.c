@@ -42,8 +42,8 @@ static int snic_query_device(struct ib_device *ibdev,
 
 	memset(props, 0, sizeof(*props));
 	/* major.minor.0, the packing rdma-core's providers print */
-	props->fw_ver = (u64)(le32_to_cpu(a->fw_version) >> 16) << 32 |
-			(u64)(le32_to_cpu(a->fw_version) & 0xffff) << 16;
+	props->fw_ver = (u64)snic_fw_major(sdev) << 32 |
+			(u64)snic_fw_minor(sdev) << 16;
 	props->sys_image_guid = ibdev->node_guid;
 	props->max_mr_size = (u64)le32_to_cpu(a->max_mr_pages) << PAGE_SHIFT;
 	props->page_size_cap = le64_to_cpu(a->page_size_cap);
@@ -161,9 +161,7 @@ static int snic_query_gid(struct ib_device *ibdev, u32 port, int index,
 
 static void snic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	u32 fw = le32_to_cpu(to_sdev(ibdev)->attr.fw_version);
-
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u", fw >> 16, fw & 0xffff);
+	snic_fw_version_str(to_sdev(ibdev), str, IB_FW_VERSION_NAME_MAX);
 }
 
 /* --- provider commands ---------------------------------------------------- */
@@ -351,11 +349,6 @@ static const struct rdma_stat_desc snic_hw_stat_descs[] = {
 	SNIC_DEV_STATS(SNIC_STAT_DESC)
 };
 
-#define SNIC_STAT_OFFSET(field) offsetof(struct snic_stats, field),
-static const u16 snic_hw_stat_offsets[] = {
-	SNIC_DEV_STATS(SNIC_STAT_OFFSET)
-};
-
 static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
 						       u32 port)
 {
@@ -367,20 +360,10 @@ static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
 static int snic_get_hw_stats(struct ib_device *ibdev,
 			     struct rdma_hw_stats *stats, u32 port, int index)
 {
-	struct snic_stats *s;
-	int i, err;
+	int err;
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	err = snic_com_get_stats(to_sdev(ibdev), s);
-	if (!err) {
-		for (i = 0; i < ARRAY_SIZE(snic_hw_stat_offsets); i++)
-			stats->value[i] = le64_to_cpup((__le64 *)
-				((u8 *)s + snic_hw_stat_offsets[i]));
-	}
-	kfree(s);
-	return err ? err : ARRAY_SIZE(snic_hw_stat_offsets);
+	err = snic_read_dev_stats(to_sdev(ibdev), stats->value);
+	return err ? err : SNIC_NUM_DEV_STATS;
 }
 
 /* --- port events and registration ---------------------------------------- */
