@@ -5,7 +5,8 @@
 #   scripts/vm-pair.sh [--qemu PATH] [--role NAME | --role-a NAME --role-b NAME]
 #                      [--nic snic|virtio | --nic-a KIND --nic-b KIND] [--timeout SECONDS]
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
-#                      [--append "kernel args"] [--qemu-a ARG] [--qemu-b ARG]
+#                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
+#                      [--qemu-a ARG] [--qemu-b ARG]
 #                      [--image DIR] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
@@ -20,6 +21,7 @@
 #               NAME-a.run / NAME-b.run the full output of scripts/vm-run.sh
 #   --mtu       snicvm.mtu= for both guests (the roles default to 9000)
 #   --append    extra kernel arguments for both guests (repeatable)
+#   --append-a/-b  extra kernel arguments for VM a / b (repeatable)
 #   --qemu-a/-b one extra QEMU argument for VM a / b (repeatable)
 #
 # VM a is 10.0.0.1/24 (snicvm.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
@@ -42,17 +44,18 @@ LOGDIR=$REPO/.cache/logs
 NAME=
 MTU=
 IMAGE=$REPO/.cache/guest
-APPEND=()
+APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
 while [ $# -gt 0 ]; do
     case $1 in
-        --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--qemu-a|--qemu-b|--image)
+        --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
                 --qemu) QEMU=$2 ;; --role) ROLE=$2 ;; --role-a) ROLE_A=$2 ;; --role-b) ROLE_B=$2 ;;
                 --nic) NIC=$2 ;; --nic-a) NIC_A=$2 ;; --nic-b) NIC_B=$2 ;;
                 --timeout) TIMEOUT=$2 ;; --grace) GRACE=$2 ;; --log-dir) LOGDIR=$2 ;;
                 --name) NAME=$2 ;; --mtu) MTU=$2 ;; --append) APPEND+=("$2") ;;
+                --append-a) APPEND_A+=("$2") ;; --append-b) APPEND_B+=("$2") ;;
                 --qemu-a) QA+=("$2") ;; --qemu-b) QB+=("$2") ;; --image) IMAGE=$2 ;;
             esac
             shift 2 ;;
@@ -115,6 +118,11 @@ vm_args() {
             --append "snicvm.side=$side snicvm.nic=$nic snicvm.ip=$ip snicvm.peer=$peer${MTU:+ snicvm.mtu=$MTU}")
     local a
     for a in "${APPEND[@]}"; do VMARGS+=(--append "$a"); done
+    if [ "$side" = a ]; then
+        for a in "${APPEND_A[@]}"; do VMARGS+=(--append "$a"); done
+    else
+        for a in "${APPEND_B[@]}"; do VMARGS+=(--append "$a"); done
+    fi
     VMARGS+=(-- -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
              -device "$dev")
     if [ "$side" = a ]; then VMARGS+=("${QA[@]}"); else VMARGS+=("${QB[@]}"); fi

@@ -22,6 +22,8 @@
 #include <snic/snic_eth.h>
 #include <snic/snic_verbs.h>
 
+#include "snic_com.h"
+
 #define DRV_MODULE_NAME         "snic"
 
 /* Doorbells are single 64-bit MMIO writes */
@@ -59,6 +61,9 @@ struct snic_dev;
 	X(rdma_tx_packets) X(rdma_rx_packets) X(rdma_rx_dropped) \
 	X(wire_drops_injected) X(wire_dups_injected) \
 	X(wire_reorders_injected)
+
+#define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
+enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
 
 /*
  * A queue ring and its 4 KiB page list: pinned process memory (umem) for
@@ -278,21 +283,57 @@ to_smmap(struct rdma_user_mmap_entry *e)
 	return container_of(e, struct snic_user_mmap_entry, rdma_entry);
 }
 
+/* QUERY_DEVICE's firmware version is major << 16 | minor */
+static inline u16 snic_fw_major(const struct snic_dev *sdev)
+{
+	return le32_to_cpu(sdev->attr.fw_version) >> 16;
+}
+
+static inline u16 snic_fw_minor(const struct snic_dev *sdev)
+{
+	return le32_to_cpu(sdev->attr.fw_version) & 0xffff;
+}
+
 static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
 				u32 index)
 {
 	writeq(snic_db_make(type, qid, index), sdev->db);
 }
 
-/* snic_admin.c */
+/*
+ * The phase-bit ring walker of every ring the device writes (admin CQ,
+ * AEQ, EQs, kernel CQs): the entry at free-running index head of a ring of
+ * 2^log2_depth entries, or NULL if the device has not written it yet. Its
+ * body may be read once this returned it.
+ */
+static inline void *__snic_ring_next(void *ring, u32 head,
+				     unsigned int log2_depth,
+				     size_t entry_size, size_t flags_offset)
+{
+	u8 *e = (u8 *)ring + (head & ((1u << log2_depth) - 1)) * entry_size;
+
+	if (!snic_ring_entry_new(READ_ONCE(e[flags_offset]), head, log2_depth))
+		return NULL;
+	dma_rmb();	/* the body after the phase byte */
+	return e;
+}
+
+/* ring: a pointer to the ring's entry type, which has the phase in flags */
+#define snic_ring_next(ring, head, log2_depth)				\
+	((typeof(ring))__snic_ring_next(ring, head, log2_depth,		\
+					sizeof(*(ring)),		\
+					offsetof(typeof(*(ring)), flags)))
+
+/* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
 int snic_admin_init(struct snic_dev *sdev);
 void snic_admin_destroy(struct snic_dev *sdev);
-int snic_admin_query_device(struct snic_dev *sdev);
-int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats);
-int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle);
 bool snic_admin_dead(struct snic_dev *sdev);
+
+/* snic_main.c: for the netdev and the ib_device alike */
+void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len);
+int snic_read_dev_stats(struct snic_dev *sdev, u64 *values);
 
 /* snic_eq.c */
 int snic_eqs_create(struct snic_dev *sdev);

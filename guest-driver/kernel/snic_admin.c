@@ -5,20 +5,29 @@
  * Commands are submitted by any number of sleeping callers; each takes a
  * context slot, rings the SQ doorbell and sleeps until the vector-0
  * handler matches the completion's cmd_id. A command that does not
- * complete within SNIC_ADMIN_TIMEOUT marks the queue dead: a device that
- * lost one command cannot be trusted with the next.
+ * complete within admin_timeout_ms is looked for in the completion queue
+ * once more: if it is there, only the interrupt was lost and the command
+ * succeeds (efa tells the two apart the same way, but then fails the
+ * command anyway). If not, the queue is dead: a device that lost one
+ * command cannot be trusted with the next. The commands themselves are
+ * built in snic_com.c.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
+#include <linux/moduleparam.h>
 
 #include "snic.h"
 
 #define SNIC_ADMIN_DEPTH	(1u << SNIC_ADMIN_LOG2_DEPTH)
 #define SNIC_ADMIN_MASK		(SNIC_ADMIN_DEPTH - 1)
 #define SNIC_AEQ_DEPTH		(1u << SNIC_AEQ_LOG2_DEPTH)
-#define SNIC_ADMIN_TIMEOUT	(10 * HZ)
 #define SNIC_READY_TIMEOUT_US	(1000 * 1000)
+
+static unsigned int admin_timeout_ms = 10000;
+module_param(admin_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(admin_timeout_ms,
+		 "Admin command timeout in ms (default 10000)");
 
 static const char *const snic_admin_status_str[] = {
 	[SNIC_ADMIN_OK] = "ok",
@@ -115,131 +124,18 @@ bool snic_admin_dead(struct snic_dev *sdev)
 	return READ_ONCE(sdev->admin.dead);
 }
 
-/*
- * Run one admin command and wait for it. Returns 0 or a negative errno
- * (device status mapped); *result gets the completion's result.
- */
-int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
-		    u64 *result)
-{
-	struct snic_admin *aq = &sdev->admin;
-	struct snic_admin_ctx *ctx;
-	unsigned long flags;
-	u16 status;
-	u64 res;
-	int i;
-
-	might_sleep();
-	if (down_timeout(&aq->slots, SNIC_ADMIN_TIMEOUT)) {
-		/* Every slot held this long: the device stopped answering */
-		snic_admin_kill(sdev, "no admin slot freed in time");
-		return -ETIMEDOUT;
-	}
-	i = snic_admin_submit(aq, sdev, cmd);
-	if (i < 0) {
-		up(&aq->slots);
-		return i;
-	}
-	ctx = &aq->ctx[i];
-	if (!wait_for_completion_timeout(&ctx->done, SNIC_ADMIN_TIMEOUT)) {
-		spin_lock_irqsave(&aq->lock, flags);
-		if (!completion_done(&ctx->done)) {
-			/* The slot stays busy: a late completion must not
-			 * be mistaken for a later command's.
-			 */
-			spin_unlock_irqrestore(&aq->lock, flags);
-			snic_admin_kill(sdev, "admin command timed out");
-			return -ETIMEDOUT;
-		}
-		spin_unlock_irqrestore(&aq->lock, flags);
-	}
-	spin_lock_irqsave(&aq->lock, flags);
-	status = ctx->status;
-	res = ctx->result;
-	ctx->busy = false;
-	spin_unlock_irqrestore(&aq->lock, flags);
-	up(&aq->slots);
-
-	if (result)
-		*result = res;
-	if (status != SNIC_ADMIN_OK)
-		dev_dbg(&sdev->pdev->dev, "admin command 0x%02x: %s (%u)\n",
-			cmd->hdr.opcode,
-			status < ARRAY_SIZE(snic_admin_status_str) ?
-			snic_admin_status_str[status] : "unknown status",
-			status);
-	return snic_admin_errno(status);
-}
-
-/* Commands whose only argument is an object handle (DEALLOC_PD, ...). */
-int snic_admin_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-	cmd.obj.handle = cpu_to_le32(handle);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
-/* QUERY_DEVICE and GET_STATS write into the shared response buffer. */
-static int snic_admin_read(struct snic_dev *sdev, u8 opcode, void *out,
-			   size_t len)
-{
-	struct snic_admin *aq = &sdev->admin;
-	struct snic_admin_cmd cmd;
-	int err;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.resp));
-	cmd.resp.resp_addr = cpu_to_le64(aq->resp_dma);
-	cmd.resp.resp_len = cpu_to_le32(len);
-	mutex_lock(&aq->resp_lock);
-	memset(aq->resp, 0, len);
-	err = snic_admin_exec(sdev, &cmd, NULL);
-	if (!err)
-		memcpy(out, aq->resp, len);
-	mutex_unlock(&aq->resp_lock);
-	return err;
-}
-
-int snic_admin_query_device(struct snic_dev *sdev)
-{
-	struct snic_device_attr *a = &sdev->attr;
-	int err;
-
-	err = snic_admin_read(sdev, SNIC_ADMIN_QUERY_DEVICE, a, sizeof(*a));
-	if (err)
-		return err;
-	if (le32_to_cpu(a->magic) != SNIC_MAGIC ||
-	    le32_to_cpu(a->abi_version) >> 16 != SNIC_ABI_VERSION_MAJOR) {
-		dev_err(&sdev->pdev->dev, "QUERY_DEVICE: bad magic/ABI %#x/%#x\n",
-			le32_to_cpu(a->magic), le32_to_cpu(a->abi_version));
-		return -ENODEV;
-	}
-	return 0;
-}
-
-int snic_admin_get_stats(struct snic_dev *sdev, struct snic_stats *stats)
-{
-	return snic_admin_read(sdev, SNIC_ADMIN_GET_STATS, stats,
-			       sizeof(*stats));
-}
-
-static void snic_admin_process_cq(struct snic_dev *sdev)
+/* Hand every new completion to its waiter. Called with aq->lock held. */
+static void snic_admin_process_cq_locked(struct snic_dev *sdev)
 {
 	struct snic_admin *aq = &sdev->admin;
 	struct snic_admin_cqe *cqe;
 	struct snic_admin_ctx *ctx;
-	unsigned long flags;
 	u32 n = 0;
 	u16 id;
 
-	spin_lock_irqsave(&aq->lock, flags);
-	for (;;) {
-		cqe = &aq->cq[aq->cq_head & SNIC_ADMIN_MASK];
-		if (!snic_ring_entry_new(READ_ONCE(cqe->flags), aq->cq_head,
-					 SNIC_ADMIN_LOG2_DEPTH))
-			break;
-		dma_rmb();	/* body after the phase byte */
+	lockdep_assert_held(&aq->lock);
+	while ((cqe = snic_ring_next(aq->cq, aq->cq_head,
+				     SNIC_ADMIN_LOG2_DEPTH))) {
 		id = le16_to_cpu(cqe->cmd_id);
 		ctx = &aq->ctx[id & SNIC_ADMIN_MASK];
 		if (ctx->busy && ctx->cmd_id == id &&
@@ -257,7 +153,92 @@ static void snic_admin_process_cq(struct snic_dev *sdev)
 	}
 	if (n)
 		snic_ring_db(sdev, SNIC_DB_ADMIN_CQ, 0, aq->cq_head);
+}
+
+static void snic_admin_process_cq(struct snic_dev *sdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->admin.lock, flags);
+	snic_admin_process_cq_locked(sdev);
+	spin_unlock_irqrestore(&sdev->admin.lock, flags);
+}
+
+/*
+ * A command's wait timed out: is its completion in the queue all the same?
+ * Then only its interrupt was lost (an MSI-X message can be), and the
+ * device is fine.
+ */
+static bool snic_admin_repoll(struct snic_dev *sdev,
+			      struct snic_admin_ctx *ctx)
+{
+	struct snic_admin *aq = &sdev->admin;
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	snic_admin_process_cq_locked(sdev);
+	done = completion_done(&ctx->done);
 	spin_unlock_irqrestore(&aq->lock, flags);
+	if (done)
+		dev_warn_once(&sdev->pdev->dev,
+			      "admin completion without interrupt (lost MSI-X?)\n");
+	return done;
+}
+
+/*
+ * Run one admin command and wait for it. Returns 0 or a negative errno
+ * (device status mapped); *result gets the completion's result.
+ */
+int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+		    u64 *result)
+{
+	struct snic_admin *aq = &sdev->admin;
+	struct snic_admin_ctx *ctx;
+	unsigned long timeout;
+	unsigned long flags;
+	u16 status;
+	u64 res;
+	int i;
+
+	might_sleep();
+	timeout = msecs_to_jiffies(max(admin_timeout_ms, 1u));
+	if (down_timeout(&aq->slots, timeout)) {
+		/* Every slot held this long: the device stopped answering */
+		snic_admin_kill(sdev, "no admin slot freed in time");
+		return -ETIMEDOUT;
+	}
+	i = snic_admin_submit(aq, sdev, cmd);
+	if (i < 0) {
+		up(&aq->slots);
+		return i;
+	}
+	ctx = &aq->ctx[i];
+	if (!wait_for_completion_timeout(&ctx->done, timeout) &&
+	    !snic_admin_repoll(sdev, ctx)) {
+		/*
+		 * The slot stays busy: a late completion must not be
+		 * mistaken for a later command's.
+		 */
+		snic_admin_kill(sdev, "admin command timed out");
+		return -ETIMEDOUT;
+	}
+	spin_lock_irqsave(&aq->lock, flags);
+	status = ctx->status;
+	res = ctx->result;
+	ctx->busy = false;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	up(&aq->slots);
+
+	if (result)
+		*result = res;
+	if (status != SNIC_ADMIN_OK)
+		dev_dbg(&sdev->pdev->dev, "admin command 0x%02x: %s (%u)\n",
+			cmd->hdr.opcode,
+			status < ARRAY_SIZE(snic_admin_status_str) ?
+			snic_admin_status_str[status] : "unknown status",
+			status);
+	return snic_admin_errno(status);
 }
 
 static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
@@ -312,12 +293,8 @@ static void snic_aeq_process(struct snic_dev *sdev)
 	struct snic_aeqe *e;
 	u32 n = 0;
 
-	for (;;) {
-		e = &aeq->ring[aeq->head & (SNIC_AEQ_DEPTH - 1)];
-		if (!snic_ring_entry_new(READ_ONCE(e->flags), aeq->head,
-					 SNIC_AEQ_LOG2_DEPTH))
-			break;
-		dma_rmb();
+	while ((e = snic_ring_next(aeq->ring, aeq->head,
+				   SNIC_AEQ_LOG2_DEPTH))) {
 		snic_aeq_event(sdev, le32_to_cpu(e->event),
 			       le64_to_cpu(e->data));
 		aeq->head++;

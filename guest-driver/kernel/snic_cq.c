@@ -58,58 +58,66 @@ static int snic_cq_kernel_ring(struct snic_dev *sdev, struct snic_cq *cq,
 				&cq->ring);
 }
 
+/*
+ * Destroy the device CQ, then free its ring unless the device may still
+ * write it (snic_com_destroyed()). Create's unwinding and destroy.
+ */
+static void snic_cq_release(struct snic_dev *sdev, struct snic_cq *cq)
+{
+	if (snic_com_destroyed(sdev, snic_com_destroy_cq(sdev, cq->cqn), "CQ",
+			       cq->cqn))
+		snic_queue_put(sdev, &cq->ring);
+}
+
 int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibcq->device);
 	struct snic_ib_create_cq_resp resp = {};
 	struct snic_cq *cq = to_scq(ibcq);
-	u16 ctx = SNIC_DB_KERNEL_PAGE;
-	struct snic_admin_cmd cmd;
+	struct snic_com_create_cq_params params = {
+		.ring = &cq->ring,
+		.ctx = SNIC_DB_KERNEL_PAGE,
+	};
 	struct snic_eq *eq;
-	u64 cqn;
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	spin_lock_init(&cq->lock);
 	if (udata)
-		err = snic_cq_user_ring(sdev, cq, attr, udata, &ctx);
+		err = snic_cq_user_ring(sdev, cq, attr, udata, &params.ctx);
 	else
 		err = snic_cq_kernel_ring(sdev, cq, attr);
 	if (err)
 		return err;
 
 	eq = &sdev->eqs[attr->comp_vector % sdev->ibdev.num_comp_vectors];
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-	cmd.create_cq.pbl_addr = cpu_to_le64(cq->ring.pbl_dma);
-	cmd.create_cq.npages = cpu_to_le32(cq->ring.npages);
-	cmd.create_cq.log2_depth = cq->log2_depth;
-	cmd.create_cq.ctx = cpu_to_le16(ctx);
-	cmd.create_cq.eqn = cpu_to_le32(eq->eqn);
-	err = snic_admin_exec(sdev, &cmd, &cqn);
+	params.log2_depth = cq->log2_depth;
+	params.eqn = eq->eqn;
+	err = snic_com_create_cq(sdev, &params, &cq->cqn);
 	if (err)
 		goto err_ring;
-	cq->cqn = cqn;
 	cq->eq = eq;
 	ibcq->cqe = (1u << cq->log2_depth) / 2 - 1;
 
 	/* A handle the device gave twice must not replace a live CQ */
-	err = xa_insert(&sdev->cq_xa, cqn, ibcq, GFP_KERNEL);
+	err = xa_insert(&sdev->cq_xa, cq->cqn, ibcq, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	if (!udata)
 		return 0;
-	resp.cqn = cqn;
+	resp.cqn = cq->cqn;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		goto err_xa;
 	return 0;
 
 err_xa:
-	xa_erase(&sdev->cq_xa, cqn);
+	xa_erase(&sdev->cq_xa, cq->cqn);
 err_destroy:
-	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cqn);
+	snic_cq_release(sdev, cq);
+	return err;
 err_ring:
 	snic_queue_put(sdev, &cq->ring);
 	return err;
@@ -119,34 +127,19 @@ int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibcq->device);
 	struct snic_cq *cq = to_scq(ibcq);
-	int err;
 
 	xa_erase(&sdev->cq_xa, cq->cqn);
 	/* An EQ or AEQ handler that found this CQ has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, cq->eq->vector));
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cq->cqn);
-	/* A dead device was disabled: its DMA stopped, freeing is safe */
-	if (err && !snic_admin_dead(sdev)) {
-		/* A broken device may still write the ring: leave it pinned */
-		ibdev_err(&sdev->ibdev, "DESTROY_CQ %u failed (%d): ring stays pinned\n",
-			  cq->cqn, err);
-		return 0;
-	}
-	snic_queue_put(sdev, &cq->ring);
+	snic_cq_release(sdev, cq);
 	return 0;
 }
 
 static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
 {
-	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
-			       (cq->cons & ((1u << cq->log2_depth) - 1));
-
-	if (!snic_ring_entry_new(READ_ONCE(cqe->flags), cq->cons,
-				 cq->log2_depth))
-		return NULL;
-	dma_rmb();	/* the body after the phase byte */
-	return cqe;
+	return snic_ring_next((struct snic_cqe *)cq->ring.buf, cq->cons,
+			      cq->log2_depth);
 }
 
 /*

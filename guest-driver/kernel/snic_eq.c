@@ -21,13 +21,8 @@ static irqreturn_t snic_eq_irq(int irq, void *data)
 	struct ib_cq *cq;
 	u32 n = 0;
 
-	for (;;) {
-		e = (struct snic_eqe *)eq->ring.buf +
-		    (eq->head & (SNIC_EQ_DEPTH - 1));
-		if (!snic_ring_entry_new(READ_ONCE(e->flags), eq->head,
-					 SNIC_EQ_LOG2_DEPTH))
-			break;
-		dma_rmb();
+	while ((e = snic_ring_next((struct snic_eqe *)eq->ring.buf, eq->head,
+				   SNIC_EQ_LOG2_DEPTH))) {
 		if (le32_to_cpu(e->type) == SNIC_EQE_COMPLETION) {
 			/* xa_load is RCU-safe; CQ destroy waits for this IRQ */
 			cq = xa_load(&sdev->cq_xa, le32_to_cpu(e->cqn));
@@ -62,8 +57,11 @@ void snic_eq_overflow(struct snic_dev *sdev, u64 eqn)
 
 static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 {
-	struct snic_admin_cmd cmd;
-	u64 eqn;
+	struct snic_com_create_eq_params params = {
+		.ring = &eq->ring,
+		.log2_depth = SNIC_EQ_LOG2_DEPTH,
+		.vector = vec,
+	};
 	int err;
 
 	eq->sdev = sdev;
@@ -73,15 +71,9 @@ static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 	if (err)
 		return err;
 
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
-	cmd.create_eq.pbl_addr = cpu_to_le64(eq->ring.pbl_dma);
-	cmd.create_eq.npages = cpu_to_le32(eq->ring.npages);
-	cmd.create_eq.log2_depth = SNIC_EQ_LOG2_DEPTH;
-	cmd.create_eq.vector = cpu_to_le16(vec);
-	err = snic_admin_exec(sdev, &cmd, &eqn);
+	err = snic_com_create_eq(sdev, &params, &eq->eqn);
 	if (err)
 		goto err_free;
-	eq->eqn = eqn;
 
 	snprintf(eq->irq_name, sizeof(eq->irq_name), "snic-comp%u@%s",
 		 vec - SNIC_VEC_COMP_BASE, pci_name(sdev->pdev));
@@ -93,7 +85,10 @@ static int snic_eq_create(struct snic_dev *sdev, struct snic_eq *eq, u16 vec)
 	return 0;
 
 err_destroy:
-	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
+	/* A ring the device may still write stays allocated */
+	if (!snic_com_destroyed(sdev, snic_com_destroy_eq(sdev, eq->eqn), "EQ",
+				eq->eqn))
+		return err;
 err_free:
 	snic_queue_put(sdev, &eq->ring);
 	return err;
@@ -106,16 +101,11 @@ static void snic_eq_destroy(struct snic_dev *sdev, struct snic_eq *eq)
 	if (!eq->created)
 		return;
 	/* The device stops writing before the ring goes away */
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eq->eqn);
+	err = snic_com_destroy_eq(sdev, eq->eqn);
 	free_irq(pci_irq_vector(sdev->pdev, eq->vector), eq);
 	eq->created = false;
-	/* A dead device was disabled: its DMA stopped */
-	if (err && !snic_admin_dead(sdev)) {
-		dev_err(&sdev->pdev->dev, "EQ %u not destroyed (%d): ring stays allocated\n",
-			eq->eqn, err);
-		return;
-	}
-	snic_queue_put(sdev, &eq->ring);
+	if (snic_com_destroyed(sdev, err, "EQ", eq->eqn))
+		snic_queue_put(sdev, &eq->ring);
 }
 
 int snic_eqs_create(struct snic_dev *sdev)

@@ -2,9 +2,12 @@
 /*
  * snic: PCI driver for the snic RoCEv2 NIC (QEMU device "snic").
  *
- * Probe brings the function up in dependency order (BARs, reset, MSI-X,
- * admin queue + AEQ, device limits, completion EQs, netdev, ib_device);
- * remove and every probe error walk the same ladder back.
+ * Probe is two halves (efa's shape): snic_probe_device() brings the device
+ * up (BARs, reset, MSI-X, admin queue + AEQ, device limits, completion
+ * EQs), snic_ib_device_add() puts the stack on it (netdev, ib_device).
+ * Remove undoes them with snic_ib_device_remove() and
+ * snic_remove_device(); a probe failing in the second half unwinds with
+ * snic_remove_device() too.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -20,6 +23,40 @@ static const struct pci_device_id snic_pci_tbl[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, snic_pci_tbl);
+
+/* "major.minor": ethtool's and the ib_device's firmware version */
+void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len)
+{
+	snprintf(str, len, "%u.%u", snic_fw_major(sdev), snic_fw_minor(sdev));
+}
+
+#define SNIC_DEV_STAT_OFFSET(field) offsetof(struct snic_stats, field),
+static const u16 snic_dev_stat_offsets[] = {
+	SNIC_DEV_STATS(SNIC_DEV_STAT_OFFSET)
+};
+static_assert(ARRAY_SIZE(snic_dev_stat_offsets) == SNIC_NUM_DEV_STATS);
+
+/*
+ * The device counters (GET_STATS) in SNIC_DEV_STATS order, values having
+ * SNIC_NUM_DEV_STATS entries: rdma statistic and ethtool -S read them here.
+ */
+int snic_read_dev_stats(struct snic_dev *sdev, u64 *values)
+{
+	struct snic_stats *s;
+	int i, err;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	err = snic_com_get_stats(sdev, s);
+	if (!err) {
+		for (i = 0; i < SNIC_NUM_DEV_STATS; i++)
+			values[i] = le64_to_cpup((__le64 *)
+				((u8 *)s + snic_dev_stat_offsets[i]));
+	}
+	kfree(s);
+	return err;
+}
 
 /* Identify the device and bring it to power-on state. */
 static int snic_check_device(struct snic_dev *sdev)
@@ -68,14 +105,34 @@ static int snic_alloc_vectors(struct snic_dev *sdev)
 	return 0;
 }
 
-static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+/* What snic_probe_device() set up before it had BARs and vectors */
+static void snic_free_dev(struct snic_dev *sdev)
+{
+	struct pci_dev *pdev = sdev->pdev;
+
+	if (sdev->db)
+		pci_iounmap(pdev, sdev->db);
+	if (sdev->regs)
+		pci_iounmap(pdev, sdev->regs);
+	xa_destroy(&sdev->cq_xa);
+	xa_destroy(&sdev->qp_xa);
+	ida_destroy(&sdev->db_page_ida);
+	ib_dealloc_device(&sdev->ibdev);
+}
+
+/*
+ * The device half of probe: PCI function, BARs, reset, MSI-X vectors,
+ * admin queue + AEQ, the device's limits (QUERY_DEVICE) and the
+ * completion EQs. snic_remove_device() undoes it.
+ */
+static struct snic_dev *snic_probe_device(struct pci_dev *pdev)
 {
 	struct snic_dev *sdev;
 	int err;
 
 	err = pci_enable_device_mem(pdev);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 	err = pci_request_mem_regions(pdev, DRV_MODULE_NAME);
 	if (err)
 		goto err_disable;
@@ -101,80 +158,104 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	sdev->db = pci_iomap(pdev, SNIC_BAR_DOORBELL, SNIC_DB_PAGE_SIZE);
 	if (!sdev->regs || !sdev->db) {
 		err = -ENOMEM;
-		goto err_iounmap;
+		goto err_free_dev;
 	}
 	sdev->db_bar_start = pci_resource_start(pdev, SNIC_BAR_DOORBELL);
 	err = snic_check_device(sdev);
 	if (err)
-		goto err_iounmap;
+		goto err_free_dev;
 	err = snic_alloc_vectors(sdev);
 	if (err)
-		goto err_iounmap;
+		goto err_free_dev;
 	err = snic_admin_init(sdev);
 	if (err)
 		goto err_vectors;
-	err = snic_admin_query_device(sdev);
+	err = snic_com_query_device(sdev, &sdev->attr);
 	if (err)
 		goto err_admin;
 	err = snic_eqs_create(sdev);
 	if (err)
 		goto err_admin;
-	err = snic_netdev_create(sdev);
-	if (err)
-		goto err_eqs;
-	err = snic_ib_register(sdev);
-	if (err)
-		goto err_netdev;
+	return sdev;
 
-	dev_info(&pdev->dev, "%s / %s: MAC %pM, %u MSI-X vectors, %u doorbell pages\n",
-		 dev_name(&sdev->ibdev.dev), netdev_name(sdev->netdev),
-		 sdev->netdev->dev_addr, sdev->num_vectors, sdev->num_db_pages);
-	return 0;
-
-err_netdev:
-	snic_netdev_destroy(sdev);
-err_eqs:
-	snic_eqs_destroy(sdev);
 err_admin:
 	snic_admin_destroy(sdev);
 err_vectors:
 	pci_free_irq_vectors(pdev);
-err_iounmap:
-	if (sdev->db)
-		pci_iounmap(pdev, sdev->db);
-	if (sdev->regs)
-		pci_iounmap(pdev, sdev->regs);
-	xa_destroy(&sdev->cq_xa);
-	xa_destroy(&sdev->qp_xa);
-	ida_destroy(&sdev->db_page_ida);
-	ib_dealloc_device(&sdev->ibdev);
+err_free_dev:
+	snic_free_dev(sdev);
 err_regions:
 	pci_release_mem_regions(pdev);
 err_disable:
 	pci_disable_device(pdev);
-	return err;
+	return ERR_PTR(err);
 }
 
-static void snic_remove(struct pci_dev *pdev)
+/* Undoes snic_probe_device(), once snic_ib_device_remove() ran. */
+static void snic_remove_device(struct pci_dev *pdev)
 {
 	struct snic_dev *sdev = pci_get_drvdata(pdev);
 
+	snic_eqs_destroy(sdev);
+	snic_admin_destroy(sdev);
+	pci_free_irq_vectors(pdev);
+	WARN_ON(!xa_empty(&sdev->cq_xa) || !xa_empty(&sdev->qp_xa));
+	snic_free_dev(sdev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
+}
+
+/*
+ * The stack half: the netdev, then the ib_device on it (registration
+ * queries the port through the netdev). snic_ib_device_remove() undoes
+ * it; a failure here leaves nothing behind.
+ */
+static int snic_ib_device_add(struct snic_dev *sdev)
+{
+	int err;
+
+	err = snic_netdev_create(sdev);
+	if (err)
+		return err;
+	err = snic_ib_register(sdev);
+	if (err) {
+		snic_netdev_destroy(sdev);
+		return err;
+	}
+	return 0;
+}
+
+static void snic_ib_device_remove(struct snic_dev *sdev)
+{
 	snic_ib_unregister(sdev);
 	snic_netdev_destroy(sdev);
 	/* an ip link up/down racing the unregister may have queued it */
 	cancel_work_sync(&sdev->port_work);
-	snic_eqs_destroy(sdev);
-	snic_admin_destroy(sdev);
-	pci_free_irq_vectors(pdev);
-	pci_iounmap(pdev, sdev->db);
-	pci_iounmap(pdev, sdev->regs);
-	WARN_ON(!xa_empty(&sdev->cq_xa) || !xa_empty(&sdev->qp_xa));
-	xa_destroy(&sdev->cq_xa);
-	xa_destroy(&sdev->qp_xa);
-	ida_destroy(&sdev->db_page_ida);
-	ib_dealloc_device(&sdev->ibdev);
-	pci_release_mem_regions(pdev);
-	pci_disable_device(pdev);
+}
+
+static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct snic_dev *sdev;
+	int err;
+
+	sdev = snic_probe_device(pdev);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	err = snic_ib_device_add(sdev);
+	if (err) {
+		snic_remove_device(pdev);
+		return err;
+	}
+	dev_info(&pdev->dev, "%s / %s: MAC %pM, %u MSI-X vectors, %u doorbell pages\n",
+		 dev_name(&sdev->ibdev.dev), netdev_name(sdev->netdev),
+		 sdev->netdev->dev_addr, sdev->num_vectors, sdev->num_db_pages);
+	return 0;
+}
+
+static void snic_remove(struct pci_dev *pdev)
+{
+	snic_ib_device_remove(pci_get_drvdata(pdev));
+	snic_remove_device(pdev);
 }
 
 /* Reboot/kexec: stop all DMA without tearing the stack down */

@@ -120,9 +120,14 @@ void snic_queue_put(struct snic_dev *sdev, struct snic_queue *q)
 struct ib_mr *snic_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct snic_dev *sdev = to_sdev(ibpd->device);
-	struct snic_admin_cmd cmd;
+	struct snic_com_reg_mr_params params = {
+		.length = U64_MAX,
+		.pdn = to_spd(ibpd)->pdn,
+		.access = access,
+		.flags = SNIC_MR_PHYS,
+	};
 	struct snic_mr *mr;
-	u64 key;
+	u32 key;
 	int err;
 
 	if (access & ~IB_ACCESS_LOCAL_WRITE)
@@ -130,14 +135,8 @@ struct ib_mr *snic_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
-	cmd.reg_mr.iova = 0;
-	cmd.reg_mr.length = cpu_to_le64(U64_MAX);
-	cmd.reg_mr.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
-	cmd.reg_mr.access = cpu_to_le32(access);
-	cmd.reg_mr.key = (u8)atomic_inc_return(&sdev->mr_key);
-	cmd.reg_mr.flags = cpu_to_le16(SNIC_MR_PHYS);
-	err = snic_admin_exec(sdev, &cmd, &key);
+	params.key = atomic_inc_return(&sdev->mr_key);
+	err = snic_com_reg_mr(sdev, &params, &key);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -153,11 +152,16 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct snic_dev *sdev = to_sdev(ibpd->device);
 	struct device *dev = &sdev->pdev->dev;
+	struct snic_com_reg_mr_params params = {
+		.iova = virt_addr,
+		.length = length,
+		.pdn = to_spd(ibpd)->pdn,
+	};
 	struct ib_block_iter biter;
-	struct snic_admin_cmd cmd;
 	unsigned long pgsz;
 	struct snic_mr *mr;
-	u64 npages, i = 0, key;
+	u64 npages, i = 0;
+	u32 key;
 	int err;
 
 	/* Optional access bits (relaxed ordering, ...) may be ignored */
@@ -195,17 +199,12 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
 		mr->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
 
-	key = (u8)atomic_inc_return(&sdev->mr_key);
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
-	cmd.reg_mr.iova = cpu_to_le64(virt_addr);
-	cmd.reg_mr.length = cpu_to_le64(length);
-	cmd.reg_mr.pbl_addr = cpu_to_le64(mr->pbl_dma);
-	cmd.reg_mr.npages = cpu_to_le32(npages);
-	cmd.reg_mr.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
-	cmd.reg_mr.access = cpu_to_le32(access);	/* IB_ACCESS_* numbers */
-	cmd.reg_mr.page_shift = ilog2(pgsz);
-	cmd.reg_mr.key = key;
-	err = snic_admin_exec(sdev, &cmd, &key);
+	params.pbl_dma = mr->pbl_dma;
+	params.npages = npages;
+	params.access = access;		/* IB_ACCESS_* numbers */
+	params.page_shift = ilog2(pgsz);
+	params.key = atomic_inc_return(&sdev->mr_key);
+	err = snic_com_reg_mr(sdev, &params, &key);
 	if (err)
 		goto err_pbl;
 	mr->ibmr.lkey = key;
@@ -225,27 +224,20 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibmr->device);
 	struct snic_mr *mr = to_smr(ibmr);
-	int err;
 
-	/* The device stops using the page list before it is freed */
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEREG_MR, ibmr->lkey);
-	/* A dead device was disabled: its DMA stopped, freeing is safe */
-	if (err && !snic_admin_dead(sdev)) {
-		/*
-		 * Only a broken device refuses. It may still read the list and
-		 * the pages: leave both pinned (leaked) rather than free them
-		 * under it. Failing would only make the core warn and leak too.
-		 */
-		ibdev_err(&sdev->ibdev, "DEREG_MR %#x failed (%d): pages stay pinned\n",
-			  ibmr->lkey, err);
-		kfree(mr);
-		return 0;
+	/*
+	 * The device stops using the page list before it is freed. If a
+	 * broken device refuses, the list and the pages stay pinned (leaked):
+	 * failing would only make the core warn and leak too.
+	 */
+	if (snic_com_destroyed(sdev, snic_com_dereg_mr(sdev, ibmr->lkey), "MR",
+			       ibmr->lkey)) {
+		if (mr->pbl)
+			dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes,
+					  mr->pbl, mr->pbl_dma);
+		if (mr->umem)		/* none for a DMA MR */
+			ib_umem_release(mr->umem);
 	}
-	if (mr->pbl)
-		dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
-				  mr->pbl_dma);
-	if (mr->umem)		/* none for a DMA MR */
-		ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }

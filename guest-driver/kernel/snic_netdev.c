@@ -36,34 +36,20 @@ static struct snic_netdev_priv *snic_priv(struct net_device *nd)
 
 /* --- device queue commands --------------------------------------------- */
 
-static int snic_eth_queue_cmd(struct snic_dev *sdev, u8 opcode, u8 type,
-			      u32 qid)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.eth_queue));
-	cmd.eth_queue.type = type;
-	cmd.eth_queue.qid = cpu_to_le32(qid);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
 static int snic_eth_queue_create(struct snic_dev *sdev,
 				 struct snic_eth_ring *r, u8 type, u8 log2)
 {
-	struct snic_admin_cmd cmd;
-	u64 qid;
+	struct snic_com_create_eth_queue_params params = {
+		.ring_dma = r->dma,
+		.type = type,
+		.log2_depth = log2,
+		.vector = SNIC_VEC_ETH,
+	};
 	int err;
 
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
-			    sizeof(cmd.create_eth_queue));
-	cmd.create_eth_queue.ring_addr = cpu_to_le64(r->dma);
-	cmd.create_eth_queue.type = type;
-	cmd.create_eth_queue.log2_depth = log2;
-	cmd.create_eth_queue.vector = cpu_to_le16(SNIC_VEC_ETH);
-	err = snic_admin_exec(sdev, &cmd, &qid);
+	err = snic_com_create_eth_queue(sdev, &params, &r->qid);
 	if (err)
 		return err;
-	r->qid = qid;
 	r->created = true;
 	return 0;
 }
@@ -77,19 +63,11 @@ static bool snic_eth_queue_destroy(struct snic_dev *sdev,
 	if (!r->created)
 		return true;
 	/* After these the device no longer reads or writes the ring */
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_STOP_ETH_QUEUE, type, r->qid);
+	err = snic_com_stop_eth_queue(sdev, type, r->qid);
 	if (!err)
-		err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_DESTROY_ETH_QUEUE,
-					 type, r->qid);
+		err = snic_com_destroy_eth_queue(sdev, type, r->qid);
 	r->created = false;
-	/* A dead device was disabled: its DMA stopped */
-	if (err && !snic_admin_dead(sdev)) {
-		dev_err(&sdev->pdev->dev,
-			"Ethernet queue %u not destroyed (%d): ring stays allocated\n",
-			r->qid, err);
-		return false;
-	}
-	return true;
+	return snic_com_destroyed(sdev, err, "Ethernet queue", r->qid);
 }
 
 static int snic_ring_alloc(struct snic_dev *sdev, struct snic_eth_ring *r,
@@ -362,15 +340,6 @@ static irqreturn_t snic_eth_irq(int irq, void *data)
 
 /* --- open / stop -------------------------------------------------------- */
 
-static int snic_set_mtu(struct snic_dev *sdev, u32 mtu)
-{
-	struct snic_admin_cmd cmd;
-
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
-	cmd.set_mtu.mtu = cpu_to_le32(mtu);
-	return snic_admin_exec(sdev, &cmd, NULL);
-}
-
 static void snic_eth_teardown(struct snic_netdev_priv *np)
 {
 	struct snic_dev *sdev = np->sdev;
@@ -391,7 +360,7 @@ static int snic_eth_up(struct snic_netdev_priv *np)
 	struct snic_dev *sdev = np->sdev;
 	int err;
 
-	err = snic_set_mtu(sdev, nd->mtu);
+	err = snic_com_set_mtu(sdev, nd->mtu);
 	if (err)
 		return err;
 	np->rx_buf_len = nd->mtu + VLAN_ETH_HLEN;
@@ -409,12 +378,10 @@ static int snic_eth_up(struct snic_netdev_priv *np)
 				    SNIC_ETH_RX_LOG2_DEPTH);
 	if (err)
 		goto err_teardown;
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_START_ETH_QUEUE,
-				 SNIC_ETH_QUEUE_TX, np->tx.qid);
+	err = snic_com_start_eth_queue(sdev, SNIC_ETH_QUEUE_TX, np->tx.qid);
 	if (err)
 		goto err_teardown;
-	err = snic_eth_queue_cmd(sdev, SNIC_ADMIN_START_ETH_QUEUE,
-				 SNIC_ETH_QUEUE_RX, np->rx.qid);
+	err = snic_com_start_eth_queue(sdev, SNIC_ETH_QUEUE_RX, np->rx.qid);
 	if (err)
 		goto err_teardown;
 
@@ -476,7 +443,7 @@ static int snic_change_mtu(struct net_device *nd, int mtu)
 	int err;
 
 	if (!netif_running(nd)) {
-		err = snic_set_mtu(np->sdev, mtu);
+		err = snic_com_set_mtu(np->sdev, mtu);
 		if (!err)
 			nd->mtu = mtu;
 		return err;
@@ -500,14 +467,11 @@ static int snic_set_mac_address(struct net_device *nd, void *p)
 {
 	struct snic_netdev_priv *np = snic_priv(nd);
 	struct sockaddr *sa = p;
-	struct snic_admin_cmd cmd;
 	int err;
 
 	if (!is_valid_ether_addr(sa->sa_data))
 		return -EADDRNOTAVAIL;
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
-	memcpy(cmd.set_mac.mac, sa->sa_data, ETH_ALEN);
-	err = snic_admin_exec(np->sdev, &cmd, NULL);
+	err = snic_com_set_mac(np->sdev, sa->sa_data);
 	if (err)
 		return err;
 	eth_hw_addr_set(nd, sa->sa_data);
@@ -545,22 +509,16 @@ static const struct net_device_ops snic_netdev_ops = {
 
 /* --- ethtool ------------------------------------------------------------ */
 
-/* Device counters, read from BAR0, then the driver's own */
+/* Device counters (those of rdma statistic), then the driver's own */
 #define SNIC_STAT_NAME(field) #field,
 static const char snic_stat_names[][ETH_GSTRING_LEN] = {
 	SNIC_DEV_STATS(SNIC_STAT_NAME)
-};
-
-#define SNIC_STAT_OFFSET(field) offsetof(struct snic_stats, field),
-static const u16 snic_stat_offsets[] = {
-	SNIC_DEV_STATS(SNIC_STAT_OFFSET)
 };
 
 static const char snic_drv_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_alloc_failed",
 };
 
-#define SNIC_NUM_DEV_STATS	ARRAY_SIZE(snic_stat_names)
 #define SNIC_NUM_STATS		(SNIC_NUM_DEV_STATS + \
 				 ARRAY_SIZE(snic_drv_stat_names))
 
@@ -582,12 +540,11 @@ static void snic_get_ethtool_stats(struct net_device *nd,
 				   struct ethtool_stats *stats, u64 *data)
 {
 	struct snic_netdev_priv *np = snic_priv(nd);
-	void __iomem *base = np->sdev->regs + SNIC_REG_STATS;
-	u32 i;
 
-	for (i = 0; i < SNIC_NUM_DEV_STATS; i++)
-		data[i] = readq(base + snic_stat_offsets[i]);
-	data[i] = atomic64_read(&np->rx_alloc_failed);
+	/* A device that cannot answer has no counters to show */
+	if (snic_read_dev_stats(np->sdev, data))
+		memset(data, 0, SNIC_NUM_DEV_STATS * sizeof(*data));
+	data[SNIC_NUM_DEV_STATS] = atomic64_read(&np->rx_alloc_failed);
 }
 
 static void snic_get_drvinfo(struct net_device *nd,
@@ -598,9 +555,8 @@ static void snic_get_drvinfo(struct net_device *nd,
 	strscpy(info->driver, DRV_MODULE_NAME, sizeof(info->driver));
 	strscpy(info->bus_info, pci_name(np->sdev->pdev),
 		sizeof(info->bus_info));
-	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u",
-		 le32_to_cpu(np->sdev->attr.fw_version) >> 16,
-		 le32_to_cpu(np->sdev->attr.fw_version) & 0xffff);
+	snic_fw_version_str(np->sdev, info->fw_version,
+			    sizeof(info->fw_version));
 }
 
 static int snic_get_link_ksettings(struct net_device *nd,

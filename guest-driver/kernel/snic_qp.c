@@ -11,7 +11,6 @@
  * from the core's GID attributes and handed over whole, in MODIFY_QP for
  * connected QPs and in every UD WQE (the AH's, returned to the provider).
  */
-#include <linux/dma-mapping.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <rdma/ib_cache.h>
@@ -186,16 +185,36 @@ static int snic_qp_kernel_rings(struct snic_dev *sdev, struct snic_qp *qp,
 	return err;
 }
 
+/* The QP's rings, once the device no longer uses them. */
+static void snic_qp_put_rings(struct snic_dev *sdev, struct snic_qp *qp)
+{
+	snic_queue_put(sdev, &qp->rq);
+	snic_queue_put(sdev, &qp->sq);
+}
+
+/*
+ * Destroy the device QP, then free its rings unless the device may still
+ * use them (snic_com_destroyed()). Create's unwinding and destroy.
+ */
+static void snic_qp_release(struct snic_dev *sdev, struct snic_qp *qp)
+{
+	if (snic_com_destroyed(sdev, snic_com_destroy_qp(sdev, qp->qpn), "QP",
+			       qp->qpn))
+		snic_qp_put_rings(sdev, qp);
+}
+
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
 	struct snic_ib_create_qp_resp resp = {};
 	struct snic_qp *qp = to_sqp(ibqp);
-	u16 ctx = SNIC_DB_KERNEL_PAGE;
-	struct snic_admin_cmd cmd;
+	struct snic_com_create_qp_params params = {
+		.sq = &qp->sq,
+		.rq = &qp->rq,
+		.ctx = SNIC_DB_KERNEL_PAGE,
+	};
 	u8 log2[2];
-	u64 qpn;
 	int err;
 
 	if ((init_attr->qp_type != IB_QPT_RC &&
@@ -204,34 +223,28 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	    init_attr->srq || init_attr->create_flags)
 		return -EOPNOTSUPP;
 	if (udata)
-		err = snic_qp_user_rings(sdev, qp, init_attr, udata, log2, &ctx);
+		err = snic_qp_user_rings(sdev, qp, init_attr, udata, log2,
+					 &params.ctx);
 	else
 		err = snic_qp_kernel_rings(sdev, qp, init_attr, log2);
 	if (err)
 		return err;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-	cmd.create_qp.sq_pbl_addr = cpu_to_le64(qp->sq.pbl_dma);
-	cmd.create_qp.rq_pbl_addr = cpu_to_le64(qp->rq.pbl_dma);
-	cmd.create_qp.sq_npages = cpu_to_le32(qp->sq.npages);
-	cmd.create_qp.rq_npages = cpu_to_le32(qp->rq.npages);
-	cmd.create_qp.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
-	cmd.create_qp.send_cqn = cpu_to_le32(to_scq(init_attr->send_cq)->cqn);
-	cmd.create_qp.recv_cqn = cpu_to_le32(to_scq(init_attr->recv_cq)->cqn);
-	cmd.create_qp.type = init_attr->qp_type;
-	cmd.create_qp.sq_log2_depth = log2[0];
-	cmd.create_qp.rq_log2_depth = log2[1];
-	cmd.create_qp.ctx = cpu_to_le16(ctx);
-	err = snic_admin_exec(sdev, &cmd, &qpn);
+	params.pdn = to_spd(ibqp->pd)->pdn;
+	params.send_cqn = to_scq(init_attr->send_cq)->cqn;
+	params.recv_cqn = to_scq(init_attr->recv_cq)->cqn;
+	params.type = init_attr->qp_type;
+	params.sq_log2_depth = log2[0];
+	params.rq_log2_depth = log2[1];
+	err = snic_com_create_qp(sdev, &params, &qp->qpn);
 	if (err)
 		goto err_rings;
-	qp->qpn = qpn;
 	qp->cap = init_attr->cap;
-	ibqp->qp_num = qpn;
+	ibqp->qp_num = qp->qpn;
 
 	/* A handle the device gave twice must not replace a live QP */
-	err = xa_insert(&sdev->qp_xa, qpn, ibqp, GFP_KERNEL);
+	err = xa_insert(&sdev->qp_xa, qp->qpn, ibqp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	if (!udata)
@@ -242,12 +255,12 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	return 0;
 
 err_xa:
-	xa_erase(&sdev->qp_xa, qpn);
+	xa_erase(&sdev->qp_xa, qp->qpn);
 err_destroy:
-	snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
+	snic_qp_release(sdev, qp);
+	return err;
 err_rings:
-	snic_queue_put(sdev, &qp->rq);
-	snic_queue_put(sdev, &qp->sq);
+	snic_qp_put_rings(sdev, qp);
 	return err;
 }
 
@@ -255,10 +268,7 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
-	struct device *dev = &sdev->pdev->dev;
-	struct snic_admin_cmd cmd;
-	struct snic_qp_attr *a;
-	dma_addr_t a_dma;
+	struct snic_qp_attr a = {};
 	int err;
 
 	if (mask & ~SNIC_QP_ATTR_MASK)
@@ -279,45 +289,36 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	     attr->max_dest_rd_atomic > sdev->attr.max_rd_atomic))
 		return -EINVAL;
 
-	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
 	if (mask & IB_QP_AV) {
-		err = snic_av_from_ah_attr(&a->av, &attr->ah_attr);
+		err = snic_av_from_ah_attr(&a.av, &attr->ah_attr);
 		if (err)
-			goto out;
+			return err;
 	}
-	a->qp_state = cpu_to_le32(attr->qp_state);
-	a->cur_qp_state = cpu_to_le32(attr->cur_qp_state);
-	a->path_mtu = cpu_to_le32(attr->path_mtu);
-	a->qkey = cpu_to_le32(attr->qkey);
-	a->rq_psn = cpu_to_le32(attr->rq_psn);
-	a->sq_psn = cpu_to_le32(attr->sq_psn);
-	a->dest_qp_num = cpu_to_le32(attr->dest_qp_num);
-	a->qp_access_flags = cpu_to_le32(attr->qp_access_flags);
-	a->pkey_index = cpu_to_le16(attr->pkey_index);
-	a->port_num = attr->port_num;
-	a->timeout = attr->timeout;
-	a->retry_cnt = attr->retry_cnt;
-	a->rnr_retry = attr->rnr_retry;
-	a->min_rnr_timer = attr->min_rnr_timer;
-	a->max_rd_atomic = attr->max_rd_atomic;
-	a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	a.qp_state = cpu_to_le32(attr->qp_state);
+	a.cur_qp_state = cpu_to_le32(attr->cur_qp_state);
+	a.path_mtu = cpu_to_le32(attr->path_mtu);
+	a.qkey = cpu_to_le32(attr->qkey);
+	a.rq_psn = cpu_to_le32(attr->rq_psn);
+	a.sq_psn = cpu_to_le32(attr->sq_psn);
+	a.dest_qp_num = cpu_to_le32(attr->dest_qp_num);
+	a.qp_access_flags = cpu_to_le32(attr->qp_access_flags);
+	a.pkey_index = cpu_to_le16(attr->pkey_index);
+	a.port_num = attr->port_num;
+	a.timeout = attr->timeout;
+	a.retry_cnt = attr->retry_cnt;
+	a.rnr_retry = attr->rnr_retry;
+	a.min_rnr_timer = attr->min_rnr_timer;
+	a.max_rd_atomic = attr->max_rd_atomic;
+	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a.en_sqd_async_notify = attr->en_sqd_async_notify;
 
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
-	cmd.modify_qp.qpn = cpu_to_le32(to_sqp(ibqp)->qpn);
-	cmd.modify_qp.attr_mask = cpu_to_le32(mask);
-	cmd.modify_qp.attr_addr = cpu_to_le64(a_dma);
-	err = snic_admin_exec(sdev, &cmd, NULL);
+	err = snic_com_modify_qp(sdev, to_sqp(ibqp)->qpn, mask, &a);
 	/* RESET empties the device's queues and restarts their indices */
 	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET &&
 	    !ibqp->uobject) {
 		snic_kwq_reset(&to_sqp(ibqp)->ksq);
 		snic_kwq_reset(&to_sqp(ibqp)->krq);
 	}
-out:
-	dma_free_coherent(dev, sizeof(*a), a, a_dma);
 	return err;
 }
 
@@ -325,42 +326,33 @@ int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
-	struct device *dev = &sdev->pdev->dev;
 	struct snic_qp *qp = to_sqp(ibqp);
-	struct snic_admin_cmd cmd;
-	struct snic_qp_attr *a;
-	dma_addr_t a_dma;
+	struct snic_qp_attr a;
 	int err;
 
-	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_QP, sizeof(cmd.query_qp));
-	cmd.query_qp.qpn = cpu_to_le32(qp->qpn);
-	cmd.query_qp.resp_addr = cpu_to_le64(a_dma);
-	err = snic_admin_exec(sdev, &cmd, NULL);
+	err = snic_com_query_qp(sdev, qp->qpn, &a);
 	if (err)
-		goto out;
+		return err;
 
 	memset(attr, 0, sizeof(*attr));
-	attr->qp_state = le32_to_cpu(a->qp_state);
+	attr->qp_state = le32_to_cpu(a.qp_state);
 	attr->cur_qp_state = attr->qp_state;
-	attr->path_mtu = le32_to_cpu(a->path_mtu);
+	attr->path_mtu = le32_to_cpu(a.path_mtu);
 	attr->path_mig_state = IB_MIG_MIGRATED;
-	attr->qkey = le32_to_cpu(a->qkey);
-	attr->rq_psn = le32_to_cpu(a->rq_psn);
-	attr->sq_psn = le32_to_cpu(a->sq_psn);
-	attr->dest_qp_num = le32_to_cpu(a->dest_qp_num);
-	attr->qp_access_flags = le32_to_cpu(a->qp_access_flags);
-	attr->pkey_index = le16_to_cpu(a->pkey_index);
-	attr->port_num = a->port_num;
-	attr->timeout = a->timeout;
-	attr->retry_cnt = a->retry_cnt;
-	attr->rnr_retry = a->rnr_retry;
-	attr->min_rnr_timer = a->min_rnr_timer;
-	attr->max_rd_atomic = a->max_rd_atomic;
-	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	attr->en_sqd_async_notify = a->en_sqd_async_notify;
+	attr->qkey = le32_to_cpu(a.qkey);
+	attr->rq_psn = le32_to_cpu(a.rq_psn);
+	attr->sq_psn = le32_to_cpu(a.sq_psn);
+	attr->dest_qp_num = le32_to_cpu(a.dest_qp_num);
+	attr->qp_access_flags = le32_to_cpu(a.qp_access_flags);
+	attr->pkey_index = le16_to_cpu(a.pkey_index);
+	attr->port_num = a.port_num;
+	attr->timeout = a.timeout;
+	attr->retry_cnt = a.retry_cnt;
+	attr->rnr_retry = a.rnr_retry;
+	attr->min_rnr_timer = a.min_rnr_timer;
+	attr->max_rd_atomic = a.max_rd_atomic;
+	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
+	attr->en_sqd_async_notify = a.en_sqd_async_notify;
 	attr->cap = qp->cap;
 
 	memset(init_attr, 0, sizeof(*init_attr));
@@ -370,16 +362,13 @@ int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->cap = qp->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					      IB_SIGNAL_REQ_WR;
-out:
-	dma_free_coherent(dev, sizeof(*a), a, a_dma);
-	return err;
+	return 0;
 }
 
 int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
 	struct snic_qp *qp = to_sqp(ibqp);
-	int err;
 
 	if (ibqp->uobject) {
 		xa_erase(&sdev->qp_xa, qp->qpn);
@@ -402,16 +391,7 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qp->qpn);
-	/* A dead device was disabled: its DMA stopped, freeing is safe */
-	if (err && !snic_admin_dead(sdev)) {
-		/* A broken device may still use the rings: leave them pinned */
-		ibdev_err(&sdev->ibdev, "DESTROY_QP %u failed (%d): rings stay pinned\n",
-			  qp->qpn, err);
-		return 0;
-	}
-	snic_queue_put(sdev, &qp->rq);
-	snic_queue_put(sdev, &qp->sq);
+	snic_qp_release(sdev, qp);
 	return 0;
 }
 

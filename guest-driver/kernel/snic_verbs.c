@@ -42,8 +42,8 @@ static int snic_query_device(struct ib_device *ibdev,
 
 	memset(props, 0, sizeof(*props));
 	/* major.minor.0, the packing rdma-core's providers print */
-	props->fw_ver = (u64)(le32_to_cpu(a->fw_version) >> 16) << 32 |
-			(u64)(le32_to_cpu(a->fw_version) & 0xffff) << 16;
+	props->fw_ver = (u64)snic_fw_major(sdev) << 32 |
+			(u64)snic_fw_minor(sdev) << 16;
 	props->sys_image_guid = ibdev->node_guid;
 	props->max_mr_size = (u64)le32_to_cpu(a->max_mr_pages) << PAGE_SHIFT;
 	props->page_size_cap = le64_to_cpu(a->page_size_cap);
@@ -136,16 +136,10 @@ static int snic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
  */
 static int snic_set_gid(const struct ib_gid_attr *attr, bool valid)
 {
-	struct snic_dev *sdev = to_sdev(attr->device);
-	struct snic_admin_cmd cmd;
-
 	if (attr->index >= SNIC_MAX_GIDS)
 		return -EINVAL;
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
-	cmd.set_gid.index = attr->index;
-	cmd.set_gid.flags = valid ? SNIC_GID_VALID : 0;
-	memcpy(cmd.set_gid.gid, attr->gid.raw, sizeof(cmd.set_gid.gid));
-	return snic_admin_exec(sdev, &cmd, NULL);
+	return snic_com_set_gid(to_sdev(attr->device), attr->index,
+				attr->gid.raw, valid);
 }
 
 static int snic_add_gid(const struct ib_gid_attr *attr, void **context)
@@ -167,9 +161,7 @@ static int snic_query_gid(struct ib_device *ibdev, u32 port, int index,
 
 static void snic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	u32 fw = le32_to_cpu(to_sdev(ibdev)->attr.fw_version);
-
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u", fw >> 16, fw & 0xffff);
+	snic_fw_version_str(to_sdev(ibdev), str, IB_FW_VERSION_NAME_MAX);
 }
 
 /* --- provider commands ---------------------------------------------------- */
@@ -306,9 +298,8 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct snic_ib_alloc_pd_resp resp = {};
 	struct snic_pd *pd = to_spd(ibpd);
 	struct snic_ucontext *uc;
-	struct snic_admin_cmd cmd;
 	u16 ctx = SNIC_DB_KERNEL_PAGE;
-	u64 pdn;
+	u32 pdn;
 	int err;
 
 	err = snic_udata_cmd(udata, NULL, 0, 0);
@@ -319,9 +310,7 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 					       ibucontext);
 		ctx = uc->db_page;
 	}
-	snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
-	cmd.alloc_pd.ctx = cpu_to_le16(ctx);
-	err = snic_admin_exec(sdev, &cmd, &pdn);
+	err = snic_com_alloc_pd(sdev, ctx, &pdn);
 	if (err)
 		return err;
 	pd->pdn = pdn;
@@ -330,7 +319,7 @@ static int snic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		err = ib_copy_to_udata(udata, &resp,
 				       min(sizeof(resp), udata->outlen));
 		if (err) {
-			snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, pdn);
+			snic_com_dealloc_pd(sdev, pdn);
 			return err;
 		}
 	}
@@ -346,7 +335,7 @@ static int snic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * The core has destroyed every object of the PD; a failure here is
 	 * a dead device, and refusing would only leak the core's object.
 	 */
-	err = snic_admin_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, to_spd(ibpd)->pdn);
+	err = snic_com_dealloc_pd(sdev, to_spd(ibpd)->pdn);
 	if (err)
 		ibdev_warn(&sdev->ibdev, "DEALLOC_PD %u failed: %d\n",
 			   to_spd(ibpd)->pdn, err);
@@ -360,11 +349,6 @@ static const struct rdma_stat_desc snic_hw_stat_descs[] = {
 	SNIC_DEV_STATS(SNIC_STAT_DESC)
 };
 
-#define SNIC_STAT_OFFSET(field) offsetof(struct snic_stats, field),
-static const u16 snic_hw_stat_offsets[] = {
-	SNIC_DEV_STATS(SNIC_STAT_OFFSET)
-};
-
 static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
 						       u32 port)
 {
@@ -376,20 +360,10 @@ static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
 static int snic_get_hw_stats(struct ib_device *ibdev,
 			     struct rdma_hw_stats *stats, u32 port, int index)
 {
-	struct snic_stats *s;
-	int i, err;
+	int err;
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	err = snic_admin_get_stats(to_sdev(ibdev), s);
-	if (!err) {
-		for (i = 0; i < ARRAY_SIZE(snic_hw_stat_offsets); i++)
-			stats->value[i] = le64_to_cpup((__le64 *)
-				((u8 *)s + snic_hw_stat_offsets[i]));
-	}
-	kfree(s);
-	return err ? err : ARRAY_SIZE(snic_hw_stat_offsets);
+	err = snic_read_dev_stats(to_sdev(ibdev), stats->value);
+	return err ? err : SNIC_NUM_DEV_STATS;
 }
 
 /* --- port events and registration ---------------------------------------- */

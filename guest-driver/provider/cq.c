@@ -73,16 +73,16 @@ struct ibv_cq *snic_create_cq(struct ibv_context *ibvctx, int cqe,
 	cmd.buf_va = (uintptr_t)cq->ring.buf;
 	cmd.buf_len = cq->ring.size;
 	cmd.log2_depth = log2_depth;
-	err = ibv_cmd_create_cq(ibvctx, cq->ring.depth / 2 - 1, channel,
-				comp_vector, &cq->ibvcq, &cmd.ibv_cmd,
+	err = ibv_cmd_create_cq(ibvctx, snic_ring_depth(&cq->ring) / 2 - 1,
+				channel, comp_vector, &cq->ibvcq, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibvctx, "CREATE_CQ of depth %u failed: %s\n",
-			  cq->ring.depth, strerror(err));
+			  snic_ring_depth(&cq->ring), strerror(err));
 		goto err_free_ring;
 	}
 
-	cq->ibvcq.cqe = cq->ring.depth / 2 - 1;
+	cq->ibvcq.cqe = snic_ring_depth(&cq->ring) / 2 - 1;
 	cq->cqn = resp.cqn;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
@@ -116,7 +116,7 @@ int snic_destroy_cq(struct ibv_cq *ibvcq)
 static struct snic_cqe *snic_cq_peek(struct snic_cq *cq, uint32_t idx)
 {
 	struct snic_cqe *cqe = (struct snic_cqe *)cq->ring.buf +
-			       (idx & (cq->ring.depth - 1));
+			       snic_ring_slot(&cq->ring, idx);
 
 	if (!snic_ring_entry_new(cqe->flags, idx, cq->ring.log2_depth))
 		return NULL;
@@ -128,7 +128,6 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq, uint32_t idx)
 static void snic_cq_update_db(struct snic_cq *cq, uint8_t type)
 {
 	/* every read of the returned CQEs is done before the device reuses them */
-	udma_to_device_barrier();
 	snic_ring_db(to_sctx(cq->ibvcq.context), type, cq->cqn, cq->cons);
 	cq->cons_db = cq->cons;
 }
@@ -179,7 +178,7 @@ int snic_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 		snic_fill_wc(&wc[n++], cqe, qpn);
 	}
 	/* Keep the device's view of free slots at most depth / 4 - 1 behind */
-	if (cq->cons - cq->cons_db >= cq->ring.depth / 4)
+	if (cq->cons - cq->cons_db >= snic_ring_depth(&cq->ring) / 4)
 		snic_cq_update_db(cq, SNIC_DB_CQ);
 	pthread_spin_unlock(&cq->lock);
 

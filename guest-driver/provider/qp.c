@@ -124,8 +124,8 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 
 	/* What the QP holds; the kernel checks it against the rings */
 	cap = (struct ibv_qp_cap){
-		.max_send_wr = qp->sq.ring.depth,
-		.max_recv_wr = qp->rq.ring.depth,
+		.max_send_wr = snic_ring_depth(&qp->sq.ring),
+		.max_recv_wr = snic_ring_depth(&qp->rq.ring),
 		.max_send_sge = ctx->max_send_sge,
 		.max_recv_sge = ctx->max_recv_sge,
 	};
@@ -152,7 +152,8 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 		pthread_mutex_unlock(&ctx->qp_table_mutex);
 		verbs_err(&ctx->ibvctx,
 			  "CREATE_QP (type %d, SQ %u, RQ %u) failed: %s\n",
-			  attr->qp_type, qp->sq.ring.depth, qp->rq.ring.depth,
+			  attr->qp_type, snic_ring_depth(&qp->sq.ring),
+			  snic_ring_depth(&qp->rq.ring),
 			  strerror(err));
 		goto err_free_rq;
 	}
@@ -252,11 +253,35 @@ int snic_destroy_qp(struct ibv_qp *ibvqp)
 	return 0;
 }
 
+static void snic_set_sges(struct snic_sge *dst, const struct ibv_sge *sg,
+			  int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = htole64(sg[i].addr);
+		dst[i].length = htole32(sg[i].length);
+		dst[i].lkey = htole32(sg[i].lkey);
+	}
+}
+
+/*
+ * Hand the WQEs up to prod (exclusive) to the device. prod is stored
+ * first: a CQE for these WQEs is checked against it.
+ */
+static void snic_wq_publish(struct ibv_qp *ibvqp, struct snic_wq *wq,
+			    uint8_t db_type, uint32_t prod)
+{
+	if (prod == wq->prod)
+		return;
+	wq->prod = prod;
+	snic_ring_db(to_sctx(ibvqp->context), db_type, ibvqp->qp_num, prod);
+}
+
 static int snic_set_sq_wqe(struct snic_qp *qp, const struct ibv_send_wr *wr,
 			   struct snic_sq_wqe *wqe)
 {
 	bool ud = qp->ibvqp.qp_type == IBV_QPT_UD;
-	int i;
 
 	/* No inline data: max_inline_data is 0 */
 	if (wr->send_flags & ~(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
@@ -312,11 +337,7 @@ static int snic_set_sq_wqe(struct snic_qp *qp, const struct ibv_send_wr *wr,
 	}
 
 	wqe->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->sge[i].addr = htole64(wr->sg_list[i].addr);
-		wqe->sge[i].length = htole32(wr->sg_list[i].length);
-		wqe->sge[i].lkey = htole32(wr->sg_list[i].lkey);
-	}
+	snic_set_sges(wqe->sge, wr->sg_list, wr->num_sge);
 
 	return 0;
 }
@@ -339,13 +360,7 @@ int snic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		if (err)
 			break;
 	}
-	if (prod != sq->prod) {
-		/* prod first: a CQE for these WQEs is checked against it */
-		sq->prod = prod;
-		udma_to_device_barrier();
-		snic_ring_db(to_sctx(ibvqp->context), SNIC_DB_SQ,
-			     ibvqp->qp_num, prod);
-	}
+	snic_wq_publish(ibvqp, sq, SNIC_DB_SQ, prod);
 	pthread_spin_unlock(&sq->lock);
 
 	if (err)
@@ -361,7 +376,6 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 	struct snic_rq_wqe *wqe;
 	uint32_t prod;
 	int err = 0;
-	int i;
 
 	pthread_spin_lock(&rq->lock);
 	for (prod = rq->prod; wr; wr = wr->next, prod++) {
@@ -377,18 +391,9 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		memset(wqe, 0, sizeof(*wqe));
 		wqe->wr_id = htole64(wr->wr_id);
 		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->sge[i].addr = htole64(wr->sg_list[i].addr);
-			wqe->sge[i].length = htole32(wr->sg_list[i].length);
-			wqe->sge[i].lkey = htole32(wr->sg_list[i].lkey);
-		}
+		snic_set_sges(wqe->sge, wr->sg_list, wr->num_sge);
 	}
-	if (prod != rq->prod) {
-		rq->prod = prod;
-		udma_to_device_barrier();
-		snic_ring_db(to_sctx(ibvqp->context), SNIC_DB_RQ,
-			     ibvqp->qp_num, prod);
-	}
+	snic_wq_publish(ibvqp, rq, SNIC_DB_RQ, prod);
 	pthread_spin_unlock(&rq->lock);
 
 	if (err)

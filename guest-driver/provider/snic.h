@@ -79,9 +79,20 @@ struct snic_ah {
 struct snic_ring {
 	void *buf;
 	size_t size; /* entry size << log2_depth */
-	uint32_t depth;
 	uint8_t log2_depth;
 };
+
+static inline uint32_t snic_ring_depth(const struct snic_ring *ring)
+{
+	return 1u << ring->log2_depth;
+}
+
+/* The slot of free-running index idx */
+static inline uint32_t snic_ring_slot(const struct snic_ring *ring,
+				      uint32_t idx)
+{
+	return idx & (snic_ring_depth(ring) - 1);
+}
 
 struct snic_cq {
 	struct ibv_cq ibvcq;
@@ -150,27 +161,34 @@ static inline uint8_t snic_log2_depth(uint64_t n)
 						ilog64(n - 1);
 }
 
+/*
+ * Publish a queue's new index to the device: every access to the ring
+ * before it (WQEs written, CQEs read) is ordered before the doorbell.
+ */
 static inline void snic_ring_db(struct snic_context *ctx, uint8_t type,
 				uint32_t qid, uint32_t index)
 {
+	udma_to_device_barrier();
 	mmio_write64_le(ctx->db, htole64(snic_db_make(type, qid, index)));
 }
 
 static inline struct snic_sq_wqe *snic_sq_wqe(struct snic_wq *sq,
 					      uint32_t idx)
 {
-	return (struct snic_sq_wqe *)sq->ring.buf + (idx & (sq->ring.depth - 1));
+	return (struct snic_sq_wqe *)sq->ring.buf +
+	       snic_ring_slot(&sq->ring, idx);
 }
 
 static inline struct snic_rq_wqe *snic_rq_wqe(struct snic_wq *rq,
 					      uint32_t idx)
 {
-	return (struct snic_rq_wqe *)rq->ring.buf + (idx & (rq->ring.depth - 1));
+	return (struct snic_rq_wqe *)rq->ring.buf +
+	       snic_ring_slot(&rq->ring, idx);
 }
 
 static inline bool snic_wq_full(struct snic_wq *wq, uint32_t prod)
 {
-	return prod - wq->cons >= wq->ring.depth;
+	return prod - wq->cons >= snic_ring_depth(&wq->ring);
 }
 
 /*

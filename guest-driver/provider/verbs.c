@@ -177,7 +177,6 @@ int snic_ring_alloc(struct snic_context *ctx, struct snic_ring *ring,
 	void *buf;
 
 	ring->log2_depth = log2_depth;
-	ring->depth = 1u << log2_depth;
 	ring->size = entry_size << log2_depth;
 	buf = mmap(NULL, align(ring->size, ctx->page_size),
 		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -24,8 +24,9 @@ pairs=(
     # name        timeout  needs           vm-pair.sh arguments
     # Linux soft RoCE on virtio-net both sides: proves the pair harness and guest userspace.
     "rxe-ping     300      -               --nic virtio --role rxe-ping"
-    # Our driver and provider on snic both sides.
-    "guest-driver 600      snic.ko         --nic snic --role guest-driver"
+    # Our driver and provider on snic both sides. Side a's device loses the MSI-X message
+    # of the probe's first admin completion: the driver must re-poll, not give up.
+    "guest-driver 600      snic.ko         --nic snic --role guest-driver --qemu-a -global --qemu-a snic.x-drop-msix=1 --append-a snicvm.lost_msix=1"
     # Unmodified RDMA applications + verbs-check over snic (issue 7). The same role passes on
     # rxe (--nic virtio, ~80 s; not run here for time).
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps"

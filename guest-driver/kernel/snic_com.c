@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * snic admin commands: one typed function per command (efa_com_cmd.c's
+ * shape). This file alone builds struct snic_admin_cmd; the queue that
+ * runs them is snic_admin.c, the callers are the verbs and the netdev.
+ */
+#include <linux/dma-mapping.h>
+
+#include "snic.h"
+
+/* A command whose only argument is an object handle (DEALLOC_PD, ...) */
+static int snic_com_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+	cmd.obj.handle = cpu_to_le32(handle);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/* A command that creates an object: *handle gets the device's number. */
+static int snic_com_create(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u32 *handle)
+{
+	u64 result;
+	int err;
+
+	err = snic_admin_exec(sdev, cmd, &result);
+	if (!err)
+		*handle = result;
+	return err;
+}
+
+/* --- device ------------------------------------------------------------- */
+
+/* QUERY_DEVICE and GET_STATS write into the shared response buffer. */
+static int snic_com_read(struct snic_dev *sdev, u8 opcode, void *out,
+			 size_t len)
+{
+	struct snic_admin *aq = &sdev->admin;
+	struct snic_admin_cmd cmd;
+	int err;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.resp));
+	cmd.resp.resp_addr = cpu_to_le64(aq->resp_dma);
+	cmd.resp.resp_len = cpu_to_le32(len);
+	mutex_lock(&aq->resp_lock);
+	memset(aq->resp, 0, len);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (!err)
+		memcpy(out, aq->resp, len);
+	mutex_unlock(&aq->resp_lock);
+	return err;
+}
+
+int snic_com_query_device(struct snic_dev *sdev, struct snic_device_attr *a)
+{
+	int err;
+
+	err = snic_com_read(sdev, SNIC_ADMIN_QUERY_DEVICE, a, sizeof(*a));
+	if (err)
+		return err;
+	if (le32_to_cpu(a->magic) != SNIC_MAGIC ||
+	    le32_to_cpu(a->abi_version) >> 16 != SNIC_ABI_VERSION_MAJOR) {
+		dev_err(&sdev->pdev->dev, "QUERY_DEVICE: bad magic/ABI %#x/%#x\n",
+			le32_to_cpu(a->magic), le32_to_cpu(a->abi_version));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int snic_com_get_stats(struct snic_dev *sdev, struct snic_stats *stats)
+{
+	return snic_com_read(sdev, SNIC_ADMIN_GET_STATS, stats, sizeof(*stats));
+}
+
+/* --- Ethernet function -------------------------------------------------- */
+
+int snic_com_set_mtu(struct snic_dev *sdev, u32 mtu)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
+	cmd.set_mtu.mtu = cpu_to_le32(mtu);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_set_mac(struct snic_dev *sdev, const u8 *mac)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MAC, sizeof(cmd.set_mac));
+	memcpy(cmd.set_mac.mac, mac, sizeof(cmd.set_mac.mac));
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_create_eth_queue(struct snic_dev *sdev,
+			      const struct snic_com_create_eth_queue_params *p,
+			      u32 *qid)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+			    sizeof(cmd.create_eth_queue));
+	cmd.create_eth_queue.ring_addr = cpu_to_le64(p->ring_dma);
+	cmd.create_eth_queue.type = p->type;
+	cmd.create_eth_queue.log2_depth = p->log2_depth;
+	cmd.create_eth_queue.vector = cpu_to_le16(p->vector);
+	return snic_com_create(sdev, &cmd, qid);
+}
+
+/* DESTROY/START/STOP_ETH_QUEUE */
+static int snic_com_eth_queue_cmd(struct snic_dev *sdev, u8 opcode, u8 type,
+				  u32 qid)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.eth_queue));
+	cmd.eth_queue.type = type;
+	cmd.eth_queue.qid = cpu_to_le32(qid);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_start_eth_queue(struct snic_dev *sdev, u8 type, u32 qid)
+{
+	return snic_com_eth_queue_cmd(sdev, SNIC_ADMIN_START_ETH_QUEUE, type,
+				      qid);
+}
+
+int snic_com_stop_eth_queue(struct snic_dev *sdev, u8 type, u32 qid)
+{
+	return snic_com_eth_queue_cmd(sdev, SNIC_ADMIN_STOP_ETH_QUEUE, type,
+				      qid);
+}
+
+int snic_com_destroy_eth_queue(struct snic_dev *sdev, u8 type, u32 qid)
+{
+	return snic_com_eth_queue_cmd(sdev, SNIC_ADMIN_DESTROY_ETH_QUEUE, type,
+				      qid);
+}
+
+/* --- RDMA objects ------------------------------------------------------- */
+
+/* Entry 'index' of the port's source address table, or its removal. */
+int snic_com_set_gid(struct snic_dev *sdev, u8 index, const u8 *gid,
+		     bool valid)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+	cmd.set_gid.index = index;
+	cmd.set_gid.flags = valid ? SNIC_GID_VALID : 0;
+	memcpy(cmd.set_gid.gid, gid, sizeof(cmd.set_gid.gid));
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_alloc_pd(struct snic_dev *sdev, u16 ctx, u32 *pdn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+	cmd.alloc_pd.ctx = cpu_to_le16(ctx);
+	return snic_com_create(sdev, &cmd, pdn);
+}
+
+int snic_com_dealloc_pd(struct snic_dev *sdev, u32 pdn)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_PD, pdn);
+}
+
+int snic_com_reg_mr(struct snic_dev *sdev,
+		    const struct snic_com_reg_mr_params *p, u32 *key)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+	cmd.reg_mr.iova = cpu_to_le64(p->iova);
+	cmd.reg_mr.length = cpu_to_le64(p->length);
+	cmd.reg_mr.pbl_addr = cpu_to_le64(p->pbl_dma);
+	cmd.reg_mr.npages = cpu_to_le32(p->npages);
+	cmd.reg_mr.pdn = cpu_to_le32(p->pdn);
+	cmd.reg_mr.access = cpu_to_le32(p->access);
+	cmd.reg_mr.page_shift = p->page_shift;
+	cmd.reg_mr.key = p->key;
+	cmd.reg_mr.flags = cpu_to_le16(p->flags);
+	return snic_com_create(sdev, &cmd, key);
+}
+
+int snic_com_dereg_mr(struct snic_dev *sdev, u32 key)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DEREG_MR, key);
+}
+
+int snic_com_create_eq(struct snic_dev *sdev,
+		       const struct snic_com_create_eq_params *p, u32 *eqn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+	cmd.create_eq.pbl_addr = cpu_to_le64(p->ring->pbl_dma);
+	cmd.create_eq.npages = cpu_to_le32(p->ring->npages);
+	cmd.create_eq.log2_depth = p->log2_depth;
+	cmd.create_eq.vector = cpu_to_le16(p->vector);
+	return snic_com_create(sdev, &cmd, eqn);
+}
+
+int snic_com_destroy_eq(struct snic_dev *sdev, u32 eqn)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_EQ, eqn);
+}
+
+int snic_com_create_cq(struct snic_dev *sdev,
+		       const struct snic_com_create_cq_params *p, u32 *cqn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+	cmd.create_cq.pbl_addr = cpu_to_le64(p->ring->pbl_dma);
+	cmd.create_cq.npages = cpu_to_le32(p->ring->npages);
+	cmd.create_cq.log2_depth = p->log2_depth;
+	cmd.create_cq.ctx = cpu_to_le16(p->ctx);
+	cmd.create_cq.eqn = cpu_to_le32(p->eqn);
+	return snic_com_create(sdev, &cmd, cqn);
+}
+
+int snic_com_destroy_cq(struct snic_dev *sdev, u32 cqn)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_CQ, cqn);
+}
+
+int snic_com_create_qp(struct snic_dev *sdev,
+		       const struct snic_com_create_qp_params *p, u32 *qpn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+	cmd.create_qp.sq_pbl_addr = cpu_to_le64(p->sq->pbl_dma);
+	cmd.create_qp.rq_pbl_addr = cpu_to_le64(p->rq->pbl_dma);
+	cmd.create_qp.sq_npages = cpu_to_le32(p->sq->npages);
+	cmd.create_qp.rq_npages = cpu_to_le32(p->rq->npages);
+	cmd.create_qp.pdn = cpu_to_le32(p->pdn);
+	cmd.create_qp.send_cqn = cpu_to_le32(p->send_cqn);
+	cmd.create_qp.recv_cqn = cpu_to_le32(p->recv_cqn);
+	cmd.create_qp.type = p->type;
+	cmd.create_qp.sq_log2_depth = p->sq_log2_depth;
+	cmd.create_qp.rq_log2_depth = p->rq_log2_depth;
+	cmd.create_qp.ctx = cpu_to_le16(p->ctx);
+	return snic_com_create(sdev, &cmd, qpn);
+}
+
+/* MODIFY_QP and QUERY_QP pass struct snic_qp_attr through DMA memory. */
+int snic_com_modify_qp(struct snic_dev *sdev, u32 qpn, u32 mask,
+		       const struct snic_qp_attr *attr)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin_cmd cmd;
+	struct snic_qp_attr *a;
+	dma_addr_t a_dma;
+	int err;
+
+	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	*a = *attr;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+	cmd.modify_qp.qpn = cpu_to_le32(qpn);
+	cmd.modify_qp.attr_mask = cpu_to_le32(mask);
+	cmd.modify_qp.attr_addr = cpu_to_le64(a_dma);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	dma_free_coherent(dev, sizeof(*a), a, a_dma);
+	return err;
+}
+
+int snic_com_query_qp(struct snic_dev *sdev, u32 qpn,
+		      struct snic_qp_attr *attr)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin_cmd cmd;
+	struct snic_qp_attr *a;
+	dma_addr_t a_dma;
+	int err;
+
+	a = dma_alloc_coherent(dev, sizeof(*a), &a_dma, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_QP, sizeof(cmd.query_qp));
+	cmd.query_qp.qpn = cpu_to_le32(qpn);
+	cmd.query_qp.resp_addr = cpu_to_le64(a_dma);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (!err)
+		*attr = *a;
+	dma_free_coherent(dev, sizeof(*a), a, a_dma);
+	return err;
+}
+
+int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
+}
+
+/* --- after a destroy command --------------------------------------------- */
+
+/*
+ * May the memory a device object used (ring, page list, pinned pages) be
+ * freed after its destroy command returned err? Yes if the device
+ * destroyed it, or if the device was disabled for not answering (its DMA
+ * stopped). Otherwise only a broken device refused: it may still read or
+ * write that memory, so the caller leaves it allocated and pinned (leaked)
+ * rather than free it under the device. Create paths unwind through this
+ * too.
+ */
+bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,
+			u32 handle)
+{
+	if (!err || snic_admin_dead(sdev))
+		return true;
+	dev_err(&sdev->pdev->dev,
+		"%s %u not destroyed (%d): its memory stays allocated\n",
+		obj, handle, err);
+	return false;
+}

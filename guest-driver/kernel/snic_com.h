@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * snic admin commands, one typed function each (efa_com_cmd.h's shape).
+ *
+ * Parameters are CPU-endian; each function builds its command, runs it on
+ * the admin queue (snic_admin_exec()) and returns 0 or a negative errno.
+ * A created object's handle comes back through the last argument.
+ */
+#ifndef _SNIC_COM_H_
+#define _SNIC_COM_H_
+
+#include <linux/types.h>
+
+struct snic_dev;
+struct snic_queue;
+struct snic_device_attr;
+struct snic_qp_attr;
+struct snic_stats;
+
+/* --- device ------------------------------------------------------------- */
+
+int snic_com_query_device(struct snic_dev *sdev,
+			  struct snic_device_attr *attr);
+int snic_com_get_stats(struct snic_dev *sdev, struct snic_stats *stats);
+
+/* --- Ethernet function -------------------------------------------------- */
+
+int snic_com_set_mtu(struct snic_dev *sdev, u32 mtu);
+int snic_com_set_mac(struct snic_dev *sdev, const u8 *mac);
+
+struct snic_com_create_eth_queue_params {
+	dma_addr_t ring_dma;	/* contiguous descriptor ring */
+	u8 type;		/* enum snic_eth_queue_type */
+	u8 log2_depth;
+	u16 vector;		/* MSI-X vector of its completions */
+};
+
+int snic_com_create_eth_queue(struct snic_dev *sdev,
+			      const struct snic_com_create_eth_queue_params *p,
+			      u32 *qid);
+int snic_com_start_eth_queue(struct snic_dev *sdev, u8 type, u32 qid);
+int snic_com_stop_eth_queue(struct snic_dev *sdev, u8 type, u32 qid);
+int snic_com_destroy_eth_queue(struct snic_dev *sdev, u8 type, u32 qid);
+
+/* --- RDMA objects ------------------------------------------------------- */
+
+int snic_com_set_gid(struct snic_dev *sdev, u8 index, const u8 *gid,
+		     bool valid);
+
+int snic_com_alloc_pd(struct snic_dev *sdev, u16 ctx, u32 *pdn);
+int snic_com_dealloc_pd(struct snic_dev *sdev, u32 pdn);
+
+struct snic_com_reg_mr_params {
+	u64 iova;
+	u64 length;
+	dma_addr_t pbl_dma;	/* page list; none for SNIC_MR_PHYS */
+	u32 npages;
+	u32 pdn;
+	u32 access;		/* IB_ACCESS_* numbers */
+	u8 page_shift;		/* SNIC_PAGE_SHIFT_* */
+	u8 key;			/* low byte of the keys */
+	u16 flags;		/* SNIC_MR_* */
+};
+
+int snic_com_reg_mr(struct snic_dev *sdev,
+		    const struct snic_com_reg_mr_params *p, u32 *key);
+int snic_com_dereg_mr(struct snic_dev *sdev, u32 key);
+
+struct snic_com_create_eq_params {
+	const struct snic_queue *ring;	/* struct snic_eqe entries */
+	u8 log2_depth;
+	u16 vector;
+};
+
+int snic_com_create_eq(struct snic_dev *sdev,
+		       const struct snic_com_create_eq_params *p, u32 *eqn);
+int snic_com_destroy_eq(struct snic_dev *sdev, u32 eqn);
+
+struct snic_com_create_cq_params {
+	const struct snic_queue *ring;	/* struct snic_cqe entries */
+	u8 log2_depth;
+	u16 ctx;		/* owning context (doorbell page) */
+	u32 eqn;
+};
+
+int snic_com_create_cq(struct snic_dev *sdev,
+		       const struct snic_com_create_cq_params *p, u32 *cqn);
+int snic_com_destroy_cq(struct snic_dev *sdev, u32 cqn);
+
+struct snic_com_create_qp_params {
+	const struct snic_queue *sq;
+	const struct snic_queue *rq;
+	u8 sq_log2_depth;
+	u8 rq_log2_depth;
+	u8 type;		/* enum snic_qp_type (IB_QPT_* numbers) */
+	u16 ctx;
+	u32 pdn;
+	u32 send_cqn;
+	u32 recv_cqn;
+};
+
+int snic_com_create_qp(struct snic_dev *sdev,
+		       const struct snic_com_create_qp_params *p, u32 *qpn);
+int snic_com_modify_qp(struct snic_dev *sdev, u32 qpn, u32 mask,
+		       const struct snic_qp_attr *attr);
+int snic_com_query_qp(struct snic_dev *sdev, u32 qpn,
+		      struct snic_qp_attr *attr);
+int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn);
+
+/* --- after a destroy command --------------------------------------------- */
+
+bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,
+			u32 handle);
+
+#endif /* _SNIC_COM_H_ */
