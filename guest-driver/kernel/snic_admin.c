@@ -241,44 +241,64 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 	return snic_admin_errno(status);
 }
 
+/* An affiliated async event to the QP's or CQ's consumer */
+static void snic_qp_event(struct snic_dev *sdev, u64 qpn,
+			  enum ib_event_type type)
+{
+	struct ib_qp *qp = xa_load(&sdev->qp_xa, (unsigned long)qpn);
+	struct ib_event ev = { .event = type };
+
+	if (!qp) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "%s for unknown QP %llu\n",
+				     ib_event_msg(type), qpn);
+		return;
+	}
+	if (qp->event_handler) {
+		ev.device = qp->device;
+		ev.element.qp = qp;
+		qp->event_handler(&ev, qp->qp_context);
+	}
+}
+
+static void snic_cq_event(struct snic_dev *sdev, u64 cqn)
+{
+	struct ib_cq *cq = xa_load(&sdev->cq_xa, (unsigned long)cqn);
+	struct ib_event ev = { .event = IB_EVENT_CQ_ERR };
+
+	if (!cq) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "CQ error event for unknown CQ %llu\n",
+				     cqn);
+		return;
+	}
+	if (cq->event_handler) {
+		ev.device = cq->device;
+		ev.element.cq = cq;
+		cq->event_handler(&ev, cq->cq_context);
+	}
+}
+
 static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 {
-	struct ib_event ev = {};
-	struct ib_qp *qp;
-	struct ib_cq *cq;
-
 	switch (event) {
 	case SNIC_EVENT_LINK_CHANGE:
 		snic_netdev_link_event(sdev, data != 0);
 		break;
 	case SNIC_EVENT_CQ_ERROR:
-		cq = xa_load(&sdev->cq_xa, (unsigned long)data);
-		if (cq && cq->event_handler) {
-			ev.device = cq->device;
-			ev.element.cq = cq;
-			ev.event = IB_EVENT_CQ_ERR;
-			cq->event_handler(&ev, cq->cq_context);
-		} else {
-			dev_warn_ratelimited(&sdev->pdev->dev,
-					     "CQ error event for unknown CQ %llu\n",
-					     data);
-		}
+		snic_cq_event(sdev, data);
 		break;
 	case SNIC_EVENT_EQ_OVERFLOW:
 		snic_eq_overflow(sdev, data);
 		break;
 	case SNIC_EVENT_QP_FATAL:
-		qp = xa_load(&sdev->qp_xa, (unsigned long)data);
-		if (qp && qp->event_handler) {
-			ev.device = qp->device;
-			ev.element.qp = qp;
-			ev.event = IB_EVENT_QP_FATAL;
-			qp->event_handler(&ev, qp->qp_context);
-		} else if (!qp) {
-			dev_warn_ratelimited(&sdev->pdev->dev,
-					     "QP error event for unknown QP %llu\n",
-					     data);
-		}
+		snic_qp_event(sdev, data, IB_EVENT_QP_FATAL);
+		break;
+	case SNIC_EVENT_QP_REQ_ERR:
+		snic_qp_event(sdev, data, IB_EVENT_QP_REQ_ERR);
+		break;
+	case SNIC_EVENT_QP_ACCESS_ERR:
+		snic_qp_event(sdev, data, IB_EVENT_QP_ACCESS_ERR);
 		break;
 	default:
 		dev_warn_ratelimited(&sdev->pdev->dev,
