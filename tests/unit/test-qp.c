@@ -298,6 +298,33 @@ static void test_rtr_path_mtu_fits_port(void)
     fake_host_free(h);
 }
 
+/*
+ * A destroyed QP's number comes back last (FIFO), so a late packet or CQE
+ * of the old QP is not matched to a new one at once.
+ */
+static void test_qpn_reuse_delayed(void)
+{
+    Objs o;
+    FakeHost *h = qp_host(&o, 0);
+    struct snic_admin_cmd cmd;
+    uint64_t first, qpn;
+    unsigned i;
+
+    qp_cmd(&cmd, SNIC_QPT_RC, 0, &o);
+    g_assert_cmpuint(fake_admin(h, &cmd, &first), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_QP, first), ==,
+                     SNIC_ADMIN_OK);
+    /* every other number is handed out before this one again */
+    for (i = 0; i < SNIC_DEFAULT_MAX_QP - 1; i++) {
+        g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(qpn, !=, first);
+    }
+    g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(qpn, ==, first);
+    g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, SNIC_ADMIN_NO_RESOURCES);
+    fake_host_free(h);
+}
+
 static void test_rc_lifecycle(void)
 {
     Objs o;
@@ -481,6 +508,7 @@ int main(int argc, char **argv)
     g_test_add_func("/qp/create-validation", test_create_validation);
     g_test_add_func("/qp/refs-and-limits", test_refs_and_limits);
     g_test_add_func("/qp/rc-lifecycle", test_rc_lifecycle);
+    g_test_add_func("/qp/qpn-reuse-delayed", test_qpn_reuse_delayed);
     g_test_add_func("/qp/rtr-path-mtu-fits-port",
                     test_rtr_path_mtu_fits_port);
     g_test_add_func("/qp/modify-refusals", test_modify_refusals);

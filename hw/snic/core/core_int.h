@@ -66,6 +66,15 @@ struct SnicCore {
     SnicEq *eqs;                /* [1, max_eq] */
     SnicCq *cqs;                /* [1, max_cq] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
+    /*
+     * Free RC/UD QP numbers in the order they were freed (a FIFO of
+     * max_qp entries, free-running indices): O(1) to take and give back,
+     * and a destroyed QP's number is the last to come back, so a late
+     * packet or completion of the old QP is not taken for the new one's.
+     */
+    uint32_t *free_qpns;
+    uint32_t free_qpn_head;
+    uint32_t free_qpn_tail;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across

@@ -15,16 +15,25 @@
 void snic_qp_init(SnicCore *c)
 {
     c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + FIRST_QPN);
+    c->free_qpns = g_new(uint32_t, c->cfg.max_qp);
 }
 
 void snic_qp_free(SnicCore *c)
 {
     g_free(c->qps);
+    g_free(c->free_qpns);
 }
 
 void snic_qp_reset(SnicCore *c)
 {
+    uint32_t i;
+
     memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
+    for (i = 0; i < c->cfg.max_qp; i++) {
+        c->free_qpns[i] = FIRST_QPN + i;
+    }
+    c->free_qpn_head = 0;
+    c->free_qpn_tail = c->cfg.max_qp;
 }
 
 /* Every state change goes through here, so each one is an event. */
@@ -50,17 +59,13 @@ static bool log2_ok(uint8_t v, uint8_t max)
 /* A free QP number for the type: 1 for GSI, else 2 .. max_qp + 1. */
 static uint32_t qpn_alloc(SnicCore *c, uint8_t type)
 {
-    uint32_t i;
-
     if (type == SNIC_QPT_GSI) {
         return c->qps[SNIC_GSI_QPN].valid ? 0 : SNIC_GSI_QPN;
     }
-    for (i = FIRST_QPN; i < c->cfg.max_qp + FIRST_QPN; i++) {
-        if (!c->qps[i].valid) {
-            return i;
-        }
+    if (c->free_qpn_head == c->free_qpn_tail) {
+        return 0;
     }
-    return 0;
+    return c->free_qpns[c->free_qpn_head++ % c->cfg.max_qp];
 }
 
 uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
@@ -297,6 +302,9 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     snic_cq_get(c, qp->recv_cqn)->refs--;
     snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
     snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
+    if (qp != &c->qps[SNIC_GSI_QPN]) {
+        c->free_qpns[c->free_qpn_tail++ % c->cfg.max_qp] = qp - c->qps;
+    }
     memset(qp, 0, sizeof(*qp));
     return SNIC_ADMIN_OK;
 }
