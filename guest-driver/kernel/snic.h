@@ -362,6 +362,7 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void snic_cq_clean(struct snic_cq *cq, u32 qpn);
 
 /* snic_qp.c */
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,

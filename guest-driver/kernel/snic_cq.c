@@ -210,6 +210,26 @@ int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return n;
 }
 
+/*
+ * Forget a destroyed kernel QP's CQEs not yet polled: they keep their
+ * slots (the device's view of the ring does not change) but name no QP,
+ * so snic_cqe_to_wc() drops them. Takes the CQ's lock.
+ */
+void snic_cq_clean(struct snic_cq *cq, u32 qpn)
+{
+	struct snic_cqe *cqe;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = cq->cons; (cqe = snic_ring_next((struct snic_cqe *)cq->ring.buf,
+						  i, cq->log2_depth)); i++) {
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = cpu_to_le32(0);	/* no QP has number 0 */
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct snic_dev *sdev = to_sdev(ibcq->device);

@@ -371,23 +371,26 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct snic_qp *qp = to_sqp(ibqp);
 
 	if (ibqp->uobject) {
-		xa_erase(&sdev->qp_xa, qp->qpn);
+		xa_erase(&sdev->qp_xa, qp->qpn);	/* libsnic cleans its CQs */
 	} else {
 		/*
-		 * snic_poll_cq() looks QPs up and uses them under its CQ's lock:
-		 * once each CQ's lock was free after the erase, none holds this
-		 * one. One lock at a time: two QPs whose send and receive CQs are
-		 * crossed must not take them in opposite orders.
+		 * As mlx4: the QP goes to RESET, so the device writes no more
+		 * of its CQEs; those not yet polled are cleaned from its CQs,
+		 * else a QP that later takes its number would be handed them.
+		 * snic_poll_cq() looks QPs up and uses them under its CQ's
+		 * lock: after the erase and the cleaning under each lock, none
+		 * holds this one. One lock at a time: two QPs whose send and
+		 * receive CQs are crossed must not take them in opposite orders.
 		 */
-		struct snic_cq *scq = to_scq(ibqp->send_cq);
-		struct snic_cq *rcq = to_scq(ibqp->recv_cq);
-		unsigned long flags;
+		struct snic_qp_attr reset = {
+			.qp_state = cpu_to_le32(SNIC_QPS_RESET),
+		};
 
+		snic_com_modify_qp(sdev, qp->qpn, SNIC_QP_ATTR_STATE, &reset);
 		xa_erase(&sdev->qp_xa, qp->qpn);
-		spin_lock_irqsave(&scq->lock, flags);
-		spin_unlock_irqrestore(&scq->lock, flags);
-		spin_lock_irqsave(&rcq->lock, flags);
-		spin_unlock_irqrestore(&rcq->lock, flags);
+		snic_cq_clean(to_scq(ibqp->send_cq), qp->qpn);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			snic_cq_clean(to_scq(ibqp->recv_cq), qp->qpn);
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
