@@ -26,9 +26,9 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-die() { echo "bench-vm: error: $*" >&2; exit 2; }
-log() { echo "bench-vm: $*"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+die_status=2
 
 QEMU=$REPO/build/qemu/qemu-system-x86_64
 PAIRS=snic,rxe

@@ -15,8 +15,8 @@ OUT=$REPO/build/guest-driver
 SRC=$REPO/guest-driver/kernel
 HDRS=$REPO/.cache/guest/headers
 
-die() { echo "build-guest-driver: error: $*" >&2; exit 1; }
-log() { echo "build-guest-driver: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 for tool in apt-cache apt-get dpkg-deb make gcc; do
     command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"

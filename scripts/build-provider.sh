@@ -29,8 +29,8 @@ host_verbs=${SNIC_LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
 versions=(44.0-2 56.1-1)
 pabi=34     # IBVERBS_PABI_VERSION of both: providers are lib<name>-rdmav34.so
 
-die() { echo "build-provider: error: $*" >&2; exit 1; }
-log() { echo "build-provider: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LC_ALL=C     # sort/comm below compare symbol lists byte-wise
 t_all=$EPOCHREALTIME
 t_step=$t_all

@@ -14,8 +14,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SNIC_CACHE:-$repo/.cache}/qemu
 build=$repo/build/qemu
-die() { echo "build-qemu: error: $*" >&2; exit 1; }
-log() { echo "build-qemu: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$cache" "$build"
 # Let ccache hit across clones in different directories (CI clones afresh).

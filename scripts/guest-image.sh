@@ -55,12 +55,10 @@ GUEST_MODULES=(
     virtio_pci virtio_net                                        # the rxe peers' NIC
 )
 
-die() { echo "guest-image: error: $*" >&2; exit 1; }
-log() { echo "guest-image: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
-
-usage() { sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 OUT=$REPO/.cache/guest
 KERNEL_ONLY=
@@ -69,8 +67,8 @@ while [ $# -gt 0 ]; do
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
         --kernel-only) KERNEL_ONLY=1; shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument: $1" ;;
+        -h|--help) usage_to 5; exit 0 ;;
+        *) usage_to 5 >&2; die "unknown argument: $1" ;;
     esac
 done
 

@@ -6,8 +6,8 @@
 # machine's own /etc/apt/sources.list.d/debian.sources so no host name lives in the repo.
 set -euo pipefail
 
-die() { echo "setup-deps: error: $*" >&2; exit 1; }
-log() { echo "setup-deps: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "must run as root (it adds apt sources and installs packages); re-run with sudo"
 

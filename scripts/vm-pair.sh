@@ -29,9 +29,9 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-die() { echo "vm-pair: error: $*" >&2; exit 2; }
-log() { echo "vm-pair: $*"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+die_status=2
 
 QEMU=$REPO/build/qemu/qemu-system-x86_64
 ROLE_A='' ROLE_B='' ROLE=''
