@@ -123,7 +123,8 @@ UDP_BIN=$LOGDIR/udp-loopback
 gcc -O2 -std=gnu11 -Wall -Wextra -Werror -pthread -o "$UDP_BIN" "$REPO/tests/bench/udp-loopback.c" ||
     die "building tests/bench/udp-loopback.c failed"
 for sz in 4200 9014; do
-    out=$("$UDP_BIN" -s "$sz" -t "$UDP_SECONDS") || die "udp-loopback -s $sz failed: $out"
+    out=$(timeout $((UDP_SECONDS + 30)) "$UDP_BIN" -s "$sz" -t "$UDP_SECONDS") ||
+        die "udp-loopback -s $sz failed (or ran over $((UDP_SECONDS + 30))s): $out"
     log "$out"
     V[udp.$sz]=$(tr ' ' '\n' <<<"$out" | sed -n 's/^gbps=//p')
 done

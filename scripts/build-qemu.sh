@@ -31,11 +31,11 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
     got=
     for v in $versions; do
         log "fetching QEMU source $v"
-        if (cd "$cache" && apt-get source --download-only -q "qemu=$v" >/dev/null 2>&1); then
+        if (cd "$cache" && timeout "$apt_timeout" apt-get source --download-only -q "qemu=$v" >/dev/null 2>&1); then
             got=$v
             break
         fi
-        log "qemu=$v did not download; trying an older one"
+        log "qemu=$v did not download (within ${apt_timeout}s); trying an older one"
     done
     [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
     up=${got#1:}; up=${up%%+*}

@@ -102,7 +102,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 # Serialise concurrent builders (e.g. two VMs started at once, each calling this script).
 exec 9>"$OUT/.lock"
-flock -n 9 || { log "waiting for another guest-image.sh run on $OUT"; flock 9; }
+flock -n 9 || { log "waiting for another guest-image.sh run on $OUT"; flock -w "$lock_timeout" 9 ||
+    die "another guest-image.sh run held $OUT/.lock for ${lock_timeout}s"; }
 
 # --- Kernel -----------------------------------------------------------------------------
 # linux-image-amd64 is the metapackage; its candidate's Depends names the real image
@@ -134,8 +135,8 @@ else
         sandbox=()
         # Root's apt drops to user _apt, which cannot write to an arbitrary DIR.
         [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-        (cd "$OUT/debs" && apt-get download -q "${sandbox[@]}" "$kpkg=$KVER") ||
-            die "apt-get download $kpkg=$KVER failed; check the archive is reachable and run 'apt-get update' (scripts/setup-deps.sh)"
+        (cd "$OUT/debs" && timeout "$apt_timeout" apt-get download -q "${sandbox[@]}" "$kpkg=$KVER") ||
+            die "apt-get download $kpkg=$KVER failed (or took over ${apt_timeout}s); check the archive is reachable and run 'apt-get update' (scripts/setup-deps.sh)"
         deb=$(find "$OUT/debs" -maxdepth 1 -name "${kpkg}_*.deb" | head -n 1)
         [ -n "$deb" ] || die "apt-get download reported success but no ${kpkg}_*.deb is in $OUT/debs"
     else

@@ -58,7 +58,8 @@ if [ ! -f "$OURS" ] || [ "$(cat "$OURS")" != "$want" ] || [ ! -f "$stamp" ] ||
    [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
     log "writing $OURS (mirror $MIRROR) and running apt-get update"
     printf '%s\n' "$want" > "$OURS"
-    apt-get update -q || die "apt-get update failed; check network access to $MIRROR"
+    timeout "$apt_timeout" apt-get update -q ||
+        die "apt-get update failed (or took over ${apt_timeout}s); check network access to $MIRROR"
     touch "$stamp"
 fi
 
@@ -92,8 +93,8 @@ missing() {
 mapfile -t m < <(missing "${PKGS_MAIN[@]}")
 if [ ${#m[@]} -gt 0 ]; then
     log "installing: ${m[*]}"
-    apt-get -y -q install --no-install-recommends "${m[@]}" > /tmp/snic-apt.log 2>&1 ||
-        { tail -n 20 /tmp/snic-apt.log; die "apt-get install failed for: ${m[*]} (log: /tmp/snic-apt.log)"; }
+    timeout "$apt_timeout" apt-get -y -q install --no-install-recommends "${m[@]}" > /tmp/snic-apt.log 2>&1 ||
+        { tail -n 20 /tmp/snic-apt.log; die "apt-get install failed (or took over ${apt_timeout}s) for: ${m[*]} (log: /tmp/snic-apt.log)"; }
 fi
 
 meson_ok() {
@@ -103,9 +104,9 @@ meson_ok() {
 }
 if ! meson_ok; then
     log "installing meson and python3-pycotap from bookworm-backports"
-    apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" \
+    timeout "$apt_timeout" apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" \
         > /tmp/snic-apt.log 2>&1 || { tail -n 20 /tmp/snic-apt.log; false; } ||
-        die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports"
+        die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports (within ${apt_timeout}s)"
     meson_ok || die "meson >= 1.5 with pycotap still missing after install"
 fi
 log "ok (meson $(meson --version))"
