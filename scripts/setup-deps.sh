@@ -69,7 +69,7 @@ PKGS_MAIN=(
     libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev
     gcc make clang libclang-rt-14-dev
     seabios qemu-system-data busybox-static cpio kmod pciutils
-    tshark
+    tshark shellcheck
     # Guest kernel module and rdma-core provider builds.
     cmake
     # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest

@@ -11,6 +11,7 @@ for f in "${files[@]}"; do
     out=$(perl "$src/scripts/checkpatch.pl" --no-tree -f "$f" 2>&1)
     if grep -q '^ERROR' <<<"$out"; then
         echo "not ok $n - checkpatch $f"
+        # shellcheck disable=SC2001  # prefixes every line, not only the first
         sed 's/^/# /' <<<"$out"
     else
         echo "ok $n - checkpatch $f"
