@@ -23,7 +23,8 @@
 #include "snic/snic_regs.h"
 #include "snic/snic_verbs.h"
 
-#define MACHINE "-M q35 -nodefaults -L /usr/share/seabios -L /usr/share/qemu "
+/* firmware: scripts/build-qemu.sh links it into the build tree */
+#define MACHINE "-M q35 -nodefaults "
 #define SNIC_SLOT_A 4
 #define SNIC_SLOT_B 5
 #define NVEC 4

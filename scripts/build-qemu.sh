@@ -5,7 +5,9 @@
 #
 # The QEMU source is fetched with apt into .cache/qemu/ and unpacked once;
 # hw/snic, include/snic and qtest/ are symlinked into it (so editing a file
-# here rebuilds only what changed); the build tree is build/qemu/. Outputs:
+# here rebuilds only what changed); the build tree is build/qemu/, where
+# Debian's SeaBIOS is linked into the data directory a QEMU run from the
+# build tree searches. Outputs:
 #   build/qemu/qemu-system-x86_64
 #   build/qemu/tests/qtest/snic-test
 # Needs scripts/setup-deps.sh to have run (as root).
@@ -115,4 +117,23 @@ ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test ||
     die "ninja failed (see the compiler errors above)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
     die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"
+
+# ---- 5. firmware ----
+# The +ds source has no firmware blobs. A q35 machine loads SeaBIOS'
+# bios-256k.bin (Debian package seabios) and the kvmvapic.bin option ROM
+# (qemu-system-data). A QEMU run from its build tree searches
+# build/qemu/qemu-bundle/<datadir> (`qemu-system-x86_64 -L help`): the blobs
+# are linked there, so no test has to name a firmware directory.
+datadir=$("$build/qemu-system-x86_64" -L help | grep -F "$build/qemu-bundle/" | grep '/qemu$' | tail -n 1)
+[ -n "$datadir" ] || die "the built QEMU searches no data directory under $build/qemu-bundle"
+mkdir -p "$datadir"
+for blob in /usr/share/seabios/bios-256k.bin /usr/share/qemu/kvmvapic.bin; do
+    [ -f "$blob" ] || die "$blob missing: install seabios and qemu-system-data (scripts/setup-deps.sh)"
+    link "$blob" "$datadir/$(basename "$blob")"
+done
+if ! echo quit | timeout 60 "$build/qemu-system-x86_64" -M q35 -accel qtest -nodefaults \
+        -display none -S -monitor stdio >"$build/.snic-firmware.log" 2>&1 ||
+   grep -q error "$build/.snic-firmware.log"; then
+    die "the built QEMU does not start a q35 machine cleanly: $(grep -m 1 error "$build/.snic-firmware.log" || tail -n 1 "$build/.snic-firmware.log")"
+fi
 log "ok: $build/qemu-system-x86_64"
