@@ -4,8 +4,9 @@
 #   scripts/build-qemu.sh            fetch once, configure once, ninja
 #
 # The QEMU source is fetched with apt into .cache/qemu/ and unpacked once;
-# hw/snic, include/snic and qtest/ are symlinked into it (so editing a file
-# here rebuilds only what changed); the build tree is build/qemu/, where
+# hw/snic, include/snic, qtest/* and qtest/libqos/* are symlinked into it
+# (so editing a file here rebuilds only what changed); the build tree is
+# build/qemu/, where
 # Debian's SeaBIOS is linked into the data directory a QEMU run from the
 # build tree searches. Outputs:
 #   build/qemu/qemu-system-x86_64
@@ -60,8 +61,8 @@ link() {    # link TARGET LINKNAME
 }
 link "$repo/hw/snic" "$src/hw/snic"
 link "$repo/include/snic" "$src/include/snic"
-for f in "$repo"/qtest/*; do
-    link "$f" "$src/tests/qtest/$(basename "$f")"
+for f in "$repo"/qtest/*.[ch] "$repo"/qtest/libqos/*.[ch]; do
+    link "$f" "$src/tests/qtest/${f#"$repo"/qtest/}"
 done
 
 add_line_after() {  # FILE ANCHOR-LINE NEW-LINE (exact whole lines, no regex)
@@ -77,6 +78,8 @@ add_line_after "$src/hw/Kconfig" "source nvme/Kconfig" "source snic/Kconfig"
 add_line_after "$src/meson.build" "    'hw/nvme'," "    'hw/snic',"
 add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
+# libqos: the device helpers of the snic tests
+add_line_after "$src/tests/qtest/libqos/meson.build" "        'igb.c'," "        'snic.c',"
 # The +ds tarball has no firmware blobs: never try to unpack edk2 images.
 # (Touch meson.build only when it changes: an edit forces a reconfigure.)
 if grep -q '^ *unpack_edk2_blobs = bzip2.found()' "$src/meson.build"; then
