@@ -3,7 +3,8 @@
  * hostile register/doorbell/command/descriptor input, reset and FLR, and
  * Ethernet frames between two devices and to a socket peer.
  *
- * Plain qtests on q35; the device helpers are in libqos/snic.c.
+ * Plain qtests on q35; the device helpers are in libqos/snic.c, which also
+ * holds the qgraph node of snic-unplug-test.
  *
  * Copyright (c) 2026 snic authors
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -6,11 +6,11 @@
 # The QEMU source is fetched with apt into .cache/qemu/ and unpacked once;
 # hw/snic, include/snic, qtest/* and qtest/libqos/* are symlinked into it
 # (so editing a file here rebuilds only what changed); the build tree is
-# build/qemu/, where
-# Debian's SeaBIOS is linked into the data directory a QEMU run from the
-# build tree searches. Outputs:
+# build/qemu/, where Debian's SeaBIOS is linked into the data directory a
+# QEMU run from the build tree searches. Outputs:
 #   build/qemu/qemu-system-x86_64
 #   build/qemu/tests/qtest/snic-test
+#   build/qemu/tests/qtest/qos-test     (snic's qgraph test, on q35)
 # Needs scripts/setup-deps.sh to have run (as root).
 set -euo pipefail
 
@@ -78,8 +78,12 @@ add_line_after "$src/hw/Kconfig" "source nvme/Kconfig" "source snic/Kconfig"
 add_line_after "$src/meson.build" "    'hw/nvme'," "    'hw/snic',"
 add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
-# libqos: the device helpers of the snic tests
+add_line_after "$src/tests/qtest/meson.build" "  'igb-test.c'," "  'snic-unplug-test.c',"
+# libqos: the snic driver node and the helpers snic-test shares with it, and a
+# q35 machine node (QEMU 10.0 has one for pc only).
 add_line_after "$src/tests/qtest/libqos/meson.build" "        'igb.c'," "        'snic.c',"
+add_line_after "$src/tests/qtest/libqos/meson.build" "        'x86_64_pc-machine.c'," \
+    "        'x86_64_q35-machine.c',"
 # The +ds tarball has no firmware blobs: never try to unpack edk2 images.
 # (Touch meson.build only when it changes: an edit forces a reconfigure.)
 if grep -q '^ *unpack_edk2_blobs = bzip2.found()' "$src/meson.build"; then
@@ -115,8 +119,8 @@ if [ "$(cat "$build/.snic-src" 2>/dev/null)" != "$src" ]; then
 fi
 
 # ---- 4. build only what we use ----
-log "building qemu-system-x86_64 and tests/qtest/snic-test"
-ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test ||
+log "building qemu-system-x86_64, tests/qtest/snic-test and tests/qtest/qos-test"
+ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test tests/qtest/qos-test ||
     die "ninja failed (see the compiler errors above)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
     die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"

@@ -1,5 +1,6 @@
 /*
- * libqos helpers for the snic PCIe RDMA NIC (see snic.h).
+ * libqos driver for the snic PCIe RDMA NIC: the qgraph node "snic" and the
+ * device helpers shared by snic-test and snic-unplug-test (see snic.h).
  *
  * Copyright (c) 2026 snic authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -8,10 +9,16 @@
 #include "qemu/osdep.h"
 #include "../libqtest.h"
 #include "qemu/bswap.h"
+#include "qemu/module.h"
+#include "hw/pci/pci_ids.h"
 #include "hw/pci/pci_regs.h"
 #include "pci-pc.h"
 #include "malloc-pc.h"
 #include "snic.h"
+
+#define SNIC_VENDOR_ID 0x1af4
+#define SNIC_DEVICE_ID 0x10f0
+#define BRIDGE_WINDOW_ALIGN (1 << 20)   /* PCI_MEMORY_BASE granularity */
 
 /* ---- machine (plain tests) ---- */
 
@@ -57,11 +64,10 @@ void qsnic_doorbell(QSnic *s, unsigned page, uint8_t type, uint32_t qid,
                    snic_db_make(type, qid, index));
 }
 
-void qsnic_msix_setup(QSnic *s)
+static void qsnic_msix_program(QSnic *s)
 {
     int v;
 
-    qpci_msix_enable(s->dev);
     for (v = 0; v < QSNIC_NVEC; v++) {
         uint64_t off = s->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
 
@@ -76,6 +82,12 @@ void qsnic_msix_setup(QSnic *s)
         qpci_io_writel(s->dev, s->dev->msix_table_bar,
                        off + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
     }
+}
+
+void qsnic_msix_setup(QSnic *s)
+{
+    qpci_msix_enable(s->dev);
+    qsnic_msix_program(s);
 }
 
 bool qsnic_wait_irq(QSnic *s, int v)
@@ -100,18 +112,58 @@ bool qsnic_irq_seen(QSnic *s, int v)
     return seen;
 }
 
-/* ---- opening a device ---- */
+/* ---- finding and opening a device ---- */
+
+/* The root port on bus 0 whose secondary bus is 'busnr', enabled. */
+static QPCIDevice *qsnic_upstream_bridge(QPCIBus *bus, int busnr)
+{
+    int slot;
+
+    for (slot = 0; slot < 32; slot++) {
+        QPCIDevice *br = qpci_device_find(bus, QPCI_DEVFN(slot, 0));
+
+        if (br &&
+            qpci_config_readw(br, PCI_CLASS_DEVICE) == PCI_CLASS_BRIDGE_PCI &&
+            qpci_config_readb(br, PCI_SECONDARY_BUS) == busnr) {
+            qpci_device_enable(br);
+            return br;
+        }
+        g_free(br);
+    }
+    g_assert_not_reached();
+}
 
 /*
- * Enable the device, map its BARs, aim MSI-X at RAM, allocate the admin
- * queue, the AEQ and a response page.
+ * Enable the device and map its BARs (and the MSI-X table). Behind a root
+ * port, the BARs get addresses of their own 1 MiB-aligned range, which
+ * becomes the port's memory window.
  */
 static void qsnic_setup(QSnic *s)
 {
+    QPCIBus *bus = s->dev->bus;
+    QPCIDevice *bridge = NULL;
+    uint64_t base = 0;
+
+    if (s->dev->devfn >> 8) {
+        bridge = qsnic_upstream_bridge(bus, s->dev->devfn >> 8);
+        bus->mmio_alloc_ptr = ROUND_UP(bus->mmio_alloc_ptr,
+                                       BRIDGE_WINDOW_ALIGN);
+        base = bus->mmio_alloc_ptr;
+    }
     qpci_device_enable(s->dev);
     s->bar0 = qpci_iomap(s->dev, SNIC_BAR_REGS, NULL);
     s->bar2 = qpci_iomap(s->dev, SNIC_BAR_DOORBELL, NULL);
-    qsnic_msix_setup(s);
+    qpci_msix_enable(s->dev);
+    if (bridge) {
+        uint64_t end = ROUND_UP(bus->mmio_alloc_ptr, BRIDGE_WINDOW_ALIGN);
+
+        qpci_config_writew(bridge, PCI_MEMORY_BASE, (base >> 16) & 0xfff0);
+        qpci_config_writew(bridge, PCI_MEMORY_LIMIT,
+                           ((end - 1) >> 16) & 0xfff0);
+        bus->mmio_alloc_ptr = end;
+        g_free(bridge);
+    }
+    qsnic_msix_program(s);
     s->sq = guest_alloc(s->alloc, SNIC_ADMIN_CMD_SIZE << QSNIC_ADMIN_LOG2);
     s->cq = guest_alloc(s->alloc, SNIC_ADMIN_CQE_SIZE << QSNIC_ADMIN_LOG2);
     s->aeq = guest_alloc(s->alloc, SNIC_AEQE_SIZE << 4);
@@ -533,3 +585,62 @@ void qsnic_assert_same(QTestState *qts, uint64_t x, uint64_t y, uint32_t len)
     qtest_memread(qts, y, q, len);
     g_assert_cmpmem(p, len, q, len);
 }
+
+/* ---- the qgraph node ---- */
+
+static void *qsnic_get_driver(void *obj, const char *interface)
+{
+    QSnic *s = obj;
+
+    if (!g_strcmp0(interface, "snic")) {
+        return s;
+    }
+    fprintf(stderr, "%s not present in snic\n", interface);
+    g_assert_not_reached();
+}
+
+static void qsnic_start_hw(QOSGraphObject *obj)
+{
+    qsnic_setup((QSnic *)obj);
+}
+
+static void qsnic_destructor(QOSGraphObject *obj)
+{
+    g_free(((QSnic *)obj)->dev);
+}
+
+static void *qsnic_create(void *pci_bus, QGuestAllocator *alloc, void *addr)
+{
+    QSnic *s = g_new0(QSnic, 1);
+    QPCIBus *bus = pci_bus;
+
+    s->qts = bus->qts;
+    s->alloc = alloc;
+    s->dev = g_new0(QPCIDevice, 1);
+    qpci_device_init(s->dev, bus, addr);
+    s->obj.get_driver = qsnic_get_driver;
+    s->obj.start_hw = qsnic_start_hw;
+    s->obj.destructor = qsnic_destructor;
+    s->obj.free = g_free;
+    return &s->obj;
+}
+
+static void qsnic_register_nodes(void)
+{
+    QPCIAddress addr = {
+        .devfn = QSNIC_NODE_DEVFN,
+        .vendor_id = SNIC_VENDOR_ID,
+        .device_id = SNIC_DEVICE_ID,
+    };
+    QOSGraphEdgeOptions opts = {
+        .before_cmd_line = "-device pcie-root-port,id=" QSNIC_NODE_PORT
+                           ",chassis=1,addr=" stringify(QSNIC_NODE_PORT_SLOT),
+        .extra_device_opts = "id=" QSNIC_NODE_ID ",bus=" QSNIC_NODE_PORT,
+    };
+
+    add_qpci_address(&opts, &addr);
+    qos_node_create_driver("snic", qsnic_create);
+    qos_node_consumes("snic", "pcie-bus", &opts);
+}
+
+libqos_init(qsnic_register_nodes);

@@ -1,7 +1,12 @@
 /*
- * libqos helpers for the snic PCIe RDMA NIC, used by snic-test's plain
- * qtests: machine start, BAR access, MSI-X, admin queue, Ethernet rings,
- * RDMA nodes.
+ * libqos driver for the snic PCIe RDMA NIC: the qgraph node "snic" and the
+ * device helpers its tests share with snic-test's plain qtests (machine
+ * start, BAR access, MSI-X, admin queue, Ethernet rings, RDMA nodes).
+ *
+ * The node consumes a PCI Express bus ("pcie-bus", which the x86_64/q35
+ * machine node has) and places the device alone behind a pcie-root-port
+ * (so it can be hot-unplugged), the machine's first PCI bridge, which the
+ * q35 node numbers bus 1.
  *
  * Copyright (c) 2026 snic authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -10,6 +15,7 @@
 #ifndef LIBQOS_SNIC_H
 #define LIBQOS_SNIC_H
 
+#include "qgraph.h"
 #include "pci.h"
 #include "libqos-malloc.h"
 #include "snic/snic_admin.h"
@@ -25,6 +31,12 @@
 #define QSNIC_ADMIN_LOG2 4              /* 16-entry admin queue */
 #define QSNIC_WAIT_ITERS 200000         /* steps of a wait loop */
 
+/* The qgraph node's device: its id, root port and address (bus 1). */
+#define QSNIC_NODE_ID "snic0"
+#define QSNIC_NODE_PORT "snic-rp0"
+#define QSNIC_NODE_PORT_SLOT 2
+#define QSNIC_NODE_DEVFN (1 << 8 | QPCI_DEVFN(0, 0))
+
 typedef struct QSnicMachine {
     QTestState *qts;
     QGuestAllocator alloc;
@@ -32,6 +44,7 @@ typedef struct QSnicMachine {
 } QSnicMachine;
 
 typedef struct QSnic {
+    QOSGraphObject obj;                 /* as the qgraph node "snic" */
     QPCIDevice *dev;
     QTestState *qts;
     QGuestAllocator *alloc;
@@ -46,8 +59,9 @@ QSnicMachine *qsnic_machine_start(const char *extra);
 void qsnic_machine_stop(QSnicMachine *m);
 
 /*
- * The function at devfn, enabled, BAR0 and BAR2 mapped, MSI-X aimed at RAM,
- * admin queue, AEQ and a response page allocated. qsnic_open: a slot.
+ * The function at devfn (bus << 8 | devfn on a bus behind a root port of
+ * bus 0), enabled, BAR0 and BAR2 mapped, MSI-X aimed at RAM, admin queue,
+ * AEQ and a response page allocated. qsnic_open: slot on bus 0.
  */
 QSnic *qsnic_new(QTestState *qts, QGuestAllocator *alloc, QPCIBus *bus,
                  int devfn);
