@@ -3,7 +3,8 @@
  * hostile register/doorbell/command/descriptor input, reset and FLR, and
  * Ethernet frames between two devices and to a socket peer.
  *
- * Plain qtests on q35 (libqos has no q35 machine node).
+ * Plain qtests on q35; the device helpers are in libqos/snic.c, which also
+ * holds the qgraph node of snic-unplug-test.
  *
  * Copyright (c) 2026 snic authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -16,557 +17,9 @@
 #include "libqtest.h"
 #include "libqos/pci-pc.h"
 #include "libqos/malloc-pc.h"
+#include "libqos/snic.h"
 #include "hw/pci/pci_regs.h"
 #include "qobject/qdict.h"
-#include "snic/snic_admin.h"
-#include "snic/snic_eth.h"
-#include "snic/snic_regs.h"
-#include "snic/snic_verbs.h"
-
-#define MACHINE "-M q35 -nodefaults -L /usr/share/seabios -L /usr/share/qemu "
-#define SNIC_SLOT_A 4
-#define SNIC_SLOT_B 5
-#define NVEC 4
-#define ADMIN_LOG2 4
-#define WAIT_ITERS 200000
-
-typedef struct Machine {
-    QTestState *qts;
-    QGuestAllocator alloc;
-    QPCIBus *bus;
-} Machine;
-
-typedef struct Snic {
-    Machine *m;
-    QPCIDevice *dev;
-    QPCIBar bar0, bar2;
-    uint64_t sq, cq, aeq, resp;
-    uint64_t msi_word[NVEC];
-    uint32_t sq_tail, cq_head;
-    uint16_t cmd_id;
-} Snic;
-
-static Machine *machine_start(const char *extra)
-{
-    Machine *m = g_new0(Machine, 1);
-
-    m->qts = qtest_initf(MACHINE "%s", extra);
-    pc_alloc_init(&m->alloc, m->qts, 0);
-    m->bus = qpci_new_pc(m->qts, &m->alloc);
-    return m;
-}
-
-static void machine_stop(Machine *m)
-{
-    qpci_free_pc(m->bus);
-    alloc_destroy(&m->alloc);
-    qtest_quit(m->qts);
-    g_free(m);
-}
-
-static uint32_t rd(Snic *s, uint64_t off)
-{
-    return qpci_io_readl(s->dev, s->bar0, off);
-}
-
-static void wr(Snic *s, uint64_t off, uint32_t v)
-{
-    qpci_io_writel(s->dev, s->bar0, off, v);
-}
-
-static uint64_t read_stat(Snic *s, size_t field)
-{
-    return qpci_io_readq(s->dev, s->bar0, SNIC_REG_STATS + field);
-}
-#define STAT(s, f) read_stat((s), offsetof(struct snic_stats, f))
-
-static void doorbell(Snic *s, unsigned page, uint8_t type, uint32_t qid,
-                     uint32_t index)
-{
-    qpci_io_writeq(s->dev, s->bar2, (uint64_t)page * SNIC_DB_PAGE_SIZE,
-                   snic_db_make(type, qid, index));
-}
-
-/* MSI-X messages aimed at guest RAM words: each IRQ is a visible write. */
-static void snic_msix_setup(Snic *s)
-{
-    QTestState *qts = s->m->qts;
-    int v;
-
-    qpci_msix_enable(s->dev);
-    for (v = 0; v < NVEC; v++) {
-        uint64_t off = s->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
-
-        s->msi_word[v] = guest_alloc(&s->m->alloc, 4);
-        qtest_writel(qts, s->msi_word[v], 0);
-        qpci_io_writel(s->dev, s->dev->msix_table_bar,
-                       off + PCI_MSIX_ENTRY_LOWER_ADDR, s->msi_word[v]);
-        qpci_io_writel(s->dev, s->dev->msix_table_bar,
-                       off + PCI_MSIX_ENTRY_UPPER_ADDR, 0);
-        qpci_io_writel(s->dev, s->dev->msix_table_bar,
-                       off + PCI_MSIX_ENTRY_DATA, 0x5000 + v);
-        qpci_io_writel(s->dev, s->dev->msix_table_bar,
-                       off + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
-    }
-}
-
-/* Wait for (and consume) one or more messages on a vector. */
-static bool wait_irq(Snic *s, int v)
-{
-    int i;
-
-    for (i = 0; i < WAIT_ITERS; i++) {
-        if (qtest_readl(s->m->qts, s->msi_word[v]) == 0x5000u + v) {
-            qtest_writel(s->m->qts, s->msi_word[v], 0);
-            return true;
-        }
-        qtest_clock_step(s->m->qts, 1000);
-    }
-    return false;
-}
-
-static bool irq_seen(Snic *s, int v)
-{
-    bool seen = qtest_readl(s->m->qts, s->msi_word[v]) == 0x5000u + v;
-
-    qtest_writel(s->m->qts, s->msi_word[v], 0);
-    return seen;
-}
-
-static Snic *snic_open(Machine *m, int slot)
-{
-    Snic *s = g_new0(Snic, 1);
-
-    s->m = m;
-    s->dev = qpci_device_find(m->bus, QPCI_DEVFN(slot, 0));
-    g_assert_nonnull(s->dev);
-    qpci_device_enable(s->dev);
-    s->bar0 = qpci_iomap(s->dev, SNIC_BAR_REGS, NULL);
-    s->bar2 = qpci_iomap(s->dev, SNIC_BAR_DOORBELL, NULL);
-    snic_msix_setup(s);
-    s->sq = guest_alloc(&m->alloc, SNIC_ADMIN_CMD_SIZE << ADMIN_LOG2);
-    s->cq = guest_alloc(&m->alloc, SNIC_ADMIN_CQE_SIZE << ADMIN_LOG2);
-    s->aeq = guest_alloc(&m->alloc, SNIC_AEQE_SIZE << 4);
-    s->resp = guest_alloc(&m->alloc, 4096);
-    return s;
-}
-
-static void snic_close(Snic *s)
-{
-    g_free(s->dev);
-    g_free(s);
-}
-
-/* Program and enable the admin queue and AEQ as a driver would. */
-static void snic_enable(Snic *s)
-{
-    qtest_memset(s->m->qts, s->cq, 0, SNIC_ADMIN_CQE_SIZE << ADMIN_LOG2);
-    qtest_memset(s->m->qts, s->aeq, 0, SNIC_AEQE_SIZE << 4);
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, s->sq);
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, s->sq >> 32);
-    wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, s->cq);
-    wr(s, SNIC_REG_ADMIN_CQ_BASE_HI, s->cq >> 32);
-    wr(s, SNIC_REG_ADMIN_DEPTH, ADMIN_LOG2);
-    wr(s, SNIC_REG_AEQ_BASE_LO, s->aeq);
-    wr(s, SNIC_REG_AEQ_BASE_HI, s->aeq >> 32);
-    wr(s, SNIC_REG_AEQ_DEPTH, 4);
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY, ==,
-                    SNIC_STATUS_READY);
-    s->sq_tail = s->cq_head = 0;
-}
-
-/* Submit, wait for the MSI-X message and the completion; return status. */
-static uint16_t admin(Snic *s, struct snic_admin_cmd *cmd, uint64_t *result)
-{
-    QTestState *qts = s->m->qts;
-    uint32_t slot = s->sq_tail & ((1u << ADMIN_LOG2) - 1);
-    uint32_t cslot = s->cq_head & ((1u << ADMIN_LOG2) - 1);
-    struct snic_admin_cqe cqe;
-
-    cmd->hdr.cmd_id = cpu_to_le16(++s->cmd_id);
-    qtest_memwrite(qts, s->sq + slot * SNIC_ADMIN_CMD_SIZE, cmd, sizeof(*cmd));
-    doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, ++s->sq_tail);
-    g_assert_true(wait_irq(s, 0));
-    wr(s, SNIC_REG_INTR_CAUSE, SNIC_INTR_ADMIN);
-    qtest_memread(qts, s->cq + cslot * SNIC_ADMIN_CQE_SIZE, &cqe, sizeof(cqe));
-    g_assert_true(snic_ring_entry_new(cqe.flags, s->cq_head, ADMIN_LOG2));
-    g_assert_cmpuint(le16_to_cpu(cqe.cmd_id), ==, s->cmd_id);
-    g_assert_cmpuint(cqe.opcode, ==, cmd->hdr.opcode);
-    doorbell(s, 0, SNIC_DB_ADMIN_CQ, 0, ++s->cq_head);
-    if (result) {
-        *result = le64_to_cpu(cqe.result);
-    }
-    return le16_to_cpu(cqe.status);
-}
-
-static void admin_nop_ok(Snic *s)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
-}
-
-static uint32_t eth_queue(Snic *s, uint8_t type, uint64_t ring, uint8_t log2,
-                          uint16_t vector)
-{
-    struct snic_admin_cmd cmd;
-    uint64_t qid;
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
-    cmd.create_eth_queue.ring_addr = cpu_to_le64(ring);
-    cmd.create_eth_queue.type = type;
-    cmd.create_eth_queue.log2_depth = log2;
-    cmd.create_eth_queue.vector = cpu_to_le16(vector);
-    g_assert_cmpuint(admin(s, &cmd, &qid), ==, SNIC_ADMIN_OK);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
-    cmd.eth_queue.type = type;
-    cmd.eth_queue.qid = cpu_to_le32(qid);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
-    return qid;
-}
-
-static void put_desc(Snic *s, uint64_t ring, uint32_t i, uint32_t log2,
-                     uint64_t addr, uint16_t len, uint16_t flags)
-{
-    struct snic_eth_desc d = {
-        .addr = cpu_to_le64(addr),
-        .len = cpu_to_le16(len),
-        .flags = cpu_to_le16(flags),
-    };
-
-    qtest_memwrite(s->m->qts, ring + (i & ((1u << log2) - 1)) * 16, &d,
-                   sizeof(d));
-}
-
-static struct snic_eth_desc get_desc(Snic *s, uint64_t ring, uint32_t i,
-                                     uint32_t log2)
-{
-    struct snic_eth_desc d;
-
-    qtest_memread(s->m->qts, ring + (i & ((1u << log2) - 1)) * 16, &d,
-                  sizeof(d));
-    return d;
-}
-
-static bool wait_desc_done(Snic *s, uint64_t ring, uint32_t i, uint32_t log2)
-{
-    int n;
-
-    for (n = 0; n < WAIT_ITERS; n++) {
-        if (le16_to_cpu(get_desc(s, ring, i, log2).flags) &
-            SNIC_ETH_DESC_DONE) {
-            return true;
-        }
-        qtest_clock_step(s->m->qts, 1000);
-    }
-    return false;
-}
-
-/* ---- RDMA back to back ---- */
-
-#define RDMA_PAGES  16                  /* 64 KiB registered buffer */
-#define RDMA_CQ_LOG2 7                  /* 128 CQEs: one 4 KiB page */
-#define RDMA_SQ_LOG2 5                  /* 32 WQEs: one 4 KiB page */
-#define RDMA_RQ_LOG2 6                  /* 64 WQEs: one 4 KiB page */
-
-typedef struct RdmaNode {
-    Snic *s;
-    uint8_t ip;                         /* 10.0.0.ip */
-    uint8_t mac[6];
-    uint64_t eq, cq, sq, rq, buf;       /* guest addresses, page aligned */
-    uint64_t pdn, eqn, cqn, qpn;
-    uint32_t lkey;
-    uint32_t sq_pi, rq_pi, cq_ci;
-} RdmaNode;
-
-/* 'n' page-aligned 4 KiB pages of guest memory, zeroed. */
-static uint64_t alloc_pages(Machine *m, unsigned n)
-{
-    uint64_t a = guest_alloc(&m->alloc, (n + 1) * 4096);
-
-    a = ROUND_UP(a, 4096);
-    qtest_memset(m->qts, a, 0, n * 4096);
-    return a;
-}
-
-/* A page list for n pages from 'first', in guest memory. */
-static uint64_t page_list(Machine *m, uint64_t first, unsigned n)
-{
-    uint64_t pbl = guest_alloc(&m->alloc, n * 8);
-    unsigned i;
-
-    for (i = 0; i < n; i++) {
-        qtest_writeq(m->qts, pbl + i * 8, first + i * 4096ull);
-    }
-    return pbl;
-}
-
-static uint64_t admin_ok(Snic *s, struct snic_admin_cmd *cmd)
-{
-    uint64_t r = 0;
-
-    g_assert_cmpuint(admin(s, cmd, &r), ==, SNIC_ADMIN_OK);
-    return r;
-}
-
-/* CREATE_CQ on one page at 'ring' reporting to EQ 'eqn'; the CQ number. */
-static uint64_t rdma_create_cq(Snic *s, uint64_t ring, uint32_t eqn)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
-    cmd.create_cq.pbl_addr = cpu_to_le64(page_list(s->m, ring, 1));
-    cmd.create_cq.npages = cpu_to_le32(1);
-    cmd.create_cq.log2_depth = RDMA_CQ_LOG2;
-    cmd.create_cq.eqn = cpu_to_le32(eqn);
-    return admin_ok(s, &cmd);
-}
-
-/* CREATE_QP with one-page SQ and RQ rings; the admin status. */
-static uint16_t rdma_create_qp(Snic *s, uint8_t type, uint32_t pdn,
-                               uint32_t cqn, uint64_t sq, uint64_t rq,
-                               uint64_t *qpn)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = cpu_to_le64(page_list(s->m, sq, 1));
-    cmd.create_qp.rq_pbl_addr = cpu_to_le64(page_list(s->m, rq, 1));
-    cmd.create_qp.sq_npages = cpu_to_le32(1);
-    cmd.create_qp.rq_npages = cpu_to_le32(1);
-    cmd.create_qp.pdn = cpu_to_le32(pdn);
-    cmd.create_qp.send_cqn = cpu_to_le32(cqn);
-    cmd.create_qp.recv_cqn = cpu_to_le32(cqn);
-    cmd.create_qp.type = type;
-    cmd.create_qp.sq_log2_depth = RDMA_SQ_LOG2;
-    cmd.create_qp.rq_log2_depth = RDMA_RQ_LOG2;
-    return admin(s, &cmd, qpn);
-}
-
-static void rdma_node_init(RdmaNode *n, Snic *s, uint8_t ip, uint8_t qp_type)
-{
-    Machine *m = s->m;
-    struct snic_admin_cmd cmd;
-
-    memset(n, 0, sizeof(*n));
-    n->s = s;
-    n->ip = ip;
-    n->eq = alloc_pages(m, 1);
-    n->cq = alloc_pages(m, 1);
-    n->sq = alloc_pages(m, 1);
-    n->rq = alloc_pages(m, 1);
-    n->buf = alloc_pages(m, RDMA_PAGES);
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
-    n->pdn = admin_ok(s, &cmd);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
-    cmd.create_eq.pbl_addr = cpu_to_le64(page_list(m, n->eq, 1));
-    cmd.create_eq.npages = cpu_to_le32(1);
-    cmd.create_eq.log2_depth = 4;
-    cmd.create_eq.vector = cpu_to_le16(1);
-    n->eqn = admin_ok(s, &cmd);
-    n->cqn = rdma_create_cq(s, n->cq, n->eqn);
-    g_assert_cmpuint(rdma_create_qp(s, qp_type, n->pdn, n->cqn, n->sq, n->rq,
-                                    &n->qpn), ==, SNIC_ADMIN_OK);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
-    cmd.reg_mr.iova = cpu_to_le64(n->buf);
-    cmd.reg_mr.length = cpu_to_le64(RDMA_PAGES * 4096);
-    cmd.reg_mr.pbl_addr = cpu_to_le64(page_list(m, n->buf, RDMA_PAGES));
-    cmd.reg_mr.npages = cpu_to_le32(RDMA_PAGES);
-    cmd.reg_mr.pdn = cpu_to_le32(n->pdn);
-    cmd.reg_mr.access = cpu_to_le32(SNIC_ACCESS_LOCAL_WRITE |
-                                    SNIC_ACCESS_REMOTE_WRITE |
-                                    SNIC_ACCESS_REMOTE_READ |
-                                    SNIC_ACCESS_REMOTE_ATOMIC);
-    cmd.reg_mr.page_shift = 12;
-    n->lkey = admin_ok(s, &cmd);
-}
-
-static void rdma_modify(RdmaNode *n, uint32_t mask,
-                        const struct snic_qp_attr *a)
-{
-    struct snic_admin_cmd cmd;
-
-    qtest_memwrite(n->s->m->qts, n->s->resp, a, sizeof(*a));
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
-    cmd.modify_qp.qpn = cpu_to_le32(n->qpn);
-    cmd.modify_qp.attr_mask = cpu_to_le32(mask);
-    cmd.modify_qp.attr_addr = cpu_to_le64(n->s->resp);
-    admin_ok(n->s, &cmd);
-}
-
-/* RESET -> INIT -> RTR -> RTS towards 'peer', as a verbs driver would. */
-static void rdma_connect(RdmaNode *n, const RdmaNode *peer)
-{
-    struct snic_qp_attr a;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = cpu_to_le32(SNIC_QPS_INIT);
-    a.port_num = 1;
-    a.qp_access_flags = cpu_to_le32(SNIC_ACCESS_REMOTE_WRITE |
-                                    SNIC_ACCESS_REMOTE_READ |
-                                    SNIC_ACCESS_REMOTE_ATOMIC);
-    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
-                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
-    a.qp_state = cpu_to_le32(SNIC_QPS_RTR);
-    a.path_mtu = cpu_to_le32(SNIC_MTU_1024);
-    a.dest_qp_num = cpu_to_le32(peer->qpn);
-    a.rq_psn = cpu_to_le32(0x100 * peer->ip);
-    a.max_dest_rd_atomic = 4;
-    a.min_rnr_timer = 1;
-    a.av.dgid[10] = a.av.dgid[11] = 0xff;
-    a.av.dgid[12] = 10;
-    a.av.dgid[15] = peer->ip;
-    a.av.sgid[10] = a.av.sgid[11] = 0xff;
-    a.av.sgid[12] = 10;
-    a.av.sgid[15] = n->ip;
-    memcpy(a.av.dmac, peer->mac, 6);
-    a.av.hop_limit = 64;
-    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
-                SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
-                SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
-    a.qp_state = cpu_to_le32(SNIC_QPS_RTS);
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.sq_psn = cpu_to_le32(0x100 * n->ip);
-    a.max_rd_atomic = 4;
-    rdma_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-                SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-                SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
-}
-
-/* Post one signaled single-SGE WQE of the node's buffer; ring the SQ. */
-static void rdma_post(RdmaNode *n, uint64_t wr_id, uint8_t opcode,
-                      uint32_t off, uint32_t len, uint64_t raddr,
-                      uint32_t rkey, uint64_t compare_add, uint64_t swap)
-{
-    struct snic_sq_wqe w;
-    uint64_t slot = n->sq + (n->sq_pi & ((1u << RDMA_SQ_LOG2) - 1)) *
-                    SNIC_SQ_WQE_SIZE;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = cpu_to_le64(wr_id);
-    w.opcode = opcode;
-    w.flags = SNIC_WQE_SIGNALED;
-    w.num_sge = 1;
-    w.rdma.remote_addr = cpu_to_le64(raddr);
-    w.rdma.rkey = cpu_to_le32(rkey);
-    w.rdma.compare_add = cpu_to_le64(compare_add);
-    w.rdma.swap = cpu_to_le64(swap);
-    w.sge[0].addr = cpu_to_le64(n->buf + off);
-    w.sge[0].length = cpu_to_le32(len);
-    w.sge[0].lkey = cpu_to_le32(n->lkey);
-    qtest_memwrite(n->s->m->qts, slot, &w, sizeof(w));
-    doorbell(n->s, 0, SNIC_DB_SQ, n->qpn, ++n->sq_pi);
-}
-
-static void rdma_post_recv(RdmaNode *n, uint64_t wr_id, uint32_t off,
-                           uint32_t len)
-{
-    struct snic_rq_wqe w;
-    uint64_t slot = n->rq + (n->rq_pi & ((1u << RDMA_RQ_LOG2) - 1)) *
-                    SNIC_RQ_WQE_SIZE;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = cpu_to_le64(wr_id);
-    w.num_sge = 1;
-    w.sge[0].addr = cpu_to_le64(n->buf + off);
-    w.sge[0].length = cpu_to_le32(len);
-    w.sge[0].lkey = cpu_to_le32(n->lkey);
-    qtest_memwrite(n->s->m->qts, slot, &w, sizeof(w));
-    doorbell(n->s, 0, SNIC_DB_RQ, n->qpn, ++n->rq_pi);
-}
-
-/* Wait up to 'iters' 10 us steps of virtual time for the next completion. */
-static bool rdma_poll_for(RdmaNode *n, struct snic_cqe *c, int iters)
-{
-    uint64_t slot = n->cq + (n->cq_ci & ((1u << RDMA_CQ_LOG2) - 1)) *
-                    SNIC_CQE_SIZE;
-    int i;
-
-    for (i = 0; i < iters; i++) {
-        qtest_memread(n->s->m->qts, slot, c, sizeof(*c));
-        if (snic_ring_entry_new(c->flags, n->cq_ci, RDMA_CQ_LOG2)) {
-            doorbell(n->s, 0, SNIC_DB_CQ, n->cqn, ++n->cq_ci);
-            return true;
-        }
-        qtest_clock_step(n->s->m->qts, 10000);
-    }
-    return false;
-}
-
-static bool rdma_poll(RdmaNode *n, struct snic_cqe *c)
-{
-    return rdma_poll_for(n, c, WAIT_ITERS);
-}
-
-static void rdma_expect(RdmaNode *n, uint64_t wr_id, uint8_t status)
-{
-    struct snic_cqe c;
-
-    g_assert_true(rdma_poll(n, &c));
-    g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, wr_id);
-    g_assert_cmpuint(c.status, ==, status);
-}
-
-/*
- * Two snic devices on one hub, an RC QP each, connected to each other;
- * 'opt_a' and 'opt_b' are extra properties of each device.
- */
-static Machine *rdma_pair_opts(RdmaNode *a, RdmaNode *b, const char *opt_a,
-                               const char *opt_b)
-{
-    static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
-    static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-    g_autofree char *args = g_strdup_printf(
-        "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
-        "-device snic,addr=04.0,netdev=h0,mac=02:00:00:00:00:01%s "
-        "-device snic,addr=05.0,netdev=h1,mac=02:00:00:00:00:02%s",
-        opt_a, opt_b);
-    Machine *m = machine_start(args);
-    Snic *sa = snic_open(m, SNIC_SLOT_A), *sb = snic_open(m, SNIC_SLOT_B);
-
-    snic_enable(sa);
-    snic_enable(sb);
-    rdma_node_init(a, sa, 1, SNIC_QPT_RC);
-    rdma_node_init(b, sb, 2, SNIC_QPT_RC);
-    memcpy(a->mac, mac_a, 6);
-    memcpy(b->mac, mac_b, 6);
-    rdma_connect(a, b);
-    rdma_connect(b, a);
-    return m;
-}
-
-static Machine *rdma_pair(RdmaNode *a, RdmaNode *b)
-{
-    return rdma_pair_opts(a, b, "", "");
-}
-
-static void fill_pattern(QTestState *qts, uint64_t addr, uint32_t len,
-                         uint8_t seed)
-{
-    g_autofree uint8_t *p = g_malloc(len);
-    uint32_t i;
-
-    for (i = 0; i < len; i++) {
-        p[i] = seed + i * 7 + (i >> 8);
-    }
-    qtest_memwrite(qts, addr, p, len);
-}
-
-static void assert_same(QTestState *qts, uint64_t x, uint64_t y, uint32_t len)
-{
-    g_autofree uint8_t *p = g_malloc(len);
-    g_autofree uint8_t *q = g_malloc(len);
-
-    qtest_memread(qts, x, p, len);
-    qtest_memread(qts, y, q, len);
-    g_assert_cmpmem(p, len, q, len);
-}
 
 /*
  * WRITE, READ, SEND/RECV and both atomics between two devices in one QEMU,
@@ -574,71 +27,72 @@ static void assert_same(QTestState *qts, uint64_t x, uint64_t y, uint32_t len)
  */
 static void test_rdma_back_to_back(void)
 {
-    RdmaNode a, b;
-    Machine *m = rdma_pair(&a, &b);
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair(&a, &b);
     QTestState *qts = m->qts;
 
     /* WRITE 9000 bytes (9 segments at MTU 1024) a -> b */
-    fill_pattern(qts, a.buf, 9000, 1);
-    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 9000, b.buf + 0x4000, b.lkey,
-              0, 0);
-    rdma_expect(&a, 1, SNIC_WC_SUCCESS);
-    assert_same(qts, a.buf, b.buf + 0x4000, 9000);
+    qsnic_fill_pattern(qts, a.buf, 9000, 1);
+    qsnic_rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 9000, b.buf + 0x4000, b.lkey,
+                    0, 0);
+    qsnic_rdma_expect(&a, 1, SNIC_WC_SUCCESS);
+    qsnic_assert_same(qts, a.buf, b.buf + 0x4000, 9000);
 
     /* READ 5000 bytes of b into a */
-    fill_pattern(qts, b.buf + 0x8000, 5000, 2);
-    rdma_post(&a, 2, SNIC_WR_RDMA_READ, 0x8000, 5000, b.buf + 0x8000, b.lkey,
-              0, 0);
-    rdma_expect(&a, 2, SNIC_WC_SUCCESS);
-    assert_same(qts, a.buf + 0x8000, b.buf + 0x8000, 5000);
+    qsnic_fill_pattern(qts, b.buf + 0x8000, 5000, 2);
+    qsnic_rdma_post(&a, 2, SNIC_WR_RDMA_READ, 0x8000, 5000, b.buf + 0x8000,
+                    b.lkey, 0, 0);
+    qsnic_rdma_expect(&a, 2, SNIC_WC_SUCCESS);
+    qsnic_assert_same(qts, a.buf + 0x8000, b.buf + 0x8000, 5000);
 
     /* SEND 3000 bytes into a posted receive */
-    fill_pattern(qts, a.buf + 0xc000, 3000, 3);
-    rdma_post_recv(&b, 70, 0xc000, 4096);
-    rdma_post(&a, 3, SNIC_WR_SEND, 0xc000, 3000, 0, 0, 0, 0);
-    rdma_expect(&a, 3, SNIC_WC_SUCCESS);
-    rdma_expect(&b, 70, SNIC_WC_SUCCESS);
-    assert_same(qts, a.buf + 0xc000, b.buf + 0xc000, 3000);
+    qsnic_fill_pattern(qts, a.buf + 0xc000, 3000, 3);
+    qsnic_rdma_post_recv(&b, 70, 0xc000, 4096);
+    qsnic_rdma_post(&a, 3, SNIC_WR_SEND, 0xc000, 3000, 0, 0, 0, 0);
+    qsnic_rdma_expect(&a, 3, SNIC_WC_SUCCESS);
+    qsnic_rdma_expect(&b, 70, SNIC_WC_SUCCESS);
+    qsnic_assert_same(qts, a.buf + 0xc000, b.buf + 0xc000, 3000);
 
     /* FETCH_ADD then CMP_SWAP on one 8-byte word of b */
     qtest_writeq(qts, b.buf + 0xf000, 40);
-    rdma_post(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, 0xf000, 8, b.buf + 0xf000,
-              b.lkey, 2, 0);
-    rdma_expect(&a, 4, SNIC_WC_SUCCESS);
+    qsnic_rdma_post(&a, 4, SNIC_WR_ATOMIC_FETCH_ADD, 0xf000, 8, b.buf + 0xf000,
+                    b.lkey, 2, 0);
+    qsnic_rdma_expect(&a, 4, SNIC_WC_SUCCESS);
     g_assert_cmpuint(qtest_readq(qts, a.buf + 0xf000), ==, 40);
     g_assert_cmpuint(qtest_readq(qts, b.buf + 0xf000), ==, 42);
-    rdma_post(&a, 5, SNIC_WR_ATOMIC_CMP_SWAP, 0xf008, 8, b.buf + 0xf000,
-              b.lkey, 42, 7);
-    rdma_expect(&a, 5, SNIC_WC_SUCCESS);
+    qsnic_rdma_post(&a, 5, SNIC_WR_ATOMIC_CMP_SWAP, 0xf008, 8, b.buf + 0xf000,
+                    b.lkey, 42, 7);
+    qsnic_rdma_expect(&a, 5, SNIC_WC_SUCCESS);
     g_assert_cmpuint(qtest_readq(qts, a.buf + 0xf008), ==, 42);
     g_assert_cmpuint(qtest_readq(qts, b.buf + 0xf000), ==, 7);
 
-    g_assert_cmpuint(STAT(a.s, guest_errors), ==, 0);
-    g_assert_cmpuint(STAT(b.s, guest_errors), ==, 0);
+    g_assert_cmpuint(QSNIC_STAT(a.s, guest_errors), ==, 0);
+    g_assert_cmpuint(QSNIC_STAT(b.s, guest_errors), ==, 0);
     /* requests only, nothing retransmitted: WRITE 9, READ 1, SEND 3, 2 */
-    g_assert_cmpuint(STAT(a.s, rdma_tx_packets), ==, 9 + 1 + 3 + 2);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);
+    g_assert_cmpuint(QSNIC_STAT(a.s, rdma_tx_packets), ==, 9 + 1 + 3 + 2);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
 }
 
 /* An rkey of the wrong region: REM_ACCESS_ERR, and b's memory untouched. */
 static void test_rdma_remote_access_error(void)
 {
-    RdmaNode a, b;
-    Machine *m = rdma_pair(&a, &b);
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair(&a, &b);
     QTestState *qts = m->qts;
 
     qtest_writeq(qts, b.buf, 0x1122334455667788ull);
-    fill_pattern(qts, a.buf, 64, 9);
-    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey ^ 0x100, 0, 0);
-    rdma_post(&a, 2, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey, 0, 0);
-    rdma_expect(&a, 1, SNIC_WC_REM_ACCESS_ERR);
-    rdma_expect(&a, 2, SNIC_WC_WR_FLUSH_ERR);
+    qsnic_fill_pattern(qts, a.buf, 64, 9);
+    qsnic_rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey ^ 0x100,
+                    0, 0);
+    qsnic_rdma_post(&a, 2, SNIC_WR_RDMA_WRITE, 0, 64, b.buf, b.lkey, 0, 0);
+    qsnic_rdma_expect(&a, 1, SNIC_WC_REM_ACCESS_ERR);
+    qsnic_rdma_expect(&a, 2, SNIC_WC_WR_FLUSH_ERR);
     g_assert_cmphex(qtest_readq(qts, b.buf), ==, 0x1122334455667788ull);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
 }
 
 /*
@@ -654,47 +108,49 @@ static void test_rdma_lossy(void)
     g_autofree char *opt_a = dir ?
         g_strdup_printf("%s,pcap=%s/device-lossy.pcap", faults, dir) :
         g_strdup(faults);
-    RdmaNode a, b;
-    Machine *m = rdma_pair_opts(&a, &b, opt_a, faults);
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair_opts(&a, &b, opt_a, faults);
     QTestState *qts = m->qts;
     uint64_t drops;
     unsigned i;
 
-    fill_pattern(qts, a.buf, 0x8000, 11);
-    fill_pattern(qts, b.buf + 0x8000, 0x8000, 12);
+    qsnic_fill_pattern(qts, a.buf, 0x8000, 11);
+    qsnic_fill_pattern(qts, b.buf + 0x8000, 0x8000, 12);
     for (i = 0; i < 40; i++) {
         uint32_t off = (i % 4) * 0x2000, len = 0x2000 - i * 64;
 
         switch (i % 3) {
         case 0:
-            rdma_post(&a, i, SNIC_WR_RDMA_WRITE, off, len, b.buf + off,
-                      b.lkey, 0, 0);
+            qsnic_rdma_post(&a, i, SNIC_WR_RDMA_WRITE, off, len, b.buf + off,
+                            b.lkey, 0, 0);
             break;
         case 1:
-            rdma_post(&a, i, SNIC_WR_RDMA_READ, 0x8000 + off, len,
-                      b.buf + 0x8000 + off, b.lkey, 0, 0);
+            qsnic_rdma_post(&a, i, SNIC_WR_RDMA_READ, 0x8000 + off, len,
+                            b.buf + 0x8000 + off, b.lkey, 0, 0);
             break;
         default:
-            rdma_post_recv(&b, 1000 + i, off, 0x2000);
-            rdma_post(&a, i, SNIC_WR_SEND, off, len, 0, 0, 0, 0);
+            qsnic_rdma_post_recv(&b, 1000 + i, off, 0x2000);
+            qsnic_rdma_post(&a, i, SNIC_WR_SEND, off, len, 0, 0, 0, 0);
             break;
         }
-        rdma_expect(&a, i, SNIC_WC_SUCCESS);
+        qsnic_rdma_expect(&a, i, SNIC_WC_SUCCESS);
         if (i % 3 == 2) {
-            rdma_expect(&b, 1000 + i, SNIC_WC_SUCCESS);
+            qsnic_rdma_expect(&b, 1000 + i, SNIC_WC_SUCCESS);
         }
         if (i % 3 == 1) {
-            assert_same(qts, a.buf + 0x8000 + off, b.buf + 0x8000 + off, len);
+            qsnic_assert_same(qts, a.buf + 0x8000 + off, b.buf + 0x8000 + off,
+                              len);
         } else {
-            assert_same(qts, a.buf + off, b.buf + off, len);
+            qsnic_assert_same(qts, a.buf + off, b.buf + off, len);
         }
     }
-    drops = STAT(a.s, wire_drops_injected) + STAT(b.s, wire_drops_injected);
+    drops = QSNIC_STAT(a.s, wire_drops_injected) +
+            QSNIC_STAT(b.s, wire_drops_injected);
     g_assert_cmpuint(drops, >, 0);
-    g_assert_cmpuint(STAT(a.s, guest_errors), ==, 0);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);
+    g_assert_cmpuint(QSNIC_STAT(a.s, guest_errors), ==, 0);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
 }
 
 /* pcap= captures both directions: the file holds the whole exchange. */
@@ -704,16 +160,16 @@ static void test_rdma_pcap(void)
     g_autofree char *path = g_build_filename(dir, "a.pcap", NULL);
     g_autofree char *opt = g_strdup_printf(",pcap=%s", path);
     g_autofree char *data = NULL;
-    RdmaNode a, b;
-    Machine *m = rdma_pair_opts(&a, &b, opt, "");
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair_opts(&a, &b, opt, "");
     size_t len, off;
     unsigned frames = 0;
 
-    rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 3000, b.buf, b.lkey, 0, 0);
-    rdma_expect(&a, 1, SNIC_WC_SUCCESS);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);                    /* closes the capture */
+    qsnic_rdma_post(&a, 1, SNIC_WR_RDMA_WRITE, 0, 3000, b.buf, b.lkey, 0, 0);
+    qsnic_rdma_expect(&a, 1, SNIC_WC_SUCCESS);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);              /* closes the capture */
 
     g_assert_true(g_file_get_contents(path, &data, &len, NULL));
     g_assert_cmpuint(len, >=, 24);
@@ -731,27 +187,27 @@ static void test_rdma_pcap(void)
 /* max-qps/max-cqs/max-mrs are reported and enforced. */
 static void test_rdma_limits(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0,max-qps=3,max-cqs=2,"
-                               "max-mrs=5");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0,max-qps=3,"
+                                          "max-cqs=2,max-mrs=5");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     struct snic_admin_cmd cmd;
     struct snic_device_attr at;
-    RdmaNode n;
+    QSnicRdmaNode n;
     unsigned i;
 
-    snic_enable(s);
+    qsnic_enable(s);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(s->resp);
     cmd.resp.resp_len = cpu_to_le32(sizeof(at));
-    admin_ok(s, &cmd);
+    qsnic_admin_ok(s, &cmd);
     qtest_memread(m->qts, s->resp, &at, sizeof(at));
     g_assert_cmpuint(le32_to_cpu(at.max_qp), ==, 3);
     g_assert_cmpuint(le32_to_cpu(at.max_cq), ==, 2);
     g_assert_cmpuint(le32_to_cpu(at.max_mr), ==, 5);
-    rdma_node_init(&n, s, 1, SNIC_QPT_RC);      /* QP 1 of 3 */
+    qsnic_rdma_node_init(&n, s, 1, SNIC_QPT_RC);        /* QP 1 of 3 */
     for (i = 0; i < 3; i++) {
-        uint16_t st = rdma_create_qp(s, SNIC_QPT_RC, n.pdn, n.cqn, n.sq, n.rq,
-                                     NULL);
+        uint16_t st = qsnic_rdma_create_qp(s, SNIC_QPT_RC, n.pdn, n.cqn, n.sq,
+                                           n.rq, NULL);
 
         if (i < 2) {
             g_assert_cmpuint(st, ==, SNIC_ADMIN_OK);
@@ -759,8 +215,8 @@ static void test_rdma_limits(void)
             g_assert_cmpuint(st, !=, SNIC_ADMIN_OK);
         }
     }
-    snic_close(s);
-    machine_stop(m);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 /*
@@ -774,35 +230,35 @@ static void test_rdma_hostile_then_healthy(void)
         SNIC_ADMIN_ALLOC_PD, SNIC_ADMIN_REG_MR, SNIC_ADMIN_CREATE_EQ,
         SNIC_ADMIN_CREATE_CQ, SNIC_ADMIN_CREATE_QP, SNIC_ADMIN_QUERY_QP,
     };
-    RdmaNode a, b;
-    Machine *m = rdma_pair(&a, &b);
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair(&a, &b);
     QTestState *qts = m->qts;
-    Snic *s = a.s;
+    QSnic *s = a.s;
     struct snic_admin_cmd cmd;
     uint32_t seed = 0x2545f491, i;
-    uint64_t off, vcq, vqp, vsq = alloc_pages(m, 1);
-    uint64_t vcq_ring = alloc_pages(m, 1);
+    uint64_t off, vcq, vqp, vsq = qsnic_alloc_pages(s, 1);
+    uint64_t vcq_ring = qsnic_alloc_pages(s, 1);
     struct snic_cqe cqe;
 
     /* a victim QP with a CQ of its own, in RTS towards a QPN b lacks */
-    vcq = rdma_create_cq(s, vcq_ring, a.eqn);
-    g_assert_cmpuint(rdma_create_qp(s, SNIC_QPT_RC, a.pdn, vcq, vsq,
-                                    alloc_pages(m, 1), &vqp), ==,
-                     SNIC_ADMIN_OK);
+    vcq = qsnic_rdma_create_cq(s, vcq_ring, a.eqn);
+    g_assert_cmpuint(qsnic_rdma_create_qp(s, SNIC_QPT_RC, a.pdn, vcq, vsq,
+                                          qsnic_alloc_pages(s, 1), &vqp), ==,
+                                          SNIC_ADMIN_OK);
     {
-        RdmaNode v = a, ghost = b;
+        QSnicRdmaNode v = a, ghost = b;
 
         v.qpn = vqp;
         ghost.qpn = 999;
-        rdma_connect(&v, &ghost);
+        qsnic_rdma_connect(&v, &ghost);
     }
 
     /* random WQEs on the victim QP, then its doorbell */
-    for (i = 0; i < (1u << RDMA_SQ_LOG2) * SNIC_SQ_WQE_SIZE / 4; i++) {
+    for (i = 0; i < (1u << QSNIC_RDMA_SQ_LOG2) * SNIC_SQ_WQE_SIZE / 4; i++) {
         seed = seed * 1103515245 + 12345;
         qtest_writel(qts, vsq + i * 4, seed);
     }
-    doorbell(s, 0, SNIC_DB_SQ, vqp, 1u << RDMA_SQ_LOG2);
+    qsnic_doorbell(s, 0, SNIC_DB_SQ, vqp, 1u << QSNIC_RDMA_SQ_LOG2);
 
     /* malformed admin commands: garbage bodies, bad headers, op-codes */
     for (i = 0; i < 64; i++) {
@@ -817,7 +273,7 @@ static void test_rdma_hostile_then_healthy(void)
             cmd.hdr.version = SNIC_ADMIN_CMD_VERSION;
             cmd.hdr.len = cpu_to_le16(sizeof(cmd.create_qp));
         }
-        admin(s, &cmd, NULL);   /* any status, but it completes */
+        qsnic_admin(s, &cmd, NULL);   /* any status, but it completes */
     }
 
     /* garbage at every doorbell offset, sparing the healthy queues */
@@ -841,23 +297,23 @@ static void test_rdma_hostile_then_healthy(void)
             qpci_io_writel(s->dev, s->bar0, off, seed);
         }
     }
-    wr(s, SNIC_REG_INTR_MASK, 0);
-    wr(s, SNIC_REG_INTR_CAUSE, ~0u);
+    qsnic_wr(s, SNIC_REG_INTR_MASK, 0);
+    qsnic_wr(s, SNIC_REG_INTR_CAUSE, ~0u);
     qtest_clock_step(qts, 1000 * 1000 * 1000);  /* let the victim fail */
-    g_assert_cmpuint(STAT(s, guest_errors), >, 0);
+    g_assert_cmpuint(QSNIC_STAT(s, guest_errors), >, 0);
     qtest_memread(qts, vcq_ring, &cqe, sizeof(cqe));
     g_assert_cmphex(cqe.flags & SNIC_CQE_PHASE, ==, SNIC_CQE_PHASE);
     g_assert_cmpuint(cqe.status, !=, SNIC_WC_SUCCESS);
 
     /* the healthy pair still works */
-    fill_pattern(qts, a.buf, 6000, 21);
-    rdma_post(&a, 77, SNIC_WR_RDMA_WRITE, 0, 6000, b.buf + 0x2000, b.lkey,
-              0, 0);
-    rdma_expect(&a, 77, SNIC_WC_SUCCESS);
-    assert_same(qts, a.buf, b.buf + 0x2000, 6000);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);
+    qsnic_fill_pattern(qts, a.buf, 6000, 21);
+    qsnic_rdma_post(&a, 77, SNIC_WR_RDMA_WRITE, 0, 6000, b.buf + 0x2000, b.lkey,
+                    0, 0);
+    qsnic_rdma_expect(&a, 77, SNIC_WC_SUCCESS);
+    qsnic_assert_same(qts, a.buf, b.buf + 0x2000, 6000);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
 }
 
 /* Driver mistakes reach QEMU's log under -d guest_errors, named. */
@@ -868,15 +324,15 @@ static void test_guest_error_log(void)
     g_autofree char *args = g_strdup_printf("-d guest_errors -D %s "
                                             "-device snic,addr=04.0", path);
     g_autofree char *log = NULL;
-    Machine *m = machine_start(args);
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start(args);
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
 
-    snic_enable(s);
-    doorbell(s, 0, SNIC_DB_SQ, 77, 1);          /* no such QP */
-    doorbell(s, 0, SNIC_DB_CQ, 5, 3);           /* no such CQ */
-    g_assert_cmpuint(STAT(s, guest_errors), ==, 2);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_enable(s);
+    qsnic_doorbell(s, 0, SNIC_DB_SQ, 77, 1);          /* no such QP */
+    qsnic_doorbell(s, 0, SNIC_DB_CQ, 5, 3);           /* no such CQ */
+    g_assert_cmpuint(QSNIC_STAT(s, guest_errors), ==, 2);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
     g_assert_true(g_file_get_contents(path, &log, NULL, NULL));
     g_assert_nonnull(strstr(log, "snic: doorbell page 0: QP 77 is not owned"));
     g_assert_nonnull(strstr(log, "snic: doorbell page 0: CQ 5 is not owned"));
@@ -888,15 +344,15 @@ static void test_guest_error_log(void)
 static void test_rdma_ud(void)
 {
     static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-netdev hubport,id=h1,hubid=0 "
-                               "-device snic,addr=04.0,netdev=h0,"
-                               "mac=02:00:00:00:00:01 "
-                               "-device snic,addr=05.0,netdev=h1,"
-                               "mac=02:00:00:00:00:02");
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-netdev hubport,id=h1,hubid=0 "
+                                          "-device snic,addr=04.0,netdev=h0,"
+                                          "mac=02:00:00:00:00:01 "
+                                          "-device snic,addr=05.0,netdev=h1,"
+                                          "mac=02:00:00:00:00:02");
     QTestState *qts = m->qts;
-    RdmaNode a, b;
-    RdmaNode *n[2] = { &a, &b };
+    QSnicRdmaNode a, b;
+    QSnicRdmaNode *n[2] = { &a, &b };
     struct snic_qp_attr at;
     struct snic_sq_wqe w;
     struct snic_cqe c;
@@ -904,23 +360,23 @@ static void test_rdma_ud(void)
     unsigned i;
 
     for (i = 0; i < 2; i++) {
-        Snic *s = snic_open(m, i ? SNIC_SLOT_B : SNIC_SLOT_A);
+        QSnic *s = qsnic_open(m, i ? QSNIC_SLOT_B : QSNIC_SLOT_A);
 
-        snic_enable(s);
-        rdma_node_init(n[i], s, i + 1, SNIC_QPT_UD);
+        qsnic_enable(s);
+        qsnic_rdma_node_init(n[i], s, i + 1, SNIC_QPT_UD);
         memset(&at, 0, sizeof(at));
         at.qp_state = cpu_to_le32(SNIC_QPS_INIT);
         at.port_num = 1;
         at.qkey = cpu_to_le32(0x1234);
-        rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
-                    SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_QKEY, &at);
+        qsnic_rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                          SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_QKEY, &at);
         at.qp_state = cpu_to_le32(SNIC_QPS_RTR);
-        rdma_modify(n[i], SNIC_QP_ATTR_STATE, &at);
+        qsnic_rdma_modify(n[i], SNIC_QP_ATTR_STATE, &at);
         at.qp_state = cpu_to_le32(SNIC_QPS_RTS);
-        rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &at);
+        qsnic_rdma_modify(n[i], SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &at);
     }
-    fill_pattern(qts, a.buf, 1000, 5);
-    rdma_post_recv(&b, 50, 0x4000, 4096 + 40);
+    qsnic_fill_pattern(qts, a.buf, 1000, 5);
+    qsnic_rdma_post_recv(&b, 50, 0x4000, 4096 + 40);
     for (i = 0; i < 2; i++) {
         memset(&w, 0, sizeof(w));
         w.wr_id = cpu_to_le64(i + 1);
@@ -940,10 +396,10 @@ static void test_rdma_ud(void)
         w.sge[0].length = cpu_to_le32(1000);
         w.sge[0].lkey = cpu_to_le32(a.lkey);
         qtest_memwrite(qts, a.sq + i * SNIC_SQ_WQE_SIZE, &w, sizeof(w));
-        doorbell(a.s, 0, SNIC_DB_SQ, a.qpn, ++a.sq_pi);
-        rdma_expect(&a, i + 1, SNIC_WC_SUCCESS);    /* sent */
+        qsnic_doorbell(a.s, 0, SNIC_DB_SQ, a.qpn, ++a.sq_pi);
+        qsnic_rdma_expect(&a, i + 1, SNIC_WC_SUCCESS);    /* sent */
     }
-    g_assert_true(rdma_poll(&b, &c));
+    g_assert_true(qsnic_rdma_poll(&b, &c));
     g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, 50);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(le32_to_cpu(c.byte_len), ==, 40 + 1000);
@@ -951,21 +407,21 @@ static void test_rdma_ud(void)
     qtest_memread(qts, b.buf + 0x4000, grh, sizeof(grh));
     g_assert_cmpuint(grh[20], ==, 0x45);            /* IPv4 in bytes 20-39 */
     g_assert_cmpuint(grh[20 + 15], ==, 1);          /* from 10.0.0.1 */
-    assert_same(qts, a.buf, b.buf + 0x4000 + 40, 1000);
+    qsnic_assert_same(qts, a.buf, b.buf + 0x4000 + 40, 1000);
     /* the datagram with the wrong Q_Key was dropped, not delivered */
-    g_assert_false(rdma_poll_for(&b, &c, 1000));        /* 10 ms */
-    g_assert_cmpuint(STAT(b.s, rdma_rx_dropped), ==, 1);
-    snic_close(a.s);
-    snic_close(b.s);
-    machine_stop(m);
+    g_assert_false(qsnic_rdma_poll_for(&b, &c, 1000));        /* 10 ms */
+    g_assert_cmpuint(QSNIC_STAT(b.s, rdma_rx_dropped), ==, 1);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
 }
 
 /* ---- PCI identity ---- */
 
 static void test_identity(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    QPCIDevice *dev = qpci_device_find(m->bus, QPCI_DEVFN(SNIC_SLOT_A, 0));
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QPCIDevice *dev = qpci_device_find(m->bus, QPCI_DEVFN(QSNIC_SLOT_A, 0));
     uint64_t size;
     uint8_t cap;
     QPCIBar bar;
@@ -1004,15 +460,16 @@ static void test_identity(void)
     qpci_iomap(dev, SNIC_BAR_DOORBELL, &size);
     g_assert_cmpuint(size, ==, 64 * SNIC_DB_PAGE_SIZE);
     g_free(dev);
-    machine_stop(m);
+    qsnic_machine_stop(m);
 }
 
 static void test_properties(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0,vendor-id=0x10ee,"
-                               "device-id=0x9038,subsystem-id=0x0007,"
-                               "vectors=16,doorbell-pages=5");
-    QPCIDevice *dev = qpci_device_find(m->bus, QPCI_DEVFN(SNIC_SLOT_A, 0));
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0,"
+                                          "vendor-id=0x10ee,device-id=0x9038,"
+                                          "subsystem-id=0x0007,vectors=16,"
+                                          "doorbell-pages=5");
+    QPCIDevice *dev = qpci_device_find(m->bus, QPCI_DEVFN(QSNIC_SLOT_A, 0));
     uint64_t size;
     QPCIBar bar;
 
@@ -1027,7 +484,7 @@ static void test_properties(void)
     qpci_iomap(dev, SNIC_BAR_DOORBELL, &size);
     g_assert_cmpuint(size, ==, 8 * SNIC_DB_PAGE_SIZE);  /* power of two */
     g_free(dev);
-    machine_stop(m);
+    qsnic_machine_stop(m);
 }
 
 /* device_add of a snic with prop=value into rp0; the error text, or NULL. */
@@ -1072,7 +529,7 @@ static void test_bad_properties(void)
         { "wire-dup", 200, "wire-dup=200 is not a percentage" },
         { "wire-reorder", 101, "wire-reorder=101 is not a percentage" },
     };
-    QTestState *qts = qtest_init(MACHINE
+    QTestState *qts = qtest_init(QSNIC_MACHINE
                                  "-device pcie-root-port,id=rp0,chassis=1");
     char *desc;
     unsigned i;
@@ -1089,7 +546,7 @@ static void test_bad_properties(void)
 
 static void test_migration_blocked(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
     QDict *resp = qtest_qmp(m->qts, "{'execute': 'migrate', 'arguments': "
                             "{'uri': 'exec:cat > /dev/null'}}");
     QDict *err = qdict_get_qdict(resp, "error");
@@ -1097,47 +554,48 @@ static void test_migration_blocked(void)
     g_assert_nonnull(err);
     g_assert_nonnull(strstr(qdict_get_str(err, "desc"), "snic: migration"));
     qobject_unref(resp);
-    machine_stop(m);
+    qsnic_machine_stop(m);
 }
 
 /* ---- admin queue ---- */
 
 static void test_admin_nop_msix(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     struct snic_admin_cqe cqe;
     int i;
 
-    snic_enable(s);
+    qsnic_enable(s);
     for (i = 0; i < 40; i++) {      /* several laps of a 16-entry ring */
-        admin_nop_ok(s);
+        qsnic_admin_nop_ok(s);
     }
     qtest_memread(m->qts, s->cq, &cqe, sizeof(cqe));
     g_assert_cmpuint(le16_to_cpu(cqe.sq_head), ==, 33);
-    g_assert_cmpuint(rd(s, SNIC_REG_ADMIN_SQ_HEAD), ==, 40);
-    g_assert_cmpuint(STAT(s, admin_cmds), ==, 40);
-    g_assert_cmpuint(STAT(s, guest_errors), ==, 0);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ADMIN_SQ_HEAD), ==, 40);
+    g_assert_cmpuint(QSNIC_STAT(s, admin_cmds), ==, 40);
+    g_assert_cmpuint(QSNIC_STAT(s, guest_errors), ==, 0);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_admin_query_device(void)
 {
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-device snic,addr=04.0,netdev=h0,"
-                               "mac=02:00:00:00:00:2a,tlb-entries=256");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,addr=04.0,netdev=h0,"
+                                          "mac=02:00:00:00:00:2a,"
+                                          "tlb-entries=256");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x2a };
     struct snic_admin_cmd cmd;
     struct snic_device_attr a;
     uint64_t result;
 
-    snic_enable(s);
+    qsnic_enable(s);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(s->resp);
     cmd.resp.resp_len = cpu_to_le32(sizeof(a));
-    g_assert_cmpuint(admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(result, ==, sizeof(a));
     qtest_memread(m->qts, s->resp, &a, sizeof(a));
     g_assert_cmphex(le32_to_cpu(a.magic), ==, SNIC_MAGIC);
@@ -1150,24 +608,24 @@ static void test_admin_query_device(void)
 
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = cpu_to_le32(9000);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_OK);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_GET_MTU, 0);
-    g_assert_cmpuint(admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, &result), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(result, ==, 9000);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 /* ---- hostile input ---- */
 
 static void test_bad_registers(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     uint32_t seed = 0x12345678;
     uint64_t off;
 
-    snic_enable(s);
+    qsnic_enable(s);
     /* every offset, every access size, pseudo-random values */
     for (off = 0; off < SNIC_BAR0_SIZE; off += 4) {
         seed = seed * 1103515245 + 12345;
@@ -1179,37 +637,39 @@ static void test_bad_registers(void)
         qpci_io_readw(s->dev, s->bar0, off + 2);
         qpci_io_readl(s->dev, s->bar0, off);
     }
-    g_assert_cmphex(rd(s, SNIC_REG_MAGIC), ==, SNIC_MAGIC);
-    g_assert_cmpuint(STAT(s, guest_errors), >, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_MAGIC), ==, SNIC_MAGIC);
+    g_assert_cmpuint(QSNIC_STAT(s, guest_errors), >, 0);
     /*
      * The layout registers were locked while enabled, so once the driver
      * restores its interrupt mask and acks the causes, the queue works.
      */
-    wr(s, SNIC_REG_INTR_MASK, 0);
-    wr(s, SNIC_REG_INTR_CAUSE, ~0u);
-    irq_seen(s, 0);
-    admin_nop_ok(s);
+    qsnic_wr(s, SNIC_REG_INTR_MASK, 0);
+    qsnic_wr(s, SNIC_REG_INTR_CAUSE, ~0u);
+    qsnic_irq_seen(s, 0);
+    qsnic_admin_nop_ok(s);
     /* disabled, with garbage in every register: enabling reports why */
-    wr(s, SNIC_REG_DEV_CTRL, 0);
-    wr(s, SNIC_REG_ADMIN_DEPTH, 0xdeadbeef);
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE | 0xf0);
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY, ==, 0);
-    g_assert_cmpuint(rd(s, SNIC_REG_ERROR), ==, SNIC_ERR_ADMIN_CONFIG);
-    wr(s, SNIC_REG_ERROR, ~0u);
-    snic_enable(s);
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, 0);
+    qsnic_wr(s, SNIC_REG_ADMIN_DEPTH, 0xdeadbeef);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE | 0xf0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_READY, ==,
+                    0);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ERROR), ==, SNIC_ERR_ADMIN_CONFIG);
+    qsnic_wr(s, SNIC_REG_ERROR, ~0u);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_bad_doorbells(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0,doorbell-pages=4");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0,"
+                                          "doorbell-pages=4");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     uint64_t page, off, before;
 
-    snic_enable(s);
-    before = STAT(s, doorbells_invalid);
+    qsnic_enable(s);
+    before = QSNIC_STAT(s, doorbells_invalid);
     for (page = 0; page < 4; page++) {
         for (off = 0; off < SNIC_DB_PAGE_SIZE; off += 0x3f8) {
             uint64_t a = page * SNIC_DB_PAGE_SIZE + off;
@@ -1221,175 +681,181 @@ static void test_bad_doorbells(void)
         }
     }
     /* a well-formed doorbell for a queue of another context's page */
-    doorbell(s, 2, SNIC_DB_ADMIN_SQ, 0, 1);
+    qsnic_doorbell(s, 2, SNIC_DB_ADMIN_SQ, 0, 1);
     /* an admin SQ index far past the ring */
-    doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 1000);
-    g_assert_cmpuint(STAT(s, doorbells_invalid) - before, ==, 4 * 5 * 3 + 2);
-    g_assert_cmpuint(rd(s, SNIC_REG_ADMIN_SQ_TAIL), ==, 0);
-    g_assert_false(irq_seen(s, 0));
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 1000);
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells_invalid) - before, ==,
+                     4 * 5 * 3 + 2);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ADMIN_SQ_TAIL), ==, 0);
+    g_assert_false(qsnic_irq_seen(s, 0));
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_bad_commands(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     struct snic_admin_cmd cmd;
     int op;
 
-    snic_enable(s);
+    qsnic_enable(s);
     for (op = 0x40; op < 0x100; op += 0x17) {     /* 9 unknown op-codes */
         snic_admin_cmd_init(&cmd, op, 0);
         memset(cmd.raw, op, sizeof(cmd.raw));
-        g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
+        g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_OPCODE);
     }
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.hdr.version = 0;
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_VERSION);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_VERSION);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, 3);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_LENGTH);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
     cmd.set_mtu.mtu = cpu_to_le32(100000);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE, sizeof(cmd.eth_queue));
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_START_ETH_QUEUE,
+                        sizeof(cmd.eth_queue));
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+                        sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.log2_depth = 4;
     cmd.create_eth_queue.vector = cpu_to_le16(8);   /* only 0..7 */
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(STAT(s, admin_errors), ==, 14);
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(QSNIC_STAT(s, admin_errors), ==, 14);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_bad_addresses(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     struct snic_admin_cmd cmd;
     /* far above RAM: nothing decodes there */
     const uint64_t hole = 0x7f0000000000ull;
 
-    snic_enable(s);
+    qsnic_enable(s);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
     cmd.resp.resp_addr = cpu_to_le64(hole);
     cmd.resp.resp_len = cpu_to_le32(128);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
     cmd.resp.resp_addr = cpu_to_le64(s->resp + 2);
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE, sizeof(cmd.create_eth_queue));
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+                        sizeof(cmd.create_eth_queue));
     cmd.create_eth_queue.ring_addr = cpu_to_le64(hole);
     cmd.create_eth_queue.log2_depth = 4;
-    g_assert_cmpuint(admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
-    g_assert_cmpuint(STAT(s, dma_errors), ==, 2);
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+    g_assert_cmpuint(QSNIC_STAT(s, dma_errors), ==, 2);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_bad_admin_ring(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
 
     /* an admin SQ nowhere in RAM: the fetch fails, the device goes fatal */
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, 0);
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, 0x7f00);
-    wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, s->cq);
-    wr(s, SNIC_REG_ADMIN_DEPTH, ADMIN_LOG2);
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
-    doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 1);
-    g_assert_true(wait_irq(s, 0));
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL, ==,
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, 0);
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, 0x7f00);
+    qsnic_wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, s->cq);
+    qsnic_wr(s, SNIC_REG_ADMIN_DEPTH, QSNIC_ADMIN_LOG2);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    qsnic_doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 1);
+    g_assert_true(qsnic_wait_irq(s, 0));
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL, ==,
                     SNIC_STATUS_FATAL);
-    g_assert_cmpuint(rd(s, SNIC_REG_ERROR), ==, SNIC_ERR_ADMIN_SQ_DMA);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ERROR), ==, SNIC_ERR_ADMIN_SQ_DMA);
     /* the driver resets and starts over */
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & ~SNIC_STATUS_LINK_UP, ==, 0);
-    snic_enable(s);
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & ~SNIC_STATUS_LINK_UP,
+                    ==, 0);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_bad_descriptors(void)
 {
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-device snic,addr=04.0,netdev=h0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,addr=04.0,netdev=h0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     uint64_t ring = guest_alloc(&m->alloc, 16 * 16);
     uint64_t buf = guest_alloc(&m->alloc, 2048);
     struct snic_eth_desc d;
 
-    snic_enable(s);
-    eth_queue(s, SNIC_ETH_QUEUE_TX, ring, 4, 1);
+    qsnic_enable(s);
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_TX, ring, 4, 1);
     qtest_memset(m->qts, buf, 0xff, 2048);
-    put_desc(s, ring, 0, 4, 0x7f0000000000ull, 100, SNIC_ETH_DESC_EOP);
-    put_desc(s, ring, 1, 4, buf, 2000, SNIC_ETH_DESC_EOP);  /* > MTU */
-    put_desc(s, ring, 2, 4, buf, 0, SNIC_ETH_DESC_EOP);     /* empty */
-    put_desc(s, ring, 3, 4, buf, 60, SNIC_ETH_DESC_EOP);    /* fine */
-    doorbell(s, 0, SNIC_DB_ETH_TX, 0, 4);
-    g_assert_true(wait_desc_done(s, ring, 3, 4));
-    g_assert_true(wait_irq(s, 1));
+    qsnic_put_desc(s, ring, 0, 4, 0x7f0000000000ull, 100, SNIC_ETH_DESC_EOP);
+    qsnic_put_desc(s, ring, 1, 4, buf, 2000, SNIC_ETH_DESC_EOP);  /* > MTU */
+    qsnic_put_desc(s, ring, 2, 4, buf, 0, SNIC_ETH_DESC_EOP);     /* empty */
+    qsnic_put_desc(s, ring, 3, 4, buf, 60, SNIC_ETH_DESC_EOP);    /* fine */
+    qsnic_doorbell(s, 0, SNIC_DB_ETH_TX, 0, 4);
+    g_assert_true(qsnic_wait_desc_done(s, ring, 3, 4));
+    g_assert_true(qsnic_wait_irq(s, 1));
     for (int i = 0; i < 3; i++) {
-        d = get_desc(s, ring, i, 4);
+        d = qsnic_get_desc(s, ring, i, 4);
         g_assert_cmphex(le16_to_cpu(d.flags) & SNIC_ETH_DESC_ERR, ==,
                         SNIC_ETH_DESC_ERR);
     }
-    d = get_desc(s, ring, 3, 4);
+    d = qsnic_get_desc(s, ring, 3, 4);
     g_assert_cmphex(le16_to_cpu(d.flags), ==,
                     SNIC_ETH_DESC_EOP | SNIC_ETH_DESC_DONE);
-    g_assert_cmpuint(STAT(s, tx_dropped), ==, 3);
-    g_assert_cmpuint(STAT(s, tx_frames), ==, 1);
-    admin_nop_ok(s);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(QSNIC_STAT(s, tx_dropped), ==, 3);
+    g_assert_cmpuint(QSNIC_STAT(s, tx_frames), ==, 1);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 /* ---- reset ---- */
 
-static void check_power_on_regs(Snic *s)
+static void check_power_on_regs(QSnic *s)
 {
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_CTRL), ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & ~SNIC_STATUS_LINK_UP, ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_ADMIN_SQ_BASE_LO), ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_ADMIN_DEPTH), ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_AEQ_BASE_LO), ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_ADMIN_SQ_HEAD), ==, 0);
-    g_assert_cmphex(rd(s, SNIC_REG_INTR_CAUSE), ==, 0);
-    g_assert_cmpuint(STAT(s, admin_cmds), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_CTRL), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & ~SNIC_STATUS_LINK_UP,
+                    ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_ADMIN_SQ_BASE_LO), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_ADMIN_DEPTH), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_AEQ_BASE_LO), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_ADMIN_SQ_HEAD), ==, 0);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_INTR_CAUSE), ==, 0);
+    g_assert_cmpuint(QSNIC_STAT(s, admin_cmds), ==, 0);
 }
 
 static void test_reset_register(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
 
-    snic_enable(s);
-    admin_nop_ok(s);
-    eth_queue(s, SNIC_ETH_QUEUE_RX, guest_alloc(&m->alloc, 256), 4, 1);
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_RX, guest_alloc(&m->alloc, 256), 4, 1);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
     check_power_on_regs(s);
-    snic_enable(s);
+    qsnic_enable(s);
     /* the RX queue is gone: its id can be created again */
-    eth_queue(s, SNIC_ETH_QUEUE_RX, guest_alloc(&m->alloc, 256), 4, 1);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_RX, guest_alloc(&m->alloc, 256), 4, 1);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 static void test_reset_flr(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     uint8_t exp = qpci_find_capability(s->dev, PCI_CAP_ID_EXP, 0);
 
     g_assert_cmphex(qpci_config_readl(s->dev, exp + PCI_EXP_DEVCAP) &
                     PCI_EXP_DEVCAP_FLR, ==, PCI_EXP_DEVCAP_FLR);
-    snic_enable(s);
-    admin_nop_ok(s);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
     qpci_config_writew(s->dev, exp + PCI_EXP_DEVCTL,
                        qpci_config_readw(s->dev, exp + PCI_EXP_DEVCTL) |
                        PCI_EXP_DEVCTL_BCR_FLR);
@@ -1399,8 +865,8 @@ static void test_reset_flr(void)
     qpci_device_enable(s->dev);
     s->bar0 = qpci_iomap(s->dev, SNIC_BAR_REGS, NULL);
     check_power_on_regs(s);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 /*
@@ -1411,12 +877,12 @@ static void test_reset_flr(void)
  */
 static void test_reset_flr_from_own_dma(void)
 {
-    Machine *m = machine_start("-device snic,addr=04.0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-device snic,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     QPCIDevice *host = qpci_device_find(m->bus, 0);
     const uint64_t ecam = 0xb0000000;
     uint8_t exp = qpci_find_capability(s->dev, PCI_CAP_ID_EXP, 0);
-    uint64_t cfg = ecam + (QPCI_DEVFN(SNIC_SLOT_A, 0) << 12);
+    uint64_t cfg = ecam + (QPCI_DEVFN(QSNIC_SLOT_A, 0) << 12);
     struct snic_admin_cmd cmd;
     int i;
 
@@ -1427,21 +893,22 @@ static void test_reset_flr_from_own_dma(void)
 
     /* admin CQ slot 0 overlays the PCIe capability: cmd_id -> DEVCTL */
     g_assert_cmpuint((exp + PCI_EXP_DEVCTL) % 16, ==, 8);
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, s->sq);
-    wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, s->sq >> 32);
-    wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, cfg + exp + PCI_EXP_DEVCTL - 8);
-    wr(s, SNIC_REG_ADMIN_DEPTH, ADMIN_LOG2);
-    wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, s->sq);
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, s->sq >> 32);
+    qsnic_wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, cfg + exp + PCI_EXP_DEVCTL - 8);
+    qsnic_wr(s, SNIC_REG_ADMIN_DEPTH, QSNIC_ADMIN_LOG2);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
     for (i = 0; i < 2; i++) {
         snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
         cmd.hdr.cmd_id = cpu_to_le16(PCI_EXP_DEVCTL_BCR_FLR);
         qtest_memwrite(m->qts, s->sq + i * SNIC_ADMIN_CMD_SIZE, &cmd,
                        sizeof(cmd));
     }
-    doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 2);
+    qsnic_doorbell(s, 0, SNIC_DB_ADMIN_SQ, 0, 2);
     /* FLR cleared PCI_COMMAND: wait for that, then bring the device up */
-    for (i = 0; i < WAIT_ITERS && (qpci_config_readw(s->dev, PCI_COMMAND) &
-                                   PCI_COMMAND_MEMORY); i++) {
+    for (i = 0; i < QSNIC_WAIT_ITERS &&
+                (qpci_config_readw(s->dev, PCI_COMMAND) & PCI_COMMAND_MEMORY);
+         i++) {
         qtest_clock_step(m->qts, 1000);
     }
     g_assert_cmphex(qpci_config_readw(s->dev, PCI_COMMAND) &
@@ -1449,14 +916,14 @@ static void test_reset_flr_from_own_dma(void)
     qpci_device_enable(s->dev);
     s->bar0 = qpci_iomap(s->dev, SNIC_BAR_REGS, NULL);
     s->bar2 = qpci_iomap(s->dev, SNIC_BAR_DOORBELL, NULL);
-    snic_msix_setup(s);
+    qsnic_msix_setup(s);
     check_power_on_regs(s);
-    g_assert_cmpuint(rd(s, SNIC_REG_ADMIN_CQ_TAIL), ==, 0);
-    snic_enable(s);
-    admin_nop_ok(s);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ADMIN_CQ_TAIL), ==, 0);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
     g_free(host);
-    snic_close(s);
-    machine_stop(m);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 /* ---- Ethernet ---- */
@@ -1479,14 +946,14 @@ static size_t make_frame(uint8_t *f, const uint8_t *dst, size_t payload,
 
 static void test_eth_back_to_back(void)
 {
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-netdev hubport,id=h1,hubid=0 "
-                               "-device snic,addr=04.0,netdev=h0,"
-                               "mac=02:00:00:00:00:01 "
-                               "-device snic,addr=05.0,netdev=h1,"
-                               "mac=02:00:00:00:00:02");
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-netdev hubport,id=h1,hubid=0 "
+                                          "-device snic,addr=04.0,netdev=h0,"
+                                          "mac=02:00:00:00:00:01 "
+                                          "-device snic,addr=05.0,netdev=h1,"
+                                          "mac=02:00:00:00:00:02");
     static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-    Snic *a = snic_open(m, SNIC_SLOT_A), *b = snic_open(m, SNIC_SLOT_B);
+    QSnic *a = qsnic_open(m, QSNIC_SLOT_A), *b = qsnic_open(m, QSNIC_SLOT_B);
     uint64_t txr = guest_alloc(&m->alloc, 64 * 16);
     uint64_t rxr = guest_alloc(&m->alloc, 64 * 16);
     uint64_t txb = guest_alloc(&m->alloc, 32 * 2048);
@@ -1495,26 +962,26 @@ static void test_eth_back_to_back(void)
     const int n = 32;
     int i;
 
-    snic_enable(a);
-    snic_enable(b);
-    eth_queue(a, SNIC_ETH_QUEUE_TX, txr, 6, 1);
-    eth_queue(b, SNIC_ETH_QUEUE_RX, rxr, 6, 2);
+    qsnic_enable(a);
+    qsnic_enable(b);
+    qsnic_eth_queue(a, SNIC_ETH_QUEUE_TX, txr, 6, 1);
+    qsnic_eth_queue(b, SNIC_ETH_QUEUE_RX, rxr, 6, 2);
     for (i = 0; i < n; i++) {
-        put_desc(b, rxr, i, 6, rxb + i * 2048, 2048, 0);
+        qsnic_put_desc(b, rxr, i, 6, rxb + i * 2048, 2048, 0);
     }
-    doorbell(b, 0, SNIC_DB_ETH_RX, 0, n);
+    qsnic_doorbell(b, 0, SNIC_DB_ETH_RX, 0, n);
     for (i = 0; i < n; i++) {
         size_t len = make_frame(frame, mac_b, 60 + i * 45, i);
 
         qtest_memwrite(m->qts, txb + i * 2048, frame, len);
-        put_desc(a, txr, i, 6, txb + i * 2048, len, SNIC_ETH_DESC_EOP);
+        qsnic_put_desc(a, txr, i, 6, txb + i * 2048, len, SNIC_ETH_DESC_EOP);
     }
-    doorbell(a, 0, SNIC_DB_ETH_TX, 0, n);
-    g_assert_true(wait_desc_done(b, rxr, n - 1, 6));
-    g_assert_true(wait_irq(a, 1));
-    g_assert_true(wait_irq(b, 2));
+    qsnic_doorbell(a, 0, SNIC_DB_ETH_TX, 0, n);
+    g_assert_true(qsnic_wait_desc_done(b, rxr, n - 1, 6));
+    g_assert_true(qsnic_wait_irq(a, 1));
+    g_assert_true(qsnic_wait_irq(b, 2));
     for (i = 0; i < n; i++) {
-        struct snic_eth_desc d = get_desc(b, rxr, i, 6);
+        struct snic_eth_desc d = qsnic_get_desc(b, rxr, i, 6);
         size_t len = make_frame(frame, mac_b, 60 + i * 45, i);
 
         g_assert_cmphex(le16_to_cpu(d.flags), ==, SNIC_ETH_DESC_DONE);
@@ -1522,38 +989,39 @@ static void test_eth_back_to_back(void)
         qtest_memread(m->qts, rxb + i * 2048, got, len);
         g_assert_cmpmem(got, len, frame, len);
     }
-    g_assert_cmpuint(STAT(a, tx_frames), ==, n);
-    g_assert_cmpuint(STAT(b, rx_frames), ==, n);
+    g_assert_cmpuint(QSNIC_STAT(a, tx_frames), ==, n);
+    g_assert_cmpuint(QSNIC_STAT(b, rx_frames), ==, n);
     /* B's ring is now full: more frames wait in the backend, not lost */
     for (i = 0; i < 4; i++) {
         size_t len = make_frame(frame, mac_b, 100, 0x40 + i);
 
         qtest_memwrite(m->qts, txb + i * 2048, frame, len);
-        put_desc(a, txr, n + i, 6, txb + i * 2048, len, SNIC_ETH_DESC_EOP);
+        qsnic_put_desc(a, txr, n + i, 6, txb + i * 2048, len,
+                       SNIC_ETH_DESC_EOP);
     }
-    doorbell(a, 0, SNIC_DB_ETH_TX, 0, n + 4);
-    g_assert_true(wait_desc_done(a, txr, n + 3, 6));
-    g_assert_cmpuint(STAT(b, rx_frames), ==, n);
+    qsnic_doorbell(a, 0, SNIC_DB_ETH_TX, 0, n + 4);
+    g_assert_true(qsnic_wait_desc_done(a, txr, n + 3, 6));
+    g_assert_cmpuint(QSNIC_STAT(b, rx_frames), ==, n);
     for (i = 0; i < 4; i++) {
-        put_desc(b, rxr, n + i, 6, rxb + i * 2048, 2048, 0);
+        qsnic_put_desc(b, rxr, n + i, 6, rxb + i * 2048, 2048, 0);
     }
-    doorbell(b, 0, SNIC_DB_ETH_RX, 0, n + 4);
-    g_assert_true(wait_desc_done(b, rxr, n + 3, 6));
+    qsnic_doorbell(b, 0, SNIC_DB_ETH_RX, 0, n + 4);
+    g_assert_true(qsnic_wait_desc_done(b, rxr, n + 3, 6));
     qtest_memread(m->qts, rxb + 3 * 2048, got, 114);
     make_frame(frame, mac_b, 100, 0x43);
     g_assert_cmpmem(got, 114, frame, 114);
-    g_assert_cmpuint(STAT(b, rx_frames), ==, n + 4);
-    snic_close(a);
-    snic_close(b);
-    machine_stop(m);
+    g_assert_cmpuint(QSNIC_STAT(b, rx_frames), ==, n + 4);
+    qsnic_close(a);
+    qsnic_close(b);
+    qsnic_machine_stop(m);
 }
 
 static void test_eth_socket_peer(void)
 {
     int sv[2];
     g_autofree char *args = NULL;
-    Machine *m;
-    Snic *s;
+    QSnicMachine *m;
+    QSnic *s;
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 7 };
     uint64_t txr, rxr, buf;
     uint8_t frame[256], got[256];
@@ -1566,30 +1034,30 @@ static void test_eth_socket_peer(void)
     args = g_strdup_printf("-netdev socket,fd=%d,id=s0 "
                            "-device snic,addr=04.0,netdev=s0,"
                            "mac=02:00:00:00:00:07", sv[1]);
-    m = machine_start(args);
+    m = qsnic_machine_start(args);
     close(sv[1]);
-    s = snic_open(m, SNIC_SLOT_A);
+    s = qsnic_open(m, QSNIC_SLOT_A);
     txr = guest_alloc(&m->alloc, 16 * 16);
     rxr = guest_alloc(&m->alloc, 16 * 16);
     buf = guest_alloc(&m->alloc, 8 * 2048);
-    snic_enable(s);
-    eth_queue(s, SNIC_ETH_QUEUE_TX, txr, 4, 1);
-    eth_queue(s, SNIC_ETH_QUEUE_RX, rxr, 4, 2);
+    qsnic_enable(s);
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_TX, txr, 4, 1);
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_RX, rxr, 4, 2);
 
     /* device -> peer */
     len = make_frame(frame, mac, 200, 9);
     qtest_memwrite(m->qts, buf, frame, len);
-    put_desc(s, txr, 0, 4, buf, len, SNIC_ETH_DESC_EOP);
-    doorbell(s, 0, SNIC_DB_ETH_TX, 0, 1);
-    g_assert_true(wait_desc_done(s, txr, 0, 4));
+    qsnic_put_desc(s, txr, 0, 4, buf, len, SNIC_ETH_DESC_EOP);
+    qsnic_doorbell(s, 0, SNIC_DB_ETH_TX, 0, 1);
+    g_assert_true(qsnic_wait_desc_done(s, txr, 0, 4));
     g_assert_cmpint(recv(sv[0], &be, 4, MSG_WAITALL), ==, 4);
     g_assert_cmpuint(ntohl(be), ==, len);
     g_assert_cmpint(recv(sv[0], got, len, MSG_WAITALL), ==, len);
     g_assert_cmpmem(got, len, frame, len);
 
     /* peer -> device: a RoCEv2 frame (reserved) then a normal one */
-    put_desc(s, rxr, 0, 4, buf + 2048, 2048, 0);
-    doorbell(s, 0, SNIC_DB_ETH_RX, 0, 1);
+    qsnic_put_desc(s, rxr, 0, 4, buf + 2048, 2048, 0);
+    qsnic_doorbell(s, 0, SNIC_DB_ETH_RX, 0, 1);
     memset(frame, 0, sizeof(frame));
     memcpy(frame, mac, 6);
     frame[12] = 0x08;               /* IPv4 */
@@ -1605,43 +1073,45 @@ static void test_eth_socket_peer(void)
     be = htonl(len);
     g_assert_cmpint(send(sv[0], &be, 4, 0), ==, 4);
     g_assert_cmpint(send(sv[0], frame, len, 0), ==, len);
-    g_assert_true(wait_desc_done(s, rxr, 0, 4));
-    g_assert_true(wait_irq(s, 2));
-    g_assert_cmpuint(le16_to_cpu(get_desc(s, rxr, 0, 4).len), ==, len);
+    g_assert_true(qsnic_wait_desc_done(s, rxr, 0, 4));
+    g_assert_true(qsnic_wait_irq(s, 2));
+    g_assert_cmpuint(le16_to_cpu(qsnic_get_desc(s, rxr, 0, 4).len), ==, len);
     qtest_memread(m->qts, buf + 2048, got, len);
     g_assert_cmpmem(got, len, frame, len);
-    g_assert_cmpuint(STAT(s, rx_rdma_reserved), ==, 1);
-    g_assert_cmpuint(STAT(s, rx_frames), ==, 1);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(QSNIC_STAT(s, rx_rdma_reserved), ==, 1);
+    g_assert_cmpuint(QSNIC_STAT(s, rx_frames), ==, 1);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
     close(sv[0]);
 }
 
 static void test_eth_link_event(void)
 {
-    Machine *m = machine_start("-netdev hubport,id=h0,hubid=0 "
-                               "-device snic,id=nic0,addr=04.0,netdev=h0");
-    Snic *s = snic_open(m, SNIC_SLOT_A);
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,id=nic0,addr=04.0,"
+                                          "netdev=h0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
     struct snic_aeqe e;
 
-    snic_enable(s);
+    qsnic_enable(s);
     qtest_qmp_assert_success(m->qts, "{'execute': 'set_link', 'arguments': "
                              "{'name': 'nic0', 'up': false}}");
-    g_assert_true(wait_irq(s, 0));
-    g_assert_cmphex(rd(s, SNIC_REG_INTR_CAUSE), ==, SNIC_INTR_AEQ);
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_LINK_UP, ==, 0);
+    g_assert_true(qsnic_wait_irq(s, 0));
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_INTR_CAUSE), ==, SNIC_INTR_AEQ);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_LINK_UP, ==,
+                    0);
     qtest_memread(m->qts, s->aeq, &e, sizeof(e));
     g_assert_cmpuint(le32_to_cpu(e.event), ==, SNIC_EVENT_LINK_CHANGE);
     g_assert_cmpuint(le64_to_cpu(e.data), ==, 0);
     g_assert_cmpuint(e.flags, ==, SNIC_CQE_PHASE);
     qtest_qmp_assert_success(m->qts, "{'execute': 'set_link', 'arguments': "
                              "{'name': 'nic0', 'up': true}}");
-    g_assert_true(wait_irq(s, 0));
-    g_assert_cmphex(rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_LINK_UP, ==,
+    g_assert_true(qsnic_wait_irq(s, 0));
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_LINK_UP, ==,
                     SNIC_STATUS_LINK_UP);
-    g_assert_cmpuint(rd(s, SNIC_REG_AEQ_TAIL), ==, 2);
-    snic_close(s);
-    machine_stop(m);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_AEQ_TAIL), ==, 2);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
 }
 
 int main(int argc, char **argv)

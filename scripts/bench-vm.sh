@@ -26,9 +26,9 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-die() { echo "bench-vm: error: $*" >&2; exit 2; }
-log() { echo "bench-vm: $*"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+die_status=2
 
 QEMU=$REPO/build/qemu/qemu-system-x86_64
 PAIRS=snic,rxe
@@ -123,7 +123,8 @@ UDP_BIN=$LOGDIR/udp-loopback
 gcc -O2 -std=gnu11 -Wall -Wextra -Werror -pthread -o "$UDP_BIN" "$REPO/tests/bench/udp-loopback.c" ||
     die "building tests/bench/udp-loopback.c failed"
 for sz in 4200 9014; do
-    out=$("$UDP_BIN" -s "$sz" -t "$UDP_SECONDS") || die "udp-loopback -s $sz failed: $out"
+    out=$(timeout $((UDP_SECONDS + 30)) "$UDP_BIN" -s "$sz" -t "$UDP_SECONDS") ||
+        die "udp-loopback -s $sz failed (or ran over $((UDP_SECONDS + 30))s): $out"
     log "$out"
     V[udp.$sz]=$(tr ' ' '\n' <<<"$out" | sed -n 's/^gbps=//p')
 done

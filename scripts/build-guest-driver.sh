@@ -15,8 +15,8 @@ OUT=$REPO/build/guest-driver
 SRC=$REPO/guest-driver/kernel
 HDRS=$REPO/.cache/guest/headers
 
-die() { echo "build-guest-driver: error: $*" >&2; exit 1; }
-log() { echo "build-guest-driver: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 for tool in apt-cache apt-get dpkg-deb make gcc; do
     command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"
@@ -42,8 +42,8 @@ if [ "$(cat "$ROOT/.complete" 2>/dev/null)" != "$hpkg=$hver" ]; then
     mkdir -p "$HDRS/debs" "$ROOT.tmp"
     sandbox=()
     [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-    (cd "$HDRS/debs" && apt-get download -q "${sandbox[@]}" "$hpkg=$hver" "$common=$hver" "$kbuild") ||
-        die "apt-get download of the guest kernel headers failed; check the archive and run 'apt-get update'"
+    (cd "$HDRS/debs" && timeout "$apt_timeout" apt-get download -q "${sandbox[@]}" "$hpkg=$hver" "$common=$hver" "$kbuild") ||
+        die "apt-get download of the guest kernel headers failed (or took over ${apt_timeout}s); check the archive and run 'apt-get update'"
     for deb in "$HDRS"/debs/*.deb; do
         dpkg-deb -x "$deb" "$ROOT.tmp" || die "dpkg-deb -x $deb failed (delete $HDRS and re-run)"
     done

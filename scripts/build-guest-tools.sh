@@ -12,12 +12,12 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$REPO/build/guest-tools
-die() { echo "build-guest-tools: error: $*" >&2; exit 1; }
-log() { echo "build-guest-tools: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 while [ $# -gt 0 ]; do
     case $1 in
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) usage_to 10; exit 0 ;;
         *) die "unknown argument: $1" ;;
     esac
 done

@@ -29,8 +29,8 @@ host_verbs=${SNIC_LIBIBVERBS:-/usr/lib/x86_64-linux-gnu/libibverbs.so.1}
 versions=(44.0-2 56.1-1)
 pabi=34     # IBVERBS_PABI_VERSION of both: providers are lib<name>-rdmav34.so
 
-die() { echo "build-provider: error: $*" >&2; exit 1; }
-log() { echo "build-provider: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LC_ALL=C     # sort/comm below compare symbol lists byte-wise
 t_all=$EPOCHREALTIME
 t_step=$t_all
@@ -55,7 +55,8 @@ done
 
 mkdir -p "$cache" "$out"
 exec 9>"$cache/.lock"
-flock -n 9 || { log "waiting for another build-provider.sh to finish"; flock 9; }
+flock -n 9 || { log "waiting for another build-provider.sh to finish"; flock -w "$lock_timeout" 9 ||
+    die "another build-provider.sh held $cache/.lock for ${lock_timeout}s"; }
 
 # ---- 1. rdma-core source (fetched and unpacked once) ----
 # (No "exit" in these awks: with pipefail, apt-cache could die of SIGPIPE.)
@@ -97,7 +98,7 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
             log "fetching rdma-core=$v with apt-get source --download-only"
             # The .dsc of some versions is 404 on the mirror while both
             # tarballs download: apt then fails, so judge by the tarballs.
-            (cd "$cache" && apt-get source --download-only -q "${sandbox[@]}" "rdma-core=$v") \
+            (cd "$cache" && timeout "$apt_timeout" apt-get source --download-only -q "${sandbox[@]}" "rdma-core=$v") \
                 > "$cache/apt-$v.log" 2>&1 || true
         fi
         if have_file "$v" "$orig" && have_file "$v" "$debtar"; then

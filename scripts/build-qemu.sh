@@ -4,18 +4,21 @@
 #   scripts/build-qemu.sh            fetch once, configure once, ninja
 #
 # The QEMU source is fetched with apt into .cache/qemu/ and unpacked once;
-# hw/snic, include/snic and qtest/ are symlinked into it (so editing a file
-# here rebuilds only what changed); the build tree is build/qemu/. Outputs:
+# hw/snic, include/snic, qtest/* and qtest/libqos/* are symlinked into it
+# (so editing a file here rebuilds only what changed); the build tree is
+# build/qemu/, where Debian's SeaBIOS is linked into the data directory a
+# QEMU run from the build tree searches. Outputs:
 #   build/qemu/qemu-system-x86_64
 #   build/qemu/tests/qtest/snic-test
+#   build/qemu/tests/qtest/qos-test     (snic's qgraph test, on q35)
 # Needs scripts/setup-deps.sh to have run (as root).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SNIC_CACHE:-$repo/.cache}/qemu
 build=$repo/build/qemu
-die() { echo "build-qemu: error: $*" >&2; exit 1; }
-log() { echo "build-qemu: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$cache" "$build"
 # Let ccache hit across clones in different directories (CI clones afresh).
@@ -31,11 +34,11 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
     got=
     for v in $versions; do
         log "fetching QEMU source $v"
-        if (cd "$cache" && apt-get source --download-only -q "qemu=$v" >/dev/null 2>&1); then
+        if (cd "$cache" && timeout "$apt_timeout" apt-get source --download-only -q "qemu=$v" >/dev/null 2>&1); then
             got=$v
             break
         fi
-        log "qemu=$v did not download; trying an older one"
+        log "qemu=$v did not download (within ${apt_timeout}s); trying an older one"
     done
     [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
     up=${got#1:}; up=${up%%+*}
@@ -58,8 +61,8 @@ link() {    # link TARGET LINKNAME
 }
 link "$repo/hw/snic" "$src/hw/snic"
 link "$repo/include/snic" "$src/include/snic"
-for f in "$repo"/qtest/*; do
-    link "$f" "$src/tests/qtest/$(basename "$f")"
+for f in "$repo"/qtest/*.[ch] "$repo"/qtest/libqos/*.[ch]; do
+    link "$f" "$src/tests/qtest/${f#"$repo"/qtest/}"
 done
 
 add_line_after() {  # FILE ANCHOR-LINE NEW-LINE (exact whole lines, no regex)
@@ -75,6 +78,12 @@ add_line_after "$src/hw/Kconfig" "source nvme/Kconfig" "source snic/Kconfig"
 add_line_after "$src/meson.build" "    'hw/nvme'," "    'hw/snic',"
 add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
+add_line_after "$src/tests/qtest/meson.build" "  'igb-test.c'," "  'snic-unplug-test.c',"
+# libqos: the snic driver node and the helpers snic-test shares with it, and a
+# q35 machine node (QEMU 10.0 has one for pc only).
+add_line_after "$src/tests/qtest/libqos/meson.build" "        'igb.c'," "        'snic.c',"
+add_line_after "$src/tests/qtest/libqos/meson.build" "        'x86_64_pc-machine.c'," \
+    "        'x86_64_q35-machine.c',"
 # The +ds tarball has no firmware blobs: never try to unpack edk2 images.
 # (Touch meson.build only when it changes: an edit forces a reconfigure.)
 if grep -q '^ *unpack_edk2_blobs = bzip2.found()' "$src/meson.build"; then
@@ -115,9 +124,28 @@ if [ "$(cat "$build/.snic-src" 2>/dev/null)" != "$src" ]; then
 fi
 
 # ---- 4. build only what we use ----
-log "building qemu-system-x86_64 and tests/qtest/snic-test"
-ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test ||
+log "building qemu-system-x86_64, tests/qtest/snic-test and tests/qtest/qos-test"
+ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test tests/qtest/qos-test ||
     die "ninja failed (see the compiler errors above)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
     die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"
+
+# ---- 5. firmware ----
+# The +ds source has no firmware blobs. A q35 machine loads SeaBIOS'
+# bios-256k.bin (Debian package seabios) and the kvmvapic.bin option ROM
+# (qemu-system-data). A QEMU run from its build tree searches
+# build/qemu/qemu-bundle/<datadir> (`qemu-system-x86_64 -L help`): the blobs
+# are linked there, so no test has to name a firmware directory.
+datadir=$("$build/qemu-system-x86_64" -L help | grep -F "$build/qemu-bundle/" | grep '/qemu$' | tail -n 1)
+[ -n "$datadir" ] || die "the built QEMU searches no data directory under $build/qemu-bundle"
+mkdir -p "$datadir"
+for blob in /usr/share/seabios/bios-256k.bin /usr/share/qemu/kvmvapic.bin; do
+    [ -f "$blob" ] || die "$blob missing: install seabios and qemu-system-data (scripts/setup-deps.sh)"
+    link "$blob" "$datadir/$(basename "$blob")"
+done
+if ! echo quit | timeout 60 "$build/qemu-system-x86_64" -M q35 -accel qtest -nodefaults \
+        -display none -S -monitor stdio >"$build/.snic-firmware.log" 2>&1 ||
+   grep -q error "$build/.snic-firmware.log"; then
+    die "the built QEMU does not start a q35 machine cleanly: $(grep -m 1 error "$build/.snic-firmware.log" || tail -n 1 "$build/.snic-firmware.log")"
+fi
 log "ok: $build/qemu-system-x86_64"

@@ -55,12 +55,10 @@ GUEST_MODULES=(
     virtio_pci virtio_net                                        # the rxe peers' NIC
 )
 
-die() { echo "guest-image: error: $*" >&2; exit 1; }
-log() { echo "guest-image: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
-
-usage() { sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 OUT=$REPO/.cache/guest
 KERNEL_ONLY=
@@ -69,8 +67,8 @@ while [ $# -gt 0 ]; do
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
         --kernel-only) KERNEL_ONLY=1; shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument: $1" ;;
+        -h|--help) usage_to 5; exit 0 ;;
+        *) usage_to 5 >&2; die "unknown argument: $1" ;;
     esac
 done
 
@@ -104,7 +102,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 # Serialise concurrent builders (e.g. two VMs started at once, each calling this script).
 exec 9>"$OUT/.lock"
-flock -n 9 || { log "waiting for another guest-image.sh run on $OUT"; flock 9; }
+flock -n 9 || { log "waiting for another guest-image.sh run on $OUT"; flock -w "$lock_timeout" 9 ||
+    die "another guest-image.sh run held $OUT/.lock for ${lock_timeout}s"; }
 
 # --- Kernel -----------------------------------------------------------------------------
 # linux-image-amd64 is the metapackage; its candidate's Depends names the real image
@@ -136,8 +135,8 @@ else
         sandbox=()
         # Root's apt drops to user _apt, which cannot write to an arbitrary DIR.
         [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-        (cd "$OUT/debs" && apt-get download -q "${sandbox[@]}" "$kpkg=$KVER") ||
-            die "apt-get download $kpkg=$KVER failed; check the archive is reachable and run 'apt-get update' (scripts/setup-deps.sh)"
+        (cd "$OUT/debs" && timeout "$apt_timeout" apt-get download -q "${sandbox[@]}" "$kpkg=$KVER") ||
+            die "apt-get download $kpkg=$KVER failed (or took over ${apt_timeout}s); check the archive is reachable and run 'apt-get update' (scripts/setup-deps.sh)"
         deb=$(find "$OUT/debs" -maxdepth 1 -name "${kpkg}_*.deb" | head -n 1)
         [ -n "$deb" ] || die "apt-get download reported success but no ${kpkg}_*.deb is in $OUT/debs"
     else

@@ -6,8 +6,8 @@
 # machine's own /etc/apt/sources.list.d/debian.sources so no host name lives in the repo.
 set -euo pipefail
 
-die() { echo "setup-deps: error: $*" >&2; exit 1; }
-log() { echo "setup-deps: $*"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "must run as root (it adds apt sources and installs packages); re-run with sudo"
 
@@ -58,7 +58,8 @@ if [ ! -f "$OURS" ] || [ "$(cat "$OURS")" != "$want" ] || [ ! -f "$stamp" ] ||
    [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
     log "writing $OURS (mirror $MIRROR) and running apt-get update"
     printf '%s\n' "$want" > "$OURS"
-    apt-get update -q || die "apt-get update failed; check network access to $MIRROR"
+    timeout "$apt_timeout" apt-get update -q ||
+        die "apt-get update failed (or took over ${apt_timeout}s); check network access to $MIRROR"
     touch "$stamp"
 fi
 
@@ -68,7 +69,7 @@ PKGS_MAIN=(
     libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev
     gcc make clang libclang-rt-14-dev
     seabios qemu-system-data busybox-static cpio kmod pciutils
-    tshark
+    tshark shellcheck
     # Guest kernel module and rdma-core provider builds.
     cmake
     # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest
@@ -92,8 +93,8 @@ missing() {
 mapfile -t m < <(missing "${PKGS_MAIN[@]}")
 if [ ${#m[@]} -gt 0 ]; then
     log "installing: ${m[*]}"
-    apt-get -y -q install --no-install-recommends "${m[@]}" > /tmp/snic-apt.log 2>&1 ||
-        { tail -n 20 /tmp/snic-apt.log; die "apt-get install failed for: ${m[*]} (log: /tmp/snic-apt.log)"; }
+    timeout "$apt_timeout" apt-get -y -q install --no-install-recommends "${m[@]}" > /tmp/snic-apt.log 2>&1 ||
+        { tail -n 20 /tmp/snic-apt.log; die "apt-get install failed (or took over ${apt_timeout}s) for: ${m[*]} (log: /tmp/snic-apt.log)"; }
 fi
 
 meson_ok() {
@@ -103,9 +104,9 @@ meson_ok() {
 }
 if ! meson_ok; then
     log "installing meson and python3-pycotap from bookworm-backports"
-    apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" \
+    timeout "$apt_timeout" apt-get -y -q install --no-install-recommends -t bookworm-backports "${PKGS_BACKPORTS[@]}" \
         > /tmp/snic-apt.log 2>&1 || { tail -n 20 /tmp/snic-apt.log; false; } ||
-        die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports"
+        die "could not install ${PKGS_BACKPORTS[*]} from bookworm-backports (within ${apt_timeout}s)"
     meson_ok || die "meson >= 1.5 with pycotap still missing after install"
 fi
 log "ok (meson $(meson --version))"

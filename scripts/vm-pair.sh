@@ -31,9 +31,9 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-die() { echo "vm-pair: error: $*" >&2; exit 2; }
-log() { echo "vm-pair: $*"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+die_status=2
 
 QEMU=$REPO/build/qemu/qemu-system-x86_64
 ROLE_A='' ROLE_B='' ROLE=''
@@ -95,7 +95,7 @@ LOGDIR=$(cd "$LOGDIR" && pwd)
 grep 'guest driver:\|initramfs' "$LOGDIR/$NAME.image.log" | sed 's/^/vm-pair: /'
 
 # Two UDP ports free on 127.0.0.1 right now (bound at once, so they differ).
-read -r PA PB < <(python3 -c '
+read -r PA PB < <(timeout 30 python3 -c '
 import socket
 s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
@@ -164,7 +164,6 @@ vm_args b
 "$REPO/scripts/vm-run.sh" "${VMARGS[@]}" > >(progress b) 2>&1 &
 PID[b]=$!
 
-# shellcheck disable=SC2317  # called from the trap
 stop_all() {
     local s
     for s in a b; do
@@ -174,9 +173,23 @@ stop_all() {
 trap 'log "interrupted: stopping both VMs"; stop_all; wait; exit 130' INT TERM HUP
 
 # Poll: collect exits; once one VM has ended, give the other GRACE seconds.
+# Each vm-run stops its VM after TIMEOUT s; should one not end anyway, both are
+# stopped at the deadline (and killed 30 s later).
 killed=
+overdue=
+deadline=$(( $(date +%s) + TIMEOUT + GRACE + 120 ))
 while [ -z "${RC[a]:-}" ] || [ -z "${RC[b]:-}" ]; do
     sleep 1
+    if [ "$(date +%s)" -ge "$deadline" ] && [ -z "$overdue" ]; then
+        log "still running $((TIMEOUT + GRACE + 120))s after the start: stopping both VMs"
+        stop_all
+        overdue=1
+    elif [ "$(date +%s)" -ge $((deadline + 30)) ] && [ "$overdue" = 1 ]; then
+        for s in a b; do
+            [ -n "${RC[$s]:-}" ] || kill -KILL "${PID[$s]}" 2>/dev/null || true
+        done
+        overdue=2
+    fi
     for s in a b; do
         [ -z "${RC[$s]:-}" ] || continue
         kill -0 "${PID[$s]}" 2>/dev/null && continue

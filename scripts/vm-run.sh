@@ -18,9 +18,9 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-die() { echo "vm-run: error: $*" >&2; exit 2; }
-log() { echo "vm-run: $*"; }
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+die_status=2
 
 QEMU=
 ROLE=
@@ -40,8 +40,8 @@ while [ $# -gt 0 ]; do
             shift 2 ;;
         --no-build) BUILD=; shift ;;
         --) shift; break ;;
-        -h|--help) usage; exit 0 ;;
-        *) usage >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
+        -h|--help) usage_to 14; exit 0 ;;
+        *) usage_to 14 >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
     esac
 done
 EXTRA=("$@")

@@ -10,5 +10,6 @@ if [ -z "$bad" ]; then
     echo "ok 1 - hw/snic/core includes no QEMU header"
 else
     echo "not ok 1 - QEMU headers in hw/snic/core:"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$bad"
 fi

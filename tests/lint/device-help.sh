@@ -14,6 +14,7 @@ for p in "${props[@]}"; do
         echo "ok $n - property $p is listed with a description"
     else
         echo "not ok $n - property $p missing or undocumented in:"
+        # shellcheck disable=SC2001  # prefixes every line, not only the first
         sed 's/^/# /' <<<"$out"
     fi
 done

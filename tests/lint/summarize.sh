@@ -32,6 +32,7 @@ if [[ $rc -eq 0 && $(tail -n1 <<<"$out") == "5 passed, 0 failed, 1 skipped" ]]; 
     echo "ok 1 - cases of TAP scripts and GTest binaries are counted"
 else
     echo "not ok 1 - expected "5 passed, 0 failed, 1 skipped", rc 0; got rc $rc:"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$out"
 fi
 out=$(python3 "$summarize" "$tmp/log.json" "$tmp/vm.tap" 2>&1); rc=$?
@@ -39,6 +40,7 @@ if [[ $rc -ne 0 && $(tail -n1 <<<"$out") == "6 passed, 1 failed, 1 skipped" ]]; 
     echo "ok 2 - a failed VM test fails the run"
 else
     echo "not ok 2 - expected "6 passed, 1 failed, 1 skipped", rc != 0; got rc $rc:"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$out"
 fi
 out=$(python3 "$summarize" "$tmp/log.json" "$tmp/vm-short.tap" 2>&1); rc=$?
@@ -46,6 +48,7 @@ if [[ $rc -ne 0 ]]; then
     echo "ok 3 - a missing VM result fails the run"
 else
     echo "not ok 3 - a missing VM result passed:"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$out"
 fi
 out=$(python3 "$summarize" "$tmp/log.json" "$tmp/vm.tap" 2>&1)
@@ -54,5 +57,6 @@ if grep -q '^#   why two failed$' <<<"$out" &&
     echo "ok 4 - the first VM failure's diagnostics are printed above the list of failures"
 else
     echo "not ok 4 - no '#   why two failed' above 'FAILED: ... vm two':"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$out"
 fi

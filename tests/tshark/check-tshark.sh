@@ -71,6 +71,7 @@ if [ -z "$diff" ] && [ -n "$fields" ]; then
     echo "ok 4 - decoded BTH/RETH/AETH fields equal the encoded ones"
 else
     echo "not ok 4 - decoded fields differ:"
+    # shellcheck disable=SC2001  # prefixes every line, not only the first
     sed 's/^/# /' <<<"$diff" | head -20
 fi
 
