@@ -100,6 +100,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->opaque = opaque;
     c->link_up = true;
     snic_link_init(c, &cf.faults);
+    /* out of line: resets clear the indices, never the frames */
+    c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
     snic_cq_init(c);
     snic_qp_init(c);
     snic_mr_init(c);
@@ -112,6 +114,7 @@ void snic_core_free(SnicCore *c)
     snic_link_free(c);
     snic_qp_free(c);
     snic_cq_free(c);
+    g_free(c->rx_fifo);
     snic_mr_free(c);
     g_free(c);
 }
