@@ -40,8 +40,8 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx)
 {
     struct snic_admin_cmd cmd;
-    uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
-    uint64_t sq_pages = cq_pages + 0x8000, rq_pages = sq_pages + 0x8000;
+    uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
+    uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
 
     memset(n, 0, sizeof(*n));
     n->ip = ip;
@@ -51,7 +51,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
     node_pbl(n->h, PBL_CQ, cq_pages, 8);
-    node_pbl(n->h, PBL_SQ, sq_pages, 8);
+    node_pbl(n->h, PBL_SQ, sq_pages, 16);
     node_pbl(n->h, PBL_RQ, rq_pages, 4);
     node_pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
 
@@ -76,7 +76,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
     cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
     cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
     cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
     cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
@@ -168,7 +168,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
 
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
 {
-    uint64_t slot = RINGS + 0x9000 +
+    uint64_t slot = SQ_RING +
                     (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     fake_write(n->h, slot, w, sizeof(*w));
@@ -198,7 +198,7 @@ void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
 void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
 {
     struct snic_rq_wqe w;
-    uint64_t slot = RINGS + 0x11000 +
+    uint64_t slot = RQ_RING +
                     (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
@@ -249,7 +249,7 @@ void node_wr64(Node *n, uint64_t addr, uint64_t v)
 /* Next completion, if any. */
 bool node_poll_cq(Node *n, struct snic_cqe *c)
 {
-    uint64_t slot = RINGS + 0x1000 +
+    uint64_t slot = CQ_RING +
                     (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
 
     fake_read(n->h, slot, c, sizeof(*c));

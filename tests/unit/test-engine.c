@@ -1090,9 +1090,9 @@ static void test_bad_rq_wqe(void)
 
     node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
     node_post_recv(&b, 5, BUF, 100);
-    fake_read(b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_read(b.h, RQ_RING, &w, sizeof(w));
     w.num_sge = 200;
-    fake_write(b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_write(b.h, RQ_RING, &w, sizeof(w));
     node_post_send(&a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, a.lkey);
     snic_sim_run(sim, 100000);
     g_assert_true(node_poll_cq(&b, &c));
@@ -1264,7 +1264,7 @@ static void test_wqe_rewritten_in_flight(void)
     Node a, b;
     struct snic_cqe c;
     struct snic_sq_wqe w;
-    uint64_t slot = RINGS + 0x9000;
+    uint64_t slot = SQ_RING;
 
     lossy.loss = 0.3;       /* so segments are sent again */
     node_pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, 7, 7);
@@ -1310,9 +1310,9 @@ static void test_response_after_local_error(void)
     snic_sim_run_until(sim, 100000);            /* sent, and lost */
     read_psn = qp->req.wqe[2].first_psn;
     /* WQE 2's key goes bad: its retransmission fails locally */
-    fake_read(a.h, RINGS + 0x9000 + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
     w.sge[0].lkey ^= 1;
-    fake_write(a.h, RINGS + 0x9000 + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    fake_write(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
     snic_sim_run_until(sim, 1600000);           /* one timeout */
     g_assert_true(qp->req.local_err);
     g_assert_cmpuint(qp->state, ==, SNIC_QPS_RTS);

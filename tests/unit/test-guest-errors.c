@@ -475,9 +475,9 @@ static void ge_rq_wqe_sges(Env *e)
     pair(e);
     e->h = e->b.h;
     node_post_recv(&e->b, 5, BUF, 100);
-    fake_read(e->b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_read(e->b.h, RQ_RING, &w, sizeof(w));
     w.num_sge = SNIC_RQ_WQE_MAX_SGE + 1;
-    fake_write(e->b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_write(e->b.h, RQ_RING, &w, sizeof(w));
     node_post_send(&e->a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, e->a.lkey);
     snic_sim_run(e->sim, 100000);
 }

@@ -66,7 +66,7 @@ static void qp_cmd(struct snic_admin_cmd *cmd, uint8_t type, uint16_t ctx,
     cmd->create_qp.send_cqn = GUINT32_TO_LE(o->cqn);
     cmd->create_qp.recv_cqn = GUINT32_TO_LE(o->cqn);
     cmd->create_qp.type = type;
-    cmd->create_qp.sq_log2_depth = 5;      /* 32 x 128 B = one page */
+    cmd->create_qp.sq_log2_depth = 4;      /* 16 x 256 B = one page */
     cmd->create_qp.rq_log2_depth = 6;      /* 64 x 64 B = one page */
     cmd->create_qp.ctx = GUINT16_TO_LE(ctx);
 }
