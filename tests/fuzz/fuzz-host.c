@@ -542,6 +542,17 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     if (n->lkey != FZ_LKEY) {
         fz_fail("harness: the node's MR has lkey 0x%x", n->lkey);
     }
+    /* the port's addresses (fz_av's): ::ffff:10.0.0.ip and fd00::ip */
+    for (q = 0; q < 2; q++) {
+        struct snic_av av;
+
+        fz_av(&av, ip, ip, q);
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+        cmd.set_gid.index = q;
+        cmd.set_gid.flags = SNIC_GID_VALID;
+        memcpy(cmd.set_gid.gid, av.sgid, 16);
+        node_admin_ok(n, &cmd);
+    }
 }
 
 void fz_node_free(FuzzNode *n)

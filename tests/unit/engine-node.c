@@ -99,6 +99,13 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
+    /* the port's address, as the driver lists it: RoCE to it is ours */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    node_admin_ok(n->h, &cmd);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)

@@ -202,9 +202,9 @@ static void test_write_bw_lossy_bursts(void)
 
     node_pair_new(sim, &a, &b, &instant, SNIC_MTU_4096, 7, 7);
     faults.seed = seed(1);
-    snic_link_init(a.h->core, &faults);
+    snic_link_set_faults(a.h->core, &faults);
     faults.seed = seed(2);
-    snic_link_init(b.h->core, &faults);
+    snic_link_set_faults(b.h->core, &faults);
     node_fill(&a, BUF, len, 27);
     while (done < n) {
         while (posted < n && posted - done < depth) {
@@ -645,6 +645,7 @@ static void test_ud_source_address(void)
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    set_gid(&a, 0, 0, 1);                           /* the port's, removed */
 
     post_ud(&a, 1, &b, 0x1234, BUF, 100, false);   /* 10.0.0.1: not listed */
     snic_sim_run(sim, 100000);
@@ -662,6 +663,7 @@ static void test_ud_source_address(void)
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    set_gid(&a, 0, 0, 1);
     set_gid(&a, 1, SNIC_GID_VALID, 9);              /* another address */
     set_gid(&a, 2, SNIC_GID_VALID, 1);              /* ours */
     post_ud(&a, 2, &b, 0x1234, BUF, 100, false);
@@ -691,6 +693,7 @@ static void test_ud_source_address(void)
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
+    set_gid(&a, 0, 0, 1);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = 1;
     cmd.set_gid.flags = SNIC_GID_VALID;
@@ -1885,6 +1888,94 @@ static void test_nak_sequence_requester(void)
     }
 }
 
+/*
+ * RoCE is executed only when it is addressed to the port: a request to
+ * another IP address, or to the broadcast MAC, is dropped unexecuted.
+ */
+static void test_foreign_destination_dropped(void)
+{
+    static uint8_t payload[64];
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(36);
+    uint8_t frame[512];
+    unsigned i;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < 3; i++) {
+        uint32_t epsn = b.h->core->qps[b.qpn].resp.epsn;
+        SnicPkt p;
+        size_t len;
+
+        memset(&p, 0, sizeof(p));
+        snic_rdma_fill_addr(a.h->core, &a.h->core->qps[a.qpn], &p);
+        p.opcode = SNIC_OP_RC_WRITE_ONLY;
+        p.psn = epsn;
+        p.reth.va = BUF;
+        p.reth.rkey = b.lkey;
+        p.reth.len = sizeof(payload);
+        p.payload = payload;
+        p.payload_len = sizeof(payload);
+        if (i == 0) {
+            p.addr.dip[3] = 7;                  /* 10.0.0.7: not b's */
+        } else if (i == 1) {
+            memset(p.addr.dmac, 0xff, 6);       /* broadcast */
+        }
+        len = snic_wire_build(&p, frame, sizeof(frame));
+        snic_core_receive(b.h->core, frame, len);
+        fake_run(b.h);
+        /* the third, to b's own address, is executed */
+        g_assert_cmpuint(b.h->core->qps[b.qpn].resp.epsn, ==,
+                         i == 2 ? ((epsn + 1) & SNIC_PSN_MASK) : epsn);
+    }
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 2);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * Local loopback: a QP connected to an address of its own port (here to
+ * itself) works as over a wire, and nothing goes out on the wire.
+ */
+static void test_loopback(void)
+{
+    SnicSim *sim = snic_sim_new(37);
+    struct snic_cqe c;
+    Node a;
+
+    node_init(&a, sim, 1);
+    node_connect(&a, &a, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, 8192, 37);
+    node_post_recv(&a, 1, BUF + 0x10000, 8192);
+    node_post_send(&a, 2, SNIC_WR_SEND, BUF, 5000, 0, 0, 0, a.lkey);
+    node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF + 0x20000,
+                   a.lkey, 0, a.lkey);
+    node_post_send(&a, 4, SNIC_WR_RDMA_READ, BUF + 0x30000, 8192, BUF,
+                   a.lkey, 0, a.lkey);
+    snic_sim_run(sim, 1000000);
+    g_assert_true(node_poll_cq(&a, &c));    /* the receive, first */
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 5000);
+    for (unsigned i = 2; i <= 4; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x10000, 5000), 5000,
+                    fake_ptr(a.h, BUF, 5000), 5000);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x20000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x30000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), >, 0);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_packets), ==,
+                     FAKE_STAT(a.h, rdma_tx_packets));
+    g_assert_cmpuint(a.h->frames->len, ==, 0);   /* none on the wire */
+    fake_host_free(a.h);
+    snic_sim_free(sim);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -2025,6 +2116,9 @@ int main(int argc, char **argv)
                     test_nak_sequence_responder);
     g_test_add_func("/engine/iba/nak-sequence-requester",
                     test_nak_sequence_requester);
+    g_test_add_func("/engine/iba/foreign-destination-dropped",
+                    test_foreign_destination_dropped);
+    g_test_add_func("/engine/loopback", test_loopback);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

@@ -501,7 +501,7 @@ static void ge_ud_source(Env *e)
             .length = GUINT32_TO_LE(10),
         },
         .ud = {
-            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } },
+            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 9 } },
             .remote_qpn = GUINT32_TO_LE(2),
             .remote_qkey = GUINT32_TO_LE(7),
         },

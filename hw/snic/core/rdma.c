@@ -14,6 +14,48 @@
 #include "rdma.h"
 #include "wire.h"
 
+/*
+ * The port's GID table (SET_GID): the addresses the port owns. RoCE is
+ * taken only for them, a user context's datagrams carry only them, and a
+ * packet to one of them turns around inside the port (loopback).
+ */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result)
+{
+    const struct snic_admin_set_gid *p = &cmd->set_gid;
+    static const uint8_t zero[6];
+
+    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
+        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (p->flags & SNIC_GID_VALID) {
+        memcpy(c->gids[p->index], p->gid, 16);
+        c->gid_valid |= 1u << p->index;
+    } else {
+        c->gid_valid &= ~(1u << p->index);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+/*
+ * Is this address the port's? IPv6: its 16 bytes; IPv4: its 4 bytes, as
+ * the IPv4-mapped GID made of them (whatever else the caller's GID holds).
+ */
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip)
+{
+    uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+    unsigned i;
+
+    memcpy(ipv6 ? gid : gid + 12, ip, ipv6 ? 16 : 4);
+    for (i = 0; i < SNIC_MAX_GIDS; i++) {
+        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* RC packets must come from the connected peer's address. */
 static bool from_peer(const SnicQp *qp, const SnicPkt *p)
 {
@@ -36,6 +78,11 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     snic_stat_inc(&c->stats.rdma_rx_packets);
     st = snic_wire_parse(frame, len, &p);
     if (st != SNIC_PARSE_OK) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    /* RoCE for another address, or multicast (not offered), is not ours */
+    if ((frame[0] & 1) || !snic_port_owns(c, p.addr.ipv6, p.addr.dip)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -257,6 +304,14 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
+    if (snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
+        /* for a QP of this port: it turns around inside the port */
+        if (!snic_link_loop(c, c->rdma_frame, len)) {
+            snic_stat_inc(&c->stats.tx_dropped);
+        }
+        c->ops->kick(c->opaque);
+        return;
+    }
     snic_link_tx(c, c->rdma_frame, len);
 }
 

@@ -108,6 +108,11 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 /* the QP goes to ERR; both queues are flushed */
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
 
+/* rdma.c: the port's addresses (its GID table) */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result);
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip);
+
 /* rdma.c: transmit */
 /* The port's active MTU: the largest IB MTU its Ethernet MTU carries */
 uint32_t snic_port_mtu(const SnicCore *c);
@@ -141,10 +146,8 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 
-/* ud.c: datagrams and the port's GID table */
+/* ud.c: datagrams */
 bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                          uint64_t *result);
 
 #endif /* SNIC_CORE_RDMA_H */
