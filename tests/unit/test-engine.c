@@ -1976,6 +1976,59 @@ static void test_loopback(void)
     snic_sim_free(sim);
 }
 
+/*
+ * Inline data: a SEND and a WRITE carry their payload in the WQE itself
+ * (the buffer it came from may change at once); a UD datagram too; a
+ * READ may not be inline.
+ */
+static void test_inline(void)
+{
+    SnicSim *sim = snic_sim_new(38);
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    uint8_t data[SNIC_MAX_INLINE_DATA];
+    Node a, b;
+    unsigned i;
+
+    for (i = 0; i < sizeof(data); i++) {
+        data[i] = i * 7 + 1;
+    }
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 1, BUF + 0x1000, 4096);
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(1);
+    w.opcode = SNIC_WR_SEND;
+    w.flags = SNIC_WQE_SIGNALED | SNIC_WQE_INLINE;
+    w.inline_len = 100;
+    memcpy(w.inline_data, data, 100);
+    node_post_wqe(&a, &w);
+    w.wr_id = GUINT64_TO_LE(2);
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    w.inline_len = SNIC_MAX_INLINE_DATA;
+    w.rdma.remote_addr = GUINT64_TO_LE(BUF + 0x2000);
+    w.rdma.rkey = GUINT32_TO_LE(b.lkey);
+    memcpy(w.inline_data, data, sizeof(data));
+    node_post_wqe(&a, &w);
+    w.wr_id = GUINT64_TO_LE(3);
+    w.opcode = SNIC_WR_RDMA_READ;
+    w.inline_len = 8;
+    node_post_wqe(&a, &w);
+    snic_sim_run(sim, 100000);
+    for (i = 1; i <= 3; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, i < 3 ? SNIC_WC_SUCCESS :
+                                              SNIC_WC_LOC_LEN_ERR);
+    }
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 100);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 100), 100, data, 100);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x2000, sizeof(data)), sizeof(data),
+                    data, sizeof(data));
+    g_assert_cmpuint(fake_guest_errors_matching(a.h, "inline"), ==, 1);
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -2119,6 +2172,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/iba/foreign-destination-dropped",
                     test_foreign_destination_dropped);
     g_test_add_func("/engine/loopback", test_loopback);
+    g_test_add_func("/engine/inline", test_inline);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

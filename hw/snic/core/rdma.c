@@ -412,6 +412,51 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     }
 }
 
+/*
+ * The payload a send WQE names: the sum of its SGEs, or with SNIC_WQE_INLINE
+ * inline_len bytes of the WQE itself, which only SEND and WRITE carry and
+ * which must fit the WQE (else a guest error and LOC_LEN_ERR).
+ */
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len)
+{
+    unsigned i;
+
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA ||
+            w->opcode == SNIC_WR_RDMA_READ ||
+            w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
+            w->opcode == SNIC_WR_ATOMIC_FETCH_ADD) {
+            SNIC_GUEST_ERROR(c, GE_WQE_INLINE, qp - c->qps, index,
+                             w->inline_len);
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        *len = w->inline_len;
+        return SNIC_WC_SUCCESS;
+    }
+    *len = 0;
+    for (i = 0; i < w->num_sge; i++) {
+        *len += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return SNIC_WC_SUCCESS;
+}
+
+/* Bytes [off, off + len) of a send WQE's payload, SGEs or inline. */
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len)
+{
+    if (w->flags & SNIC_WQE_INLINE) {
+        /* re-read for every segment: the length was checked on another */
+        if (w->inline_len > SNIC_MAX_INLINE_DATA || off > w->inline_len ||
+            len > w->inline_len - off) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        memcpy(buf, w->inline_data + off, len);
+        return SNIC_WC_SUCCESS;
+    }
+    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
+}
+
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status)
 {

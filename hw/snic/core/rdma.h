@@ -133,6 +133,10 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len);
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len);
 
 /* req.c: requester and completer */
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);

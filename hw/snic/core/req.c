@@ -236,8 +236,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         p.atomic.compare = cas ? GUINT64_FROM_LE(w.rdma.compare_add) : 0;
         p.ackreq = true;
     } else {
-        st = snic_sge_gather(c, qp->pdn, w.sge, w.num_sge, off,
-                             c->rdma_payload, len);
+        st = snic_wqe_gather(c, qp, &w, off, c->rdma_payload, len);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -279,8 +278,8 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     SnicReq *r = &qp->req;
     SnicSendWqe *info = wqe_info(qp, r->sq_head);
     struct snic_sq_wqe w;
-    uint64_t len = 0;
-    unsigned i;
+    uint64_t len;
+    uint8_t st;
 
     if (snic_sq_fetch(c, qp, r->sq_head, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -298,8 +297,9 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w.flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    for (i = 0; i < w.num_sge; i++) {
-        len += GUINT32_FROM_LE(w.sge[i].length);
+    st = snic_wqe_payload_len(c, qp, r->sq_head, &w, &len);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
     }
     if (len > (1ull << 31) || (is_atomic(w.opcode) && len != 8)) {
         return SNIC_WC_LOC_LEN_ERR;

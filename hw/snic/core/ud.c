@@ -27,9 +27,8 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
 {
     const struct snic_av *av = &w->ud.av;
     uint32_t qkey = GUINT32_FROM_LE(w->ud.remote_qkey);
-    uint64_t total = 0;
+    uint64_t total;
     SnicPkt p;
-    unsigned i;
     uint8_t st;
 
     if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
@@ -49,15 +48,15 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         SNIC_GUEST_ERROR(c, GE_UD_SOURCE, qp - c->qps, qp->sq_comp);
         return SNIC_WC_LOC_PROT_ERR;
     }
-    for (i = 0; i < w->num_sge; i++) {
-        total += GUINT32_FROM_LE(w->sge[i].length);
+    st = snic_wqe_payload_len(c, qp, qp->sq_comp, w, &total);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
     }
     if (total > snic_port_mtu(c)) {
         return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
     }
     *len = total;
-    st = snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, 0, c->rdma_payload,
-                         total);
+    st = snic_wqe_gather(c, qp, w, 0, c->rdma_payload, total);
     if (st != SNIC_WC_SUCCESS) {
         return st;
     }
