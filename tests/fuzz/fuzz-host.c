@@ -606,6 +606,8 @@ void fz_av(struct snic_av *av, uint8_t from, uint8_t to, bool ipv6)
 void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
                      uint32_t peer_qpn, bool ipv6)
 {
+    /* UC takes no responder resources, RNR timer or retry attributes */
+    uint32_t rc = n->type[q] == SNIC_QPT_UC ? 0 : ~0u;
     struct snic_qp_attr a;
 
     memset(&a, 0, sizeof(a));
@@ -625,17 +627,19 @@ void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
     fz_av(&a.av, n->ip, peer_ip, ipv6);
     node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
                    SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
-                   SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                   SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+                   SNIC_QP_ATTR_RQ_PSN |
+                   (rc & (SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                          SNIC_QP_ATTR_MIN_RNR_TIMER)), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;
     a.retry_cnt = 3;
     a.rnr_retry = 3;
     a.sq_psn = GUINT32_TO_LE(FZ_SQ_PSN(n->ip));
     a.max_rd_atomic = 4;
-    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-                   SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-                   SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+                   (rc & (SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                          SNIC_QP_ATTR_RNR_RETRY |
+                          SNIC_QP_ATTR_MAX_QP_RD_ATOMIC)), &a);
 }
 
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey)

@@ -46,6 +46,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     memset(n, 0, sizeof(*n));
     n->ip = ip;
     n->ctx = ctx;
+    n->type = type;
     n->h = fake_host_new();
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
@@ -136,6 +137,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry)
 {
     struct snic_qp_attr a;
+    bool uc;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
@@ -159,18 +161,22 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.av.sgid[15] = n->ip;
     memcpy(a.av.dmac, fake_mac, 6);
     a.av.hop_limit = 64;
+    /* UC has no RDMA READ/atomic responder resources, no RNR, no retry */
+    uc = n->type == SNIC_QPT_UC;
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
            SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+           (uc ? 0 : SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                     SNIC_QP_ATTR_MIN_RNR_TIMER), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
     a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
     a.max_rd_atomic = 4;
-    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+           (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                     SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC),
+           &a);
 }
 
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)

@@ -37,6 +37,7 @@ typedef struct Node {
     uint32_t sq_pi, rq_pi, cq_ci;
     uint8_t ip;                 /* 10.0.0.ip */
     uint16_t ctx;               /* owning context (doorbell page); 0 = kernel */
+    uint8_t type;               /* of its QP: SNIC_QPT_* */
 } Node;
 
 /* Run an admin command that must succeed; its result. */

@@ -870,6 +870,16 @@ static void test_gsi(void)
 }
 
 /* Post with explicit flags and SGE key (error-path tests). */
+/* Two UC nodes (10.0.0.5 and .6) connected on a clean link. */
+static void uc_pair(SnicSim *sim, Node *a, Node *b)
+{
+    node_init_type(a, sim, 5, SNIC_QPT_UC);
+    node_init_type(b, sim, 6, SNIC_QPT_UC);
+    snic_sim_port_connect(&a->h->port, &b->h->port, &clean);
+    node_connect(a, b, SNIC_MTU_1024, 0, 0);
+    node_connect(b, a, SNIC_MTU_1024, 0, 0);
+}
+
 static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
                      uint32_t len, uint32_t imm)
 {
@@ -1172,7 +1182,7 @@ static void test_every_opcode(void)
     g_autofree char *path = g_build_filename(dir, "all.pcap", NULL);
     SnicSim *sim = snic_sim_new(20);
     bool seen[256] = { false };
-    Node a, b, c2, d, u, v;
+    Node a, b, c2, d, e, f, u, v;
     struct snic_cqe c;
     unsigned op, missing = 0;
 
@@ -1223,6 +1233,24 @@ static void test_every_opcode(void)
     node_post_recv(&d, 1, BUF, 4096);
     post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
     snic_sim_run(sim, 1000000);
+    /* UC: every SEND and WRITE op-code */
+    uc_pair(sim, &e, &f);
+    for (op = 0; op < 4; op++) {
+        node_post_recv(&f, op, BUF + op * 0x10000, 4096);
+    }
+    post_raw(&e, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    post_raw(&e, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 1);
+    post_raw(&e, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    post_raw(&e, 4, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 2);
+    node_post_send(&e, 5, SNIC_WR_RDMA_WRITE, BUF, 3000, BUF + 0x60000,
+                   f.lkey, 0, e.lkey);
+    node_post_send(&e, 6, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x60000,
+                   f.lkey, 3, e.lkey);
+    node_post_send(&e, 7, SNIC_WR_RDMA_WRITE, BUF, 10, BUF + 0x60000, f.lkey,
+                   0, e.lkey);
+    node_post_send(&e, 8, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
+                   f.lkey, 4, e.lkey);
+    snic_sim_run(sim, 1000000);
     /* UD */
     ud_pair(sim, &u, &v, SNIC_QPT_UD, 7);
     node_post_recv(&v, 1, BUF, 4096);
@@ -1253,6 +1281,8 @@ static void test_every_opcode(void)
     fake_host_free(b.h);
     fake_host_free(c2.h);
     fake_host_free(d.h);
+    fake_host_free(e.h);
+    fake_host_free(f.h);
     fake_host_free(u.h);
     fake_host_free(v.h);
 }
@@ -2029,6 +2059,126 @@ static void test_inline(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * UC: SEND and WRITE (with immediate) are delivered in order without any
+ * acknowledgement; the sender completes each WQE once it is sent; a READ
+ * is not a UC operation.
+ */
+static void test_uc(void)
+{
+    SnicSim *sim = snic_sim_new(39);
+    struct snic_cqe c;
+    Node a, b;
+    unsigned i;
+
+    uc_pair(sim, &a, &b);
+    node_fill(&a, BUF, 8192, 39);
+    for (i = 1; i <= 3; i++) {
+        node_post_recv(&b, i, BUF + i * 0x10000, 4096);
+    }
+    post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    post_raw(&a, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 0x77);
+    node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF + 0x80000,
+                   b.lkey, 0, a.lkey);
+    node_post_send(&a, 4, SNIC_WR_RDMA_WRITE_IMM, BUF, 100, BUF + 0x90000,
+                   b.lkey, 0x88, a.lkey);
+    snic_sim_run(sim, 100000);
+    for (i = 1; i <= 4; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000, 3000), 3000,
+                    fake_ptr(a.h, BUF, 3000), 3000);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, 0x77);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, 0x88);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x80000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_tx_packets), ==, 0);  /* no ACK */
+    /* a READ is refused on a UC QP */
+    node_post_send(&a, 5, SNIC_WR_RDMA_READ, BUF, 10, BUF, b.lkey, 0,
+                   a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    node_pair_free(sim, &a, &b);
+}
+
+/* A UC packet from 'from' to 'to' with op-code op (RC number + 0x20). */
+static void inject_uc(Node *from, Node *to, uint8_t op, uint32_t psn,
+                      uint32_t len, uint64_t va)
+{
+    static uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t flen;
+
+    memset(&p, 0, sizeof(p));
+    memset(payload, op, sizeof(payload));
+    snic_rdma_fill_addr(from->h->core, &from->h->core->qps[from->qpn], &p);
+    p.opcode = op;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = va;
+    p.reth.rkey = to->lkey;
+    p.reth.len = 3 * 1024;
+    p.payload = payload;
+    p.payload_len = len;
+    flen = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+    fake_run(to->h);
+}
+
+/*
+ * UC loss: a gap drops the rest of the message in hand (nothing of it is
+ * completed, its receive WQE serves the next message) and reception
+ * resumes at the next First or Only, whatever its PSN.
+ */
+static void test_uc_loss(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(40);
+    struct snic_cqe c;
+    uint32_t e;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_init_type(&a, sim, 5, SNIC_QPT_UC);
+    node_init_type(&b, sim, 6, SNIC_QPT_UC);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &dead);
+    node_connect(&a, &b, SNIC_MTU_1024, 0, 0);
+    node_connect(&b, &a, SNIC_MTU_1024, 0, 0);
+    node_post_recv(&b, 1, BUF, 4096);
+    node_post_recv(&b, 2, BUF + 0x1000, 4096);
+    e = b.h->core->qps[b.qpn].resp.epsn;
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_FIRST, e, 1024, 0);
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_LAST, e + 2, 100, 0);    /* e+1 lost */
+    g_assert_false(node_poll_cq(&b, &c));
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_MIDDLE, e + 3, 1024, 0); /* still out */
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_ONLY, e + 5, 50, 0);     /* new one */
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);         /* reused */
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 50);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(b.h, BUF, 1), ==,
+                     SNIC_OP_UC_SEND_ONLY);
+    /* a WRITE losing its middle packet: its last part is not written */
+    inject_uc(&a, &b, SNIC_OP_UC_WRITE_FIRST, e + 6, 1024, BUF + 0x8000);
+    inject_uc(&a, &b, SNIC_OP_UC_WRITE_LAST, e + 8, 1024, 0);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(b.h, BUF + 0x8000 + 2048, 1), ==,
+                     0);
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_ONLY, e + 9, 60, 0);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 60);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_tx_packets), ==, 0);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -2173,6 +2323,8 @@ int main(int argc, char **argv)
                     test_foreign_destination_dropped);
     g_test_add_func("/engine/loopback", test_loopback);
     g_test_add_func("/engine/inline", test_inline);
+    g_test_add_func("/engine/uc", test_uc);
+    g_test_add_func("/engine/uc-loss", test_uc_loss);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

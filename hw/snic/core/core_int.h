@@ -19,7 +19,8 @@
 
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
-                   SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE)
+                   SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
+                   SNIC_CAP_UC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)

@@ -93,12 +93,21 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         return;
     }
     if (op->flags & SNIC_OPF_UD) {
-        if (qp->type == SNIC_QPT_RC ||
+        if ((qp->type != SNIC_QPT_UD && qp->type != SNIC_QPT_GSI) ||
             (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
         snic_ud_receive(c, qp, &p);
+        return;
+    }
+    if (op->flags & SNIC_OPF_UC) {
+        if (qp->type != SNIC_QPT_UC || !from_peer(qp, &p) ||
+            (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_uc_request(c, qp, &p);
         return;
     }
     /* RC op-codes; snic extensions only when negotiated (not yet) */
@@ -141,7 +150,8 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
     if (qp->type != SNIC_QPT_RC) {
         return !flushed_in_err(c, qp) && qp->state == SNIC_QPS_RTS &&
-               snic_ud_run(c, qp, budget);
+               (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
+                                          snic_ud_run(c, qp, budget));
     }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */

@@ -84,6 +84,7 @@ typedef struct SnicResp {
     bool in_send;               /* between SEND First and Last */
     bool in_write;              /* between WRITE First and Last */
     bool nak_sent;              /* NAK sequence error sent for this gap */
+    bool uc_resync;             /* UC: dropping until a First or Only */
     uint32_t recv_off;          /* bytes placed in the current RQ WQE */
     uint64_t write_va;          /* next byte of the current WRITE */
     uint32_t write_rkey;
@@ -139,6 +140,8 @@ uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                         uint32_t off, void *buf, uint32_t len);
 
 /* req.c: requester and completer */
+/* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */
+uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
@@ -149,6 +152,10 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+
+/* uc.c: unreliable connected QPs */
+bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_uc_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 
 /* ud.c: datagrams */
 bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);

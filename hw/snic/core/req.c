@@ -172,8 +172,7 @@ static int64_t wqe_of_psn(SnicQp *qp, uint32_t psn)
     return -1;
 }
 
-/* Op-code of segment 'seg' of 'nseg' for a SEND or WRITE WQE. */
-static uint8_t seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
+uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
 {
     bool first = seg == 0, last = seg == nseg - 1;
     bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM ||
@@ -240,7 +239,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
-        p.opcode = seg_opcode(info->opcode, seg, info->npsn);
+        p.opcode = snic_seg_opcode(info->opcode, seg, info->npsn);
         p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
