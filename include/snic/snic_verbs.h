@@ -351,8 +351,8 @@ _Static_assert(sizeof(struct snic_admin_create_cq) == 24, "create_cq size");
 
 /*
  * CREATE_QP: result = QP number (1 for the GSI QP). With srqn != 0 the QP
- * takes its receive WQEs from that SRQ (of its context and PD) and has no
- * RQ of its own (rq_* are zero).
+ * takes its receive WQEs from that SRQ (of its context; not GSI) and has
+ * no RQ of its own (rq_* are zero); in ERR it posts SNIC_EVENT_QP_LAST_WQE.
  */
 struct snic_admin_create_qp {
     __le64 sq_pbl_addr;
@@ -442,9 +442,11 @@ _Static_assert(sizeof(struct snic_admin_rereg_mr) == 48, "rereg_mr size");
 /*
  * CREATE_SRQ: a shared receive queue of 2^log2_depth struct snic_rq_wqe
  * in host memory behind a page list, of context ctx and PD pdn; limit
- * armed (0: not armed). Its producer index is rung with SNIC_DB_SRQ; the
- * device takes WQEs in ring order and names the slot in the CQE
- * (wqe_index), so slots complete out of order.
+ * armed (0: not armed). Its producer index is rung with SNIC_DB_SRQ. The
+ * device takes WQEs in ring order and copies each when a message starts,
+ * so a slot may be reposted once taken; the CQE carries the WQE's wr_id
+ * and its SRQ index (wqe_index). Messages complete out of order. The
+ * WQEs' lkeys are checked against the SRQ's PD, not the QP's.
  */
 struct snic_admin_create_srq {
     __le64 pbl_addr;

@@ -42,6 +42,7 @@ static void check_tables(SnicCore *c)
     uint32_t pd_refs[FZ_MAX_PD + 1] = { 0 };
     uint32_t cq_refs[FZ_MAX_CQ + 1] = { 0 };
     uint32_t eq_refs[FZ_MAX_EQ + 1] = { 0 };
+    uint32_t srq_refs[FZ_MAX_SRQ + 1] = { 0 };
     uint32_t i;
 
     for (i = 1; i <= FZ_MAX_MR; i++) {
@@ -70,9 +71,32 @@ static void check_tables(SnicCore *c)
         if (qp->state >= SNIC_QPS_COUNT) {
             fail("QP in no state", i, qp->state);
         }
+        if (qp->srqn && (qp->srqn > FZ_MAX_SRQ ||
+                         !c->srqs[qp->srqn].valid ||
+                         c->srqs[qp->srqn].ctx != qp->ctx)) {
+            fail("QP on a dead or foreign SRQ", i, qp->srqn);
+        }
+        srq_refs[qp->srqn]++;
         pd_refs[qp->pdn]++;
         cq_refs[qp->send_cqn]++;
         cq_refs[qp->recv_cqn]++;
+    }
+    for (i = 1; i <= FZ_MAX_SRQ; i++) {
+        const SnicSrq *srq = &c->srqs[i];
+
+        if (!srq->valid) {
+            continue;
+        }
+        if (srq->pdn < 1 || srq->pdn > FZ_MAX_PD || !c->pds[srq->pdn].valid) {
+            fail("SRQ in a dead PD", i, srq->pdn);
+        }
+        if (srq->refs != srq_refs[i]) {
+            fail("SRQ reference count", srq->refs, srq_refs[i]);
+        }
+        if (srq->tail - srq->head > 1u << srq->log2_depth) {
+            fail("SRQ holds more than its depth", srq->head, srq->tail);
+        }
+        pd_refs[srq->pdn]++;
     }
     for (i = 1; i <= FZ_MAX_CQ; i++) {
         if (c->cqs[i].valid) {
@@ -232,6 +256,26 @@ static void fix_fields(struct snic_admin_cmd *cmd)
     case SNIC_ADMIN_DESTROY_QP:
         cmd->obj.handle = le32(r[0] % (FZ_MAX_QP + 3));
         break;
+    case SNIC_ADMIN_QUERY_SRQ:
+    case SNIC_ADMIN_DESTROY_SRQ:
+        cmd->obj.handle = le32(r[0] % (FZ_MAX_SRQ + 2));
+        break;
+    case SNIC_ADMIN_MODIFY_SRQ:
+        cmd->modify_srq.srqn = le32(r[0] % (FZ_MAX_SRQ + 2));
+        cmd->modify_srq.limit = le32(r[4] % 80);
+        break;
+    case SNIC_ADMIN_CREATE_SRQ: {
+        struct snic_admin_create_srq *q = &cmd->create_srq;
+
+        log2 = 2 + q->log2_depth % 6;
+        q->log2_depth = log2;
+        q->npages = le32(queue_pages((uint64_t)SNIC_RQ_WQE_SIZE << log2));
+        q->pbl_addr = GUINT64_TO_LE(LIST_AT(r[0] % NUM_LISTS));
+        q->pdn = le32(r[12] % (FZ_MAX_PD + 2));
+        q->limit = le32(r[16] % 80);
+        q->ctx = GUINT16_TO_LE(r[22] % 4 == 3 ? 1 : 0);
+        break;
+    }
     case SNIC_ADMIN_DEREG_MR:
         cmd->obj.handle = le32((r[0] % (FZ_MAX_MR + 2)) << 8 |
                                (r[1] & 1 ? r[2] : FZ_MR_KEY));
@@ -294,6 +338,15 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         q->recv_cqn = le32(r[32] & 0x80 ? r[32] % (FZ_MAX_CQ + 2) :
                            GUINT32_FROM_LE(q->send_cqn));
         q->ctx = GUINT16_TO_LE(r[40] % 4 == 3 ? 1 : 0);
+        if (r[44] % 4 == 3) {
+            /* from an SRQ: no RQ (unless the input keeps one) */
+            q->srqn = le32(r[45] % (FZ_MAX_SRQ + 2));
+            if (!(r[46] & 0x80)) {
+                q->rq_log2_depth = 0;
+                q->rq_npages = 0;
+                q->rq_pbl_addr = 0;
+            }
+        }
         break;
     }
     case SNIC_ADMIN_MODIFY_QP: {

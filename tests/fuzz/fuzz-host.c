@@ -22,6 +22,8 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_SET_MTU, SNIC_ADMIN_GET_MTU, SNIC_ADMIN_SET_MAC,
     SNIC_ADMIN_CREATE_ETH_QUEUE, SNIC_ADMIN_DESTROY_ETH_QUEUE,
     SNIC_ADMIN_START_ETH_QUEUE, SNIC_ADMIN_STOP_ETH_QUEUE,
+    SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
+    SNIC_ADMIN_DESTROY_SRQ,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -205,6 +207,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .max_qp = FZ_MAX_QP,
         .max_cq = FZ_MAX_CQ,
         .max_eq = FZ_MAX_EQ,
+        .max_srq = FZ_MAX_SRQ,
     };
 
     memcpy(cfg.mac, fz_mac, 6);
@@ -325,7 +328,13 @@ int fz_admin_payload_len(uint8_t opcode)
     case SNIC_ADMIN_DESTROY_EQ:
     case SNIC_ADMIN_DESTROY_CQ:
     case SNIC_ADMIN_DESTROY_QP:
+    case SNIC_ADMIN_QUERY_SRQ:
+    case SNIC_ADMIN_DESTROY_SRQ:
         return sizeof(struct snic_admin_obj_ref);
+    case SNIC_ADMIN_CREATE_SRQ:
+        return sizeof(struct snic_admin_create_srq);
+    case SNIC_ADMIN_MODIFY_SRQ:
+        return sizeof(struct snic_admin_modify_srq);
     case SNIC_ADMIN_REG_MR:
         return sizeof(struct snic_admin_reg_mr);
     case SNIC_ADMIN_CREATE_EQ:
@@ -510,20 +519,36 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
     n->cqn = node_admin_ok(n, &cmd);
     for (q = 0; q < nqp; q++) {
+        bool srq = types[q] & FZ_ON_SRQ;
+
         fz_pbl(n->h, FZ_PBL_SQ(q), FZ_SQ_RING(q), 1, false);
         fz_pbl(n->h, FZ_PBL_RQ(q), FZ_RQ_RING(q), 1, false);
+        if (srq) {
+            snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ,
+                                sizeof(cmd.create_srq));
+            cmd.create_srq.pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
+            cmd.create_srq.npages = GUINT32_TO_LE(1);
+            cmd.create_srq.pdn = GUINT32_TO_LE(n->pdn);
+            cmd.create_srq.log2_depth = FZ_RQ_LOG2;
+            n->srqn = node_admin_ok(n, &cmd);
+            n->srq_q = q;
+        }
         snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
         cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(FZ_PBL_SQ(q));
-        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
         cmd.create_qp.sq_npages = GUINT32_TO_LE(1);
-        cmd.create_qp.rq_npages = GUINT32_TO_LE(1);
+        if (srq) {
+            cmd.create_qp.srqn = GUINT32_TO_LE(n->srqn);
+        } else {
+            cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
+            cmd.create_qp.rq_npages = GUINT32_TO_LE(1);
+            cmd.create_qp.rq_log2_depth = FZ_RQ_LOG2;
+        }
         cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
         cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
         cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-        cmd.create_qp.type = types[q];
+        cmd.create_qp.type = types[q] & ~FZ_ON_SRQ;
         cmd.create_qp.sq_log2_depth = FZ_SQ_LOG2;
-        cmd.create_qp.rq_log2_depth = FZ_RQ_LOG2;
-        n->type[q] = types[q];
+        n->type[q] = types[q] & ~FZ_ON_SRQ;
         n->qpn[q] = node_admin_ok(n, &cmd);
     }
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
@@ -673,7 +698,11 @@ void fz_post_recv(FuzzNode *n, unsigned q, const struct snic_rq_wqe *w)
     uint32_t slot = n->rq_pi[q] & ((1u << FZ_RQ_LOG2) - 1);
 
     fz_write(n->h, FZ_RQ_RING(q) + slot * SNIC_RQ_WQE_SIZE, w, sizeof(*w));
-    fz_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn[q], ++n->rq_pi[q]);
+    if (n->srqn && q == n->srq_q) {
+        fz_doorbell(n->h, 0, SNIC_DB_SRQ, n->srqn, ++n->rq_pi[q]);
+    } else {
+        fz_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn[q], ++n->rq_pi[q]);
+    }
 }
 
 bool fz_poll_cq(FuzzNode *n, struct snic_cqe *c)

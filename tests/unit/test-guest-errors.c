@@ -171,6 +171,23 @@ static void ge_db_qp_owner(Env *e)
     fake_doorbell(e->h, 0, SNIC_DB_SQ, 77, 1);
 }
 
+static void ge_db_srq_owner(Env *e)
+{
+    enabled(e);
+    fake_doorbell(e->h, 0, SNIC_DB_SRQ, 3, 1);
+}
+
+/* The RQ doorbell of a QP that takes its receive WQEs from an SRQ */
+static void ge_db_rq_of_srq_qp(Env *e)
+{
+    Node q;
+
+    pair(e);
+    node_create_srq(&e->a, 0);
+    node_add_qp(&q, &e->a);
+    fake_doorbell(e->h, 0, SNIC_DB_RQ, q.qpn, 1);
+}
+
 static void ge_db_cq_owner(Env *e)
 {
     enabled(e);
@@ -557,6 +574,8 @@ static const GeCase cases[] = {
     CASE(GE_DB_QUEUE, ge_db_queue),
     CASE(GE_DB_KERNEL_QUEUE, ge_db_kernel_queue),
     CASE(GE_DB_QP_OWNER, ge_db_qp_owner),
+    CASE(GE_DB_SRQ_OWNER, ge_db_srq_owner),
+    CASE(GE_DB_RQ_OF_SRQ_QP, ge_db_rq_of_srq_qp),
     CASE(GE_DB_CQ_OWNER, ge_db_cq_owner),
     CASE(GE_DB_EQ, ge_db_eq),
     CASE(GE_DB_INDEX, ge_db_index),

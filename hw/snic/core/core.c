@@ -42,6 +42,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "max-mrs", cfg->max_mr, SNIC_MAX_OBJECTS },
         { "max_pd", cfg->max_pd, SNIC_MAX_OBJECTS },
         { "max_eq", cfg->max_eq, SNIC_MAX_OBJECTS },
+        { "max_srq", cfg->max_srq, SNIC_MAX_OBJECTS },
         { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
     };
     const struct {
@@ -91,6 +92,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_qp = cf.max_qp ? cf.max_qp : SNIC_DEFAULT_MAX_QP;
     cf.max_cq = cf.max_cq ? cf.max_cq : SNIC_DEFAULT_MAX_CQ;
     cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
+    cf.max_srq = cf.max_srq ? cf.max_srq : SNIC_DEFAULT_MAX_SRQ;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
@@ -103,6 +105,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     /* out of line: resets clear the indices, never the frames */
     c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
     snic_cq_init(c);
+    snic_srq_init(c);
     snic_qp_init(c);
     snic_mr_init(c);
     snic_core_reset(c);
@@ -114,6 +117,7 @@ void snic_core_free(SnicCore *c)
     snic_link_free(c);
     snic_qp_free(c);
     snic_cq_free(c);
+    snic_srq_free(c);
     g_free(c->rx_fifo);
     snic_mr_free(c);
     g_free(c);
@@ -134,6 +138,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     }
     snic_qp_reset(c);
     snic_cq_reset(c);
+    snic_srq_reset(c);
     snic_mr_reset(c);
     snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;

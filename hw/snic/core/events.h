@@ -94,6 +94,10 @@
       page, type, qid) \
     X(GE_DB_QP_OWNER, "doorbell page %" PRIu64 ": QP %" PRIu64 " is not " \
       "owned by this page's context", page, qpn) \
+    X(GE_DB_SRQ_OWNER, "doorbell page %" PRIu64 ": SRQ %" PRIu64 " is not " \
+      "owned by this page's context", page, srqn) \
+    X(GE_DB_RQ_OF_SRQ_QP, "doorbell page %" PRIu64 ": QP %" PRIu64 \
+      " takes its receive WQEs from an SRQ and has no RQ", page, qpn) \
     X(GE_DB_CQ_OWNER, "doorbell page %" PRIu64 ": CQ %" PRIu64 " is not " \
       "owned by this page's context", page, cqn) \
     X(GE_DB_EQ, "doorbell page %" PRIu64 ": EQ %" PRIu64 " index %" PRIu64 \

@@ -131,13 +131,19 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     }
 }
 
+/* A receive WQE is held or waits in the QP's own RQ (not in an SRQ). */
+static bool recv_pending(const SnicQp *qp)
+{
+    return qp->resp.recv_held || (!qp->srqn && qp->rq_head != qp->rq_tail);
+}
+
 /* In ERR, work posted is flushed at once (IBA 10.3.1); true in ERR. */
 static bool flushed_in_err(SnicCore *c, SnicQp *qp)
 {
     if (qp->state != SNIC_QPS_ERR) {
         return false;
     }
-    if (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail) {
+    if (qp->sq_comp != qp->sq_tail || recv_pending(qp)) {
         snic_rdma_qp_error(c, qp);
     }
     return true;
@@ -364,48 +370,101 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
-int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w)
+bool snic_recv_take(SnicCore *c, SnicQp *qp)
 {
-    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w, sizeof(*w))) {
-        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, qp->rq_head, 1);
-        return -1;
+    SnicResp *s = &qp->resp;
+    struct snic_rq_wqe *w = &s->recv_wqe;
+    int st;
+
+    if (s->recv_held) {
+        return true;
     }
-    if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
-        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, qp->rq_head,
+    if (qp->srqn) {
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), w, &s->recv_index);
+        if (st < 0) {
+            return false;
+        }
+    } else {
+        if (qp->rq_head == qp->rq_tail) {
+            return false;
+        }
+        s->recv_index = qp->rq_head;
+        st = snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w,
+                           sizeof(*w));
+    }
+    s->recv_held = true;
+    s->recv_ok = false;
+    s->recv_off = 0;
+    if (st) {
+        memset(w, 0, sizeof(*w));
+        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, s->recv_index, 1);
+    } else if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, s->recv_index,
                          w->num_sge);
-        return -1;
+    } else {
+        s->recv_ok = true;
     }
-    return 0;
+    return true;
 }
 
-/* Scatter into the current receive WQE at byte 'off' of its buffers. */
+int64_t snic_recv_room(const SnicQp *qp)
+{
+    const struct snic_rq_wqe *w = &qp->resp.recv_wqe;
+    int64_t room = 0;
+    unsigned i;
+
+    if (!qp->resp.recv_held || !qp->resp.recv_ok) {
+        return -1;
+    }
+    for (i = 0; i < w->num_sge; i++) {
+        room += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return room;
+}
+
+/* Scatter into the held receive WQE at byte 'off' of its buffers. */
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)
 {
-    struct snic_rq_wqe w;
+    const SnicResp *s = &qp->resp;
+    /* an SRQ's WQEs are checked against the SRQ's PD */
+    uint32_t pdn = qp->srqn ? snic_srq_get(c, qp->srqn)->pdn : qp->pdn;
 
-    if (snic_rq_fetch(c, qp, &w)) {
+    if (!s->recv_held || !s->recv_ok) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, buf, len);
+    return snic_sge_scatter(c, pdn, s->recv_wqe.sge, s->recv_wqe.num_sge, off,
+                            buf, len);
 }
 
-/* Complete the current receive WQE. */
+/* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
+static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
+                          bool se)
+{
+    SnicResp *s = &qp->resp;
+
+    cqe->wr_id = s->recv_wqe.wr_id;
+    cqe->qpn = GUINT32_TO_LE(qp - c->qps);
+    cqe->wqe_index = GUINT16_TO_LE((uint16_t)s->recv_index);
+    if (!qp->srqn) {
+        qp->rq_head++;
+    }
+    s->recv_held = false;
+    s->recv_off = 0;
+    if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {
+        cq_lost(c, qp);
+    }
+}
+
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       uint8_t opcode, uint32_t len, const SnicPkt *p)
 {
-    struct snic_rq_wqe w;
     struct snic_cqe cqe;
 
     memset(&cqe, 0, sizeof(cqe));
-    if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w))) {
-        cqe.wr_id = w.wr_id;
-    }
     cqe.byte_len = GUINT32_TO_LE(len);
-    cqe.qpn = GUINT32_TO_LE(qp - c->qps);
     cqe.status = status;
     cqe.opcode = opcode;
-    cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
     if (p->headers & SNIC_HDR_IMMDT) {
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
@@ -415,11 +474,7 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
         cqe.wc_flags |= SNIC_WC_F_GRH |
                         (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
     }
-    qp->rq_head++;
-    qp->resp.recv_off = 0;
-    if (snic_cq_post(c, qp->recv_cqn, &cqe, p->se)) {
-        cq_lost(c, qp);
-    }
+    recv_complete(c, qp, &cqe, p->se);
 }
 
 /*
@@ -514,28 +569,26 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         qp->sq_comp++;
     }
     qp->req.sq_head = qp->sq_comp;
-    while (qp->rq_head != qp->rq_tail) {
-        struct snic_rq_wqe w;
-
+    /* the held WQE, then (without an SRQ) the rest of the RQ */
+    while (recv_pending(qp) && snic_recv_take(c, qp)) {
         memset(&cqe, 0, sizeof(cqe));
-        if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w,
-                           sizeof(w))) {
-            cqe.wr_id = w.wr_id;
-        }
-        cqe.qpn = GUINT32_TO_LE(qp - c->qps);
         cqe.status = SNIC_WC_WR_FLUSH_ERR;
         cqe.opcode = SNIC_WC_RECV;
-        cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
-        snic_cq_post(c, qp->recv_cqn, &cqe, false);
-        qp->rq_head++;
+        recv_complete(c, qp, &cqe, false);
     }
 }
 
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
 {
+    bool entered = qp->state != SNIC_QPS_ERR;
+
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
     qp->req.rto_deadline = UINT64_MAX;
     qp->req.rnr_deadline = UINT64_MAX;
     qp->resp.ack_pending = false;
     flush_queues(c, qp);
+    if (entered && qp->srqn) {
+        /* it takes no more WQEs from the SRQ: its consumer may detach */
+        snic_aeq_post(c, SNIC_EVENT_QP_LAST_WQE, qp - c->qps);
+    }
 }

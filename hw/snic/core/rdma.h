@@ -85,7 +85,12 @@ typedef struct SnicResp {
     bool in_write;              /* between WRITE First and Last */
     bool nak_sent;              /* NAK sequence error sent for this gap */
     bool uc_resync;             /* UC: dropping until a First or Only */
-    uint32_t recv_off;          /* bytes placed in the current RQ WQE */
+    /* the receive WQE of the current message, copied when taken */
+    bool recv_held;
+    bool recv_ok;               /* it was readable and well formed */
+    uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
+    uint32_t recv_off;          /* bytes placed in it */
+    struct snic_rq_wqe recv_wqe;
     uint64_t write_va;          /* next byte of the current WRITE */
     uint32_t write_rkey;
     uint32_t write_left;
@@ -125,8 +130,13 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 /* rdma.c: work queues and their completions */
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w);
-/* Read the current receive WQE; -1 (a guest error) if it is malformed. */
-int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w);
+/*
+ * Hold the receive WQE of the current message: the one held already, or
+ * the next of the QP's RQ or SRQ. False if none is posted.
+ */
+bool snic_recv_take(SnicCore *c, SnicQp *qp);
+/* Bytes the held receive WQE's buffers take; -1 if it is malformed */
+int64_t snic_recv_room(const SnicQp *qp);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,

@@ -68,7 +68,7 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicResp *s = &qp->resp;
     uint8_t st;
 
-    if (is_first(p->opcode) && qp->rq_head == qp->rq_tail) {
+    if (!snic_recv_take(c, qp)) {
         /* no receive WQE: try again later (the PSN is not consumed) */
         queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer, p->psn);
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
@@ -106,7 +106,7 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* QP forbids it */
         return false;
     }
-    if (imm && qp->rq_head == qp->rq_tail) {
+    if (imm && !snic_recv_take(c, qp)) {
         queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer, p->psn);
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;

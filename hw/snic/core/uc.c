@@ -152,13 +152,12 @@ static void uc_drop_message(SnicCore *c, SnicQp *qp)
 }
 
 /* SEND packet at ePSN; false if the message was dropped. */
-static bool uc_send(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool first,
-                    bool last)
+static bool uc_send(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool last)
 {
     SnicResp *s = &qp->resp;
     uint8_t st;
 
-    if (first && qp->rq_head == qp->rq_tail) {
+    if (!snic_recv_take(c, qp)) {
         return false;           /* no receive WQE: UC has no RNR */
     }
     if ((uint64_t)s->recv_off + p->payload_len > (1u << 31)) {
@@ -193,7 +192,7 @@ static bool uc_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool first,
     SnicMr *mr;
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
-        (imm && qp->rq_head == qp->rq_tail)) {
+        (imm && !snic_recv_take(c, qp))) {
         return false;
     }
     if (first) {
@@ -254,7 +253,7 @@ void snic_uc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if ((first && (s->in_send || s->in_write)) ||
         (!first && !(send ? s->in_send : s->in_write)) ||
         (!last && p->payload_len != mtu) || (last && p->payload_len > mtu) ||
-        !(send ? uc_send(c, qp, p, first, last) :
+        !(send ? uc_send(c, qp, p, last) :
                  uc_write(c, qp, p, first, last))) {
         if (qp->state == SNIC_QPS_ERR) {
             return;

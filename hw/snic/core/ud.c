@@ -108,22 +108,6 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
     return done == budget;
 }
 
-/* Bytes the current receive WQE holds; -1 if it cannot be read. */
-static int64_t rq_wqe_room(SnicCore *c, SnicQp *qp)
-{
-    struct snic_rq_wqe w;
-    int64_t room = 0;
-    unsigned i;
-
-    if (snic_rq_fetch(c, qp, &w)) {
-        return -1;
-    }
-    for (i = 0; i < w.num_sge; i++) {
-        room += GUINT32_FROM_LE(w.sge[i].length);
-    }
-    return room;
-}
-
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint8_t grh[SNIC_GRH_LEN];
@@ -135,12 +119,12 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
      * a Q_Key violation, no receive WQE, more than a path MTU of payload,
      * a buffer too small. The QP carries on.
      */
-    if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail ||
-        p->payload_len > SNIC_IB_MAX_MTU) {
+    if (p->deth.qkey != qp->attr.qkey || p->payload_len > SNIC_IB_MAX_MTU ||
+        !snic_recv_take(c, qp)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    room = rq_wqe_room(c, qp);
+    room = snic_recv_room(qp);
     if (room >= 0 && room < SNIC_GRH_LEN + p->payload_len) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
