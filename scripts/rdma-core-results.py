@@ -103,7 +103,7 @@ def tap_text(text):
 
 def describe(r):
     if r is None:
-        return 'no result'
+        return 'gave no result'
     return r['result'] + (f': {r["reason"]}' if r['reason'] else '')
 
 
