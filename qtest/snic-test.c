@@ -236,7 +236,7 @@ static void test_rdma_hostile_then_healthy(void)
     QSnic *s = a.s;
     struct snic_admin_cmd cmd;
     uint32_t seed = 0x2545f491, i;
-    uint64_t off, vcq, vqp, vsq = qsnic_alloc_pages(s, 1);
+    uint64_t off, vcq, vqp, vsq = qsnic_alloc_pages(s, QSNIC_RDMA_SQ_PAGES);
     uint64_t vcq_ring = qsnic_alloc_pages(s, 1);
     struct snic_cqe cqe;
 

@@ -20,7 +20,7 @@
 
 #include "snic.h"
 
-static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 48);
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 56);
 static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
 static_assert(SNIC_GID_TABLE_LEN <= SNIC_MAX_GIDS);
 /* One mmap page is exactly one doorbell page: no context sees another's */

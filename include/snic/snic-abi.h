@@ -14,8 +14,11 @@
 
 #include <linux/types.h>
 
-/* ops.uverbs_abi_ver; the provider accepts exactly this version */
-#define SNIC_UVERBS_ABI_VERSION 1
+/*
+ * ops.uverbs_abi_ver; the provider accepts exactly this version.
+ * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ.
+ */
+#define SNIC_UVERBS_ABI_VERSION 2
 
 /*
  * GET_CONTEXT response. Each user context owns one BAR2 doorbell page;
@@ -35,7 +38,10 @@ struct snic_ib_alloc_ucontext_resp {
 	__u32 cqe_size;
 	__u16 max_send_sge;
 	__u16 max_recv_sge;
-	__u32 reserved;
+	__u16 max_inline_data;
+	__u16 reserved;
+	__u32 max_srq_wr;
+	__u32 reserved1;
 };
 
 /* ALLOC_PD response: the device's PD number */
@@ -63,7 +69,40 @@ struct snic_ib_create_cq_resp {
 };
 
 /*
- * CREATE_QP request (RC and UD). Both rings come from the provider like
+ * RESIZE_CQ request: a new ring as for CREATE_CQ. The response names the
+ * old ring's producer index at the switch: the provider polls the old
+ * ring up to there, then the new one from index 0.
+ */
+struct snic_ib_resize_cq {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u8 log2_depth;
+	__u8 reserved[3];
+};
+
+struct snic_ib_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 old_tail;
+};
+
+/*
+ * CREATE_SRQ request: the provider's ring of struct snic_rq_wqe, as for
+ * a QP's RQ. The response carries the SRQ number for SNIC_DB_SRQ.
+ */
+struct snic_ib_create_srq {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u8 log2_depth;
+	__u8 reserved[3];
+};
+
+struct snic_ib_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+};
+
+/*
+ * CREATE_QP request (RC, UC and UD; with an SRQ, no RQ ring: rq_* zero). Both rings come from the provider like
  * the CQ's: SQ of sq_wqe_size << sq_log2_depth bytes, RQ of rq_wqe_size <<
  * rq_log2_depth bytes, each page-aligned. The QP number for doorbells is
  * the base response's qpn.

@@ -54,6 +54,16 @@ enum snic_admin_opcode {
     SNIC_ADMIN_QUERY_QP = 0x2a,
     SNIC_ADMIN_DESTROY_QP = 0x2b,
     SNIC_ADMIN_SET_GID = 0x2c,          /* ABI 1.3 */
+    /* ABI 2.0 */
+    SNIC_ADMIN_ALLOC_MW = 0x2d,         /* result = R_Key */
+    SNIC_ADMIN_DEALLOC_MW = 0x2e,       /* handle = R_Key */
+    SNIC_ADMIN_REREG_MR = 0x2f,
+    SNIC_ADMIN_CREATE_SRQ = 0x30,       /* result = SRQ number */
+    SNIC_ADMIN_MODIFY_SRQ = 0x31,
+    SNIC_ADMIN_QUERY_SRQ = 0x32,        /* result = limit */
+    SNIC_ADMIN_DESTROY_SRQ = 0x33,
+    SNIC_ADMIN_RESIZE_CQ = 0x34,        /* result = old ring's tail */
+    SNIC_ADMIN_MODIFY_CQ = 0x35,
 };
 
 enum snic_admin_status {
@@ -164,6 +174,12 @@ struct snic_admin_cmd {
         struct snic_admin_modify_qp modify_qp;
         struct snic_admin_query_qp query_qp;
         struct snic_admin_set_gid set_gid;
+        struct snic_admin_alloc_mw alloc_mw;
+        struct snic_admin_rereg_mr rereg_mr;
+        struct snic_admin_create_srq create_srq;
+        struct snic_admin_modify_srq modify_srq;
+        struct snic_admin_resize_cq resize_cq;
+        struct snic_admin_modify_cq modify_cq;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -252,7 +268,13 @@ struct snic_device_attr {
     __u8 max_recv_sge;
     __u8 rsvd1;
     __le32 qp_state_bytes;      /* on-NIC state per QP (transport + queues) */
-    __u8 rsvd[20];
+    /* ABI 2.0 */
+    __le32 max_srq;
+    __le32 max_srq_wr;          /* SRQ depth */
+    __le32 max_mw;
+    __le16 max_inline_data;     /* bytes of a send WQE's inline data */
+    __le16 max_cq_moderation;   /* MODIFY_CQ count and period (us) */
+    __u8 rsvd[4];
 };
 _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
 
@@ -277,6 +299,8 @@ enum snic_async_event_type {
                                      * invalid request (NAKed) */
     SNIC_EVENT_QP_ACCESS_ERR = 6,   /* ABI 1.4: as responder it refused a
                                      * remote access (NAKed) */
+    SNIC_EVENT_SRQ_LIMIT = 7,       /* ABI 2.0: data: SRQN; its WQEs fell
+                                     * below the armed limit (disarmed) */
 };
 
 struct snic_aeqe {

@@ -28,10 +28,14 @@
 #define SNIC_BAR0_SIZE              0x1000
 
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
-#define SNIC_ABI_VERSION_MAJOR      1
-/* 1: PD/MR commands, limits; 2: CQE wqe_index; 3: SET_GID;
- * 4: QP_REQ_ERR and QP_ACCESS_ERR async events */
-#define SNIC_ABI_VERSION_MINOR      4
+/*
+ * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
+ * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ.
+ * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
+ * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
+ */
+#define SNIC_ABI_VERSION_MAJOR      2
+#define SNIC_ABI_VERSION_MINOR      0
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -102,6 +106,12 @@ enum snic_dev_error {
 #define SNIC_CAP_AEQ                (1ull << 1)
 #define SNIC_CAP_ETH                (1ull << 2)
 #define SNIC_CAP_RDMA_MR            (1ull << 3)  /* PDs, MRs, translation */
+#define SNIC_CAP_SRQ                (1ull << 4)  /* shared receive queues */
+#define SNIC_CAP_UC                 (1ull << 5)  /* unreliable connected QPs */
+#define SNIC_CAP_MW                 (1ull << 6)  /* memory windows, types 1+2 */
+#define SNIC_CAP_INLINE             (1ull << 7)  /* inline send data */
+#define SNIC_CAP_LOOPBACK           (1ull << 8)  /* QPs of one port connect */
+#define SNIC_CAP_CQ_MODERATION      (1ull << 9)  /* MODIFY_CQ */
 
 /* Queue depths are powers of two within these bounds */
 #define SNIC_ADMIN_MIN_LOG2_DEPTH   2
@@ -143,6 +153,7 @@ enum snic_db_type {
     SNIC_DB_CQ_ARM = 9,         /* ... and arm for the next completion */
     SNIC_DB_CQ_ARM_SOL = 10,    /* ... for the next solicited one */
     SNIC_DB_EQ = 11,            /* qid = EQN, index = consumer */
+    SNIC_DB_SRQ = 12,           /* qid = SRQN, index = SRQ producer */
 };
 
 #define SNIC_DB_INDEX_MASK          0xffffffffull

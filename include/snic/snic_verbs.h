@@ -15,6 +15,7 @@
 enum snic_qp_type {
     SNIC_QPT_GSI = 1,           /* QP1: UD semantics, Q_Key 0x80010000 */
     SNIC_QPT_RC = 2,
+    SNIC_QPT_UC = 3,            /* ABI 2.0 */
     SNIC_QPT_UD = 4,
 };
 
@@ -57,6 +58,7 @@ enum snic_qp_state {
 #define SNIC_ACCESS_REMOTE_WRITE        (1u << 1)
 #define SNIC_ACCESS_REMOTE_READ         (1u << 2)
 #define SNIC_ACCESS_REMOTE_ATOMIC       (1u << 3)
+#define SNIC_ACCESS_MW_BIND             (1u << 4)   /* MRs: MWs may bind */
 
 /* Path MTU (IB_MTU_*): bytes = 128 << mtu */
 enum snic_mtu {
@@ -89,10 +91,13 @@ enum snic_wc_status {
 
 /*
  * Memory keys: lkey = rkey = index << 8 | key byte. The driver picks the
- * key byte so a re-registered index does not accept stale keys.
+ * key byte so a re-registered index does not accept stale keys. A memory
+ * window's R_Key has SNIC_KEY_MW set; its key byte changes with every
+ * type 2 bind (the binder chooses it, as IBA says).
  */
 #define SNIC_KEY_INDEX_SHIFT            8
 #define SNIC_KEY_BYTE_MASK              0xffu
+#define SNIC_KEY_MW                     (1u << 31)
 
 /* ALLOC_PD: the context (doorbell page) the PD belongs to; 0 = kernel */
 struct snic_admin_alloc_pd {
@@ -142,7 +147,7 @@ _Static_assert(sizeof(struct snic_admin_reg_mr) == 40, "reg_mr size");
 
 #define SNIC_EQE_SIZE                   16
 #define SNIC_CQE_SIZE                   32
-#define SNIC_SQ_WQE_SIZE                128
+#define SNIC_SQ_WQE_SIZE                256
 #define SNIC_RQ_WQE_SIZE                64
 
 /*
@@ -180,31 +185,58 @@ enum snic_wr_opcode {
     SNIC_WR_RDMA_READ = 4,
     SNIC_WR_ATOMIC_CMP_SWAP = 5,
     SNIC_WR_ATOMIC_FETCH_ADD = 6,
-    SNIC_WR_SEND_INV = 9,
+    SNIC_WR_LOCAL_INV = 7,      /* ABI 2.0: imm = the R_Key to invalidate */
+    SNIC_WR_BIND_MW = 8,        /* ABI 2.0: 'bind' */
+    SNIC_WR_SEND_INV = 9,       /* imm = the R_Key the responder drops */
 };
 
 #define SNIC_WQE_SIGNALED       (1u << 0)   /* completion even on success */
 #define SNIC_WQE_SOLICITED      (1u << 1)
 #define SNIC_WQE_FENCE          (1u << 2)   /* after earlier READ/atomic */
+#define SNIC_WQE_INLINE         (1u << 3)   /* payload in inline_data */
 #define SNIC_WQE_FLAGS_ALL      (SNIC_WQE_SIGNALED | SNIC_WQE_SOLICITED | \
-                                 SNIC_WQE_FENCE)
+                                 SNIC_WQE_FENCE | SNIC_WQE_INLINE)
 
-#define SNIC_SQ_WQE_MAX_SGE     3
+#define SNIC_SQ_WQE_MAX_SGE     11
+#define SNIC_MAX_INLINE_DATA    176     /* = the SGE array's bytes */
 #define SNIC_RQ_WQE_MAX_SGE     3
 
+/* Memory window types (IBV_MW_TYPE_*) */
+#define SNIC_MW_TYPE_1                  1   /* bound by ibv_bind_mw */
+#define SNIC_MW_TYPE_2                  2   /* bound to one QP by a WR */
+
 /*
- * Send queue entry (SNIC_SQ_WQE_SIZE bytes). RC uses 'rdma' (WRITE/READ:
+ * A BIND_MW work request: window 'mw_rkey' (its current R_Key) covers
+ * [addr, addr + length) of the MR 'mr_lkey' with 'access' (REMOTE_*) from
+ * now on, under R_Key 'new_rkey' (a type 2 window takes the key byte the
+ * binder chose; a type 1 window keeps its R_Key). length 0 unbinds.
+ */
+struct snic_bind_mw {
+    __le64 addr;
+    __le64 length;
+    __le32 mw_rkey;
+    __le32 new_rkey;
+    __le32 mr_lkey;
+    __le32 access;      /* SNIC_ACCESS_REMOTE_* */
+    __u8 rsvd[32];
+};
+_Static_assert(sizeof(struct snic_bind_mw) == 64, "bind_mw size");
+
+/*
+ * Send queue entry (SNIC_SQ_WQE_SIZE bytes). RC/UC use 'rdma' (WRITE/READ:
  * remote_addr, rkey; atomics also compare_add and swap); UD uses 'ud'
  * with the whole address vector inline, so posting needs no device AH
- * object and kernel callers never wait.
+ * object and kernel callers never wait; BIND_MW uses 'bind'. The payload
+ * is num_sge SGEs, or with SNIC_WQE_INLINE the inline_len bytes of
+ * inline_data (up to SNIC_MAX_INLINE_DATA), read when the WQE is.
  */
 struct snic_sq_wqe {
     __le64 wr_id;
     __u8 opcode;        /* enum snic_wr_opcode */
     __u8 flags;         /* SNIC_WQE_* */
     __u8 num_sge;
-    __u8 rsvd;
-    __be32 imm;         /* immediate data as sent (or rkey to invalidate) */
+    __u8 inline_len;    /* SNIC_WQE_INLINE: bytes of inline_data */
+    __be32 imm;         /* immediate data as sent, or rkey to invalidate */
     union {
         struct {
             __le64 remote_addr;
@@ -212,6 +244,7 @@ struct snic_sq_wqe {
             __le32 rsvd;
             __le64 compare_add;
             __le64 swap;
+            __u8 rsvd1[32];
         } rdma;
         struct {
             struct snic_av av;
@@ -219,8 +252,12 @@ struct snic_sq_wqe {
             __le32 remote_qkey;
             __le64 rsvd;
         } ud;
+        struct snic_bind_mw bind;
     };
-    struct snic_sge sge[SNIC_SQ_WQE_MAX_SGE];
+    union {
+        struct snic_sge sge[SNIC_SQ_WQE_MAX_SGE];
+        __u8 inline_data[SNIC_MAX_INLINE_DATA];
+    };
 };
 _Static_assert(sizeof(struct snic_sq_wqe) == SNIC_SQ_WQE_SIZE, "sq wqe");
 
@@ -240,6 +277,8 @@ enum snic_wc_opcode {
     SNIC_WC_RDMA_READ = 2,
     SNIC_WC_COMP_SWAP = 3,
     SNIC_WC_FETCH_ADD = 4,
+    SNIC_WC_BIND_MW = 5,        /* ABI 2.0 */
+    SNIC_WC_LOCAL_INV = 6,      /* ABI 2.0 */
     SNIC_WC_RECV = 128,
     SNIC_WC_RECV_RDMA_WITH_IMM = 129,
 };
@@ -247,6 +286,7 @@ enum snic_wc_opcode {
 #define SNIC_WC_F_IMM           (1u << 0)   /* imm valid */
 #define SNIC_WC_F_GRH           (1u << 1)   /* UD: 40-byte GRH first */
 #define SNIC_WC_F_IPV6          (1u << 2)   /* ... of an IPv6 packet */
+#define SNIC_WC_F_INV           (1u << 3)   /* imm: the R_Key invalidated */
 
 /*
  * Completion queue entry. The CQ memory starts zeroed; the device writes
@@ -255,7 +295,7 @@ enum snic_wc_opcode {
 struct snic_cqe {
     __le64 wr_id;
     __le32 byte_len;
-    __be32 imm;
+    __be32 imm;         /* immediate data, or with F_INV the R_Key */
     __le32 qpn;
     __le32 src_qp;      /* UD */
     __u8 status;        /* enum snic_wc_status */
@@ -309,7 +349,11 @@ struct snic_admin_create_cq {
 };
 _Static_assert(sizeof(struct snic_admin_create_cq) == 24, "create_cq size");
 
-/* CREATE_QP: result = QP number (1 for the GSI QP) */
+/*
+ * CREATE_QP: result = QP number (1 for the GSI QP). With srqn != 0 the QP
+ * takes its receive WQEs from that SRQ (of its context and PD) and has no
+ * RQ of its own (rq_* are zero).
+ */
 struct snic_admin_create_qp {
     __le64 sq_pbl_addr;
     __le64 rq_pbl_addr;
@@ -324,7 +368,7 @@ struct snic_admin_create_qp {
     __u8 rsvd;
     __le16 ctx;
     __le16 rsvd1;
-    __le32 rsvd2;
+    __le32 srqn;        /* ABI 2.0 */
 };
 _Static_assert(sizeof(struct snic_admin_create_qp) == 48, "create_qp size");
 
@@ -368,5 +412,85 @@ struct snic_qp_attr {
     __u8 rsvd1[32];
 };
 _Static_assert(sizeof(struct snic_qp_attr) == 128, "qp_attr size");
+
+/* ALLOC_MW: a window of 'type' in PD pdn; result = its R_Key */
+struct snic_admin_alloc_mw {
+    __le32 pdn;
+    __u8 type;          /* SNIC_MW_TYPE_* */
+    __u8 key;           /* its first key byte */
+    __le16 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_alloc_mw) == 8, "alloc_mw size");
+
+/*
+ * REREG_MR: change the MR 'lkey' in place, keeping its keys: with
+ * SNIC_REREG_TRANS its translation (iova .. page_shift, as REG_MR), with
+ * SNIC_REREG_PD its PD, with SNIC_REREG_ACCESS its rights. Refused while
+ * a memory window is bound to it.
+ */
+#define SNIC_REREG_TRANS        (1u << 0)
+#define SNIC_REREG_PD           (1u << 1)
+#define SNIC_REREG_ACCESS       (1u << 2)
+
+struct snic_admin_rereg_mr {
+    struct snic_admin_reg_mr mr;    /* key and flags must be zero */
+    __le32 lkey;
+    __le32 rereg_flags; /* SNIC_REREG_* */
+};
+_Static_assert(sizeof(struct snic_admin_rereg_mr) == 48, "rereg_mr size");
+
+/*
+ * CREATE_SRQ: a shared receive queue of 2^log2_depth struct snic_rq_wqe
+ * in host memory behind a page list, of context ctx and PD pdn; limit
+ * armed (0: not armed). Its producer index is rung with SNIC_DB_SRQ; the
+ * device takes WQEs in ring order and names the slot in the CQE
+ * (wqe_index), so slots complete out of order.
+ */
+struct snic_admin_create_srq {
+    __le64 pbl_addr;
+    __le32 npages;
+    __le32 pdn;
+    __le32 limit;
+    __u8 log2_depth;
+    __u8 rsvd;
+    __le16 ctx;
+};
+_Static_assert(sizeof(struct snic_admin_create_srq) == 24, "create_srq size");
+
+/*
+ * MODIFY_SRQ: arm the limit: when fewer than 'limit' WQEs are posted and
+ * not taken, the device posts SNIC_EVENT_SRQ_LIMIT once and disarms.
+ * QUERY_SRQ (obj_ref) returns the armed limit (0: not armed).
+ */
+struct snic_admin_modify_srq {
+    __le32 srqn;
+    __le32 limit;
+};
+_Static_assert(sizeof(struct snic_admin_modify_srq) == 8, "modify_srq size");
+
+/*
+ * RESIZE_CQ: the CQ continues in a new zeroed ring at index 0; the result
+ * is the old ring's producer index at the switch, up to which the old
+ * ring's CQEs stay valid for the consumer to poll.
+ */
+struct snic_admin_resize_cq {
+    __le64 pbl_addr;
+    __le32 npages;
+    __le32 cqn;
+    __u8 log2_depth;
+    __u8 rsvd[7];
+};
+_Static_assert(sizeof(struct snic_admin_resize_cq) == 24, "resize_cq size");
+
+/*
+ * MODIFY_CQ (moderation): an armed CQ's event waits until 'count' CQEs
+ * are queued or 'period_us' passed since the first one (0, 0: at once).
+ */
+struct snic_admin_modify_cq {
+    __le32 cqn;
+    __le16 count;
+    __le16 period_us;
+};
+_Static_assert(sizeof(struct snic_admin_modify_cq) == 8, "modify_cq size");
 
 #endif /* SNIC_VERBS_H */

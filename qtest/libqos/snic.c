@@ -355,9 +355,10 @@ uint16_t qsnic_rdma_create_qp(QSnic *s, uint8_t type, uint32_t pdn,
     struct snic_admin_cmd cmd;
 
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = cpu_to_le64(qsnic_page_list(s, sq, 1));
+    cmd.create_qp.sq_pbl_addr = cpu_to_le64(qsnic_page_list(
+                                                s, sq, QSNIC_RDMA_SQ_PAGES));
     cmd.create_qp.rq_pbl_addr = cpu_to_le64(qsnic_page_list(s, rq, 1));
-    cmd.create_qp.sq_npages = cpu_to_le32(1);
+    cmd.create_qp.sq_npages = cpu_to_le32(QSNIC_RDMA_SQ_PAGES);
     cmd.create_qp.rq_npages = cpu_to_le32(1);
     cmd.create_qp.pdn = cpu_to_le32(pdn);
     cmd.create_qp.send_cqn = cpu_to_le32(cqn);
@@ -378,7 +379,7 @@ void qsnic_rdma_node_init(QSnicRdmaNode *n, QSnic *s, uint8_t ip,
     n->ip = ip;
     n->eq = qsnic_alloc_pages(s, 1);
     n->cq = qsnic_alloc_pages(s, 1);
-    n->sq = qsnic_alloc_pages(s, 1);
+    n->sq = qsnic_alloc_pages(s, QSNIC_RDMA_SQ_PAGES);
     n->rq = qsnic_alloc_pages(s, 1);
     n->buf = qsnic_alloc_pages(s, QSNIC_RDMA_PAGES);
 
@@ -406,6 +407,13 @@ void qsnic_rdma_node_init(QSnicRdmaNode *n, QSnic *s, uint8_t ip,
                                     SNIC_ACCESS_REMOTE_ATOMIC);
     cmd.reg_mr.page_shift = 12;
     n->lkey = qsnic_admin_ok(s, &cmd);
+    /* the port's address, as the driver lists it: RoCE to it is ours */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    qsnic_admin_ok(s, &cmd);
 }
 
 void qsnic_rdma_modify(QSnicRdmaNode *n, uint32_t mask,

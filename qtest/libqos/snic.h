@@ -101,7 +101,9 @@ bool qsnic_wait_desc_done(QSnic *s, uint64_t ring, uint32_t i, uint32_t log2);
 
 #define QSNIC_RDMA_PAGES  16            /* 64 KiB registered buffer */
 #define QSNIC_RDMA_CQ_LOG2 7            /* 128 CQEs: one 4 KiB page */
-#define QSNIC_RDMA_SQ_LOG2 5            /* 32 WQEs: one 4 KiB page */
+#define QSNIC_RDMA_SQ_LOG2 5            /* 32 WQEs of 256 B: two pages */
+#define QSNIC_RDMA_SQ_PAGES \
+    ((SNIC_SQ_WQE_SIZE << QSNIC_RDMA_SQ_LOG2) / 4096)
 #define QSNIC_RDMA_RQ_LOG2 6            /* 64 WQEs: one 4 KiB page */
 
 /* A PD, EQ, CQ, QP and a 64 KiB MR of one device. */

@@ -277,7 +277,7 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         break;
     case SNIC_ADMIN_CREATE_QP: {
         static const uint8_t types[] = {
-            SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_RC, SNIC_QPT_GSI,
+            SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_UC, SNIC_QPT_GSI,
         };
         struct snic_admin_create_qp *q = &cmd->create_qp;
         uint8_t sl = 2 + q->sq_log2_depth % 6, rl = 2 + q->rq_log2_depth % 6;

@@ -149,11 +149,6 @@ static void fh_guest_error(void *opaque, SnicTracePoint ge, const char *msg)
 {
 }
 
-/* Format every event as the glue would log it: arguments meet formats. */
-static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
-{
-    g_free(snic_event_text(tp, a));
-}
 
 static const SnicHostOps fz_ops = {
     .dma_read = fh_dma_read,
@@ -166,7 +161,7 @@ static const SnicHostOps fz_ops = {
     .now_ns = fh_now_ns,
     .timer_mod = fh_timer_mod,
     .guest_error = fh_guest_error,
-    .trace = fh_trace,
+    .trace = NULL,      /* formats are checked by gen-trace-events.py */
 };
 
 /*
@@ -547,6 +542,17 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     if (n->lkey != FZ_LKEY) {
         fz_fail("harness: the node's MR has lkey 0x%x", n->lkey);
     }
+    /* the port's addresses (fz_av's): ::ffff:10.0.0.ip and fd00::ip */
+    for (q = 0; q < 2; q++) {
+        struct snic_av av;
+
+        fz_av(&av, ip, ip, q);
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+        cmd.set_gid.index = q;
+        cmd.set_gid.flags = SNIC_GID_VALID;
+        memcpy(cmd.set_gid.gid, av.sgid, 16);
+        node_admin_ok(n, &cmd);
+    }
 }
 
 void fz_node_free(FuzzNode *n)
@@ -600,6 +606,8 @@ void fz_av(struct snic_av *av, uint8_t from, uint8_t to, bool ipv6)
 void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
                      uint32_t peer_qpn, bool ipv6)
 {
+    /* UC takes no responder resources, RNR timer or retry attributes */
+    uint32_t rc = n->type[q] == SNIC_QPT_UC ? 0 : ~0u;
     struct snic_qp_attr a;
 
     memset(&a, 0, sizeof(a));
@@ -619,17 +627,19 @@ void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
     fz_av(&a.av, n->ip, peer_ip, ipv6);
     node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
                    SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
-                   SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                   SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+                   SNIC_QP_ATTR_RQ_PSN |
+                   (rc & (SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                          SNIC_QP_ATTR_MIN_RNR_TIMER)), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;
     a.retry_cnt = 3;
     a.rnr_retry = 3;
     a.sq_psn = GUINT32_TO_LE(FZ_SQ_PSN(n->ip));
     a.max_rd_atomic = 4;
-    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-                   SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-                   SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+                   (rc & (SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                          SNIC_QP_ATTR_RNR_RETRY |
+                          SNIC_QP_ATTR_MAX_QP_RD_ATOMIC)), &a);
 }
 
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey)

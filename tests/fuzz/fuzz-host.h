@@ -57,7 +57,7 @@
 #define FZ_SCRATCH      (FZ_MEM_BASE + 0x20000) /* 64 KiB, free */
 
 /* Node objects */
-#define FZ_MAX_NODE_QP  3
+#define FZ_MAX_NODE_QP  4
 #define FZ_EQ_LOG2      4
 #define FZ_CQ_LOG2      6
 #define FZ_SQ_LOG2      4

@@ -15,7 +15,7 @@
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */
 
 static const uint8_t types[FZ_MAX_NODE_QP] = {
-    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI,
+    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC,
 };
 
 static void put16(uint8_t *p, uint16_t v)
@@ -160,6 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
     fz_node_ud_up(&n, 1, FZ_QKEY);
     fz_node_ud_up(&n, 2, SNIC_GSI_QKEY);
+    fz_node_connect(&n, 3, FZ_IP(2), RX_PEER_QPN, false);
     refill(&n);
     /* requests in flight: see RX_REQ_* for the PSNs they occupy */
     post_send(&n, 1, SNIC_WR_SEND, 0x8000, RX_SEND_LEN, 0);

@@ -40,18 +40,19 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx)
 {
     struct snic_admin_cmd cmd;
-    uint64_t eq_pages = RINGS, cq_pages = RINGS + 0x1000;
-    uint64_t sq_pages = cq_pages + 0x8000, rq_pages = sq_pages + 0x8000;
+    uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
+    uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
 
     memset(n, 0, sizeof(*n));
     n->ip = ip;
     n->ctx = ctx;
+    n->type = type;
     n->h = fake_host_new();
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
     node_pbl(n->h, PBL_CQ, cq_pages, 8);
-    node_pbl(n->h, PBL_SQ, sq_pages, 8);
+    node_pbl(n->h, PBL_SQ, sq_pages, 16);
     node_pbl(n->h, PBL_RQ, rq_pages, 4);
     node_pbl(n->h, PBL_MR, BUF, BUF_LEN / 4096);
 
@@ -76,7 +77,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
     cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.sq_npages = GUINT32_TO_LE(8);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
     cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
     cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
     cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
@@ -99,6 +100,13 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
+    /* the port's address, as the driver lists it: RoCE to it is ours */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    node_admin_ok(n->h, &cmd);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
@@ -129,6 +137,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry)
 {
     struct snic_qp_attr a;
+    bool uc;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
@@ -152,23 +161,27 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.av.sgid[15] = n->ip;
     memcpy(a.av.dmac, fake_mac, 6);
     a.av.hop_limit = 64;
+    /* UC has no RDMA READ/atomic responder resources, no RNR, no retry */
+    uc = n->type == SNIC_QPT_UC;
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
            SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+           (uc ? 0 : SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                     SNIC_QP_ATTR_MIN_RNR_TIMER), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
     a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
     a.max_rd_atomic = 4;
-    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+           (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                     SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC),
+           &a);
 }
 
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
 {
-    uint64_t slot = RINGS + 0x9000 +
+    uint64_t slot = SQ_RING +
                     (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     fake_write(n->h, slot, w, sizeof(*w));
@@ -198,7 +211,7 @@ void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
 void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
 {
     struct snic_rq_wqe w;
-    uint64_t slot = RINGS + 0x11000 +
+    uint64_t slot = RQ_RING +
                     (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
@@ -249,7 +262,7 @@ void node_wr64(Node *n, uint64_t addr, uint64_t v)
 /* Next completion, if any. */
 bool node_poll_cq(Node *n, struct snic_cqe *c)
 {
-    uint64_t slot = RINGS + 0x1000 +
+    uint64_t slot = CQ_RING +
                     (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
 
     fake_read(n->h, slot, c, sizeof(*c));

@@ -18,7 +18,11 @@
 #define PBL_SQ      (FAKE_MEM_BASE + 0x20200)
 #define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
 #define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
-#define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 21 pages of queues */
+#define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 29 pages of queues: */
+#define EQ_RING     RINGS                       /* 1 page */
+#define CQ_RING     (RINGS + 0x1000)            /* 8 pages */
+#define SQ_RING     (RINGS + 0x9000)            /* 16 pages */
+#define RQ_RING     (RINGS + 0x19000)           /* 4 pages */
 #define BUF         (FAKE_MEM_BASE + 0x100000)  /* 4 MiB, registered */
 #define BUF_LEN     (4u << 20)
 #define EQ_LOG2     4
@@ -33,6 +37,7 @@ typedef struct Node {
     uint32_t sq_pi, rq_pi, cq_ci;
     uint8_t ip;                 /* 10.0.0.ip */
     uint16_t ctx;               /* owning context (doorbell page); 0 = kernel */
+    uint8_t type;               /* of its QP: SNIC_QPT_* */
 } Node;
 
 /* Run an admin command that must succeed; its result. */

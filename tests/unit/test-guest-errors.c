@@ -467,6 +467,20 @@ static void ge_wqe_flags(Env *e)
     post_bad_wqe(e, SNIC_WR_SEND, 0x80);
 }
 
+static void ge_wqe_inline(Env *e)
+{
+    struct snic_sq_wqe w = {
+        .wr_id = GUINT64_TO_LE(1),
+        .opcode = SNIC_WR_SEND,
+        .flags = SNIC_WQE_SIGNALED | SNIC_WQE_INLINE,
+        .inline_len = SNIC_MAX_INLINE_DATA + 1,
+    };
+
+    pair(e);
+    node_post_wqe(&e->a, &w);
+    snic_sim_run(e->sim, 100000);
+}
+
 /* The receiver's WQE claims more SGEs than a receive WQE holds. */
 static void ge_rq_wqe_sges(Env *e)
 {
@@ -475,9 +489,9 @@ static void ge_rq_wqe_sges(Env *e)
     pair(e);
     e->h = e->b.h;
     node_post_recv(&e->b, 5, BUF, 100);
-    fake_read(e->b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_read(e->b.h, RQ_RING, &w, sizeof(w));
     w.num_sge = SNIC_RQ_WQE_MAX_SGE + 1;
-    fake_write(e->b.h, RINGS + 0x11000, &w, sizeof(w));
+    fake_write(e->b.h, RQ_RING, &w, sizeof(w));
     node_post_send(&e->a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, e->a.lkey);
     snic_sim_run(e->sim, 100000);
 }
@@ -501,7 +515,7 @@ static void ge_ud_source(Env *e)
             .length = GUINT32_TO_LE(10),
         },
         .ud = {
-            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } },
+            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 9 } },
             .remote_qpn = GUINT32_TO_LE(2),
             .remote_qkey = GUINT32_TO_LE(7),
         },
@@ -568,6 +582,7 @@ static const GeCase cases[] = {
     CASE(GE_WQE_FETCH, ge_wqe_fetch),
     CASE(GE_WQE_INVALID, ge_wqe_invalid),
     CASE(GE_WQE_FLAGS, ge_wqe_flags),
+    CASE(GE_WQE_INLINE, ge_wqe_inline),
     CASE(GE_RQ_WQE_SGES, ge_rq_wqe_sges),
     CASE(GE_UD_SOURCE, ge_ud_source),
 };

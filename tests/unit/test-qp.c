@@ -66,7 +66,7 @@ static void qp_cmd(struct snic_admin_cmd *cmd, uint8_t type, uint16_t ctx,
     cmd->create_qp.send_cqn = GUINT32_TO_LE(o->cqn);
     cmd->create_qp.recv_cqn = GUINT32_TO_LE(o->cqn);
     cmd->create_qp.type = type;
-    cmd->create_qp.sq_log2_depth = 5;      /* 32 x 128 B = one page */
+    cmd->create_qp.sq_log2_depth = 4;      /* 16 x 256 B = one page */
     cmd->create_qp.rq_log2_depth = 6;      /* 64 x 64 B = one page */
     cmd->create_qp.ctx = GUINT16_TO_LE(ctx);
 }
@@ -169,7 +169,7 @@ static void test_create_validation(void)
         edit; \
         g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, status); \
     } while (0)
-    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, 3, 0, &o, (void)0);       /* UC */
+    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, 5, 0, &o, (void)0);   /* not a type */
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_RC, 2, &o, (void)0);
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_RC, 0, &user, (void)0);
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_GSI, 2, &user, (void)0);

@@ -179,6 +179,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_send_sge = SNIC_MAX_SEND_SGE;
     a.max_recv_sge = SNIC_MAX_RECV_SGE;
     a.qp_state_bytes = GUINT32_TO_LE(sizeof(SnicQp));
+    a.max_inline_data = GUINT16_TO_LE(SNIC_MAX_INLINE_DATA);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }

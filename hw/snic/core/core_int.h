@@ -19,7 +19,8 @@
 
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
-                   SNIC_CAP_RDMA_MR)
+                   SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
+                   SNIC_CAP_UC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -66,6 +67,8 @@ struct SnicCore {
     SnicEq *eqs;                /* [1, max_eq] */
     SnicCq *cqs;                /* [1, max_cq] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
+    /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
+    uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
     /*
      * Free RC/UD QP numbers in the order they were freed (a FIFO of
      * max_qp entries, free-running indices): O(1) to take and give back,
@@ -116,7 +119,6 @@ struct SnicCore {
     uint32_t rx_fifo_head;
     uint32_t rx_fifo_tail;
     uint16_t rx_fifo_len[SNIC_ETH_RX_FIFO];
-    uint8_t rx_fifo[SNIC_ETH_RX_FIFO][SNIC_ETH_MAX_FRAME];
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */

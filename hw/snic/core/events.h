@@ -150,6 +150,9 @@
       qpn, index, opcode, num_sge) \
     X(GE_WQE_FLAGS, "QP %" PRIu64 " SQ WQE %" PRIu64 ": undefined flags 0x%" \
       PRIx64 " (WQE or address vector)", qpn, index, flags) \
+    X(GE_WQE_INLINE, "QP %" PRIu64 " SQ WQE %" PRIu64 ": %" PRIu64 \
+      " bytes of inline data, more than a WQE holds, or on a READ or " \
+      "atomic", qpn, index, len) \
     X(GE_RQ_WQE_SGES, "QP %" PRIu64 " RQ WQE %" PRIu64 ": %" PRIu64 \
       " SGEs, more than a receive WQE holds", qpn, index, num_sge) \
     X(GE_UD_SOURCE, "QP %" PRIu64 " SQ WQE %" PRIu64 ": source address is " \

@@ -218,7 +218,7 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
 }
 
 /* WQEs are re-read for every segment: their SGE count is checked here. */
-_Static_assert(SNIC_SQ_WQE_MAX_SGE == SNIC_RQ_WQE_MAX_SGE, "one SGE limit");
+_Static_assert(SNIC_SQ_WQE_MAX_SGE >= SNIC_RQ_WQE_MAX_SGE, "one SGE limit");
 
 /* One of 'out' (gather) and 'in' (scatter) is NULL. */
 static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,

@@ -82,8 +82,8 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t qpn;
     uint16_t st;
 
-    if (p->type != SNIC_QPT_RC && p->type != SNIC_QPT_UD &&
-        p->type != SNIC_QPT_GSI) {
+    if (p->type != SNIC_QPT_RC && p->type != SNIC_QPT_UC &&
+        p->type != SNIC_QPT_UD && p->type != SNIC_QPT_GSI) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* a context uses only its own PD and CQs; GSI is the kernel's */
@@ -221,7 +221,8 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
      * A connection's path MTU must fit the port when it is set up (RTR);
      * a later port MTU change is caught per frame, as on the wire.
      */
-    if (qp->type == SNIC_QPT_RC && next == SNIC_QPS_RTR &&
+    if ((qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC) &&
+        next == SNIC_QPS_RTR &&
         128u << (mask & SNIC_QP_ATTR_PATH_MTU ?
                  GUINT32_FROM_LE(a.path_mtu) : qp->attr.path_mtu) >
         snic_port_mtu(c)) {

@@ -14,6 +14,48 @@
 #include "rdma.h"
 #include "wire.h"
 
+/*
+ * The port's GID table (SET_GID): the addresses the port owns. RoCE is
+ * taken only for them, a user context's datagrams carry only them, and a
+ * packet to one of them turns around inside the port (loopback).
+ */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result)
+{
+    const struct snic_admin_set_gid *p = &cmd->set_gid;
+    static const uint8_t zero[6];
+
+    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
+        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (p->flags & SNIC_GID_VALID) {
+        memcpy(c->gids[p->index], p->gid, 16);
+        c->gid_valid |= 1u << p->index;
+    } else {
+        c->gid_valid &= ~(1u << p->index);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+/*
+ * Is this address the port's? IPv6: its 16 bytes; IPv4: its 4 bytes, as
+ * the IPv4-mapped GID made of them (whatever else the caller's GID holds).
+ */
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip)
+{
+    uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+    unsigned i;
+
+    memcpy(ipv6 ? gid : gid + 12, ip, ipv6 ? 16 : 4);
+    for (i = 0; i < SNIC_MAX_GIDS; i++) {
+        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* RC packets must come from the connected peer's address. */
 static bool from_peer(const SnicQp *qp, const SnicPkt *p)
 {
@@ -39,6 +81,11 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
+    /* RoCE for another address, or multicast (not offered), is not ours */
+    if ((frame[0] & 1) || !snic_port_owns(c, p.addr.ipv6, p.addr.dip)) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
     op = snic_opcode_info(p.opcode);
     qp = snic_qp_get(c, p.dqpn);
     if (!qp || p.pkey != SNIC_DEFAULT_PKEY) {
@@ -46,12 +93,21 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         return;
     }
     if (op->flags & SNIC_OPF_UD) {
-        if (qp->type == SNIC_QPT_RC ||
+        if ((qp->type != SNIC_QPT_UD && qp->type != SNIC_QPT_GSI) ||
             (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
         snic_ud_receive(c, qp, &p);
+        return;
+    }
+    if (op->flags & SNIC_OPF_UC) {
+        if (qp->type != SNIC_QPT_UC || !from_peer(qp, &p) ||
+            (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_uc_request(c, qp, &p);
         return;
     }
     /* RC op-codes; snic extensions only when negotiated (not yet) */
@@ -94,7 +150,8 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
     if (qp->type != SNIC_QPT_RC) {
         return !flushed_in_err(c, qp) && qp->state == SNIC_QPS_RTS &&
-               snic_ud_run(c, qp, budget);
+               (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
+                                          snic_ud_run(c, qp, budget));
     }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */
@@ -257,6 +314,14 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
+    if (snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
+        /* for a QP of this port: it turns around inside the port */
+        if (!snic_link_loop(c, c->rdma_frame, len)) {
+            snic_stat_inc(&c->stats.tx_dropped);
+        }
+        c->ops->kick(c->opaque);
+        return;
+    }
     snic_link_tx(c, c->rdma_frame, len);
 }
 
@@ -355,6 +420,51 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     if (snic_cq_post(c, qp->recv_cqn, &cqe, p->se)) {
         cq_lost(c, qp);
     }
+}
+
+/*
+ * The payload a send WQE names: the sum of its SGEs, or with SNIC_WQE_INLINE
+ * inline_len bytes of the WQE itself, which only SEND and WRITE carry and
+ * which must fit the WQE (else a guest error and LOC_LEN_ERR).
+ */
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len)
+{
+    unsigned i;
+
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA ||
+            w->opcode == SNIC_WR_RDMA_READ ||
+            w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
+            w->opcode == SNIC_WR_ATOMIC_FETCH_ADD) {
+            SNIC_GUEST_ERROR(c, GE_WQE_INLINE, qp - c->qps, index,
+                             w->inline_len);
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        *len = w->inline_len;
+        return SNIC_WC_SUCCESS;
+    }
+    *len = 0;
+    for (i = 0; i < w->num_sge; i++) {
+        *len += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return SNIC_WC_SUCCESS;
+}
+
+/* Bytes [off, off + len) of a send WQE's payload, SGEs or inline. */
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len)
+{
+    if (w->flags & SNIC_WQE_INLINE) {
+        /* re-read for every segment: the length was checked on another */
+        if (w->inline_len > SNIC_MAX_INLINE_DATA || off > w->inline_len ||
+            len > w->inline_len - off) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        memcpy(buf, w->inline_data + off, len);
+        return SNIC_WC_SUCCESS;
+    }
+    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,

@@ -84,6 +84,7 @@ typedef struct SnicResp {
     bool in_send;               /* between SEND First and Last */
     bool in_write;              /* between WRITE First and Last */
     bool nak_sent;              /* NAK sequence error sent for this gap */
+    bool uc_resync;             /* UC: dropping until a First or Only */
     uint32_t recv_off;          /* bytes placed in the current RQ WQE */
     uint64_t write_va;          /* next byte of the current WRITE */
     uint32_t write_rkey;
@@ -108,6 +109,11 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 /* the QP goes to ERR; both queues are flushed */
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
 
+/* rdma.c: the port's addresses (its GID table) */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result);
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip);
+
 /* rdma.c: transmit */
 /* The port's active MTU: the largest IB MTU its Ethernet MTU carries */
 uint32_t snic_port_mtu(const SnicCore *c);
@@ -128,8 +134,14 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len);
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len);
 
 /* req.c: requester and completer */
+/* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */
+uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
@@ -141,10 +153,12 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 
-/* ud.c: datagrams and the port's GID table */
+/* uc.c: unreliable connected QPs */
+bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_uc_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+
+/* ud.c: datagrams */
 bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                          uint64_t *result);
 
 #endif /* SNIC_CORE_RDMA_H */
