@@ -3,7 +3,7 @@
 
 Used by the rdma-core-tests role (scripts/guest/roles/rdma-core-tests.sh) in the guest:
 
-    rdma-core-runner.py --dev DEV [--tests DIR] [--timeout S] [--budget S]
+    rdma-core-runner.py --dev DEV [--tests DIR] [--timeout S] [--budget S] [--seed S]
                         [--list] [-k SUBSTRING]... [PATTERN]...
 
 The tests are loaded exactly as run_tests.py loads them (tests/__init__.py through
@@ -13,7 +13,9 @@ test then runs in a child forked from it (a fresh process with everything import
 test's state, crash or hang stays in its child), in its own process group, under a
 per-test timeout. A child still running at its timeout prints its Python stacks
 (faulthandler, SIGUSR1), is killed with its whole group (multiprocessing helpers
-included) and the test is reported as `timeout`; the suite goes on.
+included) and the test is reported as `timeout`; the suite goes on. Each child seeds
+`random` with SEED:TEST-ID: the tests draw QP sizes and create masks at random, and a run
+is repeatable only with the same draws.
 
 One console line per test, the reason (if any) last:
 
@@ -29,6 +31,7 @@ import faulthandler
 import fnmatch
 import json
 import os
+import random
 import signal
 import sys
 import tempfile
@@ -108,11 +111,14 @@ class Result(unittest.TestResult):
         self._set('fail', 'unexpected success of a test marked expectedFailure')
 
 
-def run_child(test, out_path, res_path):
+def run_child(test, out_path, res_path, seed):
     """In the forked child: run the test, write its result as JSON; never returns."""
     code = 0
     try:
         os.setsid()
+        # The tests draw QP sizes, create masks, ... from `random`: the same draws for
+        # the same test in every run (and every other seed gives other draws).
+        random.seed(f'{seed}:{test.id()}')
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(fd, 1)
@@ -165,7 +171,7 @@ def tail(path, lines):
     return text[-lines:]
 
 
-def run_one(test, timeout, tmpdir):
+def run_one(test, timeout, tmpdir, seed):
     out_path = os.path.join(tmpdir, 'out')
     res_path = os.path.join(tmpdir, 'res')
     for p in (out_path, res_path):
@@ -176,7 +182,7 @@ def run_one(test, timeout, tmpdir):
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        run_child(test, out_path, res_path)
+        run_child(test, out_path, res_path, seed)
     status = wait_child(pid, t0 + timeout)
     if status is None:
         try:
@@ -216,6 +222,9 @@ def main():
     ap.add_argument('--timeout', type=float, default=45, help='seconds per test')
     ap.add_argument('--budget', type=float, default=0,
                     help='seconds for the whole run (0: no limit); later tests: notrun')
+    ap.add_argument('--seed', default='0',
+                    help='seeds `random` in each test with SEED:TEST-ID (run_tests.py does not '
+                         'seed it: the tests draw random QP sizes and attributes)')
     ap.add_argument('--tail', type=int, default=40,
                     help='lines of a failed test\'s traceback and output to print')
     ap.add_argument('--list', action='store_true', help='print the test ids and exit')
@@ -235,8 +244,8 @@ def main():
             print(c.id())
         return 0
     print(f'rdma-core-runner: {len(cases)} tests on {args.dev} from {args.tests}, '
-          f'{args.timeout:g} s each at most, suite loaded in {time.monotonic() - t_start:.1f} s',
-          flush=True)
+          f'{args.timeout:g} s each at most, random seed {args.seed}:TEST-ID, '
+          f'suite loaded in {time.monotonic() - t_start:.1f} s', flush=True)
 
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     counts = dict.fromkeys(RESULTS, 0)
@@ -246,7 +255,7 @@ def main():
                 outcome, reason, details, took, out = \
                     'notrun', f'the run\'s time budget of {args.budget:g} s was used up', '', 0.0, None
             else:
-                outcome, reason, details, took, out = run_one(c, args.timeout, tmpdir)
+                outcome, reason, details, took, out = run_one(c, args.timeout, tmpdir, args.seed)
             counts[outcome] += 1
             if outcome in ('fail', 'error', 'timeout'):
                 output = tail(out, args.tail // 2)

@@ -21,7 +21,9 @@
 # Environment (snicvm.X=Y): SNIC_NIC snic|virtio; SNIC_RDMADEV (snic_0 / rxe0);
 # SNIC_IP (10.0.0.1/24); SNIC_RDMA_TIMEOUT seconds per test (45); SNIC_RDMA_BUDGET seconds
 # for the whole suite (900; tests after it are `notrun`); SNIC_RDMA_TESTS comma-separated
-# fnmatch patterns of test ids to run (default all), e.g. '*test_cq_events*'.
+# fnmatch patterns of test ids to run (default all), e.g. '*test_cq_events*';
+# SNIC_RDMA_SEED (0): each test's `random` draws (QP sizes, create masks) come from
+# SEED:TEST-ID, the same in every run with the same seed.
 # shellcheck source=scripts/guest/roles/lib.sh
 . /roles/lib.sh
 
@@ -69,7 +71,7 @@ step shm shm_up
 step python python_ready
 # The unmodified entry point, on one small module.
 step run-tests-py python3 "$TESTS_DIR/run_tests.py" --dev "$DEV" -v test_pd
-set -- --dev "$DEV" --tests "$TESTS_DIR" --timeout "$TMO" --budget "$BUDGET"
+set -- --dev "$DEV" --tests "$TESTS_DIR" --timeout "$TMO" --budget "$BUDGET" --seed "${SNIC_RDMA_SEED:-0}"
 if [ -n "${SNIC_RDMA_TESTS:-}" ]; then
     # The comma-separated list becomes words, not globbed.
     set -f
