@@ -43,9 +43,30 @@ static void check_tables(SnicCore *c)
     uint32_t cq_refs[FZ_MAX_CQ + 1] = { 0 };
     uint32_t eq_refs[FZ_MAX_EQ + 1] = { 0 };
     uint32_t srq_refs[FZ_MAX_SRQ + 1] = { 0 };
+    uint32_t mw_refs[FZ_MAX_MR + 1] = { 0 };
     uint32_t i;
 
+    for (i = 1; i <= FZ_MAX_MW; i++) {
+        const SnicMw *mw = &c->mws[i];
+
+        if (!mw->valid) {
+            continue;
+        }
+        if (mw->pdn < 1 || mw->pdn > FZ_MAX_PD || !c->pds[mw->pdn].valid) {
+            fail("MW in a dead PD", i, mw->pdn);
+        }
+        pd_refs[mw->pdn]++;
+        if (mw->bound) {
+            if (mw->mr < 1 || mw->mr > FZ_MAX_MR || !c->mrs[mw->mr].valid) {
+                fail("MW bound in a dead MR", i, mw->mr);
+            }
+            mw_refs[mw->mr]++;
+        }
+    }
     for (i = 1; i <= FZ_MAX_MR; i++) {
+        if (c->mrs[i].valid && c->mrs[i].mw_refs != mw_refs[i]) {
+            fail("MR window count", c->mrs[i].mw_refs, mw_refs[i]);
+        }
         if (c->mrs[i].valid) {
             if (c->mrs[i].pdn < 1 || c->mrs[i].pdn > FZ_MAX_PD ||
                 !c->pds[c->mrs[i].pdn].valid) {
@@ -259,6 +280,14 @@ static void fix_fields(struct snic_admin_cmd *cmd)
     case SNIC_ADMIN_QUERY_SRQ:
     case SNIC_ADMIN_DESTROY_SRQ:
         cmd->obj.handle = le32(r[0] % (FZ_MAX_SRQ + 2));
+        break;
+    case SNIC_ADMIN_ALLOC_MW:
+        cmd->alloc_mw.pdn = le32(r[0] % (FZ_MAX_PD + 2));
+        cmd->alloc_mw.type = r[4] & 0x80 ? r[4] : 1 + r[4] % 2;
+        break;
+    case SNIC_ADMIN_DEALLOC_MW:
+        cmd->obj.handle = le32(SNIC_KEY_MW |
+                               (r[0] % (FZ_MAX_MW + 2)) << 8 | r[1]);
         break;
     case SNIC_ADMIN_MODIFY_SRQ:
         cmd->modify_srq.srqn = le32(r[0] % (FZ_MAX_SRQ + 2));

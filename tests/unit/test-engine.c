@@ -1730,6 +1730,8 @@ static void test_responder_error_events(void)
         Node a, b;
 
         node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        /* SEND_INV: of R_Key 0, no window (a receive WQE takes it) */
+        node_post_recv(&b, 9, BUF + 0x10000, 4096);
         node_post_send(&a, 1, cases[i].opcode, BUF, 100, BUF,
                        b.lkey ^ (cases[i].bad_rkey ? 4 : 0), 0, a.lkey);
         snic_sim_run(sim, 100000);

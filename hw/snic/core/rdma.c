@@ -469,12 +469,29 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
     }
+    if (p->headers & SNIC_HDR_IETH) {
+        cqe.imm = GUINT32_TO_BE(p->ieth_rkey);
+        cqe.wc_flags = SNIC_WC_F_INV;
+    }
     if (p->headers & SNIC_HDR_DETH) {
         cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
         cqe.wc_flags |= SNIC_WC_F_GRH |
                         (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
     }
     recv_complete(c, qp, &cqe, p->se);
+}
+
+/*
+ * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
+ * it moves no data and completes in post order like any other.
+ */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
+{
+    if (w->opcode == SNIC_WR_BIND_MW) {
+        return snic_mw_bind(c, qp, &w->bind);
+    }
+    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
+           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
 }
 
 /*
@@ -534,6 +551,8 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
         [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+        [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
+        [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
     };
     struct snic_cqe cqe = {
         .wr_id = GUINT64_TO_LE(wr_id),
