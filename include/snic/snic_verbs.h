@@ -495,8 +495,9 @@ struct snic_admin_resize_cq {
 _Static_assert(sizeof(struct snic_admin_resize_cq) == 24, "resize_cq size");
 
 /*
- * MODIFY_CQ (moderation): an armed CQ's event waits until 'count' CQEs
- * are queued or 'period_us' passed since the first one (0, 0: at once).
+ * MODIFY_CQ (moderation): once an armed CQ's event is due it waits until
+ * 'count' CQEs are queued (0: no count limit) or 'period_us' passed since
+ * the first (0: no period); both 0 (the default): at once.
  */
 struct snic_admin_modify_cq {
     __le32 cqn;

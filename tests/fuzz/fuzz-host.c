@@ -24,6 +24,7 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_START_ETH_QUEUE, SNIC_ADMIN_STOP_ETH_QUEUE,
     SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
     SNIC_ADMIN_DESTROY_SRQ, SNIC_ADMIN_ALLOC_MW, SNIC_ADMIN_DEALLOC_MW,
+    SNIC_ADMIN_REREG_MR, SNIC_ADMIN_RESIZE_CQ, SNIC_ADMIN_MODIFY_CQ,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -335,6 +336,12 @@ int fz_admin_payload_len(uint8_t opcode)
         return sizeof(struct snic_admin_obj_ref);
     case SNIC_ADMIN_ALLOC_MW:
         return sizeof(struct snic_admin_alloc_mw);
+    case SNIC_ADMIN_REREG_MR:
+        return sizeof(struct snic_admin_rereg_mr);
+    case SNIC_ADMIN_RESIZE_CQ:
+        return sizeof(struct snic_admin_resize_cq);
+    case SNIC_ADMIN_MODIFY_CQ:
+        return sizeof(struct snic_admin_modify_cq);
     case SNIC_ADMIN_CREATE_SRQ:
         return sizeof(struct snic_admin_create_srq);
     case SNIC_ADMIN_MODIFY_SRQ:

@@ -23,7 +23,7 @@
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
                    SNIC_CAP_UC | SNIC_CAP_SRQ | \
-                   SNIC_CAP_MW)
+                   SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
