@@ -359,6 +359,17 @@ static void fix_fields(struct snic_admin_cmd *cmd)
     case SNIC_ADMIN_MODIFY_CQ:
         cmd->modify_cq.cqn = le32(r[0] % (FZ_MAX_CQ + 2));
         break;
+    case SNIC_ADMIN_ATTACH_MCAST:
+    case SNIC_ADMIN_DETACH_MCAST:
+        cmd->mcast.qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        if (r[4] & 1) {
+            /* one of a few IPv4 groups */
+            memset(cmd->mcast.gid, 0, 16);
+            cmd->mcast.gid[10] = cmd->mcast.gid[11] = 0xff;
+            cmd->mcast.gid[12] = 0xe0 | (r[5] & 1);
+            cmd->mcast.gid[15] = r[6] % 40;
+        }
+        break;
     case SNIC_ADMIN_CREATE_EQ:
         log2 = 2 + cmd->create_eq.log2_depth % 8;
         cmd->create_eq.log2_depth = log2;
