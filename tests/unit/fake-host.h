@@ -43,6 +43,7 @@ typedef struct FakeHost {
     uint64_t fail_read_at;
     /* timed host: a device read completes this long after it is issued */
     uint64_t dma_rtt_ns;
+    SnicHostOps ops;            /* the core's, with dma_read_done if timed */
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];
@@ -104,6 +105,8 @@ uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd);
 bool fake_admin_poll(FakeHost *h, struct snic_admin_cqe *cqe);
 /* Post, run, poll: returns the completion status, result in *result. */
 uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result);
+/* An admin command whose payload is an object handle: its status. */
+uint16_t fake_obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle);
 
 /* Create + start an Ethernet queue on the fake ring area; returns qid. */
 uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
