@@ -150,6 +150,21 @@ static void check(FuzzHost *h)
 }
 
 /* What the fixed-up commands point at: page lists and QP attributes. */
+/* The port's address 10.0.0.1, the prepared address vectors' source. */
+static void set_port_gid(FuzzHost *h)
+{
+    struct snic_admin_cmd cmd;
+    struct snic_av av;
+
+    fz_av(&av, 1, 2, false);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    memcpy(cmd.set_gid.gid, av.sgid, 16);
+    if (fz_admin(h, &cmd, NULL) != SNIC_ADMIN_OK) {
+        fail("SET_GID of the port's address failed", 0, 0);
+    }
+}
+
 static void prepare_memory(FuzzHost *h)
 {
     struct snic_qp_attr a;
@@ -578,6 +593,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     s.h = fz_host_new(NULL, NULL);
     prepare_memory(s.h);
+    set_port_gid(s.h);
     while (in.left && !s.stop && ops++ < 256) {
         uint8_t op = fz_take8(&in);
 

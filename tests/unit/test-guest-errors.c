@@ -287,6 +287,39 @@ static void ge_modify_qp(Env *e)
     admin_status(e, &cmd, SNIC_ADMIN_BAD_PARAM);
 }
 
+/* A connection from an address the port does not own */
+static void ge_qp_sgid(Env *e)
+{
+    struct snic_qp_attr a = {
+        .qp_state = GUINT32_TO_LE(SNIC_QPS_INIT),
+        .port_num = 1,
+    };
+    struct snic_admin_cmd cmd;
+    const uint64_t at = FAKE_MEM_BASE + 0x9000;
+
+    node_init(&e->a, NULL, 1);      /* its QP in RESET, then INIT */
+    e->h = e->a.h;
+    node_modify(&e->a, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);
+    a.av.sgid[10] = a.av.sgid[11] = 0xff;
+    a.av.sgid[12] = 10;
+    a.av.sgid[15] = 99;
+    fake_write(e->h, at, &a, sizeof(a));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = GUINT32_TO_LE(e->a.qpn);
+    cmd.modify_qp.attr_mask = GUINT32_TO_LE(SNIC_QP_ATTR_STATE |
+                                            SNIC_QP_ATTR_AV |
+                                            SNIC_QP_ATTR_PATH_MTU |
+                                            SNIC_QP_ATTR_DEST_QPN |
+                                            SNIC_QP_ATTR_RQ_PSN |
+                                            SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                                            SNIC_QP_ATTR_MIN_RNR_TIMER);
+    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
+    admin_status(e, &cmd, SNIC_ADMIN_BAD_PARAM);
+}
+
 /* ---- Ethernet function ---- */
 
 static void create_eth_queue(Env *e, uint64_t ring, uint8_t log2,
@@ -586,6 +619,7 @@ static const GeCase cases[] = {
     CASE(GE_ADMIN_RESP_BUF, ge_admin_resp_buf),
     CASE(GE_REG_MR, ge_reg_mr),
     CASE(GE_MODIFY_QP, ge_modify_qp),
+    CASE(GE_QP_SGID, ge_qp_sgid),
     CASE(GE_ETH_QUEUE_PARAM, ge_eth_queue_param),
     CASE(GE_ETH_QUEUE_RING, ge_eth_queue_ring),
     CASE(GE_ETH_TX_RING, ge_eth_tx_ring),

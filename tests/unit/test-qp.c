@@ -211,6 +211,20 @@ static void test_refs_and_limits(void)
 }
 
 /* RESET -> INIT -> RTR -> RTS for RC, as the Linux CM drives it. */
+/* The port's address 10.0.0.1 (SET_GID): a connection's source. */
+static void port_gid(FakeHost *h, uint8_t gid[16])
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = 1;
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    memcpy(gid, cmd.set_gid.gid, 16);
+}
+
 static void rc_to_rts(FakeHost *h, uint32_t qpn)
 {
     struct snic_qp_attr a;
@@ -231,6 +245,7 @@ static void rc_to_rts(FakeHost *h, uint32_t qpn)
     a.max_dest_rd_atomic = 4;
     a.min_rnr_timer = 12;
     a.av.dgid[15] = 2;
+    port_gid(h, a.av.sgid);
     a.av.dmac[0] = 0x52;
     a.av.hop_limit = 64;
     g_assert_cmpuint(modify(h, qpn, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
@@ -280,6 +295,7 @@ static void test_rtr_path_mtu_fits_port(void)
                      SNIC_ADMIN_OK);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
     a.path_mtu = GUINT32_TO_LE(SNIC_MTU_2048);     /* port: 1024 at 1500 */
+    port_gid(h, a.av.sgid);
     g_assert_cmpuint(modify(h, qpn, rtr, &a), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(state_of(h, qpn), ==, SNIC_QPS_INIT);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_MTU, sizeof(cmd.set_mtu));
@@ -376,6 +392,7 @@ static void test_modify_refusals(void)
     memset(&a, 0, sizeof(a));
     /* RESET -> RTR skips INIT */
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    port_gid(h, a.av.sgid);
     a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);
     g_assert_cmpuint(modify(h, qpn, rtr_mask, &a), ==, SNIC_ADMIN_BAD_PARAM);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);

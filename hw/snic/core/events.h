@@ -121,6 +121,8 @@
     X(GE_REG_MR, "REG_MR: iova 0x%" PRIx64 " length 0x%" PRIx64 \
       " access 0x%" PRIx64 " refused (status %" PRIu64 ")", \
       iova, length, access, status) \
+    X(GE_QP_SGID, "MODIFY_QP %" PRIu64 ": the address vector's source " \
+      "address is not in the port's GID table", qpn) \
     X(GE_MODIFY_QP, "MODIFY_QP %" PRIu64 ": %" PRIu64 " -> %" PRIu64 \
       " with mask 0x%" PRIx64 " refused", qpn, from, to, mask) \
     X(GE_ETH_QUEUE_PARAM, "create Ethernet queue: log2 depth %" PRIu64 \

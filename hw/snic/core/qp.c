@@ -51,6 +51,16 @@ SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
            c->qps[qpn].valid ? &c->qps[qpn] : NULL;
 }
 
+SnicMtt snic_qp_ring(const SnicQpRing *r, uint8_t log2_depth, size_t entry)
+{
+    return (SnicMtt) {
+        .length = (uint64_t)entry << log2_depth,
+        .pbl = r->pbl,
+        .npages = r->npages,
+        .page_shift = SNIC_PAGE_SHIFT_4K,
+    };
+}
+
 static bool log2_ok(uint8_t v, uint8_t max)
 {
     return v >= SNIC_MIN_QUEUE_LOG2 && v <= max;
@@ -127,8 +137,8 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .srqn = srqn,
         .sq_log2_depth = p->sq_log2_depth,
         .rq_log2_depth = p->rq_log2_depth,
-        .sq = sq,
-        .rq = rq,
+        .sq = { .pbl = sq.pbl, .npages = sq.npages },
+        .rq = { .pbl = rq.pbl, .npages = rq.npages },
         .attr = { .path_mtu = SNIC_MTU_1024, .port = 1 },
     };
     snic_rdma_qp_reset(c, &c->qps[qpn]);
@@ -174,7 +184,7 @@ static bool attr_values_ok(uint32_t mask, const struct snic_qp_attr *a)
 }
 
 static void attr_apply(SnicQpAttr *q, uint32_t mask,
-                       const struct snic_qp_attr *a)
+                       const struct snic_qp_attr *a, uint8_t sgid_index)
 {
 #define SET(bit, field, val) do { \
         if (mask & SNIC_QP_ATTR_##bit) { \
@@ -196,8 +206,18 @@ static void attr_apply(SnicQpAttr *q, uint32_t mask,
     SET(MAX_QP_RD_ATOMIC, max_rd_atomic, a->max_rd_atomic);
     SET(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic, a->max_dest_rd_atomic);
     SET(EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify, a->en_sqd_async_notify);
-    SET(AV, av, a->av);
 #undef SET
+    if (mask & SNIC_QP_ATTR_AV) {
+        SnicQpAv *av = &q->av;
+
+        memcpy(av->dgid, a->av.dgid, 16);
+        memcpy(av->dmac, a->av.dmac, 6);
+        av->sgid_index = sgid_index;
+        av->hop_limit = a->av.hop_limit;
+        av->traffic_class = a->av.traffic_class;
+        av->flags = a->av.flags;
+        av->flow_label = GUINT32_FROM_LE(a->av.flow_label);
+    }
 }
 
 uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
@@ -209,6 +229,7 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint64_t addr = GUINT64_FROM_LE(p->attr_addr);
     struct snic_qp_attr a;
     uint32_t next, cur;
+    uint8_t sgid_index = 0;
 
     if (!qp) {
         return SNIC_ADMIN_BAD_PARAM;
@@ -239,12 +260,22 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         snic_port_mtu(c)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
+    /* the source address of a connection is one of the port's */
+    if (mask & SNIC_QP_ATTR_AV) {
+        int i = snic_gid_index(c, !!(a.av.flags & SNIC_AV_IPV6), a.av.sgid);
+
+        if (i < 0) {
+            SNIC_GUEST_ERROR(c, GE_QP_SGID, GUINT32_FROM_LE(p->qpn));
+            return SNIC_ADMIN_BAD_PARAM;
+        }
+        sgid_index = i;
+    }
     /* Draining states need the data path to pause sends: not yet. */
     if (next == SNIC_QPS_SQD || next == SNIC_QPS_SQE ||
         qp->state == SNIC_QPS_SQD || qp->state == SNIC_QPS_SQE) {
         return SNIC_ADMIN_NOT_SUPPORTED;
     }
-    attr_apply(&qp->attr, mask, &a);
+    attr_apply(&qp->attr, mask, &a, sgid_index);
     cur = qp->state;
     if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
         snic_rdma_qp_error(c, qp);      /* enters ERR and flushes */
@@ -295,7 +326,13 @@ uint16_t snic_cmd_query_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     a.max_rd_atomic = q->max_rd_atomic;
     a.max_dest_rd_atomic = q->max_dest_rd_atomic;
     a.en_sqd_async_notify = q->en_sqd_async_notify;
-    a.av = q->av;
+    memcpy(a.av.dgid, q->av.dgid, 16);
+    snic_gid_get(c, q->av.sgid_index, a.av.sgid);
+    memcpy(a.av.dmac, q->av.dmac, 6);
+    a.av.hop_limit = q->av.hop_limit;
+    a.av.traffic_class = q->av.traffic_class;
+    a.av.flow_label = GUINT32_TO_LE(q->av.flow_label);
+    a.av.flags = q->av.flags;
     if (addr % 8 || snic_dma_write(c, addr, &a, sizeof(a))) {
         return SNIC_ADMIN_BAD_ADDRESS;
     }

@@ -21,15 +21,30 @@
 #define SNIC_GSI_QPN                1
 #define SNIC_GSI_QKEY               0x80010000u
 
+/*
+ * A connection's address vector as the QP context keeps it: the source
+ * is an index into the port's GID table (the address itself lives there
+ * once), the rest what each packet's headers need.
+ */
+typedef struct SnicQpAv {
+    uint8_t dgid[16];           /* IPv4-mapped or IPv6 */
+    uint8_t dmac[6];
+    uint8_t sgid_index;
+    uint8_t hop_limit;
+    uint8_t traffic_class;
+    uint8_t flags;              /* SNIC_AV_* */
+    uint32_t flow_label;
+} SnicQpAv;
+
 /* Modifiable QP attributes, host order (from struct snic_qp_attr). */
 typedef struct SnicQpAttr {
-    uint32_t path_mtu;
     uint32_t qkey;
     uint32_t rq_psn;
     uint32_t sq_psn;
     uint32_t dest_qpn;
-    uint32_t access;
     uint16_t pkey_index;
+    uint8_t path_mtu;
+    uint8_t access;             /* SNIC_ACCESS_REMOTE_* of the QP */
     uint8_t port;
     uint8_t timeout;
     uint8_t retry_cnt;
@@ -38,8 +53,14 @@ typedef struct SnicQpAttr {
     uint8_t max_rd_atomic;
     uint8_t max_dest_rd_atomic;
     bool en_sqd_async_notify;
-    struct snic_av av;          /* kept in its wire (little-endian) form */
+    SnicQpAv av;
 } SnicQpAttr;
+
+/* A work queue's ring: 4 KiB pages behind a page list, at iova 0. */
+typedef struct SnicQpRing {
+    uint64_t pbl;
+    uint32_t npages;
+} SnicQpRing;
 
 struct SnicQp {
     bool valid;
@@ -52,8 +73,9 @@ struct SnicQp {
     uint32_t srqn;              /* receive WQEs from this SRQ (0: the RQ) */
     uint8_t sq_log2_depth;
     uint8_t rq_log2_depth;
-    SnicMtt sq;
-    SnicMtt rq;
+    uint8_t program;            /* its transport program (transport.h) */
+    SnicQpRing sq;
+    SnicQpRing rq;
     SnicQpAttr attr;
     /* work queue indices (free-running) */
     uint32_t sq_tail;           /* producer (doorbell) */
@@ -61,8 +83,6 @@ struct SnicQp {
     uint32_t rq_tail;           /* producer (doorbell) */
     uint32_t rq_head;           /* next receive WQE to use */
     SnicQpSched sched;          /* scheduler and timer state */
-    /* transport */
-    const SnicProgram *program;
     SnicReq req;
     SnicResp resp;
 };
@@ -72,6 +92,8 @@ void snic_qp_free(SnicCore *c);
 void snic_qp_reset(SnicCore *c);
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn);
+/* A QP's ring as a region (for snic_mtt_*), entries of 'entry' bytes */
+SnicMtt snic_qp_ring(const SnicQpRing *r, uint8_t log2_depth, size_t entry);
 void snic_qp_set_state(SnicCore *c, SnicQp *qp, uint8_t state);
 
 /* SQ/RQ producer doorbells from a context's page */

@@ -56,10 +56,32 @@ bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip)
     return false;
 }
 
+/* The GID table's index of a source address; -1 if it is not there. */
+int snic_gid_index(const SnicCore *c, bool ipv6, const uint8_t gid[16])
+{
+    static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+    unsigned i;
+
+    for (i = 0; i < SNIC_MAX_GIDS; i++) {
+        if (c->gid_valid & (1u << i) &&
+            (ipv6 ? !memcmp(c->gids[i], gid, 16) :
+             !memcmp(c->gids[i], v4mapped, 12) &&
+             !memcmp(c->gids[i] + 12, gid + 12, 4))) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void snic_gid_get(const SnicCore *c, uint8_t index, uint8_t gid[16])
+{
+    memcpy(gid, c->gids[index % SNIC_MAX_GIDS], 16);
+}
+
 /* RC packets must come from the connected peer's address. */
 static bool from_peer(const SnicQp *qp, const SnicPkt *p)
 {
-    const struct snic_av *av = &qp->attr.av;
+    const SnicQpAv *av = &qp->attr.av;
 
     if (p->addr.ipv6 != !!(av->flags & SNIC_AV_IPV6)) {
         return false;
@@ -228,7 +250,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
 
-    qp->program = &snic_program_gbn;
+    qp->program = SNIC_PROGRAM_GBN;
     r->next_psn = r->dde.wnd_start = r->comp_psn = qp->attr.sq_psn;
     r->credit = (SnicCredit) {
         .scheme = SNIC_CREDIT_WINDOW,
@@ -284,8 +306,18 @@ void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
 /* A packet of an RC QP to its connected peer. */
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
 {
-    snic_rdma_av_addr(c, &qp->attr.av, qp - c->qps, qp->attr.dest_qpn,
-                      &p->addr);
+    const SnicQpAv *qav = &qp->attr.av;
+    struct snic_av av = {
+        .hop_limit = qav->hop_limit,
+        .traffic_class = qav->traffic_class,
+        .flow_label = GUINT32_TO_LE(qav->flow_label),
+        .flags = qav->flags,
+    };
+
+    memcpy(av.dgid, qav->dgid, 16);
+    snic_gid_get(c, qav->sgid_index, av.sgid);
+    memcpy(av.dmac, qav->dmac, 6);
+    snic_rdma_av_addr(c, &av, qp - c->qps, qp->attr.dest_qpn, &p->addr);
     p->pkey = SNIC_DEFAULT_PKEY;
     p->dqpn = qp->attr.dest_qpn;
 }
@@ -353,7 +385,9 @@ int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
     uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
                    SNIC_SQ_WQE_SIZE;
 
-    if (snic_mtt_read(c, &qp->sq, off, w, sizeof(*w))) {
+    SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+
+    if (snic_mtt_read(c, &sq, off, w, sizeof(*w))) {
         SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
         return -1;
     }
@@ -385,8 +419,10 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
             return false;
         }
         s->recv_index = qp->rq_head;
-        st = snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w,
-                           sizeof(*w));
+        SnicMtt rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth,
+                                  SNIC_RQ_WQE_SIZE);
+
+        st = snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head), w, sizeof(*w));
     }
     s->recv_held = true;
     s->recv_ok = false;

@@ -120,6 +120,9 @@ void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
 uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
                           uint64_t *result);
 bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip);
+/* A source address's GID table index (-1: none); an index's address */
+int snic_gid_index(const SnicCore *c, bool ipv6, const uint8_t gid[16]);
+void snic_gid_get(const SnicCore *c, uint8_t index, uint8_t gid[16]);
 
 /* rdma.c: transmit */
 /* The port's active MTU: the largest IB MTU its Ethernet MTU carries */

@@ -721,7 +721,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     complete_acked(c, qp);
     fb.progress = r->dde.wnd_start != wnd_start;
     if (qp->state == SNIC_QPS_RTS) {
-        qp->program->incoming(c, qp, &fb);
+        snic_programs[qp->program]->incoming(c, qp, &fb);
     }
     snic_sched_notify(c, qp);   /* credit, or segments to resend */
 }

@@ -275,7 +275,7 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
             snic_sched_notify(c, qp);
         }
         if (MIN(qp->req.rto_deadline, qp->req.rnr_deadline) <= now) {
-            qp->program->periodic(c, qp, now);
+            snic_programs[qp->program]->periodic(c, qp, now);
             snic_sched_notify(c, qp);
         }
         if (qp->valid) {

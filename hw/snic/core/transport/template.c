@@ -11,6 +11,10 @@
 #include "rdma.h"
 #include "wire.h"
 
+const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
+    [SNIC_PROGRAM_GBN] = &snic_program_gbn,
+};
+
 /*
  * ---- data-delivery engine: go-back-N's window ----
  * Segments [0, sent) of the window went out; those from rtx_from on are

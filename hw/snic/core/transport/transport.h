@@ -71,8 +71,10 @@ typedef enum SnicRtxReason {
     SNIC_RTX_RNR,               /* an RNR wait ended */
 } SnicRtxReason;
 
-/* Programs (programs/, one file each) */
+/* Programs (programs/, one file each), by their number in a QP context */
+enum { SNIC_PROGRAM_GBN, SNIC_PROGRAMS };
 extern const SnicProgram snic_program_gbn;
+extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /* template.c: what programs call */
 /* Send every segment from psn on again (a go-back-N step). */
