@@ -21,6 +21,8 @@ DECLARE_DRV_CMD(snic_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		snic_ib_alloc_pd_resp);
 DECLARE_DRV_CMD(snic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		snic_ib_create_cq, snic_ib_create_cq_resp);
+DECLARE_DRV_CMD(snic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		snic_ib_create_cq, snic_ib_create_cq_resp);
 DECLARE_DRV_CMD(snic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		snic_ib_create_qp, snic_ib_create_qp_resp);
 DECLARE_DRV_CMD(snic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,

@@ -29,7 +29,9 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.alloc_pd = snic_alloc_pd,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
+	.create_cq_ex = snic_create_cq_ex,
 	.create_qp = snic_create_qp,
+	.create_qp_ex = snic_create_qp_ex,
 	.dealloc_pd = snic_dealloc_pd,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,
@@ -51,15 +53,16 @@ struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn)
 {
 	struct snic_qp *qp = ctx->qp_table[qpn & ctx->qp_table_mask];
 
-	return qp && qp->ibvqp.qp_num == qpn ? qp : NULL;
+	return qp && qp->vqp.qp.qp_num == qpn ? qp : NULL;
 }
 
 /*
+ * The device's limits the provider applies itself, from QUERY_DEVICE.
  * The device numbers QPs 1 (GSI) .. max_qp + 1: a table of that size
  * indexed by QPN never collides (create_qp refuses a QPN whose slot is
  * taken, should a kernel number them otherwise).
  */
-static int snic_alloc_qp_table(struct snic_context *ctx)
+static int snic_query_limits(struct snic_context *ctx)
 {
 	struct ib_uverbs_ex_query_device_resp resp = {};
 	size_t resp_size = sizeof(resp);
@@ -72,6 +75,7 @@ static int snic_alloc_qp_table(struct snic_context *ctx)
 	if (err)
 		return err;
 
+	ctx->mw = attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW;
 	size = roundup_pow_of_two((uint64_t)attr.orig_attr.max_qp + 2);
 	ctx->qp_table = calloc(size, sizeof(*ctx->qp_table));
 	if (!ctx->qp_table)
@@ -150,7 +154,14 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 	ctx->max_recv_sge = min_t(uint32_t, resp.max_recv_sge,
 				  SNIC_RQ_WQE_MAX_SGE);
 
-	err = snic_alloc_qp_table(ctx);
+	ctx->max_inline_data = min_t(uint32_t, resp.max_inline_data,
+				     SNIC_MAX_INLINE_DATA);
+	/* SRQ slots are named by 16 bits of CQE, like work queue slots */
+	ctx->max_srq_wr = resp.max_srq_wr ?
+		min_t(uint32_t, 1u << (ilog32(resp.max_srq_wr) - 1),
+		      SNIC_MAX_WQ_DEPTH) : 0;
+
+	err = snic_query_limits(ctx);
 	if (err) {
 		verbs_err(&ctx->ibvctx, "QP table: %s\n", strerror(err));
 		goto err_unmap;

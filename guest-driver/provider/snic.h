@@ -54,6 +54,9 @@ struct snic_context {
 	uint32_t max_cqe;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
+	uint32_t max_inline_data; /* 0: the device has no inline sends */
+	uint32_t max_srq_wr;      /* 0: no SRQs */
+	bool mw;                  /* memory windows: BIND_MW, LOCAL_INV, SEND_INV */
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
 	 * Written under qp_table_mutex; removal also holds the QP's CQ
@@ -95,12 +98,14 @@ static inline uint32_t snic_ring_slot(const struct snic_ring *ring,
 }
 
 struct snic_cq {
-	struct ibv_cq ibvcq;
+	struct verbs_cq vcq; /* ibv_cq, and ibv_cq_ex for create_cq_ex */
 	struct snic_ring ring;
 	uint32_t cqn;
 	uint32_t cons;     /* free-running consumer index */
 	uint32_t cons_db;  /* consumer index the device was last told */
 	pthread_spinlock_t lock;
+	/* ibv_cq_ex: the CQE start_poll/next_poll returned (CQ locked) */
+	struct snic_cqe *cur;
 };
 
 /*
@@ -118,10 +123,16 @@ struct snic_wq {
 };
 
 struct snic_qp {
-	struct ibv_qp ibvqp;
+	struct verbs_qp vqp; /* ibv_qp, and ibv_qp_ex for the ibv_wr_* calls */
 	struct snic_wq sq;
-	struct snic_wq rq;
+	struct snic_wq rq;   /* no ring with an SRQ */
+	uint64_t send_ops;   /* 1 << IBV_WR_* the QP takes */
+	uint32_t max_inline;
 	bool sq_sig_all;
+	/* ibv_wr_*: between wr_start and wr_complete/abort, SQ locked */
+	uint32_t wr_prod;              /* next slot a builder takes */
+	struct snic_sq_wqe *wr_cur;    /* the WQE setters complete */
+	int wr_err;                    /* first error, for wr_complete */
 };
 
 static inline struct snic_device *to_sdev(struct ibv_device *ibdev)
@@ -146,12 +157,17 @@ static inline struct snic_ah *to_sah(struct ibv_ah *ibvah)
 
 static inline struct snic_cq *to_scq(struct ibv_cq *ibvcq)
 {
-	return container_of(ibvcq, struct snic_cq, ibvcq);
+	return container_of(ibvcq, struct snic_cq, vcq.cq);
+}
+
+static inline struct snic_cq *to_scq_ex(struct ibv_cq_ex *ibvcqx)
+{
+	return container_of(ibvcqx, struct snic_cq, vcq.cq_ex);
 }
 
 static inline struct snic_qp *to_sqp(struct ibv_qp *ibvqp)
 {
-	return container_of(ibvqp, struct snic_qp, ibvqp);
+	return container_of(ibvqp, struct snic_qp, vqp.qp);
 }
 
 /* log2 of the ring depth holding at least n entries (n <= 2^31) */
@@ -230,6 +246,8 @@ void snic_ring_free(struct snic_ring *ring);
 struct ibv_cq *snic_create_cq(struct ibv_context *ibvctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *ibvctx,
+				   struct ibv_cq_init_attr_ex *attr);
 int snic_destroy_cq(struct ibv_cq *ibvcq);
 int snic_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
 int snic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
@@ -238,6 +256,8 @@ void snic_cq_discard_qp(struct snic_cq *cq, uint32_t qpn);
 /* qp.c */
 struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *snic_create_qp_ex(struct ibv_context *ibvctx,
+				 struct ibv_qp_init_attr_ex *attr);
 int snic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		   int attr_mask);
 int snic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
@@ -247,5 +267,7 @@ int snic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+int snic_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 
 #endif /* __SNIC_H__ */
