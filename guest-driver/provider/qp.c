@@ -142,6 +142,31 @@ static void snic_wq_destroy(struct snic_wq *wq)
 static void snic_qp_set_wr_ops(struct snic_qp *qp, uint64_t ops);
 
 /*
+ * ibv_qp_to_qp_ex() finds the ibv_wr_* interface by VERBS_QP_EX in
+ * verbs_qp.comp_mask, which follows the union with struct ibv_qp_ex. The
+ * guest's libibverbs (rdma-core 44) has an ibv_qp_ex that ends with
+ * wr_atomic_write; rdma-core 45 appended wr_flush, so in a newer tree's
+ * layout 44's comp_mask is where wr_flush is. Mark both places: a
+ * libibverbs of either age sees the flag, and wr_flush (which this
+ * provider never offers) is not a function any caller may use.
+ */
+#define SNIC_QP_EX_44_SIZE (offsetof(struct ibv_qp_ex, wr_atomic_write) + \
+			    sizeof(void (*)(void)))
+
+static void snic_qp_mark_ex(struct snic_qp *qp)
+{
+	char *vqp = (char *)&qp->vqp;
+	uint32_t mask44;
+
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	if (SNIC_QP_EX_44_SIZE == offsetof(struct verbs_qp, comp_mask))
+		return;
+	memcpy(&mask44, vqp + SNIC_QP_EX_44_SIZE, sizeof(mask44));
+	mask44 |= VERBS_QP_EX;
+	memcpy(vqp + SNIC_QP_EX_44_SIZE, &mask44, sizeof(mask44));
+}
+
+/*
  * What ibv_create_qp_ex may ask of this provider: a PD, send_ops_flags
  * for the ibv_wr_* interface and no create flags. XRC, RSS, TSO and
  * source QPNs are not offered.
@@ -277,7 +302,7 @@ static struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		snic_qp_set_wr_ops(qp, attr->send_ops_flags);
-		qp->vqp.comp_mask |= VERBS_QP_EX;
+		snic_qp_mark_ex(qp);
 	}
 
 	/* Ours, not the kernel's answer: these are the limits post_* applies */
