@@ -301,6 +301,8 @@ enum snic_async_event_type {
                                      * remote access (NAKed) */
     SNIC_EVENT_SRQ_LIMIT = 7,       /* ABI 2.0: data: SRQN; its WQEs fell
                                      * below the armed limit (disarmed) */
+    SNIC_EVENT_QP_LAST_WQE = 8,     /* ABI 2.0: data: QPN; a QP of an SRQ
+                                     * entered ERR and takes no more */
 };
 
 struct snic_aeqe {

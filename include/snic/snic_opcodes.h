@@ -45,6 +45,19 @@ enum snic_opcode {
     SNIC_OP_RC_RPC_WRITE_MIDDLE = 0x1a,
     SNIC_OP_RC_RPC_WRITE_LAST = 0x1b,
     SNIC_OP_RC_RPC_WRITE_ONLY = 0x1c,
+    /* UC (transport class 001): RC's SEND and WRITE op-codes + 0x20 */
+    SNIC_OP_UC_SEND_FIRST = 0x20,
+    SNIC_OP_UC_SEND_MIDDLE = 0x21,
+    SNIC_OP_UC_SEND_LAST = 0x22,
+    SNIC_OP_UC_SEND_LAST_IMM = 0x23,
+    SNIC_OP_UC_SEND_ONLY = 0x24,
+    SNIC_OP_UC_SEND_ONLY_IMM = 0x25,
+    SNIC_OP_UC_WRITE_FIRST = 0x26,
+    SNIC_OP_UC_WRITE_MIDDLE = 0x27,
+    SNIC_OP_UC_WRITE_LAST = 0x28,
+    SNIC_OP_UC_WRITE_LAST_IMM = 0x29,
+    SNIC_OP_UC_WRITE_ONLY = 0x2a,
+    SNIC_OP_UC_WRITE_ONLY_IMM = 0x2b,
     /* UD (transport class 011) */
     SNIC_OP_UD_SEND_ONLY = 0x64,
     SNIC_OP_UD_SEND_ONLY_IMM = 0x65,
@@ -101,6 +114,8 @@ enum snic_aeth_kind {
 #define SNIC_OPF_RESPONSE       (1u << 4)   /* responder -> requester */
 #define SNIC_OPF_EXT            (1u << 5)   /* snic extension: negotiate */
 #define SNIC_OPF_UD             (1u << 6)   /* datagram */
+#define SNIC_OPF_UC             (1u << 7)   /* unreliable connected */
+#define SNIC_OP_UC_OFFSET       0x20        /* UC op-code = RC's + this */
 
 struct snic_opcode_info {
     const char *name;
@@ -117,6 +132,7 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
 #define P_ SNIC_OPF_PAYLOAD
 #define RQ_ SNIC_OPF_REQUEST
 #define RS_ SNIC_OPF_RESPONSE
+#define UC_ SNIC_OPF_UC
     static const struct snic_opcode_info table[256] = {
         SNIC_OP_(0x00, "RC SEND First", 0, F_ | P_ | RQ_),
         SNIC_OP_(0x01, "RC SEND Middle", 0, P_ | RQ_),
@@ -157,6 +173,23 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
                  L_ | P_ | RQ_ | SNIC_OPF_EXT),
         SNIC_OP_(0x1c, "RC RPC WRITE Only", SNIC_HDR_RETH,
                  F_ | L_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x20, "UC SEND First", 0, F_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x21, "UC SEND Middle", 0, P_ | RQ_ | UC_),
+        SNIC_OP_(0x22, "UC SEND Last", 0, L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x23, "UC SEND Last Imm", SNIC_HDR_IMMDT,
+                 L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x24, "UC SEND Only", 0, F_ | L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x25, "UC SEND Only Imm", SNIC_HDR_IMMDT,
+                 F_ | L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x26, "UC WRITE First", SNIC_HDR_RETH, F_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x27, "UC WRITE Middle", 0, P_ | RQ_ | UC_),
+        SNIC_OP_(0x28, "UC WRITE Last", 0, L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x29, "UC WRITE Last Imm", SNIC_HDR_IMMDT,
+                 L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x2a, "UC WRITE Only", SNIC_HDR_RETH,
+                 F_ | L_ | P_ | RQ_ | UC_),
+        SNIC_OP_(0x2b, "UC WRITE Only Imm", SNIC_HDR_RETH | SNIC_HDR_IMMDT,
+                 F_ | L_ | P_ | RQ_ | UC_),
         SNIC_OP_(0x64, "UD SEND Only", SNIC_HDR_DETH,
                  F_ | L_ | P_ | RQ_ | SNIC_OPF_UD),
         SNIC_OP_(0x65, "UD SEND Only Imm", SNIC_HDR_DETH | SNIC_HDR_IMMDT,
@@ -169,6 +202,7 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
 #undef P_
 #undef RQ_
 #undef RS_
+#undef UC_
     return table[op].name ? &table[op] : 0;
 }
 

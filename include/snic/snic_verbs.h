@@ -76,6 +76,7 @@ enum snic_wc_status {
     SNIC_WC_LOC_QP_OP_ERR = 2,
     SNIC_WC_LOC_PROT_ERR = 4,
     SNIC_WC_WR_FLUSH_ERR = 5,
+    SNIC_WC_MW_BIND_ERR = 6,    /* ABI 2.0 */
     SNIC_WC_BAD_RESP_ERR = 7,
     SNIC_WC_LOC_ACCESS_ERR = 8,
     SNIC_WC_REM_INV_REQ_ERR = 9,
@@ -206,10 +207,15 @@ enum snic_wr_opcode {
 #define SNIC_MW_TYPE_2                  2   /* bound to one QP by a WR */
 
 /*
- * A BIND_MW work request: window 'mw_rkey' (its current R_Key) covers
- * [addr, addr + length) of the MR 'mr_lkey' with 'access' (REMOTE_*) from
- * now on, under R_Key 'new_rkey' (a type 2 window takes the key byte the
- * binder chose; a type 1 window keeps its R_Key). length 0 unbinds.
+ * A BIND_MW work request (RC and UC QPs): window 'mw_rkey' (its current
+ * R_Key) covers [addr, addr + length) of the MR 'mr_lkey' (of the QP's PD,
+ * with SNIC_ACCESS_MW_BIND) with 'access' (REMOTE_*) from now on, under
+ * R_Key 'new_rkey': the same window index with the key byte the binder
+ * chose (libibverbs' ibv_inc_rkey). A type 1 window may be re-bound, and
+ * length 0 unbinds it; a type 2 window binds only when free (after an
+ * invalidate), to the posting QP, with length > 0. Failures complete with
+ * SNIC_WC_MW_BIND_ERR. LOCAL_INV (imm = R_Key) frees a bound type 2 window
+ * of the QP's PD; a SEND with Invalidate does so at the responder.
  */
 struct snic_bind_mw {
     __le64 addr;
@@ -351,8 +357,8 @@ _Static_assert(sizeof(struct snic_admin_create_cq) == 24, "create_cq size");
 
 /*
  * CREATE_QP: result = QP number (1 for the GSI QP). With srqn != 0 the QP
- * takes its receive WQEs from that SRQ (of its context and PD) and has no
- * RQ of its own (rq_* are zero).
+ * takes its receive WQEs from that SRQ (of its context; not GSI) and has
+ * no RQ of its own (rq_* are zero); in ERR it posts SNIC_EVENT_QP_LAST_WQE.
  */
 struct snic_admin_create_qp {
     __le64 sq_pbl_addr;
@@ -413,7 +419,11 @@ struct snic_qp_attr {
 };
 _Static_assert(sizeof(struct snic_qp_attr) == 128, "qp_attr size");
 
-/* ALLOC_MW: a window of 'type' in PD pdn; result = its R_Key */
+/*
+ * ALLOC_MW: a window of 'type' in PD pdn; result = its R_Key (SNIC_KEY_MW
+ * set). DEALLOC_MW's handle is an R_Key of it: the key byte is ignored,
+ * as type 2 binds change it without the kernel knowing.
+ */
 struct snic_admin_alloc_mw {
     __le32 pdn;
     __u8 type;          /* SNIC_MW_TYPE_* */
@@ -442,9 +452,11 @@ _Static_assert(sizeof(struct snic_admin_rereg_mr) == 48, "rereg_mr size");
 /*
  * CREATE_SRQ: a shared receive queue of 2^log2_depth struct snic_rq_wqe
  * in host memory behind a page list, of context ctx and PD pdn; limit
- * armed (0: not armed). Its producer index is rung with SNIC_DB_SRQ; the
- * device takes WQEs in ring order and names the slot in the CQE
- * (wqe_index), so slots complete out of order.
+ * armed (0: not armed). Its producer index is rung with SNIC_DB_SRQ. The
+ * device takes WQEs in ring order and copies each when a message starts,
+ * so a slot may be reposted once taken; the CQE carries the WQE's wr_id
+ * and its SRQ index (wqe_index). Messages complete out of order. The
+ * WQEs' lkeys are checked against the SRQ's PD, not the QP's.
  */
 struct snic_admin_create_srq {
     __le64 pbl_addr;

@@ -407,6 +407,13 @@ void qsnic_rdma_node_init(QSnicRdmaNode *n, QSnic *s, uint8_t ip,
                                     SNIC_ACCESS_REMOTE_ATOMIC);
     cmd.reg_mr.page_shift = 12;
     n->lkey = qsnic_admin_ok(s, &cmd);
+    /* the port's address, as the driver lists it: RoCE to it is ours */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    qsnic_admin_ok(s, &cmd);
 }
 
 void qsnic_rdma_modify(QSnicRdmaNode *n, uint32_t mask,

@@ -42,9 +42,31 @@ static void check_tables(SnicCore *c)
     uint32_t pd_refs[FZ_MAX_PD + 1] = { 0 };
     uint32_t cq_refs[FZ_MAX_CQ + 1] = { 0 };
     uint32_t eq_refs[FZ_MAX_EQ + 1] = { 0 };
+    uint32_t srq_refs[FZ_MAX_SRQ + 1] = { 0 };
+    uint32_t mw_refs[FZ_MAX_MR + 1] = { 0 };
     uint32_t i;
 
+    for (i = 1; i <= FZ_MAX_MW; i++) {
+        const SnicMw *mw = &c->mws[i];
+
+        if (!mw->valid) {
+            continue;
+        }
+        if (mw->pdn < 1 || mw->pdn > FZ_MAX_PD || !c->pds[mw->pdn].valid) {
+            fail("MW in a dead PD", i, mw->pdn);
+        }
+        pd_refs[mw->pdn]++;
+        if (mw->bound) {
+            if (mw->mr < 1 || mw->mr > FZ_MAX_MR || !c->mrs[mw->mr].valid) {
+                fail("MW bound in a dead MR", i, mw->mr);
+            }
+            mw_refs[mw->mr]++;
+        }
+    }
     for (i = 1; i <= FZ_MAX_MR; i++) {
+        if (c->mrs[i].valid && c->mrs[i].mw_refs != mw_refs[i]) {
+            fail("MR window count", c->mrs[i].mw_refs, mw_refs[i]);
+        }
         if (c->mrs[i].valid) {
             if (c->mrs[i].pdn < 1 || c->mrs[i].pdn > FZ_MAX_PD ||
                 !c->pds[c->mrs[i].pdn].valid) {
@@ -70,9 +92,32 @@ static void check_tables(SnicCore *c)
         if (qp->state >= SNIC_QPS_COUNT) {
             fail("QP in no state", i, qp->state);
         }
+        if (qp->srqn && (qp->srqn > FZ_MAX_SRQ ||
+                         !c->srqs[qp->srqn].valid ||
+                         c->srqs[qp->srqn].ctx != qp->ctx)) {
+            fail("QP on a dead or foreign SRQ", i, qp->srqn);
+        }
+        srq_refs[qp->srqn]++;
         pd_refs[qp->pdn]++;
         cq_refs[qp->send_cqn]++;
         cq_refs[qp->recv_cqn]++;
+    }
+    for (i = 1; i <= FZ_MAX_SRQ; i++) {
+        const SnicSrq *srq = &c->srqs[i];
+
+        if (!srq->valid) {
+            continue;
+        }
+        if (srq->pdn < 1 || srq->pdn > FZ_MAX_PD || !c->pds[srq->pdn].valid) {
+            fail("SRQ in a dead PD", i, srq->pdn);
+        }
+        if (srq->refs != srq_refs[i]) {
+            fail("SRQ reference count", srq->refs, srq_refs[i]);
+        }
+        if (srq->tail - srq->head > 1u << srq->log2_depth) {
+            fail("SRQ holds more than its depth", srq->head, srq->tail);
+        }
+        pd_refs[srq->pdn]++;
     }
     for (i = 1; i <= FZ_MAX_CQ; i++) {
         if (c->cqs[i].valid) {
@@ -232,6 +277,34 @@ static void fix_fields(struct snic_admin_cmd *cmd)
     case SNIC_ADMIN_DESTROY_QP:
         cmd->obj.handle = le32(r[0] % (FZ_MAX_QP + 3));
         break;
+    case SNIC_ADMIN_QUERY_SRQ:
+    case SNIC_ADMIN_DESTROY_SRQ:
+        cmd->obj.handle = le32(r[0] % (FZ_MAX_SRQ + 2));
+        break;
+    case SNIC_ADMIN_ALLOC_MW:
+        cmd->alloc_mw.pdn = le32(r[0] % (FZ_MAX_PD + 2));
+        cmd->alloc_mw.type = r[4] & 0x80 ? r[4] : 1 + r[4] % 2;
+        break;
+    case SNIC_ADMIN_DEALLOC_MW:
+        cmd->obj.handle = le32(SNIC_KEY_MW |
+                               (r[0] % (FZ_MAX_MW + 2)) << 8 | r[1]);
+        break;
+    case SNIC_ADMIN_MODIFY_SRQ:
+        cmd->modify_srq.srqn = le32(r[0] % (FZ_MAX_SRQ + 2));
+        cmd->modify_srq.limit = le32(r[4] % 80);
+        break;
+    case SNIC_ADMIN_CREATE_SRQ: {
+        struct snic_admin_create_srq *q = &cmd->create_srq;
+
+        log2 = 2 + q->log2_depth % 6;
+        q->log2_depth = log2;
+        q->npages = le32(queue_pages((uint64_t)SNIC_RQ_WQE_SIZE << log2));
+        q->pbl_addr = GUINT64_TO_LE(LIST_AT(r[0] % NUM_LISTS));
+        q->pdn = le32(r[12] % (FZ_MAX_PD + 2));
+        q->limit = le32(r[16] % 80);
+        q->ctx = GUINT16_TO_LE(r[22] % 4 == 3 ? 1 : 0);
+        break;
+    }
     case SNIC_ADMIN_DEREG_MR:
         cmd->obj.handle = le32((r[0] % (FZ_MAX_MR + 2)) << 8 |
                                (r[1] & 1 ? r[2] : FZ_MR_KEY));
@@ -277,7 +350,7 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         break;
     case SNIC_ADMIN_CREATE_QP: {
         static const uint8_t types[] = {
-            SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_RC, SNIC_QPT_GSI,
+            SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_UC, SNIC_QPT_GSI,
         };
         struct snic_admin_create_qp *q = &cmd->create_qp;
         uint8_t sl = 2 + q->sq_log2_depth % 6, rl = 2 + q->rq_log2_depth % 6;
@@ -294,6 +367,15 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         q->recv_cqn = le32(r[32] & 0x80 ? r[32] % (FZ_MAX_CQ + 2) :
                            GUINT32_FROM_LE(q->send_cqn));
         q->ctx = GUINT16_TO_LE(r[40] % 4 == 3 ? 1 : 0);
+        if (r[44] % 4 == 3) {
+            /* from an SRQ: no RQ (unless the input keeps one) */
+            q->srqn = le32(r[45] % (FZ_MAX_SRQ + 2));
+            if (!(r[46] & 0x80)) {
+                q->rq_log2_depth = 0;
+                q->rq_npages = 0;
+                q->rq_pbl_addr = 0;
+            }
+        }
         break;
     }
     case SNIC_ADMIN_MODIFY_QP: {

@@ -22,6 +22,8 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_SET_MTU, SNIC_ADMIN_GET_MTU, SNIC_ADMIN_SET_MAC,
     SNIC_ADMIN_CREATE_ETH_QUEUE, SNIC_ADMIN_DESTROY_ETH_QUEUE,
     SNIC_ADMIN_START_ETH_QUEUE, SNIC_ADMIN_STOP_ETH_QUEUE,
+    SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
+    SNIC_ADMIN_DESTROY_SRQ, SNIC_ADMIN_ALLOC_MW, SNIC_ADMIN_DEALLOC_MW,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -205,6 +207,8 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .max_qp = FZ_MAX_QP,
         .max_cq = FZ_MAX_CQ,
         .max_eq = FZ_MAX_EQ,
+        .max_srq = FZ_MAX_SRQ,
+        .max_mw = FZ_MAX_MW,
     };
 
     memcpy(cfg.mac, fz_mac, 6);
@@ -325,7 +329,16 @@ int fz_admin_payload_len(uint8_t opcode)
     case SNIC_ADMIN_DESTROY_EQ:
     case SNIC_ADMIN_DESTROY_CQ:
     case SNIC_ADMIN_DESTROY_QP:
+    case SNIC_ADMIN_QUERY_SRQ:
+    case SNIC_ADMIN_DESTROY_SRQ:
+    case SNIC_ADMIN_DEALLOC_MW:
         return sizeof(struct snic_admin_obj_ref);
+    case SNIC_ADMIN_ALLOC_MW:
+        return sizeof(struct snic_admin_alloc_mw);
+    case SNIC_ADMIN_CREATE_SRQ:
+        return sizeof(struct snic_admin_create_srq);
+    case SNIC_ADMIN_MODIFY_SRQ:
+        return sizeof(struct snic_admin_modify_srq);
     case SNIC_ADMIN_REG_MR:
         return sizeof(struct snic_admin_reg_mr);
     case SNIC_ADMIN_CREATE_EQ:
@@ -510,20 +523,36 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
     n->cqn = node_admin_ok(n, &cmd);
     for (q = 0; q < nqp; q++) {
+        bool srq = types[q] & FZ_ON_SRQ;
+
         fz_pbl(n->h, FZ_PBL_SQ(q), FZ_SQ_RING(q), 1, false);
         fz_pbl(n->h, FZ_PBL_RQ(q), FZ_RQ_RING(q), 1, false);
+        if (srq) {
+            snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ,
+                                sizeof(cmd.create_srq));
+            cmd.create_srq.pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
+            cmd.create_srq.npages = GUINT32_TO_LE(1);
+            cmd.create_srq.pdn = GUINT32_TO_LE(n->pdn);
+            cmd.create_srq.log2_depth = FZ_RQ_LOG2;
+            n->srqn = node_admin_ok(n, &cmd);
+            n->srq_q = q;
+        }
         snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
         cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(FZ_PBL_SQ(q));
-        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
         cmd.create_qp.sq_npages = GUINT32_TO_LE(1);
-        cmd.create_qp.rq_npages = GUINT32_TO_LE(1);
+        if (srq) {
+            cmd.create_qp.srqn = GUINT32_TO_LE(n->srqn);
+        } else {
+            cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(FZ_PBL_RQ(q));
+            cmd.create_qp.rq_npages = GUINT32_TO_LE(1);
+            cmd.create_qp.rq_log2_depth = FZ_RQ_LOG2;
+        }
         cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
         cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
         cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-        cmd.create_qp.type = types[q];
+        cmd.create_qp.type = types[q] & ~FZ_ON_SRQ;
         cmd.create_qp.sq_log2_depth = FZ_SQ_LOG2;
-        cmd.create_qp.rq_log2_depth = FZ_RQ_LOG2;
-        n->type[q] = types[q];
+        n->type[q] = types[q] & ~FZ_ON_SRQ;
         n->qpn[q] = node_admin_ok(n, &cmd);
     }
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
@@ -535,12 +564,33 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
                                       SNIC_ACCESS_REMOTE_WRITE |
                                       SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
+                                      SNIC_ACCESS_REMOTE_ATOMIC |
+                                      SNIC_ACCESS_MW_BIND);
     cmd.reg_mr.page_shift = SNIC_PAGE_SHIFT_4K;
     cmd.reg_mr.key = FZ_MR_KEY;
     n->lkey = node_admin_ok(n, &cmd);
     if (n->lkey != FZ_LKEY) {
         fz_fail("harness: the node's MR has lkey 0x%x", n->lkey);
+    }
+    for (q = SNIC_MW_TYPE_1; q <= SNIC_MW_TYPE_2; q++) {
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_MW, sizeof(cmd.alloc_mw));
+        cmd.alloc_mw.pdn = GUINT32_TO_LE(n->pdn);
+        cmd.alloc_mw.type = q;
+        cmd.alloc_mw.key = FZ_MW_RKEY(q) & SNIC_KEY_BYTE_MASK;
+        if (node_admin_ok(n, &cmd) != FZ_MW_RKEY(q)) {
+            fz_fail("harness: memory window %u has another R_Key", q);
+        }
+    }
+    /* the port's addresses (fz_av's): ::ffff:10.0.0.ip and fd00::ip */
+    for (q = 0; q < 2; q++) {
+        struct snic_av av;
+
+        fz_av(&av, ip, ip, q);
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+        cmd.set_gid.index = q;
+        cmd.set_gid.flags = SNIC_GID_VALID;
+        memcpy(cmd.set_gid.gid, av.sgid, 16);
+        node_admin_ok(n, &cmd);
     }
 }
 
@@ -595,6 +645,8 @@ void fz_av(struct snic_av *av, uint8_t from, uint8_t to, bool ipv6)
 void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
                      uint32_t peer_qpn, bool ipv6)
 {
+    /* UC takes no responder resources, RNR timer or retry attributes */
+    uint32_t rc = n->type[q] == SNIC_QPT_UC ? 0 : ~0u;
     struct snic_qp_attr a;
 
     memset(&a, 0, sizeof(a));
@@ -614,17 +666,19 @@ void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
     fz_av(&a.av, n->ip, peer_ip, ipv6);
     node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
                    SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
-                   SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
-                   SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+                   SNIC_QP_ATTR_RQ_PSN |
+                   (rc & (SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                          SNIC_QP_ATTR_MIN_RNR_TIMER)), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;
     a.retry_cnt = 3;
     a.rnr_retry = 3;
     a.sq_psn = GUINT32_TO_LE(FZ_SQ_PSN(n->ip));
     a.max_rd_atomic = 4;
-    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-                   SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-                   SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+                   (rc & (SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                          SNIC_QP_ATTR_RNR_RETRY |
+                          SNIC_QP_ATTR_MAX_QP_RD_ATOMIC)), &a);
 }
 
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey)
@@ -658,7 +712,11 @@ void fz_post_recv(FuzzNode *n, unsigned q, const struct snic_rq_wqe *w)
     uint32_t slot = n->rq_pi[q] & ((1u << FZ_RQ_LOG2) - 1);
 
     fz_write(n->h, FZ_RQ_RING(q) + slot * SNIC_RQ_WQE_SIZE, w, sizeof(*w));
-    fz_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn[q], ++n->rq_pi[q]);
+    if (n->srqn && q == n->srq_q) {
+        fz_doorbell(n->h, 0, SNIC_DB_SRQ, n->srqn, ++n->rq_pi[q]);
+    } else {
+        fz_doorbell(n->h, 0, SNIC_DB_RQ, n->qpn[q], ++n->rq_pi[q]);
+    }
 }
 
 bool fz_poll_cq(FuzzNode *n, struct snic_cqe *c)

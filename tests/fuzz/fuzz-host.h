@@ -33,6 +33,8 @@
 #define FZ_MAX_QP       4
 #define FZ_MAX_CQ       4
 #define FZ_MAX_EQ       2
+#define FZ_MAX_SRQ      2
+#define FZ_MAX_MW       2
 #define FZ_MAX_MR_PAGES 64
 #define FZ_TLB_ENTRIES  16
 
@@ -57,7 +59,7 @@
 #define FZ_SCRATCH      (FZ_MEM_BASE + 0x20000) /* 64 KiB, free */
 
 /* Node objects */
-#define FZ_MAX_NODE_QP  3
+#define FZ_MAX_NODE_QP  4
 #define FZ_EQ_LOG2      4
 #define FZ_CQ_LOG2      6
 #define FZ_SQ_LOG2      4
@@ -65,6 +67,8 @@
 #define FZ_MR_IOVA      0x10000000ull   /* pages mapped in reverse order */
 #define FZ_MR_KEY       0x33
 #define FZ_LKEY         (1u << SNIC_KEY_INDEX_SHIFT | FZ_MR_KEY)
+/* every node's memory windows, types 1 and 2, as allocated */
+#define FZ_MW_RKEY(t)   (SNIC_KEY_MW | (t) << SNIC_KEY_INDEX_SHIFT | 0x40)
 #define FZ_QKEY         0x1111u
 #define FZ_MTU          SNIC_MTU_1024
 #define FZ_IP(n)        (n)             /* node n is 10.0.0.n */
@@ -153,8 +157,11 @@ void fz_pbl(FuzzHost *h, uint64_t at, uint64_t first, unsigned n,
 
 /*
  * A node: one host with a PD, an EQ, a CQ, an MR over FZ_BUF and up to
- * FZ_MAX_NODE_QP QPs (index q: rings FZ_SQ_RING(q), FZ_RQ_RING(q)).
+ * FZ_MAX_NODE_QP QPs (index q: rings FZ_SQ_RING(q), FZ_RQ_RING(q)). A type
+ * with FZ_ON_SRQ makes that QP take from the node's SRQ, whose ring is
+ * the one FZ_RQ_RING(q) the QP does not need (one such QP per node).
  */
+#define FZ_ON_SRQ       0x80
 typedef struct FuzzNode {
     FuzzHost *h;
     uint8_t ip;
@@ -164,6 +171,8 @@ typedef struct FuzzNode {
     uint32_t qpn[FZ_MAX_NODE_QP];
     uint32_t sq_pi[FZ_MAX_NODE_QP], rq_pi[FZ_MAX_NODE_QP];
     uint32_t cq_ci;
+    uint32_t srqn;              /* its SRQ, for QP srq_q; 0: none */
+    unsigned srq_q;
 } FuzzNode;
 
 void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
@@ -179,6 +188,7 @@ void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey);
 /* Write a WQE at the producer slot of QP q and ring its doorbell. */
 void fz_post_send(FuzzNode *n, unsigned q, const struct snic_sq_wqe *w);
+/* ... to its RQ, or for the SRQ's QP to the SRQ */
 void fz_post_recv(FuzzNode *n, unsigned q, const struct snic_rq_wqe *w);
 /* Next completion of the node's CQ, if any (consumed). */
 bool fz_poll_cq(FuzzNode *n, struct snic_cqe *c);
@@ -248,7 +258,7 @@ enum {
 #define ADM_LIST_AT(i)  (FZ_PBL + (i) * 0x80)   /* 16 pages each */
 #define ADM_ATTR_AT(i)  (FZ_ATTR + (i) * 0x80)  /* see prepare_memory() */
 /* ADM_FIX_HDR: opcode = fz_admin_opcodes[byte % FZ_ADMIN_NUM_OPCODES] */
-#define FZ_ADMIN_NUM_OPCODES 30
+#define FZ_ADMIN_NUM_OPCODES 36
 extern const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES];
 
 #endif /* SNIC_FUZZ_HOST_H */

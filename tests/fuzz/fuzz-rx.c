@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: RoCEv2 frames into the receive path of a node with RC
- * SEND/WRITE/READ/atomic requests in flight, a UD and the GSI QP, receive
- * WQEs posted. Record flags fix lengths, IPv4 checksum and ICRC after
+ * SEND/WRITE/READ/atomic requests in flight, a UD and the GSI QP, a UC QP
+ * on an SRQ, receive WQEs posted. Record flags fix lengths, IPv4 checksum and ICRC after
  * mutation so frames reach the transport. Rebuilt per input: exact replay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -15,7 +15,7 @@
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */
 
 static const uint8_t types[FZ_MAX_NODE_QP] = {
-    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI,
+    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
 };
 
 static void put16(uint8_t *p, uint16_t v)
@@ -106,13 +106,16 @@ static void refill(FuzzNode *n)
 
     for (q = 0; q < n->nqp; q++) {
         const SnicQp *qp = &c->qps[n->qpn[q]];
+        const SnicSrq *srq = snic_srq_get(c, qp->srqn);
+        const uint32_t *head = srq ? &srq->head : &qp->rq_head;
+        const uint32_t *tail = srq ? &srq->tail : &qp->rq_tail;
 
         if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_RESET) {
             continue;   /* posting there flushes: no progress */
         }
-        while (qp->rq_tail - qp->rq_head < RQ_KEEP) {
+        while (*tail - *head < RQ_KEEP) {
             post_recv(n, q);
-            if (qp->rq_tail != n->rq_pi[q]) {
+            if (*tail != n->rq_pi[q]) {
                 break;  /* refused */
             }
         }
@@ -160,6 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
     fz_node_ud_up(&n, 1, FZ_QKEY);
     fz_node_ud_up(&n, 2, SNIC_GSI_QKEY);
+    fz_node_connect(&n, 3, FZ_IP(2), RX_PEER_QPN, false);
     refill(&n);
     /* requests in flight: see RX_REQ_* for the PSNs they occupy */
     post_send(&n, 1, SNIC_WR_SEND, 0x8000, RX_SEND_LEN, 0);

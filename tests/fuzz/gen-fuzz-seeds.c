@@ -359,8 +359,9 @@ static void gen_admin(void)
     w.sge[0].addr = GUINT64_TO_LE(FZ_MR_IOVA + 8);
     w.sge[0].length = GUINT32_TO_LE(2000);
     w.sge[0].lkey = GUINT32_TO_LE(FZ_LKEY);
-    /* into the SQ: page 0 of list 2 */
-    adm_mem(&s, (FZ_MEM_BASE + 0x6000 - FZ_ATTR) / 4, &w, sizeof(w));
+    /* into the SQ: page 0 of list 2 (the WQE up to its third SGE) */
+    adm_mem(&s, (FZ_MEM_BASE + 0x6000 - FZ_ATTR) / 4, &w,
+            offsetof(struct snic_sq_wqe, sge[3]));
     adm_doorbell(&s, 0, SNIC_DB_SQ, 2, 1);
     adm_doorbell(&s, 0, SNIC_DB_CQ_ARM, 1, 0);
     adm_ctrl(&s, 0);

@@ -36,6 +36,71 @@ void node_set_mtu(Node *n, uint32_t mtu)
     node_admin_ok(n->h, &cmd);
 }
 
+/* A QP of n's type on its PD and CQ; an RQ unless it takes from srqn. */
+static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(sq_pbl);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
+    if (!srqn) {
+        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+        cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
+        cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    }
+    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.type = n->type;
+    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
+    cmd.create_qp.srqn = GUINT32_TO_LE(srqn);
+    return node_admin_ok(n->h, &cmd);
+}
+
+void node_create_srq(Node *n, uint32_t limit)
+{
+    struct snic_admin_cmd cmd;
+
+    node_pbl(n->h, PBL_SRQ, SRQ_RING, 4);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ, sizeof(cmd.create_srq));
+    cmd.create_srq.pbl_addr = GUINT64_TO_LE(PBL_SRQ);
+    cmd.create_srq.npages = GUINT32_TO_LE(4);
+    cmd.create_srq.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_srq.limit = GUINT32_TO_LE(limit);
+    cmd.create_srq.log2_depth = SRQ_LOG2;
+    cmd.create_srq.ctx = GUINT16_TO_LE(n->ctx);
+    n->srqn = node_admin_ok(n->h, &cmd);
+    n->srq_pi = 0;
+}
+
+void node_post_srq_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len,
+                        uint32_t lkey)
+{
+    struct snic_rq_wqe w;
+    uint64_t slot = SRQ_RING +
+                    (n->srq_pi & ((1u << SRQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.num_sge = 1;
+    w.sge[0].addr = GUINT64_TO_LE(addr);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(lkey);
+    fake_write(n->h, slot, &w, sizeof(w));
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SRQ, n->srqn, ++n->srq_pi);
+}
+
+void node_add_qp(Node *q, const Node *n)
+{
+    *q = *n;
+    node_pbl(n->h, PBL_SQ2, SQ2_RING, 16);
+    q->sq_ring = SQ2_RING;
+    q->sq_pi = q->rq_pi = 0;
+    q->qpn = create_qp(q, PBL_SQ2, n->srqn);
+}
+
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx)
 {
@@ -46,6 +111,8 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     memset(n, 0, sizeof(*n));
     n->ip = ip;
     n->ctx = ctx;
+    n->type = type;
+    n->sq_ring = SQ_RING;
     n->h = fake_host_new();
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
@@ -73,19 +140,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
     cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
     n->cqn = node_admin_ok(n->h, &cmd);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
-    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
-    cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
-    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
-    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.type = type;
-    cmd.create_qp.sq_log2_depth = SQ_LOG2;
-    cmd.create_qp.rq_log2_depth = RQ_LOG2;
-    cmd.create_qp.ctx = GUINT16_TO_LE(ctx);
-    n->qpn = node_admin_ok(n->h, &cmd);
+    n->qpn = create_qp(n, PBL_SQ, 0);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
     cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
@@ -95,10 +150,18 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
                                       SNIC_ACCESS_REMOTE_WRITE |
                                       SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
+                                      SNIC_ACCESS_REMOTE_ATOMIC |
+                                      SNIC_ACCESS_MW_BIND);
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
+    /* the port's address, as the driver lists it: RoCE to it is ours */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
+    cmd.set_gid.flags = SNIC_GID_VALID;
+    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
+    cmd.set_gid.gid[12] = 10;
+    cmd.set_gid.gid[15] = ip;
+    node_admin_ok(n->h, &cmd);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
@@ -129,6 +192,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry)
 {
     struct snic_qp_attr a;
+    bool uc;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
@@ -152,23 +216,27 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.av.sgid[15] = n->ip;
     memcpy(a.av.dmac, fake_mac, 6);
     a.av.hop_limit = 64;
+    /* UC has no RDMA READ/atomic responder resources, no RNR, no retry */
+    uc = n->type == SNIC_QPT_UC;
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
            SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER, &a);
+           (uc ? 0 : SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                     SNIC_QP_ATTR_MIN_RNR_TIMER), &a);
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
     a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
     a.max_rd_atomic = 4;
-    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_TIMEOUT |
-           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-           SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+           (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                     SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC),
+           &a);
 }
 
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
 {
-    uint64_t slot = SQ_RING +
+    uint64_t slot = n->sq_ring +
                     (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     fake_write(n->h, slot, w, sizeof(*w));

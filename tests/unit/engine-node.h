@@ -17,6 +17,8 @@
 #define PBL_CQ      (FAKE_MEM_BASE + 0x20100)
 #define PBL_SQ      (FAKE_MEM_BASE + 0x20200)
 #define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
+#define PBL_SQ2     (FAKE_MEM_BASE + 0x20400)
+#define PBL_SRQ     (FAKE_MEM_BASE + 0x20500)
 #define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
 #define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 29 pages of queues: */
 #define EQ_RING     RINGS                       /* 1 page */
@@ -25,6 +27,9 @@
 #define RQ_RING     (RINGS + 0x19000)           /* 4 pages */
 #define BUF         (FAKE_MEM_BASE + 0x100000)  /* 4 MiB, registered */
 #define BUF_LEN     (4u << 20)
+#define SQ2_RING    (FAKE_MEM_BASE + 0x500000)  /* 16 pages: node_add_qp() */
+#define SRQ_RING    (FAKE_MEM_BASE + 0x510000)  /* 4 pages */
+#define SRQ_LOG2    8
 #define EQ_LOG2     4
 #define CQ_LOG2     10
 #define SQ_LOG2     8
@@ -35,8 +40,12 @@ typedef struct Node {
     uint64_t pdn, eqn, cqn, qpn;
     uint32_t lkey;
     uint32_t sq_pi, rq_pi, cq_ci;
+    uint64_t sq_ring;           /* its SQ: SQ_RING, or SQ2_RING */
+    uint64_t srqn;              /* the device's SRQ (node_create_srq()) */
+    uint32_t srq_pi;
     uint8_t ip;                 /* 10.0.0.ip */
     uint16_t ctx;               /* owning context (doorbell page); 0 = kernel */
+    uint8_t type;               /* of its QP: SNIC_QPT_* */
 } Node;
 
 /* Run an admin command that must succeed; its result. */
@@ -51,6 +60,20 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
+
+/*
+ * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context
+ * (limit 0: not armed); sets n->srqn.
+ */
+void node_create_srq(Node *n, uint32_t limit);
+/* Post one single-SGE receive WQE (lkey) to the SRQ and ring it. */
+void node_post_srq_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len,
+                        uint32_t lkey);
+/*
+ * q: a second QP of n's type on n's device, PD and CQ, with its own SQ
+ * (SQ2_RING) and n's SRQ for receive WQEs. Poll completions through n.
+ */
+void node_add_qp(Node *q, const Node *n);
 
 /* The port's Ethernet MTU (SET_MTU); nodes start with 9000. */
 void node_set_mtu(Node *n, uint32_t mtu);

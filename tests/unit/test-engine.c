@@ -202,9 +202,9 @@ static void test_write_bw_lossy_bursts(void)
 
     node_pair_new(sim, &a, &b, &instant, SNIC_MTU_4096, 7, 7);
     faults.seed = seed(1);
-    snic_link_init(a.h->core, &faults);
+    snic_link_set_faults(a.h->core, &faults);
     faults.seed = seed(2);
-    snic_link_init(b.h->core, &faults);
+    snic_link_set_faults(b.h->core, &faults);
     node_fill(&a, BUF, len, 27);
     while (done < n) {
         while (posted < n && posted - done < depth) {
@@ -645,6 +645,7 @@ static void test_ud_source_address(void)
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    set_gid(&a, 0, 0, 1);                           /* the port's, removed */
 
     post_ud(&a, 1, &b, 0x1234, BUF, 100, false);   /* 10.0.0.1: not listed */
     snic_sim_run(sim, 100000);
@@ -662,6 +663,7 @@ static void test_ud_source_address(void)
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
+    set_gid(&a, 0, 0, 1);
     set_gid(&a, 1, SNIC_GID_VALID, 9);              /* another address */
     set_gid(&a, 2, SNIC_GID_VALID, 1);              /* ours */
     post_ud(&a, 2, &b, 0x1234, BUF, 100, false);
@@ -691,6 +693,7 @@ static void test_ud_source_address(void)
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
     ud_up(&a, 0x1234, false);
     ud_up(&b, 0x1234, false);
+    set_gid(&a, 0, 0, 1);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = 1;
     cmd.set_gid.flags = SNIC_GID_VALID;
@@ -867,6 +870,16 @@ static void test_gsi(void)
 }
 
 /* Post with explicit flags and SGE key (error-path tests). */
+/* Two UC nodes (10.0.0.5 and .6) connected on a clean link. */
+static void uc_pair(SnicSim *sim, Node *a, Node *b)
+{
+    node_init_type(a, sim, 5, SNIC_QPT_UC);
+    node_init_type(b, sim, 6, SNIC_QPT_UC);
+    snic_sim_port_connect(&a->h->port, &b->h->port, &clean);
+    node_connect(a, b, SNIC_MTU_1024, 0, 0);
+    node_connect(b, a, SNIC_MTU_1024, 0, 0);
+}
+
 static void post_raw(Node *n, uint64_t wr_id, uint8_t opcode, uint8_t flags,
                      uint32_t len, uint32_t imm)
 {
@@ -1169,7 +1182,7 @@ static void test_every_opcode(void)
     g_autofree char *path = g_build_filename(dir, "all.pcap", NULL);
     SnicSim *sim = snic_sim_new(20);
     bool seen[256] = { false };
-    Node a, b, c2, d, u, v;
+    Node a, b, c2, d, e, f, u, v;
     struct snic_cqe c;
     unsigned op, missing = 0;
 
@@ -1220,6 +1233,24 @@ static void test_every_opcode(void)
     node_post_recv(&d, 1, BUF, 4096);
     post_raw(&c2, 1, SNIC_WR_SEND_INV, SNIC_WQE_SIGNALED, 10, 5);
     snic_sim_run(sim, 1000000);
+    /* UC: every SEND and WRITE op-code */
+    uc_pair(sim, &e, &f);
+    for (op = 0; op < 4; op++) {
+        node_post_recv(&f, op, BUF + op * 0x10000, 4096);
+    }
+    post_raw(&e, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    post_raw(&e, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 3000, 1);
+    post_raw(&e, 3, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 10, 0);
+    post_raw(&e, 4, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 2);
+    node_post_send(&e, 5, SNIC_WR_RDMA_WRITE, BUF, 3000, BUF + 0x60000,
+                   f.lkey, 0, e.lkey);
+    node_post_send(&e, 6, SNIC_WR_RDMA_WRITE_IMM, BUF, 3000, BUF + 0x60000,
+                   f.lkey, 3, e.lkey);
+    node_post_send(&e, 7, SNIC_WR_RDMA_WRITE, BUF, 10, BUF + 0x60000, f.lkey,
+                   0, e.lkey);
+    node_post_send(&e, 8, SNIC_WR_RDMA_WRITE_IMM, BUF, 10, BUF + 0x60000,
+                   f.lkey, 4, e.lkey);
+    snic_sim_run(sim, 1000000);
     /* UD */
     ud_pair(sim, &u, &v, SNIC_QPT_UD, 7);
     node_post_recv(&v, 1, BUF, 4096);
@@ -1250,6 +1281,8 @@ static void test_every_opcode(void)
     fake_host_free(b.h);
     fake_host_free(c2.h);
     fake_host_free(d.h);
+    fake_host_free(e.h);
+    fake_host_free(f.h);
     fake_host_free(u.h);
     fake_host_free(v.h);
 }
@@ -1697,6 +1730,8 @@ static void test_responder_error_events(void)
         Node a, b;
 
         node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        /* SEND_INV: of R_Key 0, no window (a receive WQE takes it) */
+        node_post_recv(&b, 9, BUF + 0x10000, 4096);
         node_post_send(&a, 1, cases[i].opcode, BUF, 100, BUF,
                        b.lkey ^ (cases[i].bad_rkey ? 4 : 0), 0, a.lkey);
         snic_sim_run(sim, 100000);
@@ -1885,6 +1920,267 @@ static void test_nak_sequence_requester(void)
     }
 }
 
+/*
+ * RoCE is executed only when it is addressed to the port: a request to
+ * another IP address, or to the broadcast MAC, is dropped unexecuted.
+ */
+static void test_foreign_destination_dropped(void)
+{
+    static uint8_t payload[64];
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(36);
+    uint8_t frame[512];
+    unsigned i;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < 3; i++) {
+        uint32_t epsn = b.h->core->qps[b.qpn].resp.epsn;
+        SnicPkt p;
+        size_t len;
+
+        memset(&p, 0, sizeof(p));
+        snic_rdma_fill_addr(a.h->core, &a.h->core->qps[a.qpn], &p);
+        p.opcode = SNIC_OP_RC_WRITE_ONLY;
+        p.psn = epsn;
+        p.reth.va = BUF;
+        p.reth.rkey = b.lkey;
+        p.reth.len = sizeof(payload);
+        p.payload = payload;
+        p.payload_len = sizeof(payload);
+        if (i == 0) {
+            p.addr.dip[3] = 7;                  /* 10.0.0.7: not b's */
+        } else if (i == 1) {
+            memset(p.addr.dmac, 0xff, 6);       /* broadcast */
+        }
+        len = snic_wire_build(&p, frame, sizeof(frame));
+        snic_core_receive(b.h->core, frame, len);
+        fake_run(b.h);
+        /* the third, to b's own address, is executed */
+        g_assert_cmpuint(b.h->core->qps[b.qpn].resp.epsn, ==,
+                         i == 2 ? ((epsn + 1) & SNIC_PSN_MASK) : epsn);
+    }
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 2);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * Local loopback: a QP connected to an address of its own port (here to
+ * itself) works as over a wire, and nothing goes out on the wire.
+ */
+static void test_loopback(void)
+{
+    SnicSim *sim = snic_sim_new(37);
+    struct snic_cqe c;
+    Node a;
+
+    node_init(&a, sim, 1);
+    node_connect(&a, &a, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, 8192, 37);
+    node_post_recv(&a, 1, BUF + 0x10000, 8192);
+    node_post_send(&a, 2, SNIC_WR_SEND, BUF, 5000, 0, 0, 0, a.lkey);
+    node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF + 0x20000,
+                   a.lkey, 0, a.lkey);
+    node_post_send(&a, 4, SNIC_WR_RDMA_READ, BUF + 0x30000, 8192, BUF,
+                   a.lkey, 0, a.lkey);
+    snic_sim_run(sim, 1000000);
+    g_assert_true(node_poll_cq(&a, &c));    /* the receive, first */
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 5000);
+    for (unsigned i = 2; i <= 4; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x10000, 5000), 5000,
+                    fake_ptr(a.h, BUF, 5000), 5000);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x20000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x30000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), >, 0);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_packets), ==,
+                     FAKE_STAT(a.h, rdma_tx_packets));
+    g_assert_cmpuint(a.h->frames->len, ==, 0);   /* none on the wire */
+    fake_host_free(a.h);
+    snic_sim_free(sim);
+}
+
+/*
+ * Inline data: a SEND and a WRITE carry their payload in the WQE itself
+ * (the buffer it came from may change at once); a UD datagram too; a
+ * READ may not be inline.
+ */
+static void test_inline(void)
+{
+    SnicSim *sim = snic_sim_new(38);
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    uint8_t data[SNIC_MAX_INLINE_DATA];
+    Node a, b;
+    unsigned i;
+
+    for (i = 0; i < sizeof(data); i++) {
+        data[i] = i * 7 + 1;
+    }
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_post_recv(&b, 1, BUF + 0x1000, 4096);
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(1);
+    w.opcode = SNIC_WR_SEND;
+    w.flags = SNIC_WQE_SIGNALED | SNIC_WQE_INLINE;
+    w.inline_len = 100;
+    memcpy(w.inline_data, data, 100);
+    node_post_wqe(&a, &w);
+    w.wr_id = GUINT64_TO_LE(2);
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    w.inline_len = SNIC_MAX_INLINE_DATA;
+    w.rdma.remote_addr = GUINT64_TO_LE(BUF + 0x2000);
+    w.rdma.rkey = GUINT32_TO_LE(b.lkey);
+    memcpy(w.inline_data, data, sizeof(data));
+    node_post_wqe(&a, &w);
+    w.wr_id = GUINT64_TO_LE(3);
+    w.opcode = SNIC_WR_RDMA_READ;
+    w.inline_len = 8;
+    node_post_wqe(&a, &w);
+    snic_sim_run(sim, 100000);
+    for (i = 1; i <= 3; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, i < 3 ? SNIC_WC_SUCCESS :
+                                              SNIC_WC_LOC_LEN_ERR);
+    }
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 100);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 100), 100, data, 100);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x2000, sizeof(data)), sizeof(data),
+                    data, sizeof(data));
+    g_assert_cmpuint(fake_guest_errors_matching(a.h, "inline"), ==, 1);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * UC: SEND and WRITE (with immediate) are delivered in order without any
+ * acknowledgement; the sender completes each WQE once it is sent; a READ
+ * is not a UC operation.
+ */
+static void test_uc(void)
+{
+    SnicSim *sim = snic_sim_new(39);
+    struct snic_cqe c;
+    Node a, b;
+    unsigned i;
+
+    uc_pair(sim, &a, &b);
+    node_fill(&a, BUF, 8192, 39);
+    for (i = 1; i <= 3; i++) {
+        node_post_recv(&b, i, BUF + i * 0x10000, 4096);
+    }
+    post_raw(&a, 1, SNIC_WR_SEND, SNIC_WQE_SIGNALED, 3000, 0);
+    post_raw(&a, 2, SNIC_WR_SEND_IMM, SNIC_WQE_SIGNALED, 10, 0x77);
+    node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF + 0x80000,
+                   b.lkey, 0, a.lkey);
+    node_post_send(&a, 4, SNIC_WR_RDMA_WRITE_IMM, BUF, 100, BUF + 0x90000,
+                   b.lkey, 0x88, a.lkey);
+    snic_sim_run(sim, 100000);
+    for (i = 1; i <= 4; i++) {
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3000);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x10000, 3000), 3000,
+                    fake_ptr(a.h, BUF, 3000), 3000);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, 0x77);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, 0x88);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x80000, 8192), 8192,
+                    fake_ptr(a.h, BUF, 8192), 8192);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_tx_packets), ==, 0);  /* no ACK */
+    /* a READ is refused on a UC QP */
+    node_post_send(&a, 5, SNIC_WR_RDMA_READ, BUF, 10, BUF, b.lkey, 0,
+                   a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    node_pair_free(sim, &a, &b);
+}
+
+/* A UC packet from 'from' to 'to' with op-code op (RC number + 0x20). */
+static void inject_uc(Node *from, Node *to, uint8_t op, uint32_t psn,
+                      uint32_t len, uint64_t va)
+{
+    static uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t flen;
+
+    memset(&p, 0, sizeof(p));
+    memset(payload, op, sizeof(payload));
+    snic_rdma_fill_addr(from->h->core, &from->h->core->qps[from->qpn], &p);
+    p.opcode = op;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = va;
+    p.reth.rkey = to->lkey;
+    p.reth.len = 3 * 1024;
+    p.payload = payload;
+    p.payload_len = len;
+    flen = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+    fake_run(to->h);
+}
+
+/*
+ * UC loss: a gap drops the rest of the message in hand (nothing of it is
+ * completed, its receive WQE serves the next message) and reception
+ * resumes at the next First or Only, whatever its PSN.
+ */
+static void test_uc_loss(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(40);
+    struct snic_cqe c;
+    uint32_t e;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_init_type(&a, sim, 5, SNIC_QPT_UC);
+    node_init_type(&b, sim, 6, SNIC_QPT_UC);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &dead);
+    node_connect(&a, &b, SNIC_MTU_1024, 0, 0);
+    node_connect(&b, &a, SNIC_MTU_1024, 0, 0);
+    node_post_recv(&b, 1, BUF, 4096);
+    node_post_recv(&b, 2, BUF + 0x1000, 4096);
+    e = b.h->core->qps[b.qpn].resp.epsn;
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_FIRST, e, 1024, 0);
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_LAST, e + 2, 100, 0);    /* e+1 lost */
+    g_assert_false(node_poll_cq(&b, &c));
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_MIDDLE, e + 3, 1024, 0); /* still out */
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_ONLY, e + 5, 50, 0);     /* new one */
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);         /* reused */
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 50);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(b.h, BUF, 1), ==,
+                     SNIC_OP_UC_SEND_ONLY);
+    /* a WRITE losing its middle packet: its last part is not written */
+    inject_uc(&a, &b, SNIC_OP_UC_WRITE_FIRST, e + 6, 1024, BUF + 0x8000);
+    inject_uc(&a, &b, SNIC_OP_UC_WRITE_LAST, e + 8, 1024, 0);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(b.h, BUF + 0x8000 + 2048, 1), ==,
+                     0);
+    inject_uc(&a, &b, SNIC_OP_UC_SEND_ONLY, e + 9, 60, 0);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 60);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_tx_packets), ==, 0);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_RTS);
+    node_pair_free(sim, &a, &b);
+}
+
 /* QP access rights apply to zero-length operations too. */
 static void test_qp_access_zero_length(void)
 {
@@ -2025,6 +2321,12 @@ int main(int argc, char **argv)
                     test_nak_sequence_responder);
     g_test_add_func("/engine/iba/nak-sequence-requester",
                     test_nak_sequence_requester);
+    g_test_add_func("/engine/iba/foreign-destination-dropped",
+                    test_foreign_destination_dropped);
+    g_test_add_func("/engine/loopback", test_loopback);
+    g_test_add_func("/engine/inline", test_inline);
+    g_test_add_func("/engine/uc", test_uc);
+    g_test_add_func("/engine/uc-loss", test_uc_loss);
     g_test_add_func("/engine/qp-access-zero-length",
                     test_qp_access_zero_length);
     g_test_add_func("/engine/ud-oversize-dropped", test_ud_oversize_dropped);

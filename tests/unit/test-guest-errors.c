@@ -171,6 +171,23 @@ static void ge_db_qp_owner(Env *e)
     fake_doorbell(e->h, 0, SNIC_DB_SQ, 77, 1);
 }
 
+static void ge_db_srq_owner(Env *e)
+{
+    enabled(e);
+    fake_doorbell(e->h, 0, SNIC_DB_SRQ, 3, 1);
+}
+
+/* The RQ doorbell of a QP that takes its receive WQEs from an SRQ */
+static void ge_db_rq_of_srq_qp(Env *e)
+{
+    Node q;
+
+    pair(e);
+    node_create_srq(&e->a, 0);
+    node_add_qp(&q, &e->a);
+    fake_doorbell(e->h, 0, SNIC_DB_RQ, q.qpn, 1);
+}
+
 static void ge_db_cq_owner(Env *e)
 {
     enabled(e);
@@ -467,6 +484,20 @@ static void ge_wqe_flags(Env *e)
     post_bad_wqe(e, SNIC_WR_SEND, 0x80);
 }
 
+static void ge_wqe_inline(Env *e)
+{
+    struct snic_sq_wqe w = {
+        .wr_id = GUINT64_TO_LE(1),
+        .opcode = SNIC_WR_SEND,
+        .flags = SNIC_WQE_SIGNALED | SNIC_WQE_INLINE,
+        .inline_len = SNIC_MAX_INLINE_DATA + 1,
+    };
+
+    pair(e);
+    node_post_wqe(&e->a, &w);
+    snic_sim_run(e->sim, 100000);
+}
+
 /* The receiver's WQE claims more SGEs than a receive WQE holds. */
 static void ge_rq_wqe_sges(Env *e)
 {
@@ -501,7 +532,7 @@ static void ge_ud_source(Env *e)
             .length = GUINT32_TO_LE(10),
         },
         .ud = {
-            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } },
+            .av = { .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 9 } },
             .remote_qpn = GUINT32_TO_LE(2),
             .remote_qkey = GUINT32_TO_LE(7),
         },
@@ -543,6 +574,8 @@ static const GeCase cases[] = {
     CASE(GE_DB_QUEUE, ge_db_queue),
     CASE(GE_DB_KERNEL_QUEUE, ge_db_kernel_queue),
     CASE(GE_DB_QP_OWNER, ge_db_qp_owner),
+    CASE(GE_DB_SRQ_OWNER, ge_db_srq_owner),
+    CASE(GE_DB_RQ_OF_SRQ_QP, ge_db_rq_of_srq_qp),
     CASE(GE_DB_CQ_OWNER, ge_db_cq_owner),
     CASE(GE_DB_EQ, ge_db_eq),
     CASE(GE_DB_INDEX, ge_db_index),
@@ -568,6 +601,7 @@ static const GeCase cases[] = {
     CASE(GE_WQE_FETCH, ge_wqe_fetch),
     CASE(GE_WQE_INVALID, ge_wqe_invalid),
     CASE(GE_WQE_FLAGS, ge_wqe_flags),
+    CASE(GE_WQE_INLINE, ge_wqe_inline),
     CASE(GE_RQ_WQE_SGES, ge_rq_wqe_sges),
     CASE(GE_UD_SOURCE, ge_ud_source),
 };

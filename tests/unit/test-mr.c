@@ -128,7 +128,7 @@ static void test_reg_validation(void)
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.npages = GUINT32_TO_LE(3));
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.npages = GUINT32_TO_LE(5));
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.flags = GUINT16_TO_LE(2));
-    REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.access = GUINT32_TO_LE(0x10));
+    REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.access = GUINT32_TO_LE(0x20));
     /* remote write needs local write */
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM,
                cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE));

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the QP state machine rules against an independent
  * statement of Linux's ib_modify_qp_is_ok() table: every (current, next)
- * pair for RC, UD and GSI, valid and invalid, every required attribute
+ * pair for RC, UD, GSI and UC, valid and invalid, every required attribute
  * left out, every attribute outside the allowed set added.
  *
  * The expected masks are the hex values of the Linux table's entries
@@ -16,11 +16,13 @@
 
 typedef struct Expect {
     uint32_t cur, next;
-    uint32_t req[3], opt[3];    /* RC, UD, GSI */
+    uint32_t req[4], opt[4];    /* RC, UD, GSI, UC */
 } Expect;
 
-enum { RC, UD, GSI };
-static const uint32_t types[3] = { SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI };
+enum { RC, UD, GSI, UC, NTYPES };
+static const uint32_t types[NTYPES] = {
+    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC,
+};
 
 #define R SNIC_QPS_RESET
 #define I SNIC_QPS_INIT
@@ -33,20 +35,21 @@ static const uint32_t types[3] = { SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI };
 /* Every valid transition; all others are invalid. */
 static const Expect valid[] = {
     { R, R },
-    { R, I, { 0x38, 0x70, 0x50 } },
+    { R, I, { 0x38, 0x70, 0x50, 0x38 } },
     { I, R }, { I, E },
-    { I, I, { 0 }, { 0x38, 0x70, 0x50 } },
-    { I, RTR, { 0x129180, 0, 0 }, { 0x4018, 0x50, 0x50 } },
+    { I, I, { 0 }, { 0x38, 0x70, 0x50, 0x38 } },
+    { I, RTR, { 0x129180, 0, 0, 0x101180 }, { 0x4018, 0x50, 0x50, 0x4018 } },
     { RTR, R }, { RTR, E },
-    { RTR, RTS, { 0x12e00, 0x10000, 0x10000 }, { 0x4c00a, 0x42, 0x42 } },
+    { RTR, RTS, { 0x12e00, 0x10000, 0x10000, 0x10000 },
+      { 0x4c00a, 0x42, 0x42, 0x4400a } },
     { RTS, R }, { RTS, E },
-    { RTS, RTS, { 0 }, { 0x4c00a, 0x42, 0x42 } },
-    { RTS, SQD, { 0 }, { 0x4, 0x4, 0x4 } },
+    { RTS, RTS, { 0 }, { 0x4c00a, 0x42, 0x42, 0x4400a } },
+    { RTS, SQD, { 0 }, { 0x4, 0x4, 0x4, 0x4 } },
     { SQD, R }, { SQD, E },
-    { SQD, RTS, { 0 }, { 0x4c00a, 0x42, 0x42 } },
-    { SQD, SQD, { 0 }, { 0x6eeb8, 0x50, 0x50 } },
+    { SQD, RTS, { 0 }, { 0x4c00a, 0x42, 0x42, 0x4400a } },
+    { SQD, SQD, { 0 }, { 0x6eeb8, 0x50, 0x50, 0x44098 } },
     { SQE, R }, { SQE, E },
-    { SQE, RTS, { 0 }, { 0, 0x42, 0x42 } },
+    { SQE, RTS, { 0 }, { 0, 0x42, 0x42, 0xa } },
     { E, R }, { E, E },
 };
 
@@ -76,7 +79,7 @@ static void test_every_pair(void)
         for (next = 0; next < SNIC_QPS_COUNT; next++) {
             const Expect *e = find(cur, next);
 
-            for (t = 0; t < 3; t++) {
+            for (t = 0; t < NTYPES; t++) {
                 uint32_t type = types[t];
                 uint32_t req = e ? e->req[t] : 0, opt = e ? e->opt[t] : 0;
                 uint32_t all = req | opt | SNIC_QP_ATTR_STATE;
@@ -111,7 +114,7 @@ static void test_every_pair(void)
             }
         }
     }
-    g_assert_cmpuint(checked, ==, SNIC_QPS_COUNT * SNIC_QPS_COUNT * 3);
+    g_assert_cmpuint(checked, ==, SNIC_QPS_COUNT * SNIC_QPS_COUNT * NTYPES);
 }
 
 static void test_cur_state_rule(void)
@@ -141,7 +144,7 @@ static void test_out_of_range(void)
                                         SNIC_QP_ATTR_STATE));
     g_assert_false(snic_qp_modify_is_ok(R, 0xffffffff, SNIC_QPT_RC,
                                         SNIC_QP_ATTR_STATE));
-    g_assert_false(snic_qp_modify_is_ok(R, R, 3 /* UC */,
+    g_assert_false(snic_qp_modify_is_ok(R, R, 5 /* not a type */,
                                         SNIC_QP_ATTR_STATE));
     g_assert_false(snic_qp_modify_is_ok(R, R, 0xff, SNIC_QP_ATTR_STATE));
     g_assert_cmphex(snic_qp_modify_required(R, I, 0), ==, 0);

@@ -169,7 +169,7 @@ static void test_create_validation(void)
         edit; \
         g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, status); \
     } while (0)
-    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, 3, 0, &o, (void)0);       /* UC */
+    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, 5, 0, &o, (void)0);   /* not a type */
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_RC, 2, &o, (void)0);
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_RC, 0, &user, (void)0);
     QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_GSI, 2, &user, (void)0);

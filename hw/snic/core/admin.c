@@ -179,6 +179,10 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_send_sge = SNIC_MAX_SEND_SGE;
     a.max_recv_sge = SNIC_MAX_RECV_SGE;
     a.qp_state_bytes = GUINT32_TO_LE(sizeof(SnicQp));
+    a.max_inline_data = GUINT16_TO_LE(SNIC_MAX_INLINE_DATA);
+    a.max_srq = GUINT32_TO_LE(c->cfg.max_srq);
+    a.max_mw = GUINT32_TO_LE(c->cfg.max_mw);
+    a.max_srq_wr = GUINT32_TO_LE(1u << SNIC_MAX_QP_WR_LOG2);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
@@ -303,6 +307,18 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_qp },
     [SNIC_ADMIN_SET_GID] = {
         sizeof(struct snic_admin_set_gid), snic_cmd_set_gid },
+    [SNIC_ADMIN_ALLOC_MW] = {
+        sizeof(struct snic_admin_alloc_mw), snic_cmd_alloc_mw },
+    [SNIC_ADMIN_DEALLOC_MW] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_dealloc_mw },
+    [SNIC_ADMIN_CREATE_SRQ] = {
+        sizeof(struct snic_admin_create_srq), snic_cmd_create_srq },
+    [SNIC_ADMIN_MODIFY_SRQ] = {
+        sizeof(struct snic_admin_modify_srq), snic_cmd_modify_srq },
+    [SNIC_ADMIN_QUERY_SRQ] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_query_srq },
+    [SNIC_ADMIN_DESTROY_SRQ] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_srq },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

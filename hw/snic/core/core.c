@@ -42,6 +42,8 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "max-mrs", cfg->max_mr, SNIC_MAX_OBJECTS },
         { "max_pd", cfg->max_pd, SNIC_MAX_OBJECTS },
         { "max_eq", cfg->max_eq, SNIC_MAX_OBJECTS },
+        { "max_srq", cfg->max_srq, SNIC_MAX_OBJECTS },
+        { "max_mw", cfg->max_mw, SNIC_MAX_OBJECTS },
         { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
     };
     const struct {
@@ -91,6 +93,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_qp = cf.max_qp ? cf.max_qp : SNIC_DEFAULT_MAX_QP;
     cf.max_cq = cf.max_cq ? cf.max_cq : SNIC_DEFAULT_MAX_CQ;
     cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
+    cf.max_srq = cf.max_srq ? cf.max_srq : SNIC_DEFAULT_MAX_SRQ;
+    cf.max_mw = cf.max_mw ? cf.max_mw : SNIC_DEFAULT_MAX_MW;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
@@ -103,8 +107,10 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     /* out of line: resets clear the indices, never the frames */
     c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
     snic_cq_init(c);
+    snic_srq_init(c);
     snic_qp_init(c);
     snic_mr_init(c);
+    snic_mw_init(c);
     snic_core_reset(c);
     return c;
 }
@@ -114,7 +120,9 @@ void snic_core_free(SnicCore *c)
     snic_link_free(c);
     snic_qp_free(c);
     snic_cq_free(c);
+    snic_srq_free(c);
     g_free(c->rx_fifo);
+    snic_mw_free(c);
     snic_mr_free(c);
     g_free(c);
 }
@@ -134,6 +142,8 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     }
     snic_qp_reset(c);
     snic_cq_reset(c);
+    snic_srq_reset(c);
+    snic_mw_reset(c);
     snic_mr_reset(c);
     snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;
@@ -204,22 +214,6 @@ void snic_core_timer(SnicCore *c)
     snic_leave(c);
 }
 
-bool snic_core_run(SnicCore *c, unsigned budget)
-{
-    bool more = false;
-
-    assert(budget > 0);     /* 0 would report work left forever */
-    snic_enter(c);
-    if (snic_ready(c)) {
-        more |= snic_admin_run(c, budget);
-        more |= snic_eth_run(c, budget);
-        more |= snic_rdma_run(c, budget);
-    }
-    snic_link_flush(c);     /* the end of the burst */
-    snic_leave(c);
-    return more && snic_ready(c);
-}
-
 /* Where a received frame goes: the RDMA engine, the Ethernet ring, or away */
 static void snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
 {
@@ -238,6 +232,40 @@ static void snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
     } else {
         snic_eth_receive(c, f, len);
     }
+}
+
+/* Turned-around RoCE frames reach the receive side as from the wire. */
+static bool snic_loopback_run(SnicCore *c, unsigned budget)
+{
+    const uint8_t *f;
+    unsigned done = 0;
+    size_t len;
+
+    while (done < budget && snic_ready(c) &&
+           (f = snic_link_loop_peek(c, &len))) {
+        snic_link_rx(c, f, len);
+        snic_dispatch_rx(c, f, len);
+        snic_link_loop_pop(c);
+        done++;
+    }
+    return snic_link_loop_peek(c, &len) != NULL;
+}
+
+bool snic_core_run(SnicCore *c, unsigned budget)
+{
+    bool more = false;
+
+    assert(budget > 0);     /* 0 would report work left forever */
+    snic_enter(c);
+    if (snic_ready(c)) {
+        more |= snic_admin_run(c, budget);
+        more |= snic_eth_run(c, budget);
+        more |= snic_loopback_run(c, budget);
+        more |= snic_rdma_run(c, budget);
+    }
+    snic_link_flush(c);     /* the end of the burst */
+    snic_leave(c);
+    return more && snic_ready(c);
 }
 
 ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)

@@ -12,14 +12,18 @@
 #include "snic_core.h"
 #include "link.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "rdma.h"
+#include "srq.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
 
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
-                   SNIC_CAP_RDMA_MR)
+                   SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
+                   SNIC_CAP_UC | SNIC_CAP_SRQ | \
+                   SNIC_CAP_MW)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -65,6 +69,8 @@ struct SnicCore {
     uint32_t tlb_mask;
     SnicEq *eqs;                /* [1, max_eq] */
     SnicCq *cqs;                /* [1, max_cq] */
+    SnicSrq *srqs;              /* [1, max_srq] */
+    SnicMw *mws;                /* [1, max_mw] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];

@@ -94,6 +94,10 @@
       page, type, qid) \
     X(GE_DB_QP_OWNER, "doorbell page %" PRIu64 ": QP %" PRIu64 " is not " \
       "owned by this page's context", page, qpn) \
+    X(GE_DB_SRQ_OWNER, "doorbell page %" PRIu64 ": SRQ %" PRIu64 " is not " \
+      "owned by this page's context", page, srqn) \
+    X(GE_DB_RQ_OF_SRQ_QP, "doorbell page %" PRIu64 ": QP %" PRIu64 \
+      " takes its receive WQEs from an SRQ and has no RQ", page, qpn) \
     X(GE_DB_CQ_OWNER, "doorbell page %" PRIu64 ": CQ %" PRIu64 " is not " \
       "owned by this page's context", page, cqn) \
     X(GE_DB_EQ, "doorbell page %" PRIu64 ": EQ %" PRIu64 " index %" PRIu64 \
@@ -150,6 +154,9 @@
       qpn, index, opcode, num_sge) \
     X(GE_WQE_FLAGS, "QP %" PRIu64 " SQ WQE %" PRIu64 ": undefined flags 0x%" \
       PRIx64 " (WQE or address vector)", qpn, index, flags) \
+    X(GE_WQE_INLINE, "QP %" PRIu64 " SQ WQE %" PRIu64 ": %" PRIu64 \
+      " bytes of inline data, more than a WQE holds, or on a READ or " \
+      "atomic", qpn, index, len) \
     X(GE_RQ_WQE_SGES, "QP %" PRIu64 " RQ WQE %" PRIu64 ": %" PRIu64 \
       " SGEs, more than a receive WQE holds", qpn, index, num_sge) \
     X(GE_UD_SOURCE, "QP %" PRIu64 " SQ WQE %" PRIu64 ": source address is " \

@@ -11,13 +11,19 @@
 
 void snic_link_init(SnicCore *c, const SnicLinkFaults *faults)
 {
+    snic_link_set_faults(c, faults);
+    c->link.held_len = 0;
+    c->link.loop = g_malloc(SNIC_LOOP_FRAMES * sizeof(*c->link.loop));
+}
+
+void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults)
+{
     c->link.faults = *faults;
     /* xorshift64* must not start at 0 */
     c->link.rng = faults->seed ^ 0x9e3779b97f4a7c15ull;
-    c->link.held_len = 0;
 }
 
-void snic_link_free(SnicCore *c)
+static void pcap_close(SnicCore *c)
 {
     if (c->link.pcap) {
         snic_pcap_close(c->link.pcap);
@@ -25,14 +31,22 @@ void snic_link_free(SnicCore *c)
     }
 }
 
+void snic_link_free(SnicCore *c)
+{
+    g_free(c->link.loop);
+    c->link.loop = NULL;
+    pcap_close(c);
+}
+
 void snic_link_reset(SnicCore *c)
 {
     c->link.held_len = 0;
+    c->link.loop_head = c->link.loop_tail = 0;
 }
 
 void snic_core_set_pcap(SnicCore *c, SnicPcap *pcap)
 {
-    snic_link_free(c);
+    pcap_close(c);
     c->link.pcap = pcap;
 }
 
@@ -90,6 +104,39 @@ void snic_link_tx(SnicCore *c, const void *frame, size_t len)
         wire_out(c, frame, len);
     }
     snic_link_flush(c);
+}
+
+bool snic_link_loop(SnicCore *c, const void *frame, size_t len)
+{
+    SnicLink *l = &c->link;
+    uint32_t slot = l->loop_tail % SNIC_LOOP_FRAMES;
+
+    if (l->loop_tail - l->loop_head >= SNIC_LOOP_FRAMES ||
+        len > SNIC_LOOP_FRAME_MAX) {
+        return false;
+    }
+    capture(c, frame, len);
+    memcpy(l->loop[slot], frame, len);
+    l->loop_len[slot] = len;
+    l->loop_tail++;
+    return true;
+}
+
+const uint8_t *snic_link_loop_peek(SnicCore *c, size_t *len)
+{
+    SnicLink *l = &c->link;
+    uint32_t slot = l->loop_head % SNIC_LOOP_FRAMES;
+
+    if (l->loop_head == l->loop_tail) {
+        return NULL;
+    }
+    *len = l->loop_len[slot];
+    return l->loop[slot];
+}
+
+void snic_link_loop_pop(SnicCore *c)
+{
+    c->link.loop_head++;
 }
 
 void snic_link_rx(SnicCore *c, const void *frame, size_t len)

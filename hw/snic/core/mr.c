@@ -128,7 +128,8 @@ static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
     if (flags & ~SNIC_MR_PHYS || !m->length ||
         m->iova + m->length - 1 < m->iova ||
         access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
-                   SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)) {
+                   SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC |
+                   SNIC_ACCESS_MW_BIND)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* IBA: remote write and atomic need local write (ib_check_mr_access) */
@@ -208,6 +209,9 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
 
     if (!mr) {
         return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (mr->mw_refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* windows are bound in it */
     }
     if (!mr->mtt.phys) {
         snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);

@@ -20,6 +20,7 @@ typedef struct SnicMr {
     uint8_t key;                /* low byte of lkey/rkey */
     uint32_t pdn;
     uint32_t access;            /* SNIC_ACCESS_* */
+    uint32_t mw_refs;           /* memory windows bound in it */
     SnicMtt mtt;
 } SnicMr;
 

@@ -76,28 +76,35 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t pdn = GUINT32_FROM_LE(p->pdn);
     uint32_t scqn = GUINT32_FROM_LE(p->send_cqn);
     uint32_t rcqn = GUINT32_FROM_LE(p->recv_cqn);
+    uint32_t srqn = GUINT32_FROM_LE(p->srqn);
     SnicCq *scq = snic_cq_get(c, scqn), *rcq = snic_cq_get(c, rcqn);
     SnicPd *pd = snic_pd_get(c, pdn);
-    SnicMtt sq, rq;
+    SnicSrq *srq = snic_srq_get(c, srqn);
+    SnicMtt sq, rq = { 0 };
     uint32_t qpn;
     uint16_t st;
 
-    if (p->type != SNIC_QPT_RC && p->type != SNIC_QPT_UD &&
-        p->type != SNIC_QPT_GSI) {
+    if (p->type != SNIC_QPT_RC && p->type != SNIC_QPT_UC &&
+        p->type != SNIC_QPT_UD && p->type != SNIC_QPT_GSI) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* a context uses only its own PD and CQs; GSI is the kernel's */
     if (ctx >= c->cfg.num_db_pages || !pd || pd->ctx != ctx ||
         !scq || scq->ctx != ctx || !rcq || rcq->ctx != ctx ||
         (p->type == SNIC_QPT_GSI && ctx != SNIC_DB_KERNEL_PAGE) ||
-        !log2_ok(p->sq_log2_depth, SNIC_MAX_QP_WR_LOG2) ||
-        !log2_ok(p->rq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
+        !log2_ok(p->sq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* with an SRQ (of the same context; not for GSI) the QP has no RQ */
+    if (srqn ? !srq || srq->ctx != ctx || p->type == SNIC_QPT_GSI ||
+               p->rq_log2_depth || p->rq_npages || p->rq_pbl_addr :
+               !log2_ok(p->rq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     st = snic_ring_mtt(c, &sq, GUINT64_FROM_LE(p->sq_pbl_addr),
                        GUINT32_FROM_LE(p->sq_npages),
                        (uint64_t)SNIC_SQ_WQE_SIZE << p->sq_log2_depth);
-    if (st == SNIC_ADMIN_OK) {
+    if (st == SNIC_ADMIN_OK && !srqn) {
         st = snic_ring_mtt(c, &rq, GUINT64_FROM_LE(p->rq_pbl_addr),
                            GUINT32_FROM_LE(p->rq_npages),
                            (uint64_t)SNIC_RQ_WQE_SIZE << p->rq_log2_depth);
@@ -117,6 +124,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .pdn = pdn,
         .send_cqn = scqn,
         .recv_cqn = rcqn,
+        .srqn = srqn,
         .sq_log2_depth = p->sq_log2_depth,
         .rq_log2_depth = p->rq_log2_depth,
         .sq = sq,
@@ -127,6 +135,9 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     pd->refs++;
     scq->refs++;
     rcq->refs++;
+    if (srq) {
+        srq->refs++;
+    }
     *result = qpn;
     return SNIC_ADMIN_OK;
 }
@@ -221,7 +232,8 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
      * A connection's path MTU must fit the port when it is set up (RTR);
      * a later port MTU change is caught per frame, as on the wire.
      */
-    if (qp->type == SNIC_QPT_RC && next == SNIC_QPS_RTR &&
+    if ((qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC) &&
+        next == SNIC_QPS_RTR &&
         128u << (mask & SNIC_QP_ATTR_PATH_MTU ?
                  GUINT32_FROM_LE(a.path_mtu) : qp->attr.path_mtu) >
         snic_port_mtu(c)) {
@@ -234,14 +246,16 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     attr_apply(&qp->attr, mask, &a);
     cur = qp->state;
+    if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
+        snic_rdma_qp_error(c, qp);      /* enters ERR and flushes */
+        return SNIC_ADMIN_OK;
+    }
     snic_qp_set_state(c, qp, next);
     if (next == SNIC_QPS_RESET) {
         SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024, .port = 1 };
 
         qp->attr = keep;    /* RESET forgets the connection */
         snic_rdma_qp_reset(c, qp);
-    } else if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
-        snic_rdma_qp_error(c, qp);
     } else if (cur == SNIC_QPS_INIT && next == SNIC_QPS_RTR) {
         snic_rdma_qp_rtr(c, qp);
     } else if (cur == SNIC_QPS_RTR && next == SNIC_QPS_RTS) {
@@ -300,8 +314,12 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     c->pds[qp->pdn].refs--;
     snic_cq_get(c, qp->send_cqn)->refs--;
     snic_cq_get(c, qp->recv_cqn)->refs--;
+    if (qp->srqn) {
+        snic_srq_get(c, qp->srqn)->refs--;
+    }
     snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
     snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
+    snic_mw_qp_destroyed(c, qp - c->qps);
     if (qp != &c->qps[SNIC_GSI_QPN]) {
         c->free_qpns[c->free_qpn_tail++ % c->cfg.max_qp] = qp - c->qps;
     }
@@ -318,6 +336,11 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
 
     if (!qp || qp->ctx != page) {
         SNIC_GUEST_ERROR(c, GE_DB_QP_OWNER, page, qpn);
+        snic_stat_inc(&c->stats.doorbells_invalid);
+        return;
+    }
+    if (!sq && qp->srqn) {
+        SNIC_GUEST_ERROR(c, GE_DB_RQ_OF_SRQ_QP, page, qpn);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
     }

@@ -48,6 +48,7 @@ struct SnicQp {
     uint32_t pdn;
     uint32_t send_cqn;
     uint32_t recv_cqn;
+    uint32_t srqn;              /* receive WQEs from this SRQ (0: the RQ) */
     uint8_t sq_log2_depth;
     uint8_t rq_log2_depth;
     SnicMtt sq;

@@ -15,7 +15,7 @@
 #define A(x) SNIC_QP_ATTR_##x
 
 /* Index of a QP type in the table's per-type arrays. */
-enum { T_UD, T_RC, T_GSI, T_COUNT };
+enum { T_UD, T_RC, T_UC, T_GSI, T_COUNT };
 
 typedef struct Transition {
     bool valid;
@@ -23,6 +23,9 @@ typedef struct Transition {
     uint32_t opt[T_COUNT];
 } Transition;
 
+/* UC, as Linux: no RNR timer, no retries, no atomics */
+#define UC_PATH_OPT \
+    (A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PATH_MIG_STATE))
 #define RC_PATH_OPT \
     (A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(MIN_RNR_TIMER) | \
      A(PATH_MIG_STATE))
@@ -35,6 +38,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .req = {
                 [T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
                 [T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                [T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
                 [T_GSI] = A(PKEY_INDEX) | A(QKEY),
             },
         },
@@ -47,6 +51,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .opt = {
                 [T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
                 [T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                [T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
                 [T_GSI] = A(PKEY_INDEX) | A(QKEY),
             },
         },
@@ -55,10 +60,12 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .req = {
                 [T_RC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
                          A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER),
+                [T_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN),
             },
             .opt = {
                 [T_UD] = A(PKEY_INDEX) | A(QKEY),
                 [T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
+                [T_UC] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
                 [T_GSI] = A(PKEY_INDEX) | A(QKEY),
             },
         },
@@ -72,11 +79,13 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
                 [T_UD] = A(SQ_PSN),
                 [T_RC] = A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
                          A(SQ_PSN) | A(MAX_QP_RD_ATOMIC),
+                [T_UC] = A(SQ_PSN),
                 [T_GSI] = A(SQ_PSN),
             },
             .opt = {
                 [T_UD] = A(CUR_STATE) | A(QKEY),
                 [T_RC] = RC_PATH_OPT,
+                [T_UC] = UC_PATH_OPT,
                 [T_GSI] = A(CUR_STATE) | A(QKEY),
             },
         },
@@ -89,6 +98,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .opt = {
                 [T_UD] = A(CUR_STATE) | A(QKEY),
                 [T_RC] = RC_PATH_OPT,
+                [T_UC] = UC_PATH_OPT,
                 [T_GSI] = A(CUR_STATE) | A(QKEY),
             },
         },
@@ -97,6 +107,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .opt = {
                 [T_UD] = A(EN_SQD_ASYNC_NOTIFY),
                 [T_RC] = A(EN_SQD_ASYNC_NOTIFY),
+                [T_UC] = A(EN_SQD_ASYNC_NOTIFY),
                 [T_GSI] = A(EN_SQD_ASYNC_NOTIFY),
             },
         },
@@ -109,6 +120,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             .opt = {
                 [T_UD] = A(CUR_STATE) | A(QKEY),
                 [T_RC] = RC_PATH_OPT,
+                [T_UC] = UC_PATH_OPT,
                 [T_GSI] = A(CUR_STATE) | A(QKEY),
             },
         },
@@ -121,6 +133,8 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
                          A(MAX_DEST_RD_ATOMIC) | A(ALT_PATH) |
                          A(ACCESS_FLAGS) | A(PKEY_INDEX) |
                          A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
+                [T_UC] = A(AV) | A(ALT_PATH) | A(ACCESS_FLAGS) |
+                         A(PKEY_INDEX) | A(PATH_MIG_STATE),
                 [T_GSI] = A(PKEY_INDEX) | A(QKEY),
             },
         },
@@ -133,6 +147,7 @@ static const Transition table[SNIC_QPS_COUNT][SNIC_QPS_COUNT] = {
             /* RC has no entry here: only STATE is accepted */
             .opt = {
                 [T_UD] = A(CUR_STATE) | A(QKEY),
+                [T_UC] = A(CUR_STATE) | A(ACCESS_FLAGS),
                 [T_GSI] = A(CUR_STATE) | A(QKEY),
             },
         },
@@ -150,6 +165,8 @@ static int type_index(uint32_t type)
         return T_UD;
     case SNIC_QPT_RC:
         return T_RC;
+    case SNIC_QPT_UC:
+        return T_UC;
     case SNIC_QPT_GSI:
         return T_GSI;
     default:

@@ -14,6 +14,48 @@
 #include "rdma.h"
 #include "wire.h"
 
+/*
+ * The port's GID table (SET_GID): the addresses the port owns. RoCE is
+ * taken only for them, a user context's datagrams carry only them, and a
+ * packet to one of them turns around inside the port (loopback).
+ */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result)
+{
+    const struct snic_admin_set_gid *p = &cmd->set_gid;
+    static const uint8_t zero[6];
+
+    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
+        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (p->flags & SNIC_GID_VALID) {
+        memcpy(c->gids[p->index], p->gid, 16);
+        c->gid_valid |= 1u << p->index;
+    } else {
+        c->gid_valid &= ~(1u << p->index);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+/*
+ * Is this address the port's? IPv6: its 16 bytes; IPv4: its 4 bytes, as
+ * the IPv4-mapped GID made of them (whatever else the caller's GID holds).
+ */
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip)
+{
+    uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+    unsigned i;
+
+    memcpy(ipv6 ? gid : gid + 12, ip, ipv6 ? 16 : 4);
+    for (i = 0; i < SNIC_MAX_GIDS; i++) {
+        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* RC packets must come from the connected peer's address. */
 static bool from_peer(const SnicQp *qp, const SnicPkt *p)
 {
@@ -39,6 +81,11 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
+    /* RoCE for another address, or multicast (not offered), is not ours */
+    if ((frame[0] & 1) || !snic_port_owns(c, p.addr.ipv6, p.addr.dip)) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
     op = snic_opcode_info(p.opcode);
     qp = snic_qp_get(c, p.dqpn);
     if (!qp || p.pkey != SNIC_DEFAULT_PKEY) {
@@ -46,12 +93,21 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         return;
     }
     if (op->flags & SNIC_OPF_UD) {
-        if (qp->type == SNIC_QPT_RC ||
+        if ((qp->type != SNIC_QPT_UD && qp->type != SNIC_QPT_GSI) ||
             (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
         snic_ud_receive(c, qp, &p);
+        return;
+    }
+    if (op->flags & SNIC_OPF_UC) {
+        if (qp->type != SNIC_QPT_UC || !from_peer(qp, &p) ||
+            (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_uc_request(c, qp, &p);
         return;
     }
     /* RC op-codes; snic extensions only when negotiated (not yet) */
@@ -75,13 +131,19 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     }
 }
 
+/* A receive WQE is held or waits in the QP's own RQ (not in an SRQ). */
+static bool recv_pending(const SnicQp *qp)
+{
+    return qp->resp.recv_held || (!qp->srqn && qp->rq_head != qp->rq_tail);
+}
+
 /* In ERR, work posted is flushed at once (IBA 10.3.1); true in ERR. */
 static bool flushed_in_err(SnicCore *c, SnicQp *qp)
 {
     if (qp->state != SNIC_QPS_ERR) {
         return false;
     }
-    if (qp->sq_comp != qp->sq_tail || qp->rq_head != qp->rq_tail) {
+    if (qp->sq_comp != qp->sq_tail || recv_pending(qp)) {
         snic_rdma_qp_error(c, qp);
     }
     return true;
@@ -94,7 +156,8 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
     if (qp->type != SNIC_QPT_RC) {
         return !flushed_in_err(c, qp) && qp->state == SNIC_QPS_RTS &&
-               snic_ud_run(c, qp, budget);
+               (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
+                                          snic_ud_run(c, qp, budget));
     }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */
@@ -257,6 +320,14 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
+    if (snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
+        /* for a QP of this port: it turns around inside the port */
+        if (!snic_link_loop(c, c->rdma_frame, len)) {
+            snic_stat_inc(&c->stats.tx_dropped);
+        }
+        c->ops->kick(c->opaque);
+        return;
+    }
     snic_link_tx(c, c->rdma_frame, len);
 }
 
@@ -299,62 +370,173 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
-int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w)
+bool snic_recv_take(SnicCore *c, SnicQp *qp)
 {
-    if (snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w, sizeof(*w))) {
-        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, qp->rq_head, 1);
-        return -1;
+    SnicResp *s = &qp->resp;
+    struct snic_rq_wqe *w = &s->recv_wqe;
+    int st;
+
+    if (s->recv_held) {
+        return true;
     }
-    if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
-        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, qp->rq_head,
+    if (qp->srqn) {
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), w, &s->recv_index);
+        if (st < 0) {
+            return false;
+        }
+    } else {
+        if (qp->rq_head == qp->rq_tail) {
+            return false;
+        }
+        s->recv_index = qp->rq_head;
+        st = snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), w,
+                           sizeof(*w));
+    }
+    s->recv_held = true;
+    s->recv_ok = false;
+    s->recv_off = 0;
+    if (st) {
+        memset(w, 0, sizeof(*w));
+        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, s->recv_index, 1);
+    } else if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, s->recv_index,
                          w->num_sge);
-        return -1;
+    } else {
+        s->recv_ok = true;
     }
-    return 0;
+    return true;
 }
 
-/* Scatter into the current receive WQE at byte 'off' of its buffers. */
+int64_t snic_recv_room(const SnicQp *qp)
+{
+    const struct snic_rq_wqe *w = &qp->resp.recv_wqe;
+    int64_t room = 0;
+    unsigned i;
+
+    if (!qp->resp.recv_held || !qp->resp.recv_ok) {
+        return -1;
+    }
+    for (i = 0; i < w->num_sge; i++) {
+        room += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return room;
+}
+
+/* Scatter into the held receive WQE at byte 'off' of its buffers. */
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)
 {
-    struct snic_rq_wqe w;
+    const SnicResp *s = &qp->resp;
+    /* an SRQ's WQEs are checked against the SRQ's PD */
+    uint32_t pdn = qp->srqn ? snic_srq_get(c, qp->srqn)->pdn : qp->pdn;
 
-    if (snic_rq_fetch(c, qp, &w)) {
+    if (!s->recv_held || !s->recv_ok) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, buf, len);
+    return snic_sge_scatter(c, pdn, s->recv_wqe.sge, s->recv_wqe.num_sge, off,
+                            buf, len);
 }
 
-/* Complete the current receive WQE. */
+/* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
+static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
+                          bool se)
+{
+    SnicResp *s = &qp->resp;
+
+    cqe->wr_id = s->recv_wqe.wr_id;
+    cqe->qpn = GUINT32_TO_LE(qp - c->qps);
+    cqe->wqe_index = GUINT16_TO_LE((uint16_t)s->recv_index);
+    if (!qp->srqn) {
+        qp->rq_head++;
+    }
+    s->recv_held = false;
+    s->recv_off = 0;
+    if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {
+        cq_lost(c, qp);
+    }
+}
+
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       uint8_t opcode, uint32_t len, const SnicPkt *p)
 {
-    struct snic_rq_wqe w;
     struct snic_cqe cqe;
 
     memset(&cqe, 0, sizeof(cqe));
-    if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w, sizeof(w))) {
-        cqe.wr_id = w.wr_id;
-    }
     cqe.byte_len = GUINT32_TO_LE(len);
-    cqe.qpn = GUINT32_TO_LE(qp - c->qps);
     cqe.status = status;
     cqe.opcode = opcode;
-    cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
     if (p->headers & SNIC_HDR_IMMDT) {
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
+    }
+    if (p->headers & SNIC_HDR_IETH) {
+        cqe.imm = GUINT32_TO_BE(p->ieth_rkey);
+        cqe.wc_flags = SNIC_WC_F_INV;
     }
     if (p->headers & SNIC_HDR_DETH) {
         cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
         cqe.wc_flags |= SNIC_WC_F_GRH |
                         (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
     }
-    qp->rq_head++;
-    qp->resp.recv_off = 0;
-    if (snic_cq_post(c, qp->recv_cqn, &cqe, p->se)) {
-        cq_lost(c, qp);
+    recv_complete(c, qp, &cqe, p->se);
+}
+
+/*
+ * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
+ * it moves no data and completes in post order like any other.
+ */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
+{
+    if (w->opcode == SNIC_WR_BIND_MW) {
+        return snic_mw_bind(c, qp, &w->bind);
     }
+    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
+           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
+}
+
+/*
+ * The payload a send WQE names: the sum of its SGEs, or with SNIC_WQE_INLINE
+ * inline_len bytes of the WQE itself, which only SEND and WRITE carry and
+ * which must fit the WQE (else a guest error and LOC_LEN_ERR).
+ */
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len)
+{
+    unsigned i;
+
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA ||
+            w->opcode == SNIC_WR_RDMA_READ ||
+            w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
+            w->opcode == SNIC_WR_ATOMIC_FETCH_ADD) {
+            SNIC_GUEST_ERROR(c, GE_WQE_INLINE, qp - c->qps, index,
+                             w->inline_len);
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        *len = w->inline_len;
+        return SNIC_WC_SUCCESS;
+    }
+    *len = 0;
+    for (i = 0; i < w->num_sge; i++) {
+        *len += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return SNIC_WC_SUCCESS;
+}
+
+/* Bytes [off, off + len) of a send WQE's payload, SGEs or inline. */
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len)
+{
+    if (w->flags & SNIC_WQE_INLINE) {
+        /* re-read for every segment: the length was checked on another */
+        if (w->inline_len > SNIC_MAX_INLINE_DATA || off > w->inline_len ||
+            len > w->inline_len - off) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        memcpy(buf, w->inline_data + off, len);
+        return SNIC_WC_SUCCESS;
+    }
+    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
@@ -369,6 +551,8 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
         [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+        [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
+        [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
     };
     struct snic_cqe cqe = {
         .wr_id = GUINT64_TO_LE(wr_id),
@@ -404,28 +588,26 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         qp->sq_comp++;
     }
     qp->req.sq_head = qp->sq_comp;
-    while (qp->rq_head != qp->rq_tail) {
-        struct snic_rq_wqe w;
-
+    /* the held WQE, then (without an SRQ) the rest of the RQ */
+    while (recv_pending(qp) && snic_recv_take(c, qp)) {
         memset(&cqe, 0, sizeof(cqe));
-        if (!snic_mtt_read(c, &qp->rq, rq_off(qp, qp->rq_head), &w,
-                           sizeof(w))) {
-            cqe.wr_id = w.wr_id;
-        }
-        cqe.qpn = GUINT32_TO_LE(qp - c->qps);
         cqe.status = SNIC_WC_WR_FLUSH_ERR;
         cqe.opcode = SNIC_WC_RECV;
-        cqe.wqe_index = GUINT16_TO_LE((uint16_t)qp->rq_head);
-        snic_cq_post(c, qp->recv_cqn, &cqe, false);
-        qp->rq_head++;
+        recv_complete(c, qp, &cqe, false);
     }
 }
 
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
 {
+    bool entered = qp->state != SNIC_QPS_ERR;
+
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
     qp->req.rto_deadline = UINT64_MAX;
     qp->req.rnr_deadline = UINT64_MAX;
     qp->resp.ack_pending = false;
     flush_queues(c, qp);
+    if (entered && qp->srqn) {
+        /* it takes no more WQEs from the SRQ: its consumer may detach */
+        snic_aeq_post(c, SNIC_EVENT_QP_LAST_WQE, qp - c->qps);
+    }
 }

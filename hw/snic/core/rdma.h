@@ -84,7 +84,13 @@ typedef struct SnicResp {
     bool in_send;               /* between SEND First and Last */
     bool in_write;              /* between WRITE First and Last */
     bool nak_sent;              /* NAK sequence error sent for this gap */
-    uint32_t recv_off;          /* bytes placed in the current RQ WQE */
+    bool uc_resync;             /* UC: dropping until a First or Only */
+    /* the receive WQE of the current message, copied when taken */
+    bool recv_held;
+    bool recv_ok;               /* it was readable and well formed */
+    uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
+    uint32_t recv_off;          /* bytes placed in it */
+    struct snic_rq_wqe recv_wqe;
     uint64_t write_va;          /* next byte of the current WRITE */
     uint32_t write_rkey;
     uint32_t write_left;
@@ -108,6 +114,11 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 /* the QP goes to ERR; both queues are flushed */
 void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
 
+/* rdma.c: the port's addresses (its GID table) */
+uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
+                          uint64_t *result);
+bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip);
+
 /* rdma.c: transmit */
 /* The port's active MTU: the largest IB MTU its Ethernet MTU carries */
 uint32_t snic_port_mtu(const SnicCore *c);
@@ -119,8 +130,13 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 /* rdma.c: work queues and their completions */
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w);
-/* Read the current receive WQE; -1 (a guest error) if it is malformed. */
-int snic_rq_fetch(SnicCore *c, SnicQp *qp, struct snic_rq_wqe *w);
+/*
+ * Hold the receive WQE of the current message: the one held already, or
+ * the next of the QP's RQ or SRQ. False if none is posted.
+ */
+bool snic_recv_take(SnicCore *c, SnicQp *qp);
+/* Bytes the held receive WQE's buffers take; -1 if it is malformed */
+int64_t snic_recv_room(const SnicQp *qp);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
@@ -128,8 +144,20 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
+static inline bool snic_wr_is_local(uint8_t opcode)
+{
+    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+}
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len);
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len);
 
 /* req.c: requester and completer */
+/* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */
+uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
@@ -141,10 +169,12 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 
-/* ud.c: datagrams and the port's GID table */
+/* uc.c: unreliable connected QPs */
+bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget);
+void snic_uc_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+
+/* ud.c: datagrams */
 bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                          uint64_t *result);
 
 #endif /* SNIC_CORE_RDMA_H */

@@ -259,6 +259,9 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     case SNIC_DB_CQ_ARM_SOL:
         snic_cq_doorbell(c, page, type, qid, index);
         goto out;
+    case SNIC_DB_SRQ:
+        snic_srq_doorbell(c, page, qid, index);
+        goto out;
     case SNIC_DB_EQ:
         snic_eq_doorbell(c, page, qid, index);
         goto out;

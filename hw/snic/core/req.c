@@ -172,8 +172,7 @@ static int64_t wqe_of_psn(SnicQp *qp, uint32_t psn)
     return -1;
 }
 
-/* Op-code of segment 'seg' of 'nseg' for a SEND or WRITE WQE. */
-static uint8_t seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
+uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
 {
     bool first = seg == 0, last = seg == nseg - 1;
     bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM ||
@@ -236,12 +235,11 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         p.atomic.compare = cas ? GUINT64_FROM_LE(w.rdma.compare_add) : 0;
         p.ackreq = true;
     } else {
-        st = snic_sge_gather(c, qp->pdn, w.sge, w.num_sge, off,
-                             c->rdma_payload, len);
+        st = snic_wqe_gather(c, qp, &w, off, c->rdma_payload, len);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
-        p.opcode = seg_opcode(info->opcode, seg, info->npsn);
+        p.opcode = snic_seg_opcode(info->opcode, seg, info->npsn);
         p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
@@ -279,8 +277,8 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     SnicReq *r = &qp->req;
     SnicSendWqe *info = wqe_info(qp, r->sq_head);
     struct snic_sq_wqe w;
-    uint64_t len = 0;
-    unsigned i;
+    uint64_t len;
+    uint8_t st;
 
     if (snic_sq_fetch(c, qp, r->sq_head, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -289,7 +287,7 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
          w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
-         !is_atomic(w.opcode))) {
+         !is_atomic(w.opcode) && !snic_wr_is_local(w.opcode))) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
                          w.opcode, w.num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -298,8 +296,25 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w.flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    for (i = 0; i < w.num_sge; i++) {
-        len += GUINT32_FROM_LE(w.sge[i].length);
+    if (snic_wr_is_local(w.opcode)) {
+        /*
+         * No PSN: it completes once every WQE before it has, and runs
+         * now, in post order with the requests before it (which may
+         * still be in flight: a FENCE waits for READs and atomics).
+         */
+        if (w.flags & SNIC_WQE_FENCE && rd_atomic_in_flight(qp)) {
+            return SNIC_WQE_WAIT;
+        }
+        *info = (SnicSendWqe) {
+            .first_psn = r->next_psn,
+            .opcode = w.opcode,
+            .flags = w.flags,
+        };
+        return snic_local_op(c, qp, &w);
+    }
+    st = snic_wqe_payload_len(c, qp, r->sq_head, &w, &len);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
     }
     if (len > (1ull << 31) || (is_atomic(w.opcode) && len != 8)) {
         return SNIC_WC_LOC_LEN_ERR;
@@ -361,6 +376,12 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 if (st != SNIC_WC_SUCCESS) {
                     fail_local(c, qp, r->sq_head, st);
                     break;
+                }
+                if (snic_wr_is_local(wqe_info(qp, r->sq_head)->opcode)) {
+                    r->sq_head++;       /* done: no segment to send */
+                    complete_acked(c, qp);
+                    done++;
+                    continue;
                 }
             }
         }

@@ -29,6 +29,8 @@
 #define SNIC_DEFAULT_MAX_QP         1024
 #define SNIC_DEFAULT_MAX_CQ         1024
 #define SNIC_DEFAULT_MAX_EQ         64
+#define SNIC_DEFAULT_MAX_SRQ        1024
+#define SNIC_DEFAULT_MAX_MW         1024
 #define SNIC_MAX_OBJECTS            (1u << 20)
 #define SNIC_MAX_VECTORS            64
 
@@ -47,6 +49,8 @@ typedef struct SnicCoreConfig {
     uint32_t max_qp;            /* RC/UD QPs besides the GSI QP */
     uint32_t max_cq;
     uint32_t max_eq;
+    uint32_t max_srq;
+    uint32_t max_mw;
     SnicLinkFaults faults;      /* each percentage 0..100 */
 } SnicCoreConfig;
 

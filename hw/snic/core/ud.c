@@ -14,56 +14,11 @@
 #include "wire.h"
 
 #define SNIC_GRH_LEN    40
-/*
- * The port's GID table (SET_GID): the source addresses the port owns,
- * which a user context's datagrams must carry.
- */
-uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                                 uint64_t *result)
-{
-    const struct snic_admin_set_gid *p = &cmd->set_gid;
-    static const uint8_t zero[6];
-
-    if (p->index >= SNIC_MAX_GIDS || p->flags & ~SNIC_GID_VALID ||
-        memcmp(p->rsvd, zero, sizeof(p->rsvd))) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    if (p->flags & SNIC_GID_VALID) {
-        memcpy(c->gids[p->index], p->gid, 16);
-        c->gid_valid |= 1u << p->index;
-    } else {
-        c->gid_valid &= ~(1u << p->index);
-    }
-    return SNIC_ADMIN_OK;
-}
-
-/* Is this source address (IPv4-mapped or IPv6) in the port's table? */
-static bool snic_gid_known(SnicCore *c, const uint8_t *gid)
-{
-    unsigned i;
-
-    for (i = 0; i < SNIC_MAX_GIDS; i++) {
-        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * Is the source address the datagram will carry one of the port's? For
- * IPv4 that is the last four bytes of sgid, whatever the other twelve say:
- * look up the IPv4-mapped GID made of them.
- */
+/* Is the source address the datagram will carry one of the port's? */
 static bool source_owned(SnicCore *c, const struct snic_av *av)
 {
-    uint8_t v4[16] = { [10] = 0xff, [11] = 0xff };
-
-    if (av->flags & SNIC_AV_IPV6) {
-        return snic_gid_known(c, av->sgid);
-    }
-    memcpy(v4 + 12, av->sgid + 12, 4);
-    return snic_gid_known(c, v4);
+    return av->flags & SNIC_AV_IPV6 ? snic_port_owns(c, true, av->sgid) :
+                                      snic_port_owns(c, false, av->sgid + 12);
 }
 
 /* One UD send WQE to the wire; returns its completion status. */
@@ -72,9 +27,8 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
 {
     const struct snic_av *av = &w->ud.av;
     uint32_t qkey = GUINT32_FROM_LE(w->ud.remote_qkey);
-    uint64_t total = 0;
+    uint64_t total;
     SnicPkt p;
-    unsigned i;
     uint8_t st;
 
     if ((w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM) ||
@@ -94,15 +48,15 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         SNIC_GUEST_ERROR(c, GE_UD_SOURCE, qp - c->qps, qp->sq_comp);
         return SNIC_WC_LOC_PROT_ERR;
     }
-    for (i = 0; i < w->num_sge; i++) {
-        total += GUINT32_FROM_LE(w->sge[i].length);
+    st = snic_wqe_payload_len(c, qp, qp->sq_comp, w, &total);
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
     }
     if (total > snic_port_mtu(c)) {
         return SNIC_WC_LOC_LEN_ERR;     /* a datagram is one packet */
     }
     *len = total;
-    st = snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, 0, c->rdma_payload,
-                         total);
+    st = snic_wqe_gather(c, qp, w, 0, c->rdma_payload, total);
     if (st != SNIC_WC_SUCCESS) {
         return st;
     }
@@ -154,22 +108,6 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
     return done == budget;
 }
 
-/* Bytes the current receive WQE holds; -1 if it cannot be read. */
-static int64_t rq_wqe_room(SnicCore *c, SnicQp *qp)
-{
-    struct snic_rq_wqe w;
-    int64_t room = 0;
-    unsigned i;
-
-    if (snic_rq_fetch(c, qp, &w)) {
-        return -1;
-    }
-    for (i = 0; i < w.num_sge; i++) {
-        room += GUINT32_FROM_LE(w.sge[i].length);
-    }
-    return room;
-}
-
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint8_t grh[SNIC_GRH_LEN];
@@ -181,12 +119,12 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
      * a Q_Key violation, no receive WQE, more than a path MTU of payload,
      * a buffer too small. The QP carries on.
      */
-    if (p->deth.qkey != qp->attr.qkey || qp->rq_head == qp->rq_tail ||
-        p->payload_len > SNIC_IB_MAX_MTU) {
+    if (p->deth.qkey != qp->attr.qkey || p->payload_len > SNIC_IB_MAX_MTU ||
+        !snic_recv_take(c, qp)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    room = rq_wqe_room(c, qp);
+    room = snic_recv_room(qp);
     if (room >= 0 && room < SNIC_GRH_LEN + p->payload_len) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;

@@ -1,0 +1,486 @@
+/*
+ * Shared receive queues: the admin commands and their checks, doorbells,
+ * two QPs taking from one SRQ, RNR while it is empty, the limit event,
+ * a QP of an SRQ going to ERR, and the SRQ's PD checking its WQEs.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "engine-node.h"
+
+#define NOWHERE     (FAKE_MEM_BASE + FAKE_MEM_SIZE)
+#define MSG_LEN     3000        /* three packets at path MTU 1024 */
+#define SLOT_LEN    0x4000
+
+static const SnicSimLinkConfig clean = { .delay_ns = 1000 };
+
+/*
+ * a and a2 on one device, b1 and b2 on the other, both of the latter
+ * taking from b's SRQ: a <-> b1, a2 <-> b2. b's own QP (with an RQ) is
+ * not connected. Completions of b1 and b2 are polled through b.
+ */
+typedef struct Quad {
+    SnicSim *sim;
+    Node a, a2, b, b1, b2;
+} Quad;
+
+static void quad_new(Quad *q, uint32_t limit)
+{
+    q->sim = snic_sim_new(3);
+    node_init(&q->a, q->sim, 1);
+    node_init(&q->b, q->sim, 2);
+    snic_sim_port_connect(&q->a.h->port, &q->b.h->port, &clean);
+    node_create_srq(&q->a, 0);
+    node_create_srq(&q->b, limit);
+    node_add_qp(&q->a2, &q->a);
+    node_add_qp(&q->b1, &q->b);
+    node_add_qp(&q->b2, &q->b);
+    node_connect(&q->a, &q->b1, SNIC_MTU_1024, 7, 7);
+    node_connect(&q->b1, &q->a, SNIC_MTU_1024, 7, 7);
+    node_connect(&q->a2, &q->b2, SNIC_MTU_1024, 7, 7);
+    node_connect(&q->b2, &q->a2, SNIC_MTU_1024, 7, 7);
+}
+
+static void quad_free(Quad *q)
+{
+    node_pair_free(q->sim, &q->a, &q->b);
+}
+
+/* Message i of a sender: MSG_LEN bytes at BUF + i * 0x1000, pattern i. */
+static void send_msg(Node *n, unsigned i)
+{
+    node_fill(n, BUF + i * 0x1000, MSG_LEN, i);
+    node_post_send(n, i, SNIC_WR_SEND, BUF + i * 0x1000, MSG_LEN, 0, 0, 0,
+                   n->lkey);
+}
+
+static uint64_t srq_limit(Node *n)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_SRQ, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(n->srqn);
+    return node_admin_ok(n->h, &cmd);
+}
+
+static uint16_t modify_srq(Node *n, uint32_t limit)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_SRQ, sizeof(cmd.modify_srq));
+    cmd.modify_srq.srqn = GUINT32_TO_LE(n->srqn);
+    cmd.modify_srq.limit = GUINT32_TO_LE(limit);
+    return fake_admin(n->h, &cmd, NULL);
+}
+
+static unsigned count_events(Node *n, uint32_t type, uint64_t data)
+{
+    struct snic_aeqe e;
+    unsigned found = 0;
+
+    while (fake_aeq_poll(n->h, &e)) {
+        if (GUINT32_FROM_LE(e.event) == type &&
+            GUINT64_FROM_LE(e.data) == data) {
+            found++;
+        }
+    }
+    return found;
+}
+
+/*
+ * Six messages from two connections land in six SRQ WQEs: each QP's
+ * messages in its own order, each WQE used once, every slot named once.
+ */
+static void test_two_qps_share(void)
+{
+    Quad q;
+    struct snic_cqe c;
+    unsigned i, per_qp[2] = { 0 }, slots = 0;
+
+    quad_new(&q, 0);
+    for (i = 0; i < 6; i++) {
+        node_post_srq_recv(&q.b, 100 + i, BUF + i * SLOT_LEN, SLOT_LEN,
+                           q.b.lkey);
+    }
+    for (i = 0; i < 3; i++) {
+        send_msg(&q.a, i);
+        send_msg(&q.a2, 10 + i);
+    }
+    snic_sim_run(q.sim, 1000000);
+    for (i = 0; i < 6; i++) {
+        uint64_t slot;
+        unsigned qp, seed;
+        const uint8_t *got;
+        g_autofree uint8_t *want = NULL;
+
+        g_assert_true(node_poll_cq(&q.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, MSG_LEN);
+        slot = GUINT64_FROM_LE(c.wr_id) - 100;
+        g_assert_cmpuint(slot, <, 6);
+        g_assert_cmpuint(GUINT16_FROM_LE(c.wqe_index), ==, slot);
+        slots |= 1u << slot;
+        qp = GUINT32_FROM_LE(c.qpn) == q.b2.qpn;
+        if (!qp) {
+            g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, q.b1.qpn);
+        }
+        /* the QP's next message in its sender's order */
+        seed = (qp ? 10 : 0) + per_qp[qp]++;
+        want = g_malloc(MSG_LEN);
+        node_fill(&q.a, BUF + 0x300000, MSG_LEN, seed);
+        fake_read(q.a.h, BUF + 0x300000, want, MSG_LEN);
+        got = fake_ptr(q.b.h, BUF + slot * SLOT_LEN, MSG_LEN);
+        g_assert_cmpmem(got, MSG_LEN, want, MSG_LEN);
+    }
+    g_assert_false(node_poll_cq(&q.b, &c));
+    g_assert_cmpuint(slots, ==, 0x3f);
+    g_assert_cmpuint(per_qp[0], ==, 3);
+    g_assert_cmpuint(per_qp[1], ==, 3);
+    for (i = 0; i < 6; i++) {
+        g_assert_true(node_poll_cq(&q.a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    quad_free(&q);
+}
+
+/* With the SRQ empty the sender waits (RNR) and delivers once posted. */
+static void test_rnr_until_posted(void)
+{
+    Quad q;
+    struct snic_cqe c;
+
+    quad_new(&q, 0);
+    send_msg(&q.a, 1);
+    snic_sim_run_until(q.sim, 200000);
+    g_assert_false(node_poll_cq(&q.b, &c));
+    g_assert_false(node_poll_cq(&q.a, &c));
+    g_assert_cmpuint(q.a.h->events[SNIC_TRACE_RNR_WAIT], >=, 1);
+    node_post_srq_recv(&q.b, 7, BUF, SLOT_LEN, q.b.lkey);
+    snic_sim_run(q.sim, 1000000);
+    g_assert_true(node_poll_cq(&q.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 7);
+    g_assert_true(node_poll_cq(&q.a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    quad_free(&q);
+}
+
+/*
+ * The armed limit fires once when fewer WQEs than it remain, then is
+ * disarmed; arming it below the current level fires at once.
+ */
+static void test_limit_event(void)
+{
+    Quad q;
+    struct snic_cqe c;
+    unsigned i;
+
+    quad_new(&q, 0);
+    for (i = 0; i < 4; i++) {
+        node_post_srq_recv(&q.b, i, BUF + i * SLOT_LEN, SLOT_LEN, q.b.lkey);
+    }
+    g_assert_cmpuint(modify_srq(&q.b, 3), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(srq_limit(&q.b), ==, 3);
+    g_assert_cmpuint(modify_srq(&q.b, (1u << SRQ_LOG2) + 1), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    send_msg(&q.a, 0);                  /* 3 left: not below 3 */
+    snic_sim_run(q.sim, 1000000);
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_SRQ_LIMIT, q.b.srqn), ==,
+                     0);
+    send_msg(&q.a, 1);                  /* 2 left */
+    send_msg(&q.a, 2);                  /* 1 left: disarmed, no second */
+    snic_sim_run(q.sim, 1000000);
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_SRQ_LIMIT, q.b.srqn), ==,
+                     1);
+    g_assert_cmpuint(srq_limit(&q.b), ==, 0);
+    g_assert_cmpuint(modify_srq(&q.b, 5), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_SRQ_LIMIT, q.b.srqn), ==,
+                     1);
+    for (i = 0; i < 3; i++) {
+        g_assert_true(node_poll_cq(&q.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    quad_free(&q);
+}
+
+/*
+ * A QP that goes to ERR in the middle of a message flushes only the WQE
+ * it holds, announces that it takes no more (QP_LAST_WQE), and leaves
+ * the SRQ's other WQEs to the QPs still running.
+ */
+static void test_error_flushes_held_only(void)
+{
+    Quad q;
+    struct snic_cqe c;
+    struct snic_qp_attr attr = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    SnicQp *b1;
+    unsigned i;
+
+    quad_new(&q, 0);
+    b1 = &q.b.h->core->qps[q.b1.qpn];
+    for (i = 0; i < 3; i++) {
+        node_post_srq_recv(&q.b, 50 + i, BUF + i * SLOT_LEN, SLOT_LEN,
+                           q.b.lkey);
+    }
+    send_msg(&q.a, 0);
+    while (!(b1->resp.recv_held && b1->resp.recv_off) &&
+           snic_sim_step(q.sim)) {
+        continue;
+    }
+    g_assert_true(b1->resp.recv_held);
+    node_modify(&q.b1, SNIC_QP_ATTR_STATE, &attr);
+    g_assert_true(node_poll_cq(&q.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 50);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, q.b1.qpn);
+    g_assert_false(node_poll_cq(&q.b, &c));
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_QP_LAST_WQE, q.b1.qpn),
+                     ==, 1);
+    /* work posted in ERR is flushed; that announces nothing new */
+    node_post_send(&q.b1, 9, SNIC_WR_SEND, BUF, 10, 0, 0, 0, q.b.lkey);
+    snic_sim_run(q.sim, 1000000);
+    g_assert_true(node_poll_cq(&q.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 9);
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_QP_LAST_WQE, q.b1.qpn),
+                     ==, 0);
+    /* the other QP still takes the next WQEs */
+    send_msg(&q.a2, 1);
+    send_msg(&q.a2, 2);
+    snic_sim_run(q.sim, 1000000);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(&q.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, q.b2.qpn);
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 51 + i);
+    }
+    quad_free(&q);
+}
+
+/*
+ * The SRQ's WQEs are checked against the SRQ's PD, not the QP's: a key
+ * of the QP's PD fails there (LOC_PROT_ERR, the sender sees REM_OP_ERR).
+ */
+static void test_srq_pd_checks_wqes(void)
+{
+    SnicSim *sim = snic_sim_new(5);
+    struct snic_cqe c;
+    struct snic_admin_cmd cmd;
+    Node a, b, b1;
+    uint64_t qp_pdn;
+    uint32_t lkey2;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
+    /* b's SRQ and an MR in a second PD; b1 in the first */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    qp_pdn = b.pdn;
+    b.pdn = node_admin_ok(b.h, &cmd);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
+    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(b.pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE);
+    cmd.reg_mr.page_shift = 12;
+    cmd.reg_mr.key = 0x44;
+    lkey2 = node_admin_ok(b.h, &cmd);
+    node_create_srq(&b, 0);
+    b.pdn = qp_pdn;
+    node_add_qp(&b1, &b);
+    node_connect(&a, &b1, SNIC_MTU_1024, 7, 7);
+    node_connect(&b1, &a, SNIC_MTU_1024, 7, 7);
+
+    node_post_srq_recv(&b, 1, BUF, SLOT_LEN, lkey2);
+    node_post_srq_recv(&b, 2, BUF + SLOT_LEN, SLOT_LEN, b.lkey);
+    send_msg(&a, 0);
+    send_msg(&a, 1);
+    snic_sim_run(sim, 1000000);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_OP_ERR);
+    node_pair_free(sim, &a, &b);
+}
+
+static uint16_t create_srq(Node *n, uint32_t pdn, uint16_t ctx, uint8_t log2,
+                           uint32_t limit, uint64_t pbl, uint64_t *srqn)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ, sizeof(cmd.create_srq));
+    cmd.create_srq.pbl_addr = GUINT64_TO_LE(pbl);
+    cmd.create_srq.npages = GUINT32_TO_LE(4);
+    cmd.create_srq.pdn = GUINT32_TO_LE(pdn);
+    cmd.create_srq.limit = GUINT32_TO_LE(limit);
+    cmd.create_srq.log2_depth = log2;
+    cmd.create_srq.ctx = GUINT16_TO_LE(ctx);
+    return fake_admin(n->h, &cmd, srqn);
+}
+
+static uint16_t create_qp(Node *n, uint8_t type, uint64_t srqn, bool rq)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t qpn;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ2);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
+    if (rq) {
+        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+        cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
+        cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    }
+    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.type = type;
+    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
+    cmd.create_qp.srqn = GUINT32_TO_LE(srqn);
+    return fake_admin(n->h, &cmd, &qpn);
+}
+
+static uint16_t obj_cmd(Node *n, uint8_t opcode, uint32_t handle)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(handle);
+    return fake_admin(n->h, &cmd, NULL);
+}
+
+/* What CREATE_SRQ, CREATE_QP with an SRQ, and DESTROY_SRQ refuse. */
+static void test_admin_checks(void)
+{
+    SnicSim *sim = snic_sim_new(1);
+    struct snic_admin_cmd cmd;
+    Node n, q;
+    uint64_t srqn;
+
+    node_init(&n, sim, 1);
+    node_pbl(n.h, PBL_SRQ, SRQ_RING, 4);
+    node_pbl(n.h, PBL_SQ2, SQ2_RING, 16);
+    g_assert_cmpuint(create_srq(&n, 999, 0, SRQ_LOG2, 0, PBL_SRQ, &srqn), ==,
+                     SNIC_ADMIN_BAD_PARAM);                 /* no such PD */
+    g_assert_cmpuint(create_srq(&n, n.pdn, 1, SRQ_LOG2, 0, PBL_SRQ, &srqn),
+                     ==, SNIC_ADMIN_BAD_PARAM);     /* another context's PD */
+    g_assert_cmpuint(create_srq(&n, n.pdn, 0, SNIC_MIN_QUEUE_LOG2 - 1, 0,
+                                PBL_SRQ, &srqn), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_srq(&n, n.pdn, 0, SNIC_MAX_QP_WR_LOG2 + 1, 0,
+                                PBL_SRQ, &srqn), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_srq(&n, n.pdn, 0, SRQ_LOG2,
+                                (1u << SRQ_LOG2) + 1, PBL_SRQ, &srqn), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_srq(&n, n.pdn, 0, SRQ_LOG2, 0, NOWHERE, &srqn),
+                     ==, SNIC_ADMIN_BAD_ADDRESS);
+    node_create_srq(&n, 0);
+
+    /* an SRQ QP has no RQ; GSI takes none; the SRQ must exist */
+    g_assert_cmpuint(create_qp(&n, SNIC_QPT_RC, n.srqn, true), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(&n, SNIC_QPT_GSI, n.srqn, false), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(&n, SNIC_QPT_RC, n.srqn + 1, false), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    /* a context's QP takes from its own SRQs only */
+    q = n;
+    q.ctx = 1;
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    cmd.alloc_pd.ctx = GUINT16_TO_LE(1);
+    q.pdn = node_admin_ok(n.h, &cmd);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ);
+    cmd.create_cq.npages = GUINT32_TO_LE(8);
+    cmd.create_cq.log2_depth = CQ_LOG2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(n.eqn);
+    cmd.create_cq.ctx = GUINT16_TO_LE(1);
+    q.cqn = node_admin_ok(n.h, &cmd);
+    g_assert_cmpuint(create_qp(&q, SNIC_QPT_RC, n.srqn, false), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(&q, SNIC_QPT_RC, 0, true), ==, SNIC_ADMIN_OK);
+
+    node_add_qp(&q, &n);
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+                     SNIC_ADMIN_BAD_STATE);     /* a QP takes from it */
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_QP, q.qpn), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DEALLOC_PD, n.pdn), ==,
+                     SNIC_ADMIN_BAD_STATE);     /* the SRQ is in it */
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_QUERY_SRQ, n.srqn), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    fake_host_free(n.h);
+    snic_sim_free(sim);
+}
+
+/*
+ * SRQ doorbells come from the owner's page and stay within the ring; a
+ * slot is free again once a QP took its WQE, before it completes. The RQ
+ * doorbell of an SRQ QP is refused.
+ */
+static void test_doorbells(void)
+{
+    Quad q;
+    SnicSrq *srq;
+    struct snic_cqe c;
+    unsigned i;
+
+    quad_new(&q, 0);
+    srq = snic_srq_get(q.b.h->core, q.b.srqn);
+    fake_doorbell(q.b.h, 1, SNIC_DB_SRQ, q.b.srqn, 1);
+    g_assert_cmpuint(fake_guest_errors_matching(q.b.h, "is not owned"), ==, 1);
+    g_assert_cmpuint(srq->tail, ==, 0);
+    fake_doorbell(q.b.h, 0, SNIC_DB_SRQ, q.b.srqn, (1u << SRQ_LOG2) + 1);
+    g_assert_cmpuint(fake_guest_errors_matching(q.b.h, "outside the window"),
+                     ==, 1);
+    g_assert_cmpuint(srq->tail, ==, 0);
+    fake_doorbell(q.b.h, 0, SNIC_DB_RQ, q.b1.qpn, 1);
+    g_assert_cmpuint(fake_guest_errors_matching(q.b.h, "has no RQ"), ==, 1);
+
+    /* fill the ring; two messages take two WQEs; two more slots free */
+    for (i = 0; i < 1u << SRQ_LOG2; i++) {
+        node_post_srq_recv(&q.b, i, BUF + (i % 8) * SLOT_LEN, SLOT_LEN,
+                           q.b.lkey);
+    }
+    send_msg(&q.a, 0);
+    send_msg(&q.a2, 1);
+    snic_sim_run(q.sim, 1000000);
+    fake_doorbell(q.b.h, 0, SNIC_DB_SRQ, q.b.srqn, q.b.srq_pi + 3);
+    g_assert_cmpuint(fake_guest_errors_matching(q.b.h, "outside the window"),
+                     ==, 2);
+    fake_doorbell(q.b.h, 0, SNIC_DB_SRQ, q.b.srqn, q.b.srq_pi + 2);
+    g_assert_cmpuint(srq->tail, ==, q.b.srq_pi + 2);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(&q.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    quad_free(&q);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/srq/two-qps-share", test_two_qps_share);
+    g_test_add_func("/srq/rnr-until-posted", test_rnr_until_posted);
+    g_test_add_func("/srq/limit-event", test_limit_event);
+    g_test_add_func("/srq/error-flushes-held-only",
+                    test_error_flushes_held_only);
+    g_test_add_func("/srq/pd-of-srq-checks-wqes", test_srq_pd_checks_wqes);
+    g_test_add_func("/srq/admin-checks", test_admin_checks);
+    g_test_add_func("/srq/doorbells", test_doorbells);
+    return g_test_run();
+}
