@@ -20,6 +20,7 @@ static_assert((int)SNIC_WC_SUCCESS == IBV_WC_SUCCESS &&
 	      (int)SNIC_WC_LOC_QP_OP_ERR == IBV_WC_LOC_QP_OP_ERR &&
 	      (int)SNIC_WC_LOC_PROT_ERR == IBV_WC_LOC_PROT_ERR &&
 	      (int)SNIC_WC_WR_FLUSH_ERR == IBV_WC_WR_FLUSH_ERR &&
+	      (int)SNIC_WC_MW_BIND_ERR == IBV_WC_MW_BIND_ERR &&
 	      (int)SNIC_WC_BAD_RESP_ERR == IBV_WC_BAD_RESP_ERR &&
 	      (int)SNIC_WC_LOC_ACCESS_ERR == IBV_WC_LOC_ACCESS_ERR &&
 	      (int)SNIC_WC_REM_INV_REQ_ERR == IBV_WC_REM_INV_REQ_ERR &&
@@ -218,6 +219,8 @@ int snic_destroy_cq(struct ibv_cq *ibvcq)
 		return err;
 
 	pthread_spin_destroy(&cq->lock);
+	if (cq->old.buf)
+		snic_ring_free(&cq->old);
 	snic_ring_free(&cq->ring);
 	free(cq);
 
@@ -238,6 +241,44 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq, uint32_t idx)
 }
 
 /*
+ * The next CQE, consumed: first what a resize left in the old ring (all
+ * written before the switch), then the ring's own. An old ring read to
+ * its end is freed (the caller is done with its last CQE by now).
+ */
+static struct snic_cqe *snic_cq_take(struct snic_cq *cq)
+{
+	struct snic_cqe *cqe;
+
+	if (cq->old.buf) {
+		if (cq->old_cons != cq->old_tail) {
+			cqe = (struct snic_cqe *)cq->old.buf +
+			      snic_ring_slot(&cq->old, cq->old_cons++);
+			udma_from_device_barrier();
+			return cqe;
+		}
+		snic_ring_free(&cq->old);
+		cq->old.buf = NULL;
+	}
+	cqe = snic_cq_peek(cq, cq->cons);
+	if (cqe)
+		cq->cons++;
+	return cqe;
+}
+
+/* The slots a CQE of the QP completes are free again */
+static void snic_qp_cqe_done(struct snic_qp *qp, const struct snic_cqe *cqe)
+{
+	uint16_t wqe_index = le16toh(cqe->wqe_index);
+
+	if (!(cqe->opcode & IBV_WC_RECV))
+		snic_wq_complete(&qp->sq, wqe_index);
+	else if (qp->srq)
+		snic_srq_complete(qp->srq, wqe_index);
+	else
+		snic_wq_complete(&qp->rq, wqe_index);
+}
+
+/*
  * The next CQE of a live QP, consumed: the work queue slots it completes
  * are free again. CQEs of QPs destroyed or reset since are skipped. NULL
  * when the device has written no more. Called with the CQ locked; the
@@ -249,15 +290,11 @@ static struct snic_cqe *snic_cq_next(struct snic_cq *cq)
 	struct snic_cqe *cqe;
 	struct snic_qp *qp;
 
-	while ((cqe = snic_cq_peek(cq, cq->cons))) {
-		cq->cons++;
+	while ((cqe = snic_cq_take(cq))) {
 		qp = snic_qp_lookup(ctx, le32toh(cqe->qpn));
 		if (!qp)
 			continue;
-		if (cqe->opcode & IBV_WC_RECV)
-			snic_wq_complete(&qp->rq, le16toh(cqe->wqe_index));
-		else
-			snic_wq_complete(&qp->sq, le16toh(cqe->wqe_index));
+		snic_qp_cqe_done(qp, cqe);
 		return cqe;
 	}
 	return NULL;
@@ -449,18 +486,100 @@ int snic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 	return 0;
 }
 
+/* Void CQE cqe if it is the QP's; its SRQ slot is free again */
+static void snic_cqe_discard(struct snic_cqe *cqe, struct snic_qp *qp)
+{
+	if (le32toh(cqe->qpn) != qp->vqp.qp.qp_num)
+		return;
+	if (qp->srq && cqe->opcode & IBV_WC_RECV)
+		snic_srq_complete(qp->srq, le16toh(cqe->wqe_index));
+	cqe->qpn = htole32(0); /* no QP has number 0 */
+}
+
 /*
  * Void the CQEs a destroyed or reset QP left in the ring: they would
  * complete slots of a later QP with the same number. The device writes
  * no more for the QP and never touches unconsumed CQEs, so they can be
- * edited in place. Called with the CQ locked.
+ * edited in place. SRQ slots they name are free again. Called with the
+ * CQ locked.
  */
-void snic_cq_discard_qp(struct snic_cq *cq, uint32_t qpn)
+void snic_cq_discard_qp(struct snic_cq *cq, struct snic_qp *qp)
 {
 	struct snic_cqe *cqe;
 	uint32_t idx;
 
+	if (cq->old.buf)
+		for (idx = cq->old_cons; idx != cq->old_tail; idx++)
+			snic_cqe_discard((struct snic_cqe *)cq->old.buf +
+					 snic_ring_slot(&cq->old, idx), qp);
 	for (idx = cq->cons; (cqe = snic_cq_peek(cq, idx)); idx++)
-		if (le32toh(cqe->qpn) == qpn)
-			cqe->qpn = htole32(0); /* no QP has number 0 */
+		snic_cqe_discard(cqe, qp);
+}
+
+/*
+ * ibv_resize_cq: a new ring; the device continues in it at index 0 and
+ * answers where its CQEs in the current ring end. Those are polled first
+ * (snic_cq_take), then the old ring is freed. The CQ stays locked across
+ * the command, so no consumer index reaches the device for the wrong
+ * ring. One resize at a time: while the previous one's old CQEs are
+ * unpolled, EBUSY.
+ */
+int snic_resize_cq(struct ibv_cq *ibvcq, int cqe)
+{
+	struct snic_context *ctx = to_sctx(ibvcq->context);
+	struct snic_resize_cq_resp resp = {};
+	struct snic_resize_cq cmd = {};
+	struct snic_cq *cq = to_scq(ibvcq);
+	struct snic_ring ring;
+	uint8_t log2_depth;
+	int err;
+
+	if (cqe < 0 || (uint32_t)cqe >= ctx->max_cqe / 2)
+		return EINVAL;
+	log2_depth = snic_log2_depth(2 * ((uint64_t)cqe + 1));
+	err = snic_ring_alloc(ctx, &ring, sizeof(struct snic_cqe), log2_depth);
+	if (err)
+		return err;
+	cmd.buf_va = (uintptr_t)ring.buf;
+	cmd.buf_len = ring.size;
+	cmd.log2_depth = log2_depth;
+
+	pthread_spin_lock(&cq->lock);
+	if (cq->old.buf && cq->old_cons != cq->old_tail) {
+		err = EBUSY;
+		goto err_unlock;
+	}
+	err = ibv_cmd_resize_cq(ibvcq, snic_ring_depth(&ring) / 2 - 1,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "RESIZE_CQ %u to depth %u failed: %s\n",
+			  cq->cqn, snic_ring_depth(&ring), strerror(err));
+		goto err_unlock;
+	}
+	if (cq->old.buf)
+		snic_ring_free(&cq->old);
+	cq->old = cq->ring;
+	cq->old_cons = cq->cons;
+	cq->old_tail = resp.old_tail;
+	cq->ring = ring;
+	cq->cons = 0;
+	cq->cons_db = 0;
+	ibvcq->cqe = snic_ring_depth(&ring) / 2 - 1;
+	pthread_spin_unlock(&cq->lock);
+
+	return 0;
+
+err_unlock:
+	pthread_spin_unlock(&cq->lock);
+	snic_ring_free(&ring);
+	return err;
+}
+
+/* Completion event moderation (the kernel checks the device's limits) */
+int snic_modify_cq(struct ibv_cq *ibvcq, struct ibv_modify_cq_attr *attr)
+{
+	struct ibv_modify_cq cmd = {};
+
+	return ibv_cmd_modify_cq(ibvcq, attr, &cmd, sizeof(cmd));
 }

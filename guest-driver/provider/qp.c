@@ -56,7 +56,7 @@ static_assert(IBV_ACCESS_REMOTE_WRITE == SNIC_ACCESS_REMOTE_WRITE &&
 		     IBV_QP_EX_WITH_RDMA_READ | \
 		     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-/* memory window binds and invalidation, when the device has windows */
+/* memory window binds and invalidation, when the device has windows (RC) */
 #define SNIC_OPS_MW (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
 		     IBV_QP_EX_WITH_SEND_WITH_INV)
 
@@ -71,7 +71,10 @@ static uint64_t snic_qp_send_ops(struct snic_context *ctx,
 	case IBV_QPT_RC:
 		return SNIC_OPS_RC | (ctx->mw ? SNIC_OPS_MW : 0);
 	case IBV_QPT_UC:
-		return SNIC_OPS_SEND | SNIC_OPS_WRITE;
+		/* local work requests on UC too; no SEND with Invalidate */
+		return SNIC_OPS_SEND | SNIC_OPS_WRITE |
+		       (ctx->mw ? IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_LOCAL_INV : 0);
 	case IBV_QPT_UD:
 		return SNIC_OPS_SEND;
 	default:
@@ -111,9 +114,9 @@ static void snic_discard_cqes(struct snic_qp *qp)
 {
 	struct ibv_qp *ibvqp = &qp->vqp.qp;
 
-	snic_cq_discard_qp(to_scq(ibvqp->send_cq), ibvqp->qp_num);
+	snic_cq_discard_qp(to_scq(ibvqp->send_cq), qp);
 	if (ibvqp->recv_cq != ibvqp->send_cq)
-		snic_cq_discard_qp(to_scq(ibvqp->recv_cq), ibvqp->qp_num);
+		snic_cq_discard_qp(to_scq(ibvqp->recv_cq), qp);
 }
 
 static int snic_wq_init(struct snic_context *ctx, struct snic_wq *wq,
@@ -257,8 +260,11 @@ static struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
 	}
 	kattr = *attr;
 	kattr.cap = cap;
+	/* create_flags are 0 (checked); ibv_cmd_create_qp_ex refuses the bit */
+	kattr.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->max_inline = cap.max_inline_data;
+	qp->srq = attr->srq ? to_ssrq(attr->srq) : NULL;
 	qp->send_ops = snic_qp_send_ops(ctx, attr->qp_type);
 
 	cmd.sq_buf_va = (uintptr_t)qp->sq.ring.buf;
@@ -587,6 +593,15 @@ static int snic_set_sq_wqe(struct snic_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/* A receive WQE (QP or SRQ); num_sge was checked */
+void snic_set_rq_wqe(struct snic_rq_wqe *wqe, const struct ibv_recv_wr *wr)
+{
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	wqe->num_sge = wr->num_sge;
+	snic_set_sges(wqe->sge, wr->sg_list, wr->num_sge);
+}
+
 /*
  * Hand the WQEs up to prod (exclusive) to the device. prod is stored
  * first: a CQE for these WQEs is checked against it.
@@ -636,7 +651,6 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 {
 	struct snic_qp *qp = to_sqp(ibvqp);
 	struct snic_wq *rq = &qp->rq;
-	struct snic_rq_wqe *wqe;
 	uint32_t prod;
 	int err = 0;
 
@@ -656,11 +670,7 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 			err = EINVAL;
 			break;
 		}
-		wqe = snic_rq_wqe(rq, prod);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = htole64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		snic_set_sges(wqe->sge, wr->sg_list, wr->num_sge);
+		snic_set_rq_wqe(snic_rq_wqe(rq, prod), wr);
 	}
 	snic_wq_publish(ibvqp, rq, SNIC_DB_RQ, prod);
 	pthread_spin_unlock(&rq->lock);
@@ -671,9 +681,11 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 }
 
 /*
- * ibv_bind_mw (type 1 windows): a BIND_MW work request on the QP. A type
- * 1 window keeps its R_Key across binds (the device's rule), so mw->rkey
- * is already what the caller will use.
+ * ibv_bind_mw (type 1 windows): a BIND_MW work request on the QP, under
+ * the window's next R_Key (ibv_inc_rkey, as rdma-core's providers do; the
+ * device takes the binder's key byte). mw->rkey is the new key once the
+ * request is posted; a failed bind (an error completion) leaves the caller
+ * to undo that, as libibverbs documents.
  */
 int snic_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
 		 struct ibv_mw_bind *mw_bind)
@@ -684,13 +696,19 @@ int snic_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
 		.send_flags = mw_bind->send_flags,
 		.bind_mw = {
 			.mw = mw,
-			.rkey = mw->rkey,
+			.rkey = ibv_inc_rkey(mw->rkey),
 			.bind_info = mw_bind->bind_info,
 		},
 	};
 	struct ibv_send_wr *bad;
+	int err;
 
-	return snic_post_send(ibvqp, &wr, &bad);
+	err = snic_post_send(ibvqp, &wr, &bad);
+	if (err)
+		return err;
+	mw->rkey = wr.bind_mw.rkey;
+
+	return 0;
 }
 
 /* ---- ibv_wr_*: the extended QP's post interface ----------------------- */

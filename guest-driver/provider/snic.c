@@ -26,27 +26,38 @@ static const struct verbs_match_ent snic_match_table[] = {
 };
 
 static const struct verbs_context_ops snic_ctx_ops = {
+	.alloc_mw = snic_alloc_mw,
 	.alloc_pd = snic_alloc_pd,
+	.bind_mw = snic_bind_mw,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
 	.create_cq_ex = snic_create_cq_ex,
 	.create_qp = snic_create_qp,
 	.create_qp_ex = snic_create_qp_ex,
+	.create_srq = snic_create_srq,
+	.dealloc_mw = snic_dealloc_mw,
 	.dealloc_pd = snic_dealloc_pd,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,
 	.destroy_cq = snic_destroy_cq,
 	.destroy_qp = snic_destroy_qp,
+	.destroy_srq = snic_destroy_srq,
 	.free_context = snic_free_context,
+	.modify_cq = snic_modify_cq,
 	.modify_qp = snic_modify_qp,
+	.modify_srq = snic_modify_srq,
 	.poll_cq = snic_poll_cq,
 	.post_recv = snic_post_recv,
 	.post_send = snic_post_send,
+	.post_srq_recv = snic_post_srq_recv,
 	.query_device_ex = snic_query_device_ex,
 	.query_port = snic_query_port,
 	.query_qp = snic_query_qp,
+	.query_srq = snic_query_srq,
 	.reg_mr = snic_reg_mr,
 	.req_notify_cq = snic_req_notify_cq,
+	.rereg_mr = snic_rereg_mr,
+	.resize_cq = snic_resize_cq,
 };
 
 struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn)
