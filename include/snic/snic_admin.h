@@ -64,6 +64,8 @@ enum snic_admin_opcode {
     SNIC_ADMIN_DESTROY_SRQ = 0x33,
     SNIC_ADMIN_RESIZE_CQ = 0x34,        /* result = old ring's tail */
     SNIC_ADMIN_MODIFY_CQ = 0x35,
+    SNIC_ADMIN_ATTACH_MCAST = 0x36,
+    SNIC_ADMIN_DETACH_MCAST = 0x37,
 };
 
 enum snic_admin_status {
@@ -180,6 +182,7 @@ struct snic_admin_cmd {
         struct snic_admin_modify_srq modify_srq;
         struct snic_admin_resize_cq resize_cq;
         struct snic_admin_modify_cq modify_cq;
+        struct snic_admin_mcast mcast;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -274,7 +277,8 @@ struct snic_device_attr {
     __le32 max_mw;
     __le16 max_inline_data;     /* bytes of a send WQE's inline data */
     __le16 max_cq_moderation;   /* MODIFY_CQ count and period (us) */
-    __u8 rsvd[4];
+    __le16 max_mcast_grp;       /* multicast groups of the port */
+    __le16 max_mcast_qp_attach; /* QPs attached to one group */
 };
 _Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
 

@@ -30,7 +30,8 @@
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
 /*
  * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
- * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ.
+ * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ, UD
+ * multicast.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
@@ -112,6 +113,7 @@ enum snic_dev_error {
 #define SNIC_CAP_INLINE             (1ull << 7)  /* inline send data */
 #define SNIC_CAP_LOOPBACK           (1ull << 8)  /* QPs of one port connect */
 #define SNIC_CAP_CQ_MODERATION      (1ull << 9)  /* MODIFY_CQ */
+#define SNIC_CAP_MCAST              (1ull << 10) /* UD multicast groups */
 
 /* Queue depths are powers of two within these bounds */
 #define SNIC_ADMIN_MIN_LOG2_DEPTH   2

@@ -495,8 +495,9 @@ struct snic_admin_resize_cq {
 _Static_assert(sizeof(struct snic_admin_resize_cq) == 24, "resize_cq size");
 
 /*
- * MODIFY_CQ (moderation): an armed CQ's event waits until 'count' CQEs
- * are queued or 'period_us' passed since the first one (0, 0: at once).
+ * MODIFY_CQ (moderation): once an armed CQ's event is due it waits until
+ * 'count' CQEs are queued (0: no count limit) or 'period_us' passed since
+ * the first (0: no period); both 0 (the default): at once.
  */
 struct snic_admin_modify_cq {
     __le32 cqn;
@@ -504,5 +505,20 @@ struct snic_admin_modify_cq {
     __le16 period_us;
 };
 _Static_assert(sizeof(struct snic_admin_modify_cq) == 8, "modify_cq size");
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST: UD QP qpn joins or leaves the multicast
+ * group of GID gid (an IPv4-mapped 224.0.0.0/4 address or an IPv6
+ * ff00::/8 one). RoCE to the group's IP address, its MAC (01:00:5e or
+ * 33:33 mapped) and QPN 0xffffff reaches every attached QP whose Q_Key
+ * matches, including the port's own datagrams. Attaching twice is a
+ * no-op; destroying a QP detaches it.
+ */
+struct snic_admin_mcast {
+    __le32 qpn;
+    __le32 rsvd;
+    __u8 gid[16];
+};
+_Static_assert(sizeof(struct snic_admin_mcast) == 24, "mcast size");
 
 #endif /* SNIC_VERBS_H */

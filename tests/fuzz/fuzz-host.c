@@ -24,6 +24,8 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_START_ETH_QUEUE, SNIC_ADMIN_STOP_ETH_QUEUE,
     SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
     SNIC_ADMIN_DESTROY_SRQ, SNIC_ADMIN_ALLOC_MW, SNIC_ADMIN_DEALLOC_MW,
+    SNIC_ADMIN_REREG_MR, SNIC_ADMIN_RESIZE_CQ, SNIC_ADMIN_MODIFY_CQ,
+    SNIC_ADMIN_ATTACH_MCAST, SNIC_ADMIN_DETACH_MCAST,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -335,6 +337,15 @@ int fz_admin_payload_len(uint8_t opcode)
         return sizeof(struct snic_admin_obj_ref);
     case SNIC_ADMIN_ALLOC_MW:
         return sizeof(struct snic_admin_alloc_mw);
+    case SNIC_ADMIN_REREG_MR:
+        return sizeof(struct snic_admin_rereg_mr);
+    case SNIC_ADMIN_RESIZE_CQ:
+        return sizeof(struct snic_admin_resize_cq);
+    case SNIC_ADMIN_MODIFY_CQ:
+        return sizeof(struct snic_admin_modify_cq);
+    case SNIC_ADMIN_ATTACH_MCAST:
+    case SNIC_ADMIN_DETACH_MCAST:
+        return sizeof(struct snic_admin_mcast);
     case SNIC_ADMIN_CREATE_SRQ:
         return sizeof(struct snic_admin_create_srq);
     case SNIC_ADMIN_MODIFY_SRQ:
@@ -592,6 +603,20 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
         memcpy(cmd.set_gid.gid, av.sgid, 16);
         node_admin_ok(n, &cmd);
     }
+}
+
+void fz_node_attach_mcast(FuzzNode *n, unsigned q)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ATTACH_MCAST, sizeof(cmd.mcast));
+    cmd.mcast.qpn = GUINT32_TO_LE(n->qpn[q]);
+    cmd.mcast.gid[10] = cmd.mcast.gid[11] = 0xff;
+    cmd.mcast.gid[12] = (uint8_t)(FZ_MCAST_IP >> 24);
+    cmd.mcast.gid[13] = (uint8_t)(FZ_MCAST_IP >> 16);
+    cmd.mcast.gid[14] = (uint8_t)(FZ_MCAST_IP >> 8);
+    cmd.mcast.gid[15] = (uint8_t)FZ_MCAST_IP;
+    node_admin_ok(n, &cmd);
 }
 
 void fz_node_free(FuzzNode *n)

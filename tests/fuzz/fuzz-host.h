@@ -184,6 +184,9 @@ uint16_t fz_node_modify(FuzzNode *n, unsigned q, uint32_t mask,
 /* RC QP q of n to RTS, connected to QP peer_qpn of node peer_ip. */
 void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
                      uint32_t peer_qpn, bool ipv6);
+/* UD QP q joins the multicast group FZ_MCAST_IP (239.0.0.1). */
+#define FZ_MCAST_IP     0xef000001u
+void fz_node_attach_mcast(FuzzNode *n, unsigned q);
 /* UD or GSI QP q to RTS with Q_Key qkey. */
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey);
 /* Write a WQE at the producer slot of QP q and ring its doorbell. */
@@ -258,7 +261,7 @@ enum {
 #define ADM_LIST_AT(i)  (FZ_PBL + (i) * 0x80)   /* 16 pages each */
 #define ADM_ATTR_AT(i)  (FZ_ATTR + (i) * 0x80)  /* see prepare_memory() */
 /* ADM_FIX_HDR: opcode = fz_admin_opcodes[byte % FZ_ADMIN_NUM_OPCODES] */
-#define FZ_ADMIN_NUM_OPCODES 36
+#define FZ_ADMIN_NUM_OPCODES 41
 extern const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES];
 
 #endif /* SNIC_FUZZ_HOST_H */

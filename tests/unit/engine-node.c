@@ -234,6 +234,24 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
            &a);
 }
 
+/* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */
+void node_ud_up(Node *n, uint32_t qkey, bool gsi)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qkey = GUINT32_TO_LE(qkey);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_QKEY | (gsi ? 0 : SNIC_QP_ATTR_PORT), &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    node_modify(n, SNIC_QP_ATTR_STATE, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    a.sq_psn = GUINT32_TO_LE(100);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
+}
+
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
 {
     uint64_t slot = n->sq_ring +

@@ -205,6 +205,7 @@ void snic_core_timer(SnicCore *c)
     next = snic_eth_irq_timer(c, now);
     if (snic_ready(c)) {
         next = MIN(next, snic_rdma_timer(c, now));
+        next = MIN(next, snic_cq_timer(c, now));
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;

@@ -11,6 +11,7 @@
 
 #include "snic_core.h"
 #include "link.h"
+#include "mcast.h"
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"
@@ -23,7 +24,7 @@
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
                    SNIC_CAP_UC | SNIC_CAP_SRQ | \
-                   SNIC_CAP_MW)
+                   SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION | SNIC_CAP_MCAST)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -128,6 +129,7 @@ struct SnicCore {
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
     uint8_t gids[SNIC_MAX_GIDS][16];
+    SnicMcastGroup mcast[SNIC_MAX_MCAST_GRP];
     uint32_t rr_next;           /* round-robin start of the engine */
     uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
     uint8_t rdma_frame[SNIC_ETH_MAX_FRAME];

@@ -69,5 +69,7 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                          uint64_t *result);
 uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                            uint64_t *result);
+uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result);
 
 #endif /* SNIC_CORE_MR_H */

@@ -81,7 +81,16 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    /* RoCE for another address, or multicast (not offered), is not ours */
+    /* a group's datagram, under the MAC its address maps to */
+    if (snic_ip_is_mcast(p.addr.ipv6, p.addr.dip)) {
+        if (!snic_mcast_mac_ok(p.addr.ipv6, p.addr.dip, frame)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_mcast_receive(c, &p);
+        return;
+    }
+    /* RoCE for another address, or to a group MAC, is not ours */
     if ((frame[0] & 1) || !snic_port_owns(c, p.addr.ipv6, p.addr.dip)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
@@ -302,6 +311,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
 void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
+    bool mcast;
 
     if (!len) {
         return;     /* built from validated state: cannot happen */
@@ -320,13 +330,16 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
-    if (snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
-        /* for a QP of this port: it turns around inside the port */
+    mcast = snic_ip_is_mcast(p->addr.ipv6, p->addr.dip);
+    if (mcast || snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
+        /* for QPs of this port: it turns around inside the port */
         if (!snic_link_loop(c, c->rdma_frame, len)) {
             snic_stat_inc(&c->stats.tx_dropped);
         }
         c->ops->kick(c->opaque);
-        return;
+        if (!mcast) {
+            return;
+        }
     }
     snic_link_tx(c, c->rdma_frame, len);
 }
