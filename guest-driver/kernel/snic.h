@@ -445,6 +445,8 @@ void snic_set_rq_wqe(struct snic_rq_wqe *w, const struct ib_recv_wr *wr);
 int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int snic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* snic_verbs.c */
 int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,

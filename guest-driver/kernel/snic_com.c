@@ -425,6 +425,20 @@ int snic_com_modify_cq(struct snic_dev *sdev, u32 cqn, u16 count,
 	return snic_admin_exec(sdev, &cmd, NULL);
 }
 
+/* --- UD multicast -------------------------------------------------------- */
+
+int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
+		   const u8 *gid)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, attach ? SNIC_ADMIN_ATTACH_MCAST :
+				  SNIC_ADMIN_DETACH_MCAST, sizeof(cmd.mcast));
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd.mcast.gid, gid, sizeof(cmd.mcast.gid));
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
 /* --- after a destroy command --------------------------------------------- */
 
 /*

@@ -136,6 +136,10 @@ int snic_com_resize_cq(struct snic_dev *sdev, u32 cqn,
 int snic_com_modify_cq(struct snic_dev *sdev, u32 cqn, u16 count,
 		       u16 period_us);
 
+/* ATTACH_MCAST (attach) or DETACH_MCAST: UD QP qpn and the group's GID */
+int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
+		   const u8 *gid);
+
 /* --- after a destroy command --------------------------------------------- */
 
 bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,

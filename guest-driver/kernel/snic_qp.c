@@ -683,3 +683,24 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	return err;
 }
+
+/*
+ * UD multicast (SNIC_CAP_MCAST): the device fans RoCE to the group's
+ * address out to its attached UD QPs (Q_Key checked), the port's own
+ * datagrams included. The LID means nothing on RoCE.
+ */
+int snic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return snic_com_mcast(to_sdev(ibqp->device), true, to_sqp(ibqp)->qpn,
+			      gid->raw);
+}
+
+int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return snic_com_mcast(to_sdev(ibqp->device), false, to_sqp(ibqp)->qpn,
+			      gid->raw);
+}

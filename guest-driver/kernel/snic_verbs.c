@@ -67,6 +67,12 @@ static int snic_query_device(struct ib_device *ibdev,
 					  1u << 16);
 		props->max_srq_sge = a->max_recv_sge;
 	}
+	if (snic_has(sdev, SNIC_CAP_MCAST)) {
+		props->max_mcast_grp = le16_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach = le16_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach = props->max_mcast_grp *
+						   props->max_mcast_qp_attach;
+	}
 	if (snic_has(sdev, SNIC_CAP_CQ_MODERATION)) {
 		props->cq_caps.max_cq_moderation_count =
 			le16_to_cpu(a->max_cq_moderation);
@@ -485,6 +491,11 @@ static const struct ib_device_ops snic_mw_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, snic_mw, ibmw),
 };
 
+static const struct ib_device_ops snic_mcast_ops = {
+	.attach_mcast = snic_attach_mcast,
+	.detach_mcast = snic_detach_mcast,
+};
+
 static const struct ib_device_ops snic_cq_moderation_ops = {
 	.modify_cq = snic_modify_cq,
 };
@@ -507,6 +518,8 @@ int snic_ib_register(struct snic_dev *sdev)
 		ib_set_device_ops(ibdev, &snic_mw_ops);
 	if (snic_has(sdev, SNIC_CAP_CQ_MODERATION))
 		ib_set_device_ops(ibdev, &snic_cq_moderation_ops);
+	if (snic_has(sdev, SNIC_CAP_MCAST))
+		ib_set_device_ops(ibdev, &snic_mcast_ops);
 	INIT_WORK(&sdev->port_work, snic_port_event_work);
 
 	/* Before registering: registration queries the port's speed */

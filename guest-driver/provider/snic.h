@@ -266,6 +266,10 @@ int snic_dereg_mr(struct verbs_mr *vmr);
 int snic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int snic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+int snic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
 int snic_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *snic_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
 int snic_destroy_ah(struct ibv_ah *ibvah);

@@ -143,6 +143,19 @@ int snic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 				sizeof(resp));
 }
 
+/* UD multicast: the kernel attaches the QP to the group (or refuses) */
+int snic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+int snic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
+}
+
 /* Memory windows of type 1 and 2: the kernel allocates the R_Key */
 struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
