@@ -253,6 +253,9 @@ struct snic_qp {
 	struct ib_qp_cap cap;
 	u32 qpn;
 	bool sig_all;		/* IB_SIGNAL_ALL_WR */
+	/* the source GID index of the last IB_QP_AV, for query_qp */
+	bool av_set;
+	u8 sgid_index;
 	/* kernel QPs */
 	struct snic_kwq ksq;
 	struct snic_kwq krq;

@@ -347,6 +347,10 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	a.en_sqd_async_notify = attr->en_sqd_async_notify;
 
 	err = snic_com_modify_qp(sdev, to_sqp(ibqp)->qpn, mask, &a);
+	if (!err && mask & IB_QP_AV) {
+		to_sqp(ibqp)->sgid_index = rdma_ah_read_grh(&attr->ah_attr)->sgid_index;
+		to_sqp(ibqp)->av_set = true;
+	}
 	/* RESET empties the device's queues and restarts their indices */
 	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET &&
 	    !ibqp->uobject) {
@@ -388,11 +392,21 @@ int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
 	attr->en_sqd_async_notify = a.en_sqd_async_notify;
 	attr->cap = qp->cap;
+	/* The path as the device holds it (what a later modify may re-use) */
+	if (qp->av_set) {
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr->ah_attr, 1);
+		rdma_ah_set_grh(&attr->ah_attr, (union ib_gid *)a.av.dgid,
+				le32_to_cpu(a.av.flow_label), qp->sgid_index,
+				a.av.hop_limit, a.av.traffic_class);
+		memcpy(attr->ah_attr.roce.dmac, a.av.dmac, ETH_ALEN);
+	}
 
 	memset(init_attr, 0, sizeof(*init_attr));
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->cap = qp->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					      IB_SIGNAL_REQ_WR;
