@@ -516,13 +516,24 @@ void snic_cq_discard_qp(struct snic_cq *cq, struct snic_qp *qp)
 		snic_cqe_discard(cqe, qp);
 }
 
+/* CQEs written and not yet polled (the old ring's too). CQ locked. */
+static uint32_t snic_cq_pending(struct snic_cq *cq)
+{
+	uint32_t n = cq->old.buf ? cq->old_tail - cq->old_cons : 0;
+	uint32_t idx;
+
+	for (idx = cq->cons; snic_cq_peek(cq, idx); idx++)
+		n++;
+	return n;
+}
+
 /*
  * ibv_resize_cq: a new ring; the device continues in it at index 0 and
  * answers where its CQEs in the current ring end. Those are polled first
  * (snic_cq_take), then the old ring is freed. The CQ stays locked across
  * the command, so no consumer index reaches the device for the wrong
  * ring. One resize at a time: while the previous one's old CQEs are
- * unpolled, EBUSY.
+ * unpolled, EBUSY. Fewer entries than the CQ holds unpolled: EINVAL.
  */
 int snic_resize_cq(struct ibv_cq *ibvcq, int cqe)
 {
@@ -547,6 +558,11 @@ int snic_resize_cq(struct ibv_cq *ibvcq, int cqe)
 	pthread_spin_lock(&cq->lock);
 	if (cq->old.buf && cq->old_cons != cq->old_tail) {
 		err = EBUSY;
+		goto err_unlock;
+	}
+	/* IBA: fewer entries than the CQ holds now is an error */
+	if ((uint32_t)cqe < snic_cq_pending(cq)) {
+		err = EINVAL;
 		goto err_unlock;
 	}
 	err = ibv_cmd_resize_cq(ibvcq, snic_ring_depth(&ring) / 2 - 1,
