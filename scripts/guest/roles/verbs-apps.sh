@@ -14,7 +14,8 @@
 # (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
-# Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
+# Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
+# inline), ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat, ib_read_lat, the SRQ applications (ibv_srq_pingpong polling and
 # with events, ib_send_bw --use-srq), verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE and
 # READ by content, a local protection error on one QP while another keeps working, the
@@ -294,6 +295,10 @@ case $SUITE in
     apps)
         app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c
         app rc-pingpong-events 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c -e
+        # The pingpongs send inline when the QP's max_inline_data covers the size: 128 bytes
+        # go inline (IBV_SEND_INLINE), checked by -c. UC: the same over an unreliable QP.
+        app rc-pingpong-inline 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 500 -s 128 -c
+        app uc-pingpong 120 ibv_uc_pingpong -d "$DEV" -g "$GIDX" -n 500 -s 4096 -c
         # UD payload 2048 (the default) + 40 bytes of GRH: fits the RoCE MTU 4096 of MTU 9000.
         app ud-pingpong 120 ibv_ud_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 2048
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
@@ -322,6 +327,9 @@ case $SUITE in
         # One side snic, the other Linux rxe (vm-pair --nic-a/--nic-b): the wire formats and
         # the go-back-N transports must agree, in both roles.
         app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
+        # 128-byte messages go inline on both (their QPs offer it), UC too.
+        app rc-pingpong-inline 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 128 -c
+        app uc-pingpong 120 ibv_uc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
         # perftest gives each side's QP the peer's outstanding-READ count: rxe offers 128,
         # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
