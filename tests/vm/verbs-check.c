@@ -24,7 +24,9 @@
  *      the same word, polled with start_poll/next_poll/end_poll. The server
  *      checks its receive completion through the ibv_wc_read_* accessors (opcode, IMM flag
  *      and value, byte_len, qp_num) and the WRITE's bytes; the client checks the atomics'
- *      results. After check e, a batch dropped with ibv_wr_abort must never complete.
+ *      results. After check e, a batch dropped with ibv_wr_abort must never complete. Where
+ *      the device reports CQ moderation (ibv_query_device_ex), the client's ibv_modify_cq
+ *      takes values within it and refuses max_cq_count + 1 with EINVAL.
  *   e. inline data (when both devices take max_inline_data >= 128 on QP C): a 100-byte SEND
  *      with IBV_SEND_INLINE from an unregistered buffer cleared right after posting, and an
  *      RDMA WRITE whose payload is ibv_wr_set_inline_data_list of two pieces (not on rxe,
@@ -461,6 +463,36 @@ static void create_resources(struct ctx *c, int access)
     create_ex_qp(c);
     if (c->max_srq > 0)
         c->features |= F_SRQ;
+}
+
+/* Check (d), local part: completion moderation where the device reports it */
+static void check_cq_moderation(struct ctx *c)
+{
+    struct ibv_device_attr_ex dx;
+    int r = ibv_query_device_ex(c->vctx, NULL, &dx);
+    if (r)
+        fail("ibv_query_device_ex: %s", strerror(r));
+    struct ibv_cq_moderation_caps *mc = &dx.cq_mod_caps;
+    if (!mc->max_cq_count || !mc->max_cq_period) {
+        say("check d: no CQ moderation offered (ibv_modify_cq not tried)");
+        return;
+    }
+    struct ibv_modify_cq_attr ma = { .attr_mask = IBV_CQ_ATTR_MODERATE,
+                                     .moderate = { .cq_count = 4, .cq_period = 10 } };
+    if ((r = ibv_modify_cq(c->cq[QC], &ma)))
+        fail("check d: ibv_modify_cq(count 4, period 10 us): %s", strerror(r));
+    if (mc->max_cq_count < 0xffff) {
+        ma.moderate.cq_count = (uint16_t)(mc->max_cq_count + 1);
+        if ((r = ibv_modify_cq(c->cq[QC], &ma)) != EINVAL)
+            fail("check d: ibv_modify_cq(count %u > max_cq_count %u) gave %s, expected EINVAL",
+                 ma.moderate.cq_count, mc->max_cq_count, r ? strerror(r) : "success");
+    }
+    ma.moderate.cq_count = 0;
+    ma.moderate.cq_period = 0;
+    if ((r = ibv_modify_cq(c->cq[QC], &ma)))
+        fail("check d: ibv_modify_cq(0, 0): %s", strerror(r));
+    say("check d: ibv_modify_cq takes moderation within max_cq_count %u / max_cq_period %u us and refuses more",
+        mc->max_cq_count, mc->max_cq_period);
 }
 
 /* Check (f)'s QPs S1 and S2: on the server they receive from one SRQ. */
@@ -922,6 +954,7 @@ int main(int argc, char **argv)
         /* (d) */
         struct ibv_qp_ex *qx = c.qpx;
         struct wcx w[4];
+        check_cq_moderation(&c);
         say("check d: ibv_wr_* batch on QP C: unsignaled WRITE of %d bytes (2 SGEs), SEND with IMM; then "
             "FETCH_ADD, CMP_SWAP, READ", SMALL);
         ibv_wr_start(qx);
