@@ -104,6 +104,12 @@ void node_add_qp(Node *q, const Node *n)
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx)
 {
+    node_init_host(n, fake_host_new(), sim, ip, type, ctx);
+}
+
+void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
+                    uint8_t type, uint16_t ctx)
+{
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
     uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
@@ -113,8 +119,10 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
-    n->h = fake_host_new();
-    fake_host_attach_sim(n->h, sim);
+    n->h = h;
+    if (sim) {
+        fake_host_attach_sim(n->h, sim);
+    }
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
     node_pbl(n->h, PBL_CQ, cq_pages, 8);

@@ -126,6 +126,29 @@ static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
     }
 }
 
+/* The timed host's device reads: a fixed round trip, no bandwidth. */
+static uint64_t fh_dma_read_done(void *opaque, size_t len)
+{
+    FakeHost *h = opaque;
+
+    return fh_now_ns(h) + h->dma_rtt_ns;
+}
+
+static const SnicHostOps fake_timed_ops = {
+    .dma_read = fh_dma_read,
+    .dma_write = fh_dma_write,
+    .dma_read_done = fh_dma_read_done,
+    .tx_frame = fh_tx_frame,
+    .raise_irq = fh_raise_irq,
+    .clear_irq = fh_clear_irq,
+    .kick = fh_kick,
+    .rx_purge = fh_rx_purge,
+    .now_ns = fh_now_ns,
+    .timer_mod = fh_timer_mod,
+    .guest_error = fh_guest_error,
+    .trace = fh_trace,
+};
+
 static const SnicHostOps fake_ops = {
     .dma_read = fh_dma_read,
     .dma_write = fh_dma_write,
@@ -149,6 +172,12 @@ FakeHost *fake_host_new(void)
 
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
+    return fake_host_new_timed(config, 0);
+}
+
+FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
+                              uint64_t dma_rtt_ns)
+{
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
     GError *err = NULL;
@@ -161,7 +190,9 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    h->core = snic_core_new(&cfg, &fake_ops, h, &err);
+    h->dma_rtt_ns = dma_rtt_ns;
+    h->core = snic_core_new(&cfg, dma_rtt_ns ? &fake_timed_ops : &fake_ops,
+                            h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
     return h;

@@ -41,6 +41,8 @@ typedef struct FakeHost {
     uint64_t reset_on_write;
     /* A DMA read covering this address fails (memory gone under it). */
     uint64_t fail_read_at;
+    /* timed host: a device read completes this long after it is issued */
+    uint64_t dma_rtt_ns;
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];
@@ -60,6 +62,11 @@ typedef struct FakeHost {
 FakeHost *fake_host_new(void);
 /* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
+/*
+ * ... whose device reads take dma_rtt_ns (SnicHostOps.dma_read_done), so
+ * the scheduler parks QPs on their WQE fetches; 0: untimed, as above.
+ */
+FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg, uint64_t dma_rtt_ns);
 
 /*
  * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),
