@@ -174,6 +174,7 @@ struct snic_dev {
 	struct ida db_page_ida;		/* user contexts' doorbell pages */
 	struct xarray cq_xa;		/* CQN -> struct ib_cq, for events */
 	struct xarray qp_xa;		/* QPN -> struct ib_qp, for events */
+	struct xarray srq_xa;		/* SRQN -> struct ib_srq, for events */
 	atomic_t mr_key;		/* low byte of the next MR's keys */
 	struct work_struct port_work;	/* reports port_active to the core */
 	bool port_active;
@@ -211,6 +212,25 @@ struct snic_mr {
 	__le64 *pbl;
 	dma_addr_t pbl_dma;
 	size_t pbl_bytes;
+	int access;		/* IB_ACCESS_* it was registered with */
+};
+
+struct snic_mw {
+	struct ib_mw ibmw;
+	u32 handle;		/* the R_Key ALLOC_MW returned */
+};
+
+/*
+ * A shared receive queue. The device takes its WQEs in ring order, copying
+ * each when a message starts, so a slot is free once taken; a receive CQE
+ * names the WQE's SRQ index, which proves it and every WQE before it
+ * taken (messages complete out of order). Kernel SRQs only: kwq.
+ */
+struct snic_srq {
+	struct ib_srq ibsrq;
+	struct snic_queue ring;	/* struct snic_rq_wqe entries */
+	u32 srqn;
+	struct snic_kwq kwq;	/* prod: posted; cons: known taken */
 };
 
 struct snic_cq {
@@ -223,6 +243,7 @@ struct snic_cq {
 	u32 cons;
 	u32 reported;		/* consumer index the device last heard */
 	u32 log2_depth;
+	struct mutex resize_lock;	/* user CQs: one RESIZE_CQ at a time */
 };
 
 struct snic_qp {
@@ -232,6 +253,9 @@ struct snic_qp {
 	struct ib_qp_cap cap;
 	u32 qpn;
 	bool sig_all;		/* IB_SIGNAL_ALL_WR */
+	/* the source GID index of the last IB_QP_AV, for query_qp */
+	bool av_set;
+	u8 sgid_index;
 	/* kernel QPs */
 	struct snic_kwq ksq;
 	struct snic_kwq krq;
@@ -272,6 +296,16 @@ static inline struct snic_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct snic_qp, ibqp);
 }
 
+static inline struct snic_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct snic_mw, ibmw);
+}
+
+static inline struct snic_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct snic_srq, ibsrq);
+}
+
 static inline struct snic_ah *to_sah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct snic_ah, ibah);
@@ -292,6 +326,21 @@ static inline u16 snic_fw_major(const struct snic_dev *sdev)
 static inline u16 snic_fw_minor(const struct snic_dev *sdev)
 {
 	return le32_to_cpu(sdev->attr.fw_version) & 0xffff;
+}
+
+/* Does the device offer SNIC_CAP_x? Nothing it lacks is advertised. */
+static inline bool snic_has(const struct snic_dev *sdev, u64 cap)
+{
+	return le64_to_cpu(sdev->attr.caps) & cap;
+}
+
+/* Inline send data the QPs take: 0 without SNIC_CAP_INLINE */
+static inline u32 snic_max_inline(const struct snic_dev *sdev)
+{
+	if (!snic_has(sdev, SNIC_CAP_INLINE))
+		return 0;
+	return min_t(u32, le16_to_cpu(sdev->attr.max_inline_data),
+		     SNIC_MAX_INLINE_DATA);
 }
 
 static inline void snic_ring_db(struct snic_dev *sdev, u8 type, u32 qid,
@@ -355,6 +404,11 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata);
 int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *snic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
+int snic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int snic_dealloc_mw(struct ib_mw *ibmw);
 
 /* snic_cq.c */
 int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -362,7 +416,20 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int snic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void snic_cq_clean(struct snic_cq *cq, u32 qpn);
+int snic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int snic_modify_cq(struct ib_cq *ibcq, u16 count, u16 period);
+void snic_cq_clean(struct snic_cq *cq, struct snic_qp *qp);
+
+/* snic_srq.c */
+int snic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		    struct ib_udata *udata);
+int snic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int snic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int snic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int snic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+void snic_srq_complete(struct snic_srq *srq, u16 wqe_index);
 
 /* snic_qp.c */
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -377,9 +444,12 @@ int snic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 void snic_kwq_complete(struct snic_kwq *wq, u16 wqe_index);
+void snic_set_rq_wqe(struct snic_rq_wqe *w, const struct ib_recv_wr *wr);
 int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int snic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* snic_verbs.c */
 int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,

@@ -52,6 +52,8 @@ static int snic_admin_errno(u16 status)
 		return -EINVAL;
 	case SNIC_ADMIN_NO_RESOURCES:
 		return -ENOMEM;
+	/* a command this device does not have, or a variant it lacks */
+	case SNIC_ADMIN_BAD_OPCODE:
 	case SNIC_ADMIN_NOT_SUPPORTED:
 		return -EOPNOTSUPP;
 	default:
@@ -279,6 +281,25 @@ static void snic_cq_event(struct snic_dev *sdev, u64 cqn)
 	}
 }
 
+/* The SRQ's armed limit was reached (the device disarmed it) */
+static void snic_srq_event(struct snic_dev *sdev, u64 srqn)
+{
+	struct ib_srq *srq = xa_load(&sdev->srq_xa, (unsigned long)srqn);
+	struct ib_event ev = { .event = IB_EVENT_SRQ_LIMIT_REACHED };
+
+	if (!srq) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "SRQ limit event for unknown SRQ %llu\n",
+				     srqn);
+		return;
+	}
+	if (srq->event_handler) {
+		ev.device = srq->device;
+		ev.element.srq = srq;
+		srq->event_handler(&ev, srq->srq_context);
+	}
+}
+
 static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 {
 	switch (event) {
@@ -299,6 +320,12 @@ static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 		break;
 	case SNIC_EVENT_QP_ACCESS_ERR:
 		snic_qp_event(sdev, data, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	case SNIC_EVENT_SRQ_LIMIT:
+		snic_srq_event(sdev, data);
+		break;
+	case SNIC_EVENT_QP_LAST_WQE:
+		snic_qp_event(sdev, data, IB_EVENT_QP_LAST_WQE_REACHED);
 		break;
 	default:
 		dev_warn_ratelimited(&sdev->pdev->dev,

@@ -18,17 +18,27 @@ static int snic_com_obj_cmd(struct snic_dev *sdev, u8 opcode, u32 handle)
 	return snic_admin_exec(sdev, &cmd, NULL);
 }
 
-/* A command that creates an object: *handle gets the device's number. */
-static int snic_com_create(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
-			   u32 *handle)
+/*
+ * A command whose result is a 32-bit value: a created object's number
+ * (snic_com_create), an SRQ's limit, the old tail of a resized CQ.
+ */
+static int snic_com_value(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			  u32 *value)
 {
 	u64 result;
 	int err;
 
 	err = snic_admin_exec(sdev, cmd, &result);
 	if (!err)
-		*handle = result;
+		*value = result;
 	return err;
+}
+
+/* A command that creates an object: *handle gets the device's number. */
+static int snic_com_create(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u32 *handle)
+{
+	return snic_com_value(sdev, cmd, handle);
 }
 
 /* --- device ------------------------------------------------------------- */
@@ -245,6 +255,7 @@ int snic_com_create_qp(struct snic_dev *sdev,
 	cmd.create_qp.sq_log2_depth = p->sq_log2_depth;
 	cmd.create_qp.rq_log2_depth = p->rq_log2_depth;
 	cmd.create_qp.ctx = cpu_to_le16(p->ctx);
+	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
 	return snic_com_create(sdev, &cmd, qpn);
 }
 
@@ -296,6 +307,136 @@ int snic_com_query_qp(struct snic_dev *sdev, u32 qpn,
 int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn)
 {
 	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_QP, qpn);
+}
+
+/* --- memory windows, REREG_MR -------------------------------------------- */
+
+int snic_com_alloc_mw(struct snic_dev *sdev, u32 pdn, u8 type, u8 key,
+		      u32 *rkey)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_MW, sizeof(cmd.alloc_mw));
+	cmd.alloc_mw.pdn = cpu_to_le32(pdn);
+	cmd.alloc_mw.type = type;
+	cmd.alloc_mw.key = key;
+	return snic_com_create(sdev, &cmd, rkey);
+}
+
+int snic_com_dealloc_mw(struct snic_dev *sdev, u32 rkey)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DEALLOC_MW, rkey);
+}
+
+int snic_com_rereg_mr(struct snic_dev *sdev, u32 lkey, u32 rereg_flags,
+		      const struct snic_com_reg_mr_params *p)
+{
+	struct snic_admin_cmd cmd;
+	struct snic_admin_reg_mr *mr = &cmd.rereg_mr.mr;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_REREG_MR, sizeof(cmd.rereg_mr));
+	if (rereg_flags & SNIC_REREG_TRANS) {
+		mr->iova = cpu_to_le64(p->iova);
+		mr->length = cpu_to_le64(p->length);
+		mr->pbl_addr = cpu_to_le64(p->pbl_dma);
+		mr->npages = cpu_to_le32(p->npages);
+		mr->page_shift = p->page_shift;
+	}
+	if (rereg_flags & SNIC_REREG_PD)
+		mr->pdn = cpu_to_le32(p->pdn);
+	if (rereg_flags & SNIC_REREG_ACCESS)
+		mr->access = cpu_to_le32(p->access);
+	cmd.rereg_mr.lkey = cpu_to_le32(lkey);
+	cmd.rereg_mr.rereg_flags = cpu_to_le32(rereg_flags);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/* --- shared receive queues ----------------------------------------------- */
+
+int snic_com_create_srq(struct snic_dev *sdev,
+			const struct snic_com_create_srq_params *p, u32 *srqn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ,
+			    sizeof(cmd.create_srq));
+	cmd.create_srq.pbl_addr = cpu_to_le64(p->ring->pbl_dma);
+	cmd.create_srq.npages = cpu_to_le32(p->ring->npages);
+	cmd.create_srq.pdn = cpu_to_le32(p->pdn);
+	cmd.create_srq.limit = cpu_to_le32(p->limit);
+	cmd.create_srq.log2_depth = p->log2_depth;
+	cmd.create_srq.ctx = cpu_to_le16(p->ctx);
+	return snic_com_create(sdev, &cmd, srqn);
+}
+
+/* Arm the limit (0: disarm) */
+int snic_com_modify_srq(struct snic_dev *sdev, u32 srqn, u32 limit)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_SRQ,
+			    sizeof(cmd.modify_srq));
+	cmd.modify_srq.srqn = cpu_to_le32(srqn);
+	cmd.modify_srq.limit = cpu_to_le32(limit);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/* The armed limit (0: not armed) */
+int snic_com_query_srq(struct snic_dev *sdev, u32 srqn, u32 *limit)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_SRQ, sizeof(cmd.obj));
+	cmd.obj.handle = cpu_to_le32(srqn);
+	return snic_com_value(sdev, &cmd, limit);
+}
+
+int snic_com_destroy_srq(struct snic_dev *sdev, u32 srqn)
+{
+	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DESTROY_SRQ, srqn);
+}
+
+/* --- CQ resize and moderation -------------------------------------------- */
+
+/* The CQ continues in ring; *old_tail: where the old ring's CQEs end */
+int snic_com_resize_cq(struct snic_dev *sdev, u32 cqn,
+		       const struct snic_queue *ring, u8 log2_depth,
+		       u32 *old_tail)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_RESIZE_CQ, sizeof(cmd.resize_cq));
+	cmd.resize_cq.pbl_addr = cpu_to_le64(ring->pbl_dma);
+	cmd.resize_cq.npages = cpu_to_le32(ring->npages);
+	cmd.resize_cq.cqn = cpu_to_le32(cqn);
+	cmd.resize_cq.log2_depth = log2_depth;
+	return snic_com_value(sdev, &cmd, old_tail);
+}
+
+int snic_com_modify_cq(struct snic_dev *sdev, u32 cqn, u16 count,
+		       u16 period_us)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_CQ, sizeof(cmd.modify_cq));
+	cmd.modify_cq.cqn = cpu_to_le32(cqn);
+	cmd.modify_cq.count = cpu_to_le16(count);
+	cmd.modify_cq.period_us = cpu_to_le16(period_us);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/* --- UD multicast -------------------------------------------------------- */
+
+int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
+		   const u8 *gid)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, attach ? SNIC_ADMIN_ATTACH_MCAST :
+				  SNIC_ADMIN_DETACH_MCAST, sizeof(cmd.mcast));
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd.mcast.gid, gid, sizeof(cmd.mcast.gid));
+	return snic_admin_exec(sdev, &cmd, NULL);
 }
 
 /* --- after a destroy command --------------------------------------------- */

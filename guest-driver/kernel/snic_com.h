@@ -97,6 +97,7 @@ struct snic_com_create_qp_params {
 	u32 pdn;
 	u32 send_cqn;
 	u32 recv_cqn;
+	u32 srqn;		/* 0: the QP's own RQ */
 };
 
 int snic_com_create_qp(struct snic_dev *sdev,
@@ -106,6 +107,38 @@ int snic_com_modify_qp(struct snic_dev *sdev, u32 qpn, u32 mask,
 int snic_com_query_qp(struct snic_dev *sdev, u32 qpn,
 		      struct snic_qp_attr *attr);
 int snic_com_destroy_qp(struct snic_dev *sdev, u32 qpn);
+
+int snic_com_alloc_mw(struct snic_dev *sdev, u32 pdn, u8 type, u8 key,
+		      u32 *rkey);
+int snic_com_dealloc_mw(struct snic_dev *sdev, u32 rkey);
+
+/* REREG_MR: rereg_flags SNIC_REREG_*; mr's key and flags are ignored */
+int snic_com_rereg_mr(struct snic_dev *sdev, u32 lkey, u32 rereg_flags,
+		      const struct snic_com_reg_mr_params *mr);
+
+struct snic_com_create_srq_params {
+	const struct snic_queue *ring;	/* struct snic_rq_wqe entries */
+	u8 log2_depth;
+	u16 ctx;
+	u32 pdn;
+	u32 limit;		/* armed limit, 0: not armed */
+};
+
+int snic_com_create_srq(struct snic_dev *sdev,
+			const struct snic_com_create_srq_params *p, u32 *srqn);
+int snic_com_modify_srq(struct snic_dev *sdev, u32 srqn, u32 limit);
+int snic_com_query_srq(struct snic_dev *sdev, u32 srqn, u32 *limit);
+int snic_com_destroy_srq(struct snic_dev *sdev, u32 srqn);
+
+int snic_com_resize_cq(struct snic_dev *sdev, u32 cqn,
+		       const struct snic_queue *ring, u8 log2_depth,
+		       u32 *old_tail);
+int snic_com_modify_cq(struct snic_dev *sdev, u32 cqn, u16 count,
+		       u16 period_us);
+
+/* ATTACH_MCAST (attach) or DETACH_MCAST: UD QP qpn and the group's GID */
+int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
+		   const u8 *gid);
 
 /* --- after a destroy command --------------------------------------------- */
 

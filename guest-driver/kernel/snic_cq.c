@@ -14,10 +14,30 @@
 
 #include "snic.h"
 
+/*
+ * A user ring of 2^log2_depth CQEs, buf_len bytes at buf_va, for a CQ
+ * of cqe entries (create and resize): pinned into *ring.
+ */
+static int snic_cq_user_ring(struct snic_dev *sdev, u64 buf_va, u32 buf_len,
+			     u8 log2_depth, const u8 *reserved, int cqe,
+			     struct snic_queue *ring)
+{
+	if (memchr_inv(reserved, 0, 3) ||
+	    log2_depth < 2 || log2_depth > 30 ||
+	    (1ull << log2_depth) > le32_to_cpu(sdev->attr.max_cqe) ||
+	    cqe < 0 || (1u << log2_depth) <= cqe ||
+	    buf_len != (u64)SNIC_CQE_SIZE << log2_depth) {
+		ibdev_dbg(&sdev->ibdev, "CQ of %d CQEs in a ring of log2 %u, %u bytes refused\n",
+			  cqe, log2_depth, buf_len);
+		return -EINVAL;
+	}
+	return snic_queue_get_user(sdev, buf_va, buf_len, ring);
+}
+
 /* A user CQ's ring, described by the provider's command. */
-static int snic_cq_user_ring(struct snic_dev *sdev, struct snic_cq *cq,
-			     const struct ib_cq_init_attr *attr,
-			     struct ib_udata *udata, u16 *ctx)
+static int snic_cq_user_create(struct snic_dev *sdev, struct snic_cq *cq,
+			       const struct ib_cq_init_attr *attr,
+			       struct ib_udata *udata, u16 *ctx)
 {
 	struct snic_ib_create_cq ucmd = {};
 	struct snic_ucontext *uc;
@@ -27,19 +47,15 @@ static int snic_cq_user_ring(struct snic_dev *sdev, struct snic_cq *cq,
 			     offsetofend(typeof(ucmd), log2_depth));
 	if (err)
 		return err;
-	if (memchr_inv(ucmd.reserved, 0, sizeof(ucmd.reserved)) ||
-	    ucmd.log2_depth < 2 || ucmd.log2_depth > 30 ||
-	    (1ull << ucmd.log2_depth) > le32_to_cpu(sdev->attr.max_cqe) ||
-	    (1u << ucmd.log2_depth) <= attr->cqe ||
-	    ucmd.buf_len != (u64)SNIC_CQE_SIZE << ucmd.log2_depth) {
-		ibdev_dbg(&sdev->ibdev, "create_cq: %u CQEs in a ring of log2 %u, %u bytes refused\n",
-			  attr->cqe, ucmd.log2_depth, ucmd.buf_len);
-		return -EINVAL;
-	}
+	err = snic_cq_user_ring(sdev, ucmd.buf_va, ucmd.buf_len,
+				ucmd.log2_depth, ucmd.reserved, attr->cqe,
+				&cq->ring);
+	if (err)
+		return err;
 	uc = rdma_udata_to_drv_context(udata, struct snic_ucontext, ibucontext);
 	*ctx = uc->db_page;
 	cq->log2_depth = ucmd.log2_depth;
-	return snic_queue_get_user(sdev, ucmd.buf_va, ucmd.buf_len, &cq->ring);
+	return 0;
 }
 
 /*
@@ -85,8 +101,9 @@ int snic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_lock);
 	if (udata)
-		err = snic_cq_user_ring(sdev, cq, attr, udata, &params.ctx);
+		err = snic_cq_user_create(sdev, cq, attr, udata, &params.ctx);
 	else
 		err = snic_cq_kernel_ring(sdev, cq, attr);
 	if (err)
@@ -157,11 +174,17 @@ static bool snic_cqe_to_wc(struct snic_dev *sdev, struct snic_cq *cq,
 	    &cq->ibcq)
 		return false;
 	qp = to_sqp(ibqp);
-	/* Every slot up to this WQE is free again */
-	if (cqe->opcode & SNIC_WC_RECV)
-		snic_kwq_complete(&qp->krq, le16_to_cpu(cqe->wqe_index));
-	else
+	/*
+	 * Every slot up to this WQE is free again (an SRQ's too: the device
+	 * takes its WQEs in ring order, copying each)
+	 */
+	if (!(cqe->opcode & SNIC_WC_RECV))
 		snic_kwq_complete(&qp->ksq, le16_to_cpu(cqe->wqe_index));
+	else if (ibqp->srq)
+		snic_srq_complete(to_ssrq(ibqp->srq),
+				  le16_to_cpu(cqe->wqe_index));
+	else
+		snic_kwq_complete(&qp->krq, le16_to_cpu(cqe->wqe_index));
 
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64_to_cpu(cqe->wr_id);
@@ -174,6 +197,9 @@ static bool snic_cqe_to_wc(struct snic_dev *sdev, struct snic_cq *cq,
 	if (cqe->wc_flags & SNIC_WC_F_IMM) {
 		wc->ex.imm_data = cqe->imm;
 		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (cqe->wc_flags & SNIC_WC_F_INV) {
+		wc->ex.invalidate_rkey = be32_to_cpu(cqe->imm);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	if (cqe->wc_flags & SNIC_WC_F_GRH) {
 		/* ib_init_ah_attr_from_wc() reads the header type */
@@ -213,10 +239,12 @@ int snic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 /*
  * Forget a destroyed kernel QP's CQEs not yet polled: they keep their
  * slots (the device's view of the ring does not change) but name no QP,
- * so snic_cqe_to_wc() drops them. Takes the CQ's lock.
+ * so snic_cqe_to_wc() drops them. The SRQ WQEs its receive CQEs name
+ * were taken: their slots are free again. Takes the CQ's lock.
  */
-void snic_cq_clean(struct snic_cq *cq, u32 qpn)
+void snic_cq_clean(struct snic_cq *cq, struct snic_qp *qp)
 {
+	struct ib_srq *srq = qp->ibqp.srq;
 	struct snic_cqe *cqe;
 	unsigned long flags;
 	u32 i;
@@ -224,8 +252,12 @@ void snic_cq_clean(struct snic_cq *cq, u32 qpn)
 	spin_lock_irqsave(&cq->lock, flags);
 	for (i = cq->cons; (cqe = snic_ring_next((struct snic_cqe *)cq->ring.buf,
 						  i, cq->log2_depth)); i++) {
-		if (le32_to_cpu(cqe->qpn) == qpn)
-			cqe->qpn = cpu_to_le32(0);	/* no QP has number 0 */
+		if (le32_to_cpu(cqe->qpn) != qp->qpn)
+			continue;
+		if (srq && cqe->opcode & SNIC_WC_RECV)
+			snic_srq_complete(to_ssrq(srq),
+					  le16_to_cpu(cqe->wqe_index));
+		cqe->qpn = cpu_to_le32(0);	/* no QP has number 0 */
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
@@ -250,4 +282,63 @@ int snic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		missed = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
+}
+
+/*
+ * RESIZE_CQ of a user CQ: the provider's new ring is pinned, the device
+ * continues in it at index 0 and answers where the old ring's CQEs end;
+ * the provider polls the old ring up to there (its copy of the ring stays
+ * mapped in the process) and the kernel lets go of the old pages. Kernel
+ * CQs keep their size.
+ */
+int snic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibcq->device);
+	struct snic_ib_resize_cq_resp resp = {};
+	struct snic_cq *cq = to_scq(ibcq);
+	struct snic_ib_resize_cq ucmd = {};
+	struct snic_queue ring = {}, old;
+	u32 old_tail;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	err = snic_udata_cmd(udata, &ucmd, sizeof(ucmd),
+			     offsetofend(typeof(ucmd), log2_depth));
+	if (err)
+		return err;
+	err = snic_cq_user_ring(sdev, ucmd.buf_va, ucmd.buf_len,
+				ucmd.log2_depth, ucmd.reserved, cqe, &ring);
+	if (err)
+		return err;
+
+	mutex_lock(&cq->resize_lock);
+	err = snic_com_resize_cq(sdev, cq->cqn, &ring, ucmd.log2_depth,
+				 &old_tail);
+	if (err) {
+		/* the device kept the old ring (or, dead, uses neither) */
+		mutex_unlock(&cq->resize_lock);
+		snic_queue_put(sdev, &ring);
+		return err;
+	}
+	old = cq->ring;
+	cq->ring = ring;
+	cq->log2_depth = ucmd.log2_depth;
+	ibcq->cqe = (1u << cq->log2_depth) / 2 - 1;
+	mutex_unlock(&cq->resize_lock);
+	snic_queue_put(sdev, &old);
+
+	resp.old_tail = old_tail;
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+}
+
+/* Moderation of the CQ's completion events (SNIC_CAP_CQ_MODERATION) */
+int snic_modify_cq(struct ib_cq *ibcq, u16 count, u16 period)
+{
+	struct snic_dev *sdev = to_sdev(ibcq->device);
+	u16 max = le16_to_cpu(sdev->attr.max_cq_moderation);
+
+	if (count > max || period > max)
+		return -EINVAL;
+	return snic_com_modify_cq(sdev, to_scq(ibcq)->cqn, count, period);
 }

@@ -116,6 +116,7 @@ static void snic_free_dev(struct snic_dev *sdev)
 		pci_iounmap(pdev, sdev->regs);
 	xa_destroy(&sdev->cq_xa);
 	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->srq_xa);
 	ida_destroy(&sdev->db_page_ida);
 	ib_dealloc_device(&sdev->ibdev);
 }
@@ -153,6 +154,7 @@ static struct snic_dev *snic_probe_device(struct pci_dev *pdev)
 	ida_init(&sdev->db_page_ida);
 	xa_init(&sdev->cq_xa);
 	xa_init(&sdev->qp_xa);
+	xa_init(&sdev->srq_xa);
 
 	sdev->regs = pci_iomap(pdev, SNIC_BAR_REGS, SNIC_BAR0_SIZE);
 	sdev->db = pci_iomap(pdev, SNIC_BAR_DOORBELL, SNIC_DB_PAGE_SIZE);

@@ -146,39 +146,36 @@ struct ib_mr *snic_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_udata *udata)
+/* The access bits a user MR may have; optional ones were dropped */
+static int snic_mr_access_check(struct snic_dev *sdev, int access)
 {
-	struct snic_dev *sdev = to_sdev(ibpd->device);
+	int ok = SNIC_MR_ACCESS;
+
+	if (snic_has(sdev, SNIC_CAP_MW))
+		ok |= IB_ACCESS_MW_BIND;
+	return access & ~ok ? -EOPNOTSUPP : 0;
+}
+
+/*
+ * Pin [start, start + length) for access, mapped at virt_addr, and list
+ * its 4 KiB or 2 MiB pages in one contiguous page list (the device reads
+ * it in place): into mr->umem, mr->pbl*, and the translation in p.
+ */
+static int snic_mr_map(struct snic_dev *sdev, struct snic_mr *mr, u64 start,
+		       u64 length, u64 virt_addr, int access,
+		       struct snic_com_reg_mr_params *p)
+{
 	struct device *dev = &sdev->pdev->dev;
-	struct snic_com_reg_mr_params params = {
-		.iova = virt_addr,
-		.length = length,
-		.pdn = to_spd(ibpd)->pdn,
-	};
 	struct ib_block_iter biter;
 	unsigned long pgsz;
-	struct snic_mr *mr;
 	u64 npages, i = 0;
-	u32 key;
 	int err;
 
-	/* Optional access bits (relaxed ordering, ...) may be ignored */
-	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~SNIC_MR_ACCESS)
-		return ERR_PTR(-EOPNOTSUPP);
-	err = snic_udata_cmd(udata, NULL, 0, 0);
-	if (err)
-		return ERR_PTR(err);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get(&sdev->ibdev, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
-		goto err_free;
+		mr->umem = NULL;
+		return err;
 	}
 	pgsz = ib_umem_find_best_pgsz(mr->umem,
 				      le64_to_cpu(sdev->attr.page_size_cap) &
@@ -188,7 +185,6 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = -EINVAL;
 		goto err_umem;
 	}
-	/* One contiguous list: the device reads it in place */
 	mr->pbl_bytes = npages * sizeof(u64);
 	mr->pbl = dma_alloc_coherent(dev, mr->pbl_bytes, &mr->pbl_dma,
 				     GFP_KERNEL | __GFP_NOWARN);
@@ -199,25 +195,189 @@ struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
 		mr->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
 
-	params.pbl_dma = mr->pbl_dma;
-	params.npages = npages;
+	p->iova = virt_addr;
+	p->length = length;
+	p->pbl_dma = mr->pbl_dma;
+	p->npages = npages;
+	p->page_shift = ilog2(pgsz);
+	return 0;
+
+err_umem:
+	ib_umem_release(mr->umem);
+	mr->umem = NULL;
+	return err;
+}
+
+/* The pages and page list of snic_mr_map(), once the device let go */
+static void snic_mr_unmap(struct snic_dev *sdev, struct snic_mr *mr)
+{
+	if (mr->pbl)
+		dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
+				  mr->pbl_dma);
+	if (mr->umem)		/* none for a DMA MR */
+		ib_umem_release(mr->umem);
+	mr->pbl = NULL;
+	mr->umem = NULL;
+}
+
+struct ib_mr *snic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	struct snic_com_reg_mr_params params = {
+		.pdn = to_spd(ibpd)->pdn,
+	};
+	struct snic_mr *mr;
+	u32 key;
+	int err;
+
+	/* Optional access bits (relaxed ordering, ...) may be ignored */
+	access &= ~IB_ACCESS_OPTIONAL;
+	err = snic_mr_access_check(sdev, access);
+	if (err)
+		return ERR_PTR(err);
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = snic_mr_map(sdev, mr, start, length, virt_addr, access, &params);
+	if (err)
+		goto err_free;
+
 	params.access = access;		/* IB_ACCESS_* numbers */
-	params.page_shift = ilog2(pgsz);
 	params.key = atomic_inc_return(&sdev->mr_key);
 	err = snic_com_reg_mr(sdev, &params, &key);
 	if (err)
-		goto err_pbl;
+		goto err_unmap;
+	mr->access = access;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	return &mr->ibmr;
 
-err_pbl:
-	dma_free_coherent(dev, mr->pbl_bytes, mr->pbl, mr->pbl_dma);
-err_umem:
-	ib_umem_release(mr->umem);
+err_unmap:
+	snic_mr_unmap(sdev, mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * ibv_rereg_mr: REREG_MR changes the MR in place and keeps its keys (the
+ * device refuses while a memory window is bound to it). A new
+ * translation, or rights that now include writing, pin the range anew;
+ * the old pages go once the device has switched. Returns NULL: the core
+ * keeps this ib_mr and moves it to the new PD itself.
+ */
+struct ib_mr *snic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibmr->device);
+	struct snic_com_reg_mr_params params = {};
+	struct snic_mr *mr = to_smr(ibmr);
+	struct snic_mr old, new = {};
+	u32 rereg = 0;
+	int err;
+
+	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD |
+		      IB_MR_REREG_ACCESS) || !mr->umem)
+		return ERR_PTR(-EOPNOTSUPP);
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return ERR_PTR(err);
+	if (flags & IB_MR_REREG_ACCESS) {
+		access &= ~IB_ACCESS_OPTIONAL;
+		err = snic_mr_access_check(sdev, access);
+		if (err)
+			return ERR_PTR(err);
+		params.access = access;
+		rereg |= SNIC_REREG_ACCESS;
+		/* pages pinned read-only cannot become writable in place */
+		if (!(flags & IB_MR_REREG_TRANS) && !mr->umem->writable &&
+		    ib_access_writable(access)) {
+			flags |= IB_MR_REREG_TRANS;
+			start = mr->umem->address;
+			length = mr->umem->length;
+			virt_addr = ibmr->iova;
+		}
+	} else {
+		access = mr->access;
+	}
+	if (flags & IB_MR_REREG_PD) {
+		params.pdn = to_spd(ibpd)->pdn;
+		rereg |= SNIC_REREG_PD;
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		err = snic_mr_map(sdev, &new, start, length, virt_addr, access,
+				  &params);
+		if (err)
+			return ERR_PTR(err);
+		rereg |= SNIC_REREG_TRANS;
+	}
+	if (!rereg)
+		return NULL;
+
+	err = snic_com_rereg_mr(sdev, ibmr->lkey, rereg, &params);
+	if (err) {
+		/* the device kept the old translation (or, dead, uses none) */
+		snic_mr_unmap(sdev, &new);
+		return ERR_PTR(err);
+	}
+	mr->access = access;
+	if (rereg & SNIC_REREG_TRANS) {
+		old = *mr;
+		mr->umem = new.umem;
+		mr->pbl = new.pbl;
+		mr->pbl_dma = new.pbl_dma;
+		mr->pbl_bytes = new.pbl_bytes;
+		snic_mr_unmap(sdev, &old);
+	}
+	return NULL;
+}
+
+/* --- memory windows (SNIC_CAP_MW) ----------------------------------------- */
+
+/*
+ * A window of type 1 or 2 in the PD; its R_Key has SNIC_KEY_MW set. The
+ * R_Key of a type 2 window changes with every bind (the binder picks the
+ * key byte); the device keeps its number in the rest of the key.
+ */
+int snic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct snic_dev *sdev = to_sdev(ibmw->device);
+	struct snic_mw *mw = to_smw(ibmw);
+	u32 rkey;
+	int err;
+
+	static_assert(IB_MW_TYPE_1 == SNIC_MW_TYPE_1 &&
+		      IB_MW_TYPE_2 == SNIC_MW_TYPE_2);
+	err = snic_udata_cmd(udata, NULL, 0, 0);
+	if (err)
+		return err;
+	err = snic_com_alloc_mw(sdev, to_spd(ibmw->pd)->pdn, ibmw->type,
+				atomic_inc_return(&sdev->mr_key), &rkey);
+	if (err)
+		return err;
+	mw->handle = rkey;
+	ibmw->rkey = rkey;
+	return 0;
+}
+
+int snic_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct snic_dev *sdev = to_sdev(ibmw->device);
+	int err;
+
+	/* like DEALLOC_PD: refusing would only leak the core's object */
+	err = snic_com_dealloc_mw(sdev, to_smw(ibmw)->handle);
+	if (err)
+		ibdev_warn(&sdev->ibdev, "DEALLOC_MW %#x failed: %d\n",
+			   to_smw(ibmw)->handle, err);
+	return 0;
 }
 
 int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -231,13 +391,8 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * failing would only make the core warn and leak too.
 	 */
 	if (snic_com_destroyed(sdev, snic_com_dereg_mr(sdev, ibmr->lkey), "MR",
-			       ibmr->lkey)) {
-		if (mr->pbl)
-			dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes,
-					  mr->pbl, mr->pbl_dma);
-		if (mr->umem)		/* none for a DMA MR */
-			ib_umem_release(mr->umem);
-	}
+			       ibmr->lkey))
+		snic_mr_unmap(sdev, mr);
 	kfree(mr);
 	return 0;
 }

@@ -35,6 +35,7 @@ static_assert(IB_QP_DEST_QPN == SNIC_QP_ATTR_DEST_QPN);
 static_assert((int)IB_QPS_ERR == (int)SNIC_QPS_ERR);
 static_assert((int)IB_QPT_GSI == (int)SNIC_QPT_GSI &&
 	      (int)IB_QPT_RC == (int)SNIC_QPT_RC &&
+	      (int)IB_QPT_UC == (int)SNIC_QPT_UC &&
 	      (int)IB_QPT_UD == (int)SNIC_QPT_UD);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SNIC_ACCESS_REMOTE_ATOMIC);
 
@@ -80,30 +81,55 @@ static int snic_av_from_ah_attr(struct snic_av *av,
 	return 0;
 }
 
-static int snic_qp_check_caps(struct snic_dev *sdev, struct ib_qp_cap *cap,
-			      const struct snic_ib_create_qp *ucmd)
+/* A work queue ring of 2^log2 WQEs of wqe_size holding max_wr, len bytes */
+static bool snic_wq_ring_ok(struct snic_dev *sdev, u8 log2, u32 len,
+			    u32 wqe_size, u32 max_wr)
 {
-	u32 max_wr = le32_to_cpu(sdev->attr.max_qp_wr);
+	return log2 >= 2 && log2 <= 30 &&
+	       (1u << log2) <= le32_to_cpu(sdev->attr.max_qp_wr) &&
+	       (1u << log2) >= max_wr && len == (u64)wqe_size << log2;
+}
 
+/*
+ * The caps of a QP against the device's, and what the QP really holds.
+ * Every send WQE has room for the device's inline data; a QP on an SRQ
+ * has no receive queue.
+ */
+static int snic_qp_fix_caps(struct snic_dev *sdev, struct ib_qp_cap *cap,
+			    bool srq)
+{
 	if (cap->max_send_sge > sdev->attr.max_send_sge ||
-	    cap->max_recv_sge > sdev->attr.max_recv_sge ||
-	    cap->max_inline_data)
+	    cap->max_inline_data > snic_max_inline(sdev) ||
+	    (!srq && cap->max_recv_sge > sdev->attr.max_recv_sge))
 		return -EINVAL;
-	if (memchr_inv(ucmd->reserved, 0, sizeof(ucmd->reserved)) ||
-	    ucmd->sq_log2_depth < 2 || ucmd->sq_log2_depth > 30 ||
-	    ucmd->rq_log2_depth < 2 || ucmd->rq_log2_depth > 30 ||
-	    (1u << ucmd->sq_log2_depth) > max_wr ||
-	    (1u << ucmd->rq_log2_depth) > max_wr ||
-	    (1u << ucmd->sq_log2_depth) < cap->max_send_wr ||
-	    (1u << ucmd->rq_log2_depth) < cap->max_recv_wr ||
-	    ucmd->sq_buf_len != (u64)SNIC_SQ_WQE_SIZE << ucmd->sq_log2_depth ||
-	    ucmd->rq_buf_len != (u64)SNIC_RQ_WQE_SIZE << ucmd->rq_log2_depth)
-		return -EINVAL;
-	/* What the QP really holds */
-	cap->max_send_wr = 1u << ucmd->sq_log2_depth;
-	cap->max_recv_wr = 1u << ucmd->rq_log2_depth;
 	cap->max_send_sge = sdev->attr.max_send_sge;
-	cap->max_recv_sge = sdev->attr.max_recv_sge;
+	cap->max_inline_data = snic_max_inline(sdev);
+	cap->max_recv_sge = srq ? 0 : sdev->attr.max_recv_sge;
+	if (srq)
+		cap->max_recv_wr = 0;
+	return 0;
+}
+
+static int snic_qp_check_caps(struct snic_dev *sdev, struct ib_qp_cap *cap,
+			      const struct snic_ib_create_qp *ucmd, bool srq)
+{
+	int err;
+
+	if (memchr_inv(ucmd->reserved, 0, sizeof(ucmd->reserved)) ||
+	    !snic_wq_ring_ok(sdev, ucmd->sq_log2_depth, ucmd->sq_buf_len,
+			     SNIC_SQ_WQE_SIZE, cap->max_send_wr))
+		return -EINVAL;
+	if (srq ? ucmd->rq_buf_va || ucmd->rq_buf_len ||
+		  ucmd->rq_log2_depth :
+		  !snic_wq_ring_ok(sdev, ucmd->rq_log2_depth, ucmd->rq_buf_len,
+				   SNIC_RQ_WQE_SIZE, cap->max_recv_wr))
+		return -EINVAL;
+	err = snic_qp_fix_caps(sdev, cap, srq);
+	if (err)
+		return err;
+	cap->max_send_wr = 1u << ucmd->sq_log2_depth;
+	if (!srq)
+		cap->max_recv_wr = 1u << ucmd->rq_log2_depth;
 	return 0;
 }
 
@@ -122,7 +148,8 @@ static int snic_qp_user_rings(struct snic_dev *sdev, struct snic_qp *qp,
 			     offsetofend(typeof(ucmd), rq_log2_depth));
 	if (err)
 		return err;
-	err = snic_qp_check_caps(sdev, &init_attr->cap, &ucmd);
+	err = snic_qp_check_caps(sdev, &init_attr->cap, &ucmd,
+				 !!init_attr->srq);
 	if (err) {
 		ibdev_dbg(&sdev->ibdev,
 			  "create_qp: caps wr %u/%u sge %u/%u inline %u vs ring log2 %u/%u len %u/%u refused\n",
@@ -139,7 +166,7 @@ static int snic_qp_user_rings(struct snic_dev *sdev, struct snic_qp *qp,
 	log2[1] = ucmd.rq_log2_depth;
 	err = snic_queue_get_user(sdev, ucmd.sq_buf_va, ucmd.sq_buf_len,
 				  &qp->sq);
-	if (err)
+	if (err || init_attr->srq)
 		return err;
 	err = snic_queue_get_user(sdev, ucmd.rq_buf_va, ucmd.rq_buf_len,
 				  &qp->rq);
@@ -159,25 +186,25 @@ static int snic_qp_kernel_rings(struct snic_dev *sdev, struct snic_qp *qp,
 {
 	struct ib_qp_cap *cap = &init_attr->cap;
 	u32 max_wr = le32_to_cpu(sdev->attr.max_qp_wr);
+	bool srq = !!init_attr->srq;
 	int err;
 
-	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
-	    cap->max_send_sge > sdev->attr.max_send_sge ||
-	    cap->max_recv_sge > sdev->attr.max_recv_sge ||
-	    cap->max_inline_data)
+	if (cap->max_send_wr > max_wr || (!srq && cap->max_recv_wr > max_wr))
 		return -EINVAL;
+	err = snic_qp_fix_caps(sdev, cap, srq);
+	if (err)
+		return err;
 	log2[0] = snic_wq_log2(cap->max_send_wr);
-	log2[1] = snic_wq_log2(cap->max_recv_wr);
+	log2[1] = srq ? 0 : snic_wq_log2(cap->max_recv_wr);
 	cap->max_send_wr = 1u << log2[0];
-	cap->max_recv_wr = 1u << log2[1];
-	cap->max_send_sge = sdev->attr.max_send_sge;
-	cap->max_recv_sge = sdev->attr.max_recv_sge;
+	if (!srq)
+		cap->max_recv_wr = 1u << log2[1];
 	spin_lock_init(&qp->ksq.lock);
 	spin_lock_init(&qp->krq.lock);
 	qp->ksq.log2_depth = log2[0];
 	qp->krq.log2_depth = log2[1];
 	err = snic_queue_alloc(sdev, SNIC_SQ_WQE_SIZE << log2[0], &qp->sq);
-	if (err)
+	if (err || srq)
 		return err;
 	err = snic_queue_alloc(sdev, SNIC_RQ_WQE_SIZE << log2[1], &qp->rq);
 	if (err)
@@ -219,9 +246,14 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 
 	if ((init_attr->qp_type != IB_QPT_RC &&
 	     init_attr->qp_type != IB_QPT_UD &&
-	     init_attr->qp_type != IB_QPT_GSI) ||
-	    init_attr->srq || init_attr->create_flags)
+	     init_attr->qp_type != IB_QPT_GSI &&
+	     (init_attr->qp_type != IB_QPT_UC ||
+	      !snic_has(sdev, SNIC_CAP_UC))) ||
+	    init_attr->create_flags)
 		return -EOPNOTSUPP;
+	/* QP1 (the MAD layer's) has its own receive queue */
+	if (init_attr->srq && init_attr->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 	if (udata)
 		err = snic_qp_user_rings(sdev, qp, init_attr, udata, log2,
 					 &params.ctx);
@@ -237,6 +269,8 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	params.type = init_attr->qp_type;
 	params.sq_log2_depth = log2[0];
 	params.rq_log2_depth = log2[1];
+	if (init_attr->srq)
+		params.srqn = to_ssrq(init_attr->srq)->srqn;
 	err = snic_com_create_qp(sdev, &params, &qp->qpn);
 	if (err)
 		goto err_rings;
@@ -313,6 +347,10 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	a.en_sqd_async_notify = attr->en_sqd_async_notify;
 
 	err = snic_com_modify_qp(sdev, to_sqp(ibqp)->qpn, mask, &a);
+	if (!err && mask & IB_QP_AV) {
+		to_sqp(ibqp)->sgid_index = rdma_ah_read_grh(&attr->ah_attr)->sgid_index;
+		to_sqp(ibqp)->av_set = true;
+	}
 	/* RESET empties the device's queues and restarts their indices */
 	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET &&
 	    !ibqp->uobject) {
@@ -354,11 +392,21 @@ int snic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
 	attr->en_sqd_async_notify = a.en_sqd_async_notify;
 	attr->cap = qp->cap;
+	/* The path as the device holds it (what a later modify may re-use) */
+	if (qp->av_set) {
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr->ah_attr, 1);
+		rdma_ah_set_grh(&attr->ah_attr, (union ib_gid *)a.av.dgid,
+				le32_to_cpu(a.av.flow_label), qp->sgid_index,
+				a.av.hop_limit, a.av.traffic_class);
+		memcpy(attr->ah_attr.roce.dmac, a.av.dmac, ETH_ALEN);
+	}
 
 	memset(init_attr, 0, sizeof(*init_attr));
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->cap = qp->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					      IB_SIGNAL_REQ_WR;
@@ -388,9 +436,9 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 		snic_com_modify_qp(sdev, qp->qpn, SNIC_QP_ATTR_STATE, &reset);
 		xa_erase(&sdev->qp_xa, qp->qpn);
-		snic_cq_clean(to_scq(ibqp->send_cq), qp->qpn);
+		snic_cq_clean(to_scq(ibqp->send_cq), qp);
 		if (ibqp->recv_cq != ibqp->send_cq)
-			snic_cq_clean(to_scq(ibqp->recv_cq), qp->qpn);
+			snic_cq_clean(to_scq(ibqp->recv_cq), qp);
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
@@ -453,39 +501,89 @@ static void snic_fill_sges(struct snic_sge *dst, const struct ib_sge *sg,
 	}
 }
 
-static const u8 snic_wr_opcode[] = {
-	[IB_WR_RDMA_WRITE] = SNIC_WR_RDMA_WRITE,
-	[IB_WR_RDMA_WRITE_WITH_IMM] = SNIC_WR_RDMA_WRITE_IMM,
-	[IB_WR_SEND] = SNIC_WR_SEND,
-	[IB_WR_SEND_WITH_IMM] = SNIC_WR_SEND_IMM,
-	[IB_WR_RDMA_READ] = SNIC_WR_RDMA_READ,
-	[IB_WR_ATOMIC_CMP_AND_SWP] = SNIC_WR_ATOMIC_CMP_SWAP,
-	[IB_WR_ATOMIC_FETCH_AND_ADD] = SNIC_WR_ATOMIC_FETCH_ADD,
-};
+/* The IB_WR_* numbers the device shares (it has no FRWR, LSO, ...) */
+static_assert((int)IB_WR_RDMA_WRITE == (int)SNIC_WR_RDMA_WRITE &&
+	      (int)IB_WR_RDMA_WRITE_WITH_IMM == (int)SNIC_WR_RDMA_WRITE_IMM &&
+	      (int)IB_WR_SEND == (int)SNIC_WR_SEND &&
+	      (int)IB_WR_SEND_WITH_IMM == (int)SNIC_WR_SEND_IMM &&
+	      (int)IB_WR_RDMA_READ == (int)SNIC_WR_RDMA_READ &&
+	      (int)IB_WR_ATOMIC_CMP_AND_SWP == (int)SNIC_WR_ATOMIC_CMP_SWAP &&
+	      (int)IB_WR_ATOMIC_FETCH_AND_ADD == (int)SNIC_WR_ATOMIC_FETCH_ADD &&
+	      (int)IB_WR_LOCAL_INV == (int)SNIC_WR_LOCAL_INV &&
+	      (int)IB_WR_SEND_WITH_INV == (int)SNIC_WR_SEND_INV);
+
+#define SNIC_KOPS_SEND	(BIT(IB_WR_SEND) | BIT(IB_WR_SEND_WITH_IMM))
+#define SNIC_KOPS_WRITE	(BIT(IB_WR_RDMA_WRITE) | BIT(IB_WR_RDMA_WRITE_WITH_IMM))
+#define SNIC_KOPS_RC	(SNIC_KOPS_SEND | SNIC_KOPS_WRITE | \
+			 BIT(IB_WR_RDMA_READ) | BIT(IB_WR_ATOMIC_CMP_AND_SWP) | \
+			 BIT(IB_WR_ATOMIC_FETCH_AND_ADD))
+/* Invalidation of memory window R_Keys, with SNIC_CAP_MW (RC; UC local only) */
+#define SNIC_KOPS_INV	(BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_SEND_WITH_INV))
+
+/* The work requests a kernel QP takes (bit IB_WR_*) */
+static u32 snic_kqp_ops(struct snic_qp *qp)
+{
+	struct snic_dev *sdev = to_sdev(qp->ibqp.device);
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return SNIC_KOPS_RC |
+		       (snic_has(sdev, SNIC_CAP_MW) ? SNIC_KOPS_INV : 0);
+	case IB_QPT_UC:
+		return SNIC_KOPS_SEND | SNIC_KOPS_WRITE |
+		       (snic_has(sdev, SNIC_CAP_MW) ? BIT(IB_WR_LOCAL_INV) : 0);
+	default:
+		return SNIC_KOPS_SEND;
+	}
+}
+
+/* IB_SEND_INLINE: the payload (kernel virtual addresses) into the WQE */
+static int snic_copy_inline(struct snic_qp *qp, struct snic_sq_wqe *w,
+			    const struct ib_send_wr *wr)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
+			return -EINVAL;
+		memcpy(w->inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	w->flags |= SNIC_WQE_INLINE;
+	w->inline_len = len;
+	return 0;
+}
 
 static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 			       const struct ib_send_wr *wr)
 {
-	bool datagram = qp->ibqp.qp_type != IB_QPT_RC;
+	bool datagram = qp->ibqp.qp_type == IB_QPT_UD ||
+			qp->ibqp.qp_type == IB_QPT_GSI;
+	bool inl = wr->send_flags & IB_SEND_INLINE;
 
-	if (wr->opcode >= ARRAY_SIZE(snic_wr_opcode) ||
-	    (wr->opcode != IB_WR_RDMA_WRITE && !snic_wr_opcode[wr->opcode]) ||
-	    (datagram && wr->opcode != IB_WR_SEND &&
-	     wr->opcode != IB_WR_SEND_WITH_IMM) ||
-	    wr->num_sge > qp->cap.max_send_sge ||
-	    wr->send_flags & IB_SEND_INLINE)
+	if (wr->opcode >= 32 || !(snic_kqp_ops(qp) & BIT(wr->opcode)) ||
+	    wr->num_sge < 0 ||
+	    wr->num_sge > (inl ? SNIC_SQ_WQE_MAX_SGE : qp->cap.max_send_sge))
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->wr_id = cpu_to_le64(wr->wr_id);
-	w->opcode = snic_wr_opcode[wr->opcode];
+	w->opcode = wr->opcode;		/* same numbers (asserted above) */
 	if (wr->send_flags & IB_SEND_SIGNALED || qp->sig_all)
 		w->flags |= SNIC_WQE_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		w->flags |= SNIC_WQE_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		w->flags |= SNIC_WQE_FENCE;
-	w->num_sge = wr->num_sge;
-	w->imm = wr->ex.imm_data;	/* big-endian as sent */
+	if (wr->opcode == IB_WR_LOCAL_INV ||
+	    wr->opcode == IB_WR_SEND_WITH_INV)
+		w->imm = cpu_to_be32(wr->ex.invalidate_rkey);
+	else
+		w->imm = wr->ex.imm_data;	/* big-endian as sent */
+	if (wr->opcode == IB_WR_LOCAL_INV)
+		return 0;
 	if (datagram) {
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;
@@ -498,13 +596,30 @@ static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 		w->rdma.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
 		w->rdma.compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
 		w->rdma.swap = cpu_to_le64(atomic_wr(wr)->swap);
-	} else if (wr->opcode != IB_WR_SEND &&
-		   wr->opcode != IB_WR_SEND_WITH_IMM) {
+	} else if (SNIC_KOPS_WRITE & BIT(wr->opcode) ||
+		   wr->opcode == IB_WR_RDMA_READ) {
 		w->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		w->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 	}
+	/* Inline data where the WR carries a payload of its own */
+	if (inl && (SNIC_KOPS_SEND & BIT(wr->opcode) ||
+		    SNIC_KOPS_WRITE & BIT(wr->opcode) ||
+		    wr->opcode == IB_WR_SEND_WITH_INV))
+		return snic_copy_inline(qp, w, wr);
+	if (wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	w->num_sge = wr->num_sge;
 	snic_fill_sges(w->sge, wr->sg_list, wr->num_sge);
 	return 0;
+}
+
+/* A receive WQE (QP or SRQ); num_sge was checked */
+void snic_set_rq_wqe(struct snic_rq_wqe *w, const struct ib_recv_wr *wr)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = cpu_to_le64(wr->wr_id);
+	w->num_sge = wr->num_sge;
+	snic_fill_sges(w->sge, wr->sg_list, wr->num_sge);
 }
 
 /* Kernel QPs only: user QPs post in libsnic. */
@@ -552,7 +667,6 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct snic_qp *qp = to_sqp(ibqp);
 	struct snic_kwq *rq = &qp->krq;
 	u32 mask = (1u << rq->log2_depth) - 1;
-	struct snic_rq_wqe *w;
 	unsigned long flags;
 	u32 prod;
 	int err = 0;
@@ -570,11 +684,8 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		w = (struct snic_rq_wqe *)qp->rq.buf + (prod & mask);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = cpu_to_le64(wr->wr_id);
-		w->num_sge = wr->num_sge;
-		snic_fill_sges(w->sge, wr->sg_list, wr->num_sge);
+		snic_set_rq_wqe((struct snic_rq_wqe *)qp->rq.buf + (prod & mask),
+				wr);
 		prod++;
 	}
 	if (prod != rq->prod) {
@@ -585,4 +696,25 @@ int snic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/*
+ * UD multicast (SNIC_CAP_MCAST): the device fans RoCE to the group's
+ * address out to its attached UD QPs (Q_Key checked), the port's own
+ * datagrams included. The LID means nothing on RoCE.
+ */
+int snic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return snic_com_mcast(to_sdev(ibqp->device), true, to_sqp(ibqp)->qpn,
+			      gid->raw);
+}
+
+int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	return snic_com_mcast(to_sdev(ibqp->device), false, to_sqp(ibqp)->qpn,
+			      gid->raw);
 }

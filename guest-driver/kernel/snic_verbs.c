@@ -52,7 +52,33 @@ static int snic_query_device(struct ib_device *ibdev,
 	props->hw_ver = sdev->pdev->revision;
 	props->max_qp = max_qp;
 	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
-	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
+	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				  IB_DEVICE_PORT_ACTIVE_EVENT;
+	/* What the device lacks stays zero, so consumers and tests skip it */
+	if (snic_has(sdev, SNIC_CAP_MW)) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = le32_to_cpu(a->max_mw);
+	}
+	if (snic_has(sdev, SNIC_CAP_SRQ)) {
+		/* CQEs name SRQ slots by 16 bits, like work queue slots */
+		props->max_srq = le32_to_cpu(a->max_srq);
+		props->max_srq_wr = min_t(u32, le32_to_cpu(a->max_srq_wr),
+					  1u << 16);
+		props->max_srq_sge = a->max_recv_sge;
+	}
+	if (snic_has(sdev, SNIC_CAP_MCAST)) {
+		props->max_mcast_grp = le16_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach = le16_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach = props->max_mcast_grp *
+						   props->max_mcast_qp_attach;
+	}
+	if (snic_has(sdev, SNIC_CAP_CQ_MODERATION)) {
+		props->cq_caps.max_cq_moderation_count =
+			le16_to_cpu(a->max_cq_moderation);
+		props->cq_caps.max_cq_moderation_period =
+			le16_to_cpu(a->max_cq_moderation);
+	}
 	props->max_send_sge = a->max_send_sge;
 	props->max_recv_sge = a->max_recv_sge;
 	props->max_sge_rd = a->max_send_sge;
@@ -238,6 +264,10 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 	resp.cqe_size = SNIC_CQE_SIZE;
 	resp.max_send_sge = a->max_send_sge;
 	resp.max_recv_sge = a->max_recv_sge;
+	resp.max_inline_data = snic_max_inline(sdev);
+	if (snic_has(sdev, SNIC_CAP_SRQ))
+		resp.max_srq_wr = min_t(u32, le32_to_cpu(a->max_srq_wr),
+					1u << 16);
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err) {
 		/* mmap_free returns the page once the entry is gone */
@@ -428,12 +458,46 @@ static const struct ib_device_ops snic_dev_ops = {
 	.query_qp = snic_query_qp,
 	.reg_user_mr = snic_reg_user_mr,
 	.req_notify_cq = snic_req_notify_cq,
+	.rereg_user_mr = snic_rereg_user_mr,
+	.resize_cq = snic_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, snic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, snic_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, snic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, snic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, snic_ucontext, ibucontext),
+};
+
+/*
+ * Verbs for what only some devices offer (capability bits): set only
+ * when the device has them, so the RDMA core and libibverbs report the
+ * rest as unsupported. REREG_MR and RESIZE_CQ are ABI 2.0 commands every
+ * device has (a device without them answers EOPNOTSUPP).
+ */
+static const struct ib_device_ops snic_srq_ops = {
+	.create_srq = snic_create_srq,
+	.destroy_srq = snic_destroy_srq,
+	.modify_srq = snic_modify_srq,
+	.post_srq_recv = snic_post_srq_recv,
+	.query_srq = snic_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, snic_srq, ibsrq),
+};
+
+static const struct ib_device_ops snic_mw_ops = {
+	.alloc_mw = snic_alloc_mw,
+	.dealloc_mw = snic_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, snic_mw, ibmw),
+};
+
+static const struct ib_device_ops snic_mcast_ops = {
+	.attach_mcast = snic_attach_mcast,
+	.detach_mcast = snic_detach_mcast,
+};
+
+static const struct ib_device_ops snic_cq_moderation_ops = {
+	.modify_cq = snic_modify_cq,
 };
 
 int snic_ib_register(struct snic_dev *sdev)
@@ -448,6 +512,14 @@ int snic_ib_register(struct snic_dev *sdev)
 	/* Gives the device a modalias: the provider matches on PCI ids */
 	ibdev->dev.parent = &sdev->pdev->dev;
 	ib_set_device_ops(ibdev, &snic_dev_ops);
+	if (snic_has(sdev, SNIC_CAP_SRQ))
+		ib_set_device_ops(ibdev, &snic_srq_ops);
+	if (snic_has(sdev, SNIC_CAP_MW))
+		ib_set_device_ops(ibdev, &snic_mw_ops);
+	if (snic_has(sdev, SNIC_CAP_CQ_MODERATION))
+		ib_set_device_ops(ibdev, &snic_cq_moderation_ops);
+	if (snic_has(sdev, SNIC_CAP_MCAST))
+		ib_set_device_ops(ibdev, &snic_mcast_ops);
 	INIT_WORK(&sdev->port_work, snic_port_event_work);
 
 	/* Before registering: registration queries the port's speed */

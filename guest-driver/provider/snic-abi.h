@@ -21,6 +21,12 @@ DECLARE_DRV_CMD(snic_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		snic_ib_alloc_pd_resp);
 DECLARE_DRV_CMD(snic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		snic_ib_create_cq, snic_ib_create_cq_resp);
+DECLARE_DRV_CMD(snic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		snic_ib_create_cq, snic_ib_create_cq_resp);
+DECLARE_DRV_CMD(snic_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		snic_ib_resize_cq, snic_ib_resize_cq_resp);
+DECLARE_DRV_CMD(snic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
+		snic_ib_create_srq, snic_ib_create_srq_resp);
 DECLARE_DRV_CMD(snic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		snic_ib_create_qp, snic_ib_create_qp_resp);
 DECLARE_DRV_CMD(snic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
@@ -43,6 +49,18 @@ static_assert(offsetof(struct snic_ib_create_cq, log2_depth) == 12,
 	      "snic_ib_create_cq.log2_depth moved");
 static_assert(sizeof(struct snic_ib_create_cq_resp) == 8,
 	      "snic_ib_create_cq_resp changed size");
+static_assert(sizeof(struct snic_ib_resize_cq) == 16,
+	      "snic_ib_resize_cq changed size");
+static_assert(sizeof(struct snic_ib_resize_cq_resp) == 8,
+	      "snic_ib_resize_cq_resp changed size");
+static_assert(sizeof(struct snic_ib_create_srq) == 16,
+	      "snic_ib_create_srq changed size");
+static_assert(sizeof(struct snic_ib_create_srq_resp) == 8,
+	      "snic_ib_create_srq_resp changed size");
+static_assert(offsetof(struct snic_ib_alloc_ucontext_resp, max_inline_data) ==
+		      44 &&
+	      offsetof(struct snic_ib_alloc_ucontext_resp, max_srq_wr) == 48,
+	      "snic_ib_alloc_ucontext_resp limits moved");
 static_assert(sizeof(struct snic_ib_create_qp) == 32,
 	      "snic_ib_create_qp changed size");
 static_assert(offsetof(struct snic_ib_create_qp, rq_log2_depth) == 25,

@@ -26,40 +26,56 @@ static const struct verbs_match_ent snic_match_table[] = {
 };
 
 static const struct verbs_context_ops snic_ctx_ops = {
+	.alloc_mw = snic_alloc_mw,
 	.alloc_pd = snic_alloc_pd,
+	.attach_mcast = snic_attach_mcast,
+	.bind_mw = snic_bind_mw,
 	.create_ah = snic_create_ah,
 	.create_cq = snic_create_cq,
+	.create_cq_ex = snic_create_cq_ex,
 	.create_qp = snic_create_qp,
+	.create_qp_ex = snic_create_qp_ex,
+	.create_srq = snic_create_srq,
+	.dealloc_mw = snic_dealloc_mw,
 	.dealloc_pd = snic_dealloc_pd,
 	.dereg_mr = snic_dereg_mr,
 	.destroy_ah = snic_destroy_ah,
 	.destroy_cq = snic_destroy_cq,
 	.destroy_qp = snic_destroy_qp,
+	.destroy_srq = snic_destroy_srq,
+	.detach_mcast = snic_detach_mcast,
 	.free_context = snic_free_context,
+	.modify_cq = snic_modify_cq,
 	.modify_qp = snic_modify_qp,
+	.modify_srq = snic_modify_srq,
 	.poll_cq = snic_poll_cq,
 	.post_recv = snic_post_recv,
 	.post_send = snic_post_send,
+	.post_srq_recv = snic_post_srq_recv,
 	.query_device_ex = snic_query_device_ex,
 	.query_port = snic_query_port,
 	.query_qp = snic_query_qp,
+	.query_srq = snic_query_srq,
 	.reg_mr = snic_reg_mr,
 	.req_notify_cq = snic_req_notify_cq,
+	.rereg_mr = snic_rereg_mr,
+	.resize_cq = snic_resize_cq,
 };
 
 struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn)
 {
 	struct snic_qp *qp = ctx->qp_table[qpn & ctx->qp_table_mask];
 
-	return qp && qp->ibvqp.qp_num == qpn ? qp : NULL;
+	return qp && qp->vqp.qp.qp_num == qpn ? qp : NULL;
 }
 
 /*
+ * The device's limits the provider applies itself, from QUERY_DEVICE.
  * The device numbers QPs 1 (GSI) .. max_qp + 1: a table of that size
  * indexed by QPN never collides (create_qp refuses a QPN whose slot is
  * taken, should a kernel number them otherwise).
  */
-static int snic_alloc_qp_table(struct snic_context *ctx)
+static int snic_query_limits(struct snic_context *ctx)
 {
 	struct ib_uverbs_ex_query_device_resp resp = {};
 	size_t resp_size = sizeof(resp);
@@ -72,6 +88,7 @@ static int snic_alloc_qp_table(struct snic_context *ctx)
 	if (err)
 		return err;
 
+	ctx->mw = attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW;
 	size = roundup_pow_of_two((uint64_t)attr.orig_attr.max_qp + 2);
 	ctx->qp_table = calloc(size, sizeof(*ctx->qp_table));
 	if (!ctx->qp_table)
@@ -150,7 +167,14 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 	ctx->max_recv_sge = min_t(uint32_t, resp.max_recv_sge,
 				  SNIC_RQ_WQE_MAX_SGE);
 
-	err = snic_alloc_qp_table(ctx);
+	ctx->max_inline_data = min_t(uint32_t, resp.max_inline_data,
+				     SNIC_MAX_INLINE_DATA);
+	/* SRQ slots are named by 16 bits of CQE, like work queue slots */
+	ctx->max_srq_wr = resp.max_srq_wr ?
+		min_t(uint32_t, 1u << (ilog32(resp.max_srq_wr) - 1),
+		      SNIC_MAX_WQ_DEPTH) : 0;
+
+	err = snic_query_limits(ctx);
 	if (err) {
 		verbs_err(&ctx->ibvctx, "QP table: %s\n", strerror(err));
 		goto err_unmap;

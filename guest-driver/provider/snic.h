@@ -54,6 +54,9 @@ struct snic_context {
 	uint32_t max_cqe;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
+	uint32_t max_inline_data; /* 0: the device has no inline sends */
+	uint32_t max_srq_wr;      /* 0: no SRQs */
+	bool mw;                  /* memory windows: BIND_MW, LOCAL_INV, SEND_INV */
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
 	 * Written under qp_table_mutex; removal also holds the QP's CQ
@@ -95,12 +98,21 @@ static inline uint32_t snic_ring_slot(const struct snic_ring *ring,
 }
 
 struct snic_cq {
-	struct ibv_cq ibvcq;
+	struct verbs_cq vcq; /* ibv_cq, and ibv_cq_ex for create_cq_ex */
 	struct snic_ring ring;
 	uint32_t cqn;
 	uint32_t cons;     /* free-running consumer index */
 	uint32_t cons_db;  /* consumer index the device was last told */
 	pthread_spinlock_t lock;
+	/* ibv_cq_ex: the CQE start_poll/next_poll returned (CQ locked) */
+	struct snic_cqe *cur;
+	/*
+	 * After ibv_resize_cq: the ring the device left, whose CQEs
+	 * [old_cons, old_tail) come before the new ring's (buf NULL: none).
+	 */
+	struct snic_ring old;
+	uint32_t old_cons;
+	uint32_t old_tail;
 };
 
 /*
@@ -112,16 +124,37 @@ struct snic_cq {
 struct snic_wq {
 	struct snic_ring ring;
 	uint32_t prod; /* post_* under lock, stored before the doorbell */
-	uint32_t cons; /* poll_cq, under the CQ's lock */
+	uint32_t cons; /* poll_cq, under the CQ's lock (an SRQ's: under lock) */
 	uint32_t max_sge;
 	pthread_spinlock_t lock;
 };
 
+/*
+ * A shared receive queue: a ring of struct snic_rq_wqe rung with
+ * SNIC_DB_SRQ. The device takes WQEs in ring order, copying each when a
+ * message starts, so a slot is free once taken; receive CQEs name the
+ * WQE's SRQ index, and one naming index i proves every WQE up to i taken
+ * (messages complete out of order, so later CQEs may name earlier ones).
+ * Posting and polling threads share wq under lock.
+ */
+struct snic_srq {
+	struct ibv_srq ibvsrq;
+	struct snic_wq wq; /* prod: posted; cons: known taken */
+	uint32_t srqn;
+};
+
 struct snic_qp {
-	struct ibv_qp ibvqp;
+	struct verbs_qp vqp; /* ibv_qp, and ibv_qp_ex for the ibv_wr_* calls */
 	struct snic_wq sq;
-	struct snic_wq rq;
+	struct snic_wq rq;   /* no ring with an SRQ */
+	struct snic_srq *srq;
+	uint64_t send_ops;   /* 1 << IBV_WR_* the QP takes */
+	uint32_t max_inline;
 	bool sq_sig_all;
+	/* ibv_wr_*: between wr_start and wr_complete/abort, SQ locked */
+	uint32_t wr_prod;              /* next slot a builder takes */
+	struct snic_sq_wqe *wr_cur;    /* the WQE setters complete */
+	int wr_err;                    /* first error, for wr_complete */
 };
 
 static inline struct snic_device *to_sdev(struct ibv_device *ibdev)
@@ -146,12 +179,22 @@ static inline struct snic_ah *to_sah(struct ibv_ah *ibvah)
 
 static inline struct snic_cq *to_scq(struct ibv_cq *ibvcq)
 {
-	return container_of(ibvcq, struct snic_cq, ibvcq);
+	return container_of(ibvcq, struct snic_cq, vcq.cq);
+}
+
+static inline struct snic_cq *to_scq_ex(struct ibv_cq_ex *ibvcqx)
+{
+	return container_of(ibvcqx, struct snic_cq, vcq.cq_ex);
+}
+
+static inline struct snic_srq *to_ssrq(struct ibv_srq *ibvsrq)
+{
+	return container_of(ibvsrq, struct snic_srq, ibvsrq);
 }
 
 static inline struct snic_qp *to_sqp(struct ibv_qp *ibvqp)
 {
-	return container_of(ibvqp, struct snic_qp, ibvqp);
+	return container_of(ibvqp, struct snic_qp, vqp.qp);
 }
 
 /* log2 of the ring depth holding at least n entries (n <= 2^31) */
@@ -220,6 +263,14 @@ int snic_dealloc_pd(struct ibv_pd *ibvpd);
 struct ibv_mr *snic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
 			   uint64_t hca_va, int access);
 int snic_dereg_mr(struct verbs_mr *vmr);
+int snic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
+struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int snic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+int snic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+int snic_dealloc_mw(struct ibv_mw *mw);
 struct ibv_ah *snic_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
 int snic_destroy_ah(struct ibv_ah *ibvah);
 int snic_ring_alloc(struct snic_context *ctx, struct snic_ring *ring,
@@ -230,14 +281,31 @@ void snic_ring_free(struct snic_ring *ring);
 struct ibv_cq *snic_create_cq(struct ibv_context *ibvctx, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *snic_create_cq_ex(struct ibv_context *ibvctx,
+				   struct ibv_cq_init_attr_ex *attr);
 int snic_destroy_cq(struct ibv_cq *ibvcq);
 int snic_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
 int snic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
-void snic_cq_discard_qp(struct snic_cq *cq, uint32_t qpn);
+int snic_resize_cq(struct ibv_cq *ibvcq, int cqe);
+int snic_modify_cq(struct ibv_cq *ibvcq, struct ibv_modify_cq_attr *attr);
+void snic_cq_discard_qp(struct snic_cq *cq, struct snic_qp *qp);
+
+/* srq.c */
+struct ibv_srq *snic_create_srq(struct ibv_pd *ibvpd,
+				struct ibv_srq_init_attr *attr);
+int snic_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int snic_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
+int snic_destroy_srq(struct ibv_srq *ibvsrq);
+int snic_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+void snic_srq_complete(struct snic_srq *srq, uint16_t wqe_index);
 
 /* qp.c */
 struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *snic_create_qp_ex(struct ibv_context *ibvctx,
+				 struct ibv_qp_init_attr_ex *attr);
 int snic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		   int attr_mask);
 int snic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
@@ -247,5 +315,8 @@ int snic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+int snic_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+void snic_set_rq_wqe(struct snic_rq_wqe *wqe, const struct ibv_recv_wr *wr);
 
 #endif /* __SNIC_H__ */

@@ -128,6 +128,70 @@ int snic_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * ibv_rereg_mr: the kernel changes the MR in place (REREG_MR keeps the
+ * keys); libibverbs updates the ibv_mr's PD, address and length.
+ */
+int snic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibv_rereg_mr cmd = {};
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
+/* UD multicast: the kernel attaches the QP to the group (or refuses) */
+int snic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+int snic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
+}
+
+/* Memory windows of type 1 and 2: the kernel allocates the R_Key */
+struct ibv_mw *snic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+
+	err = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+
+	return mw;
+}
+
+int snic_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+
+	free(mw);
+
+	return 0;
+}
+
 struct ibv_ah *snic_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr)
 {
 	struct snic_create_ah_resp resp = {};

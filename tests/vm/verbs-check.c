@@ -18,6 +18,25 @@
  *      must complete with IBV_WC_WR_FLUSH_ERR; QP A keeps working: a WRITE, a READ back of
  *      it, and a READ of a third pattern all succeed with the right bytes, and the server
  *      finds the WRITE's bytes in its memory.
+ *   d. extended verbs on QP C (ibv_create_qp_ex with send_ops_flags, ibv_cq_ex on both
+ *      sides): one ibv_wr_start..ibv_wr_complete batch of an unsignaled RDMA WRITE with a
+ *      two-SGE list and a SEND with immediate data; then FETCH_ADD, CMP_SWAP and a READ of
+ *      the same word, polled with start_poll/next_poll/end_poll. The server
+ *      checks its receive completion through the ibv_wc_read_* accessors (opcode, IMM flag
+ *      and value, byte_len, qp_num) and the WRITE's bytes; the client checks the atomics'
+ *      results. After check e, a batch dropped with ibv_wr_abort must never complete. Where
+ *      the device reports CQ moderation (ibv_query_device_ex), the client's ibv_modify_cq
+ *      takes values within it and refuses max_cq_count + 1 with EINVAL.
+ *   e. inline data (when both devices take max_inline_data >= 128 on QP C): a 100-byte SEND
+ *      with IBV_SEND_INLINE from an unregistered buffer cleared right after posting, and an
+ *      RDMA WRITE whose payload is ibv_wr_set_inline_data_list of two pieces (not on rxe,
+ *      whose provider completes it with wr_id 0); the server checks both by content.
+ *   f. a shared receive queue (when both devices report max_srq > 0): the server's QPs S1
+ *      and S2 receive from one SRQ of 8 WQEs, reposted as they complete; the client sends 40
+ *      SENDs with immediate data over both, in batches of 8; the server checks every
+ *      payload against its sequence number and QP. Before the last batch it arms the SRQ
+ *      limit at 4 and must then get IBV_EVENT_SRQ_LIMIT_REACHED, after which the limit
+ *      reads back as 0 (disarmed).
  *
  * Self-test (-X a|b|c, server side): the server corrupts one word of what check a, b or c
  * verifies, so that check must fail; proves the checks can fail.
@@ -53,7 +72,21 @@
 #define SMALL (64 * 1024)       /* size of the check (c) transfers */
 #define MSG_LEN 256             /* fixed-size TCP messages */
 #define SEND_LEN 64             /* the SEND of check (a) */
-#define NQP 2                   /* QP A (index 0) and QP B (index 1) */
+#define NQP 5                   /* QP A, B, C (extended), S1, S2 (SRQ) */
+enum { QA, QB, QC, QS1, QS2 };
+#define INL_MAX 128             /* check (e) needs this much inline data */
+#define INL_SEND 100            /* check (e)'s inline SEND */
+#define SRQ_WR 8                /* check (f): the SRQ's max_wr, and a batch */
+#define SRQ_MSGS 40             /* check (f): SENDs in all */
+#define SRQ_LEN 64              /* check (f): bytes of each */
+#define SRQ_LIMIT 4
+#define IMM_D 0xc0de0001u
+#define ATOM0 0x1000ull         /* check (d): the server's word before the atomics */
+#define ATOM_ADD 0x23ull
+#define ATOM_SWAP 0xfeedull
+/* Optional checks, run when both sides' devices can (FEAT message) */
+#define F_INLINE 1u
+#define F_SRQ 2u
 
 static const char *role = "?";
 static int timeout_s = 30;
@@ -148,7 +181,8 @@ static int pat_check(const void *buf, size_t len, uint32_t seed, char *why, size
     return -1;
 }
 
-enum { PAT_A = 0xa11ce, PAT_B = 0xb0b, PAT_C = 0xc0ffee, PAT_D = 0xd00d, PAT_SEND = 0x5e4d };
+enum { PAT_A = 0xa11ce, PAT_B = 0xb0b, PAT_C = 0xc0ffee, PAT_D = 0xd00d, PAT_SEND = 0x5e4d, PAT_E = 0xe1e,
+       PAT_G = 0x9a9, PAT_H = 0x4a4, PAT_SRQ = 0x5a0 };
 
 /* ---- TCP ------------------------------------------------------------------------------ */
 
@@ -266,8 +300,13 @@ struct peer_info {
 struct ctx {
     struct ibv_context *vctx;
     struct ibv_pd *pd;
-    struct ibv_cq *cq[NQP];
-    struct ibv_qp *qp[NQP];
+    struct ibv_cq *cq[NQP];     /* cq[QC] is cqx's; S1 and S2 share cq[QS1] */
+    struct ibv_qp *qp[NQP];     /* NULL: not created (no SRQ) */
+    struct ibv_cq_ex *cqx;      /* QP C's send and receive CQ */
+    struct ibv_qp_ex *qpx;      /* QP C's ibv_wr_* interface */
+    struct ibv_srq *srq;        /* the server's, for QP S1 and S2 */
+    unsigned features;          /* F_*: what this device can */
+    int max_srq;
     struct ibv_mr *mr;
     char *buf;
     size_t buflen;
@@ -330,6 +369,7 @@ static void open_device(struct ctx *c, const char *devname)
     if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
         say("note: port %d link layer is not Ethernet (%d); using a GRH anyway", c->ib_port, pa.link_layer);
     c->mtu = pa.active_mtu;
+    c->max_srq = da.max_srq;
     /* Outstanding READs: what both ends allow (each side uses the smaller of its limits). */
     int atom = da.max_qp_rd_atom < da.max_qp_init_rd_atom ? da.max_qp_rd_atom : da.max_qp_init_rd_atom;
     c->rd_atom = (uint8_t)(atom > 16 ? 16 : atom < 1 ? 1 : atom);
@@ -351,6 +391,51 @@ static void open_device(struct ctx *c, const char *devname)
         gs, c->rd_atom);
 }
 
+static void qp_to_init(struct ctx *c, struct ibv_qp *qp, int access)
+{
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)c->ib_port, .qp_access_flags = access,
+    };
+    int r = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    if (r)
+        fail("ibv_modify_qp(QP %#x -> INIT): %s", qp->qp_num, strerror(r));
+}
+
+/* QP C: ibv_create_qp_ex with the ibv_wr_* op-codes of check (d), on an ibv_cq_ex; with
+ * INL_MAX bytes of inline data if the device takes them (check (e)). */
+static void create_ex_qp(struct ctx *c)
+{
+    struct ibv_cq_init_attr_ex cia = { .cqe = 32, .wc_flags = IBV_WC_STANDARD_FLAGS };
+    c->cqx = ibv_create_cq_ex(c->vctx, &cia);
+    if (!c->cqx)
+        fail("ibv_create_cq_ex (IBV_WC_STANDARD_FLAGS): %s", strerror(errno));
+    c->cq[QC] = ibv_cq_ex_to_cq(c->cqx);
+    struct ibv_qp_init_attr_ex ia = {
+        .send_cq = c->cq[QC], .recv_cq = c->cq[QC], .qp_type = IBV_QPT_RC, .pd = c->pd,
+        .cap = { .max_send_wr = 16, .max_recv_wr = 8, .max_send_sge = 2, .max_recv_sge = 1,
+                 .max_inline_data = INL_MAX },
+        .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+        .send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_SEND |
+                          IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+                          IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+    };
+    c->qp[QC] = ibv_create_qp_ex(c->vctx, &ia);
+    if (c->qp[QC]) {
+        c->features |= F_INLINE;
+    } else {
+        say("note: no QP with %d bytes of inline data (%s): check e will not run", INL_MAX, strerror(errno));
+        ia.cap.max_inline_data = 0;
+        c->qp[QC] = ibv_create_qp_ex(c->vctx, &ia);
+    }
+    if (!c->qp[QC])
+        fail("ibv_create_qp_ex (RC, send_ops_flags %#" PRIx64 "): %s", (uint64_t)ia.send_ops_flags,
+             strerror(errno));
+    c->qpx = ibv_qp_to_qp_ex(c->qp[QC]);
+    if (!c->qpx)
+        fail("ibv_qp_to_qp_ex(QP C) returned NULL");
+    qp_to_init(c, c->qp[QC], IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+}
+
 static void create_resources(struct ctx *c, int access)
 {
     c->pd = ibv_alloc_pd(c->vctx);
@@ -362,7 +447,7 @@ static void create_resources(struct ctx *c, int access)
     c->mr = ibv_reg_mr(c->pd, c->buf, c->buflen, access);
     if (!c->mr)
         fail("ibv_reg_mr(%zu bytes): %s", c->buflen, strerror(errno));
-    for (int i = 0; i < NQP; i++) {
+    for (int i = QA; i <= QB; i++) {
         c->cq[i] = ibv_create_cq(c->vctx, 16, NULL, NULL, 0);
         if (!c->cq[i])
             fail("ibv_create_cq: %s", strerror(errno));
@@ -373,13 +458,67 @@ static void create_resources(struct ctx *c, int access)
         c->qp[i] = ibv_create_qp(c->pd, &ia);
         if (!c->qp[i])
             fail("ibv_create_qp (RC) #%d: %s", i, strerror(errno));
-        struct ibv_qp_attr a = {
-            .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)c->ib_port,
-            .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+        qp_to_init(c, c->qp[i], IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    }
+    create_ex_qp(c);
+    if (c->max_srq > 0)
+        c->features |= F_SRQ;
+}
+
+/* Check (d), local part: completion moderation where the device reports it */
+static void check_cq_moderation(struct ctx *c)
+{
+    struct ibv_device_attr_ex dx;
+    int r = ibv_query_device_ex(c->vctx, NULL, &dx);
+    if (r)
+        fail("ibv_query_device_ex: %s", strerror(r));
+    struct ibv_cq_moderation_caps *mc = &dx.cq_mod_caps;
+    if (!mc->max_cq_count || !mc->max_cq_period) {
+        say("check d: no CQ moderation offered (ibv_modify_cq not tried)");
+        return;
+    }
+    struct ibv_modify_cq_attr ma = { .attr_mask = IBV_CQ_ATTR_MODERATE,
+                                     .moderate = { .cq_count = 4, .cq_period = 10 } };
+    if ((r = ibv_modify_cq(c->cq[QC], &ma)))
+        fail("check d: ibv_modify_cq(count 4, period 10 us): %s", strerror(r));
+    if (mc->max_cq_count < 0xffff) {
+        ma.moderate.cq_count = (uint16_t)(mc->max_cq_count + 1);
+        if ((r = ibv_modify_cq(c->cq[QC], &ma)) != EINVAL)
+            fail("check d: ibv_modify_cq(count %u > max_cq_count %u) gave %s, expected EINVAL",
+                 ma.moderate.cq_count, mc->max_cq_count, r ? strerror(r) : "success");
+    }
+    ma.moderate.cq_count = 0;
+    ma.moderate.cq_period = 0;
+    if ((r = ibv_modify_cq(c->cq[QC], &ma)))
+        fail("check d: ibv_modify_cq(0, 0): %s", strerror(r));
+    say("check d: ibv_modify_cq takes moderation within max_cq_count %u / max_cq_period %u us and refuses more",
+        mc->max_cq_count, mc->max_cq_period);
+}
+
+/* Check (f)'s QPs S1 and S2: on the server they receive from one SRQ. */
+static void create_srq_qps(struct ctx *c, bool server)
+{
+    c->cq[QS1] = c->cq[QS2] = ibv_create_cq(c->vctx, 64, NULL, NULL, 0);
+    if (!c->cq[QS1])
+        fail("ibv_create_cq: %s", strerror(errno));
+    if (server) {
+        struct ibv_srq_init_attr sa = { .attr = { .max_wr = SRQ_WR, .max_sge = 1 } };
+        c->srq = ibv_create_srq(c->pd, &sa);
+        if (!c->srq)
+            fail("ibv_create_srq (max_wr %d): %s", SRQ_WR, strerror(errno));
+        if (sa.attr.max_wr < SRQ_WR)
+            fail("ibv_create_srq: max_wr %u < the %d asked for", sa.attr.max_wr, SRQ_WR);
+    }
+    for (int i = QS1; i <= QS2; i++) {
+        struct ibv_qp_init_attr ia = {
+            .send_cq = c->cq[i], .recv_cq = c->cq[i], .srq = c->srq, .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+            .cap = { .max_send_wr = SRQ_WR, .max_recv_wr = server ? 0 : 1, .max_send_sge = 1,
+                     .max_recv_sge = server ? 0 : 1 },
         };
-        int r = ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-        if (r)
-            fail("ibv_modify_qp(QP %#x -> INIT): %s", c->qp[i]->qp_num, strerror(r));
+        c->qp[i] = ibv_create_qp(c->pd, &ia);
+        if (!c->qp[i])
+            fail("ibv_create_qp (RC%s) S%d: %s", server ? " on the SRQ" : "", i - QS1 + 1, strerror(errno));
+        qp_to_init(c, c->qp[i], IBV_ACCESS_REMOTE_WRITE);
     }
 }
 
@@ -475,15 +614,51 @@ static void post_recv(struct ctx *c, int qi, uint64_t wr_id, uint64_t laddr, uin
         fail("ibv_post_recv: %s", strerror(r));
 }
 
+static void post_srq(struct ctx *c, uint64_t wr_id, uint64_t laddr, uint32_t len)
+{
+    struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = c->mr->lkey };
+    struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+    int r = ibv_post_srq_recv(c->srq, &wr, &bad);
+    if (r)
+        fail("ibv_post_srq_recv (wr_id %" PRIu64 "): %s", wr_id, strerror(r));
+}
+
+/* Wait for the SRQ's limit event on the context's async FD (deadline -t) */
+static void expect_srq_limit_event(struct ctx *c)
+{
+    struct pollfd pfd = { .fd = c->vctx->async_fd, .events = POLLIN };
+    struct ibv_async_event ev;
+    int r;
+    for (;;) {
+        do
+            r = poll(&pfd, 1, timeout_s * 1000);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0)
+            fail("check f: no async event within %d s (the SRQ limit was reached)", timeout_s);
+        if (ibv_get_async_event(c->vctx, &ev))
+            fail("check f: ibv_get_async_event: %s", strerror(errno));
+        enum ibv_event_type t = ev.event_type;
+        bool ours = t == IBV_EVENT_SRQ_LIMIT_REACHED && ev.element.srq == c->srq;
+        ibv_ack_async_event(&ev);
+        if (ours)
+            return;
+        say("check f: async event %s while waiting for the SRQ limit", ibv_event_type_str(t));
+        if (t == IBV_EVENT_SRQ_ERR || t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_CQ_ERR)
+            fail("check f: async event %s", ibv_event_type_str(t));
+    }
+}
+
 static void destroy_resources(struct ctx *c)
 {
     int r;
-    for (int i = 0; i < NQP; i++) {
-        if ((r = ibv_destroy_qp(c->qp[i])))
+    for (int i = 0; i < NQP; i++)
+        if (c->qp[i] && (r = ibv_destroy_qp(c->qp[i])))
             fail("ibv_destroy_qp: %s", strerror(r));
-        if ((r = ibv_destroy_cq(c->cq[i])))
+    if (c->srq && (r = ibv_destroy_srq(c->srq)))
+        fail("ibv_destroy_srq: %s", strerror(r));
+    for (int i = 0; i < NQP; i++)
+        if (c->cq[i] && (i != QS2 || c->cq[i] != c->cq[QS1]) && (r = ibv_destroy_cq(c->cq[i])))
             fail("ibv_destroy_cq: %s", strerror(r));
-    }
     if ((r = ibv_dereg_mr(c->mr)))
         fail("ibv_dereg_mr: %s", strerror(r));
     if ((r = ibv_dealloc_pd(c->pd)))
@@ -497,15 +672,22 @@ static void destroy_resources(struct ctx *c)
 
 static void exchange(struct ctx *c, struct peer_info *me, struct peer_info *peer)
 {
-    char m[MSG_LEN], gs[33];
+    char m[MSG_LEN], gs[33], *p = m;
     for (int i = 0; i < 16; i++)
         sprintf(gs + 2 * i, "%02x", me->gid.raw[i]);
-    send_msg("INFO %08x %06x %08x %06x %s %016" PRIx64 " %08x %016" PRIx64, me->qpn[0], me->psn[0], me->qpn[1],
-             me->psn[1], gs, me->addr, me->rkey, me->len);
+    p += sprintf(p, "INFO");
+    for (int i = 0; i < NQP; i++)
+        p += sprintf(p, " %06x %06x", me->qpn[i], me->psn[i]);
+    sprintf(p, " %s %016" PRIx64 " %08x %016" PRIx64, gs, me->addr, me->rkey, me->len);
+    send_msg("%s", m);
     recv_msg(m, "INFO ");
     char pg[33];
-    if (sscanf(m, "INFO %x %x %x %x %32s %" SCNx64 " %x %" SCNx64, &peer->qpn[0], &peer->psn[0], &peer->qpn[1],
-               &peer->psn[1], pg, &peer->addr, &peer->rkey, &peer->len) != 8 || strlen(pg) != 32)
+    int pos = 4, used;
+    for (int i = 0; i < NQP; i++, pos += used)
+        if (sscanf(m + pos, " %x %x%n", &peer->qpn[i], &peer->psn[i], &used) != 2)
+            fail("cannot parse QP %d of the peer's INFO message '%.100s'", i, m);
+    if (sscanf(m + pos, " %32s %" SCNx64 " %x %" SCNx64, pg, &peer->addr, &peer->rkey, &peer->len) != 4 ||
+        strlen(pg) != 32)
         fail("cannot parse the peer's INFO message '%.100s'", m);
     for (int i = 0; i < 16; i++) {
         unsigned v;
@@ -514,14 +696,88 @@ static void exchange(struct ctx *c, struct peer_info *me, struct peer_info *peer
     }
     char g[64];
     gid_str(&peer->gid, g, sizeof(g));
-    say("peer: QP A %#x, QP B %#x, GID %s, buffer %" PRIu64 " bytes rkey %#x", peer->qpn[0], peer->qpn[1], g,
-        peer->len, peer->rkey);
+    say("peer: QP A %#x, B %#x, C %#x, S1 %#x, S2 %#x, GID %s, buffer %" PRIu64 " bytes rkey %#x", peer->qpn[QA],
+        peer->qpn[QB], peer->qpn[QC], peer->qpn[QS1], peer->qpn[QS2], g, peer->len, peer->rkey);
     (void)c;
 }
 
+/* ---- extended CQ polling --------------------------------------------------------------- */
+
+struct wcx {
+    uint64_t wr_id;
+    enum ibv_wc_status status;
+    enum ibv_wc_opcode opcode;
+    unsigned wc_flags;
+    uint32_t byte_len, qp_num;
+    uint32_t imm;               /* host order, when IBV_WC_WITH_IMM */
+};
+
+/* n completions from an ibv_cq_ex, through start_poll, next_poll and end_poll (deadline -t) */
+static void poll_wcx(struct ibv_cq_ex *cq, int n, struct wcx *out, const char *what)
+{
+    struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+    double end = now_s() + timeout_s;
+    int got = 0;
+    while (got < n) {
+        int r = ibv_start_poll(cq, &pa);
+        if (r == ENOENT) {
+            if (now_s() > end)
+                fail("%s: %d of %d completions within %d s", what, got, n, timeout_s);
+            sched_yield();
+            continue;
+        }
+        if (r)
+            fail("%s: ibv_start_poll: %s", what, strerror(r));
+        do {
+            struct wcx *w = &out[got++];
+            w->wr_id = cq->wr_id;
+            w->status = cq->status;
+            w->opcode = ibv_wc_read_opcode(cq);
+            w->wc_flags = ibv_wc_read_wc_flags(cq);
+            w->byte_len = ibv_wc_read_byte_len(cq);
+            w->qp_num = ibv_wc_read_qp_num(cq);
+            w->imm = w->wc_flags & IBV_WC_WITH_IMM ? be32toh(ibv_wc_read_imm_data(cq)) : 0;
+        } while (got < n && (r = ibv_next_poll(cq)) == 0);
+        if (got < n && r != ENOENT)
+            fail("%s: ibv_next_poll: %s", what, strerror(r));
+        ibv_end_poll(cq);
+    }
+}
+
+/* One completion must be wr_id, successful, of opcode op. */
+static void check_wcx(const struct wcx *w, uint64_t wr_id, enum ibv_wc_opcode op, const char *what)
+{
+    if (w->wr_id != wr_id)
+        fail("%s: completion for wr_id %" PRIu64 " (status %s), expected wr_id %" PRIu64, what, w->wr_id,
+             ibv_wc_status_str(w->status), wr_id);
+    if (w->status != IBV_WC_SUCCESS)
+        fail("%s: completion status %s (%d)", what, ibv_wc_status_str(w->status), w->status);
+    if (w->opcode != op)
+        fail("%s: completion op-code %d, expected %d", what, w->opcode, op);
+}
+
+/* Nothing may complete on cq for a while (an aborted batch) */
+static void expect_no_wcx(struct ibv_cq_ex *cq, double secs, const char *what)
+{
+    struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+    double end = now_s() + secs;
+    while (now_s() < end) {
+        int r = ibv_start_poll(cq, &pa);
+        if (r == 0) {
+            uint64_t id = cq->wr_id;
+            ibv_end_poll(cq);
+            fail("%s: a completion (wr_id %" PRIu64 ") arrived", what, id);
+        }
+        if (r != ENOENT)
+            fail("%s: ibv_start_poll: %s", what, strerror(r));
+        usleep(10000);
+    }
+}
+
 /* Server buffer: [W: n][R: n][W2: SMALL][R2: SMALL][recv: SEND_LEN], W* zero, R* patterns.
- * Client buffer: [src A: n][dst B: n][src C: SMALL][dst: SMALL][dst: SMALL][send: SEND_LEN]. */
-static size_t layout_len(size_t n) { return 2 * n + 3 * SMALL + 4096; }
+ * Client buffer: [src A: n][dst B: n][src C: SMALL][dst: SMALL][dst: SMALL][send: SEND_LEN].
+ * Then both: [D: SMALL][atomics: 4096][inline: 4096][SRQ: 4096][D's SEND: 4096] (check d, e, f). */
+static size_t layout_len(size_t n) { return 2 * n + 3 * SMALL + 4096 + SMALL + 4 * 4096; }
 
 int main(int argc, char **argv)
 {
@@ -563,27 +819,39 @@ int main(int argc, char **argv)
 
     struct ctx c = { .ib_port = ib_port, .gidx = gidx, .buflen = layout_len(n) };
     open_device(&c, dev);
-    create_resources(&c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    create_resources(&c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                             IBV_ACCESS_REMOTE_ATOMIC);
     char *b = c.buf;
     uint64_t base = (uint64_t)(uintptr_t)b;
-
-    struct peer_info me = { .gid = c.gid, .addr = base, .rkey = c.mr->rkey, .len = c.buflen }, peer;
-    srand48((long)getpid() ^ (long)time(NULL));
-    for (int i = 0; i < NQP; i++) {
-        me.qpn[i] = c.qp[i]->qp_num;
-        me.psn[i] = (uint32_t)lrand48() & 0xffffff;
-    }
     char m[MSG_LEN], why[200];
 
     if (client)
         tcp_client(server_ip, tcp_port);
     else
         tcp_server(tcp_port);
+    /* The optional checks both devices can run */
+    send_msg("FEAT %u", c.features);
+    recv_msg(m, "FEAT ");
+    unsigned peer_features = (unsigned)strtoul(m + 5, NULL, 0), features = c.features & peer_features;
+    say("optional checks: e (inline) %s, f (SRQ) %s", features & F_INLINE ? "run" : "not run (a device lacks it)",
+        features & F_SRQ ? "run" : "not run (a device lacks it)");
+    if (features & F_SRQ)
+        create_srq_qps(&c, !client);
+
+    struct peer_info me = { .gid = c.gid, .addr = base, .rkey = c.mr->rkey, .len = c.buflen }, peer;
+    srand48((long)getpid() ^ (long)time(NULL));
+    for (int i = 0; i < NQP; i++) {
+        me.qpn[i] = c.qp[i] ? c.qp[i]->qp_num : 0;
+        me.psn[i] = (uint32_t)lrand48() & 0xffffff;
+    }
     exchange(&c, &me, &peer);
     if (peer.len != c.buflen)
         fail("the peer's buffer is %" PRIu64 " bytes, ours %zu: both sides must use the same -s", peer.len, c.buflen);
 
     size_t off_w = 0, off_r = n, off_w2 = 2 * n, off_r2 = 2 * n + SMALL, off_msg = 2 * n + 3 * SMALL;
+    size_t off_d = off_msg + 4096, off_atom = off_d + SMALL, off_inl = off_atom + 4096, off_srq = off_inl + 4096,
+           off_dsend = off_srq + 4096;
+    uint64_t *atom = (uint64_t *)(b + off_atom);
     if (!client) {
         pat_fill(b + off_r, n, PAT_B);
         pat_fill(b + off_r2, SMALL, PAT_D);
@@ -594,14 +862,24 @@ int main(int argc, char **argv)
         if (corrupt)
             say("self-test: corrupting one word of what check %c verifies: that check must FAIL", corrupt);
         post_recv(&c, 0, 100, base + off_msg, SEND_LEN);   /* for check (a)'s SEND */
+        post_recv(&c, QC, 200, base + off_dsend, SEND_LEN);  /* check (d)'s SEND */
+        post_recv(&c, QC, 201, base + off_inl + 2048, 2048);  /* check (e)'s inline SEND */
+        atom[0] = ATOM0;
+        if (features & F_SRQ)
+            for (int k = 0; k < SRQ_WR; k++)
+                post_srq(&c, 300 + k, base + off_srq + (k % 16) * 256, 256);
     } else {
         pat_fill(b + 0, n, PAT_A);
         memset(b + n, 0xee, n);
         pat_fill(b + 2 * n, SMALL, PAT_C);
         pat_fill(b + off_msg, SEND_LEN, PAT_SEND);
+        pat_fill(b + off_d, SMALL, PAT_E);
+        pat_fill(b + off_dsend, SEND_LEN, PAT_SEND);
+        memset(atom, 0xee, 4096);
     }
     for (int i = 0; i < NQP; i++)
-        connect_qp(&c, i, &peer, me.psn[i]);
+        if (c.qp[i] && peer.qpn[i])
+            connect_qp(&c, i, &peer, me.psn[i]);
     say("QP A %#x and QP B %#x connected (RTS), path MTU %s", c.qp[0]->qp_num, c.qp[1]->qp_num, mtu_str(c.mtu));
     /* Both sides are at RTR (RECV posted) before the client sends anything. */
     send_msg("READY");
@@ -672,6 +950,150 @@ int main(int argc, char **argv)
         say("check c: PASS (QP A still works: WRITE %d bytes, READ back and READ %d bytes of pattern D, all "
             "correct; the server found the WRITE's bytes)", SMALL, SMALL);
         checks++;
+
+        /* (d) */
+        struct ibv_qp_ex *qx = c.qpx;
+        struct wcx w[4];
+        check_cq_moderation(&c);
+        say("check d: ibv_wr_* batch on QP C: unsignaled WRITE of %d bytes (2 SGEs), SEND with IMM; then "
+            "FETCH_ADD, CMP_SWAP, READ", SMALL);
+        ibv_wr_start(qx);
+        qx->wr_id = 20;
+        qx->wr_flags = 0;
+        ibv_wr_rdma_write(qx, peer.rkey, rb + off_d);
+        struct ibv_sge sl[2] = {
+            { .addr = base + off_d, .length = SMALL / 2, .lkey = c.mr->lkey },
+            { .addr = base + off_d + SMALL / 2, .length = SMALL / 2, .lkey = c.mr->lkey },
+        };
+        ibv_wr_set_sge_list(qx, 2, sl);
+        qx->wr_id = 21;
+        qx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_send_imm(qx, htobe32(IMM_D));
+        ibv_wr_set_sge(qx, c.mr->lkey, base + off_dsend, SEND_LEN);
+        if ((r = ibv_wr_complete(qx)))
+            fail("check d: ibv_wr_complete (WRITE + SEND_IMM): %s", strerror(r));
+        poll_wcx(c.cqx, 1, w, "check d: WRITE + SEND_IMM");
+        check_wcx(&w[0], 21, IBV_WC_SEND, "check d: SEND_IMM (the unsignaled WRITE has no completion)");
+        recv_msg(m, "D-OK");
+        /* One at a time: rdma-core 44's rxe loses a completion of back-to-back atomics */
+        ibv_wr_start(qx);
+        qx->wr_flags = IBV_SEND_SIGNALED;
+        qx->wr_id = 22;
+        ibv_wr_atomic_fetch_add(qx, peer.rkey, rb + off_atom, ATOM_ADD);
+        ibv_wr_set_sge(qx, c.mr->lkey, base + off_atom, 8);
+        if ((r = ibv_wr_complete(qx)))
+            fail("check d: ibv_wr_complete (FETCH_ADD): %s", strerror(r));
+        poll_wcx(c.cqx, 1, w, "check d: FETCH_ADD");
+        check_wcx(&w[0], 22, IBV_WC_FETCH_ADD, "check d: FETCH_ADD");
+        ibv_wr_start(qx);
+        qx->wr_id = 23;
+        ibv_wr_atomic_cmp_swp(qx, peer.rkey, rb + off_atom, ATOM0 + ATOM_ADD, ATOM_SWAP);
+        ibv_wr_set_sge(qx, c.mr->lkey, base + off_atom + 8, 8);
+        if ((r = ibv_wr_complete(qx)))
+            fail("check d: ibv_wr_complete (CMP_SWAP): %s", strerror(r));
+        poll_wcx(c.cqx, 1, w, "check d: CMP_SWAP");
+        check_wcx(&w[0], 23, IBV_WC_COMP_SWAP, "check d: CMP_SWAP");
+        ibv_wr_start(qx);
+        qx->wr_id = 24;
+        ibv_wr_rdma_read(qx, peer.rkey, rb + off_atom);
+        ibv_wr_set_sge(qx, c.mr->lkey, base + off_atom + 16, 8);
+        if ((r = ibv_wr_complete(qx)))
+            fail("check d: ibv_wr_complete (READ): %s", strerror(r));
+        poll_wcx(c.cqx, 1, w, "check d: READ");
+        check_wcx(&w[0], 24, IBV_WC_RDMA_READ, "check d: READ");
+        if (atom[0] != ATOM0 || atom[1] != ATOM0 + ATOM_ADD || atom[2] != ATOM_SWAP)
+            fail("check d: FETCH_ADD returned %#" PRIx64 " (expected %#llx), CMP_SWAP %#" PRIx64
+                 " (expected %#llx), the READ %#" PRIx64 " (expected %#llx)", atom[0], ATOM0, atom[1],
+                 ATOM0 + ATOM_ADD, atom[2], ATOM_SWAP);
+        send_msg("D2-DONE");
+        recv_msg(m, "D2-OK");
+        say("check d: PASS (ibv_wr_* WRITE + SEND_IMM landed and completed as the server saw it through "
+            "ibv_cq_ex; FETCH_ADD, CMP_SWAP, READ returned the right words)");
+        checks++;
+
+        /* (e) */
+        if (features & F_INLINE) {
+            say("check e: %d-byte inline SEND (legacy post_send, buffer cleared after posting), inline WRITE "
+                "of 60 + 40 bytes (ibv_wr_set_inline_data_list)", INL_SEND);
+            uint32_t inl[INL_SEND / 4];
+            pat_fill(inl, sizeof(inl), PAT_G);
+            struct ibv_sge isge = { .addr = (uintptr_t)inl, .length = sizeof(inl), .lkey = 0 };
+            struct ibv_send_wr iwr = { .wr_id = 30, .sg_list = &isge, .num_sge = 1, .opcode = IBV_WR_SEND,
+                                       .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE }, *ibad;
+            if ((r = ibv_post_send(c.qp[QC], &iwr, &ibad)))
+                fail("check e: ibv_post_send (inline SEND): %s", strerror(r));
+            memset(inl, 0, sizeof(inl));
+            pat_fill(inl, sizeof(inl), PAT_H);
+            struct ibv_data_buf pieces[2] = { { .addr = inl, .length = 60 }, { .addr = (char *)inl + 60,
+                                                                            .length = 40 } };
+            /* rdma-core 44's rxe completes inline WRITEs after an inline SEND with wr_id 0 */
+            bool inl_write = strncmp(ibv_get_device_name(c.vctx->device), "rxe", 3) != 0;
+            if (inl_write) {
+                ibv_wr_start(qx);
+                qx->wr_id = 31;
+                qx->wr_flags = IBV_SEND_SIGNALED;
+                ibv_wr_rdma_write(qx, peer.rkey, rb + off_inl);
+                ibv_wr_set_inline_data_list(qx, 2, pieces);
+                if ((r = ibv_wr_complete(qx)))
+                    fail("check e: ibv_wr_complete (inline WRITE): %s", strerror(r));
+            }
+            memset(inl, 0, sizeof(inl));
+            poll_wcx(c.cqx, inl_write ? 2 : 1, w, "check e: inline SEND + WRITE");
+            check_wcx(&w[0], 30, IBV_WC_SEND, "check e: inline SEND");
+            if (inl_write)
+                check_wcx(&w[1], 31, IBV_WC_RDMA_WRITE, "check e: inline WRITE");
+            else
+                say("check e: no inline WRITE on rxe (its provider completes it with wr_id 0)");
+            send_msg("E-DONE %d", inl_write);
+            recv_msg(m, "E-OK");
+            say("check e: PASS (the server found both inline payloads)");
+            checks++;
+        }
+
+        /* (d, last on QP C: rxe's ibv_wr_abort leaves its send sequence numbers behind) */
+        ibv_wr_start(qx);
+        qx->wr_id = 99;
+        qx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_rdma_write(qx, peer.rkey, rb + off_d);
+        ibv_wr_set_sge(qx, c.mr->lkey, base + off_msg, 8);
+        ibv_wr_abort(qx);
+        expect_no_wcx(c.cqx, 0.3, "check d: a batch dropped with ibv_wr_abort");
+        say("check d: a batch dropped with ibv_wr_abort never completed");
+
+        /* (f) */
+        if (features & F_SRQ) {
+            say("check f: %d SENDs with IMM over QP S1 and S2 to the server's SRQ of %d, in batches of %d",
+                SRQ_MSGS, SRQ_WR, SRQ_WR);
+            for (int i = 0; i < SRQ_MSGS; i += SRQ_WR) {
+                recv_msg(m, "F-GO");
+                for (int k = i; k < i + SRQ_WR; k++) {
+                    char *src = b + off_srq + (k % 16) * 256;
+                    pat_fill(src, SRQ_LEN, PAT_SRQ + k);
+                    struct ibv_sge fs = { .addr = (uintptr_t)src, .length = SRQ_LEN, .lkey = c.mr->lkey };
+                    struct ibv_send_wr fw = { .wr_id = 400 + k, .sg_list = &fs, .num_sge = 1,
+                                              .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htobe32(k) }, *fbad;
+                    if ((r = ibv_post_send(c.qp[QS1 + k % 2], &fw, &fbad)))
+                        fail("check f: ibv_post_send (SEND %d): %s", k, strerror(r));
+                }
+                for (int k = 0; k < SRQ_WR; k++) {
+                    struct ibv_wc wc;
+                    double end = now_s() + timeout_s;
+                    while (!(r = ibv_poll_cq(c.cq[QS1], 1, &wc))) {
+                        if (now_s() > end)
+                            fail("check f: SEND %d of batch %d: no completion within %d s", k, i / SRQ_WR,
+                                 timeout_s);
+                        sched_yield();
+                    }
+                    if (r < 0 || wc.status != IBV_WC_SUCCESS)
+                        fail("check f: SEND completion %s (wr_id %" PRIu64 ")",
+                             r < 0 ? "poll error" : ibv_wc_status_str(wc.status), wc.wr_id);
+                }
+            }
+            recv_msg(m, "F-OK");
+            say("check f: PASS (the server got all %d SENDs through its SRQ, by content, and the limit event)",
+                SRQ_MSGS);
+            checks++;
+        }
         send_msg("BYE");
     } else {
         /* (a): the SEND arrives after the WRITE on the same QP. */
@@ -697,6 +1119,100 @@ int main(int argc, char **argv)
         send_msg("C-OK");
         say("check c: PASS on our side (QP A's WRITE after QP B's error landed correctly; nothing else changed)");
         checks++;
+
+        /* (d) */
+        struct wcx w[2];
+        say("check d: waiting for the client's ibv_wr_* WRITE + SEND_IMM on QP C");
+        poll_wcx(c.cqx, 1, w, "check d: RECV of the SEND_IMM");
+        check_wcx(&w[0], 200, IBV_WC_RECV, "check d: RECV");
+        if (!(w[0].wc_flags & IBV_WC_WITH_IMM) || w[0].imm != IMM_D)
+            fail("check d: the RECV's wc_flags %#x / immediate %#x, expected IBV_WC_WITH_IMM / %#x", w[0].wc_flags,
+                 w[0].imm, IMM_D);
+        if (w[0].byte_len != SEND_LEN || w[0].qp_num != c.qp[QC]->qp_num)
+            fail("check d: the RECV's byte_len %u / qp_num %#x, expected %d / %#x", w[0].byte_len, w[0].qp_num,
+                 SEND_LEN, c.qp[QC]->qp_num);
+        if (pat_check(b + off_dsend, SEND_LEN, PAT_SEND, why, sizeof(why)))
+            fail("check d: the SEND_IMM's payload is wrong: %s", why);
+        if (pat_check(b + off_d, SMALL, PAT_E, why, sizeof(why)))
+            fail("check d: the ibv_wr_rdma_write's data is wrong: %s", why);
+        send_msg("D-OK");
+        recv_msg(m, "D2-DONE");
+        if (atom[0] != ATOM_SWAP)
+            fail("check d: after FETCH_ADD and CMP_SWAP our word is %#" PRIx64 ", expected %#llx", atom[0],
+                 ATOM_SWAP);
+        send_msg("D2-OK");
+        say("check d: PASS (RECV read through ibv_cq_ex: opcode, IMM, byte_len, qp_num; WRITE bytes; atomics)");
+        checks++;
+
+        /* (e) */
+        if (features & F_INLINE) {
+            poll_wcx(c.cqx, 1, w, "check e: RECV of the inline SEND");
+            check_wcx(&w[0], 201, IBV_WC_RECV, "check e: RECV of the inline SEND");
+            if (w[0].byte_len != INL_SEND)
+                fail("check e: the inline SEND's byte_len is %u, expected %d", w[0].byte_len, INL_SEND);
+            if (pat_check(b + off_inl + 2048, INL_SEND, PAT_G, why, sizeof(why)))
+                fail("check e: the inline SEND's payload is wrong: %s", why);
+            recv_msg(m, "E-DONE");
+            if (atoi(m + 7) && pat_check(b + off_inl, INL_SEND, PAT_H, why, sizeof(why)))
+                fail("check e: the inline WRITE's data is wrong: %s", why);
+            send_msg("E-OK");
+            say("check e: PASS (inline SEND and inline WRITE landed by content)");
+            checks++;
+        }
+
+        /* (f) */
+        if (features & F_SRQ) {
+            int reposted = SRQ_WR;
+            for (int i = 0; i < SRQ_MSGS; i += SRQ_WR) {
+                bool last = i + SRQ_WR >= SRQ_MSGS;
+                if (last) {
+                    struct ibv_srq_attr sa = { .srq_limit = SRQ_LIMIT };
+                    int r = ibv_modify_srq(c.srq, &sa, IBV_SRQ_LIMIT);
+                    if (r)
+                        fail("check f: ibv_modify_srq (limit %d): %s", SRQ_LIMIT, strerror(r));
+                }
+                send_msg("F-GO");
+                for (int k = 0; k < SRQ_WR; k++) {
+                    struct ibv_wc wc;
+                    double end = now_s() + timeout_s;
+                    int r;
+                    while (!(r = ibv_poll_cq(c.cq[QS1], 1, &wc))) {
+                        if (now_s() > end)
+                            fail("check f: batch %d: %d of %d RECVs within %d s", i / SRQ_WR, k, SRQ_WR, timeout_s);
+                        sched_yield();
+                    }
+                    if (r < 0 || wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
+                        !(wc.wc_flags & IBV_WC_WITH_IMM))
+                        fail("check f: RECV completion %s, op-code %d, flags %#x (wr_id %" PRIu64 ")",
+                             r < 0 ? "poll error" : ibv_wc_status_str(wc.status), wc.opcode, wc.wc_flags, wc.wr_id);
+                    uint32_t seq = be32toh(wc.imm_data), slot = (uint32_t)(wc.wr_id - 300) % 16;
+                    if (seq >= SRQ_MSGS || wc.byte_len != SRQ_LEN ||
+                        wc.qp_num != c.qp[QS1 + seq % 2]->qp_num)
+                        fail("check f: RECV of SEND %u: %u bytes on QP %#x, expected %d bytes on QP %#x", seq,
+                             wc.byte_len, wc.qp_num, SRQ_LEN, seq < SRQ_MSGS ? c.qp[QS1 + seq % 2]->qp_num : 0);
+                    if (pat_check(b + off_srq + slot * 256, SRQ_LEN, PAT_SRQ + seq, why, sizeof(why)))
+                        fail("check f: SEND %u's payload (SRQ WQE %" PRIu64 ") is wrong: %s", seq, wc.wr_id, why);
+                    if (!last) {
+                        post_srq(&c, 300 + reposted, base + off_srq + (reposted % 16) * 256, 256);
+                        reposted++;
+                    }
+                }
+                if (last) {
+                    expect_srq_limit_event(&c);
+                    struct ibv_srq_attr qa;
+                    int r = ibv_query_srq(c.srq, &qa);
+                    if (r)
+                        fail("check f: ibv_query_srq: %s", strerror(r));
+                    if (qa.srq_limit != 0 || qa.max_wr < SRQ_WR)
+                        fail("check f: after the limit event ibv_query_srq gave limit %u (expected 0: disarmed), "
+                             "max_wr %u", qa.srq_limit, qa.max_wr);
+                }
+            }
+            send_msg("F-OK");
+            say("check f: PASS (%d RECVs through the SRQ by content and QP, reposted as they came; limit event)",
+                SRQ_MSGS);
+            checks++;
+        }
         recv_msg(m, "BYE");
     }
     destroy_resources(&c);

@@ -14,11 +14,14 @@
 # (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
-# Applications: ibv_rc_pingpong (-c, then -c -e), ibv_ud_pingpong, ib_write_bw, ib_read_bw,
-# ib_send_bw, ib_write_lat, ib_read_lat, verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE
-# and READ by content, a local protection error on one QP while another keeps working), and
-# verbs-check -X b as a negative control (the server corrupts check b's data: both sides
-# must fail with the mismatch).
+# Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
+# inline), ibv_uc_pingpong, ibv_ud_pingpong, ib_write_bw, ib_read_bw,
+# ib_send_bw, ib_write_lat, ib_read_lat, the SRQ applications (ibv_srq_pingpong polling and
+# with events, ib_send_bw --use-srq), verbs-check (tests/vm/verbs-check.c: 1 MiB WRITE and
+# READ by content, a local protection error on one QP while another keeps working, the
+# extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
+# negative control (the server corrupts check b's data: both sides must fail with the
+# mismatch).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
@@ -257,6 +260,16 @@ app() {
     fi
 }
 
+# Issue 14's applications that need a shared receive queue: ibv_srq_pingpong (4 QPs on
+# one SRQ, polling and events) and ib_send_bw --use-srq. (No `ib_send_bw -I`: Debian 12's
+# perftest turns inline off on devices it does not know, rxe and snic alike: "Device not
+# recognized to implement inline feature"; verbs-check checks inline data instead.)
+srq_apps() {
+    app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 250 -s 4096 -c
+    app srq-pingpong-events 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 250 -s 4096 -c -e
+    app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 1000
+}
+
 # --- the run ---------------------------------------------------------------------------
 step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
@@ -282,6 +295,10 @@ case $SUITE in
     apps)
         app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c
         app rc-pingpong-events 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 4096 -c -e
+        # The pingpongs send inline when the QP's max_inline_data covers the size: 128 bytes
+        # go inline (IBV_SEND_INLINE), checked by -c. UC: the same over an unreliable QP.
+        app rc-pingpong-inline 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 500 -s 128 -c
+        app uc-pingpong 120 ibv_uc_pingpong -d "$DEV" -g "$GIDX" -n 500 -s 4096 -c
         # UD payload 2048 (the default) + 40 bytes of GRH: fits the RoCE MTU 4096 of MTU 9000.
         app ud-pingpong 120 ibv_ud_pingpong -d "$DEV" -g "$GIDX" -n 1000 -s 2048
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
@@ -289,6 +306,7 @@ case $SUITE in
         app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000
+        srq_apps
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
@@ -309,10 +327,15 @@ case $SUITE in
         # One side snic, the other Linux rxe (vm-pair --nic-a/--nic-b): the wire formats and
         # the go-back-N transports must agree, in both roles.
         app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
+        # 128-byte messages go inline on both (their QPs offer it), UC too.
+        app rc-pingpong-inline 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 128 -c
+        app uc-pingpong 120 ibv_uc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
         # perftest gives each side's QP the peer's outstanding-READ count: rxe offers 128,
         # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
+        # 4 QPs on one SRQ on each side, snic's against rxe's.
+        app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 100 -s 4096 -c
         app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
     lossy)
         # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
@@ -351,14 +374,8 @@ case $SUITE in
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
     srq)
-        # Issue 14's applications that need a shared receive queue (role verbs-srq; not in
-        # tests/vm/vm-tests.sh until snic has SRQs).
-        app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 250 -s 4096 -c
-        app srq-pingpong-events 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 250 -s 4096 -c -e
-        app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 1000
-        # (No `ib_send_bw -I`: Debian 12's perftest turns inline off on devices it does not
-        # know, rxe and snic alike: "Device not recognized to implement inline feature".)
-        ;;
+        # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
+        srq_apps ;;
     *)
         step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench or srq, not $SUITE'; exit 2" ;;
 esac
