@@ -372,6 +372,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_eq = SNIC_DEFAULT_MAX_EQ,
         .max_srq = SNIC_DEFAULT_MAX_SRQ,
         .max_mw = SNIC_DEFAULT_MAX_MW,
+        .recv_pool = SNIC_DEFAULT_RECV_POOL,
         .max_mr_pages = SNIC_DEFAULT_MAX_MR_PAGES,
         .faults = {
             .drop_pct = s->wire_drop,

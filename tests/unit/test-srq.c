@@ -25,11 +25,20 @@ typedef struct Quad {
     Node a, a2, b, b1, b2;
 } Quad;
 
-static void quad_new(Quad *q, uint32_t limit)
+/*
+ * b's device copies at most recv_pool SRQ WQEs in progress (0: default);
+ * with a pool, a sends one packet per QP turn so that messages interleave.
+ */
+static void quad_new_pool(Quad *q, uint32_t limit, uint32_t recv_pool)
 {
+    SnicCoreConfig cfg = { .recv_pool = recv_pool };
+    SnicCoreConfig acfg = { .sched_burst = recv_pool ? 1024 : 0 };
+
     q->sim = snic_sim_new(3);
-    node_init(&q->a, q->sim, 1);
-    node_init(&q->b, q->sim, 2);
+    node_init_host(&q->a, fake_host_new_cfg(&acfg), q->sim, 1, SNIC_QPT_RC,
+                   SNIC_DB_KERNEL_PAGE);
+    node_init_host(&q->b, fake_host_new_cfg(&cfg), q->sim, 2, SNIC_QPT_RC,
+                   SNIC_DB_KERNEL_PAGE);
     snic_sim_port_connect(&q->a.h->port, &q->b.h->port, &clean);
     node_create_srq(&q->a, 0);
     node_create_srq(&q->b, limit);
@@ -40,6 +49,11 @@ static void quad_new(Quad *q, uint32_t limit)
     node_connect(&q->b1, &q->a, SNIC_MTU_1024, 7, 7);
     node_connect(&q->a2, &q->b2, SNIC_MTU_1024, 7, 7);
     node_connect(&q->b2, &q->a2, SNIC_MTU_1024, 7, 7);
+}
+
+static void quad_new(Quad *q, uint32_t limit)
+{
+    quad_new_pool(q, limit, 0);
 }
 
 static void quad_free(Quad *q)
@@ -462,6 +476,35 @@ static void test_doorbells(void)
     quad_free(&q);
 }
 
+/*
+ * With the device's pool of SRQ WQEs in progress used up, a second
+ * message meets RNR until the first completes; both then arrive.
+ */
+static void test_pool_exhausted(void)
+{
+    Quad q;
+    struct snic_cqe c;
+    unsigned i;
+
+    quad_new_pool(&q, 0, 1);
+    for (i = 0; i < 4; i++) {
+        node_post_srq_recv(&q.b, 60 + i, BUF + i * SLOT_LEN, SLOT_LEN,
+                           q.b.lkey);
+    }
+    send_msg(&q.a, 0);
+    send_msg(&q.a2, 1);
+    snic_sim_run(q.sim, 1000000);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(&q.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_true(node_poll_cq(&q.a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_cmpuint(q.a.h->events[SNIC_TRACE_RNR_WAIT], >=, 1);
+    g_assert_cmpuint(q.b.h->core->recv_free_n, ==, 1);
+    quad_free(&q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -473,5 +516,6 @@ int main(int argc, char **argv)
     g_test_add_func("/srq/pd-of-srq-checks-wqes", test_srq_pd_checks_wqes);
     g_test_add_func("/srq/admin-checks", test_admin_checks);
     g_test_add_func("/srq/doorbells", test_doorbells);
+    g_test_add_func("/srq/receive-pool-exhausted", test_pool_exhausted);
     return g_test_run();
 }

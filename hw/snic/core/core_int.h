@@ -86,6 +86,10 @@ struct SnicCore {
     uint32_t free_qpn_head;
     uint32_t free_qpn_tail;
     SnicSched sched;            /* schedule queues and timer heap */
+    /* SRQ receive WQEs in progress (rdma.c), and the free entries */
+    struct snic_rq_wqe *recv_pool;
+    uint16_t *recv_free;
+    uint32_t recv_free_n;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across

@@ -16,12 +16,16 @@ void snic_qp_init(SnicCore *c)
 {
     c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + FIRST_QPN);
     c->free_qpns = g_new(uint32_t, c->cfg.max_qp);
+    c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
+    c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
 }
 
 void snic_qp_free(SnicCore *c)
 {
     g_free(c->qps);
     g_free(c->free_qpns);
+    g_free(c->recv_pool);
+    g_free(c->recv_free);
 }
 
 void snic_qp_reset(SnicCore *c)
@@ -34,6 +38,7 @@ void snic_qp_reset(SnicCore *c)
     }
     c->free_qpn_head = 0;
     c->free_qpn_tail = c->cfg.max_qp;
+    snic_recv_pool_reset(c);
 }
 
 /* Every state change goes through here, so each one is an event. */
@@ -349,6 +354,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_PARAM;
     }
     snic_sched_remove(c, qp);
+    snic_recv_release(c, qp);
     c->pds[qp->pdn].refs--;
     snic_cq_get(c, qp->send_cqn)->refs--;
     snic_cq_get(c, qp->recv_cqn)->refs--;

@@ -235,6 +235,7 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
 {
     snic_sched_remove(c, qp);
+    snic_recv_release(c, qp);
     memset(&qp->req, 0, sizeof(qp->req));
     memset(&qp->resp, 0, sizeof(qp->resp));
     qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
@@ -400,56 +401,100 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
+/*
+ * The held receive WQE: an RQ's is read from its slot (the slot is the
+ * QP's until the completion), an SRQ's from the receive-WQE pool it was
+ * copied to (its SRQ slot is free once taken). False if unreadable.
+ */
+static bool recv_wqe(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
+{
+    const SnicResp *s = &qp->resp;
+    SnicMtt rq;
+
+    if (s->recv_slot) {
+        *w = c->recv_pool[s->recv_slot - 1];
+        return true;
+    }
+    rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+    return !snic_mtt_read(c, &rq, rq_off(qp, s->recv_index), w, sizeof(*w));
+}
+
+/* ... for its buffers: also well formed (the guest may rewrite it) */
+static bool recv_sges(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
+{
+    return qp->resp.recv_held && qp->resp.recv_ok && recv_wqe(c, qp, w) &&
+           w->num_sge <= SNIC_RQ_WQE_MAX_SGE;
+}
+
+void snic_recv_release(SnicCore *c, SnicQp *qp)
+{
+    if (qp->resp.recv_slot) {
+        c->recv_free[c->recv_free_n++] = qp->resp.recv_slot - 1;
+        qp->resp.recv_slot = 0;
+    }
+}
+
+void snic_recv_pool_reset(SnicCore *c)
+{
+    for (c->recv_free_n = 0; c->recv_free_n < c->cfg.recv_pool;
+         c->recv_free_n++) {
+        c->recv_free[c->recv_free_n] = c->recv_free_n;
+    }
+}
+
 bool snic_recv_take(SnicCore *c, SnicQp *qp)
 {
     SnicResp *s = &qp->resp;
-    struct snic_rq_wqe *w = &s->recv_wqe;
+    struct snic_rq_wqe w;
+    SnicMtt rq;
     int st;
 
     if (s->recv_held) {
         return true;
     }
     if (qp->srqn) {
-        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), w, &s->recv_index);
+        if (!c->recv_free_n) {
+            return false;       /* the pool is used up: as if none */
+        }
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &s->recv_index);
         if (st < 0) {
             return false;
         }
+        s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
+        c->recv_pool[s->recv_slot - 1] = w;
     } else {
         if (qp->rq_head == qp->rq_tail) {
             return false;
         }
         s->recv_index = qp->rq_head;
-        SnicMtt rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth,
-                                  SNIC_RQ_WQE_SIZE);
-
-        st = snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head), w, sizeof(*w));
+        rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+        st = snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head), &w, sizeof(w));
     }
     s->recv_held = true;
     s->recv_ok = false;
     s->recv_off = 0;
     if (st) {
-        memset(w, 0, sizeof(*w));
         SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, s->recv_index, 1);
-    } else if (w->num_sge > SNIC_RQ_WQE_MAX_SGE) {
+    } else if (w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
         SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, s->recv_index,
-                         w->num_sge);
+                         w.num_sge);
     } else {
         s->recv_ok = true;
     }
     return true;
 }
 
-int64_t snic_recv_room(const SnicQp *qp)
+int64_t snic_recv_room(SnicCore *c, const SnicQp *qp)
 {
-    const struct snic_rq_wqe *w = &qp->resp.recv_wqe;
+    struct snic_rq_wqe w;
     int64_t room = 0;
     unsigned i;
 
-    if (!qp->resp.recv_held || !qp->resp.recv_ok) {
+    if (!recv_sges(c, qp, &w)) {
         return -1;
     }
-    for (i = 0; i < w->num_sge; i++) {
-        room += GUINT32_FROM_LE(w->sge[i].length);
+    for (i = 0; i < w.num_sge; i++) {
+        room += GUINT32_FROM_LE(w.sge[i].length);
     }
     return room;
 }
@@ -458,15 +503,15 @@ int64_t snic_recv_room(const SnicQp *qp)
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)
 {
-    const SnicResp *s = &qp->resp;
     /* an SRQ's WQEs are checked against the SRQ's PD */
     uint32_t pdn = qp->srqn ? snic_srq_get(c, qp->srqn)->pdn : qp->pdn;
+    struct snic_rq_wqe w;
 
-    if (!s->recv_held || !s->recv_ok) {
+    /* read again for every packet: nothing of it is kept for an RQ */
+    if (!recv_sges(c, qp, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_sge_scatter(c, pdn, s->recv_wqe.sge, s->recv_wqe.num_sge, off,
-                            buf, len);
+    return snic_sge_scatter(c, pdn, w.sge, w.num_sge, off, buf, len);
 }
 
 /* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
@@ -474,13 +519,15 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
                           bool se)
 {
     SnicResp *s = &qp->resp;
+    struct snic_rq_wqe w;
 
-    cqe->wr_id = s->recv_wqe.wr_id;
+    cqe->wr_id = recv_wqe(c, qp, &w) ? w.wr_id : 0;
     cqe->qpn = GUINT32_TO_LE(qp - c->qps);
     cqe->wqe_index = GUINT16_TO_LE((uint16_t)s->recv_index);
     if (!qp->srqn) {
         qp->rq_head++;
     }
+    snic_recv_release(c, qp);
     s->recv_held = false;
     s->recv_off = 0;
     if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {

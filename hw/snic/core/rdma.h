@@ -86,12 +86,12 @@ typedef struct SnicResp {
     bool in_write;              /* between WRITE First and Last */
     bool nak_sent;              /* NAK sequence error sent for this gap */
     bool uc_resync;             /* UC: dropping until a First or Only */
-    /* the receive WQE of the current message, copied when taken */
+    /* the receive WQE of the current message */
     bool recv_held;
     bool recv_ok;               /* it was readable and well formed */
+    uint16_t recv_slot;         /* SRQ: its copy in the pool, + 1 */
     uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
     uint32_t recv_off;          /* bytes placed in it */
-    struct snic_rq_wqe recv_wqe;
     uint64_t write_va;          /* next byte of the current WRITE */
     uint32_t write_rkey;
     uint32_t write_left;
@@ -141,7 +141,15 @@ int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
  */
 bool snic_recv_take(SnicCore *c, SnicQp *qp);
 /* Bytes the held receive WQE's buffers take; -1 if it is malformed */
-int64_t snic_recv_room(const SnicQp *qp);
+int64_t snic_recv_room(SnicCore *c, const SnicQp *qp);
+/*
+ * SRQ receive WQEs in progress are copied to a pool on the device shared
+ * by all QPs (cfg.recv_pool entries; an RQ's stays in its slot): a QP
+ * gives its entry back when the message completes or the QP resets. With
+ * the pool used up a SEND meets no receive WQE: RNR, as for an empty SRQ.
+ */
+void snic_recv_release(SnicCore *c, SnicQp *qp);
+void snic_recv_pool_reset(SnicCore *c);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,

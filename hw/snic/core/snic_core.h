@@ -31,6 +31,7 @@
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_DEFAULT_MAX_SRQ        1024
 #define SNIC_DEFAULT_MAX_MW         1024
+#define SNIC_DEFAULT_RECV_POOL      1024
 #define SNIC_SCHED_MAX_WQES         64
 #define SNIC_SCHED_MAX_BURST        (1u << 20)
 #define SNIC_MAX_OBJECTS            (1u << 20)
@@ -53,6 +54,7 @@ typedef struct SnicCoreConfig {
     uint32_t max_eq;
     uint32_t max_srq;
     uint32_t max_mw;
+    uint32_t recv_pool;         /* SRQ receive WQEs in progress at once */
     /* the QP scheduler (sched.h); 0: its default */
     uint32_t sched_policy;      /* SnicSchedPolicy */
     uint32_t sched_wqes;        /* WQEs fetched per iteration */

@@ -124,7 +124,7 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    room = snic_recv_room(qp);
+    room = snic_recv_room(c, qp);
     if (room >= 0 && room < SNIC_GRH_LEN + p->payload_len) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
