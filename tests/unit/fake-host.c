@@ -84,7 +84,15 @@ static void fh_kick(void *opaque)
 
 static void fh_rx_purge(void *opaque)
 {
-    ((FakeHost *)opaque)->rx_purges++;
+    FakeHost *h = opaque;
+
+    h->rx_purges++;
+    snic_sim_port_rx_purge(&h->port);
+}
+
+static uint64_t fh_dma_read_done(void *opaque, size_t len)
+{
+    return snic_sim_port_dma_read_done(&((FakeHost *)opaque)->port, len);
 }
 
 static uint64_t fh_now_ns(void *opaque)
@@ -149,19 +157,34 @@ FakeHost *fake_host_new(void)
 
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
+    return fake_host_new_timed(config, NULL);
+}
+
+FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
+                              const SnicSimNicTiming *timing)
+{
+    static const uint8_t no_mac[6];
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
     GError *err = NULL;
 
     cfg.num_db_pages = FAKE_DB_PAGES;
     cfg.num_vectors = FAKE_VECTORS;
-    memcpy(cfg.mac, fake_mac, 6);
+    if (!memcmp(cfg.mac, no_mac, 6)) {
+        memcpy(cfg.mac, fake_mac, 6);
+    }
     h->mem = g_malloc0(FAKE_MEM_SIZE);
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    h->core = snic_core_new(&cfg, &fake_ops, h, &err);
+    h->ops = fake_ops;
+    if (timing) {
+        /* only a timed host has the op: reads complete at once otherwise */
+        snic_sim_port_set_timing(&h->port, timing);
+        h->ops.dma_read_done = fh_dma_read_done;
+    }
+    h->core = snic_core_new(&cfg, &h->ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
     return h;
@@ -170,6 +193,7 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 void fake_host_free(FakeHost *h)
 {
     snic_core_free(h->core);
+    snic_sim_port_destroy(&h->port);
     g_ptr_array_unref(h->frames);
     g_ptr_array_unref(h->guest_errors);
     g_free(h->mem);

@@ -31,6 +31,7 @@
 
 typedef struct FakeHost {
     SnicCore *core;
+    SnicHostOps ops;            /* the core's: fake_ops, timed or not */
     uint8_t *mem;
     GPtrArray *frames;          /* GByteArray per transmitted frame */
     unsigned irqs[FAKE_VECTORS];
@@ -58,8 +59,17 @@ typedef struct FakeHost {
 } FakeHost;
 
 FakeHost *fake_host_new(void);
-/* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
+/*
+ * ... with limits, link faults and MAC from 'cfg' (doorbells and vectors:
+ * ours; a MAC left zero: fake_mac)
+ */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
+/*
+ * ... and, on the simulator, the NIC timing model 'timing' (NULL: none;
+ * the core then has no dma_read_done, as in QEMU).
+ */
+FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg,
+                              const SnicSimNicTiming *timing);
 
 /*
  * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),
