@@ -60,6 +60,9 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
+/* ... on host h (its MAC, its timing), which the node then owns */
+void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
+                    uint8_t type, uint16_t ctx);
 
 /*
  * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context
@@ -81,7 +84,7 @@ void node_set_mtu(Node *n, uint32_t mtu);
 /* MODIFY_QP of the node's QP with 'a' under 'mask'. */
 void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 
-/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+/* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);
 
