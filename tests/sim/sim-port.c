@@ -41,7 +41,7 @@ void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
 void snic_sim_port_destroy(SnicSimPort *p)
 {
     snic_sim_port_rx_purge(p);
-    if (p->timed) {
+    if (p->sim && p->timed) {      /* the MAC is made on attach */
         snic_sim_mac_destroy(&p->mac);
     }
 }
@@ -52,6 +52,8 @@ void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t)
     g_assert(!t->obey_pause || t->line_rate_bps);
     g_assert(t->untagged_priority < SNIC_SIM_PRIORITIES);
     p->timing = *t;
+    p->timed = t->pcie_rtt_ns || t->pcie_bps || t->pipeline_ns ||
+               t->line_rate_bps;
 }
 
 unsigned snic_sim_port_run(SnicSimPort *p)
@@ -253,8 +255,6 @@ unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim)
 
     p->sim = sim;
     p->ep = snic_sim_add_endpoint(sim, port_sim_recv, p);
-    p->timed = t->pcie_rtt_ns || t->pcie_bps || t->pipeline_ns ||
-               t->line_rate_bps;
     if (p->timed) {
         snic_sim_mac_init(&p->mac, sim, p->ep, p->peer, t->line_rate_bps,
                           t->obey_pause, t->untagged_priority);

@@ -70,7 +70,7 @@ typedef struct SnicSimPort {
     uint64_t timer_id;          /* 0: none */
 
     SnicSimNicTiming timing;
-    bool timed;                 /* a timing cost is on (and sim set) */
+    bool timed;                 /* a timing cost is on */
     uint64_t rd_free_ps;        /* the PCIe read channel is free from */
     uint64_t wr_free_ps;        /* ... and the write channel */
     uint64_t tx_pipe_free;      /* the TX pipeline takes a packet from */
@@ -88,8 +88,9 @@ void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds);
 void snic_sim_port_destroy(SnicSimPort *p);
 
 /*
- * The timing model, before snic_sim_port_attach(); it applies on the
- * simulator only (alone, the port has no events to delay frames with).
+ * The timing model, before snic_sim_port_attach(). Reads are timed alone
+ * too; transmit and receive only on the simulator (alone, the port has
+ * no events to delay frames with).
  */
 void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t);
 

@@ -101,6 +101,12 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn);
 }
 
+void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                   uint16_t ctx)
+{
+    node_init_host(n, fake_host_new(), sim, ip, type, ctx);
+}
+
 void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
                     uint8_t type, uint16_t ctx)
 {
@@ -114,7 +120,9 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     n->type = type;
     n->sq_ring = SQ_RING;
     n->h = h;
-    fake_host_attach_sim(n->h, sim);
+    if (sim) {
+        fake_host_attach_sim(n->h, sim);
+    }
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
     node_pbl(n->h, PBL_CQ, cq_pages, 8);
@@ -162,12 +170,6 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     cmd.set_gid.gid[12] = 10;
     cmd.set_gid.gid[15] = ip;
     node_admin_ok(n->h, &cmd);
-}
-
-void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
-                   uint16_t ctx)
-{
-    node_init_host(n, fake_host_new(), sim, ip, type, ctx);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)

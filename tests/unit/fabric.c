@@ -25,7 +25,7 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
         Node *n = &f->node[i];
         unsigned port;
 
-        node_init_host(n, fake_host_new_timed(&core, cfg->timing), f->sim,
+        node_init_host(n, fake_host_new_model(&core, cfg->timing), f->sim,
                        i + 1, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE);
         port = snic_sim_port_connect_switch(&n->h->port, f->sw, &cfg->link);
         g_assert_cmpuint(port, ==, i);

@@ -157,10 +157,18 @@ FakeHost *fake_host_new(void)
 
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
-    return fake_host_new_timed(config, NULL);
+    return fake_host_new_model(config, NULL);
 }
 
 FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
+                              uint64_t dma_rtt_ns)
+{
+    const SnicSimNicTiming rtt_only = { .pcie_rtt_ns = dma_rtt_ns };
+
+    return fake_host_new_model(config, dma_rtt_ns ? &rtt_only : NULL);
+}
+
+FakeHost *fake_host_new_model(const SnicCoreConfig *config,
                               const SnicSimNicTiming *timing)
 {
     static const uint8_t no_mac[6];

@@ -65,10 +65,17 @@ FakeHost *fake_host_new(void);
  */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
 /*
- * ... and, on the simulator, the NIC timing model 'timing' (NULL: none;
- * the core then has no dma_read_done, as in QEMU).
+ * ... whose device reads take dma_rtt_ns (SnicHostOps.dma_read_done), so
+ * the scheduler parks QPs on their WQE fetches; 0: untimed, as above.
+ * The timing model below with only pcie_rtt_ns set.
  */
-FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg,
+FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg, uint64_t dma_rtt_ns);
+/*
+ * ... with the NIC timing model 'timing' (tests/sim/README.md; NULL: none,
+ * the core then has no dma_read_done, as in QEMU). Reads are timed alone
+ * too; transmit and receive on the simulator only.
+ */
+FakeHost *fake_host_new_model(const SnicCoreConfig *cfg,
                               const SnicSimNicTiming *timing);
 
 /*

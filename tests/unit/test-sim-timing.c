@@ -77,7 +77,7 @@ static FakeHost *timed_host(SnicSim *sim, const SnicSimNicTiming *t,
                             Sink *k)
 {
     SnicCoreConfig cfg = { 0 };
-    FakeHost *h = fake_host_new_timed(&cfg, t);
+    FakeHost *h = fake_host_new_model(&cfg, t);
     unsigned sink;
 
     fake_host_attach_sim(h, sim);

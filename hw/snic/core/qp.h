@@ -11,6 +11,7 @@
 #include "cq.h"
 #include "mtt.h"
 #include "rdma.h"
+#include "scheduler.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_QP_WR_LOG2         14
@@ -59,6 +60,7 @@ struct SnicQp {
     uint32_t sq_comp;           /* next WQE to complete */
     uint32_t rq_tail;           /* producer (doorbell) */
     uint32_t rq_head;           /* next receive WQE to use */
+    SnicQpSched sched;          /* scheduler and timer state */
     /* transport */
     const SnicProgram *program;
     SnicReq req;
