@@ -12,6 +12,9 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
     unsigned i;
 
     g_assert(cfg->nodes > 0 && cfg->nodes < 250);
+    /* a MAC paces for a link of its rate (tests/sim/README.md) */
+    g_assert(!cfg->timing || !cfg->timing->line_rate_bps ||
+             cfg->timing->line_rate_bps == cfg->link.bandwidth_bps);
     memset(f, 0, sizeof(*f));
     f->n = cfg->nodes;
     f->sim = snic_sim_new(cfg->seed);

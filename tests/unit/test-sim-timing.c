@@ -348,6 +348,27 @@ static void test_mac_obeys_pause(void)
     snic_sim_free(sim);
 }
 
+/* Not obeying PFC, the MAC passes PFC frames on as ordinary frames. */
+static void test_pause_to_core(void)
+{
+    SnicSim *sim = snic_sim_new(1);
+    Sink k = { 0 };
+    FakeHost *h = timed_host(sim, &model, &k);
+    static const uint8_t sw_mac[6] = { 2, 0, 0, 0, 0, 1 };
+    uint16_t quanta[SNIC_SIM_PRIORITIES] = { 0 };
+    uint8_t pfc[SNIC_SIM_PFC_FRAME_LEN];
+
+    quanta[3] = 0xffff;
+    snic_sim_pfc_build(pfc, sw_mac, 1u << 3, quanta);
+    inject(sim, h, 1000, pfc, sizeof(pfc));
+    snic_sim_run(sim, UINT64_MAX);
+    /* the core is not enabled: it took the frame and dropped it */
+    g_assert_cmpuint(FAKE_STAT(h, rx_dropped), ==, 1);
+    g_assert_cmpuint(h->port.mac.pause.frames, ==, 0);
+    fake_host_free(h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -363,5 +384,6 @@ int main(int argc, char **argv)
                     test_rx_wqe_fetch_and_order);
     g_test_add_func("/sim-timing/rx-purge", test_rx_purge);
     g_test_add_func("/sim-timing/mac-obeys-pause", test_mac_obeys_pause);
+    g_test_add_func("/sim-timing/pause-to-core", test_pause_to_core);
     return g_test_run();
 }
