@@ -324,6 +324,15 @@ uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result)
     return GUINT16_FROM_LE(cqe.status);
 }
 
+uint16_t fake_obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(handle);
+    return fake_admin(h, &cmd, NULL);
+}
+
 uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
                         uint16_t vector, uint16_t irq_delay_us)
 {
