@@ -1,12 +1,32 @@
 /*
- * A device core's clock, timer, engine runs and wire (see sim-port.h).
+ * A device core's clock, timer, engine runs and wire (see sim-port.h),
+ * and the NIC timing model (tests/sim/README.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <string.h>
+
 #include "sim-port.h"
+#include "snic/snic_opcodes.h"
+#include "snic/snic_verbs.h"
 
 /* Work items per snic_core_run() call, as the QEMU device's bottom half */
 #define PORT_RUN_BUDGET 16
+
+const SnicSimNicTiming snic_sim_srnic_timing = {
+    .pcie_rtt_ns = SNIC_SIM_SRNIC_PCIE_RTT_NS,
+    .pcie_bps = SNIC_SIM_SRNIC_PCIE_BPS,
+    .pipeline_ns = SNIC_SIM_SRNIC_PIPELINE_NS,
+    .line_rate_bps = SNIC_SIM_SRNIC_LINE_RATE_BPS,
+    .untagged_priority = SNIC_SIM_ROCE_PRIORITY,
+};
+
+/* A frame in the receive pipeline, due at the core at 'ready'. */
+typedef struct RxFrame {
+    uint64_t ready;
+    size_t len;
+    uint8_t data[];
+} RxFrame;
 
 void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
 {
@@ -14,7 +34,26 @@ void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
         .run_rounds = run_rounds,
         .now = 1000,
         .timer_deadline = UINT64_MAX,
+        .rx_queue = G_QUEUE_INIT,
     };
+}
+
+void snic_sim_port_destroy(SnicSimPort *p)
+{
+    snic_sim_port_rx_purge(p);
+    if (p->sim && p->timed) {      /* the MAC is made on attach */
+        snic_sim_mac_destroy(&p->mac);
+    }
+}
+
+void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t)
+{
+    g_assert(!p->sim);
+    g_assert(!t->obey_pause || t->line_rate_bps);
+    g_assert(t->untagged_priority < SNIC_SIM_PRIORITIES);
+    p->timing = *t;
+    p->timed = t->pcie_rtt_ns || t->pcie_bps || t->pipeline_ns ||
+               t->line_rate_bps;
 }
 
 unsigned snic_sim_port_run(SnicSimPort *p)
@@ -45,27 +84,197 @@ static void port_sim_timer(void *opaque)
     snic_core_timer(p->core);
 }
 
+static uint64_t ns_up(uint64_t ps)
+{
+    return (ps + 999) / 1000;
+}
+
+static uint64_t pcie_ps(const SnicSimPort *p, uint64_t bytes)
+{
+    return p->timing.pcie_bps ?
+           (uint64_t)(bytes * 8e12 / p->timing.pcie_bps) : 0;
+}
+
+/*
+ * A read issued at 'at': its completions queue for the read direction's
+ * bandwidth behind earlier reads (FIFO), then the round trip. Reads in
+ * flight overlap; only their data shares the link.
+ */
+static uint64_t pcie_read(SnicSimPort *p, uint64_t at, uint64_t bytes)
+{
+    p->rd_free_ps = MAX(p->rd_free_ps, at * 1000) + pcie_ps(p, bytes);
+    p->stats.pcie_reads++;
+    p->stats.pcie_read_bytes += bytes;
+    return ns_up(p->rd_free_ps) + p->timing.pcie_rtt_ns;
+}
+
+/* A posted write from 'at': done when its data has crossed the link. */
+static uint64_t pcie_write(SnicSimPort *p, uint64_t at, uint64_t bytes)
+{
+    p->wr_free_ps = MAX(p->wr_free_ps, at * 1000) + pcie_ps(p, bytes);
+    p->stats.pcie_writes++;
+    p->stats.pcie_write_bytes += bytes;
+    return ns_up(p->wr_free_ps);
+}
+
+uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len)
+{
+    uint64_t now = snic_sim_port_now(p);
+
+    return p->timed ? pcie_read(p, now, len) : now;
+}
+
+/* Bytes the NIC reads from host memory to send this frame. */
+static uint64_t tx_read_bytes(const uint8_t *f, size_t len)
+{
+    SnicSimFrameInfo fi;
+
+    snic_sim_frame_info(f, len, &fi);
+    if (fi.roce) {
+        /* payloads come from host memory; headers are the NIC's */
+        return fi.payload_len;
+    }
+    /* the Ethernet function sends from host buffers; MAC control is ours */
+    return fi.ethertype == SNIC_SIM_ETH_P_MAC_CTRL ? 0 : len;
+}
+
+/* RC/UC op-codes (UC's are RC's + 0x20) that take a receive WQE. */
+static bool takes_recv_wqe(uint8_t op)
+{
+    if (op == SNIC_OP_UD_SEND_ONLY || op == SNIC_OP_UD_SEND_ONLY_IMM) {
+        return true;
+    }
+    if (op >= 0x40) {
+        return false;
+    }
+    switch (op & 0x1f) {
+    case SNIC_OP_RC_SEND_FIRST:
+    case SNIC_OP_RC_SEND_ONLY:
+    case SNIC_OP_RC_SEND_ONLY_IMM:
+    case SNIC_OP_RC_SEND_ONLY_INV:
+    case SNIC_OP_RC_WRITE_LAST_IMM:     /* the immediate completes one */
+    case SNIC_OP_RC_WRITE_ONLY_IMM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void port_rx_run(void *opaque);
+
+static void rx_schedule(SnicSimPort *p)
+{
+    RxFrame *f = g_queue_peek_head(&p->rx_queue);
+
+    if (f && !p->rx_timer_id) {
+        p->rx_timer_id = snic_sim_timer_add(p->sim, f->ready, port_rx_run, p);
+    }
+}
+
+static void port_rx_run(void *opaque)
+{
+    SnicSimPort *p = opaque;
+    uint64_t now = snic_sim_now(p->sim);
+    RxFrame *f;
+
+    p->rx_timer_id = 0;
+    while ((f = g_queue_peek_head(&p->rx_queue)) && f->ready <= now) {
+        g_queue_pop_head(&p->rx_queue);
+        snic_core_receive(p->core, f->data, f->len);
+        g_free(f);
+    }
+    rx_schedule(p);
+}
+
+/*
+ * A frame reached the MAC: the receive WQE it needs is fetched, the
+ * pipeline takes it, its data is written; the core gets it then, in order.
+ */
+static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
+{
+    uint64_t now = snic_sim_now(p->sim), t = now, wr = 0;
+    SnicSimFrameInfo fi;
+    RxFrame *f;
+
+    snic_sim_frame_info(frame, len, &fi);
+    if (fi.roce) {
+        if (takes_recv_wqe(fi.opcode)) {
+            t = pcie_read(p, now, SNIC_RQ_WQE_SIZE);
+            p->stats.rq_wqe_fetches++;
+        } else if (fi.opcode == SNIC_OP_RC_CMP_SWAP ||
+                   fi.opcode == SNIC_OP_RC_FETCH_ADD) {
+            t = pcie_read(p, now, 8);       /* the target's old value */
+            wr = 8;
+        }
+        wr = fi.opcode == SNIC_OP_RC_ATOMIC_ACK ? 8 : wr + fi.payload_len;
+    } else if (fi.ethertype != SNIC_SIM_ETH_P_MAC_CTRL) {
+        wr = len;           /* the Ethernet function's receive buffer */
+    }
+    t = MAX(t, p->rx_pipe_free) + p->timing.pipeline_ns;
+    p->rx_pipe_free = t;
+    if (wr) {
+        t = pcie_write(p, t, wr);
+    }
+    p->rx_last = t = MAX(t, p->rx_last);
+    if (t <= now && g_queue_is_empty(&p->rx_queue)) {
+        snic_core_receive(p->core, frame, len);
+        return;
+    }
+    f = g_malloc(sizeof(*f) + len);
+    f->ready = t;
+    f->len = len;
+    memcpy(f->data, frame, len);
+    g_queue_push_tail(&p->rx_queue, f);
+    rx_schedule(p);
+}
+
+void snic_sim_port_rx_purge(SnicSimPort *p)
+{
+    g_queue_clear_full(&p->rx_queue, g_free);
+    if (p->rx_timer_id) {
+        snic_sim_timer_cancel(p->sim, p->rx_timer_id);
+        p->rx_timer_id = 0;
+    }
+}
+
 static void port_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
                           size_t len)
 {
     SnicSimPort *p = opaque;
 
-    snic_core_receive(p->core, frame, len);
+    if (!p->timed) {
+        snic_core_receive(p->core, frame, len);
+    } else if (!snic_sim_mac_receive(&p->mac, frame, len)) {
+        timed_receive(p, frame, len);
+    }
 }
 
 unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim)
 {
+    const SnicSimNicTiming *t = &p->timing;
+
     p->sim = sim;
     p->ep = snic_sim_add_endpoint(sim, port_sim_recv, p);
+    if (p->timed) {
+        snic_sim_mac_init(&p->mac, sim, p->ep, p->peer, t->line_rate_bps,
+                          t->obey_pause, t->untagged_priority);
+    }
     return p->ep;
 }
 
 void snic_sim_port_connect(SnicSimPort *a, SnicSimPort *b,
                            const SnicSimLinkConfig *cfg)
 {
-    a->peer = b->ep;
-    b->peer = a->ep;
+    a->peer = a->mac.peer = b->ep;
+    b->peer = b->mac.peer = a->ep;
     snic_sim_connect(a->sim, a->ep, b->ep, cfg);
+}
+
+unsigned snic_sim_port_connect_switch(SnicSimPort *p, SnicSimSwitch *sw,
+                                      const SnicSimLinkConfig *cfg)
+{
+    p->peer = p->mac.peer = snic_sim_switch_endpoint(sw);
+    return snic_sim_switch_add_port(sw, p->ep, cfg);
 }
 
 uint64_t snic_sim_port_now(const SnicSimPort *p)
@@ -96,12 +305,26 @@ void snic_sim_port_kick(SnicSimPort *p)
     }
 }
 
+/*
+ * Timed: the frame's payload is read from host memory, the pipeline takes
+ * it, and the MAC sends it at the line rate; frames keep their order.
+ */
 bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len)
 {
+    uint64_t now, read, t;
+
     if (!p->sim) {
         return false;
     }
-    snic_sim_send(p->sim, p->ep, p->peer, frame, len);
+    if (!p->timed) {
+        snic_sim_send(p->sim, p->ep, p->peer, frame, len);
+        return true;
+    }
+    now = snic_sim_now(p->sim);
+    read = tx_read_bytes(frame, len);
+    t = read ? pcie_read(p, now, read) : now;
+    p->tx_pipe_free = MAX(t, p->tx_pipe_free) + p->timing.pipeline_ns;
+    snic_sim_mac_send(&p->mac, p->tx_pipe_free, frame, len);
     return true;
 }
 

@@ -7,6 +7,10 @@
  * recorded, and the engine runs when the test says (snic_sim_port_run).
  * Shared by tests/unit/fake-host and tests/fuzz/fuzz-host.
  *
+ * On the simulator a port can also model a NIC's timing (SnicSimNicTiming,
+ * off unless set): PCIe reads and writes, the packet pipeline and the
+ * line rate cost virtual time. tests/sim/README.md documents the model.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef SNIC_SIM_PORT_H
@@ -16,8 +20,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim-mac.h"
+#include "sim-switch.h"
 #include "sim.h"
 #include "snic_core.h"
+
+/*
+ * The NIC timing model's parameters (tests/sim/README.md); a field left 0
+ * costs nothing, so an all-zero model is today's untimed port.
+ */
+typedef struct SnicSimNicTiming {
+    uint64_t pcie_rtt_ns;       /* a read's round trip */
+    uint64_t pcie_bps;          /* each direction's data bandwidth */
+    uint64_t pipeline_ns;       /* per packet, in each direction */
+    uint64_t line_rate_bps;     /* the MAC's serialisation */
+    bool obey_pause;            /* PFC frames stop the MAC (needs a rate) */
+    unsigned untagged_priority; /* the PFC priority of untagged frames */
+} SnicSimNicTiming;
+
+/* SRNIC's figures (NSDI'23 §6.2, tests/sim/README.md says why each) */
+#define SNIC_SIM_SRNIC_PCIE_RTT_NS      1100
+#define SNIC_SIM_SRNIC_PCIE_BPS         115000000000ull
+#define SNIC_SIM_SRNIC_PIPELINE_NS      10
+#define SNIC_SIM_SRNIC_LINE_RATE_BPS    100000000000ull
+#define SNIC_SIM_ROCE_PRIORITY          3
+
+/* The SRNIC model, PAUSE not obeyed. */
+extern const SnicSimNicTiming snic_sim_srnic_timing;
+
+/* What the timing model charged (all zero on an untimed port). */
+typedef struct SnicSimPortStats {
+    uint64_t pcie_reads;        /* dma_read_done calls, payloads, WQEs */
+    uint64_t pcie_read_bytes;
+    uint64_t pcie_writes;       /* received payloads and frames */
+    uint64_t pcie_write_bytes;
+    uint64_t rq_wqe_fetches;    /* receive WQEs fetched on arrival */
+} SnicSimPortStats;
 
 typedef struct SnicSimPort {
     SnicCore *core;             /* set by the host once it made the core */
@@ -30,16 +68,49 @@ typedef struct SnicSimPort {
     unsigned peer;              /* where its frames go */
     bool run_scheduled;
     uint64_t timer_id;          /* 0: none */
+
+    SnicSimNicTiming timing;
+    bool timed;                 /* a timing cost is on */
+    uint64_t rd_free_ps;        /* the PCIe read channel is free from */
+    uint64_t wr_free_ps;        /* ... and the write channel */
+    uint64_t tx_pipe_free;      /* the TX pipeline takes a packet from */
+    uint64_t rx_pipe_free;
+    uint64_t rx_last;           /* the last frame's delivery to the core */
+    SnicSimMac mac;             /* timed: the transmit side of the MAC */
+    GQueue rx_queue;            /* timed: frames on their way to the core */
+    uint64_t rx_timer_id;
+    SnicSimPortStats stats;
 } SnicSimPort;
 
 /* Alone, at 1000 ns, timer disarmed; each engine run at most run_rounds. */
 void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds);
+/* Frames still in the timing model are dropped. */
+void snic_sim_port_destroy(SnicSimPort *p);
+
+/*
+ * The timing model, before snic_sim_port_attach(). Reads are timed alone
+ * too; transmit and receive only on the simulator (alone, the port has
+ * no events to delay frames with).
+ */
+void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t);
 
 /* Put the port on the simulator; its endpoint id. */
 unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim);
 /* Two attached ports on one link, each the other's peer. */
 void snic_sim_port_connect(SnicSimPort *a, SnicSimPort *b,
                            const SnicSimLinkConfig *cfg);
+/* An attached port on a new port of a switch; the switch port's number. */
+unsigned snic_sim_port_connect_switch(SnicSimPort *p, SnicSimSwitch *sw,
+                                      const SnicSimLinkConfig *cfg);
+
+/*
+ * SnicHostOps.dma_read_done: when a read of 'len' bytes issued now
+ * completes (the PCIe read channel is shared with the payload and WQE
+ * reads the model charges itself). Now on an untimed port.
+ */
+uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len);
+/* SnicHostOps.rx_purge: frames on their way to the core are lost. */
+void snic_sim_port_rx_purge(SnicSimPort *p);
 
 /* The SnicHostOps of the same names, for the port's core. */
 uint64_t snic_sim_port_now(const SnicSimPort *p);

@@ -12,8 +12,8 @@
 #include <glib.h>
 
 #include "pcap.h"
+#include "sim-eth.h"
 #include "sim.h"
-#include "wire.h"
 
 #define SIM_DEFAULT_REORDER_NS  10000
 
@@ -159,47 +159,6 @@ static bool chance(SnicSim *s, double p)
     return p > 0 && g_rand_double(s->rand) < p;
 }
 
-/* Set CE on an ECN-capable IPv4/IPv6 frame (IPv4: fix the checksum). */
-static bool mark_ce(uint8_t *f, size_t len)
-{
-    size_t off = 14;
-    uint16_t type;
-
-    if (len < 14) {
-        return false;
-    }
-    type = f[12] << 8 | f[13];
-    if (type == 0x8100 && len >= 18) {
-        type = f[16] << 8 | f[17];
-        off = 18;
-    }
-    if (type == 0x0800 && len >= off + 20) {
-        uint8_t *ip = f + off;
-        uint16_t csum;
-
-        if (!(ip[1] & 3) || (ip[1] & 3) == 3) {
-            return false;   /* not ECT, or already CE */
-        }
-        ip[1] |= 3;
-        ip[10] = ip[11] = 0;
-        csum = snic_ipv4_checksum(ip);
-        ip[10] = csum >> 8;
-        ip[11] = csum;
-        return true;
-    }
-    if (type == 0x86dd && len >= off + 40) {
-        uint8_t *ip = f + off;
-        uint8_t ecn = (ip[1] >> 4) & 3;
-
-        if (!ecn || ecn == 3) {
-            return false;
-        }
-        ip[1] |= 3 << 4;
-        return true;
-    }
-    return false;
-}
-
 static void schedule_arrival(SnicSim *s, SimLink *l, uint64_t when,
                              const uint8_t *frame, size_t len)
 {
@@ -226,9 +185,7 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
         l->stats.lost++;
         return true;
     }
-    if (l->cfg.bandwidth_bps) {
-        tx_ns = (uint64_t)((len * 8.0 * 1e9) / l->cfg.bandwidth_bps);
-    }
+    tx_ns = snic_sim_tx_ns(&l->cfg, len);
     /* bytes still waiting to be serialised when this frame joins */
     queued = l->busy_until > s->now && l->cfg.bandwidth_bps ?
         (uint64_t)((l->busy_until - s->now) * (l->cfg.bandwidth_bps / 8e9)) :
@@ -240,7 +197,7 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
 
     f = g_memdup2(frame, len);
     if (l->cfg.ecn_threshold && queued > l->cfg.ecn_threshold &&
-        mark_ce(f, len)) {
+        snic_sim_frame_mark_ce(f, len)) {
         l->stats.ecn_marked++;
     }
     if (len && chance(s, l->cfg.corrupt)) {
@@ -259,6 +216,16 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
         schedule_arrival(s, l, arrive + tx_ns + 1, f, len);
     }
     return true;
+}
+
+uint64_t snic_sim_tx_ns(const SnicSimLinkConfig *cfg, size_t len)
+{
+    uint64_t bytes = cfg->eth_framing ? snic_sim_eth_wire_bytes(len) : len;
+
+    if (!cfg->bandwidth_bps) {
+        return 0;
+    }
+    return (uint64_t)((bytes * 8.0 * 1e9) / cfg->bandwidth_bps);
 }
 
 uint64_t snic_sim_now(SnicSim *s)
@@ -348,6 +315,11 @@ uint64_t snic_sim_run(SnicSim *s, uint64_t max_events)
         n++;
     }
     return n;
+}
+
+double snic_sim_random(SnicSim *s)
+{
+    return g_rand_double(s->rand);
 }
 
 const SnicSimLinkStats *snic_sim_link_stats(SnicSim *s, unsigned src,

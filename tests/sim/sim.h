@@ -25,6 +25,12 @@ typedef struct SnicSimLinkConfig {
     uint64_t reorder_ns;        /* ... by this much (0: 10 us) */
     double corrupt;             /* probability one bit of a frame flips */
     uint64_t ecn_threshold;     /* queue bytes above which ECT -> CE; 0 off */
+    /*
+     * Serialise a frame as an Ethernet wire does: FCS, padding to 64
+     * bytes, preamble and inter-frame gap counted (sim-eth.h); else only
+     * the frame's bytes.
+     */
+    bool eth_framing;
 } SnicSimLinkConfig;
 
 typedef struct SnicSimLinkStats {
@@ -60,6 +66,9 @@ void snic_sim_connect(SnicSim *s, unsigned a, unsigned b,
 bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
                    size_t len);
 
+/* Serialisation time of a frame of 'len' bytes on such a link (ns). */
+uint64_t snic_sim_tx_ns(const SnicSimLinkConfig *cfg, size_t len);
+
 uint64_t snic_sim_now(SnicSim *s);
 /* Call fn(opaque) at virtual time 'when'; returns an id for cancel. */
 uint64_t snic_sim_timer_add(SnicSim *s, uint64_t when, SnicSimTimerFn fn,
@@ -72,6 +81,9 @@ bool snic_sim_step(SnicSim *s);
 void snic_sim_run_until(SnicSim *s, uint64_t t);
 /* Run until no events are left or max_events ran; returns events run. */
 uint64_t snic_sim_run(SnicSim *s, uint64_t max_events);
+
+/* A uniform draw in [0, 1) from the run's seeded generator. */
+double snic_sim_random(SnicSim *s);
 
 /* Counters of the link src -> dst (NULL if there is no such link). */
 const SnicSimLinkStats *snic_sim_link_stats(SnicSim *s, unsigned src,

@@ -213,7 +213,8 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
     a.path_mtu = GUINT32_TO_LE(mtu);
     a.dest_qp_num = GUINT32_TO_LE(peer->qpn);
-    a.rq_psn = GUINT32_TO_LE(0xfffff0 + peer->ip);     /* wraps soon */
+    /* near the wrap, so it is crossed soon (past it from 10.0.0.16 on) */
+    a.rq_psn = GUINT32_TO_LE((0xfffff0 + peer->ip) & 0xffffff);
     a.max_dest_rd_atomic = 4;
     a.min_rnr_timer = 1;                                /* 10 us */
     a.av.dgid[10] = a.av.dgid[11] = 0xff;
@@ -222,7 +223,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.av.sgid[10] = a.av.sgid[11] = 0xff;
     a.av.sgid[12] = 10;
     a.av.sgid[15] = n->ip;
-    memcpy(a.av.dmac, fake_mac, 6);
+    snic_core_get_mac(peer->h->core, a.av.dmac);
     a.av.hop_limit = 64;
     /* UC has no RDMA READ/atomic responder resources, no RNR, no retry */
     uc = n->type == SNIC_QPT_UC;
@@ -234,7 +235,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
-    a.sq_psn = GUINT32_TO_LE(0xfffff0 + n->ip);
+    a.sq_psn = GUINT32_TO_LE((0xfffff0 + n->ip) & 0xffffff);
     a.max_rd_atomic = 4;
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
            (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |

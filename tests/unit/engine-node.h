@@ -63,7 +63,10 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 /* ... with PD, CQ and QP owned by context 'ctx' (a user process's page) */
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
-/* ... on the given host (fake_host_new_cfg/_timed), which it then owns */
+/*
+ * ... on the given host (fake_host_new_cfg/_timed/_model: its MAC, its
+ * timing), which it then owns
+ */
 void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
                     uint8_t type, uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
@@ -88,7 +91,7 @@ void node_set_mtu(Node *n, uint32_t mtu);
 /* MODIFY_QP of the node's QP with 'a' under 'mask'. */
 void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 
-/* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+/* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);
 

@@ -84,7 +84,15 @@ static void fh_kick(void *opaque)
 
 static void fh_rx_purge(void *opaque)
 {
-    ((FakeHost *)opaque)->rx_purges++;
+    FakeHost *h = opaque;
+
+    h->rx_purges++;
+    snic_sim_port_rx_purge(&h->port);
+}
+
+static uint64_t fh_dma_read_done(void *opaque, size_t len)
+{
+    return snic_sim_port_dma_read_done(&((FakeHost *)opaque)->port, len);
 }
 
 static uint64_t fh_now_ns(void *opaque)
@@ -126,14 +134,6 @@ static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
     }
 }
 
-/* The timed host's device reads: a fixed round trip, no bandwidth. */
-static uint64_t fh_dma_read_done(void *opaque, size_t len)
-{
-    FakeHost *h = opaque;
-
-    return fh_now_ns(h) + h->dma_rtt_ns;
-}
-
 static const SnicHostOps fake_ops = {
     .dma_read = fh_dma_read,
     .dma_write = fh_dma_write,
@@ -157,27 +157,39 @@ FakeHost *fake_host_new(void)
 
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
-    return fake_host_new_timed(config, 0);
+    return fake_host_new_model(config, NULL);
 }
 
 FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
                               uint64_t dma_rtt_ns)
 {
+    const SnicSimNicTiming rtt_only = { .pcie_rtt_ns = dma_rtt_ns };
+
+    return fake_host_new_model(config, dma_rtt_ns ? &rtt_only : NULL);
+}
+
+FakeHost *fake_host_new_model(const SnicCoreConfig *config,
+                              const SnicSimNicTiming *timing)
+{
+    static const uint8_t no_mac[6];
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
     GError *err = NULL;
 
     cfg.num_db_pages = FAKE_DB_PAGES;
     cfg.num_vectors = FAKE_VECTORS;
-    memcpy(cfg.mac, fake_mac, 6);
+    if (!memcmp(cfg.mac, no_mac, 6)) {
+        memcpy(cfg.mac, fake_mac, 6);
+    }
     h->mem = g_malloc0(FAKE_MEM_SIZE);
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    h->dma_rtt_ns = dma_rtt_ns;
     h->ops = fake_ops;
-    if (dma_rtt_ns) {
+    if (timing) {
+        /* only a timed host has the op: reads complete at once otherwise */
+        snic_sim_port_set_timing(&h->port, timing);
         h->ops.dma_read_done = fh_dma_read_done;
     }
     h->core = snic_core_new(&cfg, &h->ops, h, &err);
@@ -189,6 +201,7 @@ FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
 void fake_host_free(FakeHost *h)
 {
     snic_core_free(h->core);
+    snic_sim_port_destroy(&h->port);
     g_ptr_array_unref(h->frames);
     g_ptr_array_unref(h->guest_errors);
     g_free(h->mem);

@@ -31,6 +31,7 @@
 
 typedef struct FakeHost {
     SnicCore *core;
+    SnicHostOps ops;            /* the core's: fake_ops, timed or not */
     uint8_t *mem;
     GPtrArray *frames;          /* GByteArray per transmitted frame */
     unsigned irqs[FAKE_VECTORS];
@@ -41,9 +42,6 @@ typedef struct FakeHost {
     uint64_t reset_on_write;
     /* A DMA read covering this address fails (memory gone under it). */
     uint64_t fail_read_at;
-    /* timed host: a device read completes this long after it is issued */
-    uint64_t dma_rtt_ns;
-    SnicHostOps ops;            /* the core's, with dma_read_done if timed */
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];
@@ -61,13 +59,24 @@ typedef struct FakeHost {
 } FakeHost;
 
 FakeHost *fake_host_new(void);
-/* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
+/*
+ * ... with limits, link faults and MAC from 'cfg' (doorbells and vectors:
+ * ours; a MAC left zero: fake_mac)
+ */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
 /*
  * ... whose device reads take dma_rtt_ns (SnicHostOps.dma_read_done), so
  * the scheduler parks QPs on their WQE fetches; 0: untimed, as above.
+ * The timing model below with only pcie_rtt_ns set.
  */
 FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg, uint64_t dma_rtt_ns);
+/*
+ * ... with the NIC timing model 'timing' (tests/sim/README.md; NULL: none,
+ * the core then has no dma_read_done, as in QEMU). Reads are timed alone
+ * too; transmit and receive on the simulator only.
+ */
+FakeHost *fake_host_new_model(const SnicCoreConfig *cfg,
+                              const SnicSimNicTiming *timing);
 
 /*
  * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),
