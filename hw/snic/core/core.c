@@ -74,6 +74,10 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
                                 faults[i].name, faults[i].pct);
         }
     }
+    if (cfg->rpc_opmap >= SNIC_RPC_OPMAPS) {
+        return config_error(errp, "rpc-opcodes map %u does not exist",
+                            cfg->rpc_opmap);
+    }
     return true;
 }
 
@@ -108,6 +112,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_srq_init(c);
     snic_qp_init(c);
     snic_mr_init(c);
+    snic_rpc_init(c);
     snic_core_reset(c);
     return c;
 }
@@ -120,6 +125,7 @@ void snic_core_free(SnicCore *c)
     snic_srq_free(c);
     g_free(c->rx_fifo);
     snic_mr_free(c);
+    snic_rpc_free(c);
     g_free(c);
 }
 
@@ -137,6 +143,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
     snic_qp_reset(c);
+    snic_rpc_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);
     snic_mr_reset(c);
@@ -200,6 +207,7 @@ void snic_core_timer(SnicCore *c)
     next = snic_eth_irq_timer(c, now);
     if (snic_ready(c)) {
         next = MIN(next, snic_rdma_timer(c, now));
+        next = MIN(next, snic_rpc_timer(c, now));
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;
@@ -256,6 +264,8 @@ bool snic_core_run(SnicCore *c, unsigned budget)
         more |= snic_admin_run(c, budget);
         more |= snic_eth_run(c, budget);
         more |= snic_loopback_run(c, budget);
+        /* kernels first: an answer they finish goes out in this run */
+        more |= snic_rpc_run(c, budget);
         more |= snic_rdma_run(c, budget);
     }
     snic_link_flush(c);     /* the end of the burst */

@@ -14,6 +14,7 @@
 #include "mr.h"
 #include "qp.h"
 #include "rdma.h"
+#include "rpc.h"
 #include "srq.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
@@ -21,7 +22,7 @@
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
-                   SNIC_CAP_UC | SNIC_CAP_SRQ)
+                   SNIC_CAP_UC | SNIC_CAP_SRQ | SNIC_CAP_RPC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -69,6 +70,7 @@ struct SnicCore {
     SnicCq *cqs;                /* [1, max_cq] */
     SnicSrq *srqs;              /* [1, max_srq] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
+    SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
     /*

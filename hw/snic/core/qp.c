@@ -311,6 +311,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!qp) {
         return SNIC_ADMIN_BAD_PARAM;
     }
+    snic_rpc_qp_gone(c, qp);
     c->pds[qp->pdn].refs--;
     snic_cq_get(c, qp->send_cqn)->refs--;
     snic_cq_get(c, qp->recv_cqn)->refs--;

@@ -11,6 +11,7 @@
 #include "cq.h"
 #include "mtt.h"
 #include "rdma.h"
+#include "rpc.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_QP_WR_LOG2         14
@@ -63,6 +64,7 @@ struct SnicQp {
     const SnicProgram *program;
     SnicReq req;
     SnicResp resp;
+    SnicQpRpc rpc;              /* StRoM RPCs (SET_QP_RPC) */
 };
 
 void snic_qp_init(SnicCore *c);

@@ -224,6 +224,12 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         p.reth.len = MIN((uint64_t)seg_count(info, psn) * mtu,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
+    } else if (snic_rpc_wr(info->opcode)) {
+        st = snic_rpc_request_segment(c, qp, &w, info->len, seg, info->npsn,
+                                      &p);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
     } else if (is_atomic(info->opcode)) {
         bool cas = info->opcode == SNIC_WR_ATOMIC_CMP_SWAP;
 
@@ -287,7 +293,7 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
          w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
-         !is_atomic(w.opcode))) {
+         !is_atomic(w.opcode) && !snic_rpc_wr(w.opcode))) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
                          w.opcode, w.num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -297,6 +303,9 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     st = snic_wqe_payload_len(c, qp, r->sq_head, &w, &len);
+    if (st == SNIC_WC_SUCCESS && snic_rpc_wr(w.opcode)) {
+        st = snic_rpc_wqe_len(c, qp, r->sq_head, &w, len, &len);
+    }
     if (st != SNIC_WC_SUCCESS) {
         return st;
     }
@@ -346,6 +355,23 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
         if (!snic_dde_next(r, &psn, &rtx)) {
             break;      /* the window is full */
+        }
+        /*
+         * RPC answers (rpc.c) are this QP's requests too, made by the
+         * device: between two messages of the SQ, and sent again from
+         * their records.
+         */
+        if (rtx ? wqe_of_psn(qp, psn) < 0 && snic_rpc_resend(c, qp, psn) :
+                  !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
+            snic_dde_sent(r, psn, 1, rtx);
+            if (!rtx) {
+                r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
+            }
+            if (r->rto_deadline == UINT64_MAX) {
+                snic_req_arm_rto(c, qp);
+            }
+            done++;
+            continue;
         }
         if (!rtx) {
             if (r->sq_head == qp->sq_tail || r->local_err ||
@@ -573,6 +599,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
              * it whose response was lost is flushed, not blamed.
              */
             idx = wqe_of_psn(qp, p->psn);
+            if (idx < 0 && snic_rpc_refused(c, qp, p->psn)) {
+                return;         /* an RPC answer: no WQE to blame */
+            }
             fail_at(c, qp, idx < 0 ? qp->sq_comp : (uint32_t)idx,
                     syn == SNIC_AETH_NAK_INV_REQ ? SNIC_WC_REM_INV_REQ_ERR :
                     syn == SNIC_AETH_NAK_REM_ACCESS ? SNIC_WC_REM_ACCESS_ERR :
