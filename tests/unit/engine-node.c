@@ -101,9 +101,10 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn);
 }
 
-void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
-                   uint16_t ctx)
+static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                           uint16_t ctx, const SnicCoreConfig *cfg)
 {
+    static const SnicCoreConfig defaults;
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
     uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
@@ -113,7 +114,7 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
-    n->h = fake_host_new();
+    n->h = fake_host_new_cfg(cfg ? cfg : &defaults);
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
@@ -161,6 +162,18 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.set_gid.gid[12] = 10;
     cmd.set_gid.gid[15] = ip;
     node_admin_ok(n->h, &cmd);
+}
+
+void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                   uint16_t ctx)
+{
+    node_init_full(n, sim, ip, type, ctx, NULL);
+}
+
+void node_init_cfg(Node *n, SnicSim *sim, uint8_t ip,
+                   const SnicCoreConfig *cfg)
+{
+    node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, cfg);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)

@@ -60,6 +60,9 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
+/* ... an RC node whose device has this configuration (limits, models) */
+void node_init_cfg(Node *n, SnicSim *sim, uint8_t ip,
+                   const SnicCoreConfig *cfg);
 
 /*
  * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context
