@@ -33,6 +33,7 @@ GUEST_BINS=(
     /usr/bin/lspci          # busybox has no lspci
     # rdma-core (ibverbs-utils, rdmacm-utils)
     /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
+    /usr/bin/ibv_srq_pingpong
     /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy
     # iproute2: `rdma` (link add/show, statistic) and a full `ip`
     /usr/bin/rdma /usr/bin/ip
@@ -366,4 +367,120 @@ else
     log "initramfs ready: $IMG ($(du -h "$IMG" | cut -f1), $(du -sh "$ROOT" | cut -f1) unpacked, $(find "$ROOT" | wc -l) entries, ${#MODS[@]} modules${SNIC_KO:+ + snic.ko}${SNIC_PROV:+ + libsnic}) in $(since "$t")"
 fi
 
-log "done in $(since "$T0"): $OUT/vmlinuz ($KREL), $IMG"
+# --- rdma-core's Python tests (issue 14): a second initramfs for the suite's VM only -------
+# python3 (the host's interpreter and a pruned stdlib), Debian's python3-pyverbs of the
+# guest's rdma-core version and the tests it ships in /usr/share/doc/rdma-core/tests (the
+# .gz ones unpacked, everything byte-compiled here) go into an extra cpio. The kernel
+# unpacks concatenated archives in order, so IMG_TESTS = IMG + that cpio: only the VM that
+# runs the suite (vm-run.sh --initrd initramfs-rdma-core-tests.cpio.gz) pays for python.
+# A failure here leaves IMG_TESTS missing (the suite's VM test reports it) and the rest of
+# the image usable.
+IMG_TESTS=$OUT/initramfs-rdma-core-tests.cpio.gz
+PY_CPIO=$OUT/rdma-core-tests.cpio.gz
+PY_STAMP=$OUT/rdma-core-tests.stamp
+PYBIN=/usr/bin/python3.11
+PYLIB=/usr/lib/python3.11
+# Stdlib parts nothing in the tests imports (and the big ones: config-* is 25 MB).
+PY_EXCLUDE=(config-3.11-"$MULTIARCH" test idlelib tkinter turtledemo lib2to3 pydoc_data
+            ensurepip distutils site-packages dist-packages '*.opt-1.pyc' '*.opt-2.pyc'
+            # extension modules for tests of CPython itself or pulling in big libraries
+            # (OpenSSL, sqlite, ncurses, readline, NIS): none is imported by the tests
+            'lib-dynload/_test*' 'lib-dynload/xx*' 'lib-dynload/_xx*' 'lib-dynload/_ctypes_test*'
+            'lib-dynload/_ssl.*' 'lib-dynload/_hashlib.*' 'lib-dynload/_sqlite3.*'
+            'lib-dynload/_curses*' 'lib-dynload/readline.*' 'lib-dynload/_dbm.*'
+            'lib-dynload/nis.*')
+rdma_core_tests_image() {
+    local ver pv_deb pv_dir sandbox=() t root f x d r closure hash base_libs=() libs=() dynload=()
+    if [ ! -x "$PYBIN" ] || [ ! -f "$PYLIB/os.py" ] || [ ! -f "/usr/lib/$MULTIARCH/libpython3.11.so.1.0" ]; then
+        log "WARNING: $PYBIN, its stdlib or libpython3.11 missing on the host (scripts/setup-deps.sh installs them): no $IMG_TESTS"
+        return 1
+    fi
+    # pyverbs of exactly the guest's rdma-core (the guest's libibverbs is the host's).
+    ver=$(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null) || ver=
+    [ -n "$ver" ] || { log "WARNING: libibverbs1 is not installed on the host: no $IMG_TESTS"; return 1; }
+    mkdir -p "$OUT/debs"
+    pv_deb=$OUT/debs/python3-pyverbs_${ver#*:}_amd64.deb
+    if [ ! -f "$pv_deb" ]; then
+        find "$OUT/debs" -maxdepth 1 -name 'python3-pyverbs_*.deb' -delete
+        log "downloading python3-pyverbs=$ver with apt-get download"
+        [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+        (cd "$OUT/debs" && timeout "$apt_timeout" apt-get download -q "${sandbox[@]}" "python3-pyverbs=$ver") || {
+            log "WARNING: apt-get download python3-pyverbs=$ver failed: no $IMG_TESTS"; return 1; }
+        [ -f "$pv_deb" ] || { log "WARNING: apt-get download left no $pv_deb: no $IMG_TESTS"; return 1; }
+    fi
+    pv_dir=$OUT/pyverbs/$ver
+    if [ "$(cat "$pv_dir/.complete" 2>/dev/null)" != "$ver" ]; then
+        rm -rf "$OUT/pyverbs"
+        mkdir -p "$pv_dir.tmp"
+        dpkg -x "$pv_deb" "$pv_dir.tmp" || { log "WARNING: dpkg -x $pv_deb failed: no $IMG_TESTS"; return 1; }
+        [ -f "$pv_dir.tmp/usr/share/doc/rdma-core/tests/run_tests.py" ] ||
+            { log "WARNING: $pv_deb has no usr/share/doc/rdma-core/tests/run_tests.py: no $IMG_TESTS"; return 1; }
+        mv "$pv_dir.tmp" "$pv_dir"
+        echo "$ver" > "$pv_dir/.complete"
+    fi
+    # The extension modules that go in, and the shared libraries they (and python3.11,
+    # pyverbs) need that the base image does not already hold.
+    for f in "$PYLIB"/lib-dynload/*.so; do
+        for x in "${PY_EXCLUDE[@]}"; do
+            # shellcheck disable=SC2254  # the patterns are globs
+            case lib-dynload/${f##*/} in $x) continue 2 ;; esac
+        done
+        dynload+=("$f")
+    done
+    closure=$(lib_closure "$PYBIN" "${dynload[@]}" "$pv_dir"/usr/lib/python3/dist-packages/pyverbs/*.so \
+        "$pv_dir"/usr/lib/python3/dist-packages/pyverbs/providers/*/*.so) || return 1
+    for f in "${GUEST_LIBS[@]}" "${BIN_LIBS[@]}"; do base_libs+=("$(realpath "$f")"); done
+    while read -r f; do
+        [ -n "$f" ] || continue
+        case " ${base_libs[*]} " in *" $(realpath "$f") "*) continue ;; esac
+        libs+=("$f")
+    done <<<"$closure"
+    hash=$({
+        echo "base $HASH"
+        echo "pyverbs $ver $(sha256sum < "$pv_deb")"
+        printf 'exclude %s\n' "${PY_EXCLUDE[@]}"
+        sha256sum "$PYBIN" "${dynload[@]}" ${libs[@]+"${libs[@]}"}
+        # The stdlib by name, size and time (its .pyc files check their sources by time).
+        (cd "$PYLIB" && find . -print0 | LC_ALL=C sort -z | xargs -0 stat -c '%n %s %Y')
+    } | sha256sum | cut -d' ' -f1)
+    if [ -f "$IMG_TESTS" ] && [ "$(cat "$PY_STAMP" 2>/dev/null)" = "$hash" ]; then
+        log "rdma-core tests initramfs: up to date ($(du -h "$IMG_TESTS" | cut -f1))"
+        return 0
+    fi
+    t=$(now)
+    root=$OUT/rdma-core-tests-root
+    rm -rf "$root"
+    mkdir -p "$root/usr/bin" "$root/usr/lib/python3/dist-packages" "$root/usr/share/doc/rdma-core"
+    cp -p "$PYBIN" "$root/usr/bin/python3.11"
+    ln -s python3.11 "$root/usr/bin/python3"
+    # tar keeps the stdlib's mtimes, which its (timestamp-checked) .pyc files compare.
+    tar -C /usr/lib "${PY_EXCLUDE[@]/#/--exclude=python3.11/}" -cf - python3.11 | tar -C "$root/usr/lib" -xf - ||
+        { log "WARNING: copying $PYLIB failed: no $IMG_TESTS"; return 1; }
+    for f in ${libs[@]+"${libs[@]}"}; do
+        d=$(realpath "$(dirname "$f")")
+        r=$(realpath "$f")
+        mkdir -p "$root$d" "$root$(dirname "$r")"
+        [ -e "$root$r" ] || cp "$r" "$root$r"
+        [ "$r" = "$d/$(basename "$f")" ] || ln -sfn "$r" "$root$d/$(basename "$f")"
+    done
+    cp -a "$pv_dir/usr/lib/python3/dist-packages/pyverbs" "$root/usr/lib/python3/dist-packages/"
+    cp -a "$pv_dir/usr/share/doc/rdma-core/tests" "$root/usr/share/doc/rdma-core/"
+    find "$root/usr/share/doc/rdma-core/tests" -name '*.gz' -exec gzip -d {} + ||
+        { log "WARNING: gunzip of the tests failed: no $IMG_TESTS"; return 1; }
+    # Byte-compile here (the guest would compile at every boot): hash-based .pyc files that
+    # are never checked against their sources, with the guest's paths in tracebacks.
+    "$PYBIN" -m compileall -q -j 0 --invalidation-mode unchecked-hash -s "$root" -p / \
+        "$root/usr/share/doc/rdma-core/tests" "$root/usr/lib/python3/dist-packages/pyverbs" >/dev/null ||
+        { log "WARNING: compileall failed: no $IMG_TESTS"; return 1; }
+    echo "$ver" > "$root/usr/share/doc/rdma-core/tests/.pyverbs-version"
+    (cd "$root" && find . -print0 | LC_ALL=C sort -z |
+        cpio --null --quiet -o -H newc --reproducible -R 0:0 | gzip -n -6 > "$PY_CPIO.tmp") ||
+        { log "WARNING: cpio/gzip of $root failed: no $IMG_TESTS"; return 1; }
+    mv "$PY_CPIO.tmp" "$PY_CPIO"
+    cat "$IMG" "$PY_CPIO" > "$IMG_TESTS.tmp" && mv "$IMG_TESTS.tmp" "$IMG_TESTS"
+    echo "$hash" > "$PY_STAMP"
+    log "rdma-core tests initramfs ready: $IMG_TESTS ($(du -h "$IMG_TESTS" | cut -f1): the base image + $(du -h "$PY_CPIO" | cut -f1) for python3, python3-pyverbs $ver and $(find "$root/usr/share/doc/rdma-core/tests" -name '*.py' | wc -l) test files; $(du -sh "$root" | cut -f1) unpacked) in $(since "$t")"
+}
+rdma_core_tests_image || rm -f "$IMG_TESTS" "$PY_STAMP"
+
+log "done in $(since "$T0"): $OUT/vmlinuz ($KREL), $IMG${IMG_TESTS:+, $IMG_TESTS}"

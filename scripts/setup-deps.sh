@@ -79,6 +79,9 @@ PKGS_MAIN=(
     # busybox ping can miss a reply the guest kernel received (seen: Icmp InEchoReps
     # counted every reply while ping reported a loss): the VM tests use iputils ping.
     iputils-ping
+    # rdma-core's Python tests in the guest (issue 14): the host's interpreter, its stdlib
+    # and libpython3.11 (python3-pyverbs' modules link it); pyverbs itself is downloaded.
+    python3.11 libpython3.11
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)

@@ -2,12 +2,16 @@
 # Boot one snic guest VM under TCG, run one role in it, and report pass/fail.
 #
 #   scripts/vm-run.sh --qemu PATH --role NAME [--timeout SECONDS] [--log FILE]
-#                     [--append "kernel args"] [--image DIR] [--no-build] [-- extra qemu args...]
+#                     [--append "kernel args"] [--image DIR] [--initrd FILE] [--no-build]
+#                     [-- extra qemu args...]
 #
 #   --timeout  whole-VM wall-clock limit (default 300)
 #   --log      where to save the console (default <repo>/.cache/logs/vm-ROLE-TIME-PID.log)
 #   --append   extra kernel command line (repeatable), e.g. "snicvm.ip=10.0.0.1/24"
 #   --image    guest image directory (default <repo>/.cache/guest; built if out of date)
+#   --initrd   initramfs, a path or a file name in the image directory (default
+#              initramfs.cpio.gz; initramfs-rdma-core-tests.cpio.gz adds python3 and
+#              rdma-core's Python tests, see scripts/guest-image.sh)
 #   --no-build use the image as it is (the caller built it, e.g. scripts/vm-pair.sh)
 #   after --   passed to QEMU as is, e.g. -device snic
 #
@@ -27,21 +31,23 @@ ROLE=
 TIMEOUT=300
 LOG=
 IMAGE=$REPO/.cache/guest
+INITRD_NAME=initramfs.cpio.gz
 APPEND=()
 BUILD=1
 while [ $# -gt 0 ]; do
     case $1 in
-        --qemu|--role|--timeout|--log|--append|--image)
+        --qemu|--role|--timeout|--log|--append|--image|--initrd)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
                 --qemu) QEMU=$2 ;; --role) ROLE=$2 ;; --timeout) TIMEOUT=$2 ;;
                 --log) LOG=$2 ;; --append) APPEND+=("$2") ;; --image) IMAGE=$2 ;;
+                --initrd) INITRD_NAME=$2 ;;
             esac
             shift 2 ;;
         --no-build) BUILD=; shift ;;
         --) shift; break ;;
-        -h|--help) usage_to 14; exit 0 ;;
-        *) usage_to 14 >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
+        -h|--help) usage_to 20; exit 0 ;;
+        *) usage_to 20 >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
     esac
 done
 EXTRA=("$@")
@@ -65,12 +71,13 @@ FW_DIRS=(/usr/share/seabios /usr/share/qemu)
 
 # Build (or confirm up to date) the guest kernel + initramfs; cheap when nothing changed.
 KERNEL=$IMAGE/vmlinuz
-INITRD=$IMAGE/initramfs.cpio.gz
+case $INITRD_NAME in */*) INITRD=$INITRD_NAME ;; *) INITRD=$IMAGE/$INITRD_NAME ;; esac
 if [ -n "$BUILD" ]; then
     "$REPO/scripts/guest-image.sh" --out "$IMAGE" || die "guest image build failed (see above)"
 else
     { [ -f "$KERNEL" ] && [ -f "$INITRD" ]; } || die "--no-build: no $KERNEL or $INITRD (run scripts/guest-image.sh)"
 fi
+[ -f "$INITRD" ] || die "no initramfs $INITRD (scripts/guest-image.sh did not make it: see its warnings above)"
 
 if [ -z "$LOG" ]; then
     mkdir -p "$REPO/.cache/logs"

@@ -368,6 +368,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_pd = SNIC_DEFAULT_MAX_PD,
         .max_eq = SNIC_DEFAULT_MAX_EQ,
         .max_srq = SNIC_DEFAULT_MAX_SRQ,
+        .max_mw = SNIC_DEFAULT_MAX_MW,
         .max_mr_pages = SNIC_DEFAULT_MAX_MR_PAGES,
         .faults = {
             .drop_pct = s->wire_drop,

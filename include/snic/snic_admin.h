@@ -65,6 +65,8 @@ enum snic_admin_opcode {
     SNIC_ADMIN_DESTROY_SRQ = 0x33,
     SNIC_ADMIN_RESIZE_CQ = 0x34,        /* result = old ring's tail */
     SNIC_ADMIN_MODIFY_CQ = 0x35,
+    SNIC_ADMIN_ATTACH_MCAST = 0x36,
+    SNIC_ADMIN_DETACH_MCAST = 0x37,
     /* ABI 2.1: StRoM RPCs and kernels (snic_rpc.h) */
     SNIC_ADMIN_SET_QP_RPC = 0x40,
     SNIC_ADMIN_DEPLOY_KERNEL = 0x41,
@@ -221,6 +223,7 @@ struct snic_admin_cmd {
         struct snic_admin_modify_srq modify_srq;
         struct snic_admin_resize_cq resize_cq;
         struct snic_admin_modify_cq modify_cq;
+        struct snic_admin_mcast mcast;
         struct snic_admin_set_qp_rpc set_qp_rpc;
         struct snic_admin_deploy_kernel deploy_kernel;
     };
@@ -317,7 +320,8 @@ struct snic_device_attr {
     __le32 max_mw;
     __le16 max_inline_data;     /* bytes of a send WQE's inline data */
     __le16 max_cq_moderation;   /* MODIFY_CQ count and period (us) */
-    __u8 rsvd[4];
+    __le16 max_mcast_grp;       /* multicast groups of the port */
+    __le16 max_mcast_qp_attach; /* QPs attached to one group */
     /* ABI 2.1: StRoM RPCs and kernels (SNIC_CAP_RPC, snic_rpc.h) */
     __le32 rpc_slots;           /* RPCs executing or answering at once */
     __le32 rpc_slot_bytes;      /* on-chip bytes of one slot (its kernel

@@ -30,7 +30,8 @@
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
 /*
  * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
- * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ.
+ * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ, UD
+ * multicast.
  * Minor 1: StRoM RPCs and kernels (snic_rpc.h): SET_QP_RPC,
  * DEPLOY/UNDEPLOY_KERNEL, RPC WQEs and CQEs, QUERY_DEVICE's RPC fields,
  * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
@@ -115,6 +116,7 @@ enum snic_dev_error {
 #define SNIC_CAP_INLINE             (1ull << 7)  /* inline send data */
 #define SNIC_CAP_LOOPBACK           (1ull << 8)  /* QPs of one port connect */
 #define SNIC_CAP_CQ_MODERATION      (1ull << 9)  /* MODIFY_CQ */
+#define SNIC_CAP_MCAST              (1ull << 10) /* UD multicast groups */
 #define SNIC_CAP_RPC                (1ull << 16) /* StRoM RPCs, kernels */
 
 /* Queue depths are powers of two within these bounds */

@@ -76,6 +76,7 @@ enum snic_wc_status {
     SNIC_WC_LOC_QP_OP_ERR = 2,
     SNIC_WC_LOC_PROT_ERR = 4,
     SNIC_WC_WR_FLUSH_ERR = 5,
+    SNIC_WC_MW_BIND_ERR = 6,    /* ABI 2.0 */
     SNIC_WC_BAD_RESP_ERR = 7,
     SNIC_WC_LOC_ACCESS_ERR = 8,
     SNIC_WC_REM_INV_REQ_ERR = 9,
@@ -209,10 +210,15 @@ enum snic_wr_opcode {
 #define SNIC_MW_TYPE_2                  2   /* bound to one QP by a WR */
 
 /*
- * A BIND_MW work request: window 'mw_rkey' (its current R_Key) covers
- * [addr, addr + length) of the MR 'mr_lkey' with 'access' (REMOTE_*) from
- * now on, under R_Key 'new_rkey' (a type 2 window takes the key byte the
- * binder chose; a type 1 window keeps its R_Key). length 0 unbinds.
+ * A BIND_MW work request (RC and UC QPs): window 'mw_rkey' (its current
+ * R_Key) covers [addr, addr + length) of the MR 'mr_lkey' (of the QP's PD,
+ * with SNIC_ACCESS_MW_BIND) with 'access' (REMOTE_*) from now on, under
+ * R_Key 'new_rkey': the same window index with the key byte the binder
+ * chose (libibverbs' ibv_inc_rkey). A type 1 window may be re-bound, and
+ * length 0 unbinds it; a type 2 window binds only when free (after an
+ * invalidate), to the posting QP, with length > 0. Failures complete with
+ * SNIC_WC_MW_BIND_ERR. LOCAL_INV (imm = R_Key) frees a bound type 2 window
+ * of the QP's PD; a SEND with Invalidate does so at the responder.
  */
 struct snic_bind_mw {
     __le64 addr;
@@ -436,7 +442,11 @@ struct snic_qp_attr {
 };
 _Static_assert(sizeof(struct snic_qp_attr) == 128, "qp_attr size");
 
-/* ALLOC_MW: a window of 'type' in PD pdn; result = its R_Key */
+/*
+ * ALLOC_MW: a window of 'type' in PD pdn; result = its R_Key (SNIC_KEY_MW
+ * set). DEALLOC_MW's handle is an R_Key of it: the key byte is ignored,
+ * as type 2 binds change it without the kernel knowing.
+ */
 struct snic_admin_alloc_mw {
     __le32 pdn;
     __u8 type;          /* SNIC_MW_TYPE_* */
@@ -508,8 +518,9 @@ struct snic_admin_resize_cq {
 _Static_assert(sizeof(struct snic_admin_resize_cq) == 24, "resize_cq size");
 
 /*
- * MODIFY_CQ (moderation): an armed CQ's event waits until 'count' CQEs
- * are queued or 'period_us' passed since the first one (0, 0: at once).
+ * MODIFY_CQ (moderation): once an armed CQ's event is due it waits until
+ * 'count' CQEs are queued (0: no count limit) or 'period_us' passed since
+ * the first (0: no period); both 0 (the default): at once.
  */
 struct snic_admin_modify_cq {
     __le32 cqn;
@@ -517,5 +528,20 @@ struct snic_admin_modify_cq {
     __le16 period_us;
 };
 _Static_assert(sizeof(struct snic_admin_modify_cq) == 8, "modify_cq size");
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST: UD QP qpn joins or leaves the multicast
+ * group of GID gid (an IPv4-mapped 224.0.0.0/4 address or an IPv6
+ * ff00::/8 one). RoCE to the group's IP address, its MAC (01:00:5e or
+ * 33:33 mapped) and QPN 0xffffff reaches every attached QP whose Q_Key
+ * matches, including the port's own datagrams. Attaching twice is a
+ * no-op; destroying a QP detaches it.
+ */
+struct snic_admin_mcast {
+    __le32 qpn;
+    __le32 rsvd;
+    __u8 gid[16];
+};
+_Static_assert(sizeof(struct snic_admin_mcast) == 24, "mcast size");
 
 #endif /* SNIC_VERBS_H */

@@ -43,9 +43,30 @@ static void check_tables(SnicCore *c)
     uint32_t cq_refs[FZ_MAX_CQ + 1] = { 0 };
     uint32_t eq_refs[FZ_MAX_EQ + 1] = { 0 };
     uint32_t srq_refs[FZ_MAX_SRQ + 1] = { 0 };
+    uint32_t mw_refs[FZ_MAX_MR + 1] = { 0 };
     uint32_t i;
 
+    for (i = 1; i <= FZ_MAX_MW; i++) {
+        const SnicMw *mw = &c->mws[i];
+
+        if (!mw->valid) {
+            continue;
+        }
+        if (mw->pdn < 1 || mw->pdn > FZ_MAX_PD || !c->pds[mw->pdn].valid) {
+            fail("MW in a dead PD", i, mw->pdn);
+        }
+        pd_refs[mw->pdn]++;
+        if (mw->bound) {
+            if (mw->mr < 1 || mw->mr > FZ_MAX_MR || !c->mrs[mw->mr].valid) {
+                fail("MW bound in a dead MR", i, mw->mr);
+            }
+            mw_refs[mw->mr]++;
+        }
+    }
     for (i = 1; i <= FZ_MAX_MR; i++) {
+        if (c->mrs[i].valid && c->mrs[i].mw_refs != mw_refs[i]) {
+            fail("MR window count", c->mrs[i].mw_refs, mw_refs[i]);
+        }
         if (c->mrs[i].valid) {
             if (c->mrs[i].pdn < 1 || c->mrs[i].pdn > FZ_MAX_PD ||
                 !c->pds[c->mrs[i].pdn].valid) {
@@ -212,6 +233,29 @@ static uint32_t queue_pages(uint64_t bytes)
     return MIN((bytes + 4095) / 4096, 16);
 }
 
+/* REG_MR fields (also REREG_MR's) that name live objects and lists. */
+static void fix_reg_mr(struct snic_admin_reg_mr *m, const uint8_t *r)
+{
+    uint8_t shift = r[39] % 8 ? SNIC_PAGE_SHIFT_4K : SNIC_PAGE_SHIFT_2M;
+    uint64_t iova = FZ_MR_IOVA + GUINT64_FROM_LE(m->iova) % 0x3000;
+    uint64_t len = 1 + GUINT64_FROM_LE(m->length) % 0x10000;
+
+    m->iova = GUINT64_TO_LE(iova);
+    m->length = GUINT64_TO_LE(len);
+    m->page_shift = shift;
+    m->npages = le32(snic_mtt_pages(iova, len, shift));
+    m->pbl_addr = GUINT64_TO_LE(LIST_AT(r[16] % NUM_LISTS));
+    m->pdn = le32(r[28] % (FZ_MAX_PD + 2));
+    m->access = le32(r[32] & 0x1f);
+    m->flags = GUINT16_TO_LE(r[38] % 8 == 0 ? SNIC_MR_PHYS : 0);
+    if (m->flags) {
+        m->npages = 0;
+        m->pbl_addr = 0;
+        m->access &= le32(SNIC_ACCESS_LOCAL_WRITE);
+    }
+    m->key = r[1] & 1 ? m->key : FZ_MR_KEY;
+}
+
 static void fix_fields(struct snic_admin_cmd *cmd)
 {
     uint8_t r[SNIC_ADMIN_PAYLOAD_SIZE];     /* the bytes before fixing */
@@ -260,6 +304,14 @@ static void fix_fields(struct snic_admin_cmd *cmd)
     case SNIC_ADMIN_DESTROY_SRQ:
         cmd->obj.handle = le32(r[0] % (FZ_MAX_SRQ + 2));
         break;
+    case SNIC_ADMIN_ALLOC_MW:
+        cmd->alloc_mw.pdn = le32(r[0] % (FZ_MAX_PD + 2));
+        cmd->alloc_mw.type = r[4] & 0x80 ? r[4] : 1 + r[4] % 2;
+        break;
+    case SNIC_ADMIN_DEALLOC_MW:
+        cmd->obj.handle = le32(SNIC_KEY_MW |
+                               (r[0] % (FZ_MAX_MW + 2)) << 8 | r[1]);
+        break;
     case SNIC_ADMIN_MODIFY_SRQ:
         cmd->modify_srq.srqn = le32(r[0] % (FZ_MAX_SRQ + 2));
         cmd->modify_srq.limit = le32(r[4] % 80);
@@ -280,28 +332,44 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         cmd->obj.handle = le32((r[0] % (FZ_MAX_MR + 2)) << 8 |
                                (r[1] & 1 ? r[2] : FZ_MR_KEY));
         break;
-    case SNIC_ADMIN_REG_MR: {
-        struct snic_admin_reg_mr *m = &cmd->reg_mr;
-        uint8_t shift = r[39] % 8 ? SNIC_PAGE_SHIFT_4K : SNIC_PAGE_SHIFT_2M;
-        uint64_t iova = FZ_MR_IOVA + GUINT64_FROM_LE(m->iova) % 0x3000;
-        uint64_t len = 1 + GUINT64_FROM_LE(m->length) % 0x10000;
+    case SNIC_ADMIN_REG_MR:
+        fix_reg_mr(&cmd->reg_mr, r);
+        break;
+    case SNIC_ADMIN_REREG_MR: {
+        struct snic_admin_rereg_mr *m = &cmd->rereg_mr;
 
-        m->iova = GUINT64_TO_LE(iova);
-        m->length = GUINT64_TO_LE(len);
-        m->page_shift = shift;
-        m->npages = le32(snic_mtt_pages(iova, len, shift));
-        m->pbl_addr = GUINT64_TO_LE(LIST_AT(r[16] % NUM_LISTS));
-        m->pdn = le32(r[28] % (FZ_MAX_PD + 2));
-        m->access = le32(r[32] & 0xf);
-        m->flags = GUINT16_TO_LE(r[38] % 8 == 0 ? SNIC_MR_PHYS : 0);
-        if (m->flags) {
-            m->npages = 0;
-            m->pbl_addr = 0;
-            m->access &= le32(SNIC_ACCESS_LOCAL_WRITE);
+        fix_reg_mr(&m->mr, r);
+        if (!(r[46] & 0x80)) {
+            m->mr.key = 0;
+            m->mr.flags = 0;
         }
-        m->key = r[1] & 1 ? m->key : FZ_MR_KEY;
+        m->lkey = le32((r[40] % (FZ_MAX_MR + 2)) << 8 |
+                       (r[41] & 1 ? r[42] : FZ_MR_KEY));
+        m->rereg_flags = le32(r[44] & 0x80 ? r[44] : 1 + r[44] % 7);
         break;
     }
+    case SNIC_ADMIN_RESIZE_CQ:
+        log2 = 2 + cmd->resize_cq.log2_depth % 8;
+        cmd->resize_cq.log2_depth = log2;
+        cmd->resize_cq.npages = le32(queue_pages(
+                                     (uint64_t)SNIC_CQE_SIZE << log2));
+        cmd->resize_cq.pbl_addr = GUINT64_TO_LE(LIST_AT(r[0] % NUM_LISTS));
+        cmd->resize_cq.cqn = le32(r[12] % (FZ_MAX_CQ + 2));
+        break;
+    case SNIC_ADMIN_MODIFY_CQ:
+        cmd->modify_cq.cqn = le32(r[0] % (FZ_MAX_CQ + 2));
+        break;
+    case SNIC_ADMIN_ATTACH_MCAST:
+    case SNIC_ADMIN_DETACH_MCAST:
+        cmd->mcast.qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        if (r[4] & 1) {
+            /* one of a few IPv4 groups */
+            memset(cmd->mcast.gid, 0, 16);
+            cmd->mcast.gid[10] = cmd->mcast.gid[11] = 0xff;
+            cmd->mcast.gid[12] = 0xe0 | (r[5] & 1);
+            cmd->mcast.gid[15] = r[6] % 40;
+        }
+        break;
     case SNIC_ADMIN_CREATE_EQ:
         log2 = 2 + cmd->create_eq.log2_depth % 8;
         cmd->create_eq.log2_depth = log2;

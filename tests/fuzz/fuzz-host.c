@@ -23,7 +23,9 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_CREATE_ETH_QUEUE, SNIC_ADMIN_DESTROY_ETH_QUEUE,
     SNIC_ADMIN_START_ETH_QUEUE, SNIC_ADMIN_STOP_ETH_QUEUE,
     SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
-    SNIC_ADMIN_DESTROY_SRQ,
+    SNIC_ADMIN_DESTROY_SRQ, SNIC_ADMIN_ALLOC_MW, SNIC_ADMIN_DEALLOC_MW,
+    SNIC_ADMIN_REREG_MR, SNIC_ADMIN_RESIZE_CQ, SNIC_ADMIN_MODIFY_CQ,
+    SNIC_ADMIN_ATTACH_MCAST, SNIC_ADMIN_DETACH_MCAST,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -208,6 +210,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .max_cq = FZ_MAX_CQ,
         .max_eq = FZ_MAX_EQ,
         .max_srq = FZ_MAX_SRQ,
+        .max_mw = FZ_MAX_MW,
     };
 
     memcpy(cfg.mac, fz_mac, 6);
@@ -330,7 +333,19 @@ int fz_admin_payload_len(uint8_t opcode)
     case SNIC_ADMIN_DESTROY_QP:
     case SNIC_ADMIN_QUERY_SRQ:
     case SNIC_ADMIN_DESTROY_SRQ:
+    case SNIC_ADMIN_DEALLOC_MW:
         return sizeof(struct snic_admin_obj_ref);
+    case SNIC_ADMIN_ALLOC_MW:
+        return sizeof(struct snic_admin_alloc_mw);
+    case SNIC_ADMIN_REREG_MR:
+        return sizeof(struct snic_admin_rereg_mr);
+    case SNIC_ADMIN_RESIZE_CQ:
+        return sizeof(struct snic_admin_resize_cq);
+    case SNIC_ADMIN_MODIFY_CQ:
+        return sizeof(struct snic_admin_modify_cq);
+    case SNIC_ADMIN_ATTACH_MCAST:
+    case SNIC_ADMIN_DETACH_MCAST:
+        return sizeof(struct snic_admin_mcast);
     case SNIC_ADMIN_CREATE_SRQ:
         return sizeof(struct snic_admin_create_srq);
     case SNIC_ADMIN_MODIFY_SRQ:
@@ -560,12 +575,22 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
     cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
                                       SNIC_ACCESS_REMOTE_WRITE |
                                       SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
+                                      SNIC_ACCESS_REMOTE_ATOMIC |
+                                      SNIC_ACCESS_MW_BIND);
     cmd.reg_mr.page_shift = SNIC_PAGE_SHIFT_4K;
     cmd.reg_mr.key = FZ_MR_KEY;
     n->lkey = node_admin_ok(n, &cmd);
     if (n->lkey != FZ_LKEY) {
         fz_fail("harness: the node's MR has lkey 0x%x", n->lkey);
+    }
+    for (q = SNIC_MW_TYPE_1; q <= SNIC_MW_TYPE_2; q++) {
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_MW, sizeof(cmd.alloc_mw));
+        cmd.alloc_mw.pdn = GUINT32_TO_LE(n->pdn);
+        cmd.alloc_mw.type = q;
+        cmd.alloc_mw.key = FZ_MW_RKEY(q) & SNIC_KEY_BYTE_MASK;
+        if (node_admin_ok(n, &cmd) != FZ_MW_RKEY(q)) {
+            fz_fail("harness: memory window %u has another R_Key", q);
+        }
     }
     /* the port's addresses (fz_av's): ::ffff:10.0.0.ip and fd00::ip */
     for (q = 0; q < 2; q++) {
@@ -578,6 +603,20 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
         memcpy(cmd.set_gid.gid, av.sgid, 16);
         node_admin_ok(n, &cmd);
     }
+}
+
+void fz_node_attach_mcast(FuzzNode *n, unsigned q)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ATTACH_MCAST, sizeof(cmd.mcast));
+    cmd.mcast.qpn = GUINT32_TO_LE(n->qpn[q]);
+    cmd.mcast.gid[10] = cmd.mcast.gid[11] = 0xff;
+    cmd.mcast.gid[12] = (uint8_t)(FZ_MCAST_IP >> 24);
+    cmd.mcast.gid[13] = (uint8_t)(FZ_MCAST_IP >> 16);
+    cmd.mcast.gid[14] = (uint8_t)(FZ_MCAST_IP >> 8);
+    cmd.mcast.gid[15] = (uint8_t)FZ_MCAST_IP;
+    node_admin_ok(n, &cmd);
 }
 
 void fz_node_free(FuzzNode *n)

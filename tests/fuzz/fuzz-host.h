@@ -34,6 +34,7 @@
 #define FZ_MAX_CQ       4
 #define FZ_MAX_EQ       2
 #define FZ_MAX_SRQ      2
+#define FZ_MAX_MW       2
 #define FZ_MAX_MR_PAGES 64
 #define FZ_TLB_ENTRIES  16
 
@@ -66,6 +67,8 @@
 #define FZ_MR_IOVA      0x10000000ull   /* pages mapped in reverse order */
 #define FZ_MR_KEY       0x33
 #define FZ_LKEY         (1u << SNIC_KEY_INDEX_SHIFT | FZ_MR_KEY)
+/* every node's memory windows, types 1 and 2, as allocated */
+#define FZ_MW_RKEY(t)   (SNIC_KEY_MW | (t) << SNIC_KEY_INDEX_SHIFT | 0x40)
 #define FZ_QKEY         0x1111u
 #define FZ_MTU          SNIC_MTU_1024
 #define FZ_IP(n)        (n)             /* node n is 10.0.0.n */
@@ -181,6 +184,9 @@ uint16_t fz_node_modify(FuzzNode *n, unsigned q, uint32_t mask,
 /* RC QP q of n to RTS, connected to QP peer_qpn of node peer_ip. */
 void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
                      uint32_t peer_qpn, bool ipv6);
+/* UD QP q joins the multicast group FZ_MCAST_IP (239.0.0.1). */
+#define FZ_MCAST_IP     0xef000001u
+void fz_node_attach_mcast(FuzzNode *n, unsigned q);
 /* UD or GSI QP q to RTS with Q_Key qkey. */
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey);
 /* Write a WQE at the producer slot of QP q and ring its doorbell. */
@@ -255,7 +261,7 @@ enum {
 #define ADM_LIST_AT(i)  (FZ_PBL + (i) * 0x80)   /* 16 pages each */
 #define ADM_ATTR_AT(i)  (FZ_ATTR + (i) * 0x80)  /* see prepare_memory() */
 /* ADM_FIX_HDR: opcode = fz_admin_opcodes[byte % FZ_ADMIN_NUM_OPCODES] */
-#define FZ_ADMIN_NUM_OPCODES 34
+#define FZ_ADMIN_NUM_OPCODES 41
 extern const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES];
 
 #endif /* SNIC_FUZZ_HOST_H */

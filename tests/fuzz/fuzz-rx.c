@@ -162,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_node_init(&n, NULL, NULL, FZ_IP(1), types, FZ_MAX_NODE_QP);
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
     fz_node_ud_up(&n, 1, FZ_QKEY);
+    fz_node_attach_mcast(&n, 1);
     fz_node_ud_up(&n, 2, SNIC_GSI_QKEY);
     fz_node_connect(&n, 3, FZ_IP(2), RX_PEER_QPN, false);
     refill(&n);

@@ -47,6 +47,31 @@ static void fix_sge(struct snic_sge *s, unsigned n)
     }
 }
 
+/* Window t's current R_Key (type 2 binds change its key byte). */
+static uint32_t mw_rkey(const FuzzNode *n, unsigned t)
+{
+    const SnicMw *mw = &n->h->core->mws[t];
+
+    return (FZ_MW_RKEY(t) & ~SNIC_KEY_BYTE_MASK) | mw->key;
+}
+
+/* A bind of one of the node's windows inside its MR (rights as given). */
+static void fix_bind(struct snic_bind_mw *b, const FuzzNode *me, uint8_t raw)
+{
+    uint32_t rkey = mw_rkey(me, 1 + (raw >> 7));
+    uint64_t off = GUINT64_FROM_LE(b->addr) % FZ_BUF_LEN;
+
+    b->mw_rkey = GUINT32_TO_LE(rkey);
+    b->new_rkey = GUINT32_TO_LE(raw & 0x20 ? GUINT32_FROM_LE(b->new_rkey) :
+                                (rkey & ~SNIC_KEY_BYTE_MASK) |
+                                ((rkey + 1) & SNIC_KEY_BYTE_MASK));
+    b->mr_lkey = GUINT32_TO_LE(FZ_LKEY);
+    b->addr = GUINT64_TO_LE(FZ_MR_IOVA + off);
+    b->length = GUINT64_TO_LE(GUINT64_FROM_LE(b->length) %
+                              (FZ_BUF_LEN - off + 1));
+    b->access &= GUINT32_TO_LE(raw & 0x10 ? ~0u : 0xe);
+}
+
 /* Keys, addresses and peers that name live objects. */
 static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
                      const FuzzNode *peer, unsigned q)
@@ -54,8 +79,10 @@ static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
     static const uint8_t rc_ops[] = {
         SNIC_WR_RDMA_WRITE, SNIC_WR_RDMA_WRITE_IMM, SNIC_WR_SEND,
         SNIC_WR_SEND_IMM, SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_CMP_SWAP,
-        SNIC_WR_ATOMIC_FETCH_ADD, SNIC_WR_SEND_INV,
+        SNIC_WR_ATOMIC_FETCH_ADD, SNIC_WR_SEND_INV, SNIC_WR_BIND_MW,
+        SNIC_WR_LOCAL_INV,
     };
+    uint8_t raw = w->opcode;
 
     w->num_sge %= SNIC_SQ_WQE_MAX_SGE + 1;
     fix_sge(w->sge, w->num_sge);
@@ -69,7 +96,18 @@ static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
         return;
     }
     w->opcode = rc_ops[w->opcode % G_N_ELEMENTS(rc_ops)];
-    w->rdma.rkey = GUINT32_TO_LE(FZ_LKEY);
+    if (w->opcode == SNIC_WR_BIND_MW) {
+        fix_bind(&w->bind, me, raw);
+        return;
+    }
+    if (w->opcode == SNIC_WR_LOCAL_INV || w->opcode == SNIC_WR_SEND_INV) {
+        /* a window of the node that receives the invalidation */
+        w->imm = GUINT32_TO_BE(mw_rkey(w->opcode == SNIC_WR_LOCAL_INV ?
+                                       me : peer, 1 + (raw >> 7)));
+    }
+    /* through the peer's MR, or one of its windows */
+    w->rdma.rkey = GUINT32_TO_LE(raw & 0x40 ? mw_rkey(peer, 1 + (raw >> 7)) :
+                                 FZ_LKEY);
     w->rdma.remote_addr = GUINT64_TO_LE(FZ_MR_IOVA +
         GUINT64_FROM_LE(w->rdma.remote_addr) % FZ_BUF_LEN);
     if (w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||

@@ -894,6 +894,23 @@ static void gen_rx(void)
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "ipv6", &s);
 
+    /* a datagram to the UD QP's multicast group, and one to another */
+    memset(&s, 0, sizeof(s));
+    rx_pkt(&p, SNIC_OP_UD_SEND_ONLY, SNIC_MCAST_QPN, 0);
+    p.addr.dip[0] = (uint8_t)(FZ_MCAST_IP >> 24);
+    p.addr.dip[1] = (uint8_t)(FZ_MCAST_IP >> 16);
+    p.addr.dip[2] = (uint8_t)(FZ_MCAST_IP >> 8);
+    p.addr.dip[3] = (uint8_t)FZ_MCAST_IP;
+    memcpy(p.addr.dmac, (uint8_t[6]){ 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 },
+           6);
+    p.deth.qkey = FZ_QKEY;
+    p.deth.sqpn = 3;
+    rx_payload(&p, 300);
+    rx_record(&s, FIX, &p);
+    p.addr.dip[3] = 2;
+    rx_record(&s, FIX | RX_RUN, &p);
+    save("rx", "multicast", &s);
+
     /* VLAN tag, SEND with Invalidate, CNP, a frame without fix-up */
     memset(&s, 0, sizeof(s));
     rx_pkt(&p, SNIC_OP_RC_SEND_ONLY, RX_RC_QPN, e);

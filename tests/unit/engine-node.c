@@ -151,7 +151,8 @@ static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
                                       SNIC_ACCESS_REMOTE_WRITE |
                                       SNIC_ACCESS_REMOTE_READ |
-                                      SNIC_ACCESS_REMOTE_ATOMIC);
+                                      SNIC_ACCESS_REMOTE_ATOMIC |
+                                      SNIC_ACCESS_MW_BIND);
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
@@ -244,6 +245,24 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
            (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
                      SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC),
            &a);
+}
+
+/* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */
+void node_ud_up(Node *n, uint32_t qkey, bool gsi)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    a.qkey = GUINT32_TO_LE(qkey);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_QKEY | (gsi ? 0 : SNIC_QP_ATTR_PORT), &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
+    node_modify(n, SNIC_QP_ATTR_STATE, &a);
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    a.sq_psn = GUINT32_TO_LE(100);
+    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
 }
 
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)

@@ -88,6 +88,9 @@ void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);
 
+/* UD or GSI QP: RESET -> INIT (Q_Key) -> RTR -> RTS. */
+void node_ud_up(Node *n, uint32_t qkey, bool gsi);
+
 /* Post one signaled single-SGE send WQE and ring the SQ doorbell. */
 /* Write a send WQE at the SQ's producer index and ring the doorbell */
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w);

@@ -15,6 +15,7 @@
 #define EQ_PAGE     (FAKE_MEM_BASE + 0x100000)
 #define CQ_PAGE     (FAKE_MEM_BASE + 0x101000)
 #define WQ_PAGE     (FAKE_MEM_BASE + 0x102000)
+#define NEW_CQ_PAGE (FAKE_MEM_BASE + 0x104000)
 #define EQ_VECTOR   2
 
 typedef struct Env {
@@ -230,9 +231,101 @@ static void test_doorbell_ownership(void)
     fake_host_free(e.h);
 }
 
+/*
+ * RESIZE_CQ: the device reports how far the old ring was written and goes
+ * on at index 0 of the new one; arming survives.
+ */
+static void test_resize(void)
+{
+    Env e = env_new(0);
+    struct snic_admin_cmd cmd;
+    __le64 page = GUINT64_TO_LE(NEW_CQ_PAGE);
+    uint64_t old_tail;
+    struct snic_cqe c;
+    unsigned i;
+
+    post(&e, 1, SNIC_WC_SUCCESS, false);
+    post(&e, 2, SNIC_WC_SUCCESS, false);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 1);
+    fake_write(e.h, PBL + 24, &page, 8);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_RESIZE_CQ, sizeof(cmd.resize_cq));
+    cmd.resize_cq.pbl_addr = GUINT64_TO_LE(PBL + 24);
+    cmd.resize_cq.npages = GUINT32_TO_LE(1);
+    cmd.resize_cq.cqn = GUINT32_TO_LE(e.cqn);
+    cmd.resize_cq.log2_depth = 3;
+    /* refused: depth, a CQ that does not exist */
+    cmd.resize_cq.log2_depth = SNIC_MAX_CQE_LOG2 + 1;
+    g_assert_cmpuint(fake_admin(e.h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    cmd.resize_cq.log2_depth = 3;
+    cmd.resize_cq.cqn = GUINT32_TO_LE(e.cqn + 1);
+    g_assert_cmpuint(fake_admin(e.h, &cmd, NULL), ==, SNIC_ADMIN_BAD_PARAM);
+    cmd.resize_cq.cqn = GUINT32_TO_LE(e.cqn);
+    g_assert_cmpuint(fake_admin(e.h, &cmd, &old_tail), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(old_tail, ==, 2);
+    /* 8 more fit the new ring (4 did before); the first one fires */
+    for (i = 0; i < 8; i++) {
+        g_assert_cmpint(post(&e, 10 + i, SNIC_WC_SUCCESS, false), ==, 0);
+    }
+    g_assert_cmpint(post(&e, 18, SNIC_WC_SUCCESS, false), ==, -1);
+    g_assert_cmpuint(eqes(&e), ==, 1);
+    fake_read(e.h, NEW_CQ_PAGE, &c, sizeof(c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 10);
+    g_assert_cmpuint(c.flags, ==, SNIC_CQE_PHASE);
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe_at(&e, 1).wr_id), ==, 2);
+    fake_host_free(e.h);
+}
+
+static void modify_cq(Env *e, uint16_t count, uint16_t period_us)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_CQ, sizeof(cmd.modify_cq));
+    cmd.modify_cq.cqn = GUINT32_TO_LE(e->cqn);
+    cmd.modify_cq.count = GUINT16_TO_LE(count);
+    cmd.modify_cq.period_us = GUINT16_TO_LE(period_us);
+    admin_ok(e->h, &cmd);
+}
+
+/* Moderation: the event waits for 'count' CQEs or 'period' after one. */
+static void test_moderation(void)
+{
+    Env e = env_new(0);
+
+    modify_cq(&e, 3, 0);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 0);
+    post(&e, 1, SNIC_WC_SUCCESS, false);
+    post(&e, 2, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 0);
+    post(&e, 3, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 1);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ, e.cqn, 3);
+
+    /* count 100, period 50 us: the period ends the wait */
+    modify_cq(&e, 100, 50);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 3);
+    post(&e, 4, SNIC_WC_SUCCESS, false);
+    fake_advance(e.h, 49000);
+    g_assert_cmpuint(eqes(&e), ==, 1);
+    fake_advance(e.h, 2000);
+    g_assert_cmpuint(eqes(&e), ==, 2);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ, e.cqn, 4);
+    /* not armed: the period does not start */
+    post(&e, 5, SNIC_WC_SUCCESS, false);
+    fake_advance(e.h, 100000);
+    g_assert_cmpuint(eqes(&e), ==, 2);
+    /* back to none: at once */
+    modify_cq(&e, 0, 0);
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 5);
+    post(&e, 6, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(eqes(&e), ==, 3);
+    fake_host_free(e.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/cq/resize", test_resize);
+    g_test_add_func("/cq/moderation", test_moderation);
     g_test_add_func("/cq/phase-and-overrun", test_cqe_phase_and_overrun);
     g_test_add_func("/cq/phase-second-lap", test_phase_second_lap);
     g_test_add_func("/cq/arming", test_arming);

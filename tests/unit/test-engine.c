@@ -547,24 +547,6 @@ static void test_read_access_error(void)
     node_pair_free(sim, &a, &b);
 }
 
-/* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */
-static void ud_up(Node *n, uint32_t qkey, bool gsi)
-{
-    struct snic_qp_attr a;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
-    a.port_num = 1;
-    a.qkey = GUINT32_TO_LE(qkey);
-    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
-           SNIC_QP_ATTR_QKEY | (gsi ? 0 : SNIC_QP_ATTR_PORT), &a);
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTR);
-    node_modify(n, SNIC_QP_ATTR_STATE, &a);
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
-    a.sq_psn = GUINT32_TO_LE(100);
-    node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
-}
-
 /* A UD send WQE from n (IPv4 AV) to 'to' */
 static void ud_wqe(struct snic_sq_wqe *wqe, Node *n, uint64_t wr_id,
                    const Node *to, uint32_t qkey, uint64_t addr, uint32_t len,
@@ -608,8 +590,8 @@ static void ud_pair(SnicSim *sim, Node *a, Node *b, uint8_t type,
     node_init_type(a, sim, 1, type);
     node_init_type(b, sim, 2, type);
     snic_sim_port_connect(&a->h->port, &b->h->port, &clean);
-    ud_up(a, qkey, type == SNIC_QPT_GSI);
-    ud_up(b, qkey, type == SNIC_QPT_GSI);
+    node_ud_up(a, qkey, type == SNIC_QPT_GSI);
+    node_ud_up(b, qkey, type == SNIC_QPT_GSI);
 }
 
 /*
@@ -642,8 +624,8 @@ static void test_ud_source_address(void)
     node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
     node_init_type(&b, sim, 2, SNIC_QPT_UD);
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
-    ud_up(&a, 0x1234, false);
-    ud_up(&b, 0x1234, false);
+    node_ud_up(&a, 0x1234, false);
+    node_ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
     set_gid(&a, 0, 0, 1);                           /* the port's, removed */
 
@@ -660,8 +642,8 @@ static void test_ud_source_address(void)
     node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
     node_init_type(&b, sim, 2, SNIC_QPT_UD);
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
-    ud_up(&a, 0x1234, false);
-    ud_up(&b, 0x1234, false);
+    node_ud_up(&a, 0x1234, false);
+    node_ud_up(&b, 0x1234, false);
     node_post_recv(&b, 21, BUF + 0x10000, 4096 + 40);
     set_gid(&a, 0, 0, 1);
     set_gid(&a, 1, SNIC_GID_VALID, 9);              /* another address */
@@ -691,8 +673,8 @@ static void test_ud_source_address(void)
     node_init_ctx(&a, sim, 1, SNIC_QPT_UD, 3);
     node_init_type(&b, sim, 2, SNIC_QPT_UD);
     snic_sim_port_connect(&a.h->port, &b.h->port, &clean);
-    ud_up(&a, 0x1234, false);
-    ud_up(&b, 0x1234, false);
+    node_ud_up(&a, 0x1234, false);
+    node_ud_up(&b, 0x1234, false);
     set_gid(&a, 0, 0, 1);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.index = 1;
@@ -1730,6 +1712,8 @@ static void test_responder_error_events(void)
         Node a, b;
 
         node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        /* SEND_INV: of R_Key 0, no window (a receive WQE takes it) */
+        node_post_recv(&b, 9, BUF + 0x10000, 4096);
         node_post_send(&a, 1, cases[i].opcode, BUF, 100, BUF,
                        b.lkey ^ (cases[i].bad_rkey ? 4 : 0), 0, a.lkey);
         snic_sim_run(sim, 100000);

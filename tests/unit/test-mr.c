@@ -128,7 +128,7 @@ static void test_reg_validation(void)
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.npages = GUINT32_TO_LE(3));
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.npages = GUINT32_TO_LE(5));
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.flags = GUINT16_TO_LE(2));
-    REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.access = GUINT32_TO_LE(0x10));
+    REG_EXPECT(SNIC_ADMIN_BAD_PARAM, cmd.reg_mr.access = GUINT32_TO_LE(0x20));
     /* remote write needs local write */
     REG_EXPECT(SNIC_ADMIN_BAD_PARAM,
                cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_WRITE));
@@ -370,9 +370,102 @@ static void test_phys(void)
     fake_host_free(h);
 }
 
+static uint16_t rereg(FakeHost *h, uint32_t lkey, uint32_t flags,
+                      const struct snic_admin_cmd *reg)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REREG_MR, sizeof(cmd.rereg_mr));
+    cmd.rereg_mr.mr = reg->reg_mr;
+    cmd.rereg_mr.mr.key = 0;
+    cmd.rereg_mr.lkey = GUINT32_TO_LE(lkey);
+    cmd.rereg_mr.rereg_flags = GUINT32_TO_LE(flags);
+    return fake_admin(h, &cmd, NULL);
+}
+
+/*
+ * REREG_MR changes translation, PD and rights in place under the same
+ * key, drops the old translations, and refuses what REG_MR refuses.
+ */
+static void test_rereg(void)
+{
+    uint64_t pdn, pdn2, pdn_user, key;
+    FakeHost *h = mr_host(&pdn);
+    struct snic_admin_cmd cmd;
+    SnicMrCheck why;
+    uint8_t b = 0x42;
+    SnicMr *mr;
+
+    g_assert_cmpuint(alloc_pd(h, 0, &pdn2), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(alloc_pd(h, 1, &pdn_user), ==, SNIC_ADMIN_OK);
+    scatter_pbl(h, 2);
+    reg_init(&cmd, pdn, 0x1000, 8192, 2, 12, SNIC_ACCESS_REMOTE_READ);
+    g_assert_cmpuint(fake_admin(h, &cmd, &key), ==, SNIC_ADMIN_OK);
+    mr = &h->core->mrs[key >> 8];
+    g_assert_cmpint(snic_mtt_read(h->core, &mr->mtt, 0x1000, &b, 1), ==,
+                    SNIC_XLATE_OK);                 /* cached */
+
+    /* rights: now writable, no longer readable remotely */
+    reg_init(&cmd, pdn, 0, 0, 0, 0, SNIC_ACCESS_LOCAL_WRITE |
+             SNIC_ACCESS_REMOTE_WRITE);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_ACCESS, &cmd), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_nonnull(snic_mr_check(h->core, key, pdn,
+                                   SNIC_ACCESS_REMOTE_WRITE, 0x1000, 1,
+                                   &why));
+    g_assert_null(snic_mr_check(h->core, key, pdn, SNIC_ACCESS_REMOTE_READ,
+                                0x1000, 1, &why));
+    /* PD: the region moves to pdn2 (refs follow) */
+    reg_init(&cmd, pdn2, 0, 0, 0, 0, 0);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_PD, &cmd), ==, SNIC_ADMIN_OK);
+    g_assert_null(snic_mr_check(h->core, key, pdn, 0, 0x1000, 1, &why));
+    g_assert_cmpint(why, ==, SNIC_MR_BAD_PD);
+    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn2), ==,
+                     SNIC_ADMIN_BAD_STATE);
+    /* translation: one page elsewhere at another address; old TLB gone */
+    {
+        __le64 page = GUINT64_TO_LE(PAGES + 0x9000);
+
+        fake_write(h, PBL + 0x100, &page, 8);
+    }
+    reg_init(&cmd, pdn2, 0x7000, 4096, 1, 12, 0);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL + 0x100);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_TRANS, &cmd), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_null(snic_mr_check(h->core, key, pdn2, 0, 0x1000, 1, &why));
+    g_assert_cmpint(why, ==, SNIC_MR_BOUNDS);
+    b = 0x99;
+    g_assert_cmpint(snic_mtt_write(h->core, &mr->mtt, 0x7010, &b, 1), ==,
+                    SNIC_XLATE_OK);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(h, PAGES + 0x9010, 1), ==, 0x99);
+
+    /* refusals change nothing */
+    reg_init(&cmd, pdn2, 0, 0, 0, 0, SNIC_ACCESS_REMOTE_WRITE);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_ACCESS, &cmd), ==,
+                     SNIC_ADMIN_BAD_PARAM);     /* no local write */
+    reg_init(&cmd, pdn_user, 0, 0, 0, 0, 0);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_PD, &cmd), ==,
+                     SNIC_ADMIN_BAD_PARAM);     /* another context's PD */
+    g_assert_cmpuint(rereg(h, key, 0, &cmd), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(rereg(h, key, 8, &cmd), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(rereg(h, key ^ 1, SNIC_REREG_PD, &cmd), ==,
+                     SNIC_ADMIN_BAD_PARAM);     /* stale key */
+    reg_init(&cmd, pdn2, 0x7000, 4096, 3, 12, 0);
+    g_assert_cmpuint(rereg(h, key, SNIC_REREG_TRANS, &cmd), ==,
+                     SNIC_ADMIN_BAD_PARAM);     /* page count */
+    g_assert_cmpuint(mr->mtt.iova, ==, 0x7000);
+    g_assert_cmpuint(mr->pdn, ==, pdn2);
+    g_assert_cmpuint(mr->access, ==, SNIC_ACCESS_LOCAL_WRITE |
+                     SNIC_ACCESS_REMOTE_WRITE);
+    fake_host_free(h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mr/rereg", test_rereg);
     g_test_add_func("/mr/pd-lifecycle", test_pd_lifecycle);
     g_test_add_func("/mr/reg-validation", test_reg_validation);
     g_test_add_func("/mr/translate-4k", test_translate_4k);

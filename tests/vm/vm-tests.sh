@@ -74,6 +74,40 @@ for t in "${tests[@]}"; do
         tap "not ok" "vm/$name (expected $expect, vm-run exit $rc; console: $logs/$name.log)"
     fi
 done
+# rdma-core's own Python tests (run_tests.py on python3-pyverbs) on snic in one VM, judged
+# against Linux rxe's committed results (issue 14): one TAP case per test, named
+# vm/rdma-core/<test id>; see scripts/rdma-core-results.py for the rules. The role bounds
+# every test (45 s) and the whole suite (SNIC_RDMA_BUDGET, 600 s): a hang costs its timeout.
+rdma_core_tests() {
+    local log=$logs/rdma-core-snic.log rc line
+    local budget=${SNIC_RDMA_BUDGET:-600}
+    if [ ! -f "$drv_dir/snic.ko" ]; then
+        tap "not ok" "vm/rdma-core (not run: $drv_dir/snic.ko is not built; run scripts/build-guest-driver.sh)"
+        return
+    fi
+    rm -f "$log"
+    "$repo/scripts/vm-run.sh" --qemu "$qemu" --timeout $((budget + 180)) --log "$log" \
+        --initrd initramfs-rdma-core-tests.cpio.gz --role rdma-core-tests \
+        --append "snicvm.nic=snic snicvm.ip=10.0.0.1/24 snicvm.rdma_budget=$budget" \
+        -- -device snic,netdev=n0 -netdev user,id=n0,restrict=on
+    rc=$?
+    while IFS= read -r line; do
+        case $line in
+            "ok "*) tap ok "${line#ok }" ;;
+            "not ok "*) tap "not ok" "${line#not ok }" ;;
+            *) echo "$line" >> "$results" ;;
+        esac
+    done < <(python3 "$repo/scripts/rdma-core-results.py" compare "$log" \
+                 --reference "$repo/tests/vm/rdma-core-rxe-results.txt" \
+                 --exceptions "$repo/tests/vm/rdma-core-exceptions.txt" ||
+             echo "not ok vm/rdma-core/results (scripts/rdma-core-results.py failed on $log)")
+    if [ "$rc" = 0 ]; then
+        tap ok "vm/rdma-core"
+    else
+        tap "not ok" "vm/rdma-core (vm-run exit $rc; console: $log)"
+    fi
+}
+rdma_core_tests
 for t in "${pairs[@]}"; do
     read -r name tmo needs args <<<"$t"
     if [ "$needs" = snic.ko ] && [ ! -f "$drv_dir/snic.ko" ]; then

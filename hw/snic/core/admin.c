@@ -182,6 +182,10 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.qp_state_bytes = GUINT32_TO_LE(sizeof(SnicQp));
     a.max_inline_data = GUINT16_TO_LE(SNIC_MAX_INLINE_DATA);
     a.max_srq = GUINT32_TO_LE(c->cfg.max_srq);
+    a.max_mw = GUINT32_TO_LE(c->cfg.max_mw);
+    a.max_cq_moderation = GUINT16_TO_LE(SNIC_MAX_CQ_MODERATION);
+    a.max_mcast_grp = GUINT16_TO_LE(SNIC_MAX_MCAST_GRP);
+    a.max_mcast_qp_attach = GUINT16_TO_LE(SNIC_MAX_MCAST_QP_ATTACH);
     a.max_srq_wr = GUINT32_TO_LE(1u << SNIC_MAX_QP_WR_LOG2);
     a.rpc_slots = GUINT32_TO_LE(SNIC_RPC_SLOTS);
     a.rpc_slot_bytes = GUINT32_TO_LE(sizeof(SnicRpc));
@@ -315,6 +319,20 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_qp },
     [SNIC_ADMIN_SET_GID] = {
         sizeof(struct snic_admin_set_gid), snic_cmd_set_gid },
+    [SNIC_ADMIN_REREG_MR] = {
+        sizeof(struct snic_admin_rereg_mr), snic_cmd_rereg_mr },
+    [SNIC_ADMIN_ALLOC_MW] = {
+        sizeof(struct snic_admin_alloc_mw), snic_cmd_alloc_mw },
+    [SNIC_ADMIN_DEALLOC_MW] = {
+        sizeof(struct snic_admin_obj_ref), snic_cmd_dealloc_mw },
+    [SNIC_ADMIN_RESIZE_CQ] = {
+        sizeof(struct snic_admin_resize_cq), snic_cmd_resize_cq },
+    [SNIC_ADMIN_MODIFY_CQ] = {
+        sizeof(struct snic_admin_modify_cq), snic_cmd_modify_cq },
+    [SNIC_ADMIN_ATTACH_MCAST] = {
+        sizeof(struct snic_admin_mcast), snic_cmd_attach_mcast },
+    [SNIC_ADMIN_DETACH_MCAST] = {
+        sizeof(struct snic_admin_mcast), snic_cmd_detach_mcast },
     [SNIC_ADMIN_CREATE_SRQ] = {
         sizeof(struct snic_admin_create_srq), snic_cmd_create_srq },
     [SNIC_ADMIN_MODIFY_SRQ] = {

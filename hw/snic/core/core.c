@@ -43,6 +43,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "max_pd", cfg->max_pd, SNIC_MAX_OBJECTS },
         { "max_eq", cfg->max_eq, SNIC_MAX_OBJECTS },
         { "max_srq", cfg->max_srq, SNIC_MAX_OBJECTS },
+        { "max_mw", cfg->max_mw, SNIC_MAX_OBJECTS },
         { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
     };
     const struct {
@@ -97,6 +98,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_cq = cf.max_cq ? cf.max_cq : SNIC_DEFAULT_MAX_CQ;
     cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
     cf.max_srq = cf.max_srq ? cf.max_srq : SNIC_DEFAULT_MAX_SRQ;
+    cf.max_mw = cf.max_mw ? cf.max_mw : SNIC_DEFAULT_MAX_MW;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
@@ -113,6 +115,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_qp_init(c);
     snic_mr_init(c);
     snic_rpc_init(c);
+    snic_mw_init(c);
     snic_core_reset(c);
     return c;
 }
@@ -124,6 +127,7 @@ void snic_core_free(SnicCore *c)
     snic_cq_free(c);
     snic_srq_free(c);
     g_free(c->rx_fifo);
+    snic_mw_free(c);
     snic_mr_free(c);
     snic_rpc_free(c);
     g_free(c);
@@ -146,6 +150,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     snic_rpc_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);
+    snic_mw_reset(c);
     snic_mr_reset(c);
     snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;
@@ -208,6 +213,7 @@ void snic_core_timer(SnicCore *c)
     if (snic_ready(c)) {
         next = MIN(next, snic_rdma_timer(c, now));
         next = MIN(next, snic_rpc_timer(c, now));
+        next = MIN(next, snic_cq_timer(c, now));
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;

@@ -11,7 +11,9 @@
 
 #include "snic_core.h"
 #include "link.h"
+#include "mcast.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "rdma.h"
 #include "rpc.h"
@@ -22,7 +24,9 @@
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
-                   SNIC_CAP_UC | SNIC_CAP_SRQ | SNIC_CAP_RPC)
+                   SNIC_CAP_UC | SNIC_CAP_SRQ | \
+                   SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION | SNIC_CAP_MCAST | \
+                   SNIC_CAP_RPC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -69,6 +73,7 @@ struct SnicCore {
     SnicEq *eqs;                /* [1, max_eq] */
     SnicCq *cqs;                /* [1, max_cq] */
     SnicSrq *srqs;              /* [1, max_srq] */
+    SnicMw *mws;                /* [1, max_mw] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
     SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
@@ -127,6 +132,7 @@ struct SnicCore {
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
     uint8_t gids[SNIC_MAX_GIDS][16];
+    SnicMcastGroup mcast[SNIC_MAX_MCAST_GRP];
     uint32_t rr_next;           /* round-robin start of the engine */
     uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
     uint8_t rdma_frame[SNIC_ETH_MAX_FRAME];

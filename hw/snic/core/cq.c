@@ -127,6 +127,7 @@ uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
                 .ctx = ctx,
                 .eqn = eqn,
                 .ring = ring,
+                .mod_deadline = UINT64_MAX,
             };
             eq->refs++;
             *result = i;
@@ -150,6 +151,53 @@ uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
     c->eqs[cq->eqn].refs--;
     snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
     memset(cq, 0, sizeof(*cq));
+    return SNIC_ADMIN_OK;
+}
+
+/*
+ * The CQ goes on in a new ring at index 0; the old ring's CQEs up to the
+ * returned producer index are the consumer's to drain, the device is done
+ * with it. The new ring starts empty, so any depth in range will do.
+ */
+uint16_t snic_cmd_resize_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_resize_cq *p = &cmd->resize_cq;
+    SnicCq *cq = snic_cq_get(c, GUINT32_FROM_LE(p->cqn));
+    SnicMtt ring;
+    uint16_t st;
+
+    if (!cq || !log2_ok(p->log2_depth)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (cq->error) {
+        return SNIC_ADMIN_BAD_STATE;    /* an overrun CQ is destroyed */
+    }
+    st = snic_ring_mtt(c, &ring, GUINT64_FROM_LE(p->pbl_addr),
+                       GUINT32_FROM_LE(p->npages),
+                       (uint64_t)SNIC_CQE_SIZE << p->log2_depth);
+    if (st != SNIC_ADMIN_OK) {
+        return st;
+    }
+    snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
+    *result = cq->tail;
+    cq->ring = ring;
+    cq->log2_depth = p->log2_depth;
+    cq->head = cq->tail = 0;
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_modify_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_modify_cq *p = &cmd->modify_cq;
+    SnicCq *cq = snic_cq_get(c, GUINT32_FROM_LE(p->cqn));
+
+    if (!cq) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    cq->mod_count = GUINT16_FROM_LE(p->count);
+    cq->mod_period_us = GUINT16_FROM_LE(p->period_us);
     return SNIC_ADMIN_OK;
 }
 
@@ -181,6 +229,53 @@ static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
     }
     eq->tail++;
     snic_raise_irq(c, eq->vector);
+}
+
+static void cq_event(SnicCore *c, SnicCq *cq)
+{
+    cq->armed = SNIC_CQ_DISARMED;       /* one event per arm */
+    cq->event_due = false;
+    cq->mod_pending = 0;
+    cq->mod_deadline = UINT64_MAX;
+    eq_post(c, &c->eqs[cq->eqn], cq - c->cqs);
+}
+
+/*
+ * A CQE was queued while the CQ's event is due: raise it once mod_count
+ * CQEs are queued (0: no count limit) or mod_period_us after the first
+ * (0: no period); neither set is no moderation.
+ */
+static void cq_moderate(SnicCore *c, SnicCq *cq)
+{
+    cq->mod_pending++;
+    if ((cq->mod_count && cq->mod_pending >= cq->mod_count) ||
+        (!cq->mod_count && !cq->mod_period_us)) {
+        cq_event(c, cq);
+    } else if (cq->mod_period_us && cq->mod_deadline == UINT64_MAX) {
+        cq->mod_deadline = c->ops->now_ns(c->opaque) +
+                           cq->mod_period_us * 1000ull;
+        snic_timer_hint(c, cq->mod_deadline);
+    }
+}
+
+uint64_t snic_cq_timer(SnicCore *c, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    uint32_t i;
+
+    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
+        SnicCq *cq = &c->cqs[i];
+
+        if (!cq->valid || cq->mod_deadline == UINT64_MAX) {
+            continue;
+        }
+        if (now && cq->mod_deadline <= now) {
+            cq_event(c, cq);
+        } else {
+            next = MIN(next, cq->mod_deadline);
+        }
+    }
+    return next;
 }
 
 int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
@@ -216,8 +311,10 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
     if (cq->armed == SNIC_CQ_ARMED_ANY ||
         (cq->armed == SNIC_CQ_ARMED_SOLICITED &&
          (solicited || e.status != SNIC_WC_SUCCESS))) {
-        cq->armed = SNIC_CQ_DISARMED;   /* one event per arm */
-        eq_post(c, &c->eqs[cq->eqn], cqn);
+        cq->event_due = true;
+    }
+    if (cq->event_due) {
+        cq_moderate(c, cq);
     }
     return 0;
 }
@@ -248,8 +345,7 @@ void snic_cq_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t cqn,
     /* IBA: arming with completions already queued raises the event now */
     if (cq->armed != SNIC_CQ_DISARMED && cq->head != cq->tail &&
         type != SNIC_DB_CQ) {
-        cq->armed = SNIC_CQ_DISARMED;
-        eq_post(c, &c->eqs[cq->eqn], cqn);
+        cq_event(c, cq);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #define SNIC_MAX_CQE_LOG2           16
 #define SNIC_MIN_QUEUE_LOG2         2
+#define SNIC_MAX_CQ_MODERATION      UINT16_MAX  /* count and period (us) */
 
 typedef struct SnicEq {
     bool valid;
@@ -37,6 +38,15 @@ typedef struct SnicCq {
     uint32_t head;              /* consumer index (doorbell) */
     uint32_t tail;              /* next CQE slot */
     SnicMtt ring;
+    /*
+     * Moderation (MODIFY_CQ): once an armed CQ's event is due it waits
+     * for mod_count CQEs, or mod_period_us after the first.
+     */
+    uint16_t mod_count;
+    uint16_t mod_period_us;
+    bool event_due;
+    uint16_t mod_pending;       /* CQEs since the event became due */
+    uint64_t mod_deadline;      /* UINT64_MAX: none */
 } SnicCq;
 
 void snic_cq_init(SnicCore *c);
@@ -63,5 +73,12 @@ uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
                             uint64_t *result);
 uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
                              uint64_t *result);
+uint16_t snic_cmd_resize_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result);
+uint16_t snic_cmd_modify_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result);
+
+/* Fire moderated CQ events due at 'now'; the next deadline. */
+uint64_t snic_cq_timer(SnicCore *c, uint64_t now);
 
 #endif /* SNIC_CORE_CQ_H */

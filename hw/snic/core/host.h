@@ -55,6 +55,17 @@ typedef struct SnicHostOps {
     int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
                      size_t len);
 
+    /*
+     * The timing model's cost of a device read, or NULL: QEMU's device is
+     * functional and its DMA completes at once. When a read of 'len' bytes
+     * issued now would complete (now_ns clock). The scheduler issues an
+     * SQ's WQE fetch, parks the QP until then and serves others meanwhile,
+     * so many fetches are in flight as on pipelined hardware; the host
+     * charges payload reads, DMA writes and the pipeline in its own TX and
+     * RX paths (tests/sim documents the model).
+     */
+    uint64_t (*dma_read_done)(void *opaque, size_t len);
+
     /* Hand one complete Ethernet frame to the wire. */
     void (*tx_frame)(void *opaque, const void *frame, size_t len);
 

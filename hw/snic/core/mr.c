@@ -111,10 +111,22 @@ uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
 }
 
 /* Validate REG_MR's fields; fill *m. */
-static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
-                           const SnicPd *pd, SnicMtt *m)
+/* An MR's rights as IBA allows them (ib_check_mr_access) */
+static bool access_ok(uint32_t access)
 {
-    uint32_t access = GUINT32_FROM_LE(r->access);
+    return !(access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
+                        SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC |
+                        SNIC_ACCESS_MW_BIND)) &&
+           /* remote write and atomic need local write */
+           (!(access & (SNIC_ACCESS_REMOTE_WRITE |
+                        SNIC_ACCESS_REMOTE_ATOMIC)) ||
+            access & SNIC_ACCESS_LOCAL_WRITE);
+}
+
+/* Validate REG_MR's translation for 'access' in PD pd; fill *m. */
+static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
+                           uint32_t access, const SnicPd *pd, SnicMtt *m)
+{
     uint16_t flags = GUINT16_FROM_LE(r->flags);
     __le64 probe;
 
@@ -126,14 +138,7 @@ static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
     m->phys = flags & SNIC_MR_PHYS;
 
     if (flags & ~SNIC_MR_PHYS || !m->length ||
-        m->iova + m->length - 1 < m->iova ||
-        access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
-                   SNIC_ACCESS_REMOTE_READ | SNIC_ACCESS_REMOTE_ATOMIC)) {
-        return SNIC_ADMIN_BAD_PARAM;
-    }
-    /* IBA: remote write and atomic need local write (ib_check_mr_access) */
-    if (access & (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_ATOMIC) &&
-        !(access & SNIC_ACCESS_LOCAL_WRITE)) {
+        m->iova + m->length - 1 < m->iova || !access_ok(access)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (m->phys) {
@@ -173,7 +178,7 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!pd) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    st = reg_mr_mtt(c, r, pd, &m);
+    st = reg_mr_mtt(c, r, GUINT32_FROM_LE(r->access), pd, &m);
     if (st != SNIC_ADMIN_OK) {
         SNIC_GUEST_ERROR(c, GE_REG_MR, GUINT64_FROM_LE(r->iova),
                          GUINT64_FROM_LE(r->length),
@@ -209,11 +214,63 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!mr) {
         return SNIC_ADMIN_BAD_PARAM;
     }
+    if (mr->mw_refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* windows are bound in it */
+    }
     if (!mr->mtt.phys) {
         snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
     }
     c->pds[mr->pdn].refs--;
     memset(mr, 0, sizeof(*mr));
+    return SNIC_ADMIN_OK;
+}
+
+/*
+ * Change an MR in place under its keys: translation, PD and/or rights.
+ * Its TLB entries go; work already using it sees the new region from its
+ * next access, as IBA lets rereg race with outstanding work.
+ */
+uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result)
+{
+    const struct snic_admin_rereg_mr *p = &cmd->rereg_mr;
+    uint32_t flags = GUINT32_FROM_LE(p->rereg_flags);
+    SnicMr *mr = mr_get(c, GUINT32_FROM_LE(p->lkey));
+    uint32_t pdn, access;
+    SnicMtt m;
+    SnicPd *pd;
+    uint16_t st;
+
+    if (!mr || mr->mtt.phys || !flags ||
+        flags & ~(SNIC_REREG_TRANS | SNIC_REREG_PD | SNIC_REREG_ACCESS) ||
+        p->mr.key || p->mr.flags) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (mr->mw_refs) {
+        return SNIC_ADMIN_BAD_STATE;    /* windows are bound in it */
+    }
+    pdn = flags & SNIC_REREG_PD ? GUINT32_FROM_LE(p->mr.pdn) : mr->pdn;
+    access = flags & SNIC_REREG_ACCESS ? GUINT32_FROM_LE(p->mr.access) :
+             mr->access;
+    pd = snic_pd_get(c, pdn);
+    /* a context moves its MR between its own PDs only */
+    if (!pd || pd->ctx != c->pds[mr->pdn].ctx || !access_ok(access)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    m = mr->mtt;
+    if (flags & SNIC_REREG_TRANS) {
+        st = reg_mr_mtt(c, &p->mr, access, pd, &m);
+        if (st != SNIC_ADMIN_OK) {
+            return st;
+        }
+    }
+    snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
+    snic_tlb_invalidate(c, m.pbl, m.npages);
+    c->pds[mr->pdn].refs--;
+    pd->refs++;
+    mr->pdn = pdn;
+    mr->access = access;
+    mr->mtt = m;
     return SNIC_ADMIN_OK;
 }
 

@@ -20,6 +20,7 @@ typedef struct SnicMr {
     uint8_t key;                /* low byte of lkey/rkey */
     uint32_t pdn;
     uint32_t access;            /* SNIC_ACCESS_* */
+    uint32_t mw_refs;           /* memory windows bound in it */
     SnicMtt mtt;
 } SnicMr;
 
@@ -67,6 +68,8 @@ uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
 uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                          uint64_t *result);
 uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                           uint64_t *result);
+uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                            uint64_t *result);
 
 #endif /* SNIC_CORE_MR_H */

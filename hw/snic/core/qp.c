@@ -320,6 +320,8 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
     snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
+    snic_mw_qp_destroyed(c, qp - c->qps);
+    snic_mcast_qp_destroyed(c, qp - c->qps);
     if (qp != &c->qps[SNIC_GSI_QPN]) {
         c->free_qpns[c->free_qpn_tail++ % c->cfg.max_qp] = qp - c->qps;
     }

@@ -81,7 +81,16 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    /* RoCE for another address, or multicast (not offered), is not ours */
+    /* a group's datagram, under the MAC its address maps to */
+    if (snic_ip_is_mcast(p.addr.ipv6, p.addr.dip)) {
+        if (!snic_mcast_mac_ok(p.addr.ipv6, p.addr.dip, frame)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_mcast_receive(c, &p);
+        return;
+    }
+    /* RoCE for another address, or to a group MAC, is not ours */
     if ((frame[0] & 1) || !snic_port_owns(c, p.addr.ipv6, p.addr.dip)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
@@ -306,6 +315,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
 void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
+    bool mcast;
 
     if (!len) {
         return;     /* built from validated state: cannot happen */
@@ -324,13 +334,16 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
         return;
     }
     snic_stat_inc(&c->stats.rdma_tx_packets);
-    if (snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
-        /* for a QP of this port: it turns around inside the port */
+    mcast = snic_ip_is_mcast(p->addr.ipv6, p->addr.dip);
+    if (mcast || snic_port_owns(c, p->addr.ipv6, p->addr.dip)) {
+        /* for QPs of this port: it turns around inside the port */
         if (!snic_link_loop(c, c->rdma_frame, len)) {
             snic_stat_inc(&c->stats.tx_dropped);
         }
         c->ops->kick(c->opaque);
-        return;
+        if (!mcast) {
+            return;
+        }
     }
     snic_link_tx(c, c->rdma_frame, len);
 }
@@ -473,12 +486,29 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
         cqe.imm = GUINT32_TO_BE(p->imm);
         cqe.wc_flags = SNIC_WC_F_IMM;
     }
+    if (p->headers & SNIC_HDR_IETH) {
+        cqe.imm = GUINT32_TO_BE(p->ieth_rkey);
+        cqe.wc_flags = SNIC_WC_F_INV;
+    }
     if (p->headers & SNIC_HDR_DETH) {
         cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
         cqe.wc_flags |= SNIC_WC_F_GRH |
                         (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
     }
     recv_complete(c, qp, &cqe, p->se);
+}
+
+/*
+ * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
+ * it moves no data and completes in post order like any other.
+ */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
+{
+    if (w->opcode == SNIC_WR_BIND_MW) {
+        return snic_mw_bind(c, qp, &w->bind);
+    }
+    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
+           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
 }
 
 /*
@@ -538,6 +568,8 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
         [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+        [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
+        [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
         [SNIC_WR_RPC] = SNIC_WC_RPC,
         [SNIC_WR_RPC_WRITE] = SNIC_WC_RPC,
     };

@@ -144,6 +144,12 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
+static inline bool snic_wr_is_local(uint8_t opcode)
+{
+    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+}
 uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
                              const struct snic_sq_wqe *w, uint64_t *len);
 uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,

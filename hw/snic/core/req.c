@@ -293,7 +293,8 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
         (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
          w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
          w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
-         !is_atomic(w.opcode) && !snic_rpc_wr(w.opcode))) {
+         !is_atomic(w.opcode) && !snic_wr_is_local(w.opcode) &&
+         !snic_rpc_wr(w.opcode))) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
                          w.opcode, w.num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -301,6 +302,22 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     if (w.flags & ~SNIC_WQE_FLAGS_ALL) {
         SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w.flags);
         return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (snic_wr_is_local(w.opcode)) {
+        /*
+         * No PSN: it completes once every WQE before it has, and runs
+         * now, in post order with the requests before it (which may
+         * still be in flight: a FENCE waits for READs and atomics).
+         */
+        if (w.flags & SNIC_WQE_FENCE && rd_atomic_in_flight(qp)) {
+            return SNIC_WQE_WAIT;
+        }
+        *info = (SnicSendWqe) {
+            .first_psn = r->next_psn,
+            .opcode = w.opcode,
+            .flags = w.flags,
+        };
+        return snic_local_op(c, qp, &w);
     }
     st = snic_wqe_payload_len(c, qp, r->sq_head, &w, &len);
     if (st == SNIC_WC_SUCCESS && snic_rpc_wr(w.opcode)) {
@@ -386,6 +403,12 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 if (st != SNIC_WC_SUCCESS) {
                     fail_local(c, qp, r->sq_head, st);
                     break;
+                }
+                if (snic_wr_is_local(wqe_info(qp, r->sq_head)->opcode)) {
+                    r->sq_head++;       /* done: no segment to send */
+                    complete_acked(c, qp);
+                    done++;
+                    continue;
                 }
             }
         }

@@ -128,6 +128,14 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
+    if (p->headers & SNIC_HDR_IETH &&
+        !snic_mw_invalidate(c, qp, p->ieth_rkey)) {
+        /* not a window it may invalidate: an invalid request (class J) */
+        snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV,
+                         s->recv_off, p);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        return false;
+    }
     if (is_last(p->opcode)) {
         snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, p);
         s->msn = (s->msn + 1) & 0xffffff;
@@ -167,9 +175,9 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return false;
     }
     if (p->payload_len) {
-        mr = snic_mr_check(c, s->write_rkey, qp->pdn,
-                           SNIC_ACCESS_REMOTE_WRITE, s->write_va,
-                           p->payload_len, &why);
+        mr = snic_rkey_check(c, qp, s->write_rkey,
+                             SNIC_ACCESS_REMOTE_WRITE, s->write_va,
+                             p->payload_len, &why);
         if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
                                   p->payload_len)) {
             nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
@@ -243,8 +251,8 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return 0;
     }
     if (p->reth.len &&
-        !snic_mr_check(c, p->reth.rkey, qp->pdn, SNIC_ACCESS_REMOTE_READ,
-                       p->reth.va, p->reth.len, &why)) {
+        !snic_rkey_check(c, qp, p->reth.rkey, SNIC_ACCESS_REMOTE_READ,
+                         p->reth.va, p->reth.len, &why)) {
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -278,8 +286,8 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return 0;
     }
-    mr = snic_mr_check(c, p->atomic.rkey, qp->pdn, SNIC_ACCESS_REMOTE_ATOMIC,
-                       p->atomic.va, 8, &why);
+    mr = snic_rkey_check(c, qp, p->atomic.rkey, SNIC_ACCESS_REMOTE_ATOMIC,
+                         p->atomic.va, 8, &why);
     if (!mr || snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
@@ -376,6 +384,8 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     case SNIC_OP_RC_SEND_LAST_IMM:
     case SNIC_OP_RC_SEND_ONLY:
     case SNIC_OP_RC_SEND_ONLY_IMM:
+    case SNIC_OP_RC_SEND_LAST_INV:
+    case SNIC_OP_RC_SEND_ONLY_INV:
         send = true;
         break;
     case SNIC_OP_RC_WRITE_FIRST:
@@ -388,8 +398,8 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         break;
     default:
         /*
-         * SEND with Invalidate, an RPC on a QP that did not agree to
-         * them, and everything else not served here
+         * an RPC on a QP that did not agree to them, and everything
+         * else not served here
          */
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return;
@@ -473,9 +483,9 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                            SNIC_OP_RC_READ_RESP_LAST :
                            SNIC_OP_RC_READ_RESP_MIDDLE;
                 /* read now: a duplicate request sees memory as it is */
-                mr = len ? snic_mr_check(c, r->rkey, qp->pdn,
-                                         SNIC_ACCESS_REMOTE_READ,
-                                         r->va + off, len, &why) : NULL;
+                mr = len ? snic_rkey_check(c, qp, r->rkey,
+                                           SNIC_ACCESS_REMOTE_READ,
+                                           r->va + off, len, &why) : NULL;
                 if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
                                                  c->rdma_payload, len))) {
                     r->valid = false;   /* the region went away */

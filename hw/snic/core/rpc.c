@@ -96,7 +96,6 @@ static SnicRpc *slot_alloc(SnicCore *c, SnicQp *qp)
             r->core = c;
             r->stage = -1;
             r->qpn = qp - c->qps;
-            r->pdn = qp->pdn;
             r->state = SNIC_RPC_RUNNING;
             qp->rpc.slots++;
             return r;
@@ -163,6 +162,16 @@ void snic_rpc_qp_gone(SnicCore *c, SnicQp *qp)
     qp->rpc.in_msg = false;
     qp->rpc.to_host = false;
     qp->rpc.cur = -1;
+}
+
+SnicMr *snic_rpc_region(SnicCore *c, const SnicRpc *r, uint32_t access,
+                        uint64_t va, uint64_t len)
+{
+    SnicQp *qp = snic_qp_get(c, r->qpn);
+    SnicMrCheck why;
+
+    return qp ? snic_rkey_check(c, qp, r->rkey, access, va, len, &why) :
+                NULL;
 }
 
 void snic_rpc_ready(SnicCore *c, SnicRpc *r)
@@ -435,14 +444,13 @@ SnicRpcVerdict snic_rpc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 static uint8_t answer_bytes(SnicCore *c, SnicRpc *r, uint32_t off,
                             uint8_t *buf, uint32_t len)
 {
-    SnicMrCheck why;
     SnicMr *mr;
 
     switch (r->src) {
     case SNIC_RPC_SRC_HOST:
         /* read now, checked again: the region may have gone since */
-        mr = snic_mr_check(c, r->rkey, r->pdn, SNIC_ACCESS_REMOTE_READ,
-                           r->src_va + off, len, &why);
+        mr = snic_rpc_region(c, r, SNIC_ACCESS_REMOTE_READ, r->src_va + off,
+                             len);
         if (!mr) {
             return SNIC_RPC_PROT_ERR;
         }

@@ -37,6 +37,7 @@ typedef struct SnicQp SnicQp;
 typedef struct SnicPkt SnicPkt;
 typedef struct SnicRpc SnicRpc;
 typedef struct SnicKernelOps SnicKernelOps;
+typedef struct SnicMr SnicMr;
 struct snic_sq_wqe;
 
 /* The RPC state of a QP (part of SnicQp: counted in qp_state_bytes). */
@@ -71,9 +72,8 @@ struct SnicRpc {
     uint8_t status;             /* enum snic_rpc_status of the answer */
     uint8_t src;                /* SnicRpcSource */
     int8_t stage;               /* staging buffer held, -1 none */
-    uint32_t qpn;
-    uint32_t pdn;               /* the QP's PD: every access is checked */
-    uint32_t rkey;              /* RETH R_Key: the MR the kernel uses */
+    uint32_t qpn;               /* its QP: its PD checks every access */
+    uint32_t rkey;              /* RETH R_Key: the region the kernel uses */
     uint64_t rpc_opcode;
     /* the response record */
     uint64_t resp_addr;
@@ -179,6 +179,13 @@ uint64_t snic_rpc_timer(SnicCore *c, uint64_t now);
 
 /* rpc.c: what the framework and the registry use */
 SnicRpc *snic_rpc_slot(SnicCore *c, unsigned i);
+/*
+ * The region behind the RPC's R_Key if [va, va + len) may be accessed
+ * with 'access' through its QP: the check of an RDMA request (an MR's or
+ * a memory window's key, the QP's PD, the right, the bounds).
+ */
+SnicMr *snic_rpc_region(SnicCore *c, const SnicRpc *r, uint32_t access,
+                        uint64_t va, uint64_t len);
 /* The slot's answer is complete: queue it on its QP. */
 void snic_rpc_ready(SnicCore *c, SnicRpc *r);
 /* Free a slot (and its staging buffer). */

@@ -30,6 +30,7 @@
 #define SNIC_DEFAULT_MAX_CQ         1024
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_DEFAULT_MAX_SRQ        1024
+#define SNIC_DEFAULT_MAX_MW         1024
 #define SNIC_MAX_OBJECTS            (1u << 20)
 #define SNIC_MAX_VECTORS            64
 
@@ -49,6 +50,7 @@ typedef struct SnicCoreConfig {
     uint32_t max_cq;
     uint32_t max_eq;
     uint32_t max_srq;
+    uint32_t max_mw;
     SnicLinkFaults faults;      /* each percentage 0..100 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
     /*

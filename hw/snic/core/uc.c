@@ -36,7 +36,8 @@ static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w)
     uint64_t len;
     uint8_t st;
 
-    if ((!is_send(w->opcode) && !is_write(w->opcode)) ||
+    if ((!is_send(w->opcode) && !is_write(w->opcode) &&
+         !snic_wr_is_local(w->opcode)) ||
         w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, qp->req.sq_head,
                          w->opcode, w->num_sge);
@@ -110,6 +111,22 @@ bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget)
              SNIC_WC_SUCCESS;
         if (st == SNIC_WC_SUCCESS && !r->wqe_off) {
             st = uc_start(c, qp, &w);
+        }
+        if (st == SNIC_WC_SUCCESS && snic_wr_is_local(w.opcode)) {
+            st = snic_local_op(c, qp, &w);
+            if (st == SNIC_WC_SUCCESS) {
+                /* UC completes in post order as it goes: this one now */
+                r->wqe[0] = (SnicSendWqe) { .opcode = w.opcode };
+                if (w.flags & SNIC_WQE_SIGNALED) {
+                    snic_post_send_cqe(c, qp, &r->wqe[0],
+                                       GUINT64_FROM_LE(w.wr_id),
+                                       SNIC_WC_SUCCESS);
+                }
+                qp->sq_comp++;
+                r->sq_head = qp->sq_comp;
+                done++;
+                continue;
+            }
         }
         if (st == SNIC_WC_SUCCESS) {
             st = uc_send_segment(c, qp, &w, r->wqe_off);
@@ -208,9 +225,9 @@ static bool uc_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool first,
         return false;
     }
     if (p->payload_len) {
-        mr = snic_mr_check(c, s->write_rkey, qp->pdn,
-                           SNIC_ACCESS_REMOTE_WRITE, s->write_va,
-                           p->payload_len, &why);
+        mr = snic_rkey_check(c, qp, s->write_rkey,
+                             SNIC_ACCESS_REMOTE_WRITE, s->write_va,
+                             p->payload_len, &why);
         if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
                                   p->payload_len)) {
             return false;

@@ -37,15 +37,13 @@ static uint64_t chunk_arrival(const SnicCore *c, const SnicRpc *k)
 uint8_t snic_kernel_dma_read(SnicRpc *k, uint64_t va, uint32_t len)
 {
     SnicCore *c = k->core;
-    SnicMrCheck why;
 
     k->dma_left = 0;
     if (!len) {
         return SNIC_RPC_OK;
     }
     /* the RPC's R_Key, the QP's PD, the right, the bounds: as RDMA READ */
-    if (!snic_mr_check(c, k->rkey, k->pdn, SNIC_ACCESS_REMOTE_READ, va, len,
-                       &why)) {
+    if (!snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_READ, va, len)) {
         return SNIC_RPC_PROT_ERR;
     }
     k->dma_va = va;
@@ -65,15 +63,13 @@ const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off)
 {
     SnicCore *c = k->core;
     uint32_t n = MIN(k->dma_left, SNIC_KERNEL_CHUNK);
-    SnicMrCheck why;
     SnicMr *mr;
 
     if (!n) {
         return NULL;
     }
     /* checked again: the region may have been deregistered meanwhile */
-    mr = snic_mr_check(c, k->rkey, k->pdn, SNIC_ACCESS_REMOTE_READ,
-                       k->dma_va, n, &why);
+    mr = snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_READ, k->dma_va, n);
     if (!mr || snic_mtt_read(c, &mr->mtt, k->dma_va, c->rpc->chunk, n)) {
         k->dma_left = 0;
         snic_kernel_finish(k, mr ? SNIC_RPC_DMA_ERR : SNIC_RPC_PROT_ERR);
@@ -94,14 +90,12 @@ uint8_t snic_kernel_dma_write(SnicRpc *k, uint64_t va, const void *buf,
                               uint32_t len)
 {
     SnicCore *c = k->core;
-    SnicMrCheck why;
     SnicMr *mr;
 
     if (!len) {
         return SNIC_RPC_OK;
     }
-    mr = snic_mr_check(c, k->rkey, k->pdn, SNIC_ACCESS_REMOTE_WRITE, va, len,
-                       &why);
+    mr = snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_WRITE, va, len);
     if (!mr) {
         return SNIC_RPC_PROT_ERR;
     }
@@ -118,14 +112,13 @@ static uint8_t answer_fits(const SnicRpc *k, uint32_t len)
 
 uint8_t snic_kernel_respond(SnicRpc *k, uint64_t va, uint32_t len)
 {
-    SnicMrCheck why;
     uint8_t st = answer_fits(k, len);
 
     if (st != SNIC_RPC_OK) {
         return st;
     }
-    if (len && !snic_mr_check(k->core, k->rkey, k->pdn,
-                              SNIC_ACCESS_REMOTE_READ, va, len, &why)) {
+    if (len && !snic_rpc_region(k->core, k, SNIC_ACCESS_REMOTE_READ, va,
+                                len)) {
         return SNIC_RPC_PROT_ERR;
     }
     k->src = len ? SNIC_RPC_SRC_HOST : SNIC_RPC_SRC_NONE;

@@ -1,0 +1,46 @@
+/*
+ * snic core: UD multicast, on RoCE's IP multicast addresses. The
+ * port keeps a table of groups, each a GID and the UD QPs attached to it;
+ * a datagram to a group's address fans out to them, and the port's own
+ * datagrams to a group come back to its QPs as well as going out.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_MCAST_H
+#define SNIC_CORE_MCAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "snic/snic_admin.h"
+
+#define SNIC_MAX_MCAST_GRP          32
+#define SNIC_MAX_MCAST_QP_ATTACH    16
+#define SNIC_MCAST_QPN              0xffffffu
+
+typedef struct SnicMcastGroup {
+    uint8_t gid[16];
+    uint8_t nqp;                /* 0: the entry is free */
+    uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
+} SnicMcastGroup;
+
+struct SnicPkt;
+
+/* Is this destination address (IPv4 or IPv6) a multicast one? */
+bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip);
+/* Is 'mac' the Ethernet address IP multicast maps 'ip' to? */
+bool snic_mcast_mac_ok(bool ipv6, const uint8_t *ip, const uint8_t *mac);
+
+/* A parsed datagram to a multicast address: to each attached QP */
+void snic_mcast_receive(SnicCore *c, const struct SnicPkt *p);
+
+/* A destroyed QP leaves every group */
+void snic_mcast_qp_destroyed(SnicCore *c, uint32_t qpn);
+
+/* Admin commands */
+uint16_t snic_cmd_attach_mcast(SnicCore *c, const struct snic_admin_cmd *cmd,
+                               uint64_t *result);
+uint16_t snic_cmd_detach_mcast(SnicCore *c, const struct snic_admin_cmd *cmd,
+                               uint64_t *result);
+
+#endif /* SNIC_CORE_MCAST_H */
