@@ -87,7 +87,6 @@ struct SnicState {
     uint64_t wire_seed;
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
-    uint32_t kernel_dma_rtt_ns; /* x-kernel-dma-rtt-ns */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -382,7 +381,6 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     unsigned v;
     int ret;
 
-    cfg.kernel_dma_rtt_ns = s->kernel_dma_rtt_ns;
     if (!s->rpc_opcodes || !strcmp(s->rpc_opcodes, "strom")) {
         cfg.rpc_opmap = SNIC_RPC_OPMAP_STROM;
     } else if (!strcmp(s->rpc_opcodes, "iba15")) {
@@ -549,8 +547,6 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
-    DEFINE_PROP_UINT32("x-kernel-dma-rtt-ns", SnicState, kernel_dma_rtt_ns,
-                       0),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -617,9 +613,6 @@ static void snic_class_init(ObjectClass *klass, void *data)
         "Where StRoM's RPC op-codes sit on the wire: strom (default, the "
         "paper's 0x18-0x1C) or iba15 (RPC WRITE Only at 0x1E, clear of "
         "IBA 1.5's FLUSH); both ends must agree");
-    object_class_property_set_description(klass, "x-kernel-dma-rtt-ns",
-        "Experiments: model a PCIe round trip of this many ns (virtual "
-        "clock) on every DMA read of a StRoM kernel; 0 = none");
 }
 
 static const TypeInfo snic_info = {

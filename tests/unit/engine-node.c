@@ -102,9 +102,9 @@ void node_add_qp(Node *q, const Node *n)
 }
 
 static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
-                           uint16_t ctx, const SnicCoreConfig *cfg)
+                           uint16_t ctx, const NodeDev *dev)
 {
-    static const SnicCoreConfig defaults;
+    static const NodeDev defaults;
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
     uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
@@ -114,7 +114,8 @@ static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
-    n->h = fake_host_new_cfg(cfg ? cfg : &defaults);
+    dev = dev ? dev : &defaults;
+    n->h = fake_host_new_pcie(&dev->cfg, &dev->pcie);
     fake_host_attach_sim(n->h, sim);
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
@@ -171,10 +172,9 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     node_init_full(n, sim, ip, type, ctx, NULL);
 }
 
-void node_init_cfg(Node *n, SnicSim *sim, uint8_t ip,
-                   const SnicCoreConfig *cfg)
+void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev)
 {
-    node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, cfg);
+    node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, dev);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)

@@ -60,9 +60,14 @@ void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
-/* ... an RC node whose device has this configuration (limits, models) */
-void node_init_cfg(Node *n, SnicSim *sim, uint8_t ip,
-                   const SnicCoreConfig *cfg);
+/* A node's device: its configuration and its host's timing model */
+typedef struct NodeDev {
+    SnicCoreConfig cfg;
+    FakePcie pcie;
+} NodeDev;
+
+/* ... an RC node with this device (NULL: the defaults) */
+void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev);
 
 /*
  * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context

@@ -129,6 +129,17 @@ static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
     }
 }
 
+static uint64_t fh_dma_read_done(void *opaque, size_t len)
+{
+    FakeHost *h = opaque;
+    uint64_t t = fh_now_ns(h) + h->pcie.rtt_ns;
+
+    if (h->pcie.gbps) {
+        t += ((uint64_t)len * 8 + h->pcie.gbps - 1) / h->pcie.gbps;
+    }
+    return t;
+}
+
 static const SnicHostOps fake_ops = {
     .dma_read = fh_dma_read,
     .dma_write = fh_dma_write,
@@ -152,6 +163,13 @@ FakeHost *fake_host_new(void)
 
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
 {
+    return fake_host_new_pcie(config, NULL);
+}
+
+FakeHost *fake_host_new_pcie(const SnicCoreConfig *config,
+                             const FakePcie *pcie)
+{
+    static SnicHostOps timed_ops;
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
     GError *err = NULL;
@@ -164,7 +182,13 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    h->core = snic_core_new(&cfg, &fake_ops, h, &err);
+    timed_ops = fake_ops;
+    timed_ops.dma_read_done = fh_dma_read_done;
+    if (pcie) {
+        h->pcie = *pcie;
+    }
+    h->core = snic_core_new(&cfg, h->pcie.rtt_ns || h->pcie.gbps ?
+                            &timed_ops : &fake_ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
     return h;

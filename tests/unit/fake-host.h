@@ -29,6 +29,18 @@
 #define FAKE_RX_RING        (FAKE_MEM_BASE + 0x20000)
 #define FAKE_BUFS           (FAKE_MEM_BASE + 0x40000)
 
+/*
+ * The simulator host's timing model of device reads (SnicHostOps
+ * .dma_read_done, which the StRoM kernels' DMA follows) until tests/sim
+ * has one of its own: a read of len bytes is done rtt_ns after it was
+ * issued plus len bytes at gbps Gbit/s (0: no serialisation). All zero:
+ * no model, the op is NULL and reads complete at once, as in QEMU.
+ */
+typedef struct FakePcie {
+    uint64_t rtt_ns;
+    uint64_t gbps;
+} FakePcie;
+
 typedef struct FakeHost {
     SnicCore *core;
     uint8_t *mem;
@@ -54,6 +66,7 @@ typedef struct FakeHost {
     uint64_t event_args[SNIC_TRACE__MAX][4];
     /* clock, timer, engine runs; the wire once fake_host_attach_sim() */
     SnicSimPort port;
+    FakePcie pcie;
 
     /* admin helper state */
     uint32_t admin_log2;
@@ -67,6 +80,8 @@ typedef struct FakeHost {
 FakeHost *fake_host_new(void);
 /* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
+/* ... and a timing model of its device's reads (NULL: none) */
+FakeHost *fake_host_new_pcie(const SnicCoreConfig *cfg, const FakePcie *pcie);
 
 /*
  * Put the host on a simulated wire: frames go to 'peer' (an endpoint id),

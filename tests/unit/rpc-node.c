@@ -21,10 +21,10 @@ uint16_t rpc_set(Node *n, uint32_t flags)
 void rpc_pair_new(SnicSim *sim, Node *a, Node *b,
                   const SnicSimLinkConfig *link, uint8_t mtu,
                   uint32_t flags_a, uint32_t flags_b,
-                  const SnicCoreConfig *cfg_a, const SnicCoreConfig *cfg_b)
+                  const NodeDev *dev_a, const NodeDev *dev_b)
 {
-    node_init_cfg(a, sim, 1, cfg_a);
-    node_init_cfg(b, sim, 2, cfg_b);
+    node_init_dev(a, sim, 1, dev_a);
+    node_init_dev(b, sim, 2, dev_b);
     snic_sim_port_connect(&a->h->port, &b->h->port, link);
     g_assert_cmpuint(rpc_set(a, flags_a), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(rpc_set(b, flags_b), ==, SNIC_ADMIN_OK);

@@ -17,12 +17,12 @@
 uint16_t rpc_set(Node *n, uint32_t flags);
 /*
  * Two connected RC nodes (10.0.0.1 and .2) whose QPs got RPC flags before
- * RTR; cfg_a/cfg_b (NULL: defaults) configure their devices.
+ * RTR; dev_a/dev_b (NULL: defaults) are their devices.
  */
 void rpc_pair_new(SnicSim *sim, Node *a, Node *b,
                   const SnicSimLinkConfig *link, uint8_t mtu,
                   uint32_t flags_a, uint32_t flags_b,
-                  const SnicCoreConfig *cfg_a, const SnicCoreConfig *cfg_b);
+                  const NodeDev *dev_a, const NodeDev *dev_b);
 
 /* DEPLOY_KERNEL / UNDEPLOY_KERNEL for the node's context: admin status */
 uint16_t rpc_deploy(Node *n, uint64_t rpc_opcode, uint16_t kernel_id);

@@ -243,7 +243,7 @@ static void wire_map(uint8_t map, uint8_t wo)
 {
     g_autofree char *dir = g_dir_make_tmp("snic-rpc-XXXXXX", NULL);
     g_autofree char *path = g_build_filename(dir, "rpc.pcap", NULL);
-    SnicCoreConfig cfg = { .rpc_opmap = map };
+    NodeDev dev = { .cfg.rpc_opmap = map };
     SnicSim *sim = snic_sim_new(3);
     uint8_t ops[256], tvers[256];
     bool seen[256] = { false };
@@ -256,7 +256,7 @@ static void wire_map(uint8_t map, uint8_t wo)
 
     g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
     rpc_pair_new(sim, &a, &b, &wire, SNIC_MTU_1024, SNIC_QP_RPC_ENABLE,
-                 SNIC_QP_RPC_ENABLE, &cfg, &cfg);
+                 SNIC_QP_RPC_ENABLE, &dev, &dev);
     g_assert_cmpuint(rpc_deploy(&b, OP_TRAV, SNIC_KERNEL_TRAVERSAL), ==,
                      SNIC_ADMIN_OK);
     g_assert_cmpuint(rpc_deploy(&b, OP_SUM, KERNEL_SUM), ==, SNIC_ADMIN_OK);
@@ -316,8 +316,8 @@ static void test_wire_iba15(void)
 /* A requester on one map, a responder on the other: refused, not run. */
 static void test_wire_map_mismatch(void)
 {
-    SnicCoreConfig strom = { .rpc_opmap = SNIC_RPC_OPMAP_STROM };
-    SnicCoreConfig iba15 = { .rpc_opmap = SNIC_RPC_OPMAP_IBA15 };
+    NodeDev strom = { .cfg.rpc_opmap = SNIC_RPC_OPMAP_STROM };
+    NodeDev iba15 = { .cfg.rpc_opmap = SNIC_RPC_OPMAP_IBA15 };
     SnicSim *sim = snic_sim_new(4);
     RpcCqes q = { 0 };
     Node a, b;
@@ -762,7 +762,7 @@ static void test_long_walk_yields(void)
  */
 static void test_error_frees_slots(void)
 {
-    SnicCoreConfig slow = { .kernel_dma_rtt_ns = 100000 };
+    NodeDev slow = { .pcie.rtt_ns = 100000 };
     static const uint64_t keys[] = { 1, 2, 3 };
     struct snic_traversal_params p = rpc_list_params(DS, 3, 64);
     SnicSim *sim = snic_sim_new(14);

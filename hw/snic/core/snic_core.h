@@ -53,13 +53,6 @@ typedef struct SnicCoreConfig {
     uint32_t max_mw;
     SnicLinkFaults faults;      /* each percentage 0..100 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
-    /*
-     * The PCIe round trip and bandwidth a kernel's DMA reads are modelled
-     * with (kernels/kernel.h); 0: none (QEMU's DMA is synchronous). The
-     * simulator sets them until it has a PCIe timing model of its own.
-     */
-    uint32_t kernel_dma_rtt_ns;
-    uint32_t kernel_dma_gbps;
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

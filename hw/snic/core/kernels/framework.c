@@ -18,20 +18,21 @@ uint32_t snic_kernel_qpn(const SnicRpc *k)
 }
 
 /*
- * When the next chunk of the read in flight has arrived: one PCIe round
- * trip after the read was issued, plus the time its bytes up to the end
- * of that chunk take on the link (StRoM's PCIe Gen3 x8 DMA engine streams
- * a read's data back as it comes).
+ * When the next chunk of the read in flight has arrived: when a read of
+ * the bytes up to the end of that chunk, issued with the read, would be
+ * done (the host's timing model: the data streams back as it comes, as
+ * from StRoM's PCIe DMA engine). Without a model, at once.
  */
 static uint64_t chunk_arrival(const SnicCore *c, const SnicRpc *k)
 {
-    uint64_t bytes = k->dma_done + MIN(k->dma_left, SNIC_KERNEL_CHUNK);
-    uint64_t t = k->dma_t0 + c->cfg.kernel_dma_rtt_ns;
+    size_t bytes = k->dma_done + MIN(k->dma_left, SNIC_KERNEL_CHUNK);
+    uint64_t now;
 
-    if (c->cfg.kernel_dma_gbps) {
-        t += (bytes * 8 + c->cfg.kernel_dma_gbps - 1) / c->cfg.kernel_dma_gbps;
+    if (!c->ops->dma_read_done) {
+        return k->dma_t0;
     }
-    return t;
+    now = c->ops->now_ns(c->opaque);
+    return k->dma_t0 + (c->ops->dma_read_done(c->opaque, bytes) - now);
 }
 
 uint8_t snic_kernel_dma_read(SnicRpc *k, uint64_t va, uint32_t len)

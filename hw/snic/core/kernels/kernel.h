@@ -19,12 +19,13 @@
  * the answer goes to the response buffer the request named.
  *
  * DMA is asynchronous: a read is issued, then its data arrives in chunks
- * of up to SNIC_KERNEL_CHUNK bytes after the device's modelled PCIe round
- * trip (SnicCoreConfig.kernel_dma_rtt_ns, kernel_dma_gbps; 0 in QEMU,
- * whose DMA is synchronous). Every access goes through the same memory
- * region checks as RDMA: the RPC's R_Key, the QP's PD, the right
- * (REMOTE_READ / REMOTE_WRITE) and the bounds, before a byte moves; a
- * kernel cannot reach memory outside that region.
+ * of up to SNIC_KERNEL_CHUNK bytes when the host's timing model says a
+ * read of that much would be done (SnicHostOps.dma_read_done: the
+ * simulator host's PCIe round trip and bandwidth; none in QEMU, whose
+ * DMA is synchronous: at once). Every access goes through the same
+ * checks as an RDMA request: the RPC's R_Key (a region's or a memory
+ * window's), the QP's PD, the right (REMOTE_READ / REMOTE_WRITE) and the
+ * bounds, before a byte moves; a kernel cannot reach memory outside it.
  *
  * Kernels run inside the engine's budget: the framework calls step()
  * whenever the slot can make progress (no read in flight, or its next
