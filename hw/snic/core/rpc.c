@@ -521,9 +521,10 @@ static SnicRpc *answer_in_progress(SnicCore *c, uint32_t qpn)
     return NULL;
 }
 
-/* The oldest finished answer of this QP not yet started. */
+/* The oldest finished answer of this QP not yet started, if it may go. */
 static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
 {
+    uint64_t now = c->ops->now_ns(c->opaque);
     SnicRpc *best = NULL;
     unsigned i;
 
@@ -534,6 +535,10 @@ static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
             (!best || r->ready_seq < best->ready_seq)) {
             best = r;
         }
+    }
+    if (best && best->ready_at > now) {
+        snic_timer_hint(c, best->ready_at);     /* its data is on the way */
+        return NULL;
     }
     return best;
 }

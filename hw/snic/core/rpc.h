@@ -86,6 +86,7 @@ struct SnicRpc {
     uint32_t npsn;
     uint32_t sent;              /* segments [0, sent) went out once */
     uint64_t ready_seq;         /* answers go out in the order they end */
+    uint64_t ready_at;          /* ... not before their data can be read */
     bool payload_pending;       /* an RPC WRITE's payload is arriving */
     uint8_t bytes[SNIC_RPC_INLINE_MAX];
     /* the kernel run (kernels/framework.c) */

@@ -160,6 +160,8 @@ uint8_t *snic_kernel_stage(SnicRpc *k)
 
 void snic_kernel_finish(SnicRpc *k, uint8_t status)
 {
+    SnicCore *c = k->core;
+
     if (k->state != SNIC_RPC_RUNNING) {
         return;
     }
@@ -169,7 +171,16 @@ void snic_kernel_finish(SnicRpc *k, uint8_t status)
         k->src = SNIC_RPC_SRC_NONE;     /* an error carries no data */
         k->len = 0;
     }
-    snic_rpc_ready(k->core, k);
+    /*
+     * An answer from host memory streams out as the DMA engine reads it
+     * (StRoM's GET kernel feeds dmaDataIn to roceDataOut): its first
+     * segment leaves one read of it after the end of the walk.
+     */
+    if (k->src == SNIC_RPC_SRC_HOST && c->ops->dma_read_done) {
+        k->ready_at = c->ops->dma_read_done(c->opaque,
+                                            MIN(k->len, SNIC_KERNEL_CHUNK));
+    }
+    snic_rpc_ready(c, k);
 }
 
 /*
@@ -238,19 +249,23 @@ bool snic_rpc_run(SnicCore *c, unsigned budget)
 
 uint64_t snic_rpc_timer(SnicCore *c, uint64_t now)
 {
-    uint64_t next = UINT64_MAX;
+    uint64_t next = UINT64_MAX, due;
     unsigned i;
 
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         SnicRpc *k = snic_rpc_slot(c, i);
 
-        if (k->state != SNIC_RPC_RUNNING || !k->dma_left) {
+        if (k->state == SNIC_RPC_RUNNING && k->dma_left) {
+            due = k->wait_until;        /* the kernel's data arrives */
+        } else if (k->state == SNIC_RPC_READY && k->ready_at) {
+            due = k->ready_at;          /* the answer's data can go */
+        } else {
             continue;
         }
-        if (k->wait_until <= now) {
-            c->ops->kick(c->opaque);    /* data arrived: run the kernel */
+        if (due <= now) {
+            c->ops->kick(c->opaque);
         } else {
-            next = MIN(next, k->wait_until);
+            next = MIN(next, due);
         }
     }
     return next;
