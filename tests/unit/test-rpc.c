@@ -647,6 +647,13 @@ static void test_lossy(void)
     lossy.loss = 0.05;
     lossy.dup = 0.02;
     lossy.reorder = 0.02;
+    if (g_getenv("SNIC_PCAP_DIR")) {
+        /* tests/tshark/check-engine-pcaps.sh reads it with Wireshark */
+        g_autofree char *path = g_build_filename(g_getenv("SNIC_PCAP_DIR"),
+                                                 "rpc-lossy.pcap", NULL);
+
+        g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
+    }
     rpc_pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, SNIC_QP_RPC_ENABLE,
                  SNIC_QP_RPC_ENABLE, NULL, NULL);
     g_assert_cmpuint(rpc_deploy(&b, OP_TRAV, SNIC_KERNEL_TRAVERSAL), ==,
