@@ -30,6 +30,7 @@
 #include "system/runstate.h"
 
 #include "core/pcap.h"
+#include "core/scheduler.h"
 #include "core/snic_core.h"
 #include "snic/snic_opcodes.h"
 #include "snic/snic_regs.h"
@@ -80,6 +81,9 @@ struct SnicState {
     uint32_t max_qps;
     uint32_t max_cqs;
     uint32_t max_mrs;
+    char *sched_policy;
+    uint32_t sched_wqes;
+    uint32_t sched_burst;
     char *pcap;
     uint32_t wire_drop;
     uint32_t wire_dup;
@@ -363,6 +367,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_qp = s->max_qps,
         .max_cq = s->max_cqs,
         .max_mr = s->max_mrs,
+        .sched_wqes = s->sched_wqes,
+        .sched_burst = s->sched_burst,
         /* limits that are not properties */
         .max_pd = SNIC_DEFAULT_MAX_PD,
         .max_eq = SNIC_DEFAULT_MAX_EQ,
@@ -388,6 +394,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     } else {
         error_setg(errp, "snic: rpc-opcodes=%s: use strom or iba15",
                    s->rpc_opcodes);
+        return;
+    }
+    if (!g_strcmp0(s->sched_policy, "wrr")) {
+        cfg.sched_policy = SNIC_SCHED_WRR;
+    } else if (!g_strcmp0(s->sched_policy, "sp")) {
+        cfg.sched_policy = SNIC_SCHED_SP;
+    } else if (s->sched_policy && strcmp(s->sched_policy, "rr")) {
+        error_setg(errp, "snic: sched-policy=%s is not rr, wrr or sp",
+                   s->sched_policy);
         return;
     }
     /* one validation of every property, the core's */
@@ -540,6 +555,11 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("max-qps", SnicState, max_qps, SNIC_DEFAULT_MAX_QP),
     DEFINE_PROP_UINT32("max-cqs", SnicState, max_cqs, SNIC_DEFAULT_MAX_CQ),
     DEFINE_PROP_UINT32("max-mrs", SnicState, max_mrs, SNIC_DEFAULT_MAX_MR),
+    DEFINE_PROP_STRING("sched-policy", SnicState, sched_policy),
+    DEFINE_PROP_UINT32("sched-wqes", SnicState, sched_wqes,
+                       SNIC_SCHED_DEFAULT_WQES),
+    DEFINE_PROP_UINT32("sched-burst", SnicState, sched_burst,
+                       SNIC_SCHED_DEFAULT_BURST),
     DEFINE_PROP_STRING("pcap", SnicState, pcap),
     DEFINE_PROP_UINT32("wire-drop", SnicState, wire_drop, 0),
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),

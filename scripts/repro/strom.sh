@@ -69,7 +69,7 @@ sed 1d "$out/model.csv" | awk -F, '{ printf "  %-24s %s %s\n", $1, $2, $3 }'
 echo "strom: ours vs the paper's stated numbers"
 printf '  Fig. 7  kernel per element: %s us (paper: ~1.5 us per PCIe read)\n' \
     "$(last "$out/fig7-derived.csv" 2)"
-printf '  Fig. 7  READ chain per element: %s us (a network round trip)\n' \
+printf '  Fig. 7  READ chain per element: %s us (a network round trip, a WQE fetch)\n' \
     "$(last "$out/fig7-derived.csv" 3)"
 printf '  Fig. 8  saving of one RPC over two READs: %s us at %s B .. %s us at %s B (paper: ~5 us)\n' \
     "$(first "$out/fig8-derived.csv" 2)" "$(first "$out/fig8-derived.csv" 1)" \

@@ -22,12 +22,14 @@
  *   --net-rtt-ns     network round trip: twice the link's propagation
  *                    delay (5 us: StRoM 6.2 saves "around 5 us" per
  *                    round trip; frames add their serialisation)
- *   --pcie-rtt-ns    the server NIC's PCIe read round trip (1.5 us, StRoM
- *                    6.2 and footnote 7), --pcie-gbps its bandwidth (63,
+ *   --pcie-rtt-ns    both NICs' PCIe read round trip (1.5 us, StRoM 6.2
+ *                    and footnote 7), --pcie-gbps its bandwidth (63,
  *                    Gen3 x8, 6.1). The simulator has no PCIe model yet:
- *                    the server host models it for the kernels' reads
- *                    (SnicHostOps.dma_read_done); RDMA READs and the
- *                    NICs' other DMA cost nothing.
+ *                    the fake hosts answer SnicHostOps.dma_read_done with
+ *                    it, which times the scheduler's WQE fetches, the
+ *                    kernels' reads and an answer's first read; the RDMA
+ *                    READ responder's data, request payloads and DMA
+ *                    writes cost nothing.
  *   --cpu-rpc-ns     the two-sided server's CPU per request (poll, parse,
  *                    post the reply; ours, not the paper's), plus
  *   --cpu-mem-ns     per element it reads (80 ns, StRoM footnote 7)
@@ -113,7 +115,8 @@ static void bench_init(Bench *B, const Model *m, uint64_t seed)
         .bandwidth_bps = m->link_gbps * 1000000000ull,
         .delay_ns = m->net_rtt_ns / 2,
     };
-    NodeDev server = {
+    /* both NICs sit on PCIe: the client's fetches its WQEs over it too */
+    NodeDev dev = {
         .pcie = { .rtt_ns = m->pcie_rtt_ns, .gbps = m->pcie_gbps },
     };
 
@@ -123,7 +126,7 @@ static void bench_init(Bench *B, const Model *m, uint64_t seed)
     B->rand = g_rand_new_with_seed(seed);
     /* StRoM's 10 G NIC ran Ethernet MTU 1500: RoCE path MTU 1024 */
     rpc_pair_new(B->sim, &B->a, &B->b, &link, SNIC_MTU_1024,
-                 SNIC_QP_RPC_ENABLE, SNIC_QP_RPC_ENABLE, NULL, &server);
+                 SNIC_QP_RPC_ENABLE, SNIC_QP_RPC_ENABLE, &dev, &dev);
     if (rpc_deploy(&B->b, OP_TRAV, SNIC_KERNEL_TRAVERSAL) ||
         rpc_deploy(&B->b, OP_CONS, SNIC_KERNEL_CONSISTENCY)) {
         die("DEPLOY_KERNEL failed");

@@ -105,6 +105,15 @@ static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                            uint16_t ctx, const NodeDev *dev)
 {
     static const NodeDev defaults;
+
+    dev = dev ? dev : &defaults;
+    node_init_host(n, fake_host_new_pcie(&dev->cfg, &dev->pcie), sim, ip,
+                   type, ctx);
+}
+
+void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
+                    uint8_t type, uint16_t ctx)
+{
     struct snic_admin_cmd cmd;
     uint64_t eq_pages = EQ_RING, cq_pages = CQ_RING;
     uint64_t sq_pages = SQ_RING, rq_pages = RQ_RING;
@@ -114,9 +123,10 @@ static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
-    dev = dev ? dev : &defaults;
-    n->h = fake_host_new_pcie(&dev->cfg, &dev->pcie);
-    fake_host_attach_sim(n->h, sim);
+    n->h = h;
+    if (sim) {
+        fake_host_attach_sim(n->h, sim);
+    }
     fake_enable(n->h, 4, 4);
     node_pbl(n->h, PBL_EQ, eq_pages, 1);
     node_pbl(n->h, PBL_CQ, cq_pages, 8);

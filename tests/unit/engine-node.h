@@ -54,11 +54,18 @@ uint64_t node_admin_ok(FakeHost *h, struct snic_admin_cmd *cmd);
 /* A page list of n contiguous 4 KiB pages from 'first'. */
 void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n);
 
-/* Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. */
+/*
+ * Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. With
+ * sim NULL the node is alone: its frames collect in n->h->frames and
+ * its clock moves only when the test says.
+ */
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type);
 /* ... with PD, CQ and QP owned by context 'ctx' (a user process's page) */
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                    uint16_t ctx);
+/* ... on the given host (fake_host_new_cfg/_timed), which it then owns */
+void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
+                    uint8_t type, uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
 /* A node's device: its configuration and its host's timing model */
 typedef struct NodeDev {

@@ -129,6 +129,7 @@ static void fh_trace(void *opaque, SnicTracePoint tp, const uint64_t a[4])
     }
 }
 
+/* The timed host's device reads: a round trip, plus the bytes at gbps. */
 static uint64_t fh_dma_read_done(void *opaque, size_t len)
 {
     FakeHost *h = opaque;
@@ -139,6 +140,21 @@ static uint64_t fh_dma_read_done(void *opaque, size_t len)
     }
     return t;
 }
+
+static const SnicHostOps fake_timed_ops = {
+    .dma_read = fh_dma_read,
+    .dma_write = fh_dma_write,
+    .dma_read_done = fh_dma_read_done,
+    .tx_frame = fh_tx_frame,
+    .raise_irq = fh_raise_irq,
+    .clear_irq = fh_clear_irq,
+    .kick = fh_kick,
+    .rx_purge = fh_rx_purge,
+    .now_ns = fh_now_ns,
+    .timer_mod = fh_timer_mod,
+    .guest_error = fh_guest_error,
+    .trace = fh_trace,
+};
 
 static const SnicHostOps fake_ops = {
     .dma_read = fh_dma_read,
@@ -166,10 +182,17 @@ FakeHost *fake_host_new_cfg(const SnicCoreConfig *config)
     return fake_host_new_pcie(config, NULL);
 }
 
+FakeHost *fake_host_new_timed(const SnicCoreConfig *config,
+                              uint64_t dma_rtt_ns)
+{
+    FakePcie pcie = { .rtt_ns = dma_rtt_ns };
+
+    return fake_host_new_pcie(config, &pcie);
+}
+
 FakeHost *fake_host_new_pcie(const SnicCoreConfig *config,
                              const FakePcie *pcie)
 {
-    static SnicHostOps timed_ops;
     FakeHost *h = g_new0(FakeHost, 1);
     SnicCoreConfig cfg = *config;
     GError *err = NULL;
@@ -182,13 +205,11 @@ FakeHost *fake_host_new_pcie(const SnicCoreConfig *config,
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
     snic_sim_port_init(&h->port, 1000);
-    timed_ops = fake_ops;
-    timed_ops.dma_read_done = fh_dma_read_done;
     if (pcie) {
         h->pcie = *pcie;
     }
     h->core = snic_core_new(&cfg, h->pcie.rtt_ns || h->pcie.gbps ?
-                            &timed_ops : &fake_ops, h, &err);
+                            &fake_timed_ops : &fake_ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
     return h;

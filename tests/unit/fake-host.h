@@ -80,7 +80,12 @@ typedef struct FakeHost {
 FakeHost *fake_host_new(void);
 /* ... with limits and link faults from 'cfg' (doorbells, vectors, MAC: ours) */
 FakeHost *fake_host_new_cfg(const SnicCoreConfig *cfg);
-/* ... and a timing model of its device's reads (NULL: none) */
+/*
+ * ... whose device reads take dma_rtt_ns (SnicHostOps.dma_read_done), so
+ * the scheduler parks QPs on their WQE fetches; 0: untimed, as above.
+ */
+FakeHost *fake_host_new_timed(const SnicCoreConfig *cfg, uint64_t dma_rtt_ns);
+/* ... with a round trip and a bandwidth (FakePcie; NULL or zero: untimed) */
 FakeHost *fake_host_new_pcie(const SnicCoreConfig *cfg, const FakePcie *pcie);
 
 /*

@@ -45,6 +45,8 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "max_srq", cfg->max_srq, SNIC_MAX_OBJECTS },
         { "max_mw", cfg->max_mw, SNIC_MAX_OBJECTS },
         { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
+        { "sched-wqes", cfg->sched_wqes, SNIC_SCHED_MAX_WQES },
+        { "sched-burst", cfg->sched_burst, SNIC_SCHED_MAX_BURST },
     };
     const struct {
         const char *name;
@@ -62,6 +64,10 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
                                 ranges[i].name, ranges[i].value,
                                 ranges[i].max);
         }
+    }
+    if (cfg->sched_policy > SNIC_SCHED_SP) {
+        return config_error(errp, "sched-policy=%u is not a policy",
+                            cfg->sched_policy);
     }
     /* the cache is direct-mapped: a power of two indexes it with a mask */
     if (!cfg->tlb_entries || (cfg->tlb_entries & (cfg->tlb_entries - 1)) ||
@@ -99,6 +105,9 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_eq = cf.max_eq ? cf.max_eq : SNIC_DEFAULT_MAX_EQ;
     cf.max_srq = cf.max_srq ? cf.max_srq : SNIC_DEFAULT_MAX_SRQ;
     cf.max_mw = cf.max_mw ? cf.max_mw : SNIC_DEFAULT_MAX_MW;
+    cf.sched_wqes = cf.sched_wqes ? cf.sched_wqes : SNIC_SCHED_DEFAULT_WQES;
+    cf.sched_burst = cf.sched_burst ? cf.sched_burst :
+                     SNIC_SCHED_DEFAULT_BURST;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
@@ -113,6 +122,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_cq_init(c);
     snic_srq_init(c);
     snic_qp_init(c);
+    snic_sched_init(c);
     snic_mr_init(c);
     snic_rpc_init(c);
     snic_mw_init(c);
@@ -123,6 +133,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
 void snic_core_free(SnicCore *c)
 {
     snic_link_free(c);
+    snic_sched_free(c);
     snic_qp_free(c);
     snic_cq_free(c);
     snic_srq_free(c);
@@ -148,6 +159,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     }
     snic_qp_reset(c);
     snic_rpc_reset(c);
+    snic_sched_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);
     snic_mw_reset(c);
@@ -211,7 +223,7 @@ void snic_core_timer(SnicCore *c)
     /* one pass fires what is due and finds the earliest deadline left */
     next = snic_eth_irq_timer(c, now);
     if (snic_ready(c)) {
-        next = MIN(next, snic_rdma_timer(c, now));
+        next = MIN(next, snic_sched_timer(c, now));
         next = MIN(next, snic_rpc_timer(c, now));
         next = MIN(next, snic_cq_timer(c, now));
     }
@@ -272,7 +284,7 @@ bool snic_core_run(SnicCore *c, unsigned budget)
         more |= snic_loopback_run(c, budget);
         /* kernels first: an answer they finish goes out in this run */
         more |= snic_rpc_run(c, budget);
-        more |= snic_rdma_run(c, budget);
+        more |= snic_sched_run(c, budget);
     }
     snic_link_flush(c);     /* the end of the burst */
     snic_leave(c);

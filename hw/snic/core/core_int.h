@@ -17,6 +17,7 @@
 #include "qp.h"
 #include "rdma.h"
 #include "rpc.h"
+#include "scheduler.h"
 #include "srq.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
@@ -87,6 +88,7 @@ struct SnicCore {
     uint32_t *free_qpns;
     uint32_t free_qpn_head;
     uint32_t free_qpn_tail;
+    SnicSched sched;            /* schedule queues and timer heap */
 
     /*
      * Configuration: back to power-on values by a full reset, kept across
@@ -133,7 +135,6 @@ struct SnicCore {
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
     uint8_t gids[SNIC_MAX_GIDS][16];
     SnicMcastGroup mcast[SNIC_MAX_MCAST_GRP];
-    uint32_t rr_next;           /* round-robin start of the engine */
     uint8_t frame[SNIC_ETH_MAX_FRAME];  /* TX gather buffer */
     uint8_t rdma_frame[SNIC_ETH_MAX_FRAME];
     uint8_t rdma_payload[4096]; /* one segment at the largest path MTU */

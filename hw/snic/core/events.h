@@ -48,6 +48,8 @@
       qpn, psn, syndrome) \
     X(NAK_RECV, "qpn %" PRIu64 " psn 0x%" PRIx64 " syndrome 0x%" PRIx64, \
       qpn, psn, syndrome) \
+    X(SCHED_ITERATION, "qpn %" PRIu64 " wqes %" PRIu64 " segments %" \
+      PRIu64, qpn, wqes, segments) \
     X(RETRANSMIT, "qpn %" PRIu64 " from psn 0x%" PRIx64 " segments %" \
       PRIu64 " reason %" PRIu64 " (SnicRtxReason)", qpn, psn, count, reason) \
     X(RNR_WAIT, "qpn %" PRIu64 " psn 0x%" PRIx64 " for %" PRIu64 " ns", \

@@ -312,6 +312,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_PARAM;
     }
     snic_rpc_qp_gone(c, qp);
+    snic_sched_remove(c, qp);
     c->pds[qp->pdn].refs--;
     snic_cq_get(c, qp->send_cqn)->refs--;
     snic_cq_get(c, qp->recv_cqn)->refs--;
@@ -357,5 +358,5 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
     }
     *tail = index;
     snic_stat_inc(&c->stats.doorbells);
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);
 }

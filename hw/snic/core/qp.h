@@ -12,6 +12,7 @@
 #include "mtt.h"
 #include "rdma.h"
 #include "rpc.h"
+#include "scheduler.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_QP_WR_LOG2         14
@@ -60,6 +61,7 @@ struct SnicQp {
     uint32_t sq_comp;           /* next WQE to complete */
     uint32_t rq_tail;           /* producer (doorbell) */
     uint32_t rq_head;           /* next receive WQE to use */
+    SnicQpSched sched;          /* scheduler and timer state */
     /* transport */
     const SnicProgram *program;
     SnicReq req;

@@ -160,9 +160,35 @@ static bool flushed_in_err(SnicCore *c, SnicQp *qp)
     return true;
 }
 
-/* One QP's share of engine work; true if it has more. */
-static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
+/* Segments an iteration may send: its burst in path-MTU packets. */
+static unsigned burst_segments(SnicCore *c, const SnicQp *qp)
 {
+    uint32_t mtu = qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC ?
+                   128u << qp->attr.path_mtu : SNIC_IB_MAX_MTU;
+
+    return MAX(c->cfg.sched_burst / mtu, 1);
+}
+
+bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp)
+{
+    if (qp->state != SNIC_QPS_RTS) {
+        return false;
+    }
+    if (qp->type == SNIC_QPT_RC) {
+        return qp->req.sq_head != qp->sq_tail ||
+               snic_dde_rtx_pending(&qp->req);
+    }
+    return qp->sq_comp != qp->sq_tail;
+}
+
+/*
+ * One scheduling iteration of a QP (scheduler.c): its READ responses and its
+ * ACK, a flush in ERR, and up to a burst of its requests; true if it has
+ * more to do.
+ */
+bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
+{
+    unsigned budget = burst_segments(c, qp);
     bool more = false;
 
     if (qp->type != SNIC_QPT_RC) {
@@ -181,58 +207,14 @@ static bool qp_run(SnicCore *c, SnicQp *qp, unsigned budget)
         return false;       /* after the (fatal) NAK above went out */
     }
     if (qp->state == SNIC_QPS_RTS) {
-        more |= snic_req_run(c, qp, budget);
+        more |= snic_req_run(c, qp, budget, c->cfg.sched_wqes);
     }
     return more;
-}
-
-bool snic_rdma_run(SnicCore *c, unsigned budget)
-{
-    uint32_t n = c->cfg.max_qp + 2, i;
-    bool more = false;
-
-    /* round robin from where the last run stopped */
-    for (i = 0; i < n && snic_ready(c); i++) {
-        uint32_t qpn = (c->rr_next + i) % n;
-        SnicQp *qp = &c->qps[qpn];
-
-        if (qp->valid && qp_run(c, qp, budget)) {
-            more = true;
-        }
-    }
-    c->rr_next = (c->rr_next + 1) % n;
-    return more;
-}
-
-/*
- * Run the periodic hooks of QPs whose timers are due at 'now' and return
- * the next deadline (now = 0: only compute it).
- */
-uint64_t snic_rdma_timer(SnicCore *c, uint64_t now)
-{
-    uint64_t next = UINT64_MAX;
-    uint32_t i;
-
-    for (i = 0; i < c->cfg.max_qp + 2; i++) {
-        SnicQp *qp = &c->qps[i];
-        SnicReq *r = &qp->req;
-
-        if (!qp->valid || qp->state != SNIC_QPS_RTS) {
-            continue;
-        }
-        if (now && (r->rto_deadline <= now || r->rnr_deadline <= now)) {
-            qp->program->periodic(c, qp, now);
-            c->ops->kick(c->opaque);
-        }
-        if (qp->state == SNIC_QPS_RTS) {
-            next = MIN(next, MIN(r->rto_deadline, r->rnr_deadline));
-        }
-    }
-    return next;
 }
 
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
 {
+    snic_sched_remove(c, qp);
     memset(&qp->req, 0, sizeof(qp->req));
     memset(&qp->resp, 0, sizeof(qp->resp));
     qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
@@ -259,7 +241,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     r->retry_left = qp->attr.retry_cnt;
     r->rnr_left = qp->attr.rnr_retry;
     r->rto_deadline = r->rnr_deadline = UINT64_MAX;
-    c->ops->kick(c->opaque);    /* WQEs may already be posted */
+    snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }
 
 /* ---- transmit ---- */
@@ -364,8 +346,9 @@ static void cq_lost(SnicCore *c, SnicQp *qp)
     snic_aeq_post(c, SNIC_EVENT_QP_FATAL, qp - c->qps);
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
     qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);   /* the flush runs from the engine */
 }
 
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
@@ -623,6 +606,7 @@ void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
     qp->req.rto_deadline = UINT64_MAX;
     qp->req.rnr_deadline = UINT64_MAX;
+    snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */
     flush_queues(c, qp);

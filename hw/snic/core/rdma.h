@@ -104,10 +104,11 @@ typedef struct SnicResp {
     uint32_t ack_psn;
 } SnicResp;
 
-/* rdma.c: receive dispatch, run loop, timers, QP state changes */
+/* rdma.c: receive dispatch, scheduling iterations, QP state changes */
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
-bool snic_rdma_run(SnicCore *c, unsigned budget);
-uint64_t snic_rdma_timer(SnicCore *c, uint64_t now);
+/* Will its next iteration fetch WQEs (timing model: park it first)? */
+bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp);
+bool snic_rdma_iteration(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
@@ -158,7 +159,8 @@ uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
 /* req.c: requester and completer */
 /* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */
 uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
-bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget);
+/* up to 'budget' segments of at most 'wqes' WQEs started or resent */
+bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);

@@ -40,12 +40,13 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
     if (!qp->attr.timeout || !snic_dde_outstanding(r) ||
         r->rnr_deadline != UINT64_MAX) {
         r->rto_deadline = UINT64_MAX;
+        snic_qp_timer_sync(c, qp);
         return;
     }
     /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
     r->rto_deadline = c->ops->now_ns(c->opaque) +
                       (4096ull << qp->attr.timeout);
-    snic_timer_hint(c, r->rto_deadline);
+    snic_qp_timer_sync(c, qp);
 }
 
 /* Complete, in post order, every WQE whose last PSN is acknowledged. */
@@ -352,11 +353,29 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
     return SNIC_WC_SUCCESS;
 }
 
+/* Would another iteration send something now? */
+static bool req_has_work(const SnicQp *qp)
+{
+    const SnicReq *r = &qp->req;
+
+    if (qp->state != SNIC_QPS_RTS || r->rnr_deadline != UINT64_MAX) {
+        return false;
+    }
+    if (snic_dde_rtx_pending(r)) {
+        return true;
+    }
+    return r->sq_head != qp->sq_tail && !r->local_err &&
+           r->sq_head - qp->sq_comp < SNIC_TX_WINDOW &&
+           r->dde.sent < MIN(r->credit.window, SNIC_TX_WINDOW);
+}
+
 /* Send up to 'budget' segments of one QP; true if it has more to do. */
-bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
+bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
 {
     SnicReq *r = &qp->req;
-    unsigned done = 0;
+    unsigned done = 0, started = 0, sent = 0;
+    /* a WQE half sent by the last iteration is fetched again */
+    bool resumed = r->wqe_off != 0;
 
     /*
      * The responder asked for time with an RNR NAK: nothing goes out until
@@ -396,6 +415,12 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 break;  /* nothing new to send */
             }
             if (!r->wqe_off) {
+                if (started == wqes) {
+                    /* this iteration's WQEs are used: the next fetches */
+                    done = budget;
+                    break;
+                }
+                started++;
                 st = start_wqe(c, qp);
                 if (st == SNIC_WQE_WAIT) {
                     break;
@@ -430,6 +455,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
             break;
         }
         snic_dde_sent(r, psn, count, rtx);
+        sent++;
         if (!rtx) {
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
             r->wqe_off += count;
@@ -443,7 +469,13 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget)
         }
         done++;
     }
-    return done == budget;
+    SNIC_EVENT(c, SCHED_ITERATION, qp - c->qps, started + resumed, sent);
+    return done == budget &&
+           (req_has_work(qp) || (snic_rpc_answer_due(c, qp) &&
+                                 qp->state == SNIC_QPS_RTS &&
+                                 r->rnr_deadline == UINT64_MAX &&
+                                 r->dde.sent < MIN(r->credit.window,
+                                                   SNIC_TX_WINDOW)));
 }
 
 /* ---- completer: responses from the peer ---- */
@@ -649,5 +681,5 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (qp->state == SNIC_QPS_RTS) {
         qp->program->incoming(c, qp, &fb);
     }
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);   /* credit, or segments to resend */
 }

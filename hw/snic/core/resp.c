@@ -44,7 +44,7 @@ static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
     qp->resp.ack_pending = true;
     qp->resp.ack_syndrome = syn;
     qp->resp.ack_psn = psn;
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);
 }
 
 /* A fatal NAK: sent, then the QP goes to the error state (rdma.c). */
@@ -270,7 +270,7 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         .len = p->reth.len,
     };
     qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);
     return r->npsn;
 }
 
@@ -315,7 +315,7 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         .orig = orig,
     };
     qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
-    c->ops->kick(c->opaque);
+    snic_sched_notify(c, qp);
     return 1;
 }
 
@@ -350,7 +350,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         if (r) {
             /* READ: read again from there; atomic: the saved result */
             r->next = r->atomic ? 0 : (p->psn - r->first_psn) & SNIC_PSN_MASK;
-            c->ops->kick(c->opaque);
+            snic_sched_notify(c, qp);
             return;
         }
         /* a duplicate: acknowledge again, never execute again */

@@ -176,10 +176,14 @@ SnicMr *snic_rpc_region(SnicCore *c, const SnicRpc *r, uint32_t access,
 
 void snic_rpc_ready(SnicCore *c, SnicRpc *r)
 {
+    SnicQp *qp = snic_qp_get(c, r->qpn);
+
     r->state = SNIC_RPC_READY;
     r->ready_seq = ++c->rpc->ready_seq;
     SNIC_EVENT(c, RPC_DONE, r - c->rpc->slots, r->qpn, r->status, r->len);
-    c->ops->kick(c->opaque);
+    if (qp) {
+        snic_sched_notify(c, qp);   /* its send queue has an answer */
+    }
 }
 
 /* Answer with a status and no data (no kernel, bad parameters, ...). */
@@ -541,6 +545,22 @@ static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
         return NULL;
     }
     return best;
+}
+
+bool snic_rpc_answer_due(SnicCore *c, const SnicQp *qp)
+{
+    uint32_t qpn = qp - c->qps;
+    SnicRpc *r;
+
+    if (!qp->rpc.slots) {
+        return false;
+    }
+    r = answer_in_progress(c, qpn);
+    if (r) {
+        return true;
+    }
+    r = answer_next(c, qpn);
+    return r != NULL;
 }
 
 bool snic_rpc_send_new(SnicCore *c, SnicQp *qp, uint32_t psn)

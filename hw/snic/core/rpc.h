@@ -161,6 +161,8 @@ SnicRpcVerdict snic_rpc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                                 int op);
 
 /* rpc.c: the answers, sent as the QP's own requests (req.c) */
+/* Has the QP an answer (or the rest of one) to send now? */
+bool snic_rpc_answer_due(SnicCore *c, const SnicQp *qp);
 /* Send the next new segment of an answer at psn; false if none is due. */
 bool snic_rpc_send_new(SnicCore *c, SnicQp *qp, uint32_t psn);
 /* Send psn again if it is an answer's; false if not. */

@@ -31,6 +31,8 @@
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_DEFAULT_MAX_SRQ        1024
 #define SNIC_DEFAULT_MAX_MW         1024
+#define SNIC_SCHED_MAX_WQES         64
+#define SNIC_SCHED_MAX_BURST        (1u << 20)
 #define SNIC_MAX_OBJECTS            (1u << 20)
 #define SNIC_MAX_VECTORS            64
 
@@ -51,6 +53,10 @@ typedef struct SnicCoreConfig {
     uint32_t max_eq;
     uint32_t max_srq;
     uint32_t max_mw;
+    /* the QP scheduler (sched.h); 0: its default */
+    uint32_t sched_policy;      /* SnicSchedPolicy */
+    uint32_t sched_wqes;        /* WQEs fetched per iteration */
+    uint32_t sched_burst;       /* bytes sent per iteration */
     SnicLinkFaults faults;      /* each percentage 0..100 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
 } SnicCoreConfig;

@@ -262,10 +262,13 @@ uint64_t snic_rpc_timer(SnicCore *c, uint64_t now)
         } else {
             continue;
         }
-        if (due <= now) {
-            c->ops->kick(c->opaque);
-        } else {
+        if (due > now) {
             next = MIN(next, due);
+        } else if (k->state == SNIC_RPC_RUNNING) {
+            c->ops->kick(c->opaque);    /* the kernel runs in the engine */
+        } else if (snic_qp_get(c, k->qpn)) {
+            /* its QP's send queue takes it */
+            snic_sched_notify(c, snic_qp_get(c, k->qpn));
         }
     }
     return next;

@@ -42,6 +42,11 @@ static void bits_shift(uint64_t *bm, uint32_t n)
     }
 }
 
+bool snic_dde_rtx_pending(const SnicReq *r)
+{
+    return r->dde.rtx[0] || r->dde.rtx[1];
+}
+
 uint32_t snic_dde_outstanding(const SnicReq *r)
 {
     return r->dde.sent;

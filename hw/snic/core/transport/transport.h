@@ -87,5 +87,7 @@ bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
 void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
                    bool retransmit);
 uint32_t snic_dde_outstanding(const SnicReq *r);
+/* Are segments marked for retransmission? */
+bool snic_dde_rtx_pending(const SnicReq *r);
 
 #endif /* SNIC_CORE_TRANSPORT_H */

@@ -62,7 +62,7 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
                    rnr_delay_ns(fb->syndrome));
         /* waiting out an RNR is not a timeout: no retransmit timer */
         r->rto_deadline = UINT64_MAX;
-        snic_timer_hint(c, r->rnr_deadline);
+        snic_qp_timer_sync(c, qp);
         return;
     case SNIC_FB_CNP:
         break;      /* go-back-N has no congestion control */

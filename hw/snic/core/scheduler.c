@@ -1,0 +1,286 @@
+/*
+ * snic core: the schedule queues, their policies and the timer heap
+ * (scheduler.h); rdma.c says what one iteration of a QP does.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "scheduler.h"
+
+void snic_sched_init(SnicCore *c)
+{
+    c->sched.heap = g_new(uint32_t, (size_t)c->cfg.max_qp + 2);
+}
+
+void snic_sched_free(SnicCore *c)
+{
+    g_free(c->sched.heap);
+}
+
+/* The QPCs' scheduling state is cleared with the QPCs (snic_qp_reset). */
+void snic_sched_reset(SnicCore *c)
+{
+    memset(c->sched.queue, 0, sizeof(c->sched.queue));
+    c->sched.fetches = 0;
+    c->sched.heap_len = 0;
+}
+
+static uint32_t qpn_of(SnicCore *c, const SnicQp *qp)
+{
+    return qp - c->qps;
+}
+
+static unsigned qp_class(const SnicQp *qp)
+{
+    return qp->attr.av.traffic_class >> 5;
+}
+
+/* Strict priority keeps a queue per class; the others one queue. */
+static unsigned queue_of(SnicCore *c, const SnicQp *qp)
+{
+    return c->cfg.sched_policy == SNIC_SCHED_SP ? qp_class(qp) : 0;
+}
+
+static void enqueue(SnicCore *c, SnicQp *qp)
+{
+    SnicSchedQueue *q = &c->sched.queue[queue_of(c, qp)];
+    uint32_t qpn = qpn_of(c, qp);
+
+    qp->sched.queued = true;
+    qp->sched.prev = q->tail;
+    qp->sched.next = 0;
+    if (q->tail) {
+        c->qps[q->tail].sched.next = qpn;
+    } else {
+        q->head = qpn;
+    }
+    q->tail = qpn;
+}
+
+static void dequeue(SnicCore *c, SnicQp *qp)
+{
+    SnicSchedQueue *q = &c->sched.queue[queue_of(c, qp)];
+
+    if (qp->sched.prev) {
+        c->qps[qp->sched.prev].sched.next = qp->sched.next;
+    } else {
+        q->head = qp->sched.next;
+    }
+    if (qp->sched.next) {
+        c->qps[qp->sched.next].sched.prev = qp->sched.prev;
+    } else {
+        q->tail = qp->sched.prev;
+    }
+    qp->sched.queued = false;
+    qp->sched.prev = qp->sched.next = 0;
+}
+
+void snic_sched_notify(SnicCore *c, SnicQp *qp)
+{
+    if (!qp->sched.queued && !qp->sched.fetch_due) {
+        enqueue(c, qp);
+    }
+    c->ops->kick(c->opaque);
+}
+
+/* The queue the policy serves next: the highest class for strict
+ * priority, else the one queue; NULL if all are empty. */
+static SnicSchedQueue *next_queue(SnicCore *c)
+{
+    int i;
+
+    for (i = SNIC_SCHED_CLASSES - 1; i >= 0; i--) {
+        if (c->sched.queue[i].head) {
+            return &c->sched.queue[i];
+        }
+    }
+    return NULL;
+}
+
+/* Timing model: issue the QP's WQE fetch and park it; false if no tag. */
+static bool issue_fetch(SnicCore *c, SnicQp *qp)
+{
+    if (c->sched.fetches >= SNIC_SCHED_MAX_FETCHES) {
+        return false;
+    }
+    c->sched.fetches++;
+    qp->sched.fetch_due = c->ops->dma_read_done(c->opaque,
+        (size_t)c->cfg.sched_wqes * SNIC_SQ_WQE_SIZE);
+    snic_qp_timer_sync(c, qp);
+    return true;
+}
+
+bool snic_sched_run(SnicCore *c, unsigned budget)
+{
+    unsigned done = 0;
+
+    while (done < budget && snic_ready(c)) {
+        SnicSchedQueue *q = next_queue(c);
+        SnicQp *qp;
+        bool more;
+
+        if (!q) {
+            break;
+        }
+        qp = &c->qps[q->head];
+        if (c->ops->dma_read_done && !qp->sched.fetched &&
+            snic_rdma_wants_fetch(c, qp)) {
+            if (!issue_fetch(c, qp)) {
+                break;      /* every tag in flight: wait for one */
+            }
+            dequeue(c, qp);
+            done++;
+            continue;
+        }
+        qp->sched.fetched = false;
+        more = snic_rdma_iteration(c, qp);
+        done++;
+        if (!qp->valid || !qp->sched.queued) {
+            continue;       /* destroyed, or reset, meanwhile */
+        }
+        if (more && c->cfg.sched_policy == SNIC_SCHED_WRR) {
+            /* its weight: class + 1 iterations per turn */
+            if (!qp->sched.turns) {
+                qp->sched.turns = qp_class(qp) + 1;
+            }
+            if (--qp->sched.turns) {
+                continue;   /* stays at the head for its next iteration */
+            }
+        }
+        dequeue(c, qp);
+        if (more) {
+            enqueue(c, qp);
+        }
+    }
+    return next_queue(c) != NULL;
+}
+
+/* ---- the timer heap: QPNs ordered by their QPC's timer_at ---- */
+
+static uint64_t key(SnicCore *c, uint32_t slot)
+{
+    return c->qps[c->sched.heap[slot]].sched.timer_at;
+}
+
+static void heap_place(SnicCore *c, uint32_t slot, uint32_t qpn)
+{
+    c->sched.heap[slot] = qpn;
+    c->qps[qpn].sched.timer_pos = slot + 1;
+}
+
+static void sift_up(SnicCore *c, uint32_t slot)
+{
+    uint32_t qpn = c->sched.heap[slot];
+    uint64_t k = c->qps[qpn].sched.timer_at;
+
+    while (slot && key(c, (slot - 1) / 2) > k) {
+        heap_place(c, slot, c->sched.heap[(slot - 1) / 2]);
+        slot = (slot - 1) / 2;
+    }
+    heap_place(c, slot, qpn);
+}
+
+static void sift_down(SnicCore *c, uint32_t slot)
+{
+    uint32_t qpn = c->sched.heap[slot], n = c->sched.heap_len;
+    uint64_t k = c->qps[qpn].sched.timer_at;
+
+    for (;;) {
+        uint32_t child = 2 * slot + 1;
+
+        if (child >= n) {
+            break;
+        }
+        if (child + 1 < n && key(c, child + 1) < key(c, child)) {
+            child++;
+        }
+        if (key(c, child) >= k) {
+            break;
+        }
+        heap_place(c, slot, c->sched.heap[child]);
+        slot = child;
+    }
+    heap_place(c, slot, qpn);
+}
+
+static void heap_remove(SnicCore *c, SnicQp *qp)
+{
+    uint32_t slot = qp->sched.timer_pos - 1;
+    uint32_t last = c->sched.heap[--c->sched.heap_len];
+
+    qp->sched.timer_pos = 0;
+    if (slot == c->sched.heap_len) {
+        return;
+    }
+    heap_place(c, slot, last);
+    sift_down(c, slot);
+    sift_up(c, c->qps[last].sched.timer_pos - 1);
+}
+
+/* The earliest of the QP's transport timers and its fetch. */
+static uint64_t qp_deadline(const SnicQp *qp)
+{
+    uint64_t t = MIN(qp->req.rto_deadline, qp->req.rnr_deadline);
+
+    return qp->sched.fetch_due ? MIN(t, qp->sched.fetch_due) : t;
+}
+
+void snic_qp_timer_sync(SnicCore *c, SnicQp *qp)
+{
+    uint64_t t = qp_deadline(qp);
+
+    if (qp->sched.timer_pos) {
+        if (t == qp->sched.timer_at) {
+            return;
+        }
+        heap_remove(c, qp);
+    }
+    if (t == UINT64_MAX) {
+        return;
+    }
+    qp->sched.timer_at = t;
+    c->sched.heap_len++;
+    heap_place(c, c->sched.heap_len - 1, qpn_of(c, qp));
+    sift_up(c, c->sched.heap_len - 1);
+    snic_timer_hint(c, t);
+}
+
+void snic_sched_remove(SnicCore *c, SnicQp *qp)
+{
+    if (qp->sched.queued) {
+        dequeue(c, qp);
+    }
+    if (qp->sched.timer_pos) {
+        heap_remove(c, qp);
+    }
+    if (qp->sched.fetch_due) {
+        c->sched.fetches--;
+    }
+    memset(&qp->sched, 0, sizeof(qp->sched));
+}
+
+uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
+{
+    while (c->sched.heap_len && now && key(c, 0) <= now) {
+        SnicQp *qp = &c->qps[c->sched.heap[0]];
+
+        heap_remove(c, qp);
+        if (qp->sched.fetch_due && qp->sched.fetch_due <= now) {
+            /* the WQEs arrived: its iteration runs next */
+            qp->sched.fetch_due = 0;
+            qp->sched.fetched = true;
+            c->sched.fetches--;
+            snic_sched_notify(c, qp);
+        }
+        if (MIN(qp->req.rto_deadline, qp->req.rnr_deadline) <= now) {
+            qp->program->periodic(c, qp, now);
+            snic_sched_notify(c, qp);
+        }
+        if (qp->valid) {
+            snic_qp_timer_sync(c, qp);
+        }
+    }
+    return c->sched.heap_len ? key(c, 0) : UINT64_MAX;
+}

@@ -1,0 +1,90 @@
+/*
+ * snic core: the cache-free QP scheduler (SRNIC, NSDI'23, section 4.3.1,
+ * Figure 6) and the per-QP timers.
+ *
+ * Event mux: every event that may give a QP something to send - an SQ
+ * doorbell, feedback from the completer that opens credit or marks
+ * retransmissions, responder work (an ACK, READ responses), a timer, a
+ * state change - ends in snic_sched_notify(), which puts a QP that is in
+ * no schedule queue at the tail of its class's queue (the QPC's "ready"
+ * state). Schedule queue: a FIFO of QPNs per class, linked through the
+ * QPCs. An engine run pops QPs as the policy says and gives each one
+ * iteration (rdma.c): at most sched_wqes WQEs and min(sched_burst, credit)
+ * bytes fetched from its SQ then and dropped afterwards (fetch-and-drop:
+ * no WQE cache). A QP with work left goes back to the tail; an idle QP
+ * is in no queue and costs nothing.
+ *
+ * Policies (property sched-policy): round robin; weighted round robin, a
+ * QP's weight being its class + 1 iterations per turn; strict priority,
+ * a higher class first. A QP's class is its address vector's traffic
+ * class >> 5 (the DSCP class selector, which RoCE maps to a priority).
+ *
+ * With a timing model (SnicHostOps.dma_read_done) an iteration's WQE
+ * fetch is issued when its QP is popped; the QP is parked on its timer
+ * until the fetch completes, other QPs are served meanwhile, and at most
+ * SNIC_SCHED_MAX_FETCHES fetches are in flight (the PCIe tags).
+ *
+ * Timers (retransmission, RNR wait, fetch completion) sit in one indexed
+ * min-heap ordered by deadline: arming is O(log n), nothing is scanned.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_SCHEDULER_H
+#define SNIC_CORE_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SNIC_SCHED_CLASSES          8
+#define SNIC_SCHED_DEFAULT_WQES     8           /* SRNIC's n */
+#define SNIC_SCHED_DEFAULT_BURST    (16 * 1024) /* SRNIC's burst_size */
+#define SNIC_SCHED_MAX_FETCHES      64
+
+typedef enum SnicSchedPolicy {
+    SNIC_SCHED_RR,
+    SNIC_SCHED_WRR,
+    SNIC_SCHED_SP,
+} SnicSchedPolicy;
+
+typedef struct SnicCore SnicCore;
+typedef struct SnicQp SnicQp;
+
+/* The QPC's scheduling and timer state */
+typedef struct SnicQpSched {
+    bool queued;                /* in a schedule queue ("ready") */
+    bool fetched;               /* timing model: its WQE fetch arrived */
+    uint8_t turns;              /* WRR: iterations left in this turn */
+    uint32_t prev, next;        /* schedule queue links (QPNs, 0: none) */
+    uint32_t timer_pos;         /* heap slot + 1; 0: no timer armed */
+    uint64_t timer_at;          /* its heap key */
+    uint64_t fetch_due;         /* WQE fetch in flight until; 0: none */
+} SnicQpSched;
+
+typedef struct SnicSchedQueue {
+    uint32_t head, tail;        /* QPNs, 0: empty */
+} SnicSchedQueue;
+
+typedef struct SnicSched {
+    SnicSchedQueue queue[SNIC_SCHED_CLASSES];
+    uint32_t fetches;           /* WQE fetches in flight */
+    uint32_t *heap;             /* QPNs, a min-heap on timer_at */
+    uint32_t heap_len;
+} SnicSched;
+
+void snic_sched_init(SnicCore *c);
+void snic_sched_free(SnicCore *c);
+void snic_sched_reset(SnicCore *c);
+
+/* The event mux: the QP may have work; queue it if it is not queued. */
+void snic_sched_notify(SnicCore *c, SnicQp *qp);
+/* The QP leaves its queue and its timer (reset, destroy). */
+void snic_sched_remove(SnicCore *c, SnicQp *qp);
+/* Up to 'budget' scheduling iterations; true if QPs are still queued. */
+bool snic_sched_run(SnicCore *c, unsigned budget);
+
+/* The QP's timer follows its transport deadlines and its fetch. */
+void snic_qp_timer_sync(SnicCore *c, SnicQp *qp);
+/* Fire what is due at 'now'; the next deadline (now = 0: only that). */
+uint64_t snic_sched_timer(SnicCore *c, uint64_t now);
+
+#endif /* SNIC_CORE_SCHEDULER_H */

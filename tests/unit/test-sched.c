@@ -1,0 +1,387 @@
+/*
+ * The cache-free QP scheduler (SRNIC section 4.3.1): round robin is fair
+ * to within a burst, weighted round robin follows the weights, strict
+ * priority starves lower classes, fetch-and-drop refetches what an
+ * iteration did not use and never reorders a QP's messages, an idle QP
+ * costs no iteration, and with a timing model WQE fetches of many QPs are
+ * in flight together while one QP is bounded by n WQEs per round trip.
+ *
+ * Every node here is alone (no wire): its frames are collected and one
+ * snic_core_run(c, 1) is exactly one scheduling iteration.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "engine-node.h"
+#include "wire.h"
+
+#define MAXQ        64
+#define QPBL(i)     (FAKE_MEM_BASE + 0x5f0000 + (i) * 8)
+#define QRING(i)    (FAKE_MEM_BASE + 0x600000 + (i) * 0x1000)
+#define Q_LOG2      4           /* 16 WQEs: one page */
+#define MSG         4096        /* 4 segments at path MTU 1024 */
+#define BIG         16384       /* a burst */
+#define BURST_SEGS  (SNIC_SCHED_DEFAULT_BURST / 1024)
+
+typedef struct Env {
+    Node n;
+    unsigned nq;
+    uint64_t qpn[MAXQ];
+    uint32_t pi[MAXQ];
+} Env;
+
+/* MODIFY_QP of QP qpn of the node to 'state' with 'mask' from 'a'. */
+static void modify(Env *e, uint64_t qpn, uint32_t mask,
+                   struct snic_qp_attr *a, uint32_t state)
+{
+    uint64_t keep = e->n.qpn;
+
+    a->qp_state = GUINT32_TO_LE(state);
+    e->n.qpn = qpn;
+    node_modify(&e->n, SNIC_QP_ATTR_STATE | mask, a);
+    e->n.qpn = keep;
+}
+
+/*
+ * nq RC QPs with 16-WQE SQs, taking receive WQEs from an SRQ, in RTS
+ * towards QPN 1000 + i of 10.0.0.2 with traffic class tclass[i].
+ */
+static void env_new(Env *e, unsigned nq, const uint8_t *tclass,
+                    uint64_t dma_rtt_ns, const SnicCoreConfig *cfg)
+{
+    struct snic_admin_cmd cmd;
+    unsigned i;
+
+    SnicCoreConfig none = { 0 };
+
+    memset(e, 0, sizeof(*e));
+    node_init_host(&e->n, fake_host_new_timed(cfg ? cfg : &none, dma_rtt_ns),
+                   NULL, 1, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE);
+    node_create_srq(&e->n, 0);
+    e->nq = nq;
+    for (i = 0; i < nq; i++) {
+        struct snic_qp_attr a;
+        __le64 page = GUINT64_TO_LE(QRING(i));
+
+        fake_write(e->n.h, QPBL(i), &page, 8);
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP,
+                            sizeof(cmd.create_qp));
+        cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(QPBL(i));
+        cmd.create_qp.sq_npages = GUINT32_TO_LE(1);
+        cmd.create_qp.pdn = GUINT32_TO_LE(e->n.pdn);
+        cmd.create_qp.send_cqn = GUINT32_TO_LE(e->n.cqn);
+        cmd.create_qp.recv_cqn = GUINT32_TO_LE(e->n.cqn);
+        cmd.create_qp.type = SNIC_QPT_RC;
+        cmd.create_qp.sq_log2_depth = Q_LOG2;
+        cmd.create_qp.srqn = GUINT32_TO_LE(e->n.srqn);
+        e->qpn[i] = node_admin_ok(e->n.h, &cmd);
+
+        memset(&a, 0, sizeof(a));
+        a.port_num = 1;
+        modify(e, e->qpn[i], SNIC_QP_ATTR_PKEY_INDEX | SNIC_QP_ATTR_PORT |
+               SNIC_QP_ATTR_ACCESS_FLAGS, &a, SNIC_QPS_INIT);
+        a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);
+        a.dest_qp_num = GUINT32_TO_LE(1000 + i);
+        a.av.dgid[10] = a.av.dgid[11] = 0xff;
+        a.av.dgid[12] = 10;
+        a.av.dgid[15] = 2;
+        a.av.sgid[10] = a.av.sgid[11] = 0xff;
+        a.av.sgid[12] = 10;
+        a.av.sgid[15] = 1;
+        a.av.traffic_class = tclass ? tclass[i] : 0;
+        memcpy(a.av.dmac, fake_mac, 6);
+        a.av.hop_limit = 64;
+        modify(e, e->qpn[i], SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+               SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+               SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER,
+               &a, SNIC_QPS_RTR);
+        a.timeout = 20;         /* no retransmission within these tests */
+        a.retry_cnt = 7;
+        a.rnr_retry = 7;
+        a.max_rd_atomic = 1;
+        modify(e, e->qpn[i], SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_TIMEOUT |
+               SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
+               SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a, SNIC_QPS_RTS);
+    }
+}
+
+static void env_free(Env *e)
+{
+    fake_host_free(e->n.h);
+}
+
+/* A signaled RDMA WRITE of len bytes on QP i (rkey 1: never executed). */
+static void post_write(Env *e, unsigned i, uint32_t len, uint64_t raddr)
+{
+    struct snic_sq_wqe w;
+    uint64_t slot = QRING(i) +
+                    (e->pi[i] & ((1u << Q_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(e->pi[i]);
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    w.flags = SNIC_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.rdma.remote_addr = GUINT64_TO_LE(raddr);
+    w.rdma.rkey = GUINT32_TO_LE(1);
+    w.sge[0].addr = GUINT64_TO_LE(BUF);
+    w.sge[0].length = GUINT32_TO_LE(len);
+    w.sge[0].lkey = GUINT32_TO_LE(e->n.lkey);
+    fake_write(e->n.h, slot, &w, sizeof(w));
+    fake_doorbell(e->n.h, 0, SNIC_DB_SQ, e->qpn[i], ++e->pi[i]);
+}
+
+/* Exactly k scheduling iterations. */
+static void iterate(Env *e, unsigned k)
+{
+    while (k--) {
+        snic_core_run(e->n.h->core, 1);
+    }
+}
+
+/* The collected frames, parsed (and forgotten); count per QP index. */
+static unsigned take_frames(Env *e, unsigned *count, SnicPkt *pkts,
+                            unsigned max)
+{
+    GPtrArray *f = e->n.h->frames;
+    unsigned i, n = 0;
+
+    if (count) {
+        memset(count, 0, e->nq * sizeof(*count));
+    }
+    for (i = 0; i < f->len; i++) {
+        GByteArray *b = g_ptr_array_index(f, i);
+        SnicPkt p;
+
+        g_assert_cmpint(snic_wire_parse(b->data, b->len, &p), ==,
+                        SNIC_PARSE_OK);
+        g_assert_cmpuint(p.dqpn - 1000, <, e->nq);
+        if (count) {
+            count[p.dqpn - 1000]++;
+        }
+        if (pkts && n < max) {
+            pkts[n] = p;
+            pkts[n].payload = NULL;     /* the frame goes below */
+        }
+        n++;
+    }
+    g_ptr_array_set_size(f, 0);
+    return n;
+}
+
+/* 64 backlogged QPs: each gets 1/64 of the segments, within one burst. */
+static void test_round_robin(void)
+{
+    unsigned count[MAXQ], i, k;
+    Env e;
+
+    env_new(&e, MAXQ, NULL, 0, NULL);
+    for (i = 0; i < MAXQ; i++) {
+        for (k = 0; k < 8; k++) {
+            post_write(&e, i, MSG, 0);
+        }
+    }
+    take_frames(&e, NULL, NULL, 0);
+    iterate(&e, MAXQ * 3 / 2);
+    g_assert_cmpuint(take_frames(&e, count, NULL, 0), ==,
+                     MAXQ * 3 / 2 * BURST_SEGS);
+    for (i = 0; i < MAXQ; i++) {
+        g_assert_cmpuint(count[i], >=, BURST_SEGS);     /* mean 1.5 bursts */
+        g_assert_cmpuint(count[i], <=, 2 * BURST_SEGS);
+    }
+    env_free(&e);
+}
+
+/* WRR: a class 3 QP (weight 4) gets four times a class 0 QP's share. */
+static void test_weighted(void)
+{
+    static const uint8_t tclass[2] = { 0, 3 << 5 };
+    SnicCoreConfig cfg = { .sched_policy = SNIC_SCHED_WRR };
+    unsigned count[2], k;
+    Env e;
+
+    env_new(&e, 2, tclass, 0, &cfg);
+    for (k = 0; k < 8; k++) {
+        post_write(&e, 0, BIG, 0);
+        post_write(&e, 1, BIG, 0);
+    }
+    iterate(&e, 5);
+    take_frames(&e, count, NULL, 0);
+    g_assert_cmpuint(count[0], ==, BURST_SEGS);
+    g_assert_cmpuint(count[1], ==, 4 * BURST_SEGS);
+    env_free(&e);
+}
+
+/* SP: while a class 7 QP has work, a class 0 QP sends nothing. */
+static void test_strict_priority(void)
+{
+    static const uint8_t tclass[2] = { 0, 7 << 5 };
+    SnicCoreConfig cfg = { .sched_policy = SNIC_SCHED_SP };
+    SnicPkt p[64];
+    unsigned count[2], k, n;
+    Env e;
+
+    env_new(&e, 2, tclass, 0, &cfg);
+    for (k = 0; k < 6; k++) {
+        post_write(&e, 0, BIG, 0);
+    }
+    for (k = 0; k < 3; k++) {
+        post_write(&e, 1, MSG, 0);     /* 12 segments: one iteration */
+    }
+    iterate(&e, 1);
+    take_frames(&e, count, NULL, 0);
+    g_assert_cmpuint(count[0], ==, 0);
+    g_assert_cmpuint(count[1], ==, 12);
+    /* the high class is idle: the low one goes on */
+    post_write(&e, 1, MSG, 0);
+    iterate(&e, 2);
+    n = take_frames(&e, count, p, G_N_ELEMENTS(p));
+    g_assert_cmpuint(count[1], ==, 4);
+    g_assert_cmpuint(count[0], ==, BURST_SEGS);
+    for (k = 0; k < 4; k++) {
+        g_assert_cmpuint(p[k].dqpn, ==, 1001);  /* the high class first */
+    }
+    g_assert_cmpuint(n, ==, 4 + BURST_SEGS);
+    env_free(&e);
+}
+
+/*
+ * Fetch-and-drop: an iteration takes at most n WQEs and a burst of bytes;
+ * a message the burst cut is fetched again by the next iteration, and
+ * its segments go out in order, never a message ahead of another.
+ */
+static void test_fetch_and_drop(void)
+{
+    SnicPkt p[64];
+    uint64_t *args;
+    unsigned k, n;
+    Env e;
+
+    env_new(&e, 1, NULL, 0, NULL);
+    args = e.n.h->event_args[SNIC_TRACE_SCHED_ITERATION];
+    for (k = 0; k < 12; k++) {
+        post_write(&e, 0, 1024, k * 0x10000);
+    }
+    iterate(&e, 1);
+    g_assert_cmpuint(args[1], ==, SNIC_SCHED_DEFAULT_WQES);
+    g_assert_cmpuint(args[2], ==, SNIC_SCHED_DEFAULT_WQES);
+    iterate(&e, 1);
+    g_assert_cmpuint(args[1], ==, 4);
+    n = take_frames(&e, NULL, p, G_N_ELEMENTS(p));
+    g_assert_cmpuint(n, ==, 12);
+    for (k = 0; k < n; k++) {
+        g_assert_cmpuint(p[k].reth.va, ==, k * 0x10000);   /* in order */
+    }
+    env_free(&e);
+
+    /* three 12 KiB messages through 16 KiB bursts */
+    env_new(&e, 1, NULL, 0, NULL);
+    args = e.n.h->event_args[SNIC_TRACE_SCHED_ITERATION];
+    for (k = 0; k < 3; k++) {
+        post_write(&e, 0, 12 * 1024, k * 0x10000);
+    }
+    iterate(&e, 1);
+    g_assert_cmpuint(args[1], ==, 2);
+    g_assert_cmpuint(args[2], ==, 16);
+    iterate(&e, 1);
+    g_assert_cmpuint(args[1], ==, 2);       /* the cut one again, and one */
+    g_assert_cmpuint(args[2], ==, 16);
+    iterate(&e, 1);
+    g_assert_cmpuint(args[1], ==, 1);
+    g_assert_cmpuint(args[2], ==, 4);
+    n = take_frames(&e, NULL, p, G_N_ELEMENTS(p));
+    g_assert_cmpuint(n, ==, 36);
+    for (k = 0; k < n; k++) {
+        uint32_t seg = k % 12;
+
+        g_assert_cmpuint(p[k].psn, ==, (p[0].psn + k) & SNIC_PSN_MASK);
+        g_assert_cmpuint(p[k].opcode, ==,
+                         seg == 0 ? SNIC_OP_RC_WRITE_FIRST :
+                         seg == 11 ? SNIC_OP_RC_WRITE_LAST :
+                         SNIC_OP_RC_WRITE_MIDDLE);
+        if (seg == 0) {
+            g_assert_cmpuint(p[k].reth.va, ==, k / 12 * 0x10000);
+        }
+    }
+    env_free(&e);
+}
+
+/* Idle QPs take no iteration: only the one with work is visited. */
+static void test_idle_costs_nothing(void)
+{
+    unsigned k;
+    Env e;
+
+    env_new(&e, MAXQ, NULL, 0, NULL);
+    e.n.h->events[SNIC_TRACE_SCHED_ITERATION] = 0;  /* setup's RTS visits */
+    for (k = 0; k < 4; k++) {
+        post_write(&e, 17, MSG, 0);
+    }
+    iterate(&e, 10);
+    g_assert_cmpuint(e.n.h->events[SNIC_TRACE_SCHED_ITERATION], ==, 1);
+    g_assert_cmpuint(e.n.h->event_args[SNIC_TRACE_SCHED_ITERATION][0], ==,
+                     e.qpn[17]);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 16);
+    env_free(&e);
+}
+
+/*
+ * Timing model: run until q QPs sent m one-segment messages each; the
+ * virtual time it took. A QP waits one fetch per n WQEs; the fetches of
+ * different QPs are in flight together.
+ */
+static uint64_t timed_run(unsigned q, unsigned m, uint64_t rtt)
+{
+    uint64_t start, end;
+    unsigned i, k, sent = 0;
+    Env e;
+
+    env_new(&e, q, NULL, rtt, NULL);
+    start = snic_sim_port_now(&e.n.h->port);
+    for (i = 0; i < q; i++) {
+        for (k = 0; k < m; k++) {
+            post_write(&e, i, 1024, 0);
+        }
+    }
+    while (sent < q * m) {
+        snic_sim_port_run(&e.n.h->port);
+        sent += take_frames(&e, NULL, NULL, 0);
+        if (sent < q * m) {
+            g_assert_cmpuint(e.n.h->port.timer_deadline, !=, UINT64_MAX);
+            snic_sim_port_advance(&e.n.h->port,
+                                  e.n.h->port.timer_deadline -
+                                  snic_sim_port_now(&e.n.h->port));
+        }
+    }
+    end = snic_sim_port_now(&e.n.h->port);
+    env_free(&e);
+    return end - start;
+}
+
+static void test_fetches_in_flight(void)
+{
+    const uint64_t rtt = 1100;
+    uint64_t one = timed_run(1, 16, rtt), many = timed_run(8, 16, rtt);
+
+    g_test_message("16 messages: 1 QP %" PRIu64 " ns, 8 QPs %" PRIu64 " ns",
+                   one, many);
+
+    /* 16 messages, 8 WQEs a fetch: two round trips for one QP */
+    g_assert_cmpuint(one, >=, 2 * rtt);
+    g_assert_cmpuint(one, <, 3 * rtt);
+    /* eight QPs fetch together: not eight times as long */
+    g_assert_cmpuint(many, <, 2 * one);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/sched/round-robin", test_round_robin);
+    g_test_add_func("/sched/weighted-round-robin", test_weighted);
+    g_test_add_func("/sched/strict-priority", test_strict_priority);
+    g_test_add_func("/sched/fetch-and-drop", test_fetch_and_drop);
+    g_test_add_func("/sched/idle-costs-nothing", test_idle_costs_nothing);
+    g_test_add_func("/sched/fetches-in-flight", test_fetches_in_flight);
+    return g_test_run();
+}
