@@ -17,7 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 here=$repo/scripts/repro
 
-out=$repo/build/repro/strom bin= smoke=()
+out=$repo/build/repro/strom bin='' smoke=()
 while [ $# -gt 0 ]; do
     case $1 in
         --smoke) smoke=(--smoke) ;;
