@@ -1323,7 +1323,8 @@ static void test_response_after_local_error(void)
     node_post_send(&a, 3, SNIC_WR_RDMA_READ, BUF + 0x1000, 100, BUF, b.lkey,
                    0, a.lkey);
     snic_sim_run_until(sim, 100000);            /* sent, and lost */
-    read_psn = qp->req.wqe[2].first_psn;
+    /* one PSN per WQE, none completed: the READ is the third */
+    read_psn = (qp->req.comp_psn + 2) & SNIC_PSN_MASK;
     /* WQE 2's key goes bad: its retransmission fails locally */
     fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
     w.sge[0].lkey ^= 1;
@@ -1385,7 +1386,7 @@ static void test_fatal_nak_names_its_wqe(void)
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
     p.opcode = SNIC_OP_RC_ACK;
-    p.psn = a.h->core->qps[a.qpn].req.wqe[1].first_psn;
+    p.psn = (a.h->core->qps[a.qpn].req.comp_psn + 1) & SNIC_PSN_MASK;
     p.aeth.syndrome = SNIC_AETH_NAK_REM_ACCESS;
     len = snic_wire_build(&p, frame, sizeof(frame));
     g_assert_cmpuint(len, >, 0);
@@ -1413,6 +1414,7 @@ static void test_response_acks_up_to_lost_read(void)
     SnicQp *qp;
     struct snic_cqe c;
     uint8_t frame[512], payload[100] = { 0 };
+    uint32_t first;
     SnicPkt p;
     size_t len;
 
@@ -1431,7 +1433,8 @@ static void test_response_acks_up_to_lost_read(void)
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(b.h->core, &b.h->core->qps[b.qpn], &p);
     p.opcode = SNIC_OP_RC_READ_RESP_ONLY;
-    p.psn = qp->req.wqe[2].first_psn;           /* READ 3's response */
+    first = qp->req.comp_psn;                   /* one PSN per WQE */
+    p.psn = (first + 2) & SNIC_PSN_MASK;        /* READ 3's response */
     p.payload = payload;
     p.payload_len = sizeof(payload);
     len = snic_wire_build(&p, frame, sizeof(frame));
@@ -1441,7 +1444,7 @@ static void test_response_acks_up_to_lost_read(void)
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
     g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
     g_assert_false(node_poll_cq(&a, &c));
-    g_assert_cmpuint(qp->req.dde.wnd_start, ==, qp->req.wqe[1].first_psn);
+    g_assert_cmpuint(qp->req.dde.wnd_start, ==, (first + 1) & SNIC_PSN_MASK);
     node_pair_free(sim, &a, &b);
 }
 

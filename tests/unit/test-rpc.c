@@ -724,6 +724,107 @@ static void test_lossy(void)
 }
 
 /*
+ * Both ends call each other's kernels while their SQs carry WRITEs and
+ * READs, on a lossy wire: the answers a device sends sit between its own
+ * SQ messages in its PSNs, where its requester (which keeps no table of
+ * its WQEs) must step over them when it completes, resends or matches
+ * responses. Every WQE completes in order with the right data, every
+ * answer arrives whole.
+ */
+static void test_answers_between_sq_messages(void)
+{
+    SnicSimLinkConfig lossy = wire;
+    SnicSim *sim = snic_sim_new(15);
+    const unsigned rounds = 6, per = 4;
+    Node *nodes[2], a, b;
+    RpcCqes q[2] = { { 0 } };
+    uint64_t keys[8];
+    unsigned i, j, s, rpcs = 0;
+
+    lossy.loss = 0.05;
+    lossy.reorder = 0.02;
+    rpc_pair_new(sim, &a, &b, &lossy, SNIC_MTU_1024, SNIC_QP_RPC_ENABLE,
+                 SNIC_QP_RPC_ENABLE, NULL, NULL);
+    nodes[0] = &a;
+    nodes[1] = &b;
+    for (i = 0; i < 8; i++) {
+        keys[i] = 500 + i;
+    }
+    for (s = 0; s < 2; s++) {
+        g_assert_cmpuint(rpc_deploy(nodes[s], OP_TRAV, SNIC_KERNEL_TRAVERSAL),
+                         ==, SNIC_ADMIN_OK);
+        rpc_build_list(nodes[s], DS, keys, 8, VALUES, 2000, 60 + s);
+        node_fill(nodes[s], BUF + 0x300000, 0x10000, 70 + s);
+    }
+    for (i = 0; i < rounds; i++) {
+        for (s = 0; s < 2; s++) {
+            Node *n = nodes[s], *peer = nodes[!s];
+
+            for (j = 0; j < per; j++) {
+                unsigned t = i * per + j;
+                struct snic_traversal_params p = rpc_list_params(DS,
+                                                                 keys[t % 8],
+                                                                 2000);
+                RpcReq r = trav_req(peer, &p, 2000, t);
+                uint64_t off = 0x800ull * t;
+
+                r.resp_addr = RESP + off;
+                node_post_recv(n, t, BUF, 0);
+                rpc_post(n, 1000 + t, &r);
+                /* a WRITE and a READ of the SQ's own, between the RPCs */
+                node_post_send(n, 2000 + t, t % 2 ? SNIC_WR_RDMA_READ :
+                               SNIC_WR_RDMA_WRITE, BUF + 0x300000 + off, 1500,
+                               BUF + 0x380000 + off, peer->lkey, 0, n->lkey);
+                rpcs++;
+            }
+        }
+        g_assert_true(rpc_run_until_answers(sim, &a, &q[0], (i + 1) * per,
+                                            20000000));
+        g_assert_true(rpc_run_until_answers(sim, &b, &q[1], (i + 1) * per,
+                                            20000000));
+    }
+    snic_sim_run(sim, 20000000);
+    for (s = 0; s < 2; s++) {
+        Node *n = nodes[s], *peer = nodes[!s];
+
+        rpc_drain(n, &q[s]);
+        g_assert_cmpuint(q[s].answers, ==, rounds * per);
+        g_assert_cmpuint(q[s].sends, ==, 2 * rounds * per);
+        g_assert_cmpuint(q[s].send_errors, ==, 0);
+        for (i = 0; i < q[s].answers; i++) {
+            const struct snic_cqe *c = &q[s].answer[i];
+            unsigned t = rpc_cqe_tag(c);
+
+            g_assert_cmpuint(rpc_cqe_status(c), ==, SNIC_RPC_OK);
+            g_assert_cmpmem(fake_ptr(n->h, RESP + 0x800ull * t, 2000), 2000,
+                            fake_ptr(peer->h, VALUES + 2000ull * (t % 8),
+                                     2000), 2000);
+        }
+        for (i = 0; i < rounds * per; i++) {
+            uint64_t off = 0x800ull * i;
+
+            /* WRITEs land at the peer, READs bring the peer's bytes */
+            if (i % 2) {
+                g_assert_cmpmem(fake_ptr(n->h, BUF + 0x300000 + off, 1500),
+                                1500, fake_ptr(peer->h, BUF + 0x380000 + off,
+                                               1500), 1500);
+            } else {
+                g_assert_cmpmem(fake_ptr(peer->h, BUF + 0x380000 + off,
+                                         1500), 1500,
+                                fake_ptr(n->h, BUF + 0x300000 + off, 1500),
+                                1500);
+            }
+        }
+        g_assert_cmpuint(n->h->core->qps[n->qpn].state, ==, SNIC_QPS_RTS);
+        g_assert_cmpuint(n->h->core->qps[n->qpn].rpc.slots, ==, 0);
+    }
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT] +
+                     b.h->events[SNIC_TRACE_RETRANSMIT], >, 0);
+    g_assert_cmpuint(rpcs, ==, 2 * rounds * per);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
  * A long walk yields: a one-element lookup that reaches the device
  * together with a 200-element one (an instant wire: the engine has not
  * run in between) is answered first, and both answers carry their tags.
@@ -823,6 +924,8 @@ int main(int argc, char **argv)
     g_test_add_func("/rpc/fallback", test_fallback);
     g_test_add_func("/rpc/lossy", test_lossy);
     g_test_add_func("/rpc/long-walk-yields", test_long_walk_yields);
+    g_test_add_func("/rpc/answers-between-sq-messages",
+                    test_answers_between_sq_messages);
     g_test_add_func("/rpc/error-frees-slots", test_error_frees_slots);
     return g_test_run();
 }

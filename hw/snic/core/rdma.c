@@ -233,7 +233,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     SnicReq *r = &qp->req;
 
     qp->program = &snic_program_gbn;
-    r->next_psn = r->dde.wnd_start = qp->attr.sq_psn;
+    r->next_psn = r->dde.wnd_start = r->comp_psn = qp->attr.sq_psn;
     r->credit = (SnicCredit) {
         .scheme = SNIC_CREDIT_WINDOW,
         .window = SNIC_TX_WINDOW,
@@ -590,6 +590,8 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         qp->sq_comp++;
     }
     qp->req.sq_head = qp->sq_comp;
+    qp->req.wqe_off = 0;
+    qp->req.rd_atomic = 0;
     /* the held WQE, then (without an SRQ) the rest of the RQ */
     while (recv_pending(qp) && snic_recv_take(c, qp)) {
         memset(&cqe, 0, sizeof(cqe));

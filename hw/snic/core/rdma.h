@@ -27,7 +27,7 @@ struct SnicPkt;
 struct snic_admin_cmd;
 struct SnicWireAddr;
 
-/* One send WQE between the first transmission and its completion. */
+/* A send WQE and the PSNs it occupies (recomputed, never stored). */
 typedef struct SnicSendWqe {
     uint32_t first_psn;
     uint32_t npsn;              /* PSNs the message occupies */
@@ -41,6 +41,8 @@ struct SnicReq {
     uint32_t sq_head;           /* next WQE to start sending */
     uint32_t next_psn;          /* PSN of the next new segment */
     uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
+    uint32_t comp_psn;          /* first PSN of WQE sq_comp */
+    uint8_t rd_atomic;          /* READ/atomic WQEs started, not complete */
     SnicDde dde;
     SnicCredit credit;
     uint8_t retry_left;
@@ -56,7 +58,6 @@ struct SnicReq {
     bool local_err;
     uint8_t local_err_status;
     uint32_t local_err_index;
-    SnicSendWqe wqe[SNIC_TX_WINDOW];    /* indexed by SQ index % window */
 };
 
 /*

@@ -7,6 +7,13 @@
  * completer takes ACKs and NAKs, slides the window, completes WQEs in post
  * order and hands the feedback to the QP's transport program.
  *
+ * No table of outstanding WQEs is kept (SRNIC's cache-free design, NSDI'23
+ * section 4.3): the QP context holds where the oldest uncompleted WQE
+ * starts (comp_psn) and how far the newest one got (sq_head, wqe_off).
+ * Which WQE a PSN belongs to, its length and op-code, are found again by
+ * reading the WQEs from comp_psn on: when a segment is resent, a response
+ * arrives, or WQEs complete.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
@@ -15,6 +22,13 @@
 #include "rdma.h"
 #include "wire.h"
 
+/* A send WQE read from the SQ, with the PSNs it occupies. */
+typedef struct ReqWqe {
+    uint32_t index;             /* SQ index */
+    struct snic_sq_wqe w;
+    SnicSendWqe info;
+} ReqWqe;
+
 static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status);
 
 static uint32_t mtu_bytes(const SnicQp *qp)
@@ -22,14 +36,100 @@ static uint32_t mtu_bytes(const SnicQp *qp)
     return 128u << qp->attr.path_mtu;
 }
 
-static SnicSendWqe *wqe_info(SnicQp *qp, uint32_t sq_index)
-{
-    return &qp->req.wqe[sq_index % SNIC_TX_WINDOW];
-}
-
 static uint32_t wqe_last_psn(const SnicSendWqe *w)
 {
     return (w->first_psn + w->npsn - 1) & SNIC_PSN_MASK;
+}
+
+static bool is_read(uint8_t op)
+{
+    return op == SNIC_WR_RDMA_READ;
+}
+
+static bool is_atomic(uint8_t op)
+{
+    return op == SNIC_WR_ATOMIC_CMP_SWAP || op == SNIC_WR_ATOMIC_FETCH_ADD;
+}
+
+/* The PSNs a message of 'len' bytes and op-code 'op' occupies */
+static uint32_t wqe_npsn(const SnicQp *qp, uint8_t op, uint64_t len)
+{
+    if (snic_wr_is_local(op)) {
+        return 0;           /* runs in the SQ's order, sends nothing */
+    }
+    return len && !is_atomic(op) ? (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) :
+                                   1;
+}
+
+/*
+ * Read WQE 'index', which starts at PSN first_psn; its span in e->info.
+ * A WQE is validated (with guest errors) once, when it starts; one that
+ * the guest made unreadable or malformed after that fails quietly.
+ */
+static uint8_t wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
+                        uint32_t first_psn, ReqWqe *e)
+{
+    const struct snic_sq_wqe *w = &e->w;
+    uint64_t len = 0;
+    unsigned i;
+
+    e->index = index;
+    if (snic_sq_fetch(c, qp, index, &e->w) ||
+        w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        len = w->inline_len;
+    } else {
+        for (i = 0; i < w->num_sge; i++) {
+            len += GUINT32_FROM_LE(w->sge[i].length);
+        }
+    }
+    if (snic_rpc_wr(w->opcode)) {
+        len += SNIC_RPC_HDR_LEN;    /* the message starts with its header */
+    }
+    if (len > (1ull << 31)) {
+        return SNIC_WC_LOC_LEN_ERR;
+    }
+    e->info = (SnicSendWqe) {
+        .first_psn = first_psn,
+        .len = snic_wr_is_local(w->opcode) ? 0 : len,
+        .npsn = wqe_npsn(qp, w->opcode, len),
+        .opcode = w->opcode,
+        .flags = w->flags,
+    };
+    return SNIC_WC_SUCCESS;
+}
+
+/*
+ * The started WQE that PSN psn belongs to, read from comp_psn on: 1 found,
+ * 0 not in flight, -1 a WQE could not be read (the QP failed).
+ */
+static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
+{
+    SnicReq *r = &qp->req;
+    uint32_t i, first = r->comp_psn, end = r->sq_head + (r->wqe_off ? 1 : 0);
+
+    for (i = qp->sq_comp; i != end; i++) {
+        uint8_t st;
+
+        first = snic_rpc_skip(c, qp, first, i);     /* answers before it */
+        st = wqe_read(c, qp, i, first, e);
+
+        if (st != SNIC_WC_SUCCESS) {
+            fail_at(c, qp, i, st);
+            return -1;
+        }
+        if (e->info.npsn &&
+            ((psn - first) & SNIC_PSN_MASK) < e->info.npsn) {
+            return 1;
+        }
+        first = (first + e->info.npsn) & SNIC_PSN_MASK;
+    }
+    return 0;
 }
 
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
@@ -55,9 +155,11 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
     SnicReq *r = &qp->req;
 
     for (;;) {
-        SnicSendWqe *info;
-        struct snic_sq_wqe w;
+        ReqWqe e;
+        uint8_t st;
 
+        /* RPC answers sent before this WQE: it starts after them */
+        r->comp_psn = snic_rpc_skip(c, qp, r->comp_psn, qp->sq_comp);
         if (r->local_err && qp->sq_comp == r->local_err_index) {
             fail_at(c, qp, qp->sq_comp, r->local_err_status);
             return;
@@ -65,19 +167,23 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
         if (qp->sq_comp == r->sq_head) {
             break;
         }
-        info = wqe_info(qp, qp->sq_comp);
-        if (snic_psn_cmp(wqe_last_psn(info), r->dde.wnd_start) >= 0) {
+        /* wr_id lives in host memory: the WQE is ours until here */
+        st = wqe_read(c, qp, qp->sq_comp, r->comp_psn, &e);
+        if (st != SNIC_WC_SUCCESS) {
+            fail_at(c, qp, qp->sq_comp, st);
+            return;
+        }
+        if (snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
             break;
         }
-        if (info->flags & SNIC_WQE_SIGNALED) {
-            /* wr_id lives in host memory: the WQE is ours until here */
-            if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
-                fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
-                return;
-            }
-            snic_post_send_cqe(c, qp, info, GUINT64_FROM_LE(w.wr_id),
+        if (e.info.flags & SNIC_WQE_SIGNALED) {
+            snic_post_send_cqe(c, qp, &e.info, GUINT64_FROM_LE(e.w.wr_id),
                                SNIC_WC_SUCCESS);
         }
+        if (is_read(e.info.opcode) || is_atomic(e.info.opcode)) {
+            r->rd_atomic--;
+        }
+        r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
     }
 }
@@ -90,14 +196,18 @@ static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
 {
     while (qp->sq_comp != qp->sq_tail) {
         bool failing = qp->sq_comp == index;
-        struct snic_sq_wqe w;
-        SnicSendWqe *info = qp->sq_comp != qp->req.sq_head || qp->req.wqe_off ?
-                            wqe_info(qp, qp->sq_comp) : NULL;
+        bool started = qp->sq_comp != qp->req.sq_head || qp->req.wqe_off;
+        ReqWqe e;
 
-        if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
-            w.wr_id = 0;
+        /* only a started WQE's op-code is known; the rest are flushed */
+        if (wqe_read(c, qp, qp->sq_comp, 0, &e) != SNIC_WC_SUCCESS) {
+            started = false;
+            if (snic_sq_fetch(c, qp, qp->sq_comp, &e.w)) {
+                e.w.wr_id = 0;
+            }
         }
-        snic_post_send_cqe(c, qp, info, GUINT64_FROM_LE(w.wr_id),
+        snic_post_send_cqe(c, qp, started ? &e.info : NULL,
+                           GUINT64_FROM_LE(e.w.wr_id),
                            failing ? status : SNIC_WC_WR_FLUSH_ERR);
         qp->sq_comp++;
         if (failing) {
@@ -135,16 +245,6 @@ static void fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
 
 /* ---- building segments ---- */
 
-static bool is_read(uint8_t op)
-{
-    return op == SNIC_WR_RDMA_READ;
-}
-
-static bool is_atomic(uint8_t op)
-{
-    return op == SNIC_WR_ATOMIC_CMP_SWAP || op == SNIC_WR_ATOMIC_FETCH_ADD;
-}
-
 /* PSNs the request for 'psn' covers: a READ chunk's rest, else one. */
 static uint32_t seg_count(const SnicSendWqe *info, uint32_t psn)
 {
@@ -154,23 +254,6 @@ static uint32_t seg_count(const SnicSendWqe *info, uint32_t psn)
         return 1;
     }
     return MIN((s / SNIC_READ_CHUNK + 1) * SNIC_READ_CHUNK, info->npsn) - s;
-}
-
-/* The SQ index of the WQE that PSN psn belongs to, or -1. */
-static int64_t wqe_of_psn(SnicQp *qp, uint32_t psn)
-{
-    SnicReq *r = &qp->req;
-    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
-
-    for (i = qp->sq_comp; i != end; i++) {
-        SnicSendWqe *info = wqe_info(qp, i);
-
-        if (snic_psn_cmp(psn, info->first_psn) >= 0 &&
-            snic_psn_cmp(psn, wqe_last_psn(info)) <= 0) {
-            return i;
-        }
-    }
-    return -1;
 }
 
 uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
@@ -198,27 +281,24 @@ uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
            SNIC_OP_RC_WRITE_MIDDLE;
 }
 
-/* Build and send the request for psn of WQE 'index'. */
-static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
+/* Build and send the request for psn of WQE e. */
+static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
                             uint32_t psn)
 {
-    SnicSendWqe *info = wqe_info(qp, index);
+    const SnicSendWqe *info = &e->info;
+    const struct snic_sq_wqe *w = &e->w;
     uint32_t mtu = mtu_bytes(qp), seg = (psn - info->first_psn) &
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
-    struct snic_sq_wqe w;
     SnicPkt p;
     uint8_t st;
 
-    if (snic_sq_fetch(c, qp, index, &w) || w.opcode != info->opcode) {
-        return SNIC_WC_LOC_QP_OP_ERR;   /* changed under the device */
-    }
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(c, qp, &p);
     p.psn = psn;
-    p.reth.va = GUINT64_FROM_LE(w.rdma.remote_addr) + off;
-    p.reth.rkey = GUINT32_FROM_LE(w.rdma.rkey);
+    p.reth.va = GUINT64_FROM_LE(w->rdma.remote_addr) + off;
+    p.reth.rkey = GUINT32_FROM_LE(w->rdma.rkey);
     if (is_read(info->opcode)) {
         /* one request for the rest of this chunk of the READ */
         p.opcode = SNIC_OP_RC_READ_REQUEST;
@@ -226,7 +306,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
     } else if (snic_rpc_wr(info->opcode)) {
-        st = snic_rpc_request_segment(c, qp, &w, info->len, seg, info->npsn,
+        st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
                                       &p);
         if (st != SNIC_WC_SUCCESS) {
             return st;
@@ -235,14 +315,14 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
         bool cas = info->opcode == SNIC_WR_ATOMIC_CMP_SWAP;
 
         p.opcode = cas ? SNIC_OP_RC_CMP_SWAP : SNIC_OP_RC_FETCH_ADD;
-        p.atomic.va = GUINT64_FROM_LE(w.rdma.remote_addr);
+        p.atomic.va = GUINT64_FROM_LE(w->rdma.remote_addr);
         p.atomic.rkey = p.reth.rkey;
-        p.atomic.swap_add = GUINT64_FROM_LE(cas ? w.rdma.swap :
-                                            w.rdma.compare_add);
-        p.atomic.compare = cas ? GUINT64_FROM_LE(w.rdma.compare_add) : 0;
+        p.atomic.swap_add = GUINT64_FROM_LE(cas ? w->rdma.swap :
+                                            w->rdma.compare_add);
+        p.atomic.compare = cas ? GUINT64_FROM_LE(w->rdma.compare_add) : 0;
         p.ackreq = true;
     } else {
-        st = snic_wqe_gather(c, qp, &w, off, c->rdma_payload, len);
+        st = snic_wqe_gather(c, qp, w, off, c->rdma_payload, len);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -252,8 +332,8 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
                info->opcode != SNIC_WR_RDMA_WRITE;
         p.reth.va -= off;       /* RETH names the whole message */
         p.reth.len = info->len;
-        p.imm = GUINT32_FROM_BE(w.imm);
-        p.ieth_rkey = GUINT32_FROM_BE(w.imm);  /* SEND_INV: rkey to drop */
+        p.imm = GUINT32_FROM_BE(w->imm);
+        p.ieth_rkey = GUINT32_FROM_BE(w->imm); /* SEND_INV: rkey to drop */
         p.payload = c->rdma_payload;
         p.payload_len = len;
     }
@@ -261,95 +341,72 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, uint32_t index,
     return SNIC_WC_SUCCESS;
 }
 
-/* READ/atomic WQEs started and not completed. */
-static unsigned rd_atomic_in_flight(SnicQp *qp)
-{
-    SnicReq *r = &qp->req;
-    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
-    unsigned n = 0;
-
-    for (i = qp->sq_comp; i != end; i++) {
-        uint8_t op = wqe_info(qp, i)->opcode;
-
-        n += is_read(op) || is_atomic(op);
-    }
-    return n;
-}
-
 #define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic, fence) */
 
-/* Start the WQE at sq_head: validate it and record its PSN range. */
-static uint8_t start_wqe(SnicCore *c, SnicQp *qp)
+/*
+ * Start the WQE at sq_head: validate it (guest errors for what the driver
+ * got wrong) and read its PSN range into e; run it if it is local.
+ */
+static uint8_t start_wqe(SnicCore *c, SnicQp *qp, ReqWqe *e)
 {
     SnicReq *r = &qp->req;
-    SnicSendWqe *info = wqe_info(qp, r->sq_head);
-    struct snic_sq_wqe w;
+    const struct snic_sq_wqe *w = &e->w;
     uint64_t len;
     uint8_t st;
 
-    if (snic_sq_fetch(c, qp, r->sq_head, &w)) {
+    if (snic_sq_fetch(c, qp, r->sq_head, &e->w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    if (w.num_sge > SNIC_SQ_WQE_MAX_SGE ||
-        (w.opcode != SNIC_WR_SEND && w.opcode != SNIC_WR_SEND_IMM &&
-         w.opcode != SNIC_WR_SEND_INV && w.opcode != SNIC_WR_RDMA_WRITE &&
-         w.opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w.opcode) &&
-         !is_atomic(w.opcode) && !snic_wr_is_local(w.opcode) &&
-         !snic_rpc_wr(w.opcode))) {
+    if (w->num_sge > SNIC_SQ_WQE_MAX_SGE ||
+        (w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM &&
+         w->opcode != SNIC_WR_SEND_INV && w->opcode != SNIC_WR_RDMA_WRITE &&
+         w->opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w->opcode) &&
+         !is_atomic(w->opcode) && !snic_wr_is_local(w->opcode) &&
+         !snic_rpc_wr(w->opcode))) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
-                         w.opcode, w.num_sge);
+                         w->opcode, w->num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    if (w.flags & ~SNIC_WQE_FLAGS_ALL) {
-        SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w.flags);
+    if (w->flags & ~SNIC_WQE_FLAGS_ALL) {
+        SNIC_GUEST_ERROR(c, GE_WQE_FLAGS, qp - c->qps, r->sq_head, w->flags);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    if (snic_wr_is_local(w.opcode)) {
+    /* the fence indicator: wait for earlier READs and atomics to finish */
+    if (w->flags & SNIC_WQE_FENCE && r->rd_atomic) {
+        return SNIC_WQE_WAIT;
+    }
+    st = snic_wqe_payload_len(c, qp, r->sq_head, w, &len);
+    if (st == SNIC_WC_SUCCESS) {
+        st = wqe_read(c, qp, r->sq_head, r->next_psn, e);
+    }
+    if (st != SNIC_WC_SUCCESS) {
+        return st;
+    }
+    if (snic_wr_is_local(w->opcode)) {
         /*
          * No PSN: it completes once every WQE before it has, and runs
          * now, in post order with the requests before it (which may
          * still be in flight: a FENCE waits for READs and atomics).
          */
-        if (w.flags & SNIC_WQE_FENCE && rd_atomic_in_flight(qp)) {
-            return SNIC_WQE_WAIT;
-        }
-        *info = (SnicSendWqe) {
-            .first_psn = r->next_psn,
-            .opcode = w.opcode,
-            .flags = w.flags,
-        };
-        return snic_local_op(c, qp, &w);
+        return snic_local_op(c, qp, w);
     }
-    st = snic_wqe_payload_len(c, qp, r->sq_head, &w, &len);
-    if (st == SNIC_WC_SUCCESS && snic_rpc_wr(w.opcode)) {
-        st = snic_rpc_wqe_len(c, qp, r->sq_head, &w, len, &len);
-    }
-    if (st != SNIC_WC_SUCCESS) {
-        return st;
-    }
-    if (len > (1ull << 31) || (is_atomic(w.opcode) && len != 8)) {
+    if (is_atomic(w->opcode) && e->info.len != 8) {
         return SNIC_WC_LOC_LEN_ERR;
     }
-    /* the fence indicator: wait for earlier READs and atomics to finish */
-    if (w.flags & SNIC_WQE_FENCE && rd_atomic_in_flight(qp)) {
-        return SNIC_WQE_WAIT;
+    if (snic_rpc_wr(w->opcode)) {
+        st = snic_rpc_wqe_check(c, qp, r->sq_head, w, e->info.len);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
     }
-    if (is_read(w.opcode) || is_atomic(w.opcode)) {
+    if (is_read(w->opcode) || is_atomic(w->opcode)) {
         if (!qp->attr.max_rd_atomic) {
             return SNIC_WC_LOC_QP_OP_ERR;   /* initiator depth 0 */
         }
-        if (rd_atomic_in_flight(qp) >= qp->attr.max_rd_atomic) {
+        if (r->rd_atomic >= qp->attr.max_rd_atomic) {
             return SNIC_WQE_WAIT;
         }
     }
-    *info = (SnicSendWqe) {
-        .first_psn = r->next_psn,
-        .len = len,
-        .npsn = len && !is_atomic(w.opcode) ?
-                (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1,
-        .opcode = w.opcode,
-        .flags = w.flags,
-    };
     return SNIC_WC_SUCCESS;
 }
 
@@ -375,7 +432,9 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
     SnicReq *r = &qp->req;
     unsigned done = 0, started = 0, sent = 0;
     /* a WQE half sent by the last iteration is fetched again */
-    bool resumed = r->wqe_off != 0;
+    bool resumed = r->wqe_off != 0, have = false;
+    /* the WQE this iteration works on, dropped at its end (no cache) */
+    ReqWqe e;
 
     /*
      * The responder asked for time with an RNR NAK: nothing goes out until
@@ -383,10 +442,8 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
      */
     while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c) &&
            r->rnr_deadline == UINT64_MAX) {
-        SnicSendWqe *info;
         uint32_t psn, count;
         bool rtx;
-        int64_t idx;
         uint8_t st;
 
         if (!snic_dde_next(r, &psn, &rtx)) {
@@ -397,7 +454,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
          * device: between two messages of the SQ, and sent again from
          * their records.
          */
-        if (rtx ? wqe_of_psn(qp, psn) < 0 && snic_rpc_resend(c, qp, psn) :
+        if (rtx ? snic_rpc_resend(c, qp, psn) :
                   !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
             snic_dde_sent(r, psn, 1, rtx);
             if (!rtx) {
@@ -409,7 +466,17 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             done++;
             continue;
         }
-        if (!rtx) {
+        if (rtx) {
+            if (!have || ((psn - e.info.first_psn) & SNIC_PSN_MASK) >=
+                         e.info.npsn) {
+                int found = wqe_of_psn(c, qp, psn, &e);
+
+                if (found <= 0) {
+                    break;      /* failed the QP, or not in flight */
+                }
+                have = true;
+            }
+        } else {
             if (r->sq_head == qp->sq_tail || r->local_err ||
                 r->sq_head - qp->sq_comp >= SNIC_TX_WINDOW) {
                 break;  /* nothing new to send */
@@ -421,7 +488,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
                     break;
                 }
                 started++;
-                st = start_wqe(c, qp);
+                st = start_wqe(c, qp, &e);
                 if (st == SNIC_WQE_WAIT) {
                     break;
                 }
@@ -429,29 +496,36 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
                     fail_local(c, qp, r->sq_head, st);
                     break;
                 }
-                if (snic_wr_is_local(wqe_info(qp, r->sq_head)->opcode)) {
+                have = true;
+                if (snic_wr_is_local(e.info.opcode)) {
                     r->sq_head++;       /* done: no segment to send */
                     complete_acked(c, qp);
                     done++;
                     continue;
                 }
+                if (is_read(e.info.opcode) || is_atomic(e.info.opcode)) {
+                    r->rd_atomic++;
+                }
+            } else if (!have || e.index != r->sq_head) {
+                st = wqe_read(c, qp, r->sq_head,
+                              (r->next_psn - r->wqe_off) & SNIC_PSN_MASK, &e);
+                if (st != SNIC_WC_SUCCESS) {
+                    fail_local(c, qp, r->sq_head, st);
+                    break;
+                }
+                have = true;
             }
         }
-        idx = rtx ? wqe_of_psn(qp, psn) : r->sq_head;
-        if (idx < 0) {
-            break;      /* not in flight: cannot happen */
-        }
-        info = wqe_info(qp, idx);
-        count = seg_count(info, psn);
-        if (!rtx && is_read(info->opcode) &&
+        count = seg_count(&e.info, psn);
+        if (!rtx && is_read(e.info.opcode) &&
             (r->dde.sent + count > MIN(r->credit.window, SNIC_TX_WINDOW) ||
              (r->wqe_off && r->dde.wnd_start != r->next_psn))) {
             /* a READ chunk needs room, and goes after the previous one */
             break;
         }
-        st = send_segment(c, qp, idx, psn);
+        st = send_segment(c, qp, &e, psn);
         if (st != SNIC_WC_SUCCESS) {
-            fail_local(c, qp, idx, st);
+            fail_local(c, qp, e.index, st);
             break;
         }
         snic_dde_sent(r, psn, count, rtx);
@@ -459,7 +533,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         if (!rtx) {
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
             r->wqe_off += count;
-            if (r->wqe_off == info->npsn) {
+            if (r->wqe_off == e.info.npsn) {
                 r->wqe_off = 0;
                 r->sq_head++;
             }
@@ -485,20 +559,29 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
  * for a later PSN means those responses were lost (IBA 9.7.5.1.4: a
  * response implicitly acknowledges only what precedes it).
  */
-static bool rd_atomic_barrier(SnicQp *qp, uint32_t *barrier)
+static bool rd_atomic_barrier(SnicCore *c, SnicQp *qp, uint32_t *barrier)
 {
     SnicReq *r = &qp->req;
-    uint32_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
+    uint32_t i, first = r->comp_psn;
+    uint32_t end = r->sq_head + (r->wqe_off ? 1 : 0);
 
+    if (!r->rd_atomic) {
+        return false;       /* none outstanding: nothing to read */
+    }
     for (i = qp->sq_comp; i != end; i++) {
-        SnicSendWqe *info = wqe_info(qp, i);
+        ReqWqe e;
 
-        if ((is_read(info->opcode) || is_atomic(info->opcode)) &&
-            snic_psn_cmp(wqe_last_psn(info), r->dde.wnd_start) >= 0) {
-            *barrier = snic_psn_cmp(info->first_psn, r->dde.wnd_start) > 0 ?
-                       info->first_psn : r->dde.wnd_start;
+        first = snic_rpc_skip(c, qp, first, i);
+        if (wqe_read(c, qp, i, first, &e) != SNIC_WC_SUCCESS) {
+            return false;   /* the completer fails it when it gets there */
+        }
+        if ((is_read(e.info.opcode) || is_atomic(e.info.opcode)) &&
+            snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
+            *barrier = snic_psn_cmp(first, r->dde.wnd_start) > 0 ?
+                       first : r->dde.wnd_start;
             return true;
         }
+        first = (first + e.info.npsn) & SNIC_PSN_MASK;
     }
     return false;
 }
@@ -512,7 +595,7 @@ static bool rd_atomic_barrier(SnicQp *qp, uint32_t *barrier)
 static bool ack_implied(SnicCore *c, SnicQp *qp, uint32_t upto)
 {
     uint32_t barrier;
-    bool stopped = rd_atomic_barrier(qp, &barrier) &&
+    bool stopped = rd_atomic_barrier(c, qp, &barrier) &&
                    snic_psn_cmp(upto, barrier) >= 0;
 
     snic_dde_ack_upto(&qp->req,
@@ -530,12 +613,13 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                               SnicFeedback *fb)
 {
     SnicReq *r = &qp->req;
-    int64_t idx = wqe_of_psn(qp, p->psn);
     uint32_t mtu = mtu_bytes(qp), s, off, want, chunk_s, chunk_n;
     bool atomic_ack = p->opcode == SNIC_OP_RC_ATOMIC_ACK, end;
-    SnicSendWqe *info;
-    struct snic_sq_wqe w;
+    const SnicSendWqe *info;
+    const struct snic_sq_wqe *w;
+    ReqWqe e;
     uint8_t op, st;
+    int found;
 
     if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
         return 0;   /* a duplicate of a response already taken */
@@ -557,20 +641,21 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return 1;
     }
     r->resp_retry = false;
-    info = idx < 0 ? NULL : wqe_info(qp, idx);
-    if (!info || (atomic_ack ? !is_atomic(info->opcode) :
-                               !is_read(info->opcode))) {
-        snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
+    found = wqe_of_psn(c, qp, p->psn, &e);
+    if (found < 0) {
         return -1;
     }
-    if (snic_sq_fetch(c, qp, idx, &w) || w.opcode != info->opcode) {
-        fail_local(c, qp, idx, SNIC_WC_LOC_QP_OP_ERR);
+    info = &e.info;
+    w = &e.w;
+    if (!found || (atomic_ack ? !is_atomic(info->opcode) :
+                                !is_read(info->opcode))) {
+        snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
         return -1;
     }
     if (atomic_ack) {
         uint64_t orig = GUINT64_TO_LE(p->atomic_ack);
 
-        st = snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, 0, &orig, 8);
+        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, 0, &orig, 8);
     } else {
         /* the position within its chunk decides the op-code */
         s = (p->psn - info->first_psn) & SNIC_PSN_MASK;
@@ -592,11 +677,11 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
             return -1;
         }
-        st = snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
-                              want);
+        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, off,
+                              p->payload, want);
     }
     if (st != SNIC_WC_SUCCESS) {
-        fail_local(c, qp, idx, st);
+        fail_local(c, qp, e.index, st);
         return -1;
     }
     snic_dde_ack_upto(r, p->psn);
@@ -611,7 +696,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicFeedback fb = { .psn = p->psn, .syndrome = SNIC_AETH_VALUE(syn) };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
     uint32_t wnd_start = r->dde.wnd_start;
-    int64_t idx;
+    ReqWqe e;
 
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
         snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
@@ -653,11 +738,15 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
              * The NAK names the failed request by its PSN; a READ before
              * it whose response was lost is flushed, not blamed.
              */
-            idx = wqe_of_psn(qp, p->psn);
-            if (idx < 0 && snic_rpc_refused(c, qp, p->psn)) {
+            int found = wqe_of_psn(c, qp, p->psn, &e);
+
+            if (found < 0) {
+                return;
+            }
+            if (!found && snic_rpc_refused(c, qp, p->psn)) {
                 return;         /* an RPC answer: no WQE to blame */
             }
-            fail_at(c, qp, idx < 0 ? qp->sq_comp : (uint32_t)idx,
+            fail_at(c, qp, found ? e.index : qp->sq_comp,
                     syn == SNIC_AETH_NAK_INV_REQ ? SNIC_WC_REM_INV_REQ_ERR :
                     syn == SNIC_AETH_NAK_REM_ACCESS ? SNIC_WC_REM_ACCESS_ERR :
                     SNIC_WC_REM_OP_ERR);

@@ -202,9 +202,8 @@ bool snic_rpc_wr(uint8_t wr_opcode)
     return wr_opcode == SNIC_WR_RPC || wr_opcode == SNIC_WR_RPC_WRITE;
 }
 
-uint8_t snic_rpc_wqe_len(SnicCore *c, SnicQp *qp, uint32_t index,
-                         const struct snic_sq_wqe *w, uint64_t data_len,
-                         uint64_t *len)
+uint8_t snic_rpc_wqe_check(SnicCore *c, SnicQp *qp, uint32_t index,
+                           const struct snic_sq_wqe *w, uint64_t len)
 {
     if (!(qp->rpc.flags & SNIC_QP_RPC_ENABLE)) {
         /* never on the wire of a connection that did not agree to it */
@@ -212,9 +211,8 @@ uint8_t snic_rpc_wqe_len(SnicCore *c, SnicQp *qp, uint32_t index,
                          w->num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    *len = SNIC_RPC_HDR_LEN + data_len;
     /* RPC Params is one packet: header and params fit the path MTU */
-    if (w->opcode == SNIC_WR_RPC && *len > mtu_bytes(qp)) {
+    if (w->opcode == SNIC_WR_RPC && len > mtu_bytes(qp)) {
         return SNIC_WC_LOC_LEN_ERR;
     }
     return SNIC_WC_SUCCESS;
@@ -547,6 +545,29 @@ static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
     return best;
 }
 
+uint32_t snic_rpc_skip(SnicCore *c, const SnicQp *qp, uint32_t psn,
+                       uint32_t sq_index)
+{
+    uint32_t qpn = qp - c->qps;
+    bool moved = qp->rpc.slots;
+    unsigned i;
+
+    /* answers before one WQE are consecutive: follow them from psn */
+    while (moved) {
+        moved = false;
+        for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+            const SnicRpc *r = &c->rpc->slots[i];
+
+            if (r->state == SNIC_RPC_SENDING && r->qpn == qpn &&
+                r->after_sq == sq_index && r->first_psn == psn) {
+                psn = (psn + r->npsn) & SNIC_PSN_MASK;
+                moved = true;
+            }
+        }
+    }
+    return psn;
+}
+
 bool snic_rpc_answer_due(SnicCore *c, const SnicQp *qp)
 {
     uint32_t qpn = qp - c->qps;
@@ -578,6 +599,7 @@ bool snic_rpc_send_new(SnicCore *c, SnicQp *qp, uint32_t psn)
             return false;
         }
         r->state = SNIC_RPC_SENDING;
+        r->after_sq = qp->req.sq_head;  /* between two SQ messages */
         r->first_psn = psn;
         r->npsn = r->len ? (r->len + mtu - 1) / mtu : 1;
         r->sent = 0;

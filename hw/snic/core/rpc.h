@@ -85,6 +85,7 @@ struct SnicRpc {
     uint32_t first_psn;
     uint32_t npsn;
     uint32_t sent;              /* segments [0, sent) went out once */
+    uint32_t after_sq;          /* it precedes this SQ WQE (index) */
     uint64_t ready_seq;         /* answers go out in the order they end */
     uint64_t ready_at;          /* ... not before their data can be read */
     bool payload_pending;       /* an RPC WRITE's payload is arriving */
@@ -140,10 +141,9 @@ int snic_rpc_op(SnicCore *c, const SnicQp *qp, uint8_t opcode);
 
 /* rpc.c: requester */
 bool snic_rpc_wr(uint8_t wr_opcode);
-/* Validate an RPC WQE at its start; its message length (hdr + data). */
-uint8_t snic_rpc_wqe_len(SnicCore *c, SnicQp *qp, uint32_t index,
-                         const struct snic_sq_wqe *w, uint64_t data_len,
-                         uint64_t *len);
+/* Validate an RPC WQE at its start: its message is len bytes (+ hdr). */
+uint8_t snic_rpc_wqe_check(SnicCore *c, SnicQp *qp, uint32_t index,
+                           const struct snic_sq_wqe *w, uint64_t len);
 /* Segment 'seg' of 'nseg' of an RPC WQE's message of 'len' bytes. */
 uint8_t snic_rpc_request_segment(SnicCore *c, SnicQp *qp,
                                  const struct snic_sq_wqe *w, uint32_t len,
@@ -161,6 +161,14 @@ SnicRpcVerdict snic_rpc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                                 int op);
 
 /* rpc.c: the answers, sent as the QP's own requests (req.c) */
+/*
+ * The requester keeps no table of its WQEs (req.c): it finds where one
+ * starts by adding up the PSNs of those before it. Answers sit between
+ * them: the PSN after the answers that start at psn, sent before SQ WQE
+ * 'sq_index'.
+ */
+uint32_t snic_rpc_skip(SnicCore *c, const SnicQp *qp, uint32_t psn,
+                       uint32_t sq_index);
 /* Has the QP an answer (or the rest of one) to send now? */
 bool snic_rpc_answer_due(SnicCore *c, const SnicQp *qp);
 /* Send the next new segment of an answer at psn; false if none is due. */

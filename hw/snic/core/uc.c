@@ -28,10 +28,14 @@ static bool is_write(uint8_t wr)
     return wr == SNIC_WR_RDMA_WRITE || wr == SNIC_WR_RDMA_WRITE_IMM;
 }
 
-/* Validate the WQE at sq_head and record what it sends (req.wqe[0]). */
-static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w)
+/*
+ * Validate the WQE at sq_head and compute what it sends into *info: its
+ * message started wqe_off PSNs ago. Read again for every packet: the QP
+ * context keeps only how far the message got.
+ */
+static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w,
+                        SnicSendWqe *info)
 {
-    SnicSendWqe *info = &qp->req.wqe[0];
     uint32_t mtu = 128u << qp->attr.path_mtu;
     uint64_t len;
     uint8_t st;
@@ -56,20 +60,23 @@ static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w)
         return SNIC_WC_LOC_LEN_ERR;
     }
     *info = (SnicSendWqe) {
-        .first_psn = qp->req.next_psn,
-        .len = len,
+        .first_psn = (qp->req.next_psn - qp->req.wqe_off) & SNIC_PSN_MASK,
+        .len = snic_wr_is_local(w->opcode) ? 0 : len,
         .npsn = len ? (len + mtu - 1) / mtu : 1,
         .opcode = w->opcode,
         .flags = w->flags,
     };
+    if (qp->req.wqe_off >= info->npsn) {
+        return SNIC_WC_LOC_QP_OP_ERR;   /* rewritten shorter meanwhile */
+    }
     return SNIC_WC_SUCCESS;
 }
 
 /* Send packet 'seg' of the current message. */
 static uint8_t uc_send_segment(SnicCore *c, SnicQp *qp,
-                               const struct snic_sq_wqe *w, uint32_t seg)
+                               const struct snic_sq_wqe *w,
+                               const SnicSendWqe *info, uint32_t seg)
 {
-    const SnicSendWqe *info = &qp->req.wqe[0];
     uint32_t mtu = 128u << qp->attr.path_mtu, off = seg * mtu;
     uint32_t len = info->len > off ? MIN(mtu, info->len - off) : 0;
     SnicPkt p;
@@ -104,21 +111,18 @@ bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget)
 
     while (done < budget && qp->state == SNIC_QPS_RTS &&
            qp->sq_comp != qp->sq_tail && snic_ready(c)) {
+        SnicSendWqe info = { 0 };
         struct snic_sq_wqe w;
         uint8_t st;
 
         st = snic_sq_fetch(c, qp, qp->sq_comp, &w) ? SNIC_WC_LOC_QP_OP_ERR :
-             SNIC_WC_SUCCESS;
-        if (st == SNIC_WC_SUCCESS && !r->wqe_off) {
-            st = uc_start(c, qp, &w);
-        }
+             uc_start(c, qp, &w, &info);
         if (st == SNIC_WC_SUCCESS && snic_wr_is_local(w.opcode)) {
             st = snic_local_op(c, qp, &w);
             if (st == SNIC_WC_SUCCESS) {
                 /* UC completes in post order as it goes: this one now */
-                r->wqe[0] = (SnicSendWqe) { .opcode = w.opcode };
                 if (w.flags & SNIC_WQE_SIGNALED) {
-                    snic_post_send_cqe(c, qp, &r->wqe[0],
+                    snic_post_send_cqe(c, qp, &info,
                                        GUINT64_FROM_LE(w.wr_id),
                                        SNIC_WC_SUCCESS);
                 }
@@ -129,10 +133,10 @@ bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget)
             }
         }
         if (st == SNIC_WC_SUCCESS) {
-            st = uc_send_segment(c, qp, &w, r->wqe_off);
+            st = uc_send_segment(c, qp, &w, &info, r->wqe_off);
         }
         if (st != SNIC_WC_SUCCESS) {
-            snic_post_send_cqe(c, qp, r->wqe_off ? &r->wqe[0] : NULL,
+            snic_post_send_cqe(c, qp, r->wqe_off ? &info : NULL,
                                GUINT64_FROM_LE(w.wr_id), st);
             qp->sq_comp++;
             r->sq_head = qp->sq_comp;
@@ -142,12 +146,12 @@ bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget)
         }
         r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
         done++;
-        if (++r->wqe_off < r->wqe[0].npsn) {
+        if (++r->wqe_off < info.npsn) {
             continue;
         }
         /* the whole message is out: nothing is acknowledged on UC */
-        if (r->wqe[0].flags & SNIC_WQE_SIGNALED) {
-            snic_post_send_cqe(c, qp, &r->wqe[0], GUINT64_FROM_LE(w.wr_id),
+        if (info.flags & SNIC_WQE_SIGNALED) {
+            snic_post_send_cqe(c, qp, &info, GUINT64_FROM_LE(w.wr_id),
                                SNIC_WC_SUCCESS);
         }
         qp->sq_comp++;

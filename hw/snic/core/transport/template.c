@@ -11,40 +11,16 @@
 #include "rdma.h"
 #include "wire.h"
 
-/* ---- data-delivery engine: a 128-segment window of bitmaps ---- */
-
-static bool bit_test(const uint64_t *bm, uint32_t s)
-{
-    return bm[s / 64] >> (s % 64) & 1;
-}
-
-static void bit_set(uint64_t *bm, uint32_t s)
-{
-    bm[s / 64] |= 1ull << (s % 64);
-}
-
-static void bit_clear(uint64_t *bm, uint32_t s)
-{
-    bm[s / 64] &= ~(1ull << (s % 64));
-}
-
-/* Drop the n lowest segments of a 128-bit map. */
-static void bits_shift(uint64_t *bm, uint32_t n)
-{
-    if (n >= 128) {
-        bm[0] = bm[1] = 0;
-    } else if (n >= 64) {
-        bm[0] = bm[1] >> (n - 64);
-        bm[1] = 0;
-    } else if (n) {
-        bm[0] = bm[0] >> n | bm[1] << (64 - n);
-        bm[1] >>= n;
-    }
-}
+/*
+ * ---- data-delivery engine: go-back-N's window ----
+ * Segments [0, sent) of the window went out; those from rtx_from on are
+ * to be sent again. A range, not bitmaps: what go-back-N needs, in the
+ * QP context (selective programs keep their maps in their own state).
+ */
 
 bool snic_dde_rtx_pending(const SnicReq *r)
 {
-    return r->dde.rtx[0] || r->dde.rtx[1];
+    return r->dde.rtx_from < r->dde.sent;
 }
 
 uint32_t snic_dde_outstanding(const SnicReq *r)
@@ -61,12 +37,9 @@ void snic_dde_ack_upto(SnicReq *r, uint32_t psn)
     if (snic_psn_cmp(psn, d->wnd_start) < 0 || n > d->sent) {
         return;     /* old, or for segments never sent: ignore */
     }
-    bits_shift(d->acked, n);
-    bits_shift(d->rtx, n);
-    memmove(d->rtx_cnt, d->rtx_cnt + n, SNIC_TX_WINDOW - n);
-    memset(d->rtx_cnt + SNIC_TX_WINDOW - n, 0, n);
     d->wnd_start = (d->wnd_start + n) & SNIC_PSN_MASK;
     d->sent -= n;
+    d->rtx_from = d->rtx_from > n ? d->rtx_from - n : 0;
 }
 
 /* Mark every sent segment from psn on for retransmission. */
@@ -75,13 +48,7 @@ void snic_dde_mark_from(SnicReq *r, uint32_t psn)
     SnicDde *d = &r->dde;
     uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
-    for (; s < d->sent; s++) {
-        bit_set(d->rtx, s);
-        bit_clear(d->acked, s);
-        if (d->rtx_cnt[s] < UINT8_MAX) {
-            d->rtx_cnt[s]++;
-        }
-    }
+    d->rtx_from = MIN(d->rtx_from, s);
 }
 
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
@@ -96,20 +63,17 @@ void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
 }
 
 /*
- * The segment to send next: the lowest one marked for retransmission, or a
+ * The segment to send next: the first one marked for retransmission, or a
  * new one if the credit engine allows it.
  */
 bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
 {
     const SnicDde *d = &r->dde;
-    uint32_t s;
 
-    for (s = 0; s < d->sent; s++) {
-        if (bit_test(d->rtx, s)) {
-            *psn = (d->wnd_start + s) & SNIC_PSN_MASK;
-            *retransmit = true;
-            return true;
-        }
+    if (d->rtx_from < d->sent) {
+        *psn = (d->wnd_start + d->rtx_from) & SNIC_PSN_MASK;
+        *retransmit = true;
+        return true;
     }
     if (d->sent < MIN(r->credit.window, SNIC_TX_WINDOW)) {
         *psn = (d->wnd_start + d->sent) & SNIC_PSN_MASK;
@@ -123,13 +87,12 @@ bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
 void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count, bool retransmit)
 {
     SnicDde *d = &r->dde;
-    uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK, i;
+    uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
     if (!retransmit) {
         d->sent = MIN(s + count, SNIC_TX_WINDOW);
+        d->rtx_from = d->sent;
         return;
     }
-    for (i = s; i < s + count && i < SNIC_TX_WINDOW; i++) {
-        bit_clear(d->rtx, i);
-    }
+    d->rtx_from = MAX(d->rtx_from, MIN(s + count, d->sent));
 }

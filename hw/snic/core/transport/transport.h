@@ -2,8 +2,9 @@
  * snic core: the Tonic transport template (Tonic, NSDI'20, sections 3-4).
  *
  * A fixed-function data-delivery engine keeps a window of SNIC_TX_WINDOW
- * segments per QP with bitmaps of acked and marked-for-retransmission
- * segments and per-segment retransmission counts; a credit engine decides
+ * segments per QP: how many went out, and from where they are to be sent
+ * again (go-back-N's range; selective programs will keep their bitmaps
+ * in their own state area); a credit engine decides
  * how many segments may be in flight; a per-QP *program* with an incoming
  * hook (ACK, NAK, RNR, CNP) and a periodic hook (timers) marks segments
  * for retransmission and adjusts credit. Programs live in programs/, one
@@ -27,9 +28,7 @@ typedef struct SnicReq SnicReq;
 typedef struct SnicDde {
     uint32_t wnd_start;         /* PSN of segment 0, the oldest unacked */
     uint32_t sent;              /* segments [0, sent) went out at least once */
-    uint64_t acked[2];          /* bit s: segment s acked */
-    uint64_t rtx[2];            /* bit s: segment s marked for retransmit */
-    uint8_t rtx_cnt[SNIC_TX_WINDOW];
+    uint32_t rtx_from;          /* [rtx_from, sent) are to be sent again */
 } SnicDde;
 
 /* Credit engine: how many segments may be outstanding. */
