@@ -141,21 +141,6 @@ static uint64_t fh_dma_read_done(void *opaque, size_t len)
     return t;
 }
 
-static const SnicHostOps fake_timed_ops = {
-    .dma_read = fh_dma_read,
-    .dma_write = fh_dma_write,
-    .dma_read_done = fh_dma_read_done,
-    .tx_frame = fh_tx_frame,
-    .raise_irq = fh_raise_irq,
-    .clear_irq = fh_clear_irq,
-    .kick = fh_kick,
-    .rx_purge = fh_rx_purge,
-    .now_ns = fh_now_ns,
-    .timer_mod = fh_timer_mod,
-    .guest_error = fh_guest_error,
-    .trace = fh_trace,
-};
-
 static const SnicHostOps fake_ops = {
     .dma_read = fh_dma_read,
     .dma_write = fh_dma_write,
@@ -208,8 +193,11 @@ FakeHost *fake_host_new_pcie(const SnicCoreConfig *config,
     if (pcie) {
         h->pcie = *pcie;
     }
-    h->core = snic_core_new(&cfg, h->pcie.rtt_ns || h->pcie.gbps ?
-                            &fake_timed_ops : &fake_ops, h, &err);
+    h->ops = fake_ops;
+    if (h->pcie.rtt_ns || h->pcie.gbps) {
+        h->ops.dma_read_done = fh_dma_read_done;
+    }
+    h->core = snic_core_new(&cfg, &h->ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
     return h;
@@ -338,6 +326,15 @@ uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result)
         *result = GUINT64_FROM_LE(cqe.result);
     }
     return GUINT16_FROM_LE(cqe.status);
+}
+
+uint16_t fake_obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(handle);
+    return fake_admin(h, &cmd, NULL);
 }
 
 uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,

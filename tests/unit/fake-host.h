@@ -60,6 +60,7 @@ typedef struct FakeHost {
      */
     void (*read_hook)(struct FakeHost *h, uint64_t addr, size_t len);
     void *hook_opaque;
+    SnicHostOps ops;            /* the core's, with dma_read_done if timed */
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];
@@ -124,6 +125,8 @@ uint16_t fake_admin_post(FakeHost *h, struct snic_admin_cmd *cmd);
 bool fake_admin_poll(FakeHost *h, struct snic_admin_cqe *cqe);
 /* Post, run, poll: returns the completion status, result in *result. */
 uint16_t fake_admin(FakeHost *h, struct snic_admin_cmd *cmd, uint64_t *result);
+/* An admin command whose payload is an object handle: its status. */
+uint16_t fake_obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle);
 
 /* Create + start an Ethernet queue on the fake ring area; returns qid. */
 uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,

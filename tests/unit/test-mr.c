@@ -23,15 +23,6 @@ static uint16_t alloc_pd(FakeHost *h, uint16_t ctx, uint64_t *pdn)
     return fake_admin(h, &cmd, pdn);
 }
 
-static uint16_t obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-    cmd.obj.handle = GUINT32_TO_LE(handle);
-    return fake_admin(h, &cmd, NULL);
-}
-
 static void reg_init(struct snic_admin_cmd *cmd, uint32_t pdn, uint64_t iova,
                      uint64_t len, uint32_t npages, uint8_t shift,
                      uint32_t access)
@@ -78,20 +69,20 @@ static void test_pd_lifecycle(void)
 
     g_assert_cmpuint(alloc_pd(h, FAKE_DB_PAGES, &other), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, 0), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, 0), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, 999999), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, 999999), ==,
                      SNIC_ADMIN_BAD_PARAM);
     /* a PD with a region cannot go */
     scatter_pbl(h, 1);
     reg_init(&cmd, pdn, 0x10000, 100, 1, 12, 0);
     g_assert_cmpuint(fake_admin(h, &cmd, &key), ==, SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==,
                      SNIC_ADMIN_BAD_STATE);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==, SNIC_ADMIN_OK);
     /* the limit QUERY_DEVICE reports is the limit */
     for (i = 0; i < SNIC_DEFAULT_MAX_PD; i++) {
         g_assert_cmpuint(alloc_pd(h, 1, &other), ==, SNIC_ADMIN_OK);
@@ -114,7 +105,7 @@ static void test_reg_validation(void)
         edit; \
         g_assert_cmpuint(fake_admin(h, &cmd, &key), ==, status); \
         if ((status) == SNIC_ADMIN_OK) { \
-            g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, \
+            g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, \
                              SNIC_ADMIN_OK); \
         } \
     } while (0)
@@ -330,7 +321,7 @@ static void test_tlb(void)
                     SNIC_XLATE_OK);
     g_assert_cmpuint(FAKE_STAT(h, tlb_hits), ==, 1);
     /* the driver reuses the same page list for a new region elsewhere */
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEREG_MR, key), ==, SNIC_ADMIN_OK);
     fake_write(h, PBL, &moved, 8);
     g_assert_cmpuint(fake_admin(h, &cmd, &key), ==, SNIC_ADMIN_OK);
     mr = &h->core->mrs[key >> 8];
@@ -420,9 +411,9 @@ static void test_rereg(void)
     g_assert_cmpuint(rereg(h, key, SNIC_REREG_PD, &cmd), ==, SNIC_ADMIN_OK);
     g_assert_null(snic_mr_check(h->core, key, pdn, 0, 0x1000, 1, &why));
     g_assert_cmpint(why, ==, SNIC_MR_BAD_PD);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn2), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn2), ==,
                      SNIC_ADMIN_BAD_STATE);
     /* translation: one page elsewhere at another address; old TLB gone */
     {

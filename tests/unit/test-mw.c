@@ -27,15 +27,6 @@ static uint32_t alloc_mw(Node *n, uint8_t type, uint8_t key)
     return node_admin_ok(n->h, &cmd);
 }
 
-static uint16_t obj_cmd(Node *n, uint8_t opcode, uint32_t handle)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-    cmd.obj.handle = GUINT32_TO_LE(handle);
-    return fake_admin(n->h, &cmd, NULL);
-}
-
 /* The rkey with the next key byte, as ibv_inc_rkey() makes it */
 static uint32_t inc_rkey(uint32_t rkey)
 {
@@ -204,7 +195,7 @@ static void test_type1_rebind_unbind(void)
     g_assert_cmpuint(write_via(sim, &a, inc_rkey(k1), WIN, 64, 4), ==,
                      SNIC_WC_REM_ACCESS_ERR);
     /* unbound, the MR may go */
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
                      SNIC_ADMIN_OK);
     node_pair_free(sim, &a, &b);
 }
@@ -372,21 +363,21 @@ static void test_admin(void)
     key = inc_rkey(mw);
     post_bind(&b, 1, mw, key, b.lkey, WIN, WIN_LEN, SNIC_ACCESS_REMOTE_WRITE);
     g_assert_cmpuint(one_cqe(sim, &b, SNIC_WC_BIND_MW), ==, SNIC_WC_SUCCESS);
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
                      SNIC_ADMIN_BAD_STATE);
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEALLOC_PD, b.pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEALLOC_PD, b.pdn), ==,
                      SNIC_ADMIN_BAD_STATE);
     /* the QP goes: its type 2 window unbinds, the MR is free to go */
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DESTROY_QP, b.qpn), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DESTROY_QP, b.qpn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEREG_MR, b.lkey), ==,
                      SNIC_ADMIN_OK);
     /* freed by its allocation key though a bind changed the key byte */
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEALLOC_MW, mw), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEALLOC_MW, mw), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEALLOC_MW, mw), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEALLOC_MW, mw), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(&b, SNIC_ADMIN_DEALLOC_MW, b.lkey), ==,
+    g_assert_cmpuint(fake_obj_cmd(b.h, SNIC_ADMIN_DEALLOC_MW, b.lkey), ==,
                      SNIC_ADMIN_BAD_PARAM);     /* an MR's key */
     node_pair_free(sim, &a, &b);
 }

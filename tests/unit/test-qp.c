@@ -18,15 +18,6 @@ typedef struct Objs {
     uint64_t pdn, eqn, cqn;
 } Objs;
 
-static uint16_t obj_cmd(FakeHost *h, uint8_t opcode, uint32_t handle)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-    cmd.obj.handle = GUINT32_TO_LE(handle);
-    return fake_admin(h, &cmd, NULL);
-}
-
 static uint16_t create_eq(FakeHost *h, uint8_t log2, uint16_t vector,
                           uint32_t npages, uint64_t *eqn)
 {
@@ -137,15 +128,15 @@ static void test_eq_cq_lifecycle(void)
     g_assert_cmpuint(create_cq(h, FAKE_DB_PAGES, eqn, &cqn), ==,
                      SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(h, 2, eqn, &cqn), ==, SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, eqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, eqn), ==,
                      SNIC_ADMIN_BAD_STATE);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, cqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, cqn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, cqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, cqn), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, eqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, eqn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, 0), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_EQ, 0), ==,
                      SNIC_ADMIN_BAD_PARAM);
     fake_host_free(h);
 }
@@ -198,23 +189,23 @@ static void test_refs_and_limits(void)
 
     qp_cmd(&cmd, SNIC_QPT_RC, 0, &o);
     g_assert_cmpuint(fake_admin(h, &cmd, &qpn), ==, SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, o.cqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, o.cqn), ==,
                      SNIC_ADMIN_BAD_STATE);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, o.pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, o.pdn), ==,
                      SNIC_ADMIN_BAD_STATE);
     for (i = 1; i < SNIC_DEFAULT_MAX_QP; i++) {
         g_assert_cmpuint(fake_admin(h, &cmd, &more), ==, SNIC_ADMIN_OK);
     }
     g_assert_cmpuint(fake_admin(h, &cmd, &more), ==, SNIC_ADMIN_NO_RESOURCES);
     for (i = 0; i < SNIC_DEFAULT_MAX_QP; i++) {
-        g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_QP, 2 + i), ==,
+        g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_QP, 2 + i), ==,
                          SNIC_ADMIN_OK);
     }
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_QP, qpn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_QP, qpn), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, o.cqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_CQ, o.cqn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, o.pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, o.pdn), ==,
                      SNIC_ADMIN_OK);
     fake_host_free(h);
 }
@@ -312,7 +303,7 @@ static void test_qpn_reuse_delayed(void)
 
     qp_cmd(&cmd, SNIC_QPT_RC, 0, &o);
     g_assert_cmpuint(fake_admin(h, &cmd, &first), ==, SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_QP, first), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_QP, first), ==,
                      SNIC_ADMIN_OK);
     /* every other number is handed out before this one again */
     for (i = 0; i < SNIC_DEFAULT_MAX_QP - 1; i++) {
@@ -496,7 +487,7 @@ static void test_reset_destroys_objects(void)
     fake_reg_write(h, SNIC_REG_DEV_CTRL, 0);        /* disable */
     g_assert_null(snic_qp_get(h->core, qpn));
     fake_enable(h, 4, 4);
-    g_assert_cmpuint(obj_cmd(h, SNIC_ADMIN_DESTROY_QP, qpn), ==,
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_QP, qpn), ==,
                      SNIC_ADMIN_BAD_PARAM);
     fake_host_free(h);
 }

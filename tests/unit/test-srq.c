@@ -351,15 +351,6 @@ static uint16_t create_qp(Node *n, uint8_t type, uint64_t srqn, bool rq)
     return fake_admin(n->h, &cmd, &qpn);
 }
 
-static uint16_t obj_cmd(Node *n, uint8_t opcode, uint32_t handle)
-{
-    struct snic_admin_cmd cmd;
-
-    snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.obj));
-    cmd.obj.handle = GUINT32_TO_LE(handle);
-    return fake_admin(n->h, &cmd, NULL);
-}
-
 /* What CREATE_SRQ, CREATE_QP with an SRQ, and DESTROY_SRQ refuse. */
 static void test_admin_checks(void)
 {
@@ -411,17 +402,17 @@ static void test_admin_checks(void)
     g_assert_cmpuint(create_qp(&q, SNIC_QPT_RC, 0, true), ==, SNIC_ADMIN_OK);
 
     node_add_qp(&q, &n);
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
                      SNIC_ADMIN_BAD_STATE);     /* a QP takes from it */
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_QP, q.qpn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_DESTROY_QP, q.qpn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DEALLOC_PD, n.pdn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_DEALLOC_PD, n.pdn), ==,
                      SNIC_ADMIN_BAD_STATE);     /* the SRQ is in it */
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_DESTROY_SRQ, n.srqn), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(obj_cmd(&n, SNIC_ADMIN_QUERY_SRQ, n.srqn), ==,
+    g_assert_cmpuint(fake_obj_cmd(n.h, SNIC_ADMIN_QUERY_SRQ, n.srqn), ==,
                      SNIC_ADMIN_BAD_PARAM);
     fake_host_free(n.h);
     snic_sim_free(sim);

@@ -146,6 +146,9 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
+/* A WRITE packet's payload to memory: SNIC_AETH_ACK or the NAK */
+uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
+                         bool first, bool last);
 /* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
 uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
 static inline bool snic_wr_is_local(uint8_t opcode)

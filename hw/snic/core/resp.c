@@ -148,8 +148,7 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicResp *s = &qp->resp;
     bool imm = p->headers & SNIC_HDR_IMMDT;
-    SnicMrCheck why;
-    SnicMr *mr;
+    uint8_t syn;
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE)) {
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* QP forbids it */
@@ -160,32 +159,11 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
-    if (is_first(p->opcode)) {
-        s->write_va = p->reth.va;
-        s->write_rkey = p->reth.rkey;
-        s->write_len = s->write_left = p->reth.len;
-        if (p->reth.len > (1u << 31)) {
-            nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
-            return false;
-        }
-    }
-    if (p->payload_len > s->write_left ||
-        (is_last(p->opcode) && p->payload_len != s->write_left)) {
-        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);     /* length mismatch */
+    syn = snic_write_place(c, qp, p, is_first(p->opcode), is_last(p->opcode));
+    if (syn != SNIC_AETH_ACK) {
+        nak_fatal(c, qp, syn, p->psn);
         return false;
     }
-    if (p->payload_len) {
-        mr = snic_rkey_check(c, qp, s->write_rkey,
-                             SNIC_ACCESS_REMOTE_WRITE, s->write_va,
-                             p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                                  p->payload_len)) {
-            nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
-            return false;
-        }
-    }
-    s->write_va += p->payload_len;
-    s->write_left -= p->payload_len;
     s->in_write = !is_last(p->opcode);
     if (is_last(p->opcode)) {
         if (imm) {

@@ -209,36 +209,14 @@ static bool uc_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool first,
 {
     SnicResp *s = &qp->resp;
     bool imm = p->headers & SNIC_HDR_IMMDT;
-    SnicMrCheck why;
-    SnicMr *mr;
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
         (imm && !snic_recv_take(c, qp))) {
         return false;
     }
-    if (first) {
-        if (p->reth.len > (1u << 31)) {
-            return false;
-        }
-        s->write_va = p->reth.va;
-        s->write_rkey = p->reth.rkey;
-        s->write_len = s->write_left = p->reth.len;
-    }
-    if (p->payload_len > s->write_left ||
-        (last && p->payload_len != s->write_left)) {
+    if (snic_write_place(c, qp, p, first, last) != SNIC_AETH_ACK) {
         return false;
     }
-    if (p->payload_len) {
-        mr = snic_rkey_check(c, qp, s->write_rkey,
-                             SNIC_ACCESS_REMOTE_WRITE, s->write_va,
-                             p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                                  p->payload_len)) {
-            return false;
-        }
-    }
-    s->write_va += p->payload_len;
-    s->write_left -= p->payload_len;
     s->in_write = !last;
     if (last && imm) {
         snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV_RDMA_WITH_IMM,
