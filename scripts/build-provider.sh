@@ -8,7 +8,7 @@
 # `apt-get source --download-only` into .cache/rdma-core/ (44.0-2, the guest's
 # libibverbs, when the archive serves it; else 56.1-1, whose private ABI tag is
 # the same) and unpacked once. guest-driver/provider and the hardware headers
-# include/snic/snic_{regs,verbs,admin}.h are copied into providers/snic and
+# include/snic/snic_{regs,verbs,admin,rpc}.h are copied into providers/snic and
 # include/snic/snic-abi.h into kernel-headers/rdma/ on every run (only files
 # that changed, so ninja rebuilds only what changed); the cmake
 # build tree is build/rdma-core/. Outputs:
@@ -48,7 +48,7 @@ done
     die "$host_verbs not found: install libibverbs1 (scripts/setup-deps.sh), or point SNIC_LIBIBVERBS at the guest's libibverbs.so.1"
 [ -f "$repo/guest-driver/provider/CMakeLists.txt" ] ||
     die "$repo/guest-driver/provider/CMakeLists.txt missing: nothing to build"
-hw_headers=(snic_regs.h snic_verbs.h snic_admin.h)
+hw_headers=(snic_regs.h snic_verbs.h snic_admin.h snic_rpc.h)
 for h in snic-abi.h "${hw_headers[@]}"; do
     [ -f "$repo/include/snic/$h" ] || die "$repo/include/snic/$h missing"
 done
@@ -76,6 +76,11 @@ have_file() {   # have_file VERSION FILE: FILE is in $cache with the archive's c
 }
 
 src=$(cat "$cache/.snic-src" 2>/dev/null || true)
+# A cache copied from another clone names that clone's tree: never build
+# (and copy headers) there, take the same tree in this cache.
+if [ -n "$src" ] && [ "${src#"$cache"/}" = "$src" ]; then
+    src=$cache/$(basename "$src")
+fi
 if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
     known=$(apt-cache showsrc rdma-core 2>/dev/null | awk '/^Version:/ {print $2}' | tr '\n' ' ')
     [ -n "$known" ] ||

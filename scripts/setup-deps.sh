@@ -70,6 +70,8 @@ PKGS_MAIN=(
     gcc make clang libclang-rt-14-dev
     seabios qemu-system-data busybox-static cpio kmod pciutils
     tshark shellcheck
+    # StRoM kernels: CRC-64/XZ (lzma_crc64); the reproduction's plots.
+    liblzma-dev gnuplot-nox
     # Guest kernel module and rdma-core provider builds.
     cmake
     # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest

@@ -32,6 +32,7 @@
 #include "core/pcap.h"
 #include "core/scheduler.h"
 #include "core/snic_core.h"
+#include "snic/snic_opcodes.h"
 #include "snic/snic_regs.h"
 #include "trace.h"
 
@@ -89,6 +90,7 @@ struct SnicState {
     uint32_t wire_reorder;
     uint64_t wire_seed;
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
+    char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -386,6 +388,15 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     unsigned v;
     int ret;
 
+    if (!s->rpc_opcodes || !strcmp(s->rpc_opcodes, "strom")) {
+        cfg.rpc_opmap = SNIC_RPC_OPMAP_STROM;
+    } else if (!strcmp(s->rpc_opcodes, "iba15")) {
+        cfg.rpc_opmap = SNIC_RPC_OPMAP_IBA15;
+    } else {
+        error_setg(errp, "snic: rpc-opcodes=%s: use strom or iba15",
+                   s->rpc_opcodes);
+        return;
+    }
     if (!g_strcmp0(s->sched_policy, "wrr")) {
         cfg.sched_policy = SNIC_SCHED_WRR;
     } else if (!g_strcmp0(s->sched_policy, "sp")) {
@@ -556,6 +567,7 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
+    DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -618,6 +630,10 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");
+    object_class_property_set_description(klass, "rpc-opcodes",
+        "Where StRoM's RPC op-codes sit on the wire: strom (default, the "
+        "paper's 0x18-0x1C) or iba15 (RPC WRITE Only at 0x1E, clear of "
+        "IBA 1.5's FLUSH); both ends must agree");
 }
 
 static const TypeInfo snic_info = {

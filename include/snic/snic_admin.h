@@ -19,6 +19,7 @@
 
 #include <linux/types.h>
 
+#include "snic_rpc.h"
 #include "snic_verbs.h"
 
 #define SNIC_ADMIN_CMD_SIZE         64
@@ -66,6 +67,10 @@ enum snic_admin_opcode {
     SNIC_ADMIN_MODIFY_CQ = 0x35,
     SNIC_ADMIN_ATTACH_MCAST = 0x36,
     SNIC_ADMIN_DETACH_MCAST = 0x37,
+    /* ABI 2.1: StRoM RPCs and kernels (snic_rpc.h) */
+    SNIC_ADMIN_SET_QP_RPC = 0x40,
+    SNIC_ADMIN_DEPLOY_KERNEL = 0x41,
+    SNIC_ADMIN_UNDEPLOY_KERNEL = 0x42,
 };
 
 enum snic_admin_status {
@@ -158,6 +163,42 @@ struct snic_admin_set_gid {
 };
 _Static_assert(sizeof(struct snic_admin_set_gid) == 24, "set_gid size");
 
+/*
+ * SET_QP_RPC (ABI 2.1): RPC on a QP in RESET or INIT (else BAD_STATE);
+ * both ends must enable it (the applications agree out of band, as on
+ * QPN and PSN). A move to RESET clears it. SNIC_QP_RPC_ENABLE lets the QP
+ * send SNIC_WR_RPC/RPC_WRITE and accept RPC op-codes; SNIC_QP_RPC_FALLBACK
+ * (with ENABLE) delivers RPCs that no deployed kernel serves to the QP's
+ * receive queue (SNIC_WC_RECV_RPC) instead of answering NO_KERNEL.
+ */
+#define SNIC_QP_RPC_ENABLE          (1u << 0)
+#define SNIC_QP_RPC_FALLBACK        (1u << 1)
+
+struct snic_admin_set_qp_rpc {
+    __le32 qpn;
+    __le32 flags;       /* SNIC_QP_RPC_* */
+};
+_Static_assert(sizeof(struct snic_admin_set_qp_rpc) == 8, "set_qp_rpc size");
+
+/*
+ * DEPLOY_KERNEL (ABI 2.1): RPCs with RPC op-code rpc_opcode arriving on
+ * QPs of context ctx run kernel kernel_id (enum snic_kernel_id; QUERY_DEVICE
+ * builtin_kernels lists them). BAD_PARAM: unknown kernel or context;
+ * BAD_STATE: that op-code of that context is deployed already;
+ * NO_RESOURCES: all max_kernels entries in use. UNDEPLOY_KERNEL (same
+ * struct, kernel_id 0) removes the entry (BAD_PARAM if there is none):
+ * RPCs then in flight finish; later ones go to the fallback. The driver
+ * undeploys a context's kernels when it destroys the context.
+ */
+struct snic_admin_deploy_kernel {
+    __le64 rpc_opcode;  /* the RETH address field that selects it */
+    __le16 ctx;         /* owning context (doorbell page) */
+    __le16 kernel_id;
+    __le32 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_deploy_kernel) == 16,
+               "deploy_kernel size");
+
 struct snic_admin_cmd {
     struct snic_admin_hdr hdr;
     union {
@@ -183,6 +224,8 @@ struct snic_admin_cmd {
         struct snic_admin_resize_cq resize_cq;
         struct snic_admin_modify_cq modify_cq;
         struct snic_admin_mcast mcast;
+        struct snic_admin_set_qp_rpc set_qp_rpc;
+        struct snic_admin_deploy_kernel deploy_kernel;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -279,8 +322,19 @@ struct snic_device_attr {
     __le16 max_cq_moderation;   /* MODIFY_CQ count and period (us) */
     __le16 max_mcast_grp;       /* multicast groups of the port */
     __le16 max_mcast_qp_attach; /* QPs attached to one group */
+    /* ABI 2.1: StRoM RPCs and kernels (SNIC_CAP_RPC, snic_rpc.h) */
+    __le32 rpc_slots;           /* RPCs executing or answering at once */
+    __le32 rpc_slot_bytes;      /* on-chip bytes of one slot (its kernel
+                                 * state and response record) */
+    __le16 max_rpc_per_qp;      /* slots one QP may hold (then RNR NAKs) */
+    __le16 max_kernels;         /* DEPLOY_KERNEL table entries */
+    __le32 builtin_kernels;     /* bit n: enum snic_kernel_id n */
+    __le32 max_rpc_response;    /* bytes one answer may take */
+    __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
+    __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
+    __u8 rsvd2[7];
 };
-_Static_assert(sizeof(struct snic_device_attr) == 128, "device attr size");
+_Static_assert(sizeof(struct snic_device_attr) == 160, "device attr size");
 
 /*
  * Async event queue (AEQ): device-produced ring of 16-byte entries with a
@@ -307,6 +361,9 @@ enum snic_async_event_type {
                                      * below the armed limit (disarmed) */
     SNIC_EVENT_QP_LAST_WQE = 8,     /* ABI 2.0: data: QPN; a QP of an SRQ
                                      * entered ERR and takes no more */
+    SNIC_EVENT_QP_RPC_ERR = 16,     /* ABI 2.1: data: QPN; the requester
+                                     * refused an RPC response the device
+                                     * sent (NAK): the QP entered ERR */
 };
 
 struct snic_aeqe {

@@ -5,9 +5,12 @@
  * extended headers each carries after the BTH.
  *
  * StRoM (EuroSys'20, Table 1) numbers RPC Params 0x18 and RPC WRITE
- * First/Middle/Last/Only 0x19-0x1C. IBA 1.5 has since given 0x1C to FLUSH;
- * these op-codes are only ever sent on QPs that negotiated them
- * (SNIC_OPF_EXT), never to a stock peer.
+ * First/Middle/Last/Only 0x19-0x1C. IBA 1.5 has since given 0x1C to FLUSH,
+ * so where they sit on the wire is one table below (snic_rpc_opcode()),
+ * chosen per device. These op-codes are only ever sent on QPs that
+ * negotiated them (SNIC_OPF_EXT), never to a stock peer, and carry BTH
+ * TVer SNIC_BTH_TVER_EXT, which a standard stack drops at header
+ * validation, so a one-sided setting fails cleanly (ABI 2.1).
  */
 #ifndef SNIC_OPCODES_H
 #define SNIC_OPCODES_H
@@ -45,6 +48,7 @@ enum snic_opcode {
     SNIC_OP_RC_RPC_WRITE_MIDDLE = 0x1a,
     SNIC_OP_RC_RPC_WRITE_LAST = 0x1b,
     SNIC_OP_RC_RPC_WRITE_ONLY = 0x1c,
+    SNIC_OP_RC_RPC_WRITE_ONLY_ALT = 0x1e,   /* SNIC_RPC_OPMAP_IBA15 */
     /* UC (transport class 001): RC's SEND and WRITE op-codes + 0x20 */
     SNIC_OP_UC_SEND_FIRST = 0x20,
     SNIC_OP_UC_SEND_MIDDLE = 0x21,
@@ -173,6 +177,8 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
                  L_ | P_ | RQ_ | SNIC_OPF_EXT),
         SNIC_OP_(0x1c, "RC RPC WRITE Only", SNIC_HDR_RETH,
                  F_ | L_ | P_ | RQ_ | SNIC_OPF_EXT),
+        SNIC_OP_(0x1e, "RC RPC WRITE Only (IBA 1.5 map)", SNIC_HDR_RETH,
+                 F_ | L_ | P_ | RQ_ | SNIC_OPF_EXT),
         SNIC_OP_(0x20, "UC SEND First", 0, F_ | P_ | RQ_ | UC_),
         SNIC_OP_(0x21, "UC SEND Middle", 0, P_ | RQ_ | UC_),
         SNIC_OP_(0x22, "UC SEND Last", 0, L_ | P_ | RQ_ | UC_),
@@ -204,6 +210,55 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
 #undef RS_
 #undef UC_
     return table[op].name ? &table[op] : 0;
+}
+
+/*
+ * StRoM's RPC operations and the one table of where they sit on the wire.
+ * SNIC_RPC_OPMAP_STROM is the paper's numbering (Table 1); IBA15 moves
+ * RPC WRITE Only off 0x1C, which IBA 1.5 gave to FLUSH. A device uses one
+ * map (its rpc-opcodes property, QUERY_DEVICE rpc_opmap); both ends of a
+ * connection must use the same. Under a map, a wire op-code of the other
+ * map is not an RPC: it is refused like any unsupported request.
+ */
+enum snic_rpc_op {
+    SNIC_RPC_PARAMS = 0,        /* RETH + params: one packet */
+    SNIC_RPC_WRITE_FIRST = 1,   /* RETH + payload */
+    SNIC_RPC_WRITE_MIDDLE = 2,
+    SNIC_RPC_WRITE_LAST = 3,
+    SNIC_RPC_WRITE_ONLY = 4,    /* RETH + payload: one packet */
+    SNIC_RPC_OPS = 5,
+};
+
+enum snic_rpc_opmap {
+    SNIC_RPC_OPMAP_STROM = 0,
+    SNIC_RPC_OPMAP_IBA15 = 1,
+    SNIC_RPC_OPMAPS = 2,
+};
+
+/* BTH TVer of every packet of an SNIC_OPF_EXT op-code (0 on all others) */
+#define SNIC_BTH_TVER_EXT       1
+
+static inline __u8 snic_rpc_opcode(unsigned int map, enum snic_rpc_op op)
+{
+    static const __u8 table[SNIC_RPC_OPMAPS][SNIC_RPC_OPS] = {
+        [SNIC_RPC_OPMAP_STROM] = { 0x18, 0x19, 0x1a, 0x1b, 0x1c },
+        [SNIC_RPC_OPMAP_IBA15] = { 0x18, 0x19, 0x1a, 0x1b, 0x1e },
+    };
+
+    return table[map < SNIC_RPC_OPMAPS ? map : 0][op];
+}
+
+/* The RPC operation the wire op-code is under 'map', or -1. */
+static inline int snic_rpc_op_of(unsigned int map, __u8 opcode)
+{
+    int op;
+
+    for (op = 0; op < SNIC_RPC_OPS; op++) {
+        if (snic_rpc_opcode(map, (enum snic_rpc_op)op) == opcode) {
+            return op;
+        }
+    }
+    return -1;
 }
 
 /* Bytes of extended headers an op-code carries after the BTH. */

@@ -32,11 +32,14 @@
  * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
  * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ, UD
  * multicast.
+ * Minor 1: StRoM RPCs and kernels (snic_rpc.h): SET_QP_RPC,
+ * DEPLOY/UNDEPLOY_KERNEL, RPC WQEs and CQEs, QUERY_DEVICE's RPC fields,
+ * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      2
-#define SNIC_ABI_VERSION_MINOR      0
+#define SNIC_ABI_VERSION_MINOR      1
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -114,6 +117,7 @@ enum snic_dev_error {
 #define SNIC_CAP_LOOPBACK           (1ull << 8)  /* QPs of one port connect */
 #define SNIC_CAP_CQ_MODERATION      (1ull << 9)  /* MODIFY_CQ */
 #define SNIC_CAP_MCAST              (1ull << 10) /* UD multicast groups */
+#define SNIC_CAP_RPC                (1ull << 16) /* StRoM RPCs, kernels */
 
 /* Queue depths are powers of two within these bounds */
 #define SNIC_ADMIN_MIN_LOG2_DEPTH   2

@@ -189,6 +189,9 @@ enum snic_wr_opcode {
     SNIC_WR_LOCAL_INV = 7,      /* ABI 2.0: imm = the R_Key to invalidate */
     SNIC_WR_BIND_MW = 8,        /* ABI 2.0: 'bind' */
     SNIC_WR_SEND_INV = 9,       /* imm = the R_Key the responder drops */
+    /* ABI 2.1, on QPs with SNIC_QP_RPC_ENABLE (snic_rpc.h): 'rpc' */
+    SNIC_WR_RPC = 0x20,         /* RPC Params: the SGEs are the params */
+    SNIC_WR_RPC_WRITE = 0x21,   /* RPC WRITE: the SGEs are the payload */
 };
 
 #define SNIC_WQE_SIGNALED       (1u << 0)   /* completion even on success */
@@ -259,6 +262,20 @@ struct snic_sq_wqe {
             __le64 rsvd;
         } ud;
         struct snic_bind_mw bind;
+        /*
+         * RPC and RPC WRITE (snic_rpc.h): the RPC op-code and R_Key the
+         * RETH carries, and the response buffer the header names. Params
+         * of an RPC take at most path MTU - SNIC_RPC_HDR_LEN bytes.
+         */
+        struct {
+            __le64 rpc_opcode;  /* selects the remote kernel */
+            __le32 rkey;        /* responder memory the kernel may use */
+            __le32 resp_rkey;   /* R_Key of the response buffer */
+            __le64 resp_addr;   /* response buffer (this side's MR) */
+            __le32 resp_len;    /* its capacity */
+            __le32 tag;         /* bits 23:0: the response immediate's */
+            __u8 rsvd[32];
+        } rpc;
     };
     union {
         struct snic_sge sge[SNIC_SQ_WQE_MAX_SGE];
@@ -285,8 +302,14 @@ enum snic_wc_opcode {
     SNIC_WC_FETCH_ADD = 4,
     SNIC_WC_BIND_MW = 5,        /* ABI 2.0 */
     SNIC_WC_LOCAL_INV = 6,      /* ABI 2.0 */
+    SNIC_WC_RPC = 0x20,         /* ABI 2.1: an RPC or RPC WRITE was acked */
     SNIC_WC_RECV = 128,
     SNIC_WC_RECV_RDMA_WITH_IMM = 129,
+    /*
+     * ABI 2.1: an RPC no kernel serves, for the fallback handler: the
+     * buffer holds struct snic_rpc_recv and the params (byte_len both)
+     */
+    SNIC_WC_RECV_RPC = 0xa0,
 };
 
 #define SNIC_WC_F_IMM           (1u << 0)   /* imm valid */

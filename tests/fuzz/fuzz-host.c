@@ -431,6 +431,47 @@ static bool in_window(uint32_t i, uint32_t lo, uint32_t span)
     return i - lo <= span;
 }
 
+/*
+ * StRoM RPC slots: each held one belongs to a valid QP in RTR/RTS (or in
+ * ERR until the engine flushed it), a QP's count of held slots is right
+ * and bounded, and the staging buffers held are exactly those in use.
+ */
+static void fz_check_rpc(SnicCore *c)
+{
+    unsigned held[FZ_MAX_QP + 2] = { 0 };
+    uint32_t stage = 0;
+    unsigned i;
+
+    for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+        const SnicRpc *r = &c->rpc->slots[i];
+
+        if (r->state == SNIC_RPC_FREE) {
+            continue;
+        }
+        if (r->qpn > FZ_MAX_QP + 1 || !c->qps[r->qpn].valid ||
+            r->state > SNIC_RPC_SENDING) {
+            fz_fail("RPC slot %u: state %u for QP %u", i, r->state, r->qpn);
+        }
+        held[r->qpn]++;
+        if (r->stage >= 0) {
+            stage |= 1u << r->stage;
+        }
+    }
+    for (i = 1; i <= FZ_MAX_QP + 1; i++) {
+        const SnicQp *qp = &c->qps[i];
+
+        if (qp->valid && (qp->rpc.slots != held[i] ||
+                          qp->rpc.slots > SNIC_RPC_MAX_PER_QP)) {
+            fz_fail("QP %u holds %u RPC slots, counts %u", i, held[i],
+                    qp->rpc.slots);
+        }
+    }
+    if (stage != c->rpc->stage_used) {
+        fz_fail("RPC staging buffers 0x%x held, 0x%x marked", stage,
+                c->rpc->stage_used);
+    }
+}
+
 void fz_check(FuzzHost *h)
 {
     SnicCore *c = h->core;
@@ -478,6 +519,7 @@ void fz_check(FuzzHost *h)
                     qp->rq_tail, qp->req.dde.sent);
         }
     }
+    fz_check_rpc(c);
 }
 
 void fz_pbl(FuzzHost *h, uint64_t at, uint64_t first, unsigned n,
@@ -561,10 +603,18 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
         cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
         cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
         cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-        cmd.create_qp.type = types[q] & ~FZ_ON_SRQ;
+        cmd.create_qp.type = FZ_TYPE(types[q]);
         cmd.create_qp.sq_log2_depth = FZ_SQ_LOG2;
-        n->type[q] = types[q] & ~FZ_ON_SRQ;
+        n->type[q] = FZ_TYPE(types[q]);
         n->qpn[q] = node_admin_ok(n, &cmd);
+        if (types[q] & FZ_RPC) {
+            snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_RPC,
+                                sizeof(cmd.set_qp_rpc));
+            cmd.set_qp_rpc.qpn = GUINT32_TO_LE(n->qpn[q]);
+            cmd.set_qp_rpc.flags = GUINT32_TO_LE(SNIC_QP_RPC_ENABLE |
+                                                 SNIC_QP_RPC_FALLBACK);
+            node_admin_ok(n, &cmd);
+        }
     }
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(FZ_MR_IOVA);

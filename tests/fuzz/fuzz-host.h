@@ -159,9 +159,12 @@ void fz_pbl(FuzzHost *h, uint64_t at, uint64_t first, unsigned n,
  * A node: one host with a PD, an EQ, a CQ, an MR over FZ_BUF and up to
  * FZ_MAX_NODE_QP QPs (index q: rings FZ_SQ_RING(q), FZ_RQ_RING(q)). A type
  * with FZ_ON_SRQ makes that QP take from the node's SRQ, whose ring is
- * the one FZ_RQ_RING(q) the QP does not need (one such QP per node).
+ * the one FZ_RQ_RING(q) the QP does not need (one such QP per node); an
+ * RC type with FZ_RPC takes StRoM RPCs (SNIC_QP_RPC_ENABLE | FALLBACK).
  */
 #define FZ_ON_SRQ       0x80
+#define FZ_RPC          0x40
+#define FZ_TYPE(t)      ((t) & ~(FZ_ON_SRQ | FZ_RPC))
 typedef struct FuzzNode {
     FuzzHost *h;
     uint8_t ip;
@@ -244,6 +247,13 @@ enum {
 #define RX_SEND_LEN     1500
 #define RX_WRITE_LEN    100
 #define RX_READ_LEN     3000
+/*
+ * The RC QP takes RPCs (FZ_RPC): RPC op-code RX_RPC_TRAV runs the
+ * traversal kernel, RX_RPC_CONS the consistency kernel, any other goes to
+ * its receive queue.
+ */
+#define RX_RPC_TRAV     1
+#define RX_RPC_CONS     2
 
 /* ---- fuzz-admin input format ---- */
 enum {

@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: RoCEv2 frames into the receive path of a node with RC
  * SEND/WRITE/READ/atomic requests in flight, a UD and the GSI QP, a UC QP
- * on an SRQ, receive WQEs posted. Record flags fix lengths, IPv4 checksum and ICRC after
- * mutation so frames reach the transport. Rebuilt per input: exact replay.
+ * on an SRQ, receive WQEs posted; the RC QP takes StRoM RPCs (traversal
+ * and consistency kernels deployed, others to its receive queue). Record
+ * flags fix lengths, IPv4 checksum and ICRC after mutation so frames
+ * reach the transport. Rebuilt per input: exact replay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,8 +17,22 @@
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */
 
 static const uint8_t types[FZ_MAX_NODE_QP] = {
-    SNIC_QPT_RC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
+    SNIC_QPT_RC | FZ_RPC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
 };
+
+static void deploy(FuzzNode *n, uint64_t rpc_opcode, uint16_t kernel)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t result;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_DEPLOY_KERNEL,
+                        sizeof(cmd.deploy_kernel));
+    cmd.deploy_kernel.rpc_opcode = GUINT64_TO_LE(rpc_opcode);
+    cmd.deploy_kernel.kernel_id = GUINT16_TO_LE(kernel);
+    if (fz_admin(n->h, &cmd, &result) != SNIC_ADMIN_OK) {
+        abort();    /* the harness itself is broken */
+    }
+}
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -160,6 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned records = 0;
 
     fz_node_init(&n, NULL, NULL, FZ_IP(1), types, FZ_MAX_NODE_QP);
+    deploy(&n, RX_RPC_TRAV, SNIC_KERNEL_TRAVERSAL);
+    deploy(&n, RX_RPC_CONS, SNIC_KERNEL_CONSISTENCY);
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
     fz_node_ud_up(&n, 1, FZ_QKEY);
     fz_node_attach_mcast(&n, 1);

@@ -931,6 +931,75 @@ static void gen_rx(void)
     rx_payload(&p, 4);
     rx_record(&s, 0, &p);
     save("rx", "misc", &s);
+
+    /*
+     * StRoM RPCs: a traversal and a consistency RPC (kernels walk the
+     * node's memory), an RPC WRITE of three packets and an RPC of an
+     * op-code no kernel serves (both to the receive queue)
+     */
+    {
+        struct snic_traversal_params tp = {
+            .remote_address = GUINT64_TO_LE(FZ_MR_IOVA + 0x100),
+            .value_size = GUINT32_TO_LE(64),
+            .key_mask = GUINT16_TO_LE(1),
+            .value_ptr_pos = 4,
+            .flags = SNIC_TRAV_NEXT_VALID,
+            .next_ptr_pos = 2,
+        };
+        struct snic_consistency_params cp = {
+            .remote_address = GUINT64_TO_LE(FZ_MR_IOVA + 0x2000),
+            .object_size = GUINT32_TO_LE(3000),
+            .max_retries = GUINT16_TO_LE(2),
+        };
+        struct snic_rpc_hdr h = {
+            .resp_addr = GUINT64_TO_LE(0x7000),
+            .resp_rkey = GUINT32_TO_LE(0x100),
+            .resp_len = GUINT32_TO_LE(4096),
+            .tag = GUINT32_TO_LE(7),
+        };
+        static uint8_t msg[1024];
+
+        memset(&s, 0, sizeof(s));
+        memcpy(msg, &h, sizeof(h));
+        memcpy(msg + sizeof(h), &tp, sizeof(tp));
+        rx_pkt(&p, SNIC_OP_RC_RPC_PARAMS, RX_RC_QPN, e);
+        p.reth.va = RX_RPC_TRAV;
+        p.reth.rkey = FZ_LKEY;
+        p.reth.len = sizeof(tp);
+        p.payload = msg;
+        p.payload_len = sizeof(h) + sizeof(tp);
+        rx_record(&s, FIX | RX_RUN, &p);
+        memcpy(msg + sizeof(h), &cp, sizeof(cp));
+        rx_pkt(&p, SNIC_OP_RC_RPC_PARAMS, RX_RC_QPN, e + 1);
+        p.reth.va = RX_RPC_CONS;
+        p.reth.rkey = FZ_LKEY;
+        p.reth.len = sizeof(cp);
+        p.payload = msg;
+        p.payload_len = sizeof(h) + sizeof(cp);
+        rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+        rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_FIRST, RX_RC_QPN, e + 2);
+        p.reth.va = 0x55;
+        p.reth.rkey = FZ_LKEY;
+        p.reth.len = 2 * 1024 + 100 - sizeof(h);
+        p.payload = msg;
+        p.payload_len = 1024;
+        rx_record(&s, FIX, &p);
+        rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_MIDDLE, RX_RC_QPN, e + 3);
+        rx_payload(&p, 1024);
+        rx_record(&s, FIX, &p);
+        rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_LAST, RX_RC_QPN, e + 4);
+        rx_payload(&p, 100);
+        rx_record(&s, FIX | RX_RUN, &p);
+        memcpy(msg + sizeof(h), &tp, sizeof(tp));
+        rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_ONLY, RX_RC_QPN, e + 5);
+        p.reth.va = RX_RPC_TRAV;
+        p.reth.rkey = FZ_LKEY;
+        p.reth.len = 40;
+        p.payload = msg;
+        p.payload_len = sizeof(h) + 40;
+        rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+        save("rx", "rpc", &s);
+    }
 }
 
 int main(int argc, char **argv)

@@ -101,10 +101,19 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn);
 }
 
-void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
-                   uint16_t ctx)
+static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                           uint16_t ctx, const NodeDev *dev)
 {
-    node_init_host(n, fake_host_new(), sim, ip, type, ctx);
+    static const NodeDev defaults;
+    const SnicSimNicTiming *t;
+
+    dev = dev ? dev : &defaults;
+    t = &dev->timing;
+    if (!t->pcie_rtt_ns && !t->pcie_bps && !t->pipeline_ns &&
+        !t->line_rate_bps) {
+        t = NULL;
+    }
+    node_init_host(n, fake_host_new_model(&dev->cfg, t), sim, ip, type, ctx);
 }
 
 void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
@@ -170,6 +179,17 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     cmd.set_gid.gid[12] = 10;
     cmd.set_gid.gid[15] = ip;
     node_admin_ok(n->h, &cmd);
+}
+
+void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                   uint16_t ctx)
+{
+    node_init_full(n, sim, ip, type, ctx, NULL);
+}
+
+void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev)
+{
+    node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, dev);
 }
 
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)

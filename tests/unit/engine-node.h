@@ -70,6 +70,14 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
 void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
                     uint8_t type, uint16_t ctx);
 void node_init(Node *n, SnicSim *sim, uint8_t ip);
+/* A node's device: its configuration and its NIC timing model (all 0: none) */
+typedef struct NodeDev {
+    SnicCoreConfig cfg;
+    SnicSimNicTiming timing;
+} NodeDev;
+
+/* ... an RC node with this device (NULL: the defaults) */
+void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev);
 
 /*
  * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context

@@ -25,6 +25,9 @@ static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
          h->fail_read_at - addr < len)) {
         return -1;
     }
+    if (h->read_hook) {
+        h->read_hook(h, addr, len);
+    }
     memcpy(buf, h->mem + (addr - FAKE_MEM_BASE), len);
     return 0;
 }

@@ -42,6 +42,13 @@ typedef struct FakeHost {
     uint64_t reset_on_write;
     /* A DMA read covering this address fails (memory gone under it). */
     uint64_t fail_read_at;
+    /*
+     * Called before every DMA read of the device (after the bounds check
+     * of host memory): tests watch what the device reads and change
+     * memory under it, as a racing writer does.
+     */
+    void (*read_hook)(struct FakeHost *h, uint64_t addr, size_t len);
+    void *hook_opaque;
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "kernels/kernel.h"
 
 #define SNIC_FW_VERSION     0x00010000u
 #define SNIC_LINK_SPEED     100000u     /* what we report: 100 Gb/s */
@@ -186,6 +187,14 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_mcast_grp = GUINT16_TO_LE(SNIC_MAX_MCAST_GRP);
     a.max_mcast_qp_attach = GUINT16_TO_LE(SNIC_MAX_MCAST_QP_ATTACH);
     a.max_srq_wr = GUINT32_TO_LE(1u << SNIC_MAX_QP_WR_LOG2);
+    a.rpc_slots = GUINT32_TO_LE(SNIC_RPC_SLOTS);
+    a.rpc_slot_bytes = GUINT32_TO_LE(sizeof(SnicRpc));
+    a.max_rpc_per_qp = GUINT16_TO_LE(SNIC_RPC_MAX_PER_QP);
+    a.max_kernels = GUINT16_TO_LE(snic_kernel_max_deployed());
+    a.builtin_kernels = GUINT32_TO_LE(snic_kernel_builtin_mask());
+    a.max_rpc_response = GUINT32_TO_LE(SNIC_RPC_MAX_RESPONSE);
+    a.kernel_max_steps = GUINT32_TO_LE(SNIC_KERNEL_MAX_STEPS);
+    a.rpc_opmap = c->cfg.rpc_opmap;
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
@@ -332,6 +341,12 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_obj_ref), snic_cmd_query_srq },
     [SNIC_ADMIN_DESTROY_SRQ] = {
         sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_srq },
+    [SNIC_ADMIN_SET_QP_RPC] = {
+        sizeof(struct snic_admin_set_qp_rpc), snic_cmd_set_qp_rpc },
+    [SNIC_ADMIN_DEPLOY_KERNEL] = {
+        sizeof(struct snic_admin_deploy_kernel), snic_cmd_deploy_kernel },
+    [SNIC_ADMIN_UNDEPLOY_KERNEL] = {
+        sizeof(struct snic_admin_deploy_kernel), snic_cmd_undeploy_kernel },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

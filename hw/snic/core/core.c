@@ -82,6 +82,10 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
                                 faults[i].name, faults[i].pct);
         }
     }
+    if (cfg->rpc_opmap >= SNIC_RPC_OPMAPS) {
+        return config_error(errp, "rpc-opcodes map %u does not exist",
+                            cfg->rpc_opmap);
+    }
     return true;
 }
 
@@ -122,6 +126,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_qp_init(c);
     snic_sched_init(c);
     snic_mr_init(c);
+    snic_rpc_init(c);
     snic_mw_init(c);
     snic_core_reset(c);
     return c;
@@ -137,6 +142,7 @@ void snic_core_free(SnicCore *c)
     g_free(c->rx_fifo);
     snic_mw_free(c);
     snic_mr_free(c);
+    snic_rpc_free(c);
     g_free(c);
 }
 
@@ -154,6 +160,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
     snic_qp_reset(c);
+    snic_rpc_reset(c);
     snic_sched_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);
@@ -219,6 +226,7 @@ void snic_core_timer(SnicCore *c)
     next = snic_eth_irq_timer(c, now);
     if (snic_ready(c)) {
         next = MIN(next, snic_sched_timer(c, now));
+        next = MIN(next, snic_rpc_timer(c, now));
         next = MIN(next, snic_cq_timer(c, now));
     }
     if (next != c->timer_deadline) {
@@ -276,6 +284,8 @@ bool snic_core_run(SnicCore *c, unsigned budget)
         more |= snic_admin_run(c, budget);
         more |= snic_eth_run(c, budget);
         more |= snic_loopback_run(c, budget);
+        /* kernels first: an answer they finish goes out in this run */
+        more |= snic_rpc_run(c, budget);
         more |= snic_sched_run(c, budget);
     }
     snic_link_flush(c);     /* the end of the burst */

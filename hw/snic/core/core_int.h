@@ -16,6 +16,7 @@
 #include "mw.h"
 #include "qp.h"
 #include "rdma.h"
+#include "rpc.h"
 #include "scheduler.h"
 #include "srq.h"
 #include "snic/snic_admin.h"
@@ -25,7 +26,8 @@
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
                    SNIC_CAP_UC | SNIC_CAP_SRQ | \
-                   SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION | SNIC_CAP_MCAST)
+                   SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION | SNIC_CAP_MCAST | \
+                   SNIC_CAP_RPC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)
@@ -74,6 +76,7 @@ struct SnicCore {
     SnicSrq *srqs;              /* [1, max_srq] */
     SnicMw *mws;                /* [1, max_mw] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
+    SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
     /*

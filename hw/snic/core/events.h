@@ -61,6 +61,15 @@
       " refused (SnicMrCheck %" PRIu64 ")", key, va, len, why) \
     X(XLATE_FAULT, "page list 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " write %" PRIu64 ": translation failed", pbl, va, len, is_write) \
+    /* StRoM RPCs and kernels */ \
+    X(RPC_ACCEPT, "qpn %" PRIu64 " rpc op-code 0x%" PRIx64 " kernel %" \
+      PRIu64 " (0: none) slot %" PRIu64, qpn, rpc_opcode, kernel, slot) \
+    X(RPC_FALLBACK, "qpn %" PRIu64 " rpc op-code 0x%" PRIx64 \
+      ": no kernel, to the receive queue", qpn, rpc_opcode) \
+    X(RPC_DONE, "slot %" PRIu64 " qpn %" PRIu64 " status %" PRIu64 \
+      " answer %" PRIu64 " bytes", slot, qpn, status, len) \
+    X(RPC_REFUSED, "qpn %" PRIu64 " psn 0x%" PRIx64 ": the requester NAKed " \
+      "the answer (R_Key 0x%" PRIx64 ")", qpn, psn, resp_rkey) \
     /* guest errors: the driver broke a rule of the interface */ \
     X(GE_REG_ACCESS, "BAR0 access of %" PRIu64 " bytes at 0x%" PRIx64 \
       " (write %" PRIu64 "): registers take aligned 4- or 8-byte accesses", \

@@ -353,6 +353,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!qp) {
         return SNIC_ADMIN_BAD_PARAM;
     }
+    snic_rpc_qp_gone(c, qp);
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
     c->pds[qp->pdn].refs--;

@@ -11,6 +11,7 @@
 #include "cq.h"
 #include "mtt.h"
 #include "rdma.h"
+#include "rpc.h"
 #include "scheduler.h"
 #include "snic/snic_admin.h"
 
@@ -85,6 +86,7 @@ struct SnicQp {
     SnicQpSched sched;          /* scheduler and timer state */
     SnicReq req;
     SnicResp resp;
+    SnicQpRpc rpc;              /* StRoM RPCs (SET_QP_RPC) */
 };
 
 void snic_qp_init(SnicCore *c);

@@ -141,9 +141,11 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_uc_request(c, qp, &p);
         return;
     }
-    /* RC op-codes; snic extensions only when negotiated (not yet) */
-    if (qp->type != SNIC_QPT_RC || (op->flags & SNIC_OPF_EXT) ||
-        p.opcode >= 0x20 || !from_peer(qp, &p)) {
+    /*
+     * RC op-codes. An extension one (RPC) reaches the responder, which
+     * refuses it unless the QP agreed to it (SET_QP_RPC).
+     */
+    if (qp->type != SNIC_QPT_RC || p.opcode >= 0x20 || !from_peer(qp, &p)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -240,6 +242,8 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
     memset(&qp->resp, 0, sizeof(qp->resp));
     qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
     qp->sq_tail = qp->sq_comp = qp->rq_tail = qp->rq_head = 0;
+    snic_rpc_qp_gone(c, qp);
+    qp->rpc.flags = 0;      /* RESET forgets what the ends agreed */
 }
 
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp)
@@ -669,6 +673,8 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
         [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
         [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
+        [SNIC_WR_RPC] = SNIC_WC_RPC,
+        [SNIC_WR_RPC_WRITE] = SNIC_WC_RPC,
     };
     struct snic_cqe cqe = {
         .wr_id = GUINT64_TO_LE(wr_id),
@@ -724,6 +730,7 @@ void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
     qp->req.rnr_deadline = UINT64_MAX;
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
+    snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */
     flush_queues(c, qp);
     if (entered && qp->srqn) {
         /* it takes no more WQEs from the SRQ: its consumer may detach */

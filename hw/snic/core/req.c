@@ -88,6 +88,9 @@ static uint8_t wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
             len += GUINT32_FROM_LE(w->sge[i].length);
         }
     }
+    if (snic_rpc_wr(w->opcode)) {
+        len += SNIC_RPC_HDR_LEN;    /* the message starts with its header */
+    }
     if (len > (1ull << 31)) {
         return SNIC_WC_LOC_LEN_ERR;
     }
@@ -111,7 +114,10 @@ static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
     uint32_t i, first = r->comp_psn, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     for (i = qp->sq_comp; i != end; i++) {
-        uint8_t st = wqe_read(c, qp, i, first, e);
+        uint8_t st;
+
+        first = snic_rpc_skip(c, qp, first, i);     /* answers before it */
+        st = wqe_read(c, qp, i, first, e);
 
         if (st != SNIC_WC_SUCCESS) {
             fail_at(c, qp, i, st);
@@ -152,6 +158,8 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
         ReqWqe e;
         uint8_t st;
 
+        /* RPC answers sent before this WQE: it starts after them */
+        r->comp_psn = snic_rpc_skip(c, qp, r->comp_psn, qp->sq_comp);
         if (r->local_err && qp->sq_comp == r->local_err_index) {
             fail_at(c, qp, qp->sq_comp, r->local_err_status);
             return;
@@ -297,6 +305,12 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.reth.len = MIN((uint64_t)seg_count(info, psn) * mtu,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
+    } else if (snic_rpc_wr(info->opcode)) {
+        st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
+                                      &p);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
     } else if (is_atomic(info->opcode)) {
         bool cas = info->opcode == SNIC_WR_ATOMIC_CMP_SWAP;
 
@@ -347,7 +361,8 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp, ReqWqe *e)
         (w->opcode != SNIC_WR_SEND && w->opcode != SNIC_WR_SEND_IMM &&
          w->opcode != SNIC_WR_SEND_INV && w->opcode != SNIC_WR_RDMA_WRITE &&
          w->opcode != SNIC_WR_RDMA_WRITE_IMM && !is_read(w->opcode) &&
-         !is_atomic(w->opcode) && !snic_wr_is_local(w->opcode))) {
+         !is_atomic(w->opcode) && !snic_wr_is_local(w->opcode) &&
+         !snic_rpc_wr(w->opcode))) {
         SNIC_GUEST_ERROR(c, GE_WQE_INVALID, qp - c->qps, r->sq_head,
                          w->opcode, w->num_sge);
         return SNIC_WC_LOC_QP_OP_ERR;
@@ -377,6 +392,12 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp, ReqWqe *e)
     }
     if (is_atomic(w->opcode) && e->info.len != 8) {
         return SNIC_WC_LOC_LEN_ERR;
+    }
+    if (snic_rpc_wr(w->opcode)) {
+        st = snic_rpc_wqe_check(c, qp, r->sq_head, w, e->info.len);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
     }
     if (is_read(w->opcode) || is_atomic(w->opcode)) {
         if (!qp->attr.max_rd_atomic) {
@@ -427,6 +448,23 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
 
         if (!snic_dde_next(r, &psn, &rtx)) {
             break;      /* the window is full */
+        }
+        /*
+         * RPC answers (rpc.c) are this QP's requests too, made by the
+         * device: between two messages of the SQ, and sent again from
+         * their records.
+         */
+        if (rtx ? snic_rpc_resend(c, qp, psn) :
+                  !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
+            snic_dde_sent(r, psn, 1, rtx);
+            if (!rtx) {
+                r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
+            }
+            if (r->rto_deadline == UINT64_MAX) {
+                snic_req_arm_rto(c, qp);
+            }
+            done++;
+            continue;
         }
         if (rtx) {
             if (!have || ((psn - e.info.first_psn) & SNIC_PSN_MASK) >=
@@ -506,7 +544,12 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         done++;
     }
     SNIC_EVENT(c, SCHED_ITERATION, qp - c->qps, started + resumed, sent);
-    return done == budget && req_has_work(qp);
+    return done == budget &&
+           (req_has_work(qp) || (snic_rpc_answer_due(c, qp) &&
+                                 qp->state == SNIC_QPS_RTS &&
+                                 r->rnr_deadline == UINT64_MAX &&
+                                 r->dde.sent < MIN(r->credit.window,
+                                                   SNIC_TX_WINDOW)));
 }
 
 /* ---- completer: responses from the peer ---- */
@@ -528,6 +571,7 @@ static bool rd_atomic_barrier(SnicCore *c, SnicQp *qp, uint32_t *barrier)
     for (i = qp->sq_comp; i != end; i++) {
         ReqWqe e;
 
+        first = snic_rpc_skip(c, qp, first, i);
         if (wqe_read(c, qp, i, first, &e) != SNIC_WC_SUCCESS) {
             return false;   /* the completer fails it when it gets there */
         }
@@ -698,6 +742,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
             if (found < 0) {
                 return;
+            }
+            if (!found && snic_rpc_refused(c, qp, p->psn)) {
+                return;         /* an RPC answer: no WQE to blame */
             }
             fail_at(c, qp, found ? e.index : qp->sq_comp,
                     syn == SNIC_AETH_NAK_INV_REQ ? SNIC_WC_REM_INV_REQ_ERR :

@@ -9,8 +9,10 @@
  * draw one NAK sequence error per gap; other duplicates are re-acknowledged
  * and never executed again. A SEND with no
  * receive WQE draws an RNR NAK; protocol and access violations draw the
- * IBA NAK and move the QP to the error state. ACKs are queued here and sent
- * by the engine: nothing is ever transmitted from the receive path.
+ * IBA NAK and move the QP to the error state. StRoM RPCs go to rpc.c on
+ * QPs that agreed to them, and are refused like any unsupported request
+ * on the others. ACKs are queued here and sent by the engine: nothing is
+ * ever transmitted from the receive path.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -60,6 +62,45 @@ static bool is_first(uint8_t op)
 static bool is_last(uint8_t op)
 {
     return snic_opcode_info(op)->flags & SNIC_OPF_LAST;
+}
+
+/* Between the First and the Last of a multi-packet message */
+static bool in_message(const SnicQp *qp)
+{
+    return qp->resp.in_send || qp->resp.in_write || qp->rpc.in_msg;
+}
+
+/* An RPC (rpc.c) on a QP that agreed to them; false if p is no RPC. */
+static bool do_rpc(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    int op = snic_rpc_op(c, qp, p->opcode);
+
+    if (op < 0) {
+        return false;
+    }
+    if (is_first(p->opcode) && in_message(qp)) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        return true;
+    }
+    switch (snic_rpc_request(c, qp, p, op)) {
+    case SNIC_RPC_ACCEPT:
+        qp->resp.epsn = (qp->resp.epsn + 1) & SNIC_PSN_MASK;
+        if (p->ackreq) {
+            queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
+        }
+        break;
+    case SNIC_RPC_RNR:
+        queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer, p->psn);
+        qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
+        break;
+    case SNIC_RPC_INVALID:
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        break;
+    case SNIC_RPC_REMOTE_OP:
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, p->psn);
+        break;
+    }
+    return true;
 }
 
 /* SEND First/Middle/Last/Only (+Imm). Returns false if not executed. */
@@ -300,7 +341,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         p->opcode == SNIC_OP_RC_FETCH_ADD) {
         uint32_t n;
 
-        if (s->in_send || s->in_write) {
+        if (in_message(qp)) {
             nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
             return;
         }
@@ -309,6 +350,9 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         if (n) {
             s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
         }
+        return;
+    }
+    if (do_rpc(c, qp, p)) {
         return;
     }
     switch (p->opcode) {
@@ -331,12 +375,15 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         send = false;
         break;
     default:
-        /* everything not served here */
+        /*
+         * an RPC on a QP that did not agree to them, and everything
+         * else not served here
+         */
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         return;
     }
     /* op-code sequence: a message continues only what it started */
-    if ((first && (s->in_send || s->in_write)) ||
+    if ((first && in_message(qp)) ||
         (!first && !(send ? s->in_send : s->in_write)) ||
         (!last && p->payload_len != mtu) ||
         (last && p->payload_len > mtu)) {

@@ -60,6 +60,7 @@ typedef struct SnicCoreConfig {
     uint32_t sched_wqes;        /* WQEs fetched per iteration */
     uint32_t sched_burst;       /* bytes sent per iteration */
     SnicLinkFaults faults;      /* each percentage 0..100 */
+    uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

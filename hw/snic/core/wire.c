@@ -264,7 +264,9 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
 
     bth = udp + SNIC_UDP_HDR_LEN;
     bth[0] = p->opcode;
-    bth[1] = (p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | pad << 4;
+    /* snic's extension op-codes carry the TVer a standard stack drops */
+    bth[1] = (p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | pad << 4 |
+             (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0);
     put16(bth + 2, p->pkey);
     bth[4] = (p->fecn ? 0x80 : 0) | (p->becn ? 0x40 : 0);
     put24(bth + 5, p->dqpn & SNIC_QPN_MASK);
@@ -422,6 +424,7 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     size_t ip_len, roce, ext, data;
     SnicParseStatus st;
     uint32_t crc;
+    uint8_t tver;
 
     memset(p, 0, sizeof(*p));
     st = parse_lower(f, len, p, &ip, &ip_len, &bth, &roce);
@@ -435,7 +438,8 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     p->se = bth[1] & 0x80;
     p->mig = bth[1] & 0x40;
     p->pad = (bth[1] >> 4) & 3;
-    if (bth[1] & 0x0f) {
+    tver = bth[1] & 0x0f;
+    if (tver != 0 && tver != SNIC_BTH_TVER_EXT) {
         return SNIC_PARSE_BAD_TVER;
     }
     p->pkey = get16(bth + 2);
@@ -448,6 +452,10 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     op = snic_opcode_info(p->opcode);
     if (!op) {
         return SNIC_PARSE_UNKNOWN_OPCODE;
+    }
+    /* TVer marks extension op-codes, and only them */
+    if (tver != (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0)) {
+        return SNIC_PARSE_BAD_TVER;
     }
     p->headers = op->headers;
     ext = snic_opcode_hdr_len(op->headers);

@@ -99,7 +99,7 @@ typedef enum SnicParseStatus {
     SNIC_PARSE_NOT_UDP,
     SNIC_PARSE_NOT_ROCE,        /* UDP destination port is not 4791 */
     SNIC_PARSE_BAD_UDP_LENGTH,  /* UDP length disagrees with IP length */
-    SNIC_PARSE_BAD_TVER,        /* BTH transport header version != 0 */
+    SNIC_PARSE_BAD_TVER,        /* BTH TVer: not 0 (extensions: not 1) */
     SNIC_PARSE_UNKNOWN_OPCODE,  /* not in snic_opcode_info() */
     SNIC_PARSE_LENGTH_MISMATCH, /* headers + ICRC do not fit the datagram */
     /* payload + pad not a multiple of 4, pad larger than the data, or */

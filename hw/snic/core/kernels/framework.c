@@ -1,0 +1,275 @@
+/*
+ * snic core: the StRoM kernel framework (kernel.h): the streams a kernel
+ * uses, their checks against the RPC's memory region, the modelled PCIe
+ * round trip of its reads, and the engine's share that runs kernels and
+ * frees the slots whose answers were acknowledged.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "kernel.h"
+#include "rpc.h"
+
+uint32_t snic_kernel_qpn(const SnicRpc *k)
+{
+    return k->qpn;
+}
+
+/*
+ * When the next chunk of the read in flight has arrived: when a read of
+ * the bytes up to the end of that chunk, issued with the read, would be
+ * done (the host's timing model: the data streams back as it comes, as
+ * from StRoM's PCIe DMA engine). Without a model, at once.
+ */
+static uint64_t chunk_arrival(const SnicCore *c, const SnicRpc *k)
+{
+    size_t bytes = k->dma_done + MIN(k->dma_left, SNIC_KERNEL_CHUNK);
+    uint64_t now;
+
+    if (!c->ops->dma_read_done) {
+        return k->dma_t0;
+    }
+    now = c->ops->now_ns(c->opaque);
+    return k->dma_t0 + (c->ops->dma_read_done(c->opaque, bytes) - now);
+}
+
+uint8_t snic_kernel_dma_read(SnicRpc *k, uint64_t va, uint32_t len)
+{
+    SnicCore *c = k->core;
+
+    k->dma_left = 0;
+    if (!len) {
+        return SNIC_RPC_OK;
+    }
+    /* the RPC's R_Key, the QP's PD, the right, the bounds: as RDMA READ */
+    if (!snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_READ, va, len)) {
+        return SNIC_RPC_PROT_ERR;
+    }
+    k->dma_va = va;
+    k->dma_left = len;
+    k->dma_done = 0;
+    k->dma_t0 = c->ops->now_ns(c->opaque);
+    k->wait_until = chunk_arrival(c, k);
+    return SNIC_RPC_OK;
+}
+
+uint32_t snic_kernel_dma_left(const SnicRpc *k)
+{
+    return k->dma_left;
+}
+
+const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off)
+{
+    SnicCore *c = k->core;
+    uint32_t n = MIN(k->dma_left, SNIC_KERNEL_CHUNK);
+    SnicMr *mr;
+
+    if (!n) {
+        return NULL;
+    }
+    /* checked again: the region may have been deregistered meanwhile */
+    mr = snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_READ, k->dma_va, n);
+    if (!mr || snic_mtt_read(c, &mr->mtt, k->dma_va, c->rpc->chunk, n)) {
+        k->dma_left = 0;
+        snic_kernel_finish(k, mr ? SNIC_RPC_DMA_ERR : SNIC_RPC_PROT_ERR);
+        return NULL;
+    }
+    *len = n;
+    *off = k->dma_done;
+    k->dma_va += n;
+    k->dma_left -= n;
+    k->dma_done += n;
+    if (k->dma_left) {
+        k->wait_until = chunk_arrival(c, k);
+    }
+    return c->rpc->chunk;
+}
+
+uint8_t snic_kernel_dma_write(SnicRpc *k, uint64_t va, const void *buf,
+                              uint32_t len)
+{
+    SnicCore *c = k->core;
+    SnicMr *mr;
+
+    if (!len) {
+        return SNIC_RPC_OK;
+    }
+    mr = snic_rpc_region(c, k, SNIC_ACCESS_REMOTE_WRITE, va, len);
+    if (!mr) {
+        return SNIC_RPC_PROT_ERR;
+    }
+    return snic_mtt_write(c, &mr->mtt, va, buf, len) ? SNIC_RPC_DMA_ERR :
+                                                        SNIC_RPC_OK;
+}
+
+/* An answer of len bytes fits the requester's buffer and the device. */
+static uint8_t answer_fits(const SnicRpc *k, uint32_t len)
+{
+    return len > k->resp_len || len > SNIC_RPC_MAX_RESPONSE ?
+           SNIC_RPC_RESP_TOO_LONG : SNIC_RPC_OK;
+}
+
+uint8_t snic_kernel_respond(SnicRpc *k, uint64_t va, uint32_t len)
+{
+    uint8_t st = answer_fits(k, len);
+
+    if (st != SNIC_RPC_OK) {
+        return st;
+    }
+    if (len && !snic_rpc_region(k->core, k, SNIC_ACCESS_REMOTE_READ, va,
+                                len)) {
+        return SNIC_RPC_PROT_ERR;
+    }
+    k->src = len ? SNIC_RPC_SRC_HOST : SNIC_RPC_SRC_NONE;
+    k->src_va = va;
+    k->len = len;
+    return SNIC_RPC_OK;
+}
+
+uint8_t snic_kernel_respond_bytes(SnicRpc *k, const void *buf, uint32_t len)
+{
+    uint8_t st = answer_fits(k, len);
+
+    if (st != SNIC_RPC_OK || len > SNIC_RPC_INLINE_MAX) {
+        return st != SNIC_RPC_OK ? st : SNIC_RPC_RESP_TOO_LONG;
+    }
+    memcpy(k->bytes, buf, len);
+    k->src = SNIC_RPC_SRC_INLINE;
+    k->len = len;
+    return SNIC_RPC_OK;
+}
+
+uint8_t snic_kernel_respond_staged(SnicRpc *k, uint32_t len)
+{
+    uint8_t st = answer_fits(k, len);
+
+    if (st != SNIC_RPC_OK || k->stage < 0 || len > SNIC_RPC_STAGE_LEN) {
+        return st != SNIC_RPC_OK ? st : SNIC_RPC_RESP_TOO_LONG;
+    }
+    k->src = SNIC_RPC_SRC_STAGED;
+    k->len = len;
+    return SNIC_RPC_OK;
+}
+
+uint8_t *snic_kernel_stage(SnicRpc *k)
+{
+    return snic_rpc_stage_get(k->core, k);
+}
+
+void snic_kernel_finish(SnicRpc *k, uint8_t status)
+{
+    SnicCore *c = k->core;
+
+    if (k->state != SNIC_RPC_RUNNING) {
+        return;
+    }
+    k->dma_left = 0;
+    k->status = status;
+    if (status != SNIC_RPC_OK) {
+        k->src = SNIC_RPC_SRC_NONE;     /* an error carries no data */
+        k->len = 0;
+    }
+    /*
+     * An answer from host memory streams out as the DMA engine reads it
+     * (StRoM's GET kernel feeds dmaDataIn to roceDataOut): its first
+     * segment leaves one read of it after the end of the walk.
+     */
+    if (k->src == SNIC_RPC_SRC_HOST && c->ops->dma_read_done) {
+        k->ready_at = c->ops->dma_read_done(c->opaque,
+                                            MIN(k->len, SNIC_KERNEL_CHUNK));
+    }
+    snic_rpc_ready(c, k);
+}
+
+/*
+ * Can the kernel make progress now? Not while its RPC WRITE's payload is
+ * still arriving (data_in() takes it), nor before the next chunk of its
+ * read arrived.
+ */
+static bool runnable(const SnicRpc *k, uint64_t now)
+{
+    return !k->payload_pending && (!k->dma_left || k->wait_until <= now);
+}
+
+bool snic_rpc_run(SnicCore *c, unsigned budget)
+{
+    uint64_t now = c->ops->now_ns(c->opaque);
+    unsigned i, done = 0;
+    bool stepped, more = false;
+
+    for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+        SnicRpc *k = snic_rpc_slot(c, i);
+
+        if (k->state == SNIC_RPC_SENDING && snic_rpc_answered(c, k)) {
+            snic_rpc_release(c, k);
+        }
+    }
+    /*
+     * One step of each kernel that can make progress in turn, until the
+     * budget is spent: a long walk yields to short ones and to the rest
+     * of the engine, and resumes in the next run.
+     */
+    do {
+        stepped = false;
+        for (i = 0; i < SNIC_RPC_SLOTS && done < budget && snic_ready(c);
+             i++) {
+            SnicRpc *k = snic_rpc_slot(c, (c->rpc->rr_next + i) %
+                                          SNIC_RPC_SLOTS);
+
+            if (k->state != SNIC_RPC_RUNNING || !runnable(k, now)) {
+                continue;
+            }
+            /* a walk that does not end (a cycle) ends here */
+            if (++k->steps > SNIC_KERNEL_MAX_STEPS) {
+                snic_kernel_finish(k, SNIC_RPC_STEP_LIMIT);
+                continue;
+            }
+            k->kernel->step(k);
+            done++;
+            stepped = true;
+        }
+    } while (stepped && done < budget);
+    c->rpc->rr_next = (c->rpc->rr_next + 1) % SNIC_RPC_SLOTS;
+    for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+        SnicRpc *k = snic_rpc_slot(c, i);
+
+        if (k->state != SNIC_RPC_RUNNING) {
+            continue;
+        }
+        if (runnable(k, now)) {
+            more = true;                        /* the budget ran out */
+        } else if (k->dma_left) {
+            snic_timer_hint(c, k->wait_until);  /* its data is on the way */
+        }
+    }
+    return more;
+}
+
+uint64_t snic_rpc_timer(SnicCore *c, uint64_t now)
+{
+    uint64_t next = UINT64_MAX, due;
+    unsigned i;
+
+    for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+        SnicRpc *k = snic_rpc_slot(c, i);
+
+        if (k->state == SNIC_RPC_RUNNING && k->dma_left) {
+            due = k->wait_until;        /* the kernel's data arrives */
+        } else if (k->state == SNIC_RPC_READY && k->ready_at) {
+            due = k->ready_at;          /* the answer's data can go */
+        } else {
+            continue;
+        }
+        if (due > now) {
+            next = MIN(next, due);
+        } else if (k->state == SNIC_RPC_RUNNING) {
+            c->ops->kick(c->opaque);    /* the kernel runs in the engine */
+        } else if (snic_qp_get(c, k->qpn)) {
+            /* its QP's send queue takes it */
+            snic_sched_notify(c, snic_qp_get(c, k->qpn));
+        }
+    }
+    return next;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# StRoM (EuroSys'20) Fig. 7-10 in the simulator: CSV and PNG beside the
+# numbers the paper states (scripts/repro/strom-paper.csv).
+#
+#   scripts/repro/strom.sh [--smoke] [--out DIR] [--bin STROM-REPRO] [-- OPTIONS]
+#
+# Builds tests/bench/strom-repro.c without sanitizers (build/bench) unless
+# --bin names a built one, runs it (OPTIONS go to it: --iters, --ops, the
+# model's --link-gbps, --net-rtt-ns, --pcie-rtt-ns, --pcie-gbps,
+# --cpu-rpc-ns, --cpu-mem-ns; see the program's header), derives the
+# increments the paper states numbers about, draws DIR/fig7..fig10.png
+# with gnuplot and prints the comparison. --smoke: a few points (the test
+# suite's run). Default DIR: build/repro/strom. The full run takes about
+# a minute here; the smoke run a few seconds.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+here=$repo/scripts/repro
+
+out=$repo/build/repro/strom bin='' smoke=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --smoke) smoke=(--smoke) ;;
+        --out) out=$2; shift ;;
+        --bin) bin=$2; shift ;;
+        --) shift; break ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown argument $1 (see --help)" ;;
+    esac
+    shift
+done
+command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
+if [ -z "$bin" ]; then
+    bench=$repo/build/bench
+    if [ ! -f "$bench/build.ninja" ]; then
+        meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
+            -Dwerror=true >/dev/null
+    fi
+    ninja -C "$bench" tests/strom-repro >/dev/null
+    bin=$bench/tests/strom-repro
+fi
+mkdir -p "$out"
+"$bin" "${smoke[@]}" --out "$out" "$@"
+
+# The increments the paper's text puts numbers on.
+# Fig. 7: latency added per element (kernel: a PCIe read; READ chain: a
+# network round trip), from consecutive lengths.
+awk -F, 'NR == 1 { print "length,strom_per_element_us,read_per_element_us"; next }
+         NR > 2 { printf "%s,%.3f,%.3f\n", $1, ($5 - s) / ($1 - l), ($2 - r) / ($1 - l) }
+         { l = $1; r = $2; s = $5 }' "$out/fig7.csv" > "$out/fig7-derived.csv"
+# Fig. 8: what one RPC saves over two READs.
+awk -F, 'NR == 1 { print "value_bytes,saving_us"; next }
+         { printf "%s,%.3f\n", $1, $2 - $5 }' "$out/fig8.csv" > "$out/fig8-derived.csv"
+# Fig. 9: overhead of checking over a plain READ.
+awk -F, 'NR == 1 { print "object_bytes,readsw_overhead_pct,strom_overhead_pct,strom_overhead_us"; next }
+         { printf "%s,%.1f,%.1f,%.3f\n", $1, 100 * ($5 - $2) / $2, 100 * ($8 - $2) / $2, $8 - $2 }' \
+    "$out/fig9.csv" > "$out/fig9-derived.csv"
+
+gnuplot -e "dir='$out'; paper='$here/strom-paper.csv'" "$here/strom-plot.gp"
+for f in fig7 fig8 fig9 fig10; do
+    [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"
+done
+
+# The comparison, as text
+last() { tail -n 1 "$1" | cut -d, -f"$2"; }
+first() { sed -n 2p "$1" | cut -d, -f"$2"; }
+echo "strom: model (model.csv):"
+sed 1d "$out/model.csv" | awk -F, '{ printf "  %-24s %s %s\n", $1, $2, $3 }'
+echo "strom: ours vs the paper's stated numbers"
+printf '  Fig. 7  kernel per element: %s us (paper: ~1.5 us per PCIe read)\n' \
+    "$(last "$out/fig7-derived.csv" 2)"
+printf '  Fig. 7  READ chain per element: %s us (a network round trip, a WQE fetch)\n' \
+    "$(last "$out/fig7-derived.csv" 3)"
+printf '  Fig. 8  saving of one RPC over two READs: %s us at %s B .. %s us at %s B (paper: ~5 us)\n' \
+    "$(first "$out/fig8-derived.csv" 2)" "$(first "$out/fig8-derived.csv" 1)" \
+    "$(last "$out/fig8-derived.csv" 2)" "$(last "$out/fig8-derived.csv" 1)"
+printf '  Fig. 9  READ+CRC overhead at %s B: %s %% (paper: up to 40 %%)\n' \
+    "$(last "$out/fig9-derived.csv" 1)" "$(last "$out/fig9-derived.csv" 2)"
+printf '  Fig. 9  kernel overhead at %s B: %s %%, %s us (paper: 1 us, < 8 %%)\n' \
+    "$(last "$out/fig9-derived.csv" 1)" "$(last "$out/fig9-derived.csv" 3)" \
+    "$(last "$out/fig9-derived.csv" 4)"
+echo "  Fig. 10 average latency (us) by failure rate: size,pct,READ+CRC,kernel"
+sed 1d "$out/fig10.csv" | awk -F, '{ printf "    %6s B %4s %%  %9s  %9s\n", $1, $2, $3, $4 }'
+log "CSV and PNG in $out"

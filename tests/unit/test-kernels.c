@@ -1,0 +1,707 @@
+/*
+ * Unit tests of the StRoM kernels (hw/snic/core/kernels): node a calls,
+ * node b's device walks node b's fake host memory. Traversal: every Table
+ * 2 predicate and position mode, lists of 1..64 elements, hash tables,
+ * hash chains, binary and B-trees, skip lists, a cycle, pointers outside
+ * the R_Key's region (nothing outside is read), keys not found, bad
+ * parameters. Consistency: 0, 1 and always-failing checksums, objects
+ * answered in several segments, staging buffers running out.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "kernels/crc64.h"
+#include "rpc-node.h"
+
+#define OP_TRAV     0x5452415645ull     /* the RPC op-codes deployed */
+#define OP_CONS     0x434f4e53ull
+#define DS          (BUF + 0x10000)     /* b: data structures */
+#define VALUES      (BUF + 0x100000)    /* b: values */
+#define RESP        (BUF + 0x200000)    /* a: response buffers */
+#define OUTSIDE     (BUF + BUF_LEN + 0x1000)    /* b: host memory, no MR */
+
+static const SnicSimLinkConfig wire = {
+    .bandwidth_bps = 10000000000ull,
+    .delay_ns = 1000,
+};
+
+typedef struct Fix {
+    SnicSim *sim;
+    Node a, b;
+    RpcCqes q;
+    uint64_t reads;             /* b's DMA reads of [watch, watch_end) */
+    uint64_t watch, watch_end;
+    uint64_t torn_at;           /* b: this byte reads flipped ... */
+    unsigned torn_left;         /* ... this many more times */
+    bool torn;                  /* it is flipped now */
+    uint64_t obj_reads;         /* b's reads that cover torn_at */
+} Fix;
+
+/*
+ * b's DMA reads: counted where watched; a read covering torn_at while
+ * torn_left lasts sees that byte flipped, as if a writer were in the
+ * middle of the object, and the next read (of anything) finds the writer
+ * done.
+ */
+static void read_hook(FakeHost *h, uint64_t addr, size_t len)
+{
+    Fix *f = h->hook_opaque;
+
+    if (f->torn) {
+        *(uint8_t *)fake_ptr(h, f->torn_at, 1) ^= 0x80;
+        f->torn = false;
+    }
+    if (addr < f->watch_end && addr + len > f->watch) {
+        f->reads++;
+    }
+    if (f->torn_at && addr <= f->torn_at && f->torn_at - addr < len) {
+        f->obj_reads++;
+        if (f->torn_left) {
+            f->torn_left--;
+            *(uint8_t *)fake_ptr(h, f->torn_at, 1) ^= 0x80;
+            f->torn = true;
+        }
+    }
+}
+
+static void fix_init(Fix *f, uint8_t mtu)
+{
+    memset(f, 0, sizeof(*f));
+    f->sim = snic_sim_new(7);
+    rpc_pair_new(f->sim, &f->a, &f->b, &wire, mtu, SNIC_QP_RPC_ENABLE,
+                 SNIC_QP_RPC_ENABLE, NULL, NULL);
+    g_assert_cmpuint(rpc_deploy(&f->b, OP_TRAV, SNIC_KERNEL_TRAVERSAL), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(rpc_deploy(&f->b, OP_CONS, SNIC_KERNEL_CONSISTENCY), ==,
+                     SNIC_ADMIN_OK);
+    f->b.h->read_hook = read_hook;
+    f->b.h->hook_opaque = f;
+}
+
+static void fix_free(Fix *f)
+{
+    /* every call answered; the device holds no slot afterwards */
+    g_assert_cmpuint(f->q.send_errors, ==, 0);
+    node_pair_free(f->sim, &f->a, &f->b);
+}
+
+/* One RPC from a to b; its status, answer CQE in *out (may be NULL). */
+static uint32_t call(Fix *f, uint64_t op, const void *params, uint32_t len,
+                     uint32_t resp_len, struct snic_cqe *out)
+{
+    static uint32_t tag;
+    RpcReq r = {
+        .wr = SNIC_WR_RPC, .rpc_opcode = op, .rkey = f->b.lkey,
+        .params = params, .len = len, .src = BUF + 0x3f0000,
+        .resp_addr = RESP, .resp_len = resp_len, .tag = ++tag & 0xffffff,
+    };
+    unsigned want = f->q.answers + 1;
+    const struct snic_cqe *c;
+
+    node_post_recv(&f->a, tag, BUF, 0);
+    rpc_post(&f->a, tag, &r);
+    g_assert_true(rpc_run_until_answers(f->sim, &f->a, &f->q, want,
+                                        10000000));
+    snic_sim_run(f->sim, 1000000);      /* the answer's ACK, the last CQE */
+    rpc_drain(&f->a, &f->q);
+    c = &f->q.answer[want - 1];
+    g_assert_cmpuint(c->status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c->opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(rpc_cqe_tag(c), ==, r.tag);
+    if (out) {
+        *out = *c;
+    }
+    return rpc_cqe_status(c);
+}
+
+/* The answer is the value bytes at b's 'value'. */
+static void assert_value(Fix *f, const struct snic_cqe *c, uint64_t value,
+                         uint32_t size)
+{
+    g_assert_cmpuint(GUINT32_FROM_LE(c->byte_len), ==, size);
+    g_assert_cmpmem(fake_ptr(f->a.h, RESP, size), size,
+                    fake_ptr(f->b.h, value, size), size);
+}
+
+static uint32_t trav(Fix *f, const struct snic_traversal_params *p,
+                     uint32_t resp_len, struct snic_cqe *out)
+{
+    return call(f, OP_TRAV, p, sizeof(*p), resp_len, out);
+}
+
+/* Lists of 1..64 elements: every key is found with its value. */
+static void test_list_lengths(void)
+{
+    Fix f;
+    uint64_t keys[64];
+    unsigned n, i;
+
+    fix_init(&f, SNIC_MTU_1024);
+    for (i = 0; i < 64; i++) {
+        keys[i] = 0x1000 + i * 17;
+    }
+    for (n = 1; n <= 64; n++) {
+        unsigned probe[3] = { 0, (n - 1) / 2, n - 1 };
+
+        rpc_build_list(&f.b, DS, keys, n, VALUES, 64, n * 100);
+        for (i = 0; i < 3; i++) {
+            struct snic_traversal_params p =
+                rpc_list_params(DS, keys[probe[i]], 64);
+            struct snic_cqe c;
+
+            g_assert_cmpuint(trav(&f, &p, 64, &c), ==, SNIC_RPC_OK);
+            assert_value(&f, &c, VALUES + probe[i] * 64ull, 64);
+        }
+        {
+            /* a key behind the tail: walked to the end, not found */
+            struct snic_traversal_params p = rpc_list_params(DS, 1, 64);
+            struct snic_cqe c;
+
+            g_assert_cmpuint(trav(&f, &p, 64, &c), ==, SNIC_RPC_NOT_FOUND);
+            g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 0);
+        }
+    }
+    fix_free(&f);
+}
+
+/*
+ * Each Table 2 predicate picks a different element of the list 10, 20,
+ * 30, 40 (the first element whose key satisfies "element OP key").
+ */
+static void test_predicates(void)
+{
+    static const uint64_t keys[] = { 10, 20, 30, 40 };
+    static const struct {
+        uint8_t pred;
+        uint64_t key;
+        int index;              /* -1: not found */
+    } cases[] = {
+        { SNIC_TRAV_EQUAL, 30, 2 },
+        { SNIC_TRAV_EQUAL, 35, -1 },
+        { SNIC_TRAV_LESS_THAN, 10, -1 },
+        { SNIC_TRAV_LESS_THAN, 25, 0 },
+        { SNIC_TRAV_GREATER_THAN, 25, 2 },
+        { SNIC_TRAV_GREATER_THAN, 40, -1 },
+        { SNIC_TRAV_NOT_EQUAL, 10, 1 },
+        { SNIC_TRAV_NOT_EQUAL, 20, 0 },
+    };
+    Fix f;
+    unsigned i;
+
+    fix_init(&f, SNIC_MTU_1024);
+    rpc_build_list(&f.b, DS, keys, 4, VALUES, 32, 5);
+    for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct snic_traversal_params p = rpc_list_params(DS, cases[i].key,
+                                                         32);
+        struct snic_cqe c;
+        uint32_t st;
+
+        p.predicate = cases[i].pred;
+        st = trav(&f, &p, 32, &c);
+        if (cases[i].index < 0) {
+            g_assert_cmpuint(st, ==, SNIC_RPC_NOT_FOUND);
+        } else {
+            g_assert_cmpuint(st, ==, SNIC_RPC_OK);
+            assert_value(&f, &c, VALUES + cases[i].index * 32ull, 32);
+        }
+    }
+    fix_free(&f);
+}
+
+/*
+ * A Pilaf-style hash table entry with three buckets [K][V] (relative value
+ * positions) answers the value of the bucket that matched; absolute
+ * position always takes the same pointer; without a next pointer a miss
+ * is NOT_FOUND at once; with one, the walk goes on down a hash chain.
+ */
+static void test_positions_and_hash(void)
+{
+    const uint64_t e0 = DS, e1 = DS + 64;
+    struct snic_traversal_params p;
+    struct snic_cqe c;
+    unsigned i;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    for (i = 0; i < 3; i++) {
+        node_wr64(&f.b, e0 + 16 * i, 100 + i);
+        node_wr64(&f.b, e0 + 16 * i + 8, VALUES + 0x100 * i);
+        node_wr64(&f.b, e1 + 16 * i, 200 + i);
+        node_wr64(&f.b, e1 + 16 * i + 8, VALUES + 0x100 * (i + 3));
+        node_fill(&f.b, VALUES + 0x100 * i, 0x100, i);
+        node_fill(&f.b, VALUES + 0x100 * (i + 3), 0x100, i + 3);
+    }
+    node_wr64(&f.b, e0 + 48, e1);       /* the chain: word 12 */
+    node_wr64(&f.b, e1 + 48, 0);
+    p = (struct snic_traversal_params) {
+        .remote_address = GUINT64_TO_LE(e0),
+        .value_size = GUINT32_TO_LE(0x100),
+        .key_mask = GUINT16_TO_LE(0x111),
+        .predicate = SNIC_TRAV_EQUAL,
+        .value_ptr_pos = 2,
+        .flags = SNIC_TRAV_RELATIVE,
+    };
+    for (i = 0; i < 3; i++) {
+        p.key = GUINT64_TO_LE(100 + i);
+        g_assert_cmpuint(trav(&f, &p, 0x100, &c), ==, SNIC_RPC_OK);
+        assert_value(&f, &c, VALUES + 0x100 * i, 0x100);
+    }
+    /* not in the entry, no chain: the client would probe elsewhere */
+    p.key = GUINT64_TO_LE(201);
+    g_assert_cmpuint(trav(&f, &p, 0x100, NULL), ==, SNIC_RPC_NOT_FOUND);
+    /* ... with the chain at word 12 it is found in the next entry */
+    p.flags = SNIC_TRAV_RELATIVE | SNIC_TRAV_NEXT_VALID;
+    p.next_ptr_pos = 12;
+    g_assert_cmpuint(trav(&f, &p, 0x100, &c), ==, SNIC_RPC_OK);
+    assert_value(&f, &c, VALUES + 0x100 * 4, 0x100);
+    p.key = GUINT64_TO_LE(999);
+    g_assert_cmpuint(trav(&f, &p, 0x100, NULL), ==, SNIC_RPC_NOT_FOUND);
+    /* absolute position: the pointer at word 6, whichever key matched */
+    p.flags = SNIC_TRAV_NEXT_VALID;
+    p.value_ptr_pos = 6;
+    p.key = GUINT64_TO_LE(100);
+    g_assert_cmpuint(trav(&f, &p, 0x100, &c), ==, SNIC_RPC_OK);
+    assert_value(&f, &c, VALUES + 0x100, 0x100);
+    p.key = GUINT64_TO_LE(202);
+    g_assert_cmpuint(trav(&f, &p, 0x100, &c), ==, SNIC_RPC_OK);
+    assert_value(&f, &c, VALUES + 0x100 * 4, 0x100);
+    fix_free(&f);
+}
+
+/* A binary search tree [K 0][left 2][right 4][V 6] of keys 1..31. */
+static uint64_t bst_build(Fix *f, uint64_t *next, unsigned lo, unsigned hi)
+{
+    unsigned mid = (lo + hi) / 2;
+    uint64_t e;
+
+    if (lo > hi) {
+        return 0;
+    }
+    e = *next;
+    *next += 32;
+    node_wr64(&f->b, e, mid);
+    node_wr64(&f->b, e + 24, VALUES + mid * 16);
+    node_fill(&f->b, VALUES + mid * 16, 16, mid);
+    node_wr64(&f->b, e + 8, mid > lo ? bst_build(f, next, lo, mid - 1) : 0);
+    node_wr64(&f->b, e + 16, bst_build(f, next, mid + 1, hi));
+    return e;
+}
+
+static void test_binary_tree(void)
+{
+    struct snic_traversal_params p = {
+        .value_size = GUINT32_TO_LE(16),
+        .key_mask = GUINT16_TO_LE(1),
+        .predicate = SNIC_TRAV_EQUAL,
+        .value_ptr_pos = 6,
+        .flags = SNIC_TRAV_NEXT_VALID,
+        .next_ptr_pos = 4,              /* right child */
+        .route_mask = GUINT16_TO_LE(1),
+        .route_predicate = SNIC_TRAV_GREATER_THAN,
+        .route_ptr_offset = 2,          /* left child */
+    };
+    uint64_t next = DS, root;
+    struct snic_cqe c;
+    unsigned k;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    root = bst_build(&f, &next, 1, 31);
+    p.remote_address = GUINT64_TO_LE(root);
+    f.watch = DS;
+    f.watch_end = next;
+    for (k = 1; k <= 31; k++) {
+        f.reads = 0;
+        p.key = GUINT64_TO_LE(k);
+        g_assert_cmpuint(trav(&f, &p, 16, &c), ==, SNIC_RPC_OK);
+        assert_value(&f, &c, VALUES + k * 16, 16);
+        g_assert_cmpuint(f.reads, <=, 5);   /* the depth, not the size */
+    }
+    p.key = GUINT64_TO_LE(0);
+    g_assert_cmpuint(trav(&f, &p, 16, NULL), ==, SNIC_RPC_NOT_FOUND);
+    p.key = GUINT64_TO_LE(32);
+    g_assert_cmpuint(trav(&f, &p, 16, NULL), ==, SNIC_RPC_NOT_FOUND);
+    fix_free(&f);
+}
+
+/*
+ * A B-tree of two-key nodes [K1 0][K2 2][C0 4][C1 6][C2 8][V1 10][V2 12]:
+ * a root (30, 60) over leaves (10, 20), (40, 50), (70, 80).
+ */
+static void test_btree(void)
+{
+    static const uint64_t leaf_keys[3][2] = {
+        { 10, 20 }, { 40, 50 }, { 70, 80 },
+    };
+    const uint64_t root = DS, leaf = DS + 64;
+    struct snic_traversal_params p = {
+        .remote_address = GUINT64_TO_LE(root),
+        .value_size = GUINT32_TO_LE(8),
+        .key_mask = GUINT16_TO_LE(0x5),
+        .predicate = SNIC_TRAV_EQUAL,
+        .value_ptr_pos = 10,
+        .flags = SNIC_TRAV_RELATIVE | SNIC_TRAV_NEXT_VALID,
+        .next_ptr_pos = 8,
+        .route_mask = GUINT16_TO_LE(0x5),
+        .route_predicate = SNIC_TRAV_GREATER_THAN,
+        .route_ptr_offset = 4,
+    };
+    unsigned i, j;
+    uint64_t k;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    memset(fake_ptr(f.b.h, DS, 256), 0, 256);
+    node_wr64(&f.b, root, 30);
+    node_wr64(&f.b, root + 8, 60);
+    for (i = 0; i < 3; i++) {
+        node_wr64(&f.b, root + 16 + 8 * i, leaf + 64 * i);
+        for (j = 0; j < 2; j++) {
+            node_wr64(&f.b, leaf + 64 * i + 8 * j, leaf_keys[i][j]);
+            node_wr64(&f.b, leaf + 64 * i + 40 + 8 * j,
+                      VALUES + 8 * leaf_keys[i][j]);
+        }
+    }
+    node_wr64(&f.b, root + 40, VALUES + 8 * 30);
+    node_wr64(&f.b, root + 48, VALUES + 8 * 60);
+    for (k = 0; k <= 90; k++) {
+        node_wr64(&f.b, VALUES + 8 * k, 0xbee0000 + k);
+    }
+    for (k = 0; k <= 90; k += 5) {
+        struct snic_cqe c;
+        bool present = k && k % 10 == 0 && k <= 80;
+        uint32_t st;
+
+        p.key = GUINT64_TO_LE(k);
+        st = trav(&f, &p, 8, &c);
+        g_assert_cmpuint(st, ==, present ? SNIC_RPC_OK : SNIC_RPC_NOT_FOUND);
+        if (present) {
+            g_assert_cmphex(node_rd64(&f.a, RESP), ==, 0xbee0000 + k);
+        }
+    }
+    fix_free(&f);
+}
+
+/*
+ * A skip list of 64 nodes, up to three levels, each node keeping its
+ * forward nodes' keys: [K 0][V 2][FK2 4][FK1 6][FK0 8][F2 10][F1 12]
+ * [F0 14]. Every key is found reading a handful of nodes.
+ */
+static void test_skip_list(void)
+{
+    const unsigned n = 64;
+    struct snic_traversal_params p = {
+        .remote_address = GUINT64_TO_LE(DS),
+        .value_size = GUINT32_TO_LE(8),
+        .key_mask = GUINT16_TO_LE(1),
+        .predicate = SNIC_TRAV_EQUAL,
+        .value_ptr_pos = 2,
+        .route_mask = GUINT16_TO_LE(0x150),     /* words 4, 6, 8 */
+        .route_predicate = SNIC_TRAV_LESS_EQUAL,
+        .route_ptr_offset = 6,
+    };
+    unsigned i, l, level_step[3] = { 16, 4, 1 };   /* FK2 .. FK0 */
+    uint64_t k;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    /* node 0 is the head (key 0); node i has key 10 i, value at V */
+    for (i = 0; i <= n; i++) {
+        uint64_t e = DS + 64ull * i;
+
+        node_wr64(&f.b, e, 10ull * i);
+        node_wr64(&f.b, e + 8, VALUES + 8ull * i);
+        node_wr64(&f.b, VALUES + 8ull * i, 0xface0000 + i);
+        for (l = 0; l < 3; l++) {
+            /* level 2 links every 16th node, level 1 every 4th */
+            unsigned step = level_step[l];
+            unsigned to = i % step ? 0 : i + step;
+            bool has = to && to <= n;
+
+            node_wr64(&f.b, e + 16 + 8 * l, has ? 10ull * to : UINT64_MAX);
+            node_wr64(&f.b, e + 40 + 8 * l, has ? DS + 64ull * to : 0);
+        }
+    }
+    f.watch = DS;
+    f.watch_end = DS + 64ull * (n + 1);
+    for (k = 5; k <= 10 * n + 5; k += 5) {
+        struct snic_cqe c;
+        bool present = k % 10 == 0;
+
+        f.reads = 0;
+        p.key = GUINT64_TO_LE(k);
+        g_assert_cmpuint(trav(&f, &p, 8, &c), ==,
+                         present ? SNIC_RPC_OK : SNIC_RPC_NOT_FOUND);
+        if (present) {
+            g_assert_cmphex(node_rd64(&f.a, RESP), ==, 0xface0000 + k / 10);
+        }
+        g_assert_cmpuint(f.reads, <=, 12);  /* a list walk reads up to 65 */
+    }
+    fix_free(&f);
+}
+
+/* A cycle in a remote list ends at the step bound, and b keeps serving. */
+static void test_cycle(void)
+{
+    static const uint64_t keys[] = { 1, 2 };
+    struct snic_traversal_params p = rpc_list_params(DS, 3, 64);
+    struct snic_cqe c;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    rpc_build_list(&f.b, DS, keys, 2, VALUES, 64, 1);
+    node_wr64(&f.b, DS + 64 + 8, DS);           /* the tail points back */
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_STEP_LIMIT);
+    p.key = GUINT64_TO_LE(2);
+    g_assert_cmpuint(trav(&f, &p, 64, &c), ==, SNIC_RPC_OK);
+    assert_value(&f, &c, VALUES + 64, 64);
+    fix_free(&f);
+}
+
+/*
+ * Pointers outside the R_Key's region (next element, value, the first
+ * element, a value running past its end): PROT_ERR, and the device never
+ * reads a byte there.
+ */
+static void test_outside_region(void)
+{
+    static const uint64_t keys[] = { 1, 2, 3 };
+    struct snic_traversal_params p;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    rpc_build_list(&f.b, DS, keys, 3, VALUES, 64, 1);
+    rpc_build_list(&f.b, OUTSIDE, keys, 3, VALUES, 64, 1);
+    f.watch = BUF + BUF_LEN;
+    f.watch_end = FAKE_MEM_BASE + FAKE_MEM_SIZE;
+    node_wr64(&f.b, DS + 64 + 8, OUTSIDE);      /* element 1's next */
+    p = rpc_list_params(DS, 3, 64);
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_PROT_ERR);
+    node_wr64(&f.b, DS + 16, OUTSIDE + 0x100);  /* element 0's value */
+    p = rpc_list_params(DS, 1, 64);
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_PROT_ERR);
+    node_wr64(&f.b, DS + 16, BUF + BUF_LEN - 32);   /* runs past the end */
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_PROT_ERR);
+    p = rpc_list_params(OUTSIDE, 1, 64);
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_PROT_ERR);
+    /* an element straddling the region's end */
+    p = rpc_list_params(BUF + BUF_LEN - 8, 1, 64);
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_PROT_ERR);
+    g_assert_cmpuint(f.reads, ==, 0);
+    /* another R_Key the request names: not b's, nothing found there */
+    {
+        RpcReq r = {
+            .wr = SNIC_WR_RPC, .rpc_opcode = OP_TRAV, .rkey = f.b.lkey + 1,
+            .params = &p, .len = sizeof(p), .resp_addr = RESP,
+            .resp_len = 64, .tag = 77,
+        };
+
+        p = rpc_list_params(DS, 1, 64);
+        node_post_recv(&f.a, 1, BUF, 0);
+        rpc_post(&f.a, 1, &r);
+        g_assert_true(rpc_run_until_answers(f.sim, &f.a, &f.q,
+                                            f.q.answers + 1, 1000000));
+        g_assert_cmpuint(rpc_cqe_status(&f.q.answer[f.q.answers - 1]), ==,
+                         SNIC_RPC_PROT_ERR);
+    }
+    fix_free(&f);
+}
+
+/* Parameters the kernel cannot use are refused before any read. */
+static void test_bad_params(void)
+{
+    static const uint64_t keys[] = { 1 };
+    struct snic_traversal_params good, p;
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    rpc_build_list(&f.b, DS, keys, 1, VALUES, 64, 1);
+    good = rpc_list_params(DS, 1, 64);
+    f.watch = BUF;
+    f.watch_end = BUF + BUF_LEN;
+    p = good;
+    p.key_mask = 0;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.key_mask = GUINT16_TO_LE(1u << 15);       /* a key past the element */
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.value_ptr_pos = 15;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.flags |= SNIC_TRAV_RELATIVE;
+    p.key_mask = GUINT16_TO_LE(1u << 12);       /* 12 + 4 > 14 */
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.next_ptr_pos = 40;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.predicate = SNIC_TRAV_LESS_EQUAL;         /* routing only */
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.flags = 0x80;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.route_mask = GUINT16_TO_LE(1);
+    p.route_predicate = 9;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    p = good;
+    p.rsvd = 1;
+    g_assert_cmpuint(trav(&f, &p, 64, NULL), ==, SNIC_RPC_BAD_PARAMS);
+    /* a huge valueSize: more than any answer may hold */
+    p = good;
+    p.value_size = GUINT32_TO_LE(0xffffffffu);
+    g_assert_cmpuint(trav(&f, &p, 0xffffffffu, NULL), ==,
+                     SNIC_RPC_BAD_PARAMS);
+    /* more than the requester's buffer */
+    g_assert_cmpuint(trav(&f, &good, 63, NULL), ==, SNIC_RPC_RESP_TOO_LONG);
+    /* params of the wrong length */
+    g_assert_cmpuint(call(&f, OP_TRAV, &good, sizeof(good) - 4, 64, NULL),
+                     ==, SNIC_RPC_BAD_PARAMS);
+    g_assert_cmpuint(f.reads, ==, 0);
+    g_assert_cmpuint(trav(&f, &good, 64, NULL), ==, SNIC_RPC_OK);
+    fix_free(&f);
+}
+
+/* ---- consistency ---- */
+
+static struct snic_consistency_params cons_params(uint64_t at, uint32_t size,
+                                                  uint16_t retries)
+{
+    return (struct snic_consistency_params) {
+        .remote_address = GUINT64_TO_LE(at),
+        .object_size = GUINT32_TO_LE(size),
+        .max_retries = GUINT16_TO_LE(retries),
+    };
+}
+
+static void test_crc64_xz(void)
+{
+    g_assert_cmphex(snic_crc64(0, "123456789", 9), ==, 0x995dc9bbdf1939faull);
+    g_assert_cmphex(snic_crc64(snic_crc64(0, "1234", 4), "56789", 5), ==,
+                    0x995dc9bbdf1939faull);
+}
+
+/*
+ * Objects of one chunk, several chunks and several answer segments, with
+ * 0, 1 and always failing checksums (a torn read is a flipped byte that
+ * the next read no longer sees).
+ */
+static void test_consistency(void)
+{
+    static const uint32_t sizes[] = { 64, 4096, 10000, 16384 };
+    Fix f;
+    unsigned i;
+
+    fix_init(&f, SNIC_MTU_1024);
+    for (i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        uint32_t size = sizes[i];
+        struct snic_consistency_params p = cons_params(DS, size, 3);
+        struct snic_cqe c;
+
+        rpc_build_object(&f.b, DS, size, i);
+        /* 0 failures: one read, the object */
+        f.torn_at = DS + size / 2;
+        f.obj_reads = 0;
+        memset(fake_ptr(f.a.h, RESP, size), 0, size);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
+                         SNIC_RPC_OK);
+        assert_value(&f, &c, DS, size);
+        g_assert_cmpuint(f.obj_reads, ==, 1);
+        /* 1 failure: read twice, the object as it is whole */
+        f.obj_reads = 0;
+        f.torn_left = 1;
+        memset(fake_ptr(f.a.h, RESP, size), 0, size);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
+                         SNIC_RPC_OK);
+        g_assert_cmpuint(f.torn_left, ==, 0);
+        assert_value(&f, &c, DS, size);
+        g_assert_cmpuint(f.obj_reads, ==, 2);
+        /* always failing: 1 + max_retries reads, then CHECKSUM */
+        f.obj_reads = 0;
+        *(uint8_t *)fake_ptr(f.b.h, DS + size - 1, 1) ^= 1;
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
+                         SNIC_RPC_CHECKSUM);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 0);
+        g_assert_cmpuint(f.obj_reads, ==, 4);
+    }
+    f.torn_at = 0;
+    /* objects the kernel refuses */
+    {
+        struct snic_consistency_params p = cons_params(DS, 8, 0);
+
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), 64, NULL), ==,
+                         SNIC_RPC_BAD_PARAMS);
+        p = cons_params(DS, SNIC_CONSISTENCY_MAX_OBJECT + 1, 0);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), 1 << 20, NULL),
+                         ==, SNIC_RPC_BAD_PARAMS);
+        p = cons_params(DS, 64, SNIC_CONSISTENCY_MAX_RETRIES + 1);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), 64, NULL), ==,
+                         SNIC_RPC_BAD_PARAMS);
+        p = cons_params(DS, 128, 0);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), 64, NULL), ==,
+                         SNIC_RPC_RESP_TOO_LONG);
+        p = cons_params(BUF + BUF_LEN - 64, 128, 0);
+        g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), 128, NULL), ==,
+                         SNIC_RPC_PROT_ERR);
+    }
+    fix_free(&f);
+}
+
+/*
+ * More consistency RPCs at once than one QP may hold slots (and than the
+ * device has staging buffers): the ones over are refused for now (RNR
+ * NAK) and answered once earlier ones are done.
+ */
+static void test_consistency_busy(void)
+{
+    const unsigned n = 12;
+    struct snic_consistency_params p;
+    Fix f;
+    unsigned i;
+
+    fix_init(&f, SNIC_MTU_4096);
+    rpc_build_object(&f.b, DS, 16384, 9);
+    p = cons_params(DS, 16384, 0);
+    for (i = 0; i < n; i++) {
+        RpcReq r = {
+            .wr = SNIC_WR_RPC, .rpc_opcode = OP_CONS, .rkey = f.b.lkey,
+            .params = &p, .len = sizeof(p),
+            .resp_addr = RESP + 16384ull * i, .resp_len = 16384, .tag = i,
+        };
+
+        node_post_recv(&f.a, i, BUF, 0);
+        rpc_post(&f.a, i, &r);
+    }
+    g_assert_true(rpc_run_until_answers(f.sim, &f.a, &f.q, n, 10000000));
+    for (i = 0; i < n; i++) {
+        const struct snic_cqe *c = &f.q.answer[i];
+        uint32_t tag = rpc_cqe_tag(c);
+
+        g_assert_cmpuint(rpc_cqe_status(c), ==, SNIC_RPC_OK);
+        g_assert_cmpmem(fake_ptr(f.a.h, RESP + 16384ull * tag, 16384), 16384,
+                        fake_ptr(f.b.h, DS, 16384), 16384);
+    }
+    g_assert_cmpuint(f.a.h->events[SNIC_TRACE_NAK_RECV], >, 0);    /* RNR */
+    fix_free(&f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/kernels/traversal/list-lengths", test_list_lengths);
+    g_test_add_func("/kernels/traversal/predicates", test_predicates);
+    g_test_add_func("/kernels/traversal/positions-and-hash",
+                    test_positions_and_hash);
+    g_test_add_func("/kernels/traversal/binary-tree", test_binary_tree);
+    g_test_add_func("/kernels/traversal/btree", test_btree);
+    g_test_add_func("/kernels/traversal/skip-list", test_skip_list);
+    g_test_add_func("/kernels/traversal/cycle", test_cycle);
+    g_test_add_func("/kernels/traversal/outside-region", test_outside_region);
+    g_test_add_func("/kernels/traversal/bad-params", test_bad_params);
+    g_test_add_func("/kernels/consistency/crc64-xz", test_crc64_xz);
+    g_test_add_func("/kernels/consistency/checksums", test_consistency);
+    g_test_add_func("/kernels/consistency/busy", test_consistency_busy);
+    return g_test_run();
+}
