@@ -79,6 +79,8 @@ PKGS_MAIN=(
     # busybox ping can miss a reply the guest kernel received (seen: Icmp InEchoReps
     # counted every reply while ping reported a loss): the VM tests use iputils ping.
     iputils-ping
+    # The reference manual's check against include/snic/ (tests/lint/check-manual.py).
+    python3-pycparser
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)
