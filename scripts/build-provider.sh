@@ -260,6 +260,7 @@ resolved=$(ldd "$so" | awk '$1 == "libibverbs.so.1" { print $3 }')
 step_done check
 
 copy_if_changed "$so" "$dest"
+echo "$(driver_sources "$repo/guest-driver/provider") $repo/guest-driver/provider" > "$dest.sources"
 [ "$(cat "$out/snic.driver" 2>/dev/null)" = "driver snic" ] || echo "driver snic" > "$out/snic.driver"
 so=$dest
 

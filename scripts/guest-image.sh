@@ -201,6 +201,7 @@ if [ -f "$SNAP/snic.ko" ]; then
     # Its dependencies (ib_core, ib_uverbs, ...) come from the guest kernel like the rest.
     IFS=, read -r -a snic_deps <<<"$(modinfo -F depends "$SNIC_KO")"
     GUEST_MODULES+=("${snic_deps[@]}")
+    stale_check "$DRV_DIR/snic.ko" || true
     log "guest driver: including $DRV_DIR/snic.ko (vermagic '$vermagic', depends '$(IFS=,; echo "${snic_deps[*]}")', sha256 $(sha256sum "$SNIC_KO" | cut -c1-12)) as lib/modules/$KREL/extra/snic.ko"
 else
     log "guest driver: no $DRV_DIR/snic.ko: the image has no snic module"
@@ -210,6 +211,7 @@ if [ -f "$SNAP/libsnic-rdmav34.so" ]; then
     # libibverbs loads lib<NAME>-rdmav34.so for each "driver NAME" line in etc/libibverbs.d.
     SNIC_DRIVER_TEXT="driver snic"
     if [ -f "$SNAP/snic.driver" ]; then SNIC_DRIVER_TEXT=$(cat "$SNAP/snic.driver"); fi
+    stale_check "$DRV_DIR/libsnic-rdmav34.so" || true
     log "guest driver: including provider $DRV_DIR/libsnic-rdmav34.so (sha256 $(sha256sum "$SNIC_PROV" | cut -c1-12)) as usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so + etc/libibverbs.d/snic.driver"
 else
     log "guest driver: no $DRV_DIR/libsnic-rdmav34.so: the image has no snic provider"

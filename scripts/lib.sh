@@ -60,6 +60,26 @@ help_or_no_args() {
     esac
 }
 
+# driver_sources DIR: one word naming the content of a driver's sources, DIR's files and
+# the hardware headers (include/snic) they include. The builds record "WORD DIR" next to
+# what they built (FILE.sources); stale_check FILE says when those sources have changed
+# since, so that an old snic.ko or libsnic does not go into the image unnoticed.
+driver_sources() {
+    {
+        (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+        (cd "$repo/include/snic" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    } | sha256sum | cut -d' ' -f1
+}
+
+stale_check() {     # stale_check FILE: warn (and return 1) if FILE is older than its sources
+    local word dir
+    read -r word dir < "$1.sources" 2>/dev/null || return 0    # built before the records
+    [ -d "$dir" ] || return 0
+    [ "$(driver_sources "$dir")" = "$word" ] && return 0
+    log "WARNING: $1 is stale: $dir or include/snic changed since it was built, and the old one is used (rebuild: scripts/vm.sh build)"
+    return 1
+}
+
 # The wire between two guests on one host is QEMU's -netdev dgram, UDP on 127.0.0.1, whose
 # sockets take the host's default receive buffer (net.core.rmem_default, 208 KiB on Debian):
 # about 25 frames of 4 KiB, where one RoCE window is 128. Below WIRE_RMEM a pair loses the
