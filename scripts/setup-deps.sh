@@ -81,6 +81,11 @@ PKGS_MAIN=(
     iputils-ping
     # The reference manual's check against include/snic/ (tests/lint/check-manual.py).
     python3-pycparser
+    # Driver development (scripts/vm.sh): gdb on the host for --gdb and its test; strace,
+    # ethtool for the interactive guest (copied with their libraries); tmux or socat for the
+    # consoles of `vm.sh pair --shell`; librdmacm-dev for `vm.sh cc`. The guest's gdb is
+    # gdb-minimal, downloaded, not installed.
+    gdb strace ethtool tmux socat librdmacm-dev
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)
