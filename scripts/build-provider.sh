@@ -105,13 +105,16 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
             got=$v
             break
         fi
-        log "rdma-core=$v: $orig or $debtar did not download ($(grep -m1 -o '[0-9]\{3\} *Not Found' "$cache/apt-$v.log" 2>/dev/null || echo "see $cache/apt-$v.log")); trying the next version"
+        # Not an error while another candidate is left: say so plainly.
+        log "rdma-core=$v is not on this mirror ($(grep -m1 -o '[0-9]\{3\} *Not Found' "$cache/apt-$v.log" 2>/dev/null || echo "see $cache/apt-$v.log")): expected, the archive lists sources it no longer serves; taking the next candidate"
         rm -f "$cache/$orig" "$cache/$debtar"
     done
     [ -n "$got" ] ||
         die "no rdma-core source downloaded (tried ${versions[*]}; logs: $cache/apt-*.log). Check the archive is reachable and that scripts/setup-deps.sh added the bookworm and trixie deb-src entries"
     up=${got%-*}
     src=$cache/rdma-core-$up
+    [ "$got" = "${versions[0]}" ] ||
+        log "using rdma-core $got instead of ${versions[0]}: fine, its providers load into the guest's libibverbs 44 (same IBVERBS_PRIVATE_$pabi ABI; every import is checked below)"
     log "unpacking rdma-core $got ($orig, $debtar)"
     rm -rf "$src" "$src.tmp"
     mkdir -p "$src.tmp"

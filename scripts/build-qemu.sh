@@ -38,7 +38,7 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
             got=$v
             break
         fi
-        log "qemu=$v did not download (within ${apt_timeout}s); trying an older one"
+        log "qemu=$v is not downloadable from this mirror (within ${apt_timeout}s): taking the next older 10.0 source"
     done
     [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
     up=${got#1:}; up=${up%%+*}
