@@ -31,6 +31,7 @@ pabi=34     # IBVERBS_PABI_VERSION of both: providers are lib<name>-rdmav34.so
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 export LC_ALL=C     # sort/comm below compare symbol lists byte-wise
 t_all=$EPOCHREALTIME
 t_step=$t_all

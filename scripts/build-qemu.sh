@@ -19,6 +19,7 @@ cache=${SNIC_CACHE:-$repo/.cache}/qemu
 build=$repo/build/qemu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 
 mkdir -p "$cache" "$build"
 # Let ccache hit across clones in different directories (CI clones afresh).

@@ -25,8 +25,8 @@ OUT=$REPO/.cache/guest
 while [ $# -gt 0 ]; do
     case $1 in
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
-        -h|--help) usage_to 16; exit 0 ;;
-        *) usage_to 16 >&2; die "unknown argument: $1" ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 

@@ -67,8 +67,8 @@ while [ $# -gt 0 ]; do
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
         --kernel-only) KERNEL_ONLY=1; shift ;;
-        -h|--help) usage_to 5; exit 0 ;;
-        *) usage_to 5 >&2; die "unknown argument: $1" ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 

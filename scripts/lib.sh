@@ -12,14 +12,10 @@ die_status=1
 log() { echo "$prog: $*"; }
 die() { echo "$prog: error: $*" >&2; exit "$die_status"; }
 
-# usage: the script's header comment (from line 2) without its leading '# ';
-# usage_to LAST: only its lines up to line LAST.
-usage_to() {
-    awk -v last="$1" 'NR == 1 { next }
-        /^#/ && (last == 0 || NR <= last) { sub(/^# ?/, ""); print; next }
-        { exit }' "$0"
+# usage: the script's header comment (from line 2, all of it) without its leading '# '.
+usage() {
+    awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
 }
-usage() { usage_to 0; }
 
 # Time limits (seconds) of the steps that wait on something outside the
 # script: apt and the network (SNIC_APT_TIMEOUT), another run holding a lock

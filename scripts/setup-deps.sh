@@ -8,6 +8,7 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 
 [ "$(id -u)" = 0 ] || die "must run as root (it adds apt sources and installs packages); re-run with sudo"
 

@@ -3,9 +3,12 @@
 # snic and the guest image, runs the core unit tests, the lint checks, the
 # libFuzzer targets (clang build), the qtests and the VM tests (one VM at a time, each under a timeout), then
 # prints one summary over every test case and exits non-zero on failure.
+#
+#   scripts/test.sh       (as root: it installs Debian packages; no options)
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+help_or_no_args "$@"
 need_root "$0"
 cd "$repo" || exit 2
 
