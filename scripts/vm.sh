@@ -13,8 +13,9 @@
 # on 127.0.0.1, each with its own MAC) and share this checkout read-write with virtio-9p on
 # /mnt/snic. The console is this terminal: Ctrl-A x stops QEMU, Ctrl-A c switches to its
 # monitor; `exit` in the guest powers it off. A copy of each console goes to
-# build/vm-logs/NAME[-a|-b].console. Without a terminal, the guest's shell reads stdin
-# (pair: both guests read the same lines; guest a is host snic-a, guest b snic-b).
+# build/vm-logs/NAME[-a|-b].console. Without a terminal, the guest's shell reads stdin once
+# it is up and stops at the first command that fails, whose status vm.sh returns (pair: both
+# guests read the same lines; guest a is host snic-a, guest b snic-b).
 #
 # Options of shell and pair:
 #   --share DIR       also share DIR read-write, on /mnt/user
@@ -218,7 +219,8 @@ qemu_cmd() {
     if [ -t 0 ] && [ -t 1 ]; then
         append+=" snicvm.term=${TERM:-vt100} snicvm.rows=$(tput lines 2>/dev/null || echo 24) snicvm.cols=$(tput cols 2>/dev/null || echo 80)"
     else
-        append+=" snicvm.term=dumb"
+        # Typed by a program: stop at the first command that fails, with its status.
+        append+=" snicvm.term=dumb snicvm.errexit=1"
     fi
     # shellcheck disable=SC2054  # the commas are QEMU's
     QCMD=("$qemu_bin" -M q35,accel=tcg -cpu max -smp 1 -m 1024
@@ -276,8 +278,8 @@ cmd_shell() {
     guest_verdict "$console" "$rc"
 }
 
-# Without a terminal the guests' consoles read this script's stdin, fed once every shell is
-# ready: input that arrives earlier can be lost while the guest opens its serial port.
+# Without a terminal the guests' consoles read this script's stdin, fed once every shell has
+# shown its prompt: input that arrives while bash sets the serial line up is partly lost.
 # start_fed CONSOLE PREFIX: start QCMD in the background, its console input on a FIFO, its
 # output prefixed with PREFIX; its exit status goes to CONSOLE's .status file.
 FED_PIDS=() FED_FDS=() FED_CONSOLES=()
@@ -285,7 +287,11 @@ start_fed() {
     local base=${1%.console} fd
     rm -f "$base.in" "$base.status"
     mkfifo "$base.in" || die "mkfifo $base.in failed"
-    ( "${QCMD[@]}" <"$base.in" 2>&1 | sed -u "s/^/$2/"; echo "${PIPESTATUS[0]}" > "$base.status" ) &
+    if [ -n "$2" ]; then
+        ( "${QCMD[@]}" <"$base.in" 2>&1 | sed -u "s/^/$2/"; echo "${PIPESTATUS[0]}" > "$base.status" ) &
+    else    # (sed would hold back a prompt until its line ends)
+        ( "${QCMD[@]}" <"$base.in" 2>&1; echo $? > "$base.status" ) &
+    fi
     FED_PIDS+=($!)
     # Held open here: QEMU's redirection waits for a writer, and sees EOF only when we close.
     exec {fd}>"$base.in"
@@ -294,15 +300,17 @@ start_fed() {
     FED_CONSOLES+=("$1")
 }
 
-# feed: wait until every fed guest's shell is ready (or its QEMU ended), copy stdin to each,
-# close their input, wait for them.
+# feed: wait until every fed guest's shell shows its prompt (or its QEMU ended), copy stdin
+# to each, close their input, wait for them.
 feed() {
-    local i ready line fd deadline=$(( $(date +%s) + ${TIMEOUT:-600} ))
+    local i ready line pending fd deadline=$(( $(date +%s) + ${TIMEOUT:-600} ))
     trap '' PIPE    # a guest that is gone must not take this script with it
     while :; do
         ready=0
         for i in "${!FED_CONSOLES[@]}"; do
-            if tr -d '\r' < "${FED_CONSOLES[$i]}" 2>/dev/null | grep -q '^snic: shell ready' ||
+            # The first prompt: bash's readline has set the terminal up by then (bytes that
+            # arrive before are partly lost when it does).
+            if grep -q 'root@snic[-ab]*:[^ ]*# ' "${FED_CONSOLES[$i]}" 2>/dev/null ||
                ! kill -0 "${FED_PIDS[$i]}" 2>/dev/null; then
                 ready=$((ready + 1))
             fi
@@ -312,9 +320,22 @@ feed() {
         fi
         sleep 0.5
     done
-    while IFS= read -r line || [ -n "$line" ]; do
-        # (A guest that is gone just misses the line.)
-        for fd in "${FED_FDS[@]}"; do { printf '%s\n' "$line" >&"$fd"; } 2>/dev/null; done
+    # Until stdin ends or every guest is off (a caller may keep stdin open after `exit`).
+    pending=''
+    while :; do
+        if IFS= read -r -t 1 line; then
+            line=$pending$line pending=''
+            # (A guest that is gone just misses the line.)
+            for fd in "${FED_FDS[@]}"; do { printf '%s\n' "$line" >&"$fd"; } 2>/dev/null; done
+        elif [ $? -gt 128 ]; then
+            pending+=$line      # a timeout keeps what came of the line so far
+            for i in "${FED_PIDS[@]}"; do kill -0 "$i" 2>/dev/null && continue 2; done
+            break
+        else
+            line=$pending$line
+            [ -z "$line" ] || for fd in "${FED_FDS[@]}"; do { printf '%s\n' "$line" >&"$fd"; } 2>/dev/null; done
+            break
+        fi
     done
     for fd in "${FED_FDS[@]}"; do exec {fd}>&-; done
     wait "${FED_PIDS[@]}"

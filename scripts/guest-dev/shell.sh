@@ -56,7 +56,6 @@ export TERM=$term
 echo "snic: host checkout on /mnt/snic$([ -d /mnt/user ] && echo ', vm.sh --share directory on /mnt/user')"
 [ -n "${SNIC_NODRIVER:-}" ] && echo "snic: snic.ko is not loaded (vm.sh --no-driver): modprobe snic, or snic-reload"
 echo "snic: snic-reload loads the snic.ko and libsnic built on the host (scripts/vm.sh build); exit powers off"
-# vm.sh starts typing into a console without a terminal (a script's stdin) from here on.
 echo "snic: shell ready on $(hostname)"
 # setsid -c: a session whose controlling terminal is the console, so Ctrl-C and job control work.
 setsid -c /bin/bash --rcfile /etc/snic-dev/bashrc -i <>/dev/ttyS0 >&0 2>&1
