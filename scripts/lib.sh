@@ -79,9 +79,11 @@ stale_check() {     # stale_check FILE: warn (and return 1) if FILE is older tha
 # The wire between two guests on one host is QEMU's -netdev dgram, UDP on 127.0.0.1, whose
 # sockets take the host's default receive buffer (net.core.rmem_default, 208 KiB on Debian):
 # about 25 frames of 4 KiB, where one RoCE window is 128. Below WIRE_RMEM a pair loses the
-# tail of every burst and completes only by retransmitting (measured: ib_read_bw 5 MB/s
-# instead of 444 MB/s). scripts/vm-pair.sh and scripts/vm.sh raise it for their run
-# (wire_rmem_raise, root only); every script says so once when it is low (wire_rmem_check).
+# tail of every burst and completes only by retransmitting (measured here, the verbs-apps
+# pair with 208 KiB forced on QEMU's sockets: every step passes, ib_write_bw 26 MB/s and
+# ib_read_bw 17 MB/s where 4 MiB gives 187 and 134). scripts/vm-pair.sh and scripts/vm.sh
+# raise it for their run (wire_rmem_raise, root only); every script says so once when it is
+# low (wire_rmem_check).
 WIRE_RMEM=4194304
 wire_rmem_file=/proc/sys/net/core/rmem_default
 

@@ -136,9 +136,8 @@ progress() {
         sed -u "s/^/[$1] /"
 }
 
-# The wire's buffer (scripts/lib.sh): measured here, ib_read_bw 8 MB/s and RETRY_EXC failures
-# at Debian's 208 KiB, 197 MB/s and no drop at 4 MiB. Raised for the pair's lifetime (root
-# only), then restored.
+# The wire's buffer (scripts/lib.sh): at Debian's 208 KiB RoCE bursts lose their tail and
+# crawl on retransmissions. Raised for the pair's lifetime (root only), then restored.
 wire_rmem_raise
 
 log "roles a=$ROLE_A ($NIC_A) b=$ROLE_B ($NIC_B), udp 127.0.0.1:$PA <-> :$PB, timeout ${TIMEOUT}s, logs $LOGDIR/$NAME-{a,b}.{log,run}"
