@@ -518,7 +518,11 @@ static void test_bad_properties(void)
     } bad[] = {
         { "vectors", 0, "vectors=0 is out of range" },
         { "vectors", 65, "vectors=65 is out of range" },
+        /* accepted by the core, but no driver could use the function */
+        { "vectors", 1, "vectors=1 is below the minimum of 3" },
+        { "vectors", 2, "vectors=2 is below the minimum of 3" },
         { "doorbell-pages", 0, "doorbell-pages=0 is out of range" },
+        { "doorbell-pages", 1, "doorbell-pages=1 is below the minimum of 2" },
         { "doorbell-pages", 5000, "doorbell-pages=5000 is out of range" },
         { "tlb-entries", 0, "tlb-entries=0 must be a power of two" },
         { "tlb-entries", 100, "tlb-entries=100 must be a power of two" },

@@ -2,12 +2,17 @@
 # Build the snic guest kernel module (guest-driver/kernel -> build/guest-driver/snic.ko)
 # against the guest kernel's headers.
 #
-#   scripts/build-guest-driver.sh
+#   scripts/build-guest-driver.sh [--src DIR] [--out DIR]
+#
+#   --src DIR  build the module from DIR instead of guest-driver/kernel (e.g. a copy)
+#   --out DIR  put snic.ko (and its build tree, kernel/) in DIR instead of build/guest-driver
 #
 # The guest kernel release comes from scripts/guest-image.sh (.cache/guest/kernel.release,
 # resolved from the archive's linux-image-amd64). Its headers, linux-kbuild and the
 # -common headers are taken with `apt-get download` + `dpkg -x` into .cache/guest/headers:
 # nothing is installed into the host. Idempotent: kbuild rebuilds only what changed.
+# OUT/snic.ko.sources records what it was built from (scripts/guest-image.sh warns when the
+# sources have changed since).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +22,18 @@ HDRS=$REPO/.cache/guest/headers
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --src|--out)
+            [ $# -ge 2 ] || die "$1 needs a directory"
+            [ -d "$2" ] || [ "$1" = --out ] || die "--src: no directory $2"
+            if [ "$1" = --src ]; then SRC=$(cd "$2" && pwd); else mkdir -p "$2"; OUT=$(cd "$2" && pwd); fi
+            shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
+    esac
+done
 
 for tool in apt-cache apt-get dpkg-deb make gcc; do
     command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"
@@ -60,6 +77,12 @@ log "building snic.ko for $KREL"
 # Build in a copy so the source tree stays free of kbuild output; cp -u keeps the
 # copies' times, so kbuild still rebuilds only what changed.
 BDIR=$OUT/kernel
+# A tree copied from other sources would keep their files: start afresh.
+if [ "$(cat "$BDIR/.src" 2>/dev/null)" != "$SRC" ]; then
+    rm -rf "$BDIR"
+    mkdir -p "$BDIR"
+    echo "$SRC" > "$BDIR/.src"
+fi
 mkdir -p "$BDIR/src"
 cp -a -u "$SRC/." "$BDIR/src/"
 make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 |
@@ -68,6 +91,7 @@ if grep -E 'warning:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then
     die "the module build printed warnings (above); fix them"
 fi
 cp "$BDIR/src/snic.ko" "$OUT/snic.ko.tmp" && mv "$OUT/snic.ko.tmp" "$OUT/snic.ko"
+echo "$(driver_sources "$SRC") $SRC" > "$OUT/snic.ko.sources"
 vermagic=$(/sbin/modinfo -F vermagic "$OUT/snic.ko")
 case $vermagic in "$KREL "*) ;; *) die "snic.ko vermagic '$vermagic' does not match $KREL" ;; esac
 log "ok: $OUT/snic.ko ($vermagic; depends: $(/sbin/modinfo -F depends "$OUT/snic.ko"))"

@@ -17,7 +17,7 @@ OUT=$REPO/build/guest-tools
 while [ $# -gt 0 ]; do
     case $1 in
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
-        -h|--help) usage_to 10; exit 0 ;;
+        -h|--help) usage; exit 0 ;;
         *) die "unknown argument: $1" ;;
     esac
 done

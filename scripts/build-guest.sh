@@ -5,6 +5,9 @@
 # Idempotent; each step reuses what is built.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+help_or_no_args "$@"
 
 step() {
     local t0=$SECONDS

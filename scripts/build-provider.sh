@@ -31,6 +31,7 @@ pabi=34     # IBVERBS_PABI_VERSION of both: providers are lib<name>-rdmav34.so
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 export LC_ALL=C     # sort/comm below compare symbol lists byte-wise
 t_all=$EPOCHREALTIME
 t_step=$t_all
@@ -110,13 +111,16 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
             got=$v
             break
         fi
-        log "rdma-core=$v: $orig or $debtar did not download ($(grep -m1 -o '[0-9]\{3\} *Not Found' "$cache/apt-$v.log" 2>/dev/null || echo "see $cache/apt-$v.log")); trying the next version"
+        # Not an error while another candidate is left: say so plainly.
+        log "rdma-core=$v is not on this mirror ($(grep -m1 -o '[0-9]\{3\} *Not Found' "$cache/apt-$v.log" 2>/dev/null || echo "see $cache/apt-$v.log")): expected, the archive lists sources it no longer serves; taking the next candidate"
         rm -f "$cache/$orig" "$cache/$debtar"
     done
     [ -n "$got" ] ||
         die "no rdma-core source downloaded (tried ${versions[*]}; logs: $cache/apt-*.log). Check the archive is reachable and that scripts/setup-deps.sh added the bookworm and trixie deb-src entries"
     up=${got%-*}
     src=$cache/rdma-core-$up
+    [ "$got" = "${versions[0]}" ] ||
+        log "using rdma-core $got instead of ${versions[0]}: fine, its providers load into the guest's libibverbs 44 (same IBVERBS_PRIVATE_$pabi ABI; every import is checked below)"
     log "unpacking rdma-core $got ($orig, $debtar)"
     rm -rf "$src" "$src.tmp"
     mkdir -p "$src.tmp"
@@ -265,6 +269,7 @@ resolved=$(ldd "$so" | awk '$1 == "libibverbs.so.1" { print $3 }')
 step_done check
 
 copy_if_changed "$so" "$dest"
+echo "$(driver_sources "$repo/guest-driver/provider") $repo/guest-driver/provider" > "$dest.sources"
 [ "$(cat "$out/snic.driver" 2>/dev/null)" = "driver snic" ] || echo "driver snic" > "$out/snic.driver"
 so=$dest
 

@@ -19,6 +19,7 @@ cache=${SNIC_CACHE:-$repo/.cache}/qemu
 build=$repo/build/qemu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 
 mkdir -p "$cache" "$build"
 # Let ccache hit across clones in different directories (CI clones afresh).
@@ -38,7 +39,7 @@ if [ -z "$src" ] || [ ! -f "$src/.snic-unpacked" ]; then
             got=$v
             break
         fi
-        log "qemu=$v did not download (within ${apt_timeout}s); trying an older one"
+        log "qemu=$v is not downloadable from this mirror (within ${apt_timeout}s): taking the next older 10.0 source"
     done
     [ -n "$got" ] || die "none of these QEMU sources downloaded: $versions (archive changed? check 'apt-cache showsrc qemu')"
     up=${got#1:}; up=${up%%+*}
@@ -96,13 +97,15 @@ python3 "$repo/scripts/gen-trace-events.py" "$repo/hw/snic/core/events.h" \
     die "hw/snic/core/events.h: fix the event list (see the message above)"
 
 mak=$src/configs/devices/x86_64-softmmu/snic.mak
-want_mak='# snic: minimal q35 machine with virtio and the snic device
+# virtio-9p shares the host's checkout with interactive guests (scripts/vm.sh).
+want_mak='# snic: minimal q35 machine with virtio, virtio-9p and the snic device
 CONFIG_Q35=y
 CONFIG_VIRTIO_PCI=y
 CONFIG_VIRTIO_NET=y
 CONFIG_VIRTIO_BLK=y
 CONFIG_VIRTIO_SERIAL=y
 CONFIG_PCIE_PORT=y
+CONFIG_VIRTIO_9P=y
 CONFIG_SNIC=y'
 [ "$(cat "$mak" 2>/dev/null)" = "$want_mak" ] || printf '%s\n' "$want_mak" > "$mak"
 
@@ -110,6 +113,7 @@ CONFIG_SNIC=y'
 opts=(--target-list=x86_64-softmmu --without-default-features
       --without-default-devices --with-devices-x86_64=snic
       --enable-slirp --enable-fdt=system --enable-tcg --disable-docs
+      --enable-virtfs --enable-attr
       --disable-install-blobs --disable-werror --python=/usr/bin/python3)
 if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.snic-configure" 2>/dev/null)" != "${opts[*]} $src" ]; then
     command -v ccache >/dev/null && log "ccache found: meson will use it"
@@ -129,6 +133,8 @@ ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test tests/qtest/q
     die "ninja failed (see the compiler errors above)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
     die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"
+"$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "virtio-9p-pci"' ||
+    die "the built QEMU has no virtio-9p-pci (scripts/vm.sh shares the checkout with it): see 'VirtFS' in $build.configure.log"
 
 # ---- 5. firmware ----
 # The +ds source has no firmware blobs. A q35 machine loads SeaBIOS'

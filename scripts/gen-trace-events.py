@@ -136,6 +136,9 @@ def write_if_changed(path, text):
 
 
 def main(argv):
+    if argv[:1] in (['-h'], ['--help']):
+        print(__doc__.strip())
+        return
     check = argv[:1] == ['--check']
     if check:
         argv = argv[1:]

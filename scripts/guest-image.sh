@@ -68,8 +68,8 @@ while [ $# -gt 0 ]; do
         --out) [ $# -ge 2 ] || die "--out needs a directory"; OUT=$2; shift 2 ;;
         --out=*) OUT=${1#--out=}; shift ;;
         --kernel-only) KERNEL_ONLY=1; shift ;;
-        -h|--help) usage_to 5; exit 0 ;;
-        *) usage_to 5 >&2; die "unknown argument: $1" ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 
@@ -202,6 +202,7 @@ if [ -f "$SNAP/snic.ko" ]; then
     # Its dependencies (ib_core, ib_uverbs, ...) come from the guest kernel like the rest.
     IFS=, read -r -a snic_deps <<<"$(modinfo -F depends "$SNIC_KO")"
     GUEST_MODULES+=("${snic_deps[@]}")
+    stale_check "$DRV_DIR/snic.ko" || true
     log "guest driver: including $DRV_DIR/snic.ko (vermagic '$vermagic', depends '$(IFS=,; echo "${snic_deps[*]}")', sha256 $(sha256sum "$SNIC_KO" | cut -c1-12)) as lib/modules/$KREL/extra/snic.ko"
 else
     log "guest driver: no $DRV_DIR/snic.ko: the image has no snic module"
@@ -211,6 +212,7 @@ if [ -f "$SNAP/libsnic-rdmav34.so" ]; then
     # libibverbs loads lib<NAME>-rdmav34.so for each "driver NAME" line in etc/libibverbs.d.
     SNIC_DRIVER_TEXT="driver snic"
     if [ -f "$SNAP/snic.driver" ]; then SNIC_DRIVER_TEXT=$(cat "$SNAP/snic.driver"); fi
+    stale_check "$DRV_DIR/libsnic-rdmav34.so" || true
     log "guest driver: including provider $DRV_DIR/libsnic-rdmav34.so (sha256 $(sha256sum "$SNIC_PROV" | cut -c1-12)) as usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so + etc/libibverbs.d/snic.driver"
 else
     log "guest driver: no $DRV_DIR/libsnic-rdmav34.so: the image has no snic provider"

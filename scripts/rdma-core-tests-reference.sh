@@ -25,8 +25,8 @@ while [ $# -gt 0 ]; do
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in --qemu) QEMU=$2 ;; --out) OUT=$2 ;; --timeout) TIMEOUT=$2 ;; esac
             shift 2 ;;
-        -h|--help) usage_to 14; exit 0 ;;
-        *) usage_to 14 >&2; die "unknown argument: $1" ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 [ -x "$QEMU" ] || die "QEMU binary '$QEMU' not found (scripts/build-qemu.sh)"

@@ -8,6 +8,7 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+help_or_no_args "$@"
 
 [ "$(id -u)" = 0 ] || die "must run as root (it adds apt sources and installs packages); re-run with sudo"
 
@@ -84,6 +85,13 @@ PKGS_MAIN=(
     # rdma-core's Python tests in the guest (issue 14): the host's interpreter, its stdlib
     # and libpython3.11 (python3-pyverbs' modules link it); pyverbs itself is downloaded.
     python3.11 libpython3.11
+    # The reference manual's check against include/snic/ (tests/lint/check-manual.py).
+    python3-pycparser
+    # Driver development (scripts/vm.sh): gdb on the host for --gdb and its test; strace,
+    # ethtool for the interactive guest (copied with their libraries); tmux or socat for the
+    # consoles of `vm.sh pair --shell`; librdmacm-dev for `vm.sh cc`. The guest's gdb is
+    # gdb-minimal, downloaded, not installed.
+    gdb strace ethtool tmux socat librdmacm-dev
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)

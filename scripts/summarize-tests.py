@@ -97,6 +97,9 @@ def result_file(path):
         failures.append(f'{path}: {seen} of {planned} planned tests ran')
 
 
+if set(sys.argv[1:]) & {'-h', '--help'}:
+    print(__doc__.strip())
+    sys.exit(0)
 for arg in sys.argv[1:]:
     if arg.endswith('.json'):
         meson_log(arg)

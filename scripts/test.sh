@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Command 2: the whole test suite. Sets up (apt, as root), builds QEMU with
 # snic and the guest image, runs the core unit tests, the lint checks, the
-# libFuzzer targets (clang build), the qtests and the VM tests (one VM at a time, each under a timeout), then
+# libFuzzer targets (clang build), the qtests, the driver-developer workflow (README's
+# commands as written, tests/dev/) and the VM tests (one VM at a time, each under a timeout), then
 # prints one summary over every test case and exits non-zero on failure.
+#
+#   scripts/test.sh       (as root: it installs Debian packages; no options)
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+help_or_no_args "$@"
 need_root "$0"
 cd "$repo" || exit 2
 
@@ -39,6 +43,12 @@ phase "fuzzing" meson test -C "$fuzz" --no-rebuild --print-errorlogs \
     --suite fuzz --logbase fuzz
 phase "qtests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite qtest --logbase qtest
+# The driver developer's day: README's commands as written, and the edit-rebuild-reload
+# loop and a gdb attach in one interactive guest (tests/dev/).
+readme_results=$repo/build/readme-results.tap dev_results=$repo/build/dev-results.tap
+rm -f "$readme_results" "$dev_results"
+phase "README commands" tests/dev/readme-commands.py README.md "$readme_results"
+phase "developer loop" tests/dev/dev-workflow.py "$dev_results"
 
 vm_results=$repo/build/vm-results.tap
 rm -f "$vm_results"
@@ -46,4 +56,5 @@ phase "VM tests" tests/vm/vm-tests.sh "$qemu_bin" "$vm_results"
 
 echo "==> total: $(( $(date +%s) - t_start ))s"
 python3 "$repo/scripts/summarize-tests.py" "$unit"/meson-logs/unit.json \
-    "$fuzz"/meson-logs/fuzz.json "$unit"/meson-logs/qtest.json "$vm_results"
+    "$fuzz"/meson-logs/fuzz.json "$unit"/meson-logs/qtest.json "$readme_results" \
+    "$dev_results" "$vm_results"

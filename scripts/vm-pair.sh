@@ -136,23 +136,9 @@ progress() {
         sed -u "s/^/[$1] /"
 }
 
-# The wire's buffer. QEMU's dgram sockets take the host's default receive buffer (208 KiB
-# on Debian), about 25 frames of 4 KiB: a RoCE window of 128 such frames loses its tail
-# at every burst (host Udp RcvbufErrors), READ responses and go-back-N resends alike; a
-# switch port holds more. Measured: ib_read_bw 8 MB/s and RETRY_EXC failures at 208 KiB,
-# 197 MB/s and no drop at 4 MiB. Raised for the pair's lifetime (root only), then restored.
-WIRE_RMEM=4194304
-rmem_file=/proc/sys/net/core/rmem_default
-rmem_old=$(cat "$rmem_file" 2>/dev/null || echo)
-if [ -n "$rmem_old" ] && [ "$rmem_old" -lt "$WIRE_RMEM" ]; then
-    if echo "$WIRE_RMEM" 2>/dev/null > "$rmem_file"; then
-        log "wire buffer: net.core.rmem_default $rmem_old -> $WIRE_RMEM for this run"
-        # shellcheck disable=SC2064  # expand now: restore this value
-        trap "echo $rmem_old > $rmem_file" EXIT
-    else
-        log "warning: cannot raise net.core.rmem_default ($rmem_old bytes; needs root): bursts of RoCE frames will be dropped on the wire"
-    fi
-fi
+# The wire's buffer (scripts/lib.sh): at Debian's 208 KiB RoCE bursts lose their tail and
+# crawl on retransmissions. Raised for the pair's lifetime (root only), then restored.
+wire_rmem_raise
 
 log "roles a=$ROLE_A ($NIC_A) b=$ROLE_B ($NIC_B), udp 127.0.0.1:$PA <-> :$PB, timeout ${TIMEOUT}s, logs $LOGDIR/$NAME-{a,b}.{log,run}"
 start=$(date +%s.%N)

@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
             shift 2 ;;
         --no-build) BUILD=; shift ;;
         --) shift; break ;;
-        -h|--help) usage_to 20; exit 0 ;;
-        *) usage_to 20 >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1 (QEMU arguments go after --)" ;;
     esac
 done
 EXTRA=("$@")

@@ -43,6 +43,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 #define SNIC_MSIX_PBA_OFFSET    (2 * KiB)
 #define SNIC_PCIE_CAP_OFFSET    0xa0
 #define SNIC_PM_CAP_OFFSET      0x40
+/*
+ * The least a driver can work with: MSI-X vector 0 for the admin queue and
+ * async events, one for the Ethernet rings, one per completion EQ; doorbell
+ * page 0 for the kernel and one per user context. The core takes fewer, but
+ * such a function cannot be driven (snic.ko fails to probe), so realize
+ * refuses them and names the minimum.
+ */
+#define SNIC_MIN_VECTORS        3
+#define SNIC_MIN_DB_PAGES       2
 /* Units of work (commands, frames) per bottom-half run: keep vCPUs fed. */
 #define SNIC_BH_BUDGET          64
 
@@ -411,6 +420,18 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "snic: %s", err->message);
         return;
     }
+    if (s->vectors < SNIC_MIN_VECTORS) {
+        error_setg(errp, "snic: vectors=%u is below the minimum of %u (vector "
+                   "0: admin queue and async events, 1: Ethernet, 2 and up: "
+                   "completion EQs)", s->vectors, SNIC_MIN_VECTORS);
+        return;
+    }
+    if (s->db_pages < SNIC_MIN_DB_PAGES) {
+        error_setg(errp, "snic: doorbell-pages=%u is below the minimum of %u "
+                   "(page 0 is the kernel's, each user context needs one)",
+                   s->db_pages, SNIC_MIN_DB_PAGES);
+        return;
+    }
     if (s->pcap) {
         pcap = snic_pcap_open(s->pcap);
         if (!pcap) {
@@ -601,9 +622,10 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "subsystem-id",
         "PCI subsystem ID");
     object_class_property_set_description(klass, "vectors",
-        "Number of MSI-X vectors, 1..64; vector 0 is admin + async events");
+        "Number of MSI-X vectors, 3..64; vector 0 is admin + async events, "
+        "1 Ethernet, 2.. completion EQs");
     object_class_property_set_description(klass, "doorbell-pages",
-        "Number of 4 KiB doorbell pages in BAR2, 1..4096; page 0 is the "
+        "Number of 4 KiB doorbell pages in BAR2, 2..4096; page 0 is the "
         "kernel's, one more per user context");
     object_class_property_set_description(klass, "tlb-entries",
         "Entries of the on-device address translation cache (a power of "

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # TAP: shellcheck reports nothing on the repository's shell scripts (every
-# tracked *.sh, scripts/guest/init and .ci/run), one test per script. It runs
+# tracked *.sh, scripts/guest/init, the interactive guest's snic-reload and
+# bashrc, and .ci/run), one test per script. It runs
 # from the top of the tree so that `# shellcheck source=` paths resolve.
 set -u
 root=$1
 cd "$root" || exit 1
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    mapfile -t files < <(git ls-files -- '*.sh' scripts/guest/init .ci/run | LC_ALL=C sort -u)
+    mapfile -t files < <(git ls-files -- '*.sh' scripts/guest/init scripts/guest-dev/snic-reload scripts/guest-dev/bashrc .ci/run | LC_ALL=C sort -u)
 else
-    mapfile -t files < <({ find scripts tests -name '*.sh'; echo scripts/guest/init; echo .ci/run; } |
+    mapfile -t files < <({ find scripts tests -name '*.sh'; printf '%s\n' scripts/guest/init scripts/guest-dev/snic-reload scripts/guest-dev/bashrc .ci/run; } |
                          LC_ALL=C sort -u)
 fi
 if ! command -v shellcheck >/dev/null; then

@@ -14,7 +14,7 @@ mkdir -p "$logs"
 tests=(
     # name            expect  vm-run.sh arguments
     "lspci            pass    --role lspci -- -device snic,netdev=n0 -netdev user,id=n0,restrict=on"
-    # The role must fail when there is no snic: proves the check can fail.
+    # A control: the role must fail when there is no snic (proves the check can fail).
     "lspci-no-device  fail    --role lspci"
 )
 
@@ -63,13 +63,17 @@ diag() {
 }
 for t in "${tests[@]}"; do
     read -r name expect args <<<"$t"
+    [ "$expect" = fail ] &&
+        echo "==> vm/$name is a control: it must FAIL; the FAIL lines it prints are expected"
     # shellcheck disable=SC2086  # args is a word list by construction
     "$repo/scripts/vm-run.sh" --qemu "$qemu" --timeout 300 \
         --log "$logs/$name.log" $args
     rc=$?
-    if { [ "$expect" = pass ] && [ "$rc" = 0 ]; } ||
-       { [ "$expect" = fail ] && [ "$rc" = 1 ]; }; then
+    if [ "$expect" = pass ] && [ "$rc" = 0 ]; then
         tap ok "vm/$name"
+    elif [ "$expect" = fail ] && [ "$rc" = 1 ]; then
+        tap ok "vm/$name (control: failed as it must)"
+        echo "==> vm/$name: the control failed as it must"
     else
         tap "not ok" "vm/$name (expected $expect, vm-run exit $rc; console: $logs/$name.log)"
     fi

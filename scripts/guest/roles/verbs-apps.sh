@@ -311,6 +311,7 @@ case $SUITE in
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
         XFAIL="check b: the READ's data is wrong"
+        echo "verbs-apps: control: verbs-check-selftest must FAIL check b; its FAIL lines are expected"
         if [ "$SNIC_SIDE" = b ]; then
             app verbs-check-selftest 120 verbs-check -d "$DEV" -g "$GIDX" -X b
         else
