@@ -7,6 +7,11 @@
         TAP lines (unnumbered: 'ok NAME', 'not ok NAME', '# ...') for a run on snic,
         one per test, named NAME/<test id> (NAME: vm/rdma-core), for tests/vm/vm-tests.sh.
 
+    --reference FILE   rxe's result list (tests/vm/rdma-core-rxe-results.txt)
+    --exceptions FILE  tests snic may miss, each with its reason
+                       (tests/vm/rdma-core-exceptions.txt)
+    --name N           the TAP cases' prefix (default vm/rdma-core)
+
 The console holds the role's `SNIC-STEP name=X result=PASS|FAIL` lines, one
 `SNIC-RDMA-TEST result=R id=ID time=S [reason=TEXT]` line per test (R: pass, fail, error,
 skip, timeout, notrun), the lines '  | ...' (a failed test's output and traceback) before
@@ -208,7 +213,8 @@ def cmd_compare(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
     p = sub.add_parser('reference')
     p.add_argument('console')
