@@ -92,6 +92,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t scqn = GUINT32_FROM_LE(p->send_cqn);
     uint32_t rcqn = GUINT32_FROM_LE(p->recv_cqn);
     uint32_t srqn = GUINT32_FROM_LE(p->srqn);
+    uint64_t rdb = GUINT64_FROM_LE(p->rdb_addr);
     SnicCq *scq = snic_cq_get(c, scqn), *rcq = snic_cq_get(c, rcqn);
     SnicPd *pd = snic_pd_get(c, pdn);
     SnicSrq *srq = snic_srq_get(c, srqn);
@@ -108,6 +109,11 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         !scq || scq->ctx != ctx || !rcq || rcq->ctx != ctx ||
         (p->type == SNIC_QPT_GSI && ctx != SNIC_DB_KERNEL_PAGE) ||
         !log2_ok(p->sq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* only RC answers READs and atomics; its RDB sits within one page */
+    if (rdb && (p->type != SNIC_QPT_RC || rdb % SNIC_RDB_ALIGN)) {
+        SNIC_GUEST_ERROR(c, GE_QP_RDB, p->type, rdb);
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* with an SRQ (of the same context; not for GSI) the QP has no RQ */
@@ -144,6 +150,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .rq_log2_depth = p->rq_log2_depth,
         .sq = { .pbl = sq.pbl, .npages = sq.npages },
         .rq = { .pbl = rq.pbl, .npages = rq.npages },
+        .rdb = rdb,
         .attr = { .path_mtu = SNIC_MTU_1024, .port = 1 },
     };
     snic_rdma_qp_reset(c, &c->qps[qpn]);
@@ -263,6 +270,12 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         128u << (mask & SNIC_QP_ATTR_PATH_MTU ?
                  GUINT32_FROM_LE(a.path_mtu) : qp->attr.path_mtu) >
         snic_port_mtu(c)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* a responder's READ/atomic resources live in its RDB */
+    if (mask & SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC && a.max_dest_rd_atomic &&
+        !qp->rdb) {
+        SNIC_GUEST_ERROR(c, GE_QP_RDB, qp->type, 0);
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* the source address of a connection is one of the port's */

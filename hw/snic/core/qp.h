@@ -16,7 +16,7 @@
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_QP_WR_LOG2         14
-#define SNIC_MAX_RD_ATOMIC          16
+#define SNIC_MAX_RD_ATOMIC          SNIC_RDB_ENTRIES
 #define SNIC_MAX_SEND_SGE           SNIC_SQ_WQE_MAX_SGE
 #define SNIC_MAX_RECV_SGE           SNIC_RQ_WQE_MAX_SGE
 #define SNIC_GSI_QPN                1
@@ -77,6 +77,7 @@ struct SnicQp {
     uint8_t program;            /* its transport program (transport.h) */
     SnicQpRing sq;
     SnicQpRing rq;
+    uint64_t rdb;               /* responder database (RC; 0: none) */
     SnicQpAttr attr;
     /* work queue indices (free-running) */
     uint32_t sq_tail;           /* producer (doorbell) */

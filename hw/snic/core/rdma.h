@@ -61,22 +61,17 @@ struct SnicReq {
 };
 
 /*
- * A responder resource: an RDMA READ or atomic the responder executed,
- * kept to send (or resend, for a duplicate request) its responses.
+ * The responder resource being answered: the oldest RDMA READ or atomic of
+ * the RDB's pending ones (struct snic_rdb_entry, in host memory), the only
+ * one whose state is on chip.
  */
-#define SNIC_MAX_RESP_RES       16
-
-typedef struct SnicRespRes {
-    bool valid;
-    bool atomic;
-    uint32_t first_psn;
-    uint32_t npsn;              /* response PSNs */
-    uint32_t next;              /* responses [0, next) went out */
-    uint64_t va;                /* READ: start of the data */
+typedef struct SnicRespActive {
+    uint64_t va;                /* READ: start of the data; atomic: orig */
     uint32_t rkey;
     uint32_t len;
-    uint64_t orig;              /* atomic: the original value */
-} SnicRespRes;
+    uint32_t first_psn;
+    uint32_t next;              /* responses [0, next) went out */
+} SnicRespActive;
 
 /* Responder state of a QP. */
 typedef struct SnicResp {
@@ -96,8 +91,11 @@ typedef struct SnicResp {
     uint32_t write_rkey;
     uint32_t write_left;
     uint32_t write_len;
-    SnicRespRes res[SNIC_MAX_RESP_RES];
-    uint8_t res_next;           /* next slot to (re)use */
+    /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
+    uint8_t rdb_head;
+    uint8_t rdb_count;
+    bool act_atomic;            /* the active entry is an atomic */
+    SnicRespActive act;         /* RDB slot rdb_head while rdb_count */
     /* the one ACK/NAK waiting to go out */
     bool ack_pending;
     bool fatal;                 /* after sending it, the QP goes to ERR */
