@@ -225,14 +225,16 @@ static bool rdb_load(SnicCore *c, SnicQp *qp, uint32_t next)
 {
     SnicResp *s = &qp->resp;
     struct snic_rdb_entry e;
+    bool atomic = false;
 
     if (snic_dma_read(c, rdb_addr(qp, s->rdb_head), &e, sizeof(e)) ||
-        !act_from(&s->act, &s->act_atomic, &e)) {
+        !act_from(&s->act, &atomic, &e)) {
         SNIC_GUEST_ERROR(c, GE_RDB_ENTRY, qp - c->qps, s->rdb_head);
         s->rdb_count = 0;
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, s->epsn);
         return false;
     }
+    s->act_atomic = atomic;
     s->act.next = next;
     return true;
 }
