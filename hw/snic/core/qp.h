@@ -15,7 +15,7 @@
 #include "scheduler.h"
 #include "snic/snic_admin.h"
 
-#define SNIC_MAX_QP_WR_LOG2         14
+#define SNIC_MAX_QP_WR_LOG2         15      /* 32K WRs per queue */
 #define SNIC_MAX_RD_ATOMIC          SNIC_RDB_ENTRIES
 #define SNIC_MAX_SEND_SGE           SNIC_SQ_WQE_MAX_SGE
 #define SNIC_MAX_RECV_SGE           SNIC_RQ_WQE_MAX_SGE

@@ -26,7 +26,7 @@
 #define SNIC_DEFAULT_MAX_MR         4096
 #define SNIC_DEFAULT_MAX_MR_PAGES   (1u << 20)  /* 4 GiB of 4 KiB pages */
 #define SNIC_DEFAULT_TLB_ENTRIES    4096
-#define SNIC_DEFAULT_MAX_QP         1024
+#define SNIC_DEFAULT_MAX_QP         65536
 #define SNIC_DEFAULT_MAX_CQ         1024
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_DEFAULT_MAX_SRQ        1024
