@@ -68,8 +68,8 @@ typedef struct SnicQpRing {
  * QPC in on-chip memory); fields ordered and sized to leave no holes.
  */
 struct SnicQp {
-    bool valid : 1;
-    bool en_sqd_async_notify : 1;   /* kept for QUERY_QP (no SQD yet) */
+    bool valid:1;
+    bool en_sqd_async_notify:1;   /* kept for QUERY_QP (no SQD yet) */
     uint8_t type;               /* enum snic_qp_type */
     uint8_t state;              /* enum snic_qp_state */
     uint8_t program;            /* its transport program (transport.h) */

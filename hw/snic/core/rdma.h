@@ -77,17 +77,17 @@ typedef struct SnicRespActive {
 typedef struct SnicResp {
     uint32_t epsn;              /* expected PSN */
     uint32_t msn;
-    bool in_send : 1;           /* between SEND First and Last */
-    bool in_write : 1;          /* between WRITE First and Last */
-    bool nak_sent : 1;          /* NAK sequence error sent for this gap */
-    bool uc_resync : 1;         /* UC: dropping until a First or Only */
+    bool in_send:1;           /* between SEND First and Last */
+    bool in_write:1;          /* between WRITE First and Last */
+    bool nak_sent:1;          /* NAK sequence error sent for this gap */
+    bool uc_resync:1;         /* UC: dropping until a First or Only */
     /* the receive WQE of the current message */
-    bool recv_held : 1;
-    bool recv_ok : 1;           /* it was readable and well formed */
+    bool recv_held:1;
+    bool recv_ok:1;           /* it was readable and well formed */
     /* the one ACK/NAK waiting to go out */
-    bool ack_pending : 1;
-    bool fatal : 1;             /* after sending it, the QP goes to ERR */
-    bool act_atomic : 1;        /* the active RDB entry is an atomic */
+    bool ack_pending:1;
+    bool fatal:1;             /* after sending it, the QP goes to ERR */
+    bool act_atomic:1;        /* the active RDB entry is an atomic */
     uint8_t ack_syndrome;
     /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
     uint8_t rdb_head;
