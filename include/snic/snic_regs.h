@@ -35,11 +35,12 @@
  * Minor 1: StRoM RPCs and kernels (snic_rpc.h): SET_QP_RPC,
  * DEPLOY/UNDEPLOY_KERNEL, RPC WQEs and CQEs, QUERY_DEVICE's RPC fields,
  * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
+ * Minor 2: the port's receive buffer and PFC counters in struct snic_stats.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      2
-#define SNIC_ABI_VERSION_MINOR      1
+#define SNIC_ABI_VERSION_MINOR      2
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -205,7 +206,12 @@ struct snic_stats {
     __le64 wire_drops_injected;     /* fault injection properties */
     __le64 wire_dups_injected;
     __le64 wire_reorders_injected;
-    __le64 rsvd[5];
+    /* ABI 2.2: the port's receive buffer and 802.1Qbb PFC */
+    __le64 pfc_pause_sent;      /* PFC frames sent: pauses and resumes */
+    __le64 pfc_pause_recv;      /* well-formed PFC frames received */
+    __le64 pfc_paused_ns;       /* time the partner paused our RoCE */
+    __le64 rx_buffer_max;       /* receive buffer high-water mark, bytes */
+    __le64 rx_buffer_drops;     /* RoCE frames it had no room for */
 };
 _Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
 
