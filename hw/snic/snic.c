@@ -61,6 +61,14 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
  * buffer does not hold (Ethernet) cannot stall the engine.
  */
 #define SNIC_RX_FIRST_MAX       (4 * SNIC_BH_BUDGET)
+/*
+ * A frame in each of this many main-loop iterations in a row: the socket
+ * backends hand over one datagram per iteration, so the partner sends at
+ * least as fast as we read, and the host socket, which PFC cannot see and
+ * which drops when full, holds a queue. The port pauses the partner until
+ * an iteration brings nothing (the socket is empty).
+ */
+#define SNIC_WIRE_BACKLOG_ITERS 16
 
 struct SnicState {
     PCIDevice parent_obj;
@@ -79,6 +87,7 @@ struct SnicState {
     bool rx_purge_pending;
     bool rx_arrived;            /* a frame came since the last BH run */
     unsigned rx_first;          /* BH runs left to reception in a row */
+    unsigned rx_streak;         /* BH runs in a row a frame came before */
     /*
      * Set by unrealize. The core lives until finalize, because unrealize
      * can run in the middle of a core operation (the device's own DMA can
@@ -273,6 +282,8 @@ static void snic_bh(void *opaque)
      * The wire's backlog moves into the receive buffer, where it pauses
      * the partner in time and its headroom takes what comes after.
      */
+    s->rx_streak = s->rx_arrived ? s->rx_streak + 1 : 0;
+    snic_core_wire_backlog(s->core, s->rx_streak >= SNIC_WIRE_BACKLOG_ITERS);
     if (s->rx_arrived && s->rx_first < SNIC_RX_FIRST_MAX &&
         snic_core_rx_can_wait(s->core)) {
         s->rx_arrived = false;
@@ -284,7 +295,8 @@ static void snic_bh(void *opaque)
     s->rx_first = 0;
     /* The engine's DMA may unplug the device: keep it alive until done. */
     object_ref(OBJECT(s));
-    if (snic_core_run(s->core, SNIC_BH_BUDGET)) {
+    if (snic_core_run(s->core, SNIC_BH_BUDGET) || s->rx_streak) {
+        /* frames came: watch the wire until an iteration brings none */
         snic_host_kick(s);
     }
     object_unref(OBJECT(s));

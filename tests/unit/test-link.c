@@ -391,6 +391,47 @@ static void test_pfc_refresh(void)
 }
 
 /*
+ * A host's wire with its own queue (QEMU's socket) reports a backlog: the
+ * port pauses the partner for it, with an empty buffer too, keeps it
+ * paused while it lasts, and resumes it once it drained and the buffer
+ * is at XON. With PFC off nothing is sent.
+ */
+static void test_pfc_wire_backlog(gconstpointer lossy)
+{
+    FakeHost *h = host_rxb(GPOINTER_TO_INT(lossy));
+    const uint64_t pause_ns = 335540;
+    uint16_t q[4];
+
+    snic_core_wire_backlog(h->core, true);
+    g_assert_false(snic_core_rx_can_wait(h->core) && !lossy);
+    fake_run(h);
+    if (lossy) {
+        snic_core_wire_backlog(h->core, false);
+        fake_run(h);
+        fake_advance(h, pause_ns);
+        g_assert_cmpuint(h->frames->len, ==, 0);
+        fake_host_free(h);
+        return;
+    }
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+    /* still backlogged at half the pause: renewed */
+    fake_advance(h, pause_ns / 2);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+    /* drained, but the buffer is above XON: still paused */
+    receive_roce(h, frames_below(RXB_XOFF) + 1, -1);
+    snic_core_wire_backlog(h->core, false);
+    snic_core_run(h->core, 1);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    fake_run(h);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 3);
+    fake_host_free(h);
+}
+
+/*
  * A partner that does not stop (or PFC off): the buffer takes what it
  * holds and drops the rest, counted; with PFC off nothing is ever paused.
  */
@@ -507,6 +548,10 @@ int main(int argc, char **argv)
     g_test_add_func("/link/capture", test_capture);
     g_test_add_func("/link/pfc/xoff-xon", test_pfc_xoff_xon);
     g_test_add_func("/link/pfc/refresh", test_pfc_refresh);
+    g_test_add_data_func("/link/pfc/wire-backlog", GINT_TO_POINTER(false),
+                         test_pfc_wire_backlog);
+    g_test_add_data_func("/link/pfc/wire-backlog-lossy",
+                         GINT_TO_POINTER(true), test_pfc_wire_backlog);
     g_test_add_data_func("/link/rx-buffer/full-drops-pfc",
                          GINT_TO_POINTER(false), test_rxb_full_drops);
     g_test_add_data_func("/link/rx-buffer/full-drops-lossy",

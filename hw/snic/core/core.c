@@ -307,6 +307,11 @@ bool snic_core_rx_can_wait(SnicCore *c)
     return snic_link_rx_can_wait(c);
 }
 
+void snic_core_wire_backlog(SnicCore *c, bool backlog)
+{
+    snic_link_wire_backlog(c, backlog);
+}
+
 void snic_core_set_link(SnicCore *c, bool up)
 {
     if (up == c->link_up) {

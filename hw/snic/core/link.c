@@ -81,7 +81,7 @@ void snic_link_reset(SnicCore *c)
     l->held_len = 0;
     rxb_clear(l);
     l->run_frames = 0;
-    l->xoff_sent = l->pfc_pending = false;
+    l->xoff_sent = l->pfc_pending = l->wire_backlog = false;
     /*
      * A pause the partner asked for ends with the device's state. Called
      * before a full reset clears the counters: a disable keeps them, with
@@ -291,6 +291,33 @@ void snic_link_mac_control(SnicCore *c, const uint8_t *f, size_t len)
     snic_timer_hint(c, l->pause_end);
 }
 
+/* Above XOFF, or frames pile up before the port (see link.h) */
+static bool want_xoff(const SnicLink *l)
+{
+    return l->rxb_bytes >= l->xoff || l->wire_backlog;
+}
+
+/* Still above XON, or the pile-up has not drained */
+static bool keep_xoff(const SnicLink *l)
+{
+    return l->rxb_bytes > l->xon || l->wire_backlog;
+}
+
+void snic_link_wire_backlog(SnicCore *c, bool backlog)
+{
+    SnicLink *l = &c->link;
+
+    if (backlog == l->wire_backlog) {
+        return;
+    }
+    l->wire_backlog = backlog;
+    if (!c->cfg.lossy && backlog != l->xoff_sent) {
+        /* the engine run sends the pause or the resume */
+        l->pfc_pending = backlog;
+        c->ops->kick(c->opaque);
+    }
+}
+
 /* ---- the receive buffer ---- */
 
 /* Room for a record of 'rec' bytes: its offset, or -1 */
@@ -380,9 +407,10 @@ bool snic_link_rx_run(SnicCore *c, unsigned budget,
     SnicLink *l = &c->link;
     unsigned done = 0;
 
-    if (l->pfc_pending) {
+    if (l->pfc_pending && want_xoff(l)) {
         pfc_send(c, SNIC_PFC_MAX_QUANTA);
     }
+    l->pfc_pending = false;
     while (done < budget && l->rxb_frames && snic_ready(c)) {
         const uint8_t *p = l->rxb + l->rxb_head;
         uint32_t len = rd16be(p);
@@ -405,12 +433,12 @@ bool snic_link_rx_run(SnicCore *c, unsigned budget,
          * A long run must not let the partner's pause lapse: it may take
          * longer than the pause lasts, and the timer waits for it.
          */
-        if (l->xoff_sent && l->rxb_bytes > l->xon &&
+        if (l->xoff_sent && keep_xoff(l) &&
             c->ops->now_ns(c->opaque) >= l->xoff_refresh) {
             pfc_send(c, SNIC_PFC_MAX_QUANTA);
         }
     }
-    if (l->xoff_sent && l->rxb_bytes <= l->xon) {
+    if (l->xoff_sent && !keep_xoff(l)) {
         pfc_send(c, 0);
     }
     return l->rxb_frames != 0;
@@ -446,7 +474,7 @@ uint64_t snic_link_timer(SnicCore *c, uint64_t now)
     }
     if (l->xoff_sent && now >= l->xoff_refresh) {
         /* still above XON (else the drain resumed it): pause again */
-        pfc_send(c, l->rxb_bytes > l->xon ? SNIC_PFC_MAX_QUANTA : 0);
+        pfc_send(c, keep_xoff(l) ? SNIC_PFC_MAX_QUANTA : 0);
     }
     if (l->paused) {
         next = l->pause_end;

@@ -102,6 +102,7 @@ typedef struct SnicLink {
     /* PFC as receiver: the partner is paused (XOFF sent, no resume yet) */
     bool xoff_sent;
     bool pfc_pending;           /* a PFC frame to send at the next run */
+    bool wire_backlog;          /* the host's wire holds frames for us */
     uint64_t xoff_refresh;      /* when the pause is renewed */
     /* PFC as sender: the partner paused our RoCE priority */
     bool paused;
@@ -171,6 +172,14 @@ typedef enum SnicLinkTx {
     SNIC_LINK_TX_RUN_DONE,
 } SnicLinkTx;
 SnicLinkTx snic_link_roce_tx(SnicCore *c);
+
+/*
+ * Frames pile up before the port (true) or no longer (false): a host
+ * whose wire has its own queue that PFC cannot see (QEMU's socket
+ * backends) reports it, and the port pauses the partner for it as for a
+ * buffer above XOFF, until it drained (and the buffer is at XON).
+ */
+void snic_link_wire_backlog(SnicCore *c, bool backlog);
 
 /* Pause expiry and XOFF refresh due at 'now'; the next deadline. */
 uint64_t snic_link_timer(SnicCore *c, uint64_t now);

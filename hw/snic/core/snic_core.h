@@ -109,6 +109,12 @@ bool snic_core_run(SnicCore *c, unsigned budget);
  */
 bool snic_core_rx_can_wait(SnicCore *c);
 
+/*
+ * The host's wire holds frames for the port (true) or is empty again
+ * (false): with PFC the port pauses its partner meanwhile (link.h).
+ */
+void snic_core_wire_backlog(SnicCore *c, bool backlog);
+
 /* The deadline set through SnicHostOps.timer_mod has passed. */
 void snic_core_timer(SnicCore *c);
 
