@@ -54,6 +54,21 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 #define SNIC_MIN_DB_PAGES       2
 /* Units of work (commands, frames) per bottom-half run: keep vCPUs fed. */
 #define SNIC_BH_BUDGET          64
+/*
+ * Main-loop iterations the engine may leave to reception in a row (see
+ * snic_bh): more than one run's budget, so that a sustained stream fills
+ * the receive buffer to XOFF; bounded, so that a flood of frames the
+ * buffer does not hold (Ethernet) cannot stall the engine.
+ */
+#define SNIC_RX_FIRST_MAX       (4 * SNIC_BH_BUDGET)
+/*
+ * A frame in each of this many main-loop iterations in a row: the socket
+ * backends hand over one datagram per iteration, so the partner sends at
+ * least as fast as we read, and the host socket, which PFC cannot see and
+ * which drops when full, holds a queue. The port pauses the partner until
+ * an iteration brings nothing (the socket is empty).
+ */
+#define SNIC_WIRE_BACKLOG_ITERS 16
 
 struct SnicState {
     PCIDevice parent_obj;
@@ -70,6 +85,9 @@ struct SnicState {
     Error *migration_blocker;
     bool vm_running;
     bool rx_purge_pending;
+    bool rx_arrived;            /* a frame came since the last BH run */
+    unsigned rx_first;          /* BH runs left to reception in a row */
+    unsigned rx_streak;         /* BH runs in a row a frame came before */
     /*
      * Set by unrealize. The core lives until finalize, because unrealize
      * can run in the middle of a core operation (the device's own DMA can
@@ -99,6 +117,9 @@ struct SnicState {
     uint32_t wire_dup;
     uint32_t wire_reorder;
     uint64_t wire_seed;
+    uint32_t rx_buffer_kb;
+    bool pfc;
+    uint32_t pfc_priority;
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t msix0_sent;        /* vector-0 messages so far */
@@ -252,9 +273,31 @@ static void snic_bh(void *opaque)
         s->rx_purge_pending = false;
         qemu_flush_or_purge_queued_packets(nc, true);
     }
+    /*
+     * Reception first. The dgram and socket backends hand over one
+     * datagram per main-loop iteration, and what waits behind it sits in
+     * the host's socket, which PFC cannot see and which drops when full.
+     * A real MAC takes frames at line rate whatever the engine is doing:
+     * so while frames keep coming and the receive buffer has room (and no
+     * PFC frame waits to go out), the engine waits one more iteration.
+     * The wire's backlog moves into the receive buffer, where it pauses
+     * the partner in time and its headroom takes what comes after.
+     */
+    s->rx_streak = s->rx_arrived ? s->rx_streak + 1 : 0;
+    snic_core_wire_backlog(s->core, s->rx_streak >= SNIC_WIRE_BACKLOG_ITERS);
+    if (s->rx_arrived && s->rx_first < SNIC_RX_FIRST_MAX &&
+        snic_core_rx_can_wait(s->core)) {
+        s->rx_arrived = false;
+        s->rx_first++;
+        qemu_bh_schedule(s->bh);
+        return;
+    }
+    s->rx_arrived = false;
+    s->rx_first = 0;
     /* The engine's DMA may unplug the device: keep it alive until done. */
     object_ref(OBJECT(s));
-    if (snic_core_run(s->core, SNIC_BH_BUDGET)) {
+    if (snic_core_run(s->core, SNIC_BH_BUDGET) || s->rx_streak) {
+        /* frames came: watch the wire until an iteration brings none */
         snic_host_kick(s);
     }
     object_unref(OBJECT(s));
@@ -336,6 +379,7 @@ static ssize_t snic_net_receive(NetClientState *nc, const uint8_t *buf,
     ssize_t ret;
 
     object_ref(OBJECT(s));
+    s->rx_arrived = true;
     ret = snic_core_receive(s->core, buf, size);
     object_unref(OBJECT(s));
     return ret;
@@ -393,6 +437,9 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
             .reorder_pct = s->wire_reorder,
             .seed = s->wire_seed,
         },
+        .rx_buffer_kb = s->rx_buffer_kb,
+        .pfc_priority = s->pfc_priority,
+        .lossy = !s->pfc,
     };
     g_autoptr(GError) err = NULL;
     SnicPcap *pcap = NULL;
@@ -591,6 +638,11 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
     DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
+    DEFINE_PROP_UINT32("rx-buffer-kb", SnicState, rx_buffer_kb,
+                       SNIC_DEFAULT_RX_BUFFER_KB),
+    DEFINE_PROP_BOOL("pfc", SnicState, pfc, true),
+    DEFINE_PROP_UINT32("pfc-priority", SnicState, pfc_priority,
+                       SNIC_DEFAULT_PFC_PRIORITY),
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
 };
@@ -653,6 +705,15 @@ static void snic_class_init(ObjectClass *klass, void *data)
         "(fault injection)");
     object_class_property_set_description(klass, "wire-seed",
         "Seed of the fault injection: same seed, same faults");
+    object_class_property_set_description(klass, "rx-buffer-kb",
+        "KiB of the port's receive buffer, where RoCE frames wait for the "
+        "engine (64..65536); with PFC, XOFF at a quarter, XON at an eighth");
+    object_class_property_set_description(klass, "pfc",
+        "802.1Qbb priority flow control for the RoCE priority: lossless "
+        "(on) or lossy (off: a full receive buffer drops)");
+    object_class_property_set_description(klass, "pfc-priority",
+        "The RoCE priority (0..7) PFC pauses and obeys; untagged RoCE "
+        "belongs to it");
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");

@@ -31,6 +31,8 @@
 /*
  * Major 3: CREATE_QP's rdb_addr, the responder database in host memory
  * (struct snic_rdb_entry); an RC QP without one answers no READ/atomic.
+ * QUERY_DEVICE's on-chip budget; the receive buffer and PFC counters in
+ * struct snic_stats.
  * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
  * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ, UD
  * multicast.
@@ -207,7 +209,12 @@ struct snic_stats {
     __le64 wire_drops_injected;     /* fault injection properties */
     __le64 wire_dups_injected;
     __le64 wire_reorders_injected;
-    __le64 rsvd[5];
+    /* ABI 3.0: the port's receive buffer and 802.1Qbb PFC */
+    __le64 pfc_pause_sent;      /* PFC frames sent: pauses and resumes */
+    __le64 pfc_pause_recv;      /* well-formed PFC frames received */
+    __le64 pfc_paused_ns;       /* time the partner paused our RoCE */
+    __le64 rx_buffer_max;       /* receive buffer high-water mark, bytes */
+    __le64 rx_buffer_drops;     /* RoCE frames it had no room for */
 };
 _Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
 

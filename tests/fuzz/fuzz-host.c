@@ -211,6 +211,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .max_eq = FZ_MAX_EQ,
         .max_srq = FZ_MAX_SRQ,
         .max_mw = FZ_MAX_MW,
+        .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY,
     };
 
     memcpy(cfg.mac, fz_mac, 6);

@@ -1,10 +1,11 @@
 /*
- * libFuzzer target: RoCEv2 frames into the receive path of a node with RC
- * SEND/WRITE/READ/atomic requests in flight, a UD and the GSI QP, a UC QP
- * on an SRQ, receive WQEs posted; the RC QP takes StRoM RPCs (traversal
- * and consistency kernels deployed, others to its receive queue). Record
- * flags fix lengths, IPv4 checksum and ICRC after mutation so frames
- * reach the transport. Rebuilt per input: exact replay.
+ * libFuzzer target: RoCEv2 frames (and MAC control frames: PFC) into the
+ * receive path of a node with RC SEND/WRITE/READ/atomic requests in
+ * flight, a UD and the GSI QP, a UC QP on an SRQ, receive WQEs posted;
+ * the RC QP takes StRoM RPCs (traversal and consistency kernels deployed,
+ * others to its receive queue). Record flags fix lengths, IPv4 checksum
+ * and ICRC after mutation so frames reach the transport. Rebuilt per
+ * input: exact replay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

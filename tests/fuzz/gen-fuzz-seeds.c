@@ -2,7 +2,7 @@
  * Writes the seed corpora of fuzz-admin, fuzz-wqe and fuzz-rx: small
  * valid inputs in the formats of fuzz-host.h (admin command sequences,
  * WQE posting scripts, RoCEv2 frames built with the wire codec to match
- * the fuzz-rx node's QPs and PSNs). Regenerate after changing a format:
+ * the fuzz-rx node's QPs and PSNs, and PFC frames from the partner). Regenerate after changing a format:
  *
  *   build/fuzz/tests/fuzz/gen-fuzz-seeds tests/fuzz/corpus
  *
@@ -677,6 +677,15 @@ static void rx_record(Seed *s, uint8_t flags, const SnicPkt *p)
     put(s, frame, len);
 }
 
+/* A frame as it is (no fix-up applies to what is not IP) */
+static void rx_raw(Seed *s, uint8_t flags, const uint8_t *f, size_t len)
+{
+    put8(s, flags);
+    put8(s, len >> 8);
+    put8(s, len);
+    put(s, f, len);
+}
+
 /* A packet from the peer 10.0.0.2 to the node 10.0.0.1 */
 static void rx_pkt(SnicPkt *p, uint8_t opcode, uint32_t dqpn, uint32_t psn)
 {
@@ -999,6 +1008,39 @@ static void gen_rx(void)
         p.payload_len = sizeof(h) + 40;
         rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
         save("rx", "rpc", &s);
+    }
+
+    /*
+     * 802.1Qbb PFC from the link partner (sim-eth builds them as the
+     * switch does): a pause of the RoCE priority while requests are in
+     * flight, its expiry (timer), a pause and an XON, a pause of another
+     * priority, an 802.3x PAUSE (not PFC), a PFC frame cut short
+     */
+    {
+        static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb,
+                                             0xcc };
+        uint16_t q[SNIC_SIM_PRIORITIES] = { 0 };
+        uint8_t f[SNIC_SIM_PFC_FRAME_LEN];
+
+        memset(&s, 0, sizeof(s));
+        q[SNIC_DEFAULT_PFC_PRIORITY] = 1000;
+        snic_sim_pfc_build(f, peer_mac, 1u << SNIC_DEFAULT_PFC_PRIORITY, q);
+        rx_raw(&s, RX_RUN, f, sizeof(f));
+        rx_raw(&s, RX_TIMER, f, sizeof(f));
+        q[SNIC_DEFAULT_PFC_PRIORITY] = 0xffff;
+        snic_sim_pfc_build(f, peer_mac, 1u << SNIC_DEFAULT_PFC_PRIORITY, q);
+        rx_raw(&s, RX_RUN, f, sizeof(f));
+        q[SNIC_DEFAULT_PFC_PRIORITY] = 0;
+        snic_sim_pfc_build(f, peer_mac, 1u << SNIC_DEFAULT_PFC_PRIORITY, q);
+        rx_raw(&s, RX_RUN, f, sizeof(f));
+        q[1] = 0xffff;
+        snic_sim_pfc_build(f, peer_mac, 1u << 1, q);
+        rx_raw(&s, RX_RUN, f, sizeof(f));
+        f[14] = 0x00;   /* opcode 0x0001 */
+        rx_raw(&s, RX_RUN, f, sizeof(f));
+        f[14] = 0x01;
+        rx_raw(&s, RX_RUN | RX_TIMER, f, 20);
+        save("rx", "pfc", &s);
     }
 }
 

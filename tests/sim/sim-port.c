@@ -244,7 +244,16 @@ static void port_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
 
     if (!p->timed) {
         snic_core_receive(p->core, frame, len);
-    } else if (!snic_sim_mac_receive(&p->mac, frame, len)) {
+    } else if (len >= 14 && (frame[12] << 8 | frame[13]) ==
+               SNIC_SIM_ETH_P_MAC_CTRL) {
+        /*
+         * A MAC control frame never crosses PCIe: the MAC holds what
+         * waits in it (if it obeys PAUSE), and the core's own PFC
+         * (link.c) stops its scheduler; both see the frame at once.
+         */
+        snic_sim_mac_receive(&p->mac, frame, len);
+        snic_core_receive(p->core, frame, len);
+    } else {
         timed_receive(p, frame, len);
     }
 }

@@ -353,6 +353,16 @@ void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
     node_post_wqe(n, &w);
 }
 
+void node_inject(Node *to, const void *frame, size_t len)
+{
+    SnicCore *c = to->h->core;
+
+    g_assert_cmpint(snic_core_receive(c, frame, len), ==, len);
+    snic_enter(c);      /* a reset the frame causes waits, as in a run */
+    snic_link_rx_run(c, UINT_MAX, snic_rdma_receive);
+    snic_leave(c);
+}
+
 uint64_t node_rd64(Node *n, uint64_t addr)
 {
     uint64_t v;

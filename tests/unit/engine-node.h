@@ -124,6 +124,12 @@ void node_post_atomic(Node *n, uint64_t wr_id, uint8_t opcode,
                       uint64_t result, uint64_t raddr, uint32_t rkey,
                       uint64_t compare_add, uint64_t swap);
 
+/*
+ * A frame from the wire, through the port's receive buffer into the
+ * engine at once, before the engine runs (and transmits) anything else.
+ */
+void node_inject(Node *to, const void *frame, size_t len);
+
 /* Little-endian 64-bit access to node memory. */
 uint64_t node_rd64(Node *n, uint64_t addr);
 void node_wr64(Node *n, uint64_t addr, uint64_t v);

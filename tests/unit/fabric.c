@@ -24,6 +24,8 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
     for (i = 0; i < f->n; i++) {
         SnicCoreConfig core = {
             .mac = { 0x52, 0x54, 0x00, 0x00, 0x01, i + 1 },
+            /* the priority the switch gives untagged RoCE */
+            .pfc_priority = cfg->sw.default_priority,
         };
         Node *n = &f->node[i];
         unsigned port;

@@ -153,7 +153,7 @@ static const SnicHostOps fake_ops = {
 
 FakeHost *fake_host_new(void)
 {
-    SnicCoreConfig cfg = { 0 };
+    SnicCoreConfig cfg = { .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY };
 
     return fake_host_new_cfg(&cfg);
 }

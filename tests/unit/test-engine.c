@@ -1344,7 +1344,7 @@ static void test_response_after_local_error(void)
     p.payload_len = sizeof(payload);
     len = snic_wire_build(&p, frame, sizeof(frame));
     g_assert_cmpuint(len, >, 0);
-    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+    node_inject(&a, frame, len);
 
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
@@ -1390,7 +1390,7 @@ static void test_fatal_nak_names_its_wqe(void)
     p.aeth.syndrome = SNIC_AETH_NAK_REM_ACCESS;
     len = snic_wire_build(&p, frame, sizeof(frame));
     g_assert_cmpuint(len, >, 0);
-    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+    node_inject(&a, frame, len);
 
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
@@ -1438,7 +1438,7 @@ static void test_response_acks_up_to_lost_read(void)
     p.payload = payload;
     p.payload_len = sizeof(payload);
     len = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(a.h->core, frame, len), ==, len);
+    node_inject(&a, frame, len);
 
     g_assert_true(node_poll_cq(&a, &c));
     g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
@@ -1581,7 +1581,7 @@ static void inject_write(Node *from, Node *to, uint32_t psn)
     p.payload = payload;
     p.payload_len = sizeof(payload);
     len = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(to->h->core, frame, len), ==, len);
+    node_inject(to, frame, len);
 }
 
 /*
@@ -1629,7 +1629,7 @@ static void inject_read(Node *from, Node *to, uint32_t psn, uint64_t va,
     p.reth.rkey = rkey;
     p.reth.len = len;
     flen = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+    node_inject(to, frame, flen);
 }
 
 /*
@@ -1703,7 +1703,7 @@ static void inject_fetch_add(Node *from, Node *to, uint32_t psn,
     p.atomic.rkey = rkey;
     p.atomic.swap_add = add;
     flen = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+    node_inject(to, frame, flen);
 }
 
 /*
@@ -1891,7 +1891,7 @@ static void inject_ack(Node *from, Node *to, uint32_t psn, uint8_t syndrome)
     p.psn = psn & SNIC_PSN_MASK;
     p.aeth.syndrome = syndrome;
     len = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(to->h->core, frame, len), ==, len);
+    node_inject(to, frame, len);
 }
 
 /*
@@ -2230,7 +2230,7 @@ static void inject_uc(Node *from, Node *to, uint8_t op, uint32_t psn,
     p.payload = payload;
     p.payload_len = len;
     flen = snic_wire_build(&p, frame, sizeof(frame));
-    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+    node_inject(to, frame, flen);
     fake_run(to->h);
 }
 

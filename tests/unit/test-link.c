@@ -1,6 +1,9 @@
 /*
  * The device's end of the wire: fault injection (drop, duplicate,
- * reorder) and capture of every frame sent and received.
+ * reorder), capture of every frame sent and received, and the port's
+ * receive buffer with 802.1Qbb PFC as the receiver (XOFF at a quarter of
+ * the buffer, refreshed, XON at an eighth; lossy when PFC is off). The
+ * sender's side of PFC, its scheduler stopping, is in test-sched.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,6 +14,7 @@
 #include "core_int.h"
 #include "fake-host.h"
 #include "pcap.h"
+#include "wire.h"
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -19,6 +23,7 @@ static FakeHost *host_with(uint32_t drop, uint32_t dup, uint32_t reorder)
     SnicCoreConfig cfg = {
         .faults = { .drop_pct = drop, .dup_pct = dup,
                     .reorder_pct = reorder, .seed = 1 },
+        .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY,
     };
     FakeHost *h = fake_host_new_cfg(&cfg);
 
@@ -202,6 +207,335 @@ static void test_capture(void)
     g_rmdir(dir);
 }
 
+/* ---- the receive buffer and PFC as the receiver ---- */
+
+#define PFC_PRIO        SNIC_DEFAULT_PFC_PRIORITY
+#define RXB_KB          64      /* the smallest: XOFF 16 KiB, XON 8 KiB */
+#define RXB_XOFF        (RXB_KB * 1024 / 4)
+#define RXB_XON         (RXB_KB * 1024 / 8)
+#define ROCE_PAYLOAD    1000
+
+static const uint8_t pfc_mcast[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+static FakeHost *host_rxb(bool lossy)
+{
+    SnicCoreConfig cfg = {
+        .rx_buffer_kb = RXB_KB,
+        .pfc_priority = PFC_PRIO,
+        .lossy = lossy,
+    };
+    FakeHost *h = fake_host_new_cfg(&cfg);
+
+    fake_enable(h, 4, 4);
+    return h;
+}
+
+/*
+ * A RoCE SEND Only for the port (QP 5, which does not exist: the engine
+ * drops it, counted in rdma_rx_packets and rdma_rx_dropped, once it
+ * leaves the receive buffer). pcp < 0: untagged, else 802.1Q with it.
+ */
+static size_t roce_frame(uint8_t *f, size_t size, int pcp)
+{
+    static const uint8_t payload[ROCE_PAYLOAD];
+    SnicPkt p;
+    size_t len;
+
+    memset(&p, 0, sizeof(p));
+    memcpy(p.addr.dmac, fake_mac, 6);
+    memcpy(p.addr.smac, peer_mac, 6);
+    p.addr.sip[0] = p.addr.dip[0] = 10;
+    p.addr.sip[3] = 2;
+    p.addr.dip[3] = 1;
+    p.addr.hop_limit = 64;
+    if (pcp >= 0) {
+        p.addr.vlan = true;
+        p.addr.vlan_tci = pcp << 13 | 1;
+    }
+    p.opcode = SNIC_OP_RC_SEND_ONLY;
+    p.pkey = SNIC_DEFAULT_PKEY;
+    p.dqpn = 5;
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    len = snic_wire_build(&p, f, size);
+    g_assert_cmpuint(len, >, ROCE_PAYLOAD);
+    return len;
+}
+
+/* n RoCE frames from the wire, the engine not run meanwhile. */
+static void receive_roce(FakeHost *h, unsigned n, int pcp)
+{
+    uint8_t f[2048];
+    size_t len = roce_frame(f, sizeof(f), pcp);
+
+    while (n--) {
+        g_assert_cmpint(snic_core_receive(h->core, f, len), ==, len);
+    }
+}
+
+/* Frames a buffer holds before it reaches 'bytes' (2 bytes a record). */
+static unsigned frames_below(unsigned bytes)
+{
+    uint8_t f[2048];
+
+    return (bytes - 1) / (roce_frame(f, sizeof(f), -1) + 2);
+}
+
+/*
+ * The PFC frames the device sent since the last call (forgotten, with the
+ * other frames): each one checked as a valid 802.1Qbb frame by the
+ * simulator's own parser, for our priority only; their times in 'quanta'.
+ */
+static unsigned take_pfc(FakeHost *h, uint16_t *quanta, unsigned max)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < h->frames->len; i++) {
+        GByteArray *b = g_ptr_array_index(h->frames, i);
+        uint16_t q[SNIC_SIM_PRIORITIES];
+        unsigned p;
+        uint8_t cev;
+
+        if (b->len < 14 || b->data[12] != 0x88 || b->data[13] != 0x08) {
+            continue;
+        }
+        g_assert_cmpuint(b->len, ==, SNIC_SIM_PFC_FRAME_LEN);
+        g_assert_cmpmem(b->data, 6, pfc_mcast, 6);
+        g_assert_cmpmem(b->data + 6, 6, fake_mac, 6);
+        g_assert_true(snic_sim_pfc_parse(b->data, b->len, &cev, q));
+        g_assert_cmpuint(cev, ==, 1u << PFC_PRIO);
+        for (p = 0; p < SNIC_SIM_PRIORITIES; p++) {
+            if (p != PFC_PRIO) {
+                g_assert_cmpuint(q[p], ==, 0);
+            }
+        }
+        g_assert_cmpuint(n, <, max);
+        quanta[n++] = q[PFC_PRIO];
+    }
+    g_ptr_array_set_size(h->frames, 0);
+    return n;
+}
+
+/*
+ * Below XOFF nothing is sent; at XOFF the next engine run pauses the
+ * partner (the longest time) before it takes frames; emptied to XON, the
+ * buffer resumes it (time 0). Every frame reaches the engine.
+ */
+static void test_pfc_xoff_xon(void)
+{
+    FakeHost *h = host_rxb(false);
+    unsigned below = frames_below(RXB_XOFF);
+    uint16_t q[4];
+
+    receive_roce(h, below, -1);
+    fake_run(h);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, below);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_max), <, RXB_XOFF);
+
+    receive_roce(h, below + 1, -1);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);    /* not from receive */
+    g_assert_false(snic_core_rx_can_wait(h->core));
+    snic_core_run(h->core, 2);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 1);
+    g_assert_cmpuint(h->events[SNIC_TRACE_PFC_SENT], ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_max), >=, RXB_XOFF);
+    /* two frames taken: still above XON, the partner stays paused */
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, below + 2);
+
+    fake_run(h);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, 2 * below + 1);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_dropped), ==, 2 * below + 1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_drops), ==, 0);
+    /* RoCE never reaches the Ethernet function */
+    g_assert_cmpuint(FAKE_STAT(h, rx_frames), ==, 0);
+    fake_host_free(h);
+}
+
+/*
+ * Still above XON at half the pause's time, the port pauses the partner
+ * again, so the pause never lapses while the buffer needs it.
+ */
+static void test_pfc_refresh(void)
+{
+    FakeHost *h = host_rxb(false);
+    /* 65535 quanta of 512 bit times at 100 Gb/s, rounded up */
+    const uint64_t pause_ns = 335540;
+    uint16_t q[4];
+
+    receive_roce(h, frames_below(RXB_XOFF) + 1, -1);
+    snic_core_run(h->core, 1);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+
+    fake_advance(h, pause_ns / 2 - 10);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    fake_advance(h, 10);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+
+    fake_run(h);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0);
+    /* resumed: no more refreshes */
+    fake_advance(h, pause_ns);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 3);
+    fake_host_free(h);
+}
+
+/*
+ * A host's wire with its own queue (QEMU's socket) reports a backlog: the
+ * port pauses the partner for it, with an empty buffer too, keeps it
+ * paused while it lasts, and resumes it once it drained and the buffer
+ * is at XON. With PFC off nothing is sent.
+ */
+static void test_pfc_wire_backlog(gconstpointer lossy)
+{
+    FakeHost *h = host_rxb(GPOINTER_TO_INT(lossy));
+    const uint64_t pause_ns = 335540;
+    uint16_t q[4];
+
+    snic_core_wire_backlog(h->core, true);
+    g_assert_false(snic_core_rx_can_wait(h->core) && !lossy);
+    fake_run(h);
+    if (lossy) {
+        snic_core_wire_backlog(h->core, false);
+        fake_run(h);
+        fake_advance(h, pause_ns);
+        g_assert_cmpuint(h->frames->len, ==, 0);
+        fake_host_free(h);
+        return;
+    }
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+    /* still backlogged at half the pause: renewed */
+    fake_advance(h, pause_ns / 2);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0xffff);
+    /* drained, but the buffer is above XON: still paused */
+    receive_roce(h, frames_below(RXB_XOFF) + 1, -1);
+    snic_core_wire_backlog(h->core, false);
+    snic_core_run(h->core, 1);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    fake_run(h);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 1);
+    g_assert_cmpuint(q[0], ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 3);
+    fake_host_free(h);
+}
+
+/*
+ * A partner that does not stop (or PFC off): the buffer takes what it
+ * holds and drops the rest, counted; with PFC off nothing is ever paused.
+ */
+static void test_rxb_full_drops(gconstpointer lossy)
+{
+    FakeHost *h = host_rxb(GPOINTER_TO_INT(lossy));
+    unsigned fit = frames_below(RXB_KB * 1024 + 1), n = fit + 10;
+    uint16_t q[4];
+
+    receive_roce(h, n, -1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_drops), ==, n - fit);
+    fake_run(h);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, fit);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, lossy ? 0 : 2);
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, lossy ? 0 : 2);
+    fake_host_free(h);
+}
+
+/*
+ * RoCE of another priority (802.1Q PCP) is lossy: taken below XOFF only,
+ * so it never eats the RoCE priority's headroom; untagged RoCE is of the
+ * RoCE priority, as is RoCE tagged with it.
+ */
+static void test_rxb_other_priority(void)
+{
+    FakeHost *h = host_rxb(false);
+    unsigned below = frames_below(RXB_XOFF);
+
+    receive_roce(h, 1, PFC_PRIO - 1);
+    receive_roce(h, below, PFC_PRIO);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_drops), ==, 0);
+    /* at XOFF now: another priority is refused, ours still taken */
+    receive_roce(h, 2, PFC_PRIO - 1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_drops), ==, 2);
+    receive_roce(h, 2, -1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_buffer_drops), ==, 2);
+    fake_run(h);
+    g_assert_cmpuint(FAKE_STAT(h, rdma_rx_packets), ==, below + 3);
+    fake_host_free(h);
+}
+
+/*
+ * MAC control frames are the MAC's: a well-formed PFC frame is counted
+ * (whatever priorities it names), anything else (802.3x PAUSE, another
+ * opcode, too short, to a unicast MAC not ours) is dropped and counted;
+ * none reaches the Ethernet function, and none makes the device send.
+ */
+static void test_mac_control_frames(void)
+{
+    FakeHost *h = host_rxb(false);
+    uint16_t quanta[SNIC_SIM_PRIORITIES] = { [2] = 100 };
+    uint8_t f[SNIC_SIM_PFC_FRAME_LEN];
+    uint16_t q[4];
+
+    fake_eth_queue(h, SNIC_ETH_QUEUE_RX, 4, 2, 0);
+    snic_sim_pfc_build(f, peer_mac, 1u << 2, quanta);
+    snic_core_receive(h->core, f, sizeof(f));
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_recv), ==, 1);
+    g_assert_cmpuint(h->events[SNIC_TRACE_PFC_RECV], ==, 1);
+    /* not our priority: not obeyed */
+    g_assert_cmpuint(h->event_args[SNIC_TRACE_PFC_RECV][3], ==, 0);
+
+    f[14] = 0x00;           /* opcode 0x0001: 802.3x PAUSE */
+    snic_core_receive(h->core, f, sizeof(f));
+    f[14] = 0x02;           /* opcode 0x0201: none */
+    snic_core_receive(h->core, f, sizeof(f));
+    snic_sim_pfc_build(f, peer_mac, 1u << PFC_PRIO, quanta);
+    snic_core_receive(h->core, f, 33);      /* too short for the times */
+    memcpy(f, peer_mac, 6);                 /* unicast, not to us */
+    snic_core_receive(h->core, f, sizeof(f));
+    g_assert_cmpuint(FAKE_STAT(h, pfc_pause_recv), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, rx_dropped), ==, 3);
+    g_assert_cmpuint(FAKE_STAT(h, rx_filtered), ==, 1);
+    fake_run(h);
+    g_assert_cmpuint(FAKE_STAT(h, rx_frames), ==, 0);
+    g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
+    g_assert_cmpuint(h->frames->len, ==, 0);
+    fake_host_free(h);
+}
+
+/* The receive buffer's bounds and the priority are checked. */
+static void test_rxb_config(void)
+{
+    SnicCoreConfig cfg = {
+        .num_db_pages = 1, .num_vectors = 1,
+        .rx_buffer_kb = SNIC_RX_BUFFER_MIN_KB - 1,
+    };
+    GError *err = NULL;
+
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "rx-buffer-kb=63 is out of range "
+                    "64..65536");
+    g_clear_error(&err);
+    cfg.rx_buffer_kb = SNIC_RX_BUFFER_MAX_KB + 1;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_clear_error(&err);
+    cfg.rx_buffer_kb = 0;   /* the default */
+    cfg.pfc_priority = SNIC_PFC_PRIORITIES;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "pfc-priority=8 is not a priority "
+                    "(0..7)");
+    g_clear_error(&err);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -212,5 +546,19 @@ int main(int argc, char **argv)
     g_test_add_func("/link/drop-rate-and-seed", test_drop_rate_and_seed);
     g_test_add_func("/link/bad-percentages", test_bad_percentages);
     g_test_add_func("/link/capture", test_capture);
+    g_test_add_func("/link/pfc/xoff-xon", test_pfc_xoff_xon);
+    g_test_add_func("/link/pfc/refresh", test_pfc_refresh);
+    g_test_add_data_func("/link/pfc/wire-backlog", GINT_TO_POINTER(false),
+                         test_pfc_wire_backlog);
+    g_test_add_data_func("/link/pfc/wire-backlog-lossy",
+                         GINT_TO_POINTER(true), test_pfc_wire_backlog);
+    g_test_add_data_func("/link/rx-buffer/full-drops-pfc",
+                         GINT_TO_POINTER(false), test_rxb_full_drops);
+    g_test_add_data_func("/link/rx-buffer/full-drops-lossy",
+                         GINT_TO_POINTER(true), test_rxb_full_drops);
+    g_test_add_func("/link/rx-buffer/other-priority",
+                    test_rxb_other_priority);
+    g_test_add_func("/link/rx-buffer/config", test_rxb_config);
+    g_test_add_func("/link/mac-control-frames", test_mac_control_frames);
     return g_test_run();
 }

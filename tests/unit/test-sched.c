@@ -5,6 +5,10 @@
  * iteration did not use and never reorders a QP's messages, an idle QP
  * costs no iteration, and with a timing model WQE fetches of many QPs are
  * in flight together while one QP is bounded by n WQEs per round trip.
+ * 802.1Qbb PFC as the sender: a pause of the RoCE priority stops the
+ * scheduler until its time runs out or a resume comes, and is counted;
+ * a pause of another priority, or with PFC off, stops nothing; garbage
+ * MAC control frames never stop it for longer than a pause can last.
  *
  * Every node here is alone (no wire): its frames are collected and one
  * snic_core_run(c, 1) is exactly one scheduling iteration.
@@ -374,9 +378,149 @@ static void test_fetches_in_flight(void)
     g_assert_cmpuint(many, <, 2 * one);
 }
 
+/* ---- PFC: the partner pauses the RoCE priority ---- */
+
+#define PFC_PRIO    SNIC_DEFAULT_PFC_PRIORITY
+
+static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+/* A PFC frame from the partner: priority p paused for 'quanta' (0: XON). */
+static void pfc_in(Env *e, unsigned p, uint16_t quanta)
+{
+    uint16_t q[SNIC_SIM_PRIORITIES] = { 0 };
+    uint8_t f[SNIC_SIM_PFC_FRAME_LEN];
+
+    q[p] = quanta;
+    snic_sim_pfc_build(f, peer_mac, 1u << p, q);
+    g_assert_cmpint(snic_core_receive(e->n.h->core, f, sizeof(f)), ==,
+                    sizeof(f));
+}
+
+static void env_pfc(Env *e, unsigned nq, bool lossy)
+{
+    SnicCoreConfig cfg = { .pfc_priority = PFC_PRIO, .lossy = lossy };
+    unsigned i, k;
+
+    env_new(e, nq, NULL, 0, &cfg);
+    for (i = 0; i < nq; i++) {
+        for (k = 0; k < 4; k++) {
+            post_write(e, i, MSG, 0);
+        }
+    }
+}
+
+/*
+ * Paused, the scheduler sends nothing (the QPs keep their work); when the
+ * pause's time runs out, it goes on; an XON ends a pause early. The time
+ * paused is counted.
+ */
+static void test_pfc_pause_resume(void)
+{
+    /* 1000 quanta of 512 bit times at 100 Gb/s */
+    const uint64_t ns_1000 = 5120;
+    Env e;
+
+    env_pfc(&e, 4, false);
+    pfc_in(&e, PFC_PRIO, 1000);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_pause_recv), ==, 1);
+    fake_run(e.n.h);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    g_assert_cmpuint(e.n.h->port.timer_deadline, <=,
+                     snic_sim_port_now(&e.n.h->port) + ns_1000);
+
+    fake_advance(e.n.h, ns_1000 - 1);
+    fake_run(e.n.h);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    fake_advance(e.n.h, 1);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_paused_ns), ==, ns_1000);
+    g_assert_cmpuint(e.n.h->events[SNIC_TRACE_PFC_RESUMED], ==, 1);
+    snic_core_run(e.n.h->core, 1);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, BURST_SEGS);
+
+    /* the longest pause, ended after 700 ns by an XON */
+    pfc_in(&e, PFC_PRIO, 0xffff);
+    fake_run(e.n.h);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    fake_advance(e.n.h, 700);
+    pfc_in(&e, PFC_PRIO, 0);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_paused_ns), ==, ns_1000 + 700);
+    g_assert_cmpuint(e.n.h->event_args[SNIC_TRACE_PFC_RESUMED][1], ==, 1);
+    fake_run(e.n.h);
+    /* everything else goes out: 4 QPs x 4 messages x 4 segments */
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 4 * 4 * 4 -
+                     BURST_SEGS);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_pause_recv), ==, 3);
+    env_free(&e);
+}
+
+/* A pause that names another priority, or PFC off, stops nothing. */
+static void test_pfc_not_ours(gconstpointer lossy)
+{
+    Env e;
+
+    env_pfc(&e, 2, GPOINTER_TO_INT(lossy));
+    pfc_in(&e, lossy ? PFC_PRIO : PFC_PRIO + 1, 0xffff);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_pause_recv), ==, 1);
+    fake_run(e.n.h);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 2 * 4 * 4);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_paused_ns), ==, 0);
+    env_free(&e);
+}
+
+/*
+ * Garbage MAC control frames from a peer (random lengths and bytes, some
+ * of them well-formed PFC frames) never stop the device for longer than
+ * the longest pause: past it, all the work goes out.
+ */
+static void test_pfc_garbage(void)
+{
+    static const uint8_t pfc_mcast[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
+    GRand *r = g_rand_new_with_seed(15);
+    uint8_t f[128];
+    unsigned i, k, sent;
+    Env e;
+
+    env_pfc(&e, 4, false);
+    for (i = 0; i < 2000; i++) {
+        size_t len = g_rand_int_range(r, 0, sizeof(f) + 1);
+
+        for (k = 0; k < len; k++) {
+            f[k] = g_rand_int(r);
+        }
+        if (len >= 14) {
+            memcpy(f, pfc_mcast, 6);
+            f[12] = 0x88;
+            f[13] = 0x08;
+        }
+        if (len >= 16 && g_rand_boolean(r)) {
+            f[14] = f[15] = 0x01;       /* PFC, random vector and times */
+        }
+        snic_core_receive(e.n.h->core, f, len);
+        if (!(i % 64)) {
+            snic_core_run(e.n.h->core, 1);
+            fake_advance(e.n.h, g_rand_int_range(r, 0, 1000));
+        }
+    }
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_pause_recv), >, 0);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, rx_dropped), >, 0);
+    /* 65535 quanta at 100 Gb/s: 335540 ns */
+    fake_advance(e.n.h, 335540);
+    fake_run(e.n.h);
+    sent = take_frames(&e, NULL, NULL, 0);
+    g_assert_cmpuint(sent, ==, 4 * 4 * 4);
+    g_rand_free(r);
+    env_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/sched/pfc/pause-resume", test_pfc_pause_resume);
+    g_test_add_data_func("/sched/pfc/other-priority", GINT_TO_POINTER(false),
+                         test_pfc_not_ours);
+    g_test_add_data_func("/sched/pfc/off", GINT_TO_POINTER(true),
+                         test_pfc_not_ours);
+    g_test_add_func("/sched/pfc/garbage", test_pfc_garbage);
     g_test_add_func("/sched/round-robin", test_round_robin);
     g_test_add_func("/sched/weighted-round-robin", test_weighted);
     g_test_add_func("/sched/strict-priority", test_strict_priority);

@@ -13,7 +13,11 @@
 #define MSG_LEN     3000        /* three packets at path MTU 1024 */
 #define SLOT_LEN    0x4000
 
-static const SnicSimLinkConfig clean = { .delay_ns = 1000 };
+/* serialised, so that a test can stop between the segments of a message */
+static const SnicSimLinkConfig clean = {
+    .bandwidth_bps = 10000000000ull,
+    .delay_ns = 1000,
+};
 
 /*
  * a and a2 on one device, b1 and b2 on the other, both of the latter

@@ -11,7 +11,6 @@
 #include "onchip.h"
 
 #define SNIC_FW_VERSION     0x00010000u
-#define SNIC_LINK_SPEED     100000u     /* what we report: 100 Gb/s */
 
 static uint32_t ring_mask(uint32_t log2_depth)
 {
@@ -166,7 +165,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.eth_max_log2_depth = SNIC_ETH_MAX_LOG2_DEPTH;
     a.admin_max_log2_depth = SNIC_ADMIN_MAX_LOG2_DEPTH;
     a.aeq_max_log2_depth = SNIC_AEQ_MAX_LOG2_DEPTH;
-    a.link_speed_mbps = GUINT32_TO_LE(SNIC_LINK_SPEED);
+    a.link_speed_mbps = GUINT32_TO_LE(SNIC_LINK_SPEED_MBPS);
     a.max_pd = GUINT32_TO_LE(c->cfg.max_pd);
     a.max_mr = GUINT32_TO_LE(c->cfg.max_mr);
     a.max_mr_pages = GUINT32_TO_LE(c->cfg.max_mr_pages);

@@ -87,6 +87,16 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         return config_error(errp, "rpc-opcodes map %u does not exist",
                             cfg->rpc_opmap);
     }
+    if (cfg->rx_buffer_kb < SNIC_RX_BUFFER_MIN_KB ||
+        cfg->rx_buffer_kb > SNIC_RX_BUFFER_MAX_KB) {
+        return config_error(errp, "rx-buffer-kb=%u is out of range %u..%u",
+                            cfg->rx_buffer_kb, SNIC_RX_BUFFER_MIN_KB,
+                            SNIC_RX_BUFFER_MAX_KB);
+    }
+    if (cfg->pfc_priority >= SNIC_PFC_PRIORITIES) {
+        return config_error(errp, "pfc-priority=%u is not a priority (0..%u)",
+                            cfg->pfc_priority, SNIC_PFC_PRIORITIES - 1);
+    }
     return true;
 }
 
@@ -112,6 +122,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.sched_wqes = cf.sched_wqes ? cf.sched_wqes : SNIC_SCHED_DEFAULT_WQES;
     cf.sched_burst = cf.sched_burst ? cf.sched_burst :
                      SNIC_SCHED_DEFAULT_BURST;
+    cf.rx_buffer_kb = cf.rx_buffer_kb ? cf.rx_buffer_kb :
+                      SNIC_DEFAULT_RX_BUFFER_KB;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }
@@ -153,6 +165,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     unsigned v;
 
     SNIC_EVENT(c, RESET, kind);
+    snic_link_reset(c);     /* first: it counts into the stats it may keep */
     if (kind == SNIC_RESET_FULL) {
         memset(&c->admin_sq_base, 0,
                sizeof(*c) - offsetof(SnicCore, admin_sq_base));
@@ -168,7 +181,6 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     snic_srq_reset(c);
     snic_mw_reset(c);
     snic_mr_reset(c);
-    snic_link_reset(c);
     c->timer_deadline = UINT64_MAX;
     c->ops->timer_mod(c->opaque, UINT64_MAX);
     /* Nothing the old state raised or held back may reach the new one. */
@@ -226,6 +238,7 @@ void snic_core_timer(SnicCore *c)
     c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
     /* one pass fires what is due and finds the earliest deadline left */
     next = snic_eth_irq_timer(c, now);
+    next = MIN(next, snic_link_timer(c, now));
     if (snic_ready(c)) {
         next = MIN(next, snic_sched_timer(c, now));
         next = MIN(next, snic_rpc_timer(c, now));
@@ -246,34 +259,19 @@ static void snic_dispatch_rx(SnicCore *c, const uint8_t *f, size_t len)
         snic_eth_rx_drop(c, &c->stats.rx_dropped, len, SNIC_DROP_NOT_READY);
     } else if (!(f[0] & 1) && memcmp(f, c->mac, 6)) {
         snic_eth_rx_drop(c, &c->stats.rx_filtered, len, SNIC_DROP_MAC_FILTER);
+    } else if (snic_link_is_mac_control(f, len)) {
+        snic_link_mac_control(c, f, len);   /* PFC: the MAC's own */
     } else if (len > snic_max_frame(c)) {
         /* the port's MTU bounds every frame, RoCE too, as on a real MAC */
         snic_eth_rx_drop(c, &c->stats.rx_too_long, len, SNIC_DROP_OVER_MTU);
     } else if (snic_frame_is_rocev2(f, len)) {
         /* the RDMA engine's, whether or not an RX ring runs */
-        snic_rdma_receive(c, f, len);
+        snic_link_rx_queue(c, f, len);
         snic_eth_rx_drop(c, &c->stats.rx_rdma_reserved, len,
                          SNIC_DROP_ROCEV2);
     } else {
         snic_eth_receive(c, f, len);
     }
-}
-
-/* Turned-around RoCE frames reach the receive side as from the wire. */
-static bool snic_loopback_run(SnicCore *c, unsigned budget)
-{
-    const uint8_t *f;
-    unsigned done = 0;
-    size_t len;
-
-    while (done < budget && snic_ready(c) &&
-           (f = snic_link_loop_peek(c, &len))) {
-        snic_link_rx(c, f, len);
-        snic_dispatch_rx(c, f, len);
-        snic_link_loop_pop(c);
-        done++;
-    }
-    return snic_link_loop_peek(c, &len) != NULL;
 }
 
 bool snic_core_run(SnicCore *c, unsigned budget)
@@ -285,9 +283,11 @@ bool snic_core_run(SnicCore *c, unsigned budget)
     if (snic_ready(c)) {
         more |= snic_admin_run(c, budget);
         more |= snic_eth_run(c, budget);
-        more |= snic_loopback_run(c, budget);
+        /* received RoCE (wire and loopback) first, then transmission */
+        more |= snic_link_rx_run(c, budget, snic_rdma_receive);
         /* kernels first: an answer they finish goes out in this run */
         more |= snic_rpc_run(c, budget);
+        snic_link_run_start(c);
         more |= snic_sched_run(c, budget);
     }
     snic_link_flush(c);     /* the end of the burst */
@@ -302,6 +302,16 @@ ssize_t snic_core_receive(SnicCore *c, const void *buf, size_t len)
     snic_dispatch_rx(c, buf, len);
     snic_leave(c);
     return len;
+}
+
+bool snic_core_rx_can_wait(SnicCore *c)
+{
+    return snic_link_rx_can_wait(c);
+}
+
+void snic_core_wire_backlog(SnicCore *c, bool backlog)
+{
+    snic_link_wire_backlog(c, backlog);
 }
 
 void snic_core_set_link(SnicCore *c, bool up)

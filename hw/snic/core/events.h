@@ -41,6 +41,13 @@
     X(ETH_RX, "qid %" PRIu64 " len %" PRIu64, qid, len) \
     X(ETH_DROP, "rx %" PRIu64 " len %" PRIu64 " reason %" PRIu64 \
       " (SnicDropReason)", is_rx, len, reason) \
+    /* the port: receive buffer and 802.1Qbb PFC (link.c) */ \
+    X(PFC_SENT, "PFC priority %" PRIu64 " quanta %" PRIu64 \
+      " (0: resume), receive buffer %" PRIu64 " bytes", prio, quanta, bytes) \
+    X(PFC_RECV, "PFC class vector 0x%" PRIx64 ", priority %" PRIu64 \
+      " quanta %" PRIu64 " obeyed %" PRIu64, vector, prio, quanta, obeyed) \
+    X(PFC_RESUMED, "RoCE transmission resumes after %" PRIu64 \
+      " ns paused (by resume %" PRIu64 ")", paused_ns, by_resume) \
     /* RDMA engine decisions */ \
     X(QP_STATE, "qpn %" PRIu64 " state %" PRIu64 " -> %" PRIu64, \
       qpn, from, to) \

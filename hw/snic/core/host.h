@@ -43,6 +43,8 @@ typedef enum SnicDropReason {
     SNIC_DROP_BAD_TX,           /* TX: bad descriptor/buffer/length */
     SNIC_DROP_LINK_DOWN,        /* TX: link down */
     SNIC_DROP_NO_BUFFER,        /* RX: no buffer and the receive FIFO full */
+    SNIC_DROP_MAC_CONTROL,      /* RX: MAC control, not a well-formed PFC */
+    SNIC_DROP_RX_BUFFER,        /* RX: no room in the port's receive buffer */
 } SnicDropReason;
 
 typedef struct SnicHostOps {

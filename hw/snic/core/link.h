@@ -1,8 +1,11 @@
 /*
- * snic core: the device's end of the wire. Every frame the device sends
- * or receives passes here: it is captured (pcap= property) and, when
- * configured, dropped, duplicated or reordered to test transports in QEMU
- * without an external impairment tool.
+ * snic core: the device's end of the wire, the port's MAC. Every frame the
+ * device sends or receives passes here: it is captured (pcap= property)
+ * and, when configured, dropped, duplicated or reordered to test
+ * transports in QEMU without an external impairment tool. The MAC also
+ * holds the port's receive buffer, where RoCE frames wait for the engine,
+ * and runs IEEE 802.1Qbb priority flow control (PFC) for the RoCE
+ * priority: lossless RoCE, as RoCE fabrics are deployed.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,12 +30,49 @@ typedef struct SnicLinkFaults {
 } SnicLinkFaults;
 
 /*
- * RoCE frames addressed to the port itself (two QPs of one port) turn
- * around inside the port, as on RoCE NICs: up to this many wait for the
- * engine, each up to the largest RoCE frame (4 KiB payload and headers).
+ * The receive buffer (rx-buffer-kb) and PFC (pfc, pfc-priority).
+ *
+ * RoCE frames from the wire, and those the port turns around for its own
+ * addresses, wait in the receive buffer until the engine takes them, at
+ * most its run budget at a time: a burst larger than one run is absorbed,
+ * not dropped. With PFC on, a buffer filled to XOFF (a quarter of it) sends
+ * the link partner a PFC frame pausing the RoCE priority for the longest
+ * time a frame can ask (65535 quanta, refreshed at half that while still
+ * above XON), and one emptied to XON (an eighth) sends a resume (quanta 0).
+ * The rest above XOFF is headroom for what the partner sends before it
+ * stops.
+ * A frame the buffer cannot hold is dropped and counted (rx_buffer_drops).
+ *
+ * Classification: the device sends its RoCE untagged, and an untagged RoCE
+ * frame belongs to the RoCE priority (the port maps RoCE to its lossless
+ * class, as RNICs that trust DSCP do); a VLAN-tagged RoCE frame to the
+ * priority of its PCP. RoCE of another priority is lossy: it is taken only
+ * below XOFF, so it never eats the paused class's headroom. Frames that are
+ * not RoCE go to the Ethernet function and are never paused.
  */
-#define SNIC_LOOP_FRAMES        32
-#define SNIC_LOOP_FRAME_MAX     (4096 + 256)
+#define SNIC_DEFAULT_RX_BUFFER_KB   2048
+#define SNIC_RX_BUFFER_MIN_KB       64
+#define SNIC_RX_BUFFER_MAX_KB       (64 * 1024)
+#define SNIC_DEFAULT_PFC_PRIORITY   3
+#define SNIC_PFC_PRIORITIES         8
+/*
+ * RoCE frames the port sends in one engine run, at most (besides the rest
+ * of the burst of the iteration that reaches it): the share of the line
+ * one run gets. It bounds the burst the partner must absorb after it
+ * sent XOFF, whatever the number of QPs.
+ */
+#define SNIC_PORT_RUN_FRAMES        32
+
+/* The link speed the port reports (QUERY_DEVICE) and times pauses by */
+#define SNIC_LINK_SPEED_MBPS        100000u     /* 100 Gb/s */
+
+/* IEEE 802.1Qbb PFC frames (MAC control, IEEE 802.3 Annex 31D) */
+#define SNIC_ETH_P_MAC_CONTROL      0x8808
+#define SNIC_MAC_CONTROL_PFC        0x0101
+#define SNIC_PFC_FRAME_LEN          60      /* minFrameSize less the FCS */
+#define SNIC_PFC_FIELDS_LEN         34      /* header, opcode, vector, times */
+#define SNIC_PFC_QUANTUM_BITS       512     /* one quantum: 512 bit times */
+#define SNIC_PFC_MAX_QUANTA         0xffff
 
 typedef struct SnicLink {
     SnicLinkFaults faults;
@@ -40,11 +80,34 @@ typedef struct SnicLink {
     SnicPcap *pcap;
     size_t held_len;            /* a frame held back to be reordered */
     uint8_t held[SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX];
-    /* the loopback FIFO (free-running indices) */
-    uint32_t loop_head;
-    uint32_t loop_tail;
-    uint16_t loop_len[SNIC_LOOP_FRAMES];
-    uint8_t (*loop)[SNIC_LOOP_FRAME_MAX];
+
+    /*
+     * The receive buffer: a byte ring of records (2-byte length, frame)
+     * stored whole; one that would pass the end of the ring starts it
+     * over (rxb_wrap marks where the old lap ended).
+     */
+    uint8_t *rxb;
+    uint32_t rxb_size;          /* bytes (rx-buffer-kb) */
+    uint32_t rxb_head;          /* offset of the oldest record */
+    uint32_t rxb_tail;          /* offset of the next record */
+    uint32_t rxb_wrap;          /* end of the lap rxb_head is on */
+    uint32_t rxb_bytes;         /* bytes of the records held */
+    uint32_t rxb_frames;
+    uint32_t xoff;              /* thresholds, bytes */
+    uint32_t xon;
+    uint32_t full;              /* the engine must take frames now */
+    /* RoCE frames sent in the engine run under way */
+    uint64_t run_frames;
+
+    /* PFC as receiver: the partner is paused (XOFF sent, no resume yet) */
+    bool xoff_sent;
+    bool pfc_pending;           /* a PFC frame to send at the next run */
+    bool wire_backlog;          /* the host's wire holds frames for us */
+    uint64_t xoff_refresh;      /* when the pause is renewed */
+    /* PFC as sender: the partner paused our RoCE priority */
+    bool paused;
+    uint64_t pause_start;
+    uint64_t pause_end;
 } SnicLink;
 
 void snic_link_init(SnicCore *c, const SnicLinkFaults *faults);
@@ -53,22 +116,74 @@ size_t snic_link_rx_buffer_bytes(const SnicCore *c);
 /* New faults (and their seed) from now on */
 void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults);
 void snic_link_free(SnicCore *c);
-/* Forget a held frame (reset: the wire does not remember it either). */
+/*
+ * Reset: forget a held frame and the received ones (the wire does not
+ * remember them either), and both directions' pause state.
+ */
 void snic_link_reset(SnicCore *c);
 
 /* Send a frame the link is up for; 'frame' may be reused on return. */
 void snic_link_tx(SnicCore *c, const void *frame, size_t len);
 /*
- * Turn a RoCE frame for the port's own address around (captured as sent);
- * false if the loopback FIFO is full (the frame is lost, as on a wire).
+ * Turn a RoCE frame for the port's own address around (captured as sent
+ * and as received) into the receive buffer; false if it has no room (the
+ * frame is lost, as on a wire).
  */
 bool snic_link_loop(SnicCore *c, const void *frame, size_t len);
-/* The oldest turned-around frame (NULL: none); snic_link_loop_pop ends it */
-const uint8_t *snic_link_loop_peek(SnicCore *c, size_t *len);
-void snic_link_loop_pop(SnicCore *c);
-/* Capture a received frame the device consumed (once, not per retry). */
+/* Capture a frame arriving from the wire. */
 void snic_link_rx(SnicCore *c, const void *frame, size_t len);
 /* End of a burst: a frame still held back goes out now. */
 void snic_link_flush(SnicCore *c);
+
+/* A MAC control frame (EtherType 0x8808): the MAC's, never the host's */
+bool snic_link_is_mac_control(const uint8_t *frame, size_t len);
+/* Act on one (PFC) and consume it; it passed the MAC filter. */
+void snic_link_mac_control(SnicCore *c, const uint8_t *frame, size_t len);
+
+/* Queue a received RoCE frame for the engine (or drop it, counted). */
+void snic_link_rx_queue(SnicCore *c, const uint8_t *frame, size_t len);
+/*
+ * The engine's share of the receive buffer: hand up to 'budget' frames to
+ * 'deliver' in arrival order, send a due PFC frame. True if frames remain.
+ */
+bool snic_link_rx_run(SnicCore *c, unsigned budget,
+                      void (*deliver)(SnicCore *c, const uint8_t *frame,
+                                      size_t len));
+/*
+ * The engine may let frames wait in the receive buffer while the wire
+ * brings more: no PFC frame waits to go out, and the buffer is below 7/8.
+ */
+bool snic_link_rx_can_wait(const SnicCore *c);
+
+/*
+ * Start of an engine run: its RoCE frames are counted afresh. The QP
+ * scheduler asks before each iteration whether the port may send RoCE
+ * (an iteration that starts may finish its burst, scheduler.h).
+ */
+void snic_link_run_start(SnicCore *c);
+typedef enum SnicLinkTx {
+    SNIC_LINK_TX_OK,
+    /*
+     * The partner pauses the RoCE priority (PFC), or the port's own
+     * receive buffer is above XOFF (frames the port turns around for
+     * itself need room there: it pauses itself like a partner). A resume,
+     * the pause's end or the drain kicks the engine.
+     */
+    SNIC_LINK_TX_PAUSED,
+    /* The run sent its SNIC_PORT_RUN_FRAMES: the next run goes on. */
+    SNIC_LINK_TX_RUN_DONE,
+} SnicLinkTx;
+SnicLinkTx snic_link_roce_tx(SnicCore *c);
+
+/*
+ * Frames pile up before the port (true) or no longer (false): a host
+ * whose wire has its own queue that PFC cannot see (QEMU's socket
+ * backends) reports it, and the port pauses the partner for it as for a
+ * buffer above XOFF, until it drained (and the buffer is at XON).
+ */
+void snic_link_wire_backlog(SnicCore *c, bool backlog);
+
+/* Pause expiry and XOFF refresh due at 'now'; the next deadline. */
+uint64_t snic_link_timer(SnicCore *c, uint64_t now);
 
 #endif /* SNIC_CORE_LINK_H */

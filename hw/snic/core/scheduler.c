@@ -124,6 +124,19 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
         if (!q) {
             break;
         }
+        switch (snic_link_roce_tx(c)) {
+        case SNIC_LINK_TX_OK:
+            break;
+        case SNIC_LINK_TX_PAUSED:
+            /*
+             * Every RoCE frame the port sends is of the RoCE priority
+             * (link.h): PFC holds all queues as they are until the link
+             * kicks the engine.
+             */
+            return false;
+        case SNIC_LINK_TX_RUN_DONE:
+            return true;
+        }
         qp = &c->qps[q->head];
         if (c->ops->dma_read_done && !qp->sched.fetched &&
             snic_rdma_wants_fetch(c, qp)) {

@@ -64,6 +64,10 @@ typedef struct SnicCoreConfig {
     uint32_t sched_burst;       /* bytes sent per iteration */
     SnicLinkFaults faults;      /* each percentage 0..100 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
+    /* the port's receive buffer and PFC (link.h) */
+    uint32_t rx_buffer_kb;      /* SNIC_RX_BUFFER_{MIN,MAX}_KB; 0 default */
+    uint32_t pfc_priority;      /* 0..7: the RoCE priority PFC pauses */
+    bool lossy;                 /* pfc=off: no PAUSE sent, none obeyed */
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;
@@ -95,20 +99,35 @@ void snic_core_doorbell(SnicCore *c, uint64_t offset, uint64_t value,
                         unsigned size);
 
 /*
- * Do up to 'budget' units of queued work (admin commands, TX frames).
- * Returns true if work remains: the caller runs it again later.
+ * Do up to 'budget' units of queued work (admin commands, TX frames,
+ * received RoCE frames). Returns true if work remains: the caller runs it
+ * again later.
  */
 bool snic_core_run(SnicCore *c, unsigned budget);
+
+/*
+ * Frames may wait in the port's receive buffer while the wire brings more
+ * (no PFC frame to send, room left): a host whose wire hands over one
+ * frame at a time may receive what waits there before it runs the engine.
+ */
+bool snic_core_rx_can_wait(SnicCore *c);
+
+/*
+ * The host's wire holds frames for the port (true) or is empty again
+ * (false): with PFC the port pauses its partner meanwhile (link.h).
+ */
+void snic_core_wire_backlog(SnicCore *c, bool backlog);
 
 /* The deadline set through SnicHostOps.timer_mod has passed. */
 void snic_core_timer(SnicCore *c);
 
 /*
  * Deliver one frame from the wire. The device always takes it (returns
- * len): RoCE goes to the RDMA engine, and an Ethernet frame with no RX
- * buffer posted waits in the port's receive FIFO or, that full, is dropped
- * and counted, as on a real MAC. Nothing the wire brings waits for the
- * host's Ethernet buffers.
+ * len): RoCE waits in the port's receive buffer for the RDMA engine (PFC
+ * pauses the partner before it fills), a PFC frame is the MAC's, and an
+ * Ethernet frame with no RX buffer posted waits in the port's receive FIFO
+ * or, that full, is dropped and counted, as on a real MAC. Nothing the
+ * wire brings waits for the host's Ethernet buffers.
  */
 ssize_t snic_core_receive(SnicCore *c, const void *frame, size_t len);
 void snic_core_set_link(SnicCore *c, bool up);
