@@ -10,7 +10,6 @@
 #include "kernels/kernel.h"
 
 #define SNIC_FW_VERSION     0x00010000u
-#define SNIC_LINK_SPEED     100000u     /* what we report: 100 Gb/s */
 
 static uint32_t ring_mask(uint32_t log2_depth)
 {

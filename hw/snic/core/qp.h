@@ -75,6 +75,9 @@ struct SnicQp {
     uint8_t sq_log2_depth;
     uint8_t rq_log2_depth;
     uint8_t program;            /* its transport program (transport.h) */
+    uint8_t ack_every;          /* SNIC_ACK_TCP: ACK every k-th packet */
+    /* the program's area, snic_program_area_bytes() long (NULL: none) */
+    uint8_t *pstate;
     SnicQpRing sq;
     SnicQpRing rq;
     SnicQpAttr attr;

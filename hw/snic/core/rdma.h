@@ -47,6 +47,8 @@ struct SnicReq {
     SnicCredit credit;
     uint8_t retry_left;
     uint8_t rnr_left;
+    uint32_t rtx_segments;      /* counters: segments marked again, */
+    uint32_t cnp_rx;            /* CNPs received */
     uint64_t rto_deadline;      /* UINT64_MAX: not armed */
     uint64_t rnr_deadline;
     uint32_t rnr_psn;
@@ -101,6 +103,10 @@ typedef struct SnicResp {
     /* the one ACK/NAK waiting to go out */
     bool ack_pending;
     bool fatal;                 /* after sending it, the QP goes to ERR */
+    uint8_t ack_copies;         /* SNIC_ACK_TCP: duplicate ACKs owed too */
+    uint8_t unacked;            /* SNIC_ACK_TCP: packets since the last */
+    bool cnp_pending;           /* a CE-marked packet asks for a CNP */
+    uint32_t cnp_tx;            /* counter: CNPs sent */
     uint8_t ack_syndrome;
     uint32_t ack_psn;
 } SnicResp;
@@ -180,6 +186,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
+void snic_req_cnp(SnicCore *c, SnicQp *qp);
 
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
