@@ -32,6 +32,11 @@ static const uint16_t credit_bytes[SNIC_CREDIT_SCHEMES] = {
     [SNIC_CREDIT_TOKEN] = sizeof(SnicTokenCredit),
 };
 
+uint16_t snic_program_state_max(const SnicProgram *p)
+{
+    return p->credit < SNIC_CREDIT_SCHEMES ? state_max[p->credit] : 0;
+}
+
 bool snic_program_fits(const SnicProgram *p)
 {
     return p->credit < SNIC_CREDIT_SCHEMES && p->incoming && p->periodic &&

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "snic/snic_admin.h"
+
 #define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
 
 typedef struct SnicCore SnicCore;
@@ -45,9 +47,9 @@ typedef struct SnicDde {
  * go-back-N QP pays nothing for them.
  */
 typedef enum SnicCreditScheme {
-    SNIC_CREDIT_WINDOW,         /* at most 'window' segments in flight */
-    SNIC_CREDIT_RATE,           /* paced at a rate (credit.c) */
-    SNIC_CREDIT_TOKEN,          /* one grant token per segment */
+    SNIC_CREDIT_WINDOW = SNIC_CREDIT_TYPE_WINDOW,   /* segments in flight */
+    SNIC_CREDIT_RATE = SNIC_CREDIT_TYPE_RATE,       /* paced (credit.c) */
+    SNIC_CREDIT_TOKEN = SNIC_CREDIT_TYPE_TOKEN,     /* a token a segment */
     SNIC_CREDIT_SCHEMES,
 } SnicCreditScheme;
 
@@ -184,10 +186,10 @@ typedef enum SnicRtxReason {
 
 /* Programs (programs/, one file each), by their number in a QP context */
 enum {
-    SNIC_PROGRAM_GBN,
-    SNIC_PROGRAM_RENO,
-    SNIC_PROGRAM_NEWRENO,
-    SNIC_PROGRAM_DCQCN,
+    SNIC_PROGRAM_GBN = SNIC_TRANSPORT_GBN,
+    SNIC_PROGRAM_RENO = SNIC_TRANSPORT_RENO,
+    SNIC_PROGRAM_NEWRENO = SNIC_TRANSPORT_NEWRENO,
+    SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -205,8 +207,19 @@ bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every);
 void snic_transport_release(SnicQp *qp);
 void snic_transport_start(SnicCore *c, SnicQp *qp);
 
+/* commands.c: the admin commands */
+struct snic_admin_cmd;
+uint16_t snic_cmd_set_qp_transport(SnicCore *c,
+                                   const struct snic_admin_cmd *cmd,
+                                   uint64_t *result);
+uint16_t snic_cmd_query_transport(SnicCore *c,
+                                  const struct snic_admin_cmd *cmd,
+                                  uint64_t *result);
+
 /* Registration: does the program fit Tonic's limits? (template.c) */
 bool snic_program_fits(const SnicProgram *p);
+/* Tonic's limit on its own state for the program's credit scheme */
+uint16_t snic_program_state_max(const SnicProgram *p);
 /* Bytes of its per-QP area (head + credit state + its own state) */
 uint32_t snic_program_area_bytes(const SnicProgram *p);
 /* The QP's program; its own state in its area (NULL: it keeps none) */

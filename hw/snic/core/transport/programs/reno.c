@@ -60,9 +60,12 @@ static void reno_new_ack(RenoState *s, uint32_t acked)
         s->ca_acked = 0;
     } else if (s->cwnd < s->ssthresh) {
         s->cwnd += acked;
-    } else if ((s->ca_acked += acked) >= s->cwnd) {
-        s->ca_acked -= s->cwnd;
-        s->cwnd++;
+    } else {
+        s->ca_acked += acked;
+        if (s->ca_acked >= s->cwnd) {
+            s->ca_acked -= s->cwnd;
+            s->cwnd++;
+        }
     }
 }
 
