@@ -362,6 +362,70 @@ static void test_dcqcn_five_cnps(void)
     solo_free(&s);
 }
 
+/*
+ * DCQCN's notification point over a wire that marks CE above a queue of
+ * 8 KB: ECT(0) data gets marked, the responder answers with CNPs at most
+ * one per 50 us, the requester cuts its rate. Go-back-N sends Not-ECT:
+ * never marked, no CNP.
+ */
+static void ecn_run(uint8_t program, uint32_t *cnp_tx, uint32_t *cnp_rx,
+                    uint32_t *rate, uint64_t *ns)
+{
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 2000,
+        .ecn_threshold = 8192, .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(5);
+    struct snic_transport_info t;
+    struct snic_cqe c;
+    Node a, b;
+    unsigned i, done = 0;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    g_assert_cmpuint(node_set_transport(&a, program, 0), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, program, 0), ==, SNIC_ADMIN_OK);
+    node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_4096, 7, 7);
+    for (i = 0; i < 16; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 65536,
+                       BUF + 0x200000, b.lkey, 0, a.lkey);
+    }
+    snic_sim_run(sim, 100000000);
+    while (node_poll_cq(&a, &c)) {
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        done++;
+    }
+    g_assert_cmpuint(done, ==, 16);
+    query(&b, b.qpn, 0, &t);
+    *cnp_tx = GUINT32_FROM_LE(t.cnp_tx);
+    query(&a, a.qpn, 0, &t);
+    *cnp_rx = GUINT32_FROM_LE(t.cnp_rx);
+    *rate = GUINT32_FROM_LE(t.rate_mbps);
+    *ns = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep)->ecn_marked;
+    node_pair_free(sim, &a, &b);
+}
+
+static void test_dcqcn_np(void)
+{
+    uint32_t tx, rx, rate;
+    uint64_t marked;
+
+    ecn_run(SNIC_TRANSPORT_DCQCN, &tx, &rx, &rate, &marked);
+    g_test_message("DCQCN: %" G_GUINT64_FORMAT " CE marks, %u CNPs sent, "
+                   "%u received, rate now %u Mb/s", marked, tx, rx, rate);
+    g_assert_cmpuint(marked, >, 0);
+    g_assert_cmpuint(tx, >, 0);
+    g_assert_cmpuint(tx, <, marked);    /* at most one per 50 us */
+    g_assert_cmpuint(rx, ==, tx);       /* the reverse path is clean */
+    g_assert_cmpuint(rate, <, SNIC_LINK_SPEED);
+    ecn_run(SNIC_TRANSPORT_GBN, &tx, &rx, &rate, &marked);
+    g_assert_cmpuint(marked, ==, 0);
+    g_assert_cmpuint(tx, ==, 0);
+    g_assert_cmpuint(rx, ==, 0);
+}
+
 /* ---- every program over a lossy, reordering wire ---- */
 
 static unsigned writes_per_run(void)
@@ -455,6 +519,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/newreno", test_newreno);
     g_test_add_func("/transport/reno", test_reno);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
+    g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     for (p = 0; p < SNIC_PROGRAMS; p++) {
         for (i = 0; i < G_N_ELEMENTS(pcts); i++) {
             g_autofree char *name = g_strdup_printf("/transport/lossy/%s/%u",
