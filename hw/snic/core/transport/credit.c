@@ -54,27 +54,37 @@ static void rate_update(SnicRateCredit *rc, uint64_t now)
     rc->t_last += units << shift;   /* the partial unit is kept */
 }
 
-bool snic_rate_ready(SnicRateCredit *rc, uint64_t now)
-{
-    rate_update(rc, now);
-    return rc->credit >= 0;
-}
-
-void snic_rate_spend(SnicRateCredit *rc, uint64_t now, uint32_t bytes)
+/*
+ * Credit below zero: T = ceil(C / r) units from the last whole unit is
+ * when the flow has credit again (later than now: less than a unit has
+ * passed since t_last). False in that case, with the timer armed.
+ */
+static bool rate_check(SnicRateCredit *rc)
 {
     unsigned shift = SNIC_RATE_LEVEL_SHIFT * rc->level;
     uint32_t r = MAX(rc->r[rc->level], 1);
     uint64_t t;
 
+    if (rc->credit >= 0) {
+        return true;
+    }
+    t = ((uint64_t)-(int64_t)rc->credit + r - 1) / r;
+    rc->ready_at = rc->t_last + (t << shift);
+    return false;
+}
+
+bool snic_rate_ready(SnicRateCredit *rc, uint64_t now)
+{
+    rate_update(rc, now);
+    return rate_check(rc);
+}
+
+void snic_rate_spend(SnicRateCredit *rc, uint64_t now, uint32_t bytes)
+{
     rate_update(rc, now);
     rc->credit -= bytes;
     rc->tx_bytes += bytes;
-    if (rc->credit >= 0) {
-        return;
-    }
-    /* T = ceil(C / r) units: when the flow has credit again */
-    t = ((uint64_t)-(int64_t)rc->credit + r - 1) / r;
-    rc->ready_at = rc->t_last + (t << shift);
+    rate_check(rc);
 }
 
 bool snic_credit_blocked(const SnicQp *qp)
@@ -91,8 +101,18 @@ bool snic_credit_ready(SnicCore *c, SnicQp *qp)
     SnicTokenCredit *tc = snic_token_credit(qp);
 
     if (rc) {
-        return rc->ready_at == UINT64_MAX &&
-               snic_rate_ready(rc, c->ops->now_ns(c->opaque));
+        if (rc->ready_at != UINT64_MAX) {
+            return false;
+        }
+        /*
+         * A rate change (another unit) can leave a debt the timer did not
+         * cover: wait again rather than poll
+         */
+        if (!snic_rate_ready(rc, c->ops->now_ns(c->opaque))) {
+            snic_qp_timer_sync(c, qp);
+            return false;
+        }
+        return true;
     }
     return !tc || tc->tokens;
 }

@@ -60,7 +60,8 @@ static void increase(DcqcnState *s)
         s->rt += SNIC_DCQCN_R_AI;
     }
     s->rt = MIN(s->rt, SNIC_LINK_SPEED);
-    s->rc = (s->rt + s->rc) / 2;
+    /* rounded up, so Rc reaches Rt (and the timer stops) */
+    s->rc = (s->rt + s->rc + 1) / 2;
 }
 
 static void cnp(SnicCore *c, SnicQp *qp, DcqcnState *s)
