@@ -71,6 +71,9 @@ enum snic_admin_opcode {
     SNIC_ADMIN_SET_QP_RPC = 0x40,
     SNIC_ADMIN_DEPLOY_KERNEL = 0x41,
     SNIC_ADMIN_UNDEPLOY_KERNEL = 0x42,
+    /* ABI 2.2: Tonic transport programs */
+    SNIC_ADMIN_SET_QP_TRANSPORT = 0x43,
+    SNIC_ADMIN_QUERY_TRANSPORT = 0x44,
 };
 
 enum snic_admin_status {
@@ -199,6 +202,78 @@ struct snic_admin_deploy_kernel {
 _Static_assert(sizeof(struct snic_admin_deploy_kernel) == 16,
                "deploy_kernel size");
 
+/*
+ * Transport programs (ABI 2.2; Tonic, hw/snic/core/transport/): the
+ * protocol an RC QP runs. SET_QP_TRANSPORT selects it on a QP in RESET or
+ * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP); both
+ * ends must select the same one (agreed out of band, as the QPN and PSN).
+ * A move to RESET returns the QP to go-back-N. Go-back-N and DCQCN are
+ * standard RoCEv2 on the wire (DCQCN: ECT(0), CNPs); Reno and NewReno
+ * are too, but their responder acknowledges as TCP does: every
+ * ack_every-th packet (0 means 1) and a duplicate ACK of the cumulative
+ * PSN for every out-of-order one.
+ */
+enum snic_transport_id {
+    SNIC_TRANSPORT_GBN = 0,         /* IBA go-back-N (the default) */
+    SNIC_TRANSPORT_RENO = 1,
+    SNIC_TRANSPORT_NEWRENO = 2,
+    SNIC_TRANSPORT_DCQCN = 3,       /* RoCEv2 + DCQCN */
+};
+
+/* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */
+enum snic_credit_type {
+    SNIC_CREDIT_TYPE_WINDOW = 0,
+    SNIC_CREDIT_TYPE_RATE = 1,
+    SNIC_CREDIT_TYPE_TOKEN = 2,
+};
+
+#define SNIC_TRANSPORT_F_ECN        (1u << 0)   /* ECT(0) out, CNPs */
+#define SNIC_TRANSPORT_F_TCP_ACKS   (1u << 1)   /* TCP's ACK policy */
+
+struct snic_admin_set_qp_transport {
+    __le32 qpn;
+    __u8 program;       /* enum snic_transport_id */
+    __u8 ack_every;     /* TCP's ACK policy: every k-th packet; 0: 1 */
+    __le16 rsvd;
+};
+_Static_assert(sizeof(struct snic_admin_set_qp_transport) == 8,
+               "set_qp_transport size");
+
+/*
+ * QUERY_TRANSPORT: with qpn 0, what program 'program' is (BAD_PARAM past
+ * QUERY_DEVICE num_transports); else the program QP qpn runs and its
+ * counters. The device writes struct snic_transport_info to resp_addr.
+ */
+struct snic_admin_query_transport {
+    __le32 qpn;
+    __u8 program;
+    __u8 rsvd[3];
+    __le64 resp_addr;   /* 8-byte aligned */
+};
+_Static_assert(sizeof(struct snic_admin_query_transport) == 16,
+               "query_transport size");
+
+struct snic_transport_info {
+    char name[16];              /* NUL-terminated */
+    __u8 program;               /* enum snic_transport_id */
+    __u8 credit;                /* enum snic_credit_type */
+    __u8 flags;                 /* SNIC_TRANSPORT_F_* */
+    __u8 ack_every;             /* the QP's (qpn != 0) */
+    __le16 state_bytes;         /* the program's own per-QP state */
+    __le16 state_max;           /* Tonic's limit for its credit type */
+    __le32 qpc_bytes;           /* on-NIC state of a QP running it */
+    /* the QP's, with qpn != 0 (else 0) */
+    __le32 qpn;
+    __le32 window;              /* segments it may have in flight */
+    __le32 rate_mbps;           /* rate credit: its rate */
+    __le32 rtx_segments;        /* segments marked for retransmission */
+    __le32 cnp_rx;              /* CNPs received (reaction point) */
+    __le32 cnp_tx;              /* CNPs sent (notification point) */
+    __u8 rsvd[12];
+};
+_Static_assert(sizeof(struct snic_transport_info) == 64,
+               "transport_info size");
+
 struct snic_admin_cmd {
     struct snic_admin_hdr hdr;
     union {
@@ -225,6 +300,8 @@ struct snic_admin_cmd {
         struct snic_admin_modify_cq modify_cq;
         struct snic_admin_mcast mcast;
         struct snic_admin_set_qp_rpc set_qp_rpc;
+        struct snic_admin_set_qp_transport set_qp_transport;
+        struct snic_admin_query_transport query_transport;
         struct snic_admin_deploy_kernel deploy_kernel;
     };
 };
@@ -332,7 +409,8 @@ struct snic_device_attr {
     __le32 max_rpc_response;    /* bytes one answer may take */
     __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
     __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
-    __u8 rsvd2[7];
+    __u8 num_transports;        /* transport programs, 0 .. n - 1 */
+    __u8 rsvd2[6];
     /* ABI 3.0: the on-chip memory budget (SRNIC section 3.2) */
     __le32 onchip_bytes;        /* the budget (onchip-kb) */
     __le32 onchip_fixed_bytes;  /* of it, structures not per QP */

@@ -39,6 +39,8 @@
  * Minor 1: StRoM RPCs and kernels (snic_rpc.h): SET_QP_RPC,
  * DEPLOY/UNDEPLOY_KERNEL, RPC WQEs and CQEs, QUERY_DEVICE's RPC fields,
  * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
+ * Minor 2: transport programs: SET_QP_TRANSPORT, QUERY_TRANSPORT,
+ * QUERY_DEVICE num_transports.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

@@ -222,6 +222,18 @@ void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a)
 }
 
 /* Connect n to peer: RESET -> INIT -> RTR -> RTS. */
+uint16_t node_set_transport(Node *n, uint8_t program, uint8_t ack_every)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_TRANSPORT,
+                        sizeof(cmd.set_qp_transport));
+    cmd.set_qp_transport.qpn = GUINT32_TO_LE(n->qpn);
+    cmd.set_qp_transport.program = program;
+    cmd.set_qp_transport.ack_every = ack_every;
+    return fake_admin(n->h, &cmd, NULL);
+}
+
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry)
 {

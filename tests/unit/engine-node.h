@@ -102,6 +102,9 @@ void node_set_mtu(Node *n, uint32_t mtu);
 /* MODIFY_QP of the node's QP with 'a' under 'mask'. */
 void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 
+/* SET_QP_TRANSPORT on the node's QP (before node_connect): its status */
+uint16_t node_set_transport(Node *n, uint8_t program, uint8_t ack_every);
+
 /* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);

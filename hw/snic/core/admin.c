@@ -196,6 +196,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_rpc_response = GUINT32_TO_LE(SNIC_RPC_MAX_RESPONSE);
     a.kernel_max_steps = GUINT32_TO_LE(SNIC_KERNEL_MAX_STEPS);
     a.rpc_opmap = c->cfg.rpc_opmap;
+    a.num_transports = SNIC_PROGRAMS;
     snic_onchip_account(c, &oc);
     a.onchip_bytes = GUINT32_TO_LE(MIN(oc.budget, UINT32_MAX));
     a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));
@@ -353,6 +354,11 @@ static const SnicAdminOp snic_admin_ops[] = {
         sizeof(struct snic_admin_deploy_kernel), snic_cmd_deploy_kernel },
     [SNIC_ADMIN_UNDEPLOY_KERNEL] = {
         sizeof(struct snic_admin_deploy_kernel), snic_cmd_undeploy_kernel },
+    [SNIC_ADMIN_SET_QP_TRANSPORT] = {
+        sizeof(struct snic_admin_set_qp_transport),
+        snic_cmd_set_qp_transport },
+    [SNIC_ADMIN_QUERY_TRANSPORT] = {
+        sizeof(struct snic_admin_query_transport), snic_cmd_query_transport },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

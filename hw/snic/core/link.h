@@ -21,6 +21,8 @@
 typedef struct SnicCore SnicCore;
 typedef struct SnicPcap SnicPcap;
 
+#define SNIC_LINK_SPEED         100000u     /* Mb/s, what we report */
+
 /* Fault injection on transmit, in percent of frames (0 = off). */
 typedef struct SnicLinkFaults {
     uint32_t drop_pct;

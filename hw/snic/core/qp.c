@@ -20,8 +20,19 @@ void snic_qp_init(SnicCore *c)
     c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
 }
 
+/* Every QP's program area goes (device reset, teardown). */
+static void release_areas(SnicCore *c)
+{
+    uint32_t i;
+
+    for (i = 0; i < c->cfg.max_qp + FIRST_QPN; i++) {
+        snic_transport_release(&c->qps[i]);
+    }
+}
+
 void snic_qp_free(SnicCore *c)
 {
+    release_areas(c);
     g_free(c->qps);
     g_free(c->free_qpns);
     g_free(c->recv_pool);
@@ -32,6 +43,7 @@ void snic_qp_reset(SnicCore *c)
 {
     uint32_t i;
 
+    release_areas(c);
     memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
     for (i = 0; i < c->cfg.max_qp; i++) {
         c->free_qpns[i] = FIRST_QPN + i;
@@ -388,6 +400,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     snic_mw_qp_destroyed(c, qp - c->qps);
     snic_mcast_qp_destroyed(c, qp - c->qps);
+    snic_transport_release(qp);
     if (qp != &c->qps[SNIC_GSI_QPN]) {
         c->free_qpns[c->free_qpn_tail++ % c->cfg.max_qp] = qp - c->qps;
     }

@@ -83,6 +83,8 @@ struct SnicQp {
     SnicQpRing sq;
     SnicQpRing rq;
     uint64_t rdb;               /* responder database (RC; 0: none) */
+    /* its program's area, snic_program_area_bytes() long (NULL: none) */
+    uint8_t *pstate;
     SnicQpAttr attr;
     /* work queue indices (free-running) */
     uint32_t sq_tail;           /* producer (doorbell) */

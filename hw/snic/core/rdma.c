@@ -90,6 +90,44 @@ static bool from_peer(const SnicQp *qp, const SnicPkt *p)
                           !memcmp(p->addr.sip, av->dgid + 12, 4);
 }
 
+/*
+ * DCQCN's notification point (roce-wire.md B6): a CE-marked data packet
+ * asks for a CNP to the sender, at most one per QP every
+ * SNIC_NP_CNP_INTERVAL_NS; only on QPs whose program reacts to them.
+ */
+static void congestion_seen(SnicCore *c, SnicQp *qp)
+{
+    SnicProgHead *h;
+    uint64_t now;
+
+    if (!(snic_qp_program(qp)->flags & SNIC_PROG_ECN) ||
+        (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+        return;
+    }
+    h = snic_prog_head(qp);
+    now = c->ops->now_ns(c->opaque);
+    if (h->cnp_at && now - h->cnp_at < SNIC_NP_CNP_INTERVAL_NS) {
+        return;
+    }
+    h->cnp_at = now;
+    qp->resp.cnp_pending = true;
+    snic_sched_notify(c, qp);
+}
+
+/* The CNP a congestion_seen() asked for (RoCEv2 Annex A17.9.3). */
+static void send_cnp(SnicCore *c, SnicQp *qp)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.opcode = SNIC_OP_CNP;
+    p.becn = true;
+    qp->resp.cnp_pending = false;
+    qp->resp.cnp_tx++;
+    snic_rdma_xmit(c, &p);
+}
+
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
 {
     const struct snic_opcode_info *op;
@@ -141,6 +179,17 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_uc_request(c, qp, &p);
         return;
     }
+    /* a CNP for a QP whose program reacts to congestion (DCQCN's RP) */
+    if (p.opcode == SNIC_OP_CNP) {
+        if (qp->type != SNIC_QPT_RC || !from_peer(qp, &p) ||
+            qp->state != SNIC_QPS_RTS ||
+            !(snic_qp_program(qp)->flags & SNIC_PROG_ECN)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_req_cnp(c, qp);
+        return;
+    }
     /*
      * RC op-codes. An extension one (RPC) reaches the responder, which
      * refuses it unless the QP agreed to it (SET_QP_RPC).
@@ -148,6 +197,10 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     if (qp->type != SNIC_QPT_RC || p.opcode >= 0x20 || !from_peer(qp, &p)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
+    }
+    if ((p.addr.tclass & SNIC_ECN_MASK) == SNIC_ECN_CE &&
+        op->flags & SNIC_OPF_PAYLOAD) {
+        congestion_seen(c, qp);
     }
     if (op->flags & SNIC_OPF_REQUEST) {
         if (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS) {
@@ -225,6 +278,9 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     if (!more && qp->resp.ack_pending) {
         snic_resp_send_ack(c, qp);
     }
+    if (qp->resp.cnp_pending) {
+        send_cnp(c, qp);
+    }
     if (flushed_in_err(c, qp)) {
         return false;       /* after the (fatal) NAK above went out */
     }
@@ -244,6 +300,7 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
     qp->sq_tail = qp->sq_comp = qp->rq_tail = qp->rq_head = 0;
     snic_rpc_qp_gone(c, qp);
     qp->rpc.flags = 0;      /* RESET forgets what the ends agreed */
+    snic_transport_release(qp);     /* and the transport they chose */
 }
 
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp)
@@ -261,15 +318,11 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
 
-    qp->program = SNIC_PROGRAM_GBN;
     r->next_psn = r->dde.wnd_start = r->comp_psn = qp->attr.sq_psn;
-    r->credit = (SnicCredit) {
-        .scheme = SNIC_CREDIT_WINDOW,
-        .window = SNIC_TX_WINDOW,
-    };
     r->retry_left = qp->attr.retry_cnt;
     r->rnr_left = qp->attr.rnr_retry;
     r->rto_deadline = r->rnr_deadline = UINT64_MAX;
+    snic_transport_start(c, qp);
     snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }
 
@@ -329,6 +382,10 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     snic_gid_get(c, qav->sgid_index, av.sgid);
     memcpy(av.dmac, qav->dmac, 6);
     snic_rdma_av_addr(c, &av, qp - c->qps, qp->attr.dest_qpn, &p->addr);
+    if (snic_qp_program(qp)->flags & SNIC_PROG_ECN) {
+        /* ECN-capable transport, so switches mark instead of dropping */
+        p->addr.tclass = (p->addr.tclass & ~SNIC_ECN_MASK) | SNIC_ECN_ECT0;
+    }
     p->pkey = SNIC_DEFAULT_PKEY;
     p->dqpn = qp->attr.dest_qpn;
 }

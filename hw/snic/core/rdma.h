@@ -47,6 +47,8 @@ struct SnicReq {
     SnicCredit credit;
     uint8_t retry_left;
     uint8_t rnr_left;
+    uint32_t rtx_segments;      /* counters: segments marked again, */
+    uint32_t cnp_rx;            /* CNPs received */
     uint64_t rto_deadline;      /* UINT64_MAX: not armed */
     uint64_t rnr_deadline;
     uint32_t rnr_psn;
@@ -88,7 +90,11 @@ typedef struct SnicResp {
     bool ack_pending:1;
     bool fatal:1;             /* after sending it, the QP goes to ERR */
     bool act_atomic:1;        /* the active RDB entry is an atomic */
+    bool cnp_pending:1;       /* a CE-marked packet asks for a CNP */
     uint8_t ack_syndrome;
+    uint8_t ack_every;          /* SNIC_ACK_TCP: ACK every k-th packet */
+    uint8_t ack_copies;         /* SNIC_ACK_TCP: duplicate ACKs owed too */
+    uint8_t unacked;            /* SNIC_ACK_TCP: packets since the last */
     /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
     uint8_t rdb_head;
     uint8_t rdb_count;
@@ -96,6 +102,7 @@ typedef struct SnicResp {
     uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
     uint32_t recv_off;          /* bytes placed in it */
     uint32_t ack_psn;
+    uint32_t cnp_tx;            /* counter: CNPs sent */
     /* the current WRITE */
     uint32_t write_rkey;
     uint64_t write_va;          /* its next byte */
@@ -179,6 +186,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
+void snic_req_cnp(SnicCore *c, SnicQp *qp);
 
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);

@@ -341,6 +341,18 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
     return SNIC_WC_SUCCESS;
 }
 
+/* Payload bytes of the request for psn (the credit it takes) */
+static uint32_t seg_bytes(const SnicQp *qp, const SnicSendWqe *info,
+                          uint32_t psn)
+{
+    uint32_t off = ((psn - info->first_psn) & SNIC_PSN_MASK) * mtu_bytes(qp);
+
+    if (is_read(info->opcode) || is_atomic(info->opcode)) {
+        return 0;   /* a request: its responses are the peer's to pace */
+    }
+    return info->len > off ? MIN(mtu_bytes(qp), info->len - off) : 0;
+}
+
 #define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic, fence) */
 
 /*
@@ -415,7 +427,8 @@ static bool req_has_work(const SnicQp *qp)
 {
     const SnicReq *r = &qp->req;
 
-    if (qp->state != SNIC_QPS_RTS || r->rnr_deadline != UINT64_MAX) {
+    if (qp->state != SNIC_QPS_RTS || r->rnr_deadline != UINT64_MAX ||
+        snic_credit_blocked(qp)) {
         return false;
     }
     if (snic_dde_rtx_pending(r)) {
@@ -449,6 +462,9 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         if (!snic_dde_next(r, &psn, &rtx)) {
             break;      /* the window is full */
         }
+        if (!snic_credit_ready(c, qp)) {
+            break;      /* no rate credit or token: its timer or a grant */
+        }
         /*
          * RPC answers (rpc.c) are this QP's requests too, made by the
          * device: between two messages of the SQ, and sent again from
@@ -457,6 +473,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         if (rtx ? snic_rpc_resend(c, qp, psn) :
                   !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
             snic_dde_sent(r, psn, 1, rtx);
+            snic_credit_spend(c, qp, mtu_bytes(qp));
             if (!rtx) {
                 r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
             }
@@ -529,6 +546,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             break;
         }
         snic_dde_sent(r, psn, count, rtx);
+        snic_credit_spend(c, qp, seg_bytes(qp, &e.info, psn));
         sent++;
         if (!rtx) {
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
@@ -544,7 +562,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         done++;
     }
     SNIC_EVENT(c, SCHED_ITERATION, qp - c->qps, started + resumed, sent);
-    return done == budget &&
+    return done == budget && !snic_credit_blocked(qp) &&
            (req_has_work(qp) || (snic_rpc_answer_due(c, qp) &&
                                  qp->state == SNIC_QPS_RTS &&
                                  r->rnr_deadline == UINT64_MAX &&
@@ -724,8 +742,16 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             snic_stat_inc(&c->stats.rdma_rx_dropped);  /* reserved code */
             return;
         }
-        if (kind == SNIC_AETH_KIND_ACK && snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
-            return;             /* nothing new: a duplicate ACK */
+        if (kind == SNIC_AETH_KIND_ACK &&
+            snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
+            /* nothing new: a duplicate ACK, evidence for TCP's programs */
+            if (snic_qp_program(qp)->ack_policy == SNIC_ACK_TCP) {
+                fb.kind = SNIC_FB_DUP_ACK;
+                fb.old_wnd_start = wnd_start;
+                snic_qp_program(qp)->incoming(c, qp, &fb);
+                snic_sched_notify(c, qp);
+            }
+            return;
         }
         /* an ACK covers its PSN; a NAK only what precedes it */
         stopped = ack_implied(c, qp, kind != SNIC_AETH_KIND_ACK ?
@@ -767,8 +793,24 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     complete_acked(c, qp);
     fb.progress = r->dde.wnd_start != wnd_start;
+    fb.newly_acked = (r->dde.wnd_start - wnd_start) & SNIC_PSN_MASK;
+    fb.old_wnd_start = wnd_start;
     if (qp->state == SNIC_QPS_RTS) {
-        snic_programs[qp->program]->incoming(c, qp, &fb);
+        snic_qp_program(qp)->incoming(c, qp, &fb);
     }
     snic_sched_notify(c, qp);   /* credit, or segments to resend */
+}
+
+/* A CNP from the peer's notification point: the program reacts. */
+void snic_req_cnp(SnicCore *c, SnicQp *qp)
+{
+    SnicFeedback fb = {
+        .kind = SNIC_FB_CNP,
+        .psn = qp->req.dde.wnd_start,
+        .old_wnd_start = qp->req.dde.wnd_start,
+    };
+
+    qp->req.cnp_rx++;
+    snic_qp_program(qp)->incoming(c, qp, &fb);
+    snic_sched_notify(c, qp);
 }

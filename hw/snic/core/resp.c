@@ -42,9 +42,29 @@ static void queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
         return;
     }
     qp->resp.ack_pending = true;
+    qp->resp.ack_copies = 0;
     qp->resp.ack_syndrome = syn;
     qp->resp.ack_psn = psn;
     snic_sched_notify(c, qp);
+}
+
+/*
+ * A duplicate ACK (SNIC_ACK_TCP): the cumulative PSN again, one copy per
+ * out-of-order packet even if the engine has not sent the last one yet,
+ * since the sender counts them.
+ */
+static void dup_ack(SnicCore *c, SnicQp *qp)
+{
+    SnicResp *s = &qp->resp;
+    uint32_t psn = (s->epsn - 1) & SNIC_PSN_MASK;
+
+    s->nak_sent = true;     /* a gap: the packet that fills it is ACKed */
+    if (s->ack_pending && s->ack_syndrome == SNIC_AETH_ACK &&
+        s->ack_psn == psn) {
+        s->ack_copies += s->ack_copies < UINT8_MAX;
+        return;
+    }
+    queue_ack(c, qp, SNIC_AETH_ACK, psn);
 }
 
 /* A fatal NAK: sent, then the QP goes to the error state (rdma.c). */
@@ -398,12 +418,17 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     int32_t d = snic_psn_cmp(p->psn, s->epsn);
     uint32_t mtu = 128u << qp->attr.path_mtu;
     bool first = is_first(p->opcode), last = is_last(p->opcode);
-    bool send, ok;
+    bool send, ok, gap;
 
     if (s->fatal) {
         return;     /* a fatal NAK is on its way: nothing more runs */
     }
     if (d > 0) {
+        if (qp->resp.ack_every) {
+            /* TCP's receiver: a duplicate ACK for every one (RFC 5681) */
+            dup_ack(c, qp);
+            return;
+        }
         /* a packet was lost: say once where to resume */
         if (!s->nak_sent) {
             s->nak_sent = true;
@@ -423,6 +448,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
         return;
     }
+    gap = s->nak_sent;
     s->nak_sent = false;
     if (p->opcode == SNIC_OP_RC_READ_REQUEST ||
         p->opcode == SNIC_OP_RC_CMP_SWAP ||
@@ -483,7 +509,10 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return;
     }
     s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
-    if (p->ackreq) {
+    /* TCP's policy: every k-th packet too, and at once after a gap */
+    if (p->ackreq || (qp->resp.ack_every && (++s->unacked >= qp->resp.ack_every ||
+                                        gap))) {
+        s->unacked = 0;
         queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
     }
 }
@@ -505,6 +534,9 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
     }
     snic_rdma_xmit(c, &p);
+    for (; s->ack_copies; s->ack_copies--) {
+        snic_rdma_xmit(c, &p);      /* the duplicate ACKs owed */
+    }
     if (s->fatal) {
         /* the consumer learns of a responder error by an async event */
         s->fatal = false;

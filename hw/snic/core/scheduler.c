@@ -232,10 +232,18 @@ static void heap_remove(SnicCore *c, SnicQp *qp)
     sift_up(c, c->qps[last].sched.timer_pos - 1);
 }
 
-/* The earliest of the QP's transport timers and its fetch. */
-static uint64_t qp_deadline(const SnicQp *qp)
+/* The program's timers: retransmission, RNR wait, its own. */
+static uint64_t program_deadline(SnicQp *qp)
 {
     uint64_t t = MIN(qp->req.rto_deadline, qp->req.rnr_deadline);
+
+    return qp->pstate ? MIN(t, snic_prog_head(qp)->timer_at) : t;
+}
+
+/* The earliest of the QP's transport timers, credit timer and fetch. */
+static uint64_t qp_deadline(SnicQp *qp)
+{
+    uint64_t t = MIN(program_deadline(qp), snic_credit_deadline(qp));
 
     return qp->sched.fetch_due ? MIN(t, qp->sched.fetch_due) : t;
 }
@@ -287,9 +295,15 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
             c->sched.fetches--;
             snic_sched_notify(c, qp);
         }
-        if (MIN(qp->req.rto_deadline, qp->req.rnr_deadline) <= now) {
-            snic_programs[qp->program]->periodic(c, qp, now);
+        if (program_deadline(qp) <= now) {
+            if (qp->pstate && snic_prog_head(qp)->timer_at <= now) {
+                snic_prog_head(qp)->timer_at = UINT64_MAX;  /* one-shot */
+            }
+            snic_qp_program(qp)->periodic(c, qp, now);
             snic_sched_notify(c, qp);
+        }
+        if (qp->valid) {
+            snic_credit_timer(c, qp, now);
         }
         if (qp->valid) {
             snic_qp_timer_sync(c, qp);

@@ -24,7 +24,8 @@
  * until the fetch completes, other QPs are served meanwhile, and at most
  * SNIC_SCHED_MAX_FETCHES fetches are in flight (the PCIe tags).
  *
- * Timers (retransmission, RNR wait, fetch completion) sit in one indexed
+ * Timers (retransmission, RNR wait, the program's own timer, the credit
+ * engine's rate timer, fetch completion) sit in one indexed
  * min-heap ordered by deadline: arming is O(log n), nothing is scanned.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -1,7 +1,7 @@
 /*
  * snic core: the fixed-function half of the Tonic transport template
- * (Tonic, NSDI'20, section 3): the data-delivery engine's window of
- * segment bitmaps and the credit it is given (transport.h).
+ * (Tonic, NSDI'20, section 3): the program registry and its checks, the
+ * data-delivery engine's window and the calls programs make (transport.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,18 +13,90 @@
 
 const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_GBN] = &snic_program_gbn,
+    [SNIC_PROGRAM_RENO] = &snic_program_reno,
+    [SNIC_PROGRAM_NEWRENO] = &snic_program_newreno,
+    [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
 };
 
+/* ---- the registry: programs and their state areas ---- */
+
+static const uint16_t state_max[SNIC_CREDIT_SCHEMES] = {
+    [SNIC_CREDIT_WINDOW] = SNIC_PROG_STATE_MAX_WINDOW,
+    [SNIC_CREDIT_RATE] = SNIC_PROG_STATE_MAX_RATE,
+    [SNIC_CREDIT_TOKEN] = SNIC_PROG_STATE_MAX_TOKEN,
+};
+
+static const uint16_t credit_bytes[SNIC_CREDIT_SCHEMES] = {
+    [SNIC_CREDIT_WINDOW] = 0,
+    [SNIC_CREDIT_RATE] = sizeof(SnicRateCredit),
+    [SNIC_CREDIT_TOKEN] = sizeof(SnicTokenCredit),
+};
+
+uint16_t snic_program_state_max(const SnicProgram *p)
+{
+    return p->credit < SNIC_CREDIT_SCHEMES ? state_max[p->credit] : 0;
+}
+
+bool snic_program_fits(const SnicProgram *p)
+{
+    return p->credit < SNIC_CREDIT_SCHEMES && p->incoming && p->periodic &&
+           p->ack_policy <= SNIC_ACK_TCP &&
+           p->state_bytes <= state_max[p->credit];
+}
+
 /*
- * ---- data-delivery engine: go-back-N's window ----
- * Segments [0, sent) of the window went out; those from rtx_from on are
- * to be sent again. A range, not bitmaps: what go-back-N needs, in the
- * QP context (selective programs keep their maps in their own state).
+ * Go-back-N keeps nothing beyond the QP context; every other program an
+ * area of the template's head, its credit state and its own state.
+ */
+uint32_t snic_program_area_bytes(const SnicProgram *p)
+{
+    if (p->credit == SNIC_CREDIT_WINDOW && !p->state_bytes &&
+        !(p->flags & SNIC_PROG_ECN)) {
+        return 0;
+    }
+    return sizeof(SnicProgHead) + credit_bytes[p->credit] + p->state_bytes;
+}
+
+const SnicProgram *snic_qp_program(const SnicQp *qp)
+{
+    return snic_programs[qp->program];
+}
+
+SnicProgHead *snic_prog_head(SnicQp *qp)
+{
+    return (SnicProgHead *)qp->pstate;
+}
+
+void *snic_prog_state(SnicQp *qp)
+{
+    const SnicProgram *p = snic_qp_program(qp);
+
+    return p->state_bytes ? qp->pstate + sizeof(SnicProgHead) +
+                            credit_bytes[p->credit] : NULL;
+}
+
+SnicRateCredit *snic_rate_credit(const SnicQp *qp)
+{
+    return snic_qp_program(qp)->credit == SNIC_CREDIT_RATE ?
+           (SnicRateCredit *)(qp->pstate + sizeof(SnicProgHead)) : NULL;
+}
+
+SnicTokenCredit *snic_token_credit(const SnicQp *qp)
+{
+    return snic_qp_program(qp)->credit == SNIC_CREDIT_TOKEN ?
+           (SnicTokenCredit *)(qp->pstate + sizeof(SnicProgHead)) : NULL;
+}
+
+/*
+ * ---- data-delivery engine: the window ----
+ * Segments [0, sent) of the window went out; [rtx_from, rtx_to) are to be
+ * sent again. One range, not bitmaps: what go-back-N and the cumulative-
+ * ACK programs need, in the QP context.
  */
 
 bool snic_dde_rtx_pending(const SnicReq *r)
 {
-    return r->dde.rtx_from < r->dde.sent;
+    return r->dde.rtx_from < r->dde.rtx_to;
 }
 
 uint32_t snic_dde_outstanding(const SnicReq *r)
@@ -44,37 +116,62 @@ void snic_dde_ack_upto(SnicReq *r, uint32_t psn)
     d->wnd_start = (d->wnd_start + n) & SNIC_PSN_MASK;
     d->sent -= n;
     d->rtx_from = d->rtx_from > n ? d->rtx_from - n : 0;
+    d->rtx_to = d->rtx_to > n ? d->rtx_to - n : 0;
 }
 
-/* Mark every sent segment from psn on for retransmission. */
-void snic_dde_mark_from(SnicReq *r, uint32_t psn)
+/* Mark sent segments [from, to) (window offsets) for retransmission. */
+static void dde_mark(SnicReq *r, uint32_t from, uint32_t to)
 {
     SnicDde *d = &r->dde;
-    uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
-    d->rtx_from = MIN(d->rtx_from, s);
+    to = MIN(to, d->sent);
+    if (from >= to) {
+        return;
+    }
+    if (d->rtx_from >= d->rtx_to) {
+        d->rtx_from = from;
+        d->rtx_to = to;
+        return;
+    }
+    /* one range: a second one joins the first (resends what lies between) */
+    d->rtx_from = MIN(d->rtx_from, from);
+    d->rtx_to = MAX(d->rtx_to, to);
+}
+
+void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
+                             uint32_t to, SnicRtxReason why)
+{
+    SnicDde *d = &qp->req.dde;
+    uint32_t s = (from - d->wnd_start) & SNIC_PSN_MASK;
+    uint32_t e = (to - d->wnd_start) & SNIC_PSN_MASK;
+
+    if (s >= d->sent) {
+        return;     /* not in flight: nothing to resend */
+    }
+    e = MIN(e, d->sent);
+    SNIC_EVENT(c, RETRANSMIT, qp - c->qps, from, e > s ? e - s : 0, why);
+    qp->req.rtx_segments += e > s ? e - s : 0;
+    dde_mark(&qp->req, s, e);
 }
 
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
                                SnicRtxReason why)
 {
     SnicDde *d = &qp->req.dde;
-    uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
-    SNIC_EVENT(c, RETRANSMIT, qp - c->qps, psn, s < d->sent ? d->sent - s : 0,
-               why);
-    snic_dde_mark_from(&qp->req, psn);
+    snic_transport_mark_rtx(c, qp, psn, (d->wnd_start + d->sent) &
+                            SNIC_PSN_MASK, why);
 }
 
 /*
  * The segment to send next: the first one marked for retransmission, or a
- * new one if the credit engine allows it.
+ * new one if the window allows it.
  */
 bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
 {
     const SnicDde *d = &r->dde;
 
-    if (d->rtx_from < d->sent) {
+    if (d->rtx_from < d->rtx_to) {
         *psn = (d->wnd_start + d->rtx_from) & SNIC_PSN_MASK;
         *retransmit = true;
         return true;
@@ -95,8 +192,127 @@ void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count, bool retransmit)
 
     if (!retransmit) {
         d->sent = MIN(s + count, SNIC_TX_WINDOW);
-        d->rtx_from = d->sent;
         return;
     }
-    d->rtx_from = MAX(d->rtx_from, MIN(s + count, d->sent));
+    d->rtx_from = MAX(d->rtx_from, MIN(s + count, d->rtx_to));
+}
+
+/* ---- the other calls of programs ---- */
+
+void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments)
+{
+    qp->req.credit.window = MAX(1, MIN(segments, SNIC_TX_WINDOW));
+}
+
+void snic_transport_set_rate(SnicCore *c, SnicQp *qp, uint32_t mbps)
+{
+    SnicRateCredit *rc = snic_rate_credit(qp);
+
+    if (rc) {
+        snic_rate_set(rc, mbps);
+    }
+}
+
+void snic_transport_grant(SnicCore *c, SnicQp *qp, uint32_t segments)
+{
+    SnicTokenCredit *tc = snic_token_credit(qp);
+
+    if (tc) {
+        tc->tokens = MIN((uint64_t)tc->tokens + segments, SNIC_TX_WINDOW);
+        snic_sched_notify(c, qp);
+    }
+}
+
+void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at)
+{
+    if (qp->pstate) {
+        snic_prog_head(qp)->timer_at = at;
+        snic_qp_timer_sync(c, qp);
+    }
+}
+
+void snic_transport_reset_rto(SnicCore *c, SnicQp *qp)
+{
+    snic_req_arm_rto(c, qp);
+}
+
+bool snic_transport_rto_expired(const SnicQp *qp, uint64_t now)
+{
+    return qp->req.rto_deadline <= now;
+}
+
+uint32_t snic_transport_outstanding(const SnicQp *qp)
+{
+    return qp->req.dde.sent;
+}
+
+uint32_t snic_transport_wnd_start(const SnicQp *qp)
+{
+    return qp->req.dde.wnd_start;
+}
+
+uint64_t snic_transport_tx_bytes(const SnicQp *qp)
+{
+    const SnicRateCredit *rc = snic_rate_credit(qp);
+
+    return rc ? rc->tx_bytes : 0;
+}
+
+uint64_t snic_transport_now(SnicCore *c)
+{
+    return c->ops->now_ns(c->opaque);
+}
+
+/* ---- selection (SET_QP_TRANSPORT) and start of a QP's program ---- */
+
+bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every)
+{
+    const SnicProgram *p;
+    uint32_t bytes;
+
+    if (program >= SNIC_PROGRAMS || !snic_program_fits(snic_programs[program])) {
+        return false;
+    }
+    p = snic_programs[program];
+    bytes = snic_program_area_bytes(p);
+    snic_transport_release(qp);
+    qp->program = program;
+    qp->resp.ack_every = p->ack_policy == SNIC_ACK_TCP ? MAX(ack_every, 1) : 0;
+    qp->pstate = bytes ? g_malloc0(bytes) : NULL;
+    return true;
+}
+
+void snic_transport_release(SnicQp *qp)
+{
+    g_free(qp->pstate);
+    qp->pstate = NULL;
+    qp->program = SNIC_PROGRAM_GBN;
+    qp->resp.ack_every = 0;
+}
+
+void snic_transport_start(SnicCore *c, SnicQp *qp)
+{
+    const SnicProgram *p = snic_qp_program(qp);
+    SnicRateCredit *rc;
+
+    qp->req.credit = (SnicCredit) {
+        .scheme = p->credit,
+        .window = SNIC_TX_WINDOW,
+    };
+    if (qp->pstate) {
+        memset(qp->pstate, 0, snic_program_area_bytes(p));
+        snic_prog_head(qp)->timer_at = UINT64_MAX;
+    }
+    rc = snic_rate_credit(qp);
+    if (rc) {
+        /* a full bucket of one scheduler burst; the program sets r */
+        rc->burst = c->cfg.sched_burst;
+        rc->credit = rc->burst;
+        rc->t_last = snic_transport_now(c);
+        rc->ready_at = UINT64_MAX;
+    }
+    if (p->init) {
+        p->init(c, qp);
+    }
+    snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }

@@ -2,13 +2,19 @@
  * snic core: the Tonic transport template (Tonic, NSDI'20, sections 3-4).
  *
  * A fixed-function data-delivery engine keeps a window of SNIC_TX_WINDOW
- * segments per QP: how many went out, and from where they are to be sent
- * again (go-back-N's range; selective programs will keep their bitmaps
- * in their own state area); a credit engine decides
- * how many segments may be in flight; a per-QP *program* with an incoming
- * hook (ACK, NAK, RNR, CNP) and a periodic hook (timers) marks segments
- * for retransmission and adjusts credit. Programs live in programs/, one
- * file each; IBA go-back-N (programs/gbn.c) is the first.
+ * segments per QP: how many went out, and which range is to be sent again
+ * (one range: go-back-N marks everything from a PSN, NewReno one segment);
+ * a credit engine (credit.c) decides what may go out: a window, a rate or
+ * grant tokens; a per-QP *program* with an incoming hook (feedback: ACKs,
+ * duplicate ACKs, NAKs, RNR, CNPs, ...) and a periodic hook (its timers)
+ * marks segments for retransmission and sets the credit, through the
+ * template's calls declared below, and nothing else.
+ *
+ * Writing a program: one file in programs/ defining a SnicProgram (credit
+ * scheme, ACK policy, state bytes, hooks), its number in the enum below
+ * and one line in snic_programs[] (template.c) and in meson.build. Its
+ * state is the struct behind snic_prog_state(); registration refuses a
+ * program whose state exceeds Tonic's limit for its credit scheme.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,6 +23,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "snic/snic_admin.h"
 
 #define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
 
@@ -28,62 +36,250 @@ typedef struct SnicReq SnicReq;
 typedef struct SnicDde {
     uint32_t wnd_start;         /* PSN of segment 0, the oldest unacked */
     uint32_t sent;              /* segments [0, sent) went out at least once */
-    uint32_t rtx_from;          /* [rtx_from, sent) are to be sent again */
+    uint32_t rtx_from;          /* [rtx_from, rtx_to) are to be sent */
+    uint32_t rtx_to;            /* again (rtx_from == rtx_to: none) */
 } SnicDde;
 
-/* Credit engine: how many segments may be outstanding. */
+/*
+ * Credit engine (Tonic section 3.3.1): how much a QP may send. The window
+ * is in the QP context; rate and token credit live at the head of the
+ * QP's program state area (SnicRateCredit, SnicTokenCredit below), so a
+ * go-back-N QP pays nothing for them.
+ */
 typedef enum SnicCreditScheme {
-    SNIC_CREDIT_WINDOW,         /* used now: a window of segments */
-    SNIC_CREDIT_RATE,           /* interface for rate-based programs */
-    SNIC_CREDIT_TOKEN,          /* interface for grant-token programs */
+    SNIC_CREDIT_WINDOW = SNIC_CREDIT_TYPE_WINDOW,   /* segments in flight */
+    SNIC_CREDIT_RATE = SNIC_CREDIT_TYPE_RATE,       /* paced (credit.c) */
+    SNIC_CREDIT_TOKEN = SNIC_CREDIT_TYPE_TOKEN,     /* a token a segment */
+    SNIC_CREDIT_SCHEMES,
 } SnicCreditScheme;
 
 typedef struct SnicCredit {
-    SnicCreditScheme scheme;
+    uint8_t scheme;             /* SnicCreditScheme of the QP's program */
     uint32_t window;            /* segments, <= SNIC_TX_WINDOW */
 } SnicCredit;
 
-/* What the incoming hook is told. */
+/*
+ * Rate credit with Tonic's multi-precision representation (App. B): the
+ * rate is kept as r[k] bytes per 2^(4k) ns for every level k; the most
+ * precise level whose r[k] has at least SNIC_RATE_MIN_PRECISION (the
+ * rate's rounding error under 1/128) computes T = ceil(C / r[k]), the
+ * time at which a flow lacking C bytes has credit again. One timer per
+ * flow (ready_at), never one per packet: when it fires the flow is ready.
+ */
+#define SNIC_RATE_LEVELS        5       /* 1, 16, 256, 4096, 65536 ns */
+#define SNIC_RATE_LEVEL_SHIFT   4
+#define SNIC_RATE_MIN_PRECISION 128
+#define SNIC_RATE_HDR_BYTES     58      /* Eth + IPv4 + UDP + BTH + ICRC */
+
+typedef struct SnicRateCredit {
+    uint32_t r[SNIC_RATE_LEVELS];
+    uint32_t mbps;              /* the rate the program set */
+    uint32_t burst;             /* bytes of credit kept at most (D) */
+    int32_t credit;             /* bytes; may go below 0 by one packet */
+    uint8_t level;
+    uint64_t t_last;            /* credit counted up to here */
+    uint64_t ready_at;          /* the flow's credit timer; MAX: none */
+    uint64_t tx_bytes;          /* bytes sent (a byte counter's input) */
+} SnicRateCredit;
+
+/* Grant tokens: segments the receiver granted that were not yet sent. */
+typedef struct SnicTokenCredit {
+    uint32_t tokens;
+} SnicTokenCredit;
+
+/*
+ * Tonic's limits on a program's own state (section 6.1.2, Table 4): what
+ * still meets timing with each credit scheme's fixed state beside it.
+ */
+#define SNIC_PROG_STATE_MAX_WINDOW  448
+#define SNIC_PROG_STATE_MAX_RATE    340
+#define SNIC_PROG_STATE_MAX_TOKEN   256
+
+/* What the incoming hook is told (Tonic's pkt_type and its inputs). */
 typedef enum SnicFeedbackKind {
-    SNIC_FB_ACK,                /* everything up to psn acked */
+    SNIC_FB_ACK,                /* cumulative: everything up to psn */
+    SNIC_FB_DUP_ACK,            /* an ACK for psn = wnd_start - 1 again */
+    SNIC_FB_SACK,               /* cumulative psn + block [sack, sack_end) */
+    SNIC_FB_NACK,               /* segment psn was lost (NDP, IRN) */
     SNIC_FB_NAK_SEQ,            /* psn is what the responder expects */
     SNIC_FB_RNR,                /* psn found no receive WQE */
     SNIC_FB_CNP,                /* congestion notification */
+    SNIC_FB_PULL,               /* grant: pull counter in psn */
+    SNIC_FB_TRIMMED,            /* segment psn reached the peer trimmed */
 } SnicFeedbackKind;
 
 typedef struct SnicFeedback {
     SnicFeedbackKind kind;
     uint32_t psn;
+    uint32_t sack, sack_end;    /* SNIC_FB_SACK: the selective block */
     uint8_t syndrome;
     bool progress;              /* it acknowledged PSNs not acked before */
+    uint32_t newly_acked;       /* segments it acknowledged (Tonic's cnt) */
+    uint32_t old_wnd_start;     /* wnd_start before it */
 } SnicFeedback;
 
+/* How the responder of a QP running the program acknowledges. */
+typedef enum SnicAckPolicy {
+    SNIC_ACK_IBA,               /* AckReq'd packets; one NAK per gap */
+    SNIC_ACK_TCP,               /* every k-th packet; dup ACK per gap pkt */
+} SnicAckPolicy;
+
+#define SNIC_PROG_ECN           (1u << 0)   /* ECT(0) out, CNPs back */
+
+/* IP ECN field (RFC 3168) and the notification point's CNP spacing */
+#define SNIC_ECN_MASK           3
+#define SNIC_ECN_ECT0           2
+#define SNIC_ECN_CE             3
+#define SNIC_NP_CNP_INTERVAL_NS 50000   /* DCQCN's N = 50 us */
+
+/*
+ * A transport program (Tonic section 3.5): the credit scheme it uses, the
+ * bytes of per-QP state it keeps (checked against Tonic's limit for that
+ * scheme when it is registered), and its hooks:
+ *  - init: the QP enters RTS; set the credit and the state;
+ *  - incoming: feedback for the QP's requests (after the fixed-function
+ *    stage slid the window and completed WQEs);
+ *  - periodic: the QP's timers are due: the retransmission timer, the RNR
+ *    wait, or the program's own (snic_transport_arm_timer).
+ * Hooks act on the engine only through the template's calls below.
+ */
 typedef struct SnicProgram {
     const char *name;
+    uint8_t credit;             /* SnicCreditScheme */
+    uint8_t ack_policy;         /* SnicAckPolicy of the responder */
+    uint8_t flags;              /* SNIC_PROG_* */
+    uint16_t state_bytes;       /* its own per-QP state */
+    void (*init)(SnicCore *c, SnicQp *qp);
     void (*incoming)(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
     void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
 } SnicProgram;
+
+/*
+ * The area a QP's program owns, behind SnicQp.pstate: the template's head
+ * (the program timer, the notification point's last CNP), the credit
+ * scheme's state, then the program's own bytes. Sized by the program.
+ */
+typedef struct SnicProgHead {
+    uint64_t timer_at;          /* the program's timer; MAX: not armed */
+    uint64_t cnp_at;            /* responder: when it last sent a CNP */
+} SnicProgHead;
 
 /* Why segments are sent again (the RETRANSMIT event's reason). */
 typedef enum SnicRtxReason {
     SNIC_RTX_NAK_SEQ,           /* a sequence NAK, or a lost response */
     SNIC_RTX_TIMEOUT,           /* the retransmission timer expired */
     SNIC_RTX_RNR,               /* an RNR wait ended */
+    SNIC_RTX_DUP_ACKS,          /* duplicate ACKs (fast retransmit) */
+    SNIC_RTX_PARTIAL_ACK,       /* a partial ACK in recovery (RFC 6582) */
 } SnicRtxReason;
 
+/* DCQCN's constants (roce-wire.md B6: Tonic's values, the paper's g) */
+#define SNIC_DCQCN_ALPHA_Q      20              /* alpha in Q20 */
+#define SNIC_DCQCN_G_SHIFT      8               /* g = 1/256 */
+#define SNIC_DCQCN_R_AI         40              /* Mb/s */
+#define SNIC_DCQCN_R_HAI        200             /* Mb/s */
+#define SNIC_DCQCN_R_MIN        100             /* Mb/s */
+#define SNIC_DCQCN_ALPHA_NS     55000           /* alpha timer */
+#define SNIC_DCQCN_RATE_NS      60000           /* rate-increase timer */
+#define SNIC_DCQCN_BYTES        (10u * 1000 * 1000)     /* byte counter */
+#define SNIC_DCQCN_F            5               /* fast recovery steps */
+
 /* Programs (programs/, one file each), by their number in a QP context */
-enum { SNIC_PROGRAM_GBN, SNIC_PROGRAMS };
+enum {
+    SNIC_PROGRAM_GBN = SNIC_TRANSPORT_GBN,
+    SNIC_PROGRAM_RENO = SNIC_TRANSPORT_RENO,
+    SNIC_PROGRAM_NEWRENO = SNIC_TRANSPORT_NEWRENO,
+    SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
+    SNIC_PROGRAMS
+};
 extern const SnicProgram snic_program_gbn;
+extern const SnicProgram snic_program_reno;
+extern const SnicProgram snic_program_newreno;
+extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
-/* template.c: what programs call */
+/*
+ * Selection (SET_QP_TRANSPORT, before RTR): the QP runs 'program' with
+ * its area allocated; false if there is no such program. Release: back
+ * to go-back-N (RESET, destroy). Start: the QP enters RTS.
+ */
+bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every);
+void snic_transport_release(SnicQp *qp);
+void snic_transport_start(SnicCore *c, SnicQp *qp);
+
+/* commands.c: the admin commands */
+struct snic_admin_cmd;
+uint16_t snic_cmd_set_qp_transport(SnicCore *c,
+                                   const struct snic_admin_cmd *cmd,
+                                   uint64_t *result);
+uint16_t snic_cmd_query_transport(SnicCore *c,
+                                  const struct snic_admin_cmd *cmd,
+                                  uint64_t *result);
+
+/* Registration: does the program fit Tonic's limits? (template.c) */
+bool snic_program_fits(const SnicProgram *p);
+/* Tonic's limit on its own state for the program's credit scheme */
+uint16_t snic_program_state_max(const SnicProgram *p);
+/* Bytes of its per-QP area (head + credit state + its own state) */
+uint32_t snic_program_area_bytes(const SnicProgram *p);
+/* The QP's program; its own state in its area (NULL: it keeps none) */
+const SnicProgram *snic_qp_program(const SnicQp *qp);
+void *snic_prog_state(SnicQp *qp);
+SnicProgHead *snic_prog_head(SnicQp *qp);
+SnicRateCredit *snic_rate_credit(const SnicQp *qp);
+SnicTokenCredit *snic_token_credit(const SnicQp *qp);
+
+/*
+ * ---- template.c: what programs call (Tonic's outputs) ----
+ */
+/* Mark segments [from, to) for retransmission (Tonic's mark_for_rtx). */
+void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
+                             uint32_t to, SnicRtxReason why);
 /* Send every segment from psn on again (a go-back-N step). */
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
                                SnicRtxReason why);
+/* The congestion window, in segments (1 .. SNIC_TX_WINDOW). */
+void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments);
+/* The rate, in Mb/s (rate-credit programs). */
+void snic_transport_set_rate(SnicCore *c, SnicQp *qp, uint32_t mbps);
+/* Grant tokens for this many more segments (token-credit programs). */
+void snic_transport_grant(SnicCore *c, SnicQp *qp, uint32_t segments);
+/* Arm the program's timer at 'at' ns (UINT64_MAX: disarm). */
+void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at);
+/* Is the retransmission timer due at 'now'? (periodic hooks) */
+bool snic_transport_rto_expired(const SnicQp *qp, uint64_t now);
+/* (Re)arm the retransmission timer: local ACK timeout from now. */
+void snic_transport_reset_rto(SnicCore *c, SnicQp *qp);
+/* Segments in flight (sent, not acknowledged) and the oldest's PSN. */
+uint32_t snic_transport_outstanding(const SnicQp *qp);
+uint32_t snic_transport_wnd_start(const SnicQp *qp);
+/* Bytes a rate-credit QP has sent since RTS, headers included. */
+uint64_t snic_transport_tx_bytes(const SnicQp *qp);
+/* Now, on the device's clock (ns). */
+uint64_t snic_transport_now(SnicCore *c);
+
+/* IBA go-back-N's reliability, for programs that keep it (gbn.c) */
+void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
+void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now);
+
+/* ---- credit.c: the credit engine ---- */
+/* Rate r[] of every level for mbps, and the level T is computed with */
+void snic_rate_set(SnicRateCredit *rc, uint32_t mbps);
+/* Credit counted up to 'now'; true if a packet may go now */
+bool snic_rate_ready(SnicRateCredit *rc, uint64_t now);
+/* A packet of 'bytes' went out at 'now'; arms ready_at if credit ran out */
+void snic_rate_spend(SnicRateCredit *rc, uint64_t now, uint32_t bytes);
+/* Is the QP waiting for rate credit or a token? */
+bool snic_credit_blocked(const SnicQp *qp);
+/* May the QP send a segment now? (window checked by the DDE) */
+bool snic_credit_ready(SnicCore *c, SnicQp *qp);
+void snic_credit_spend(SnicCore *c, SnicQp *qp, uint32_t bytes);
+/* The credit engine's timer of a QP (UINT64_MAX: none); fire it. */
+uint64_t snic_credit_deadline(const SnicQp *qp);
+void snic_credit_timer(SnicCore *c, SnicQp *qp, uint64_t now);
 
 /* template.c: the data-delivery engine */
 void snic_dde_ack_upto(SnicReq *r, uint32_t psn);
-void snic_dde_mark_from(SnicReq *r, uint32_t psn);
 bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
 void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
                    bool retransmit);

@@ -3,6 +3,8 @@
  * section 4: incoming and periodic hooks): a sequence NAK or a timeout
  * resends everything from the PSN in question; RNR NAKs wait out the
  * responder's timer; retry counters count retries without progress.
+ * Its hooks are also the reliability of the programs that keep IBA's
+ * (DCQCN) or fall back on it for what they do not handle (RNR, READs).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,7 +23,7 @@ static uint64_t rnr_delay_ns(uint8_t code)
     return (uint64_t)rnr_delay_10us[code & 31] * 10000;
 }
 
-static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
+void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
     SnicReq *r = &qp->req;
 
@@ -64,13 +66,13 @@ static void gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         r->rto_deadline = UINT64_MAX;
         snic_qp_timer_sync(c, qp);
         return;
-    case SNIC_FB_CNP:
-        break;      /* go-back-N has no congestion control */
+    default:
+        return;     /* no congestion control, no selective feedback */
     }
     snic_req_arm_rto(c, qp);
 }
 
-static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicReq *r = &qp->req;
 
@@ -97,6 +99,8 @@ static void gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 
 const SnicProgram snic_program_gbn = {
     .name = "go-back-N",
-    .incoming = gbn_incoming,
-    .periodic = gbn_periodic,
+    .credit = SNIC_CREDIT_WINDOW,
+    .ack_policy = SNIC_ACK_IBA,
+    .incoming = snic_gbn_incoming,
+    .periodic = snic_gbn_periodic,
 };

@@ -1,0 +1,152 @@
+/*
+ * snic core: the Tonic credit engine (Tonic, NSDI'20, sections 3.3 and 4,
+ * Appendix B): a window (enforced by the data-delivery engine), a rate
+ * with several precisions, or grant tokens.
+ *
+ * Rate: a flow with r bytes per time unit that lacks C bytes of credit
+ * has it again T = ceil(C / r) units later. Division is what hardware
+ * cannot do precisely for every rate with one unit: bytes per ns cannot
+ * express 40 Mb/s (0.005 B/ns), bytes per 65 us delays a 100 Gb/s flow by
+ * whole 65 us steps. So, as App. B, the rate is kept at every precision
+ * and T is computed with the finest unit whose r still has 7 significant
+ * bits. The credit left over when the flow is served (it waited a whole
+ * unit) carries over, so the long-run rate is r's whatever the unit.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "core_int.h"
+#include "rdma.h"
+
+void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)
+{
+    unsigned k;
+
+    rc->mbps = mbps;
+    rc->level = SNIC_RATE_LEVELS - 1;
+    for (k = 0; k < SNIC_RATE_LEVELS; k++) {
+        /* Mb/s = 1/8000 bytes per ns; per 2^(4k) ns */
+        uint64_t r = ((uint64_t)mbps << (SNIC_RATE_LEVEL_SHIFT * k)) / 8000;
+
+        rc->r[k] = MIN(r, UINT32_MAX);
+        if (r >= SNIC_RATE_MIN_PRECISION && rc->level == SNIC_RATE_LEVELS - 1) {
+            rc->level = k;
+        }
+    }
+}
+
+/* Count the credit the time since t_last brought, in whole units. */
+static void rate_update(SnicRateCredit *rc, uint64_t now)
+{
+    unsigned shift = SNIC_RATE_LEVEL_SHIFT * rc->level;
+    uint64_t units, add;
+
+    if (now <= rc->t_last) {
+        return;
+    }
+    units = (now - rc->t_last) >> shift;
+    add = units * rc->r[rc->level];
+    if ((int64_t)rc->credit + (int64_t)add >= rc->burst) {
+        rc->credit = rc->burst;     /* full: idle time earns no more */
+        rc->t_last = now;
+        return;
+    }
+    rc->credit += add;
+    rc->t_last += units << shift;   /* the partial unit is kept */
+}
+
+/*
+ * Credit below zero: T = ceil(C / r) units from the last whole unit is
+ * when the flow has credit again (later than now: less than a unit has
+ * passed since t_last). False in that case, with the timer armed.
+ */
+static bool rate_check(SnicRateCredit *rc)
+{
+    unsigned shift = SNIC_RATE_LEVEL_SHIFT * rc->level;
+    uint32_t r = MAX(rc->r[rc->level], 1);
+    uint64_t t;
+
+    if (rc->credit >= 0) {
+        return true;
+    }
+    t = ((uint64_t)-(int64_t)rc->credit + r - 1) / r;
+    rc->ready_at = rc->t_last + (t << shift);
+    return false;
+}
+
+bool snic_rate_ready(SnicRateCredit *rc, uint64_t now)
+{
+    rate_update(rc, now);
+    return rate_check(rc);
+}
+
+void snic_rate_spend(SnicRateCredit *rc, uint64_t now, uint32_t bytes)
+{
+    rate_update(rc, now);
+    rc->credit -= bytes;
+    rc->tx_bytes += bytes;
+    rate_check(rc);
+}
+
+bool snic_credit_blocked(const SnicQp *qp)
+{
+    const SnicRateCredit *rc = snic_rate_credit(qp);
+    const SnicTokenCredit *tc = snic_token_credit(qp);
+
+    return rc ? rc->ready_at != UINT64_MAX : tc && !tc->tokens;
+}
+
+bool snic_credit_ready(SnicCore *c, SnicQp *qp)
+{
+    SnicRateCredit *rc = snic_rate_credit(qp);
+    SnicTokenCredit *tc = snic_token_credit(qp);
+
+    if (rc) {
+        if (rc->ready_at != UINT64_MAX) {
+            return false;
+        }
+        /*
+         * A rate change (another unit) can leave a debt the timer did not
+         * cover: wait again rather than poll
+         */
+        if (!snic_rate_ready(rc, c->ops->now_ns(c->opaque))) {
+            snic_qp_timer_sync(c, qp);
+            return false;
+        }
+        return true;
+    }
+    return !tc || tc->tokens;
+}
+
+void snic_credit_spend(SnicCore *c, SnicQp *qp, uint32_t bytes)
+{
+    SnicRateCredit *rc = snic_rate_credit(qp);
+    SnicTokenCredit *tc = snic_token_credit(qp);
+
+    if (rc) {
+        snic_rate_spend(rc, c->ops->now_ns(c->opaque),
+                        bytes + SNIC_RATE_HDR_BYTES);
+        if (rc->ready_at != UINT64_MAX) {
+            snic_qp_timer_sync(c, qp);
+        }
+    } else if (tc && tc->tokens) {
+        tc->tokens--;
+    }
+}
+
+uint64_t snic_credit_deadline(const SnicQp *qp)
+{
+    const SnicRateCredit *rc = snic_rate_credit(qp);
+
+    return rc ? rc->ready_at : UINT64_MAX;
+}
+
+/* The credit timer fired: the flow has credit again, serve it. */
+void snic_credit_timer(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    SnicRateCredit *rc = snic_rate_credit(qp);
+
+    if (rc && rc->ready_at <= now) {
+        rc->ready_at = UINT64_MAX;
+        snic_sched_notify(c, qp);
+    }
+}

@@ -1,0 +1,117 @@
+/*
+ * snic core: TCP Reno as a Tonic transport program (Tonic, NSDI'20,
+ * section 6.1.1; RFC 5681), in segments: slow start and congestion
+ * avoidance; three duplicate ACKs resend the oldest segment, halve the
+ * window (cwnd = ssthresh + 3) and inflate it by one per further
+ * duplicate; the next new ACK ends recovery with cwnd = ssthresh, so
+ * Reno recovers one loss per window by itself (NewReno: partial ACKs).
+ * A timeout sets cwnd to one and goes back N (gbn.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "core_int.h"
+#include "rdma.h"
+#include "wire.h"
+
+#define RENO_IW             10      /* initial window (RFC 6928) */
+#define RENO_DUPTHRESH      3
+
+typedef struct RenoState {
+    uint32_t cwnd;              /* segments */
+    uint32_t ssthresh;
+    uint32_t ca_acked;          /* congestion avoidance: acked this round */
+    uint8_t dupacks;
+    bool in_recovery;
+} RenoState;
+
+static void reno_init(SnicCore *c, SnicQp *qp)
+{
+    RenoState *s = snic_prog_state(qp);
+
+    s->cwnd = RENO_IW;
+    s->ssthresh = SNIC_TX_WINDOW;
+    snic_transport_set_window(c, qp, s->cwnd);
+}
+
+static void reno_dup_ack(SnicCore *c, SnicQp *qp, RenoState *s)
+{
+    uint32_t una = snic_transport_wnd_start(qp);
+
+    if (s->in_recovery) {
+        s->cwnd++;
+        return;
+    }
+    if (++s->dupacks != RENO_DUPTHRESH) {
+        return;
+    }
+    s->ssthresh = MAX(snic_transport_outstanding(qp) / 2, 2);
+    s->cwnd = s->ssthresh + RENO_DUPTHRESH;
+    s->in_recovery = true;
+    snic_transport_mark_rtx(c, qp, una, (una + 1) & SNIC_PSN_MASK,
+                            SNIC_RTX_DUP_ACKS);
+}
+
+static void reno_new_ack(RenoState *s, uint32_t acked)
+{
+    s->dupacks = 0;
+    if (s->in_recovery) {
+        s->in_recovery = false;
+        s->cwnd = s->ssthresh;
+        s->ca_acked = 0;
+    } else if (s->cwnd < s->ssthresh) {
+        s->cwnd += acked;
+    } else {
+        s->ca_acked += acked;
+        if (s->ca_acked >= s->cwnd) {
+            s->ca_acked -= s->cwnd;
+            s->cwnd++;
+        }
+    }
+}
+
+static void reno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
+{
+    RenoState *s = snic_prog_state(qp);
+
+    switch (fb->kind) {
+    case SNIC_FB_DUP_ACK:
+        reno_dup_ack(c, qp, s);
+        break;
+    case SNIC_FB_ACK:
+        snic_gbn_incoming(c, qp, fb);
+        if (fb->progress) {
+            reno_new_ack(s, fb->newly_acked);
+        }
+        break;
+    default:
+        snic_gbn_incoming(c, qp, fb);
+        return;
+    }
+    snic_transport_set_window(c, qp, s->cwnd);
+}
+
+static void reno_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    RenoState *s = snic_prog_state(qp);
+    uint32_t flight = snic_transport_outstanding(qp);
+
+    if (snic_transport_rto_expired(qp, now) && flight) {
+        s->ssthresh = MAX(flight / 2, 2);
+        s->cwnd = 1;
+        s->ca_acked = 0;
+        s->dupacks = 0;
+        s->in_recovery = false;
+        snic_transport_set_window(c, qp, s->cwnd);
+    }
+    snic_gbn_periodic(c, qp, now);
+}
+
+const SnicProgram snic_program_reno = {
+    .name = "Reno",
+    .credit = SNIC_CREDIT_WINDOW,
+    .ack_policy = SNIC_ACK_TCP,
+    .state_bytes = sizeof(RenoState),
+    .init = reno_init,
+    .incoming = reno_incoming,
+    .periodic = reno_periodic,
+};

@@ -1,0 +1,534 @@
+/*
+ * Tonic transport programs (hw/snic/core/transport/): registration and
+ * the per-QP area, selection by admin command, the rate credit's
+ * precisions and pacing, the exact reaction of NewReno, Reno and DCQCN to
+ * each feedback, and every program moving 64 KiB WRITEs, checked by
+ * content, over a lossy and reordering wire (SNIC_TRANSPORT_WRITES sets
+ * how many: scripts/transport-loss.sh runs 1000).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include "engine-node.h"
+#include "wire.h"
+
+static void query(Node *n, uint32_t qpn, uint8_t program,
+                  struct snic_transport_info *t)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_TRANSPORT,
+                        sizeof(cmd.query_transport));
+    cmd.query_transport.qpn = GUINT32_TO_LE(qpn);
+    cmd.query_transport.program = program;
+    cmd.query_transport.resp_addr = GUINT64_TO_LE(FAKE_RESP);
+    g_assert_cmpuint(fake_admin(n->h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_read(n->h, FAKE_RESP, t, sizeof(*t));
+}
+
+static void noop_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
+{
+}
+
+static void noop_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+}
+
+/* Tonic's limits per credit scheme; areas sized by the QP's program. */
+static void test_registration(void)
+{
+    SnicProgram p = {
+        .name = "test", .incoming = noop_incoming, .periodic = noop_periodic,
+    };
+    struct snic_transport_info t;
+    Node a;
+    unsigned i;
+
+    p.credit = SNIC_CREDIT_WINDOW;
+    p.state_bytes = 448;
+    g_assert_true(snic_program_fits(&p));
+    p.state_bytes = 449;
+    g_assert_false(snic_program_fits(&p));
+    p.credit = SNIC_CREDIT_RATE;
+    p.state_bytes = 340;
+    g_assert_true(snic_program_fits(&p));
+    p.state_bytes = 341;
+    g_assert_false(snic_program_fits(&p));
+    p.credit = SNIC_CREDIT_TOKEN;
+    p.state_bytes = 256;
+    g_assert_true(snic_program_fits(&p));
+    p.state_bytes = 257;
+    g_assert_false(snic_program_fits(&p));
+    p.credit = SNIC_CREDIT_SCHEMES;
+    p.state_bytes = 0;
+    g_assert_false(snic_program_fits(&p));
+
+    node_init(&a, NULL, 1);
+    for (i = 0; i < SNIC_PROGRAMS; i++) {
+        const SnicProgram *q = snic_programs[i];
+
+        g_assert_true(snic_program_fits(q));
+        query(&a, 0, i, &t);
+        g_assert_cmpstr(t.name, ==, q->name);
+        g_assert_cmpuint(t.credit, ==, q->credit);
+        g_assert_cmpuint(GUINT16_FROM_LE(t.state_bytes), ==, q->state_bytes);
+        /* the QPC bytes of a QP running it: the context + its own area */
+        g_assert_cmpuint(GUINT32_FROM_LE(t.qpc_bytes), ==,
+                         sizeof(SnicQp) + snic_program_area_bytes(q));
+        g_test_message("%-10s credit %u state %2u B qpc %u B", t.name,
+                       t.credit, GUINT16_FROM_LE(t.state_bytes),
+                       GUINT32_FROM_LE(t.qpc_bytes));
+    }
+    /* go-back-N costs nothing beyond the context; DCQCN its rate state */
+    g_assert_cmpuint(snic_program_area_bytes(&snic_program_gbn), ==, 0);
+    g_assert_cmpuint(snic_program_area_bytes(&snic_program_dcqcn), ==,
+                     sizeof(SnicProgHead) + sizeof(SnicRateCredit) +
+                     snic_program_dcqcn.state_bytes);
+    g_assert_cmpuint(snic_program_area_bytes(&snic_program_newreno), <,
+                     snic_program_area_bytes(&snic_program_dcqcn));
+    fake_host_free(a.h);
+}
+
+/* SET_QP_TRANSPORT: before RTR only; RESET returns to go-back-N. */
+static void test_select(void)
+{
+    struct snic_transport_info t;
+    struct snic_qp_attr attr;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&a, SNIC_PROGRAMS, 0), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_NEWRENO, 4), ==,
+                     SNIC_ADMIN_OK);
+    query(&a, a.qpn, 0, &t);
+    g_assert_cmpuint(t.program, ==, SNIC_TRANSPORT_NEWRENO);
+    g_assert_cmpuint(t.ack_every, ==, 4);
+    g_assert_cmpuint(t.flags, ==, SNIC_TRANSPORT_F_TCP_ACKS);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_DCQCN, 0), ==,
+                     SNIC_ADMIN_BAD_STATE);
+    query(&a, a.qpn, 0, &t);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.window), ==, 10);   /* its IW */
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = GUINT32_TO_LE(SNIC_QPS_RESET);
+    node_modify(&a, SNIC_QP_ATTR_STATE, &attr);
+    query(&a, a.qpn, 0, &t);
+    g_assert_cmpuint(t.program, ==, SNIC_TRANSPORT_GBN);
+    g_assert_null(snic_qp_get(a.h->core, a.qpn)->pstate);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/* App. B: the finest unit whose rate keeps 7 significant bits. */
+static void test_rate_precision(void)
+{
+    SnicRateCredit rc = { 0 };
+
+    snic_rate_set(&rc, 100000);     /* 12.5 B/ns: per 16 ns */
+    g_assert_cmpuint(rc.level, ==, 1);
+    g_assert_cmpuint(rc.r[1], ==, 200);
+    snic_rate_set(&rc, 10000);      /* per 256 ns */
+    g_assert_cmpuint(rc.level, ==, 2);
+    g_assert_cmpuint(rc.r[2], ==, 320);
+    snic_rate_set(&rc, 1000);       /* per 4096 ns */
+    g_assert_cmpuint(rc.level, ==, 3);
+    g_assert_cmpuint(rc.r[3], ==, 512);
+    snic_rate_set(&rc, 40);         /* DCQCN's R_AI: per 65536 ns */
+    g_assert_cmpuint(rc.level, ==, 4);
+    g_assert_cmpuint(rc.r[4], ==, 327);
+}
+
+/*
+ * Pacing on the virtual clock: a flow sending 1000-byte packets whenever
+ * its one timer says it may keeps the rate within its representation's
+ * rounding, at 40 Mb/s as at 100 Gb/s.
+ */
+static void test_rate_pacing(void)
+{
+    static const uint32_t rates[] = { 40, 1000, 25000, 100000 };
+    unsigned i, k;
+
+    for (i = 0; i < G_N_ELEMENTS(rates); i++) {
+        SnicRateCredit rc = { .burst = 1000, .ready_at = UINT64_MAX };
+        uint64_t now = 0, timers = 0;
+        double ideal, err;
+
+        snic_rate_set(&rc, rates[i]);
+        for (k = 0; k < 1000; k++) {
+            g_assert_true(snic_rate_ready(&rc, now));
+            snic_rate_spend(&rc, now, 1000);
+            if (rc.ready_at != UINT64_MAX) {
+                timers++;
+                g_assert_false(snic_rate_ready(&rc, rc.ready_at - 1) &&
+                               rc.ready_at - 1 > now);
+                now = rc.ready_at;
+                rc.ready_at = UINT64_MAX;
+            }
+        }
+        /* the first packet used the full bucket: 999 were paced */
+        ideal = 999.0 * 1000 * 8 / (rates[i] * 1e-3);
+        err = fabs((double)now - ideal) / ideal;
+        g_test_message("%6u Mb/s: 1000 packets in %" G_GUINT64_FORMAT
+                       " ns (ideal %.0f, error %.4f), %" G_GUINT64_FORMAT
+                       " timers", rates[i], now, ideal, err, timers);
+        g_assert_cmpfloat(err, <, 1.0 / SNIC_RATE_MIN_PRECISION);
+        g_assert_cmpuint(timers, <=, 1000);
+    }
+}
+
+/* ---- one QP alone, fed ACKs as the completer would get them ---- */
+
+typedef struct Solo {
+    Node a, b;
+    SnicCore *c;
+    SnicQp *qp;
+    uint32_t p0;                /* its first PSN */
+} Solo;
+
+static void solo_new(Solo *s, uint8_t program)
+{
+    node_init(&s->a, NULL, 1);
+    node_init(&s->b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&s->a, program, 1), ==,
+                     SNIC_ADMIN_OK);
+    node_connect(&s->a, &s->b, SNIC_MTU_1024, 7, 7);
+    s->c = s->a.h->core;
+    s->qp = snic_qp_get(s->c, s->a.qpn);
+    s->p0 = s->qp->req.dde.wnd_start;
+}
+
+static void solo_free(Solo *s)
+{
+    fake_host_free(s->a.h);
+    fake_host_free(s->b.h);
+}
+
+/* The engine sent segments up to n (from p0) */
+static void solo_sent(Solo *s, uint32_t n)
+{
+    s->qp->req.dde.sent = (s->p0 + n - s->qp->req.dde.wnd_start) &
+                          SNIC_PSN_MASK;
+}
+
+/* An ACK for p0 + i arrives */
+static void solo_ack(Solo *s, uint32_t i)
+{
+    SnicPkt p = {
+        .opcode = SNIC_OP_RC_ACK,
+        .psn = (s->p0 + i) & SNIC_PSN_MASK,
+        .aeth = { .syndrome = SNIC_AETH_ACK },
+    };
+
+    snic_req_response(s->c, s->qp, &p);
+}
+
+static uint32_t window(Solo *s)
+{
+    return s->qp->req.credit.window;
+}
+
+/* RFC 6582: halving on three duplicate ACKs, inflation, deflation. */
+static void test_newreno(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_NEWRENO);
+    d = &s.qp->req.dde;
+    g_assert_cmpuint(window(&s), ==, 10);
+    solo_sent(&s, 10);
+    solo_ack(&s, 9);                    /* slow start: +10 */
+    g_assert_cmpuint(window(&s), ==, 20);
+    solo_sent(&s, 30);                  /* 20 in flight, 10..29 */
+    solo_ack(&s, 9);
+    solo_ack(&s, 9);
+    g_assert_cmpuint(window(&s), ==, 20);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_ack(&s, 9);                    /* the third: fast retransmit */
+    g_assert_cmpuint(window(&s), ==, 10 + 3);   /* ssthresh 20 / 2, + 3 */
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    solo_ack(&s, 9);                    /* inflation */
+    solo_ack(&s, 9);
+    g_assert_cmpuint(window(&s), ==, 15);
+    solo_ack(&s, 14);                   /* partial: 5 acked, recover 29 */
+    g_assert_cmpuint(window(&s), ==, 15 - 5 + 1);
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 15 next */
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    solo_ack(&s, 29);                   /* full ACK: deflate to ssthresh */
+    g_assert_cmpuint(window(&s), ==, 10);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_sent(&s, 40);
+    solo_ack(&s, 31);                   /* congestion avoidance: +0 */
+    g_assert_cmpuint(window(&s), ==, 10);
+    /* a timeout: cwnd 1, everything in flight again, recover = 39 */
+    fake_advance(s.a.h, 2000000);
+    g_assert_cmpuint(window(&s), ==, 1);
+    g_assert_cmpuint(d->rtx_to - d->rtx_from, ==, 8);
+    /* duplicates for what the timeout already resends start nothing */
+    d->rtx_from = d->rtx_to = 0;
+    solo_ack(&s, 31);
+    solo_ack(&s, 31);
+    solo_ack(&s, 31);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_cmpuint(window(&s), ==, 1);
+    solo_free(&s);
+}
+
+/* Reno: the first new ACK ends recovery, partial or not. */
+static void test_reno(void)
+{
+    Solo s;
+
+    solo_new(&s, SNIC_TRANSPORT_RENO);
+    solo_sent(&s, 10);
+    solo_ack(&s, 9);
+    solo_sent(&s, 30);
+    solo_ack(&s, 9);
+    solo_ack(&s, 9);
+    solo_ack(&s, 9);
+    g_assert_cmpuint(window(&s), ==, 13);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    solo_ack(&s, 9);
+    g_assert_cmpuint(window(&s), ==, 14);
+    solo_ack(&s, 14);                   /* partial, but Reno exits */
+    g_assert_cmpuint(window(&s), ==, 10);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    solo_free(&s);
+}
+
+/*
+ * DCQCN's reaction point, five CNPs 200 us apart: between them the alpha
+ * timer (55 us) and the rate timer (60 us) fire three times each. The
+ * device's integers follow the DCQCN paper's rules computed in floating
+ * point here, in the paper's order (cut with alpha, then update alpha).
+ */
+static void test_dcqcn_five_cnps(void)
+{
+    double rc = SNIC_LINK_SPEED, rt = rc, alpha = 1, g = 1.0 / 256;
+    struct snic_transport_info t;
+    Solo s;
+    unsigned i, k;
+
+    solo_new(&s, SNIC_TRANSPORT_DCQCN);
+    query(&s.a, s.a.qpn, 0, &t);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, SNIC_LINK_SPEED);
+    for (i = 0; i < 5; i++) {
+        double ta = 55, tr = 60;
+        unsigned stage = 0;
+
+        snic_req_cnp(s.c, s.qp);
+        rt = rc;
+        rc = MAX(rc * (1 - alpha / 2), SNIC_DCQCN_R_MIN);
+        alpha = (1 - g) * alpha + g;
+        query(&s.a, s.a.qpn, 0, &t);
+        g_test_message("CNP %u: rate %u Mb/s, model %.1f", i + 1,
+                       GUINT32_FROM_LE(t.rate_mbps), rc);
+        if (i == 0) {
+            /* alpha starts at 1: the first CNP halves the rate exactly */
+            g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==,
+                             SNIC_LINK_SPEED / 2);
+        }
+        g_assert_cmpfloat(fabs(GUINT32_FROM_LE(t.rate_mbps) - rc), <=,
+                          rc * 1e-3 + 1);
+        g_assert_cmpuint(GUINT32_FROM_LE(t.cnp_rx), ==, i + 1);
+        /* 200 us without CNP: the timers in time order */
+        for (k = 0; k < 6; k++) {
+            if (ta < tr) {
+                alpha *= 1 - g;
+                ta += 55;
+            } else {
+                stage++;        /* below F: fast recovery */
+                rc = (rt + rc) / 2;
+                tr += 60;
+            }
+        }
+        g_assert_cmpuint(stage, ==, 3);
+        for (k = 0; k < 200; k++) {
+            fake_advance(s.a.h, 1000);  /* the timers fire on time */
+        }
+        query(&s.a, s.a.qpn, 0, &t);
+        g_test_message("  +200 us: rate %u Mb/s, model %.1f",
+                       GUINT32_FROM_LE(t.rate_mbps), rc);
+        g_assert_cmpfloat(fabs(GUINT32_FROM_LE(t.rate_mbps) - rc), <=,
+                          rc * 1e-3 + 1);
+    }
+    solo_free(&s);
+}
+
+/*
+ * DCQCN's notification point over a wire that marks CE above a queue of
+ * 8 KB: ECT(0) data gets marked, the responder answers with CNPs at most
+ * one per 50 us, the requester cuts its rate. Go-back-N sends Not-ECT:
+ * never marked, no CNP.
+ */
+static void ecn_run(uint8_t program, uint32_t *cnp_tx, uint32_t *cnp_rx,
+                    uint32_t *rate, uint64_t *ns)
+{
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 2000,
+        .ecn_threshold = 8192, .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(5);
+    struct snic_transport_info t;
+    struct snic_cqe c;
+    Node a, b;
+    unsigned i, done = 0;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    g_assert_cmpuint(node_set_transport(&a, program, 0), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, program, 0), ==, SNIC_ADMIN_OK);
+    node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_4096, 7, 7);
+    for (i = 0; i < 16; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 65536,
+                       BUF + 0x200000, b.lkey, 0, a.lkey);
+    }
+    while (done < 16) {
+        snic_sim_run(sim, 100000);      /* events, not time */
+        while (node_poll_cq(&a, &c)) {
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            done++;
+        }
+        g_assert_cmpuint(snic_sim_now(sim), <, 1000000000ull);
+    }
+    query(&b, b.qpn, 0, &t);
+    *cnp_tx = GUINT32_FROM_LE(t.cnp_tx);
+    query(&a, a.qpn, 0, &t);
+    *cnp_rx = GUINT32_FROM_LE(t.cnp_rx);
+    *rate = GUINT32_FROM_LE(t.rate_mbps);
+    *ns = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep)->ecn_marked;
+    node_pair_free(sim, &a, &b);
+}
+
+static void test_dcqcn_np(void)
+{
+    uint32_t tx, rx, rate;
+    uint64_t marked;
+
+    ecn_run(SNIC_TRANSPORT_DCQCN, &tx, &rx, &rate, &marked);
+    g_test_message("DCQCN: %" G_GUINT64_FORMAT " CE marks, %u CNPs sent, "
+                   "%u received, rate now %u Mb/s", marked, tx, rx, rate);
+    g_assert_cmpuint(marked, >, 0);
+    g_assert_cmpuint(tx, >, 0);
+    g_assert_cmpuint(tx, <, marked);    /* at most one per 50 us */
+    g_assert_cmpuint(rx, ==, tx);       /* the reverse path is clean */
+    ecn_run(SNIC_TRANSPORT_GBN, &tx, &rx, &rate, &marked);
+    g_assert_cmpuint(marked, ==, 0);
+    g_assert_cmpuint(tx, ==, 0);
+    g_assert_cmpuint(rx, ==, 0);
+}
+
+/* ---- every program over a lossy, reordering wire ---- */
+
+static unsigned writes_per_run(void)
+{
+    const char *env = g_getenv("SNIC_TRANSPORT_WRITES");
+
+    return env ? MAX(g_ascii_strtoull(env, NULL, 0), 1) : 48;
+}
+
+static void lossy(uint8_t program, double loss)
+{
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
+        .loss = loss, .reorder = loss, .reorder_ns = 3000,
+        .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(16 + program * 7 + (uint64_t)(loss * 100));
+    const unsigned n = writes_per_run(), len = 65536, depth = 16;
+    unsigned posted = 0, done = 0;
+    struct snic_transport_info t;
+    const SnicSimLinkStats *st;
+    struct snic_cqe c;
+    Node a, b;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    g_assert_cmpuint(node_set_transport(&a, program, 1), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, program, 1), ==, SNIC_ADMIN_OK);
+    node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_4096, 7, 7);
+    node_fill(&a, BUF, 2 * 1024 * 1024, program + 1);
+    while (done < n) {
+        while (posted < n && posted - done < depth) {
+            uint64_t off = (uint64_t)(posted % 32) * len;
+
+            node_post_send(&a, posted, SNIC_WR_RDMA_WRITE, BUF + off, len,
+                           BUF + 0x200000 + off, b.lkey, 0, a.lkey);
+            posted++;
+        }
+        snic_sim_run(sim, 1000000);
+        while (node_poll_cq(&a, &c)) {
+            uint64_t off = (uint64_t)(done % 32) * len;
+
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, done);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000 + off, len), len,
+                            fake_ptr(a.h, BUF + off, len), len);
+            done++;
+        }
+        g_assert_cmpuint(snic_sim_now(sim), <, 100000000000ull);
+    }
+    st = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep);
+    query(&a, a.qpn, 0, &t);
+    g_assert_cmpuint(t.program, ==, program);
+    if (loss == 0) {
+        g_assert_cmpuint(GUINT32_FROM_LE(t.rtx_segments), ==, 0);
+    } else {
+        g_assert_cmpuint(st->lost, >, 0);
+        g_assert_cmpuint(GUINT32_FROM_LE(t.rtx_segments), >, 0);
+    }
+    g_test_message("TRANSPORT-LOSS program=%s loss=%.2f writes=%u "
+                   "sent=%" G_GUINT64_FORMAT " lost=%" G_GUINT64_FORMAT
+                   " reordered=%" G_GUINT64_FORMAT " retransmitted=%u "
+                   "ratio=%.2f time_ns=%" G_GUINT64_FORMAT, t.name, loss, n,
+                   st->sent, st->lost, st->reordered,
+                   GUINT32_FROM_LE(t.rtx_segments),
+                   st->lost ? (double)GUINT32_FROM_LE(t.rtx_segments) /
+                              st->lost : 0.0, snic_sim_now(sim));
+    node_pair_free(sim, &a, &b);
+}
+
+static void test_lossy(gconstpointer data)
+{
+    unsigned program = GPOINTER_TO_UINT(data) >> 8;
+    unsigned pct = GPOINTER_TO_UINT(data) & 0xff;
+
+    lossy(program, pct / 100.0);
+}
+
+int main(int argc, char **argv)
+{
+    static const unsigned pcts[] = { 0, 1, 5 };
+    unsigned p, i;
+
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/transport/registration", test_registration);
+    g_test_add_func("/transport/select", test_select);
+    g_test_add_func("/transport/rate-precision", test_rate_precision);
+    g_test_add_func("/transport/rate-pacing", test_rate_pacing);
+    g_test_add_func("/transport/newreno", test_newreno);
+    g_test_add_func("/transport/reno", test_reno);
+    g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
+    g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
+    for (p = 0; p < SNIC_PROGRAMS; p++) {
+        for (i = 0; i < G_N_ELEMENTS(pcts); i++) {
+            g_autofree char *name = g_strdup_printf("/transport/lossy/%s/%u",
+                snic_programs[p]->name, pcts[i]);
+
+            g_test_add_data_func(name, GUINT_TO_POINTER(p << 8 | pcts[i]),
+                                 test_lossy);
+        }
+    }
+    return g_test_run();
+}
