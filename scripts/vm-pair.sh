@@ -6,7 +6,7 @@
 #                      [--nic snic|virtio | --nic-a KIND --nic-b KIND] [--timeout SECONDS]
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
 #                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
-#                      [--qemu-a ARG] [--qemu-b ARG]
+#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops]
 #                      [--image DIR] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
@@ -23,6 +23,9 @@
 #   --append    extra kernel arguments for both guests (repeatable)
 #   --append-a/-b  extra kernel arguments for VM a / b (repeatable)
 #   --qemu-a/-b one extra QEMU argument for VM a / b (repeatable)
+#   --no-wire-drops  the pair fails if a host socket of the wire dropped a frame (a full
+#               receive buffer: /proc/net/udp's drops; lossless snic devices pause each
+#               other with PFC instead). Always logged: "wire: host socket drops ..."
 #
 # VM a is 10.0.0.1/24 (snicvm.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
 # listens). Exit status: 0 when both roles passed; 1 a role failed; 2 usage or setup error;
@@ -46,8 +49,10 @@ MTU=
 IMAGE=$REPO/.cache/guest
 APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
+NO_WIRE_DROPS=
 while [ $# -gt 0 ]; do
     case $1 in
+        --no-wire-drops) NO_WIRE_DROPS=1; shift; continue ;;
         --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
@@ -140,6 +145,24 @@ progress() {
 # crawl on retransmissions. Raised for the pair's lifetime (root only), then restored.
 wire_rmem_raise
 
+# Frames the wire lost: the kernel counts a datagram dropped at a full receive buffer per
+# socket ("drops", the last column of /proc/net/udp; local address in hex) and host-wide
+# (Udp RcvbufErrors in /proc/net/snmp, which other processes' sockets also raise). The
+# sockets live as long as their VM: read while the VMs run, keep the last value seen.
+udp_drops() {
+    awk -v p="$(printf ':%04X' "$1")" '$2 ~ p"$" { print $NF; f = 1; exit } END { if (!f) print "" }' /proc/net/udp
+}
+rcvbuf_errors() {
+    awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $6 }' /proc/net/snmp
+}
+declare -A DROPS=([a]=0 [b]=0)
+drops_poll() {
+    local d
+    d=$(udp_drops "$PA"); [ -z "$d" ] || DROPS[a]=$d
+    d=$(udp_drops "$PB"); [ -z "$d" ] || DROPS[b]=$d
+}
+rcvbuf_before=$(rcvbuf_errors)
+
 log "roles a=$ROLE_A ($NIC_A) b=$ROLE_B ($NIC_B), udp 127.0.0.1:$PA <-> :$PB, timeout ${TIMEOUT}s, logs $LOGDIR/$NAME-{a,b}.{log,run}"
 start=$(date +%s.%N)
 declare -A PID RC DONE_AT
@@ -166,6 +189,7 @@ overdue=
 deadline=$(( $(date +%s) + TIMEOUT + GRACE + 120 ))
 while [ -z "${RC[a]:-}" ] || [ -z "${RC[b]:-}" ]; do
     sleep 1
+    drops_poll
     if [ "$(date +%s)" -ge "$deadline" ] && [ -z "$overdue" ]; then
         log "still running $((TIMEOUT + GRACE + 120))s after the start: stopping both VMs"
         stop_all
@@ -212,6 +236,14 @@ for s in a b; do
     fi
     [ -z "$verdict" ] || echo "  ${verdict#vm-run: }"
 done
+# One line for vm-tests.sh: a is VM a's socket (what b sent to a), b VM b's.
+log "wire: host socket drops a=${DROPS[a]} b=${DROPS[b]}; host Udp RcvbufErrors +$(( $(rcvbuf_errors) - rcvbuf_before )) over the run (all processes)"
+if [ -n "$NO_WIRE_DROPS" ] && [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ] &&
+   [ "$(( DROPS[a] + DROPS[b] ))" != 0 ]; then
+    # Lossless (PFC): the devices paused each other, nothing may pile up in a socket.
+    log "FAIL roles a=$ROLE_A b=$ROLE_B: --no-wire-drops, but the host sockets dropped $(( DROPS[a] + DROPS[b] )) frames"
+    exit 1
+fi
 if [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ]; then
     log "PASS roles a=$ROLE_A b=$ROLE_B in ${elapsed}s"
     exit 0

@@ -468,6 +468,45 @@ static void test_pfc_not_ours(gconstpointer lossy)
 }
 
 /*
+ * The port's own receive buffer above XOFF pauses the partner, not the
+ * port: the scheduler still sends (ACKs and READ responses the partner
+ * waits for among them).
+ */
+static void test_pfc_own_buffer_full(void)
+{
+    SnicCoreConfig cfg = { .pfc_priority = PFC_PRIO, .rx_buffer_kb = 64 };
+    static const uint8_t payload[1000];
+    uint8_t f[2048];
+    unsigned i;
+    size_t len;
+    SnicPkt p;
+    Env e;
+
+    env_new(&e, 1, NULL, 0, &cfg);
+    post_write(&e, 0, MSG, 0);
+    memset(&p, 0, sizeof(p));
+    memcpy(p.addr.dmac, fake_mac, 6);
+    memcpy(p.addr.smac, peer_mac, 6);
+    p.addr.sip[0] = p.addr.dip[0] = 10;
+    p.addr.sip[3] = 2;
+    p.addr.dip[3] = 1;
+    p.addr.hop_limit = 64;
+    p.opcode = SNIC_OP_RC_SEND_ONLY;
+    p.pkey = SNIC_DEFAULT_PKEY;
+    p.dqpn = 5;                 /* no such QP: dropped once taken */
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    len = snic_wire_build(&p, f, sizeof(f));
+    for (i = 0; i < 40; i++) {  /* 40 KiB: above XOFF (16 KiB) */
+        snic_core_receive(e.n.h->core, f, len);
+    }
+    snic_core_run(e.n.h->core, 1);  /* takes one frame, one iteration */
+    g_assert_cmpuint(FAKE_STAT(e.n.h, pfc_pause_sent), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(e.n.h, rdma_tx_packets), ==, 4);
+    env_free(&e);
+}
+
+/*
  * Garbage MAC control frames from a peer (random lengths and bytes, some
  * of them well-formed PFC frames) never stop the device for longer than
  * the longest pause: past it, all the work goes out.
@@ -521,6 +560,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/sched/pfc/off", GINT_TO_POINTER(true),
                          test_pfc_not_ours);
     g_test_add_func("/sched/pfc/garbage", test_pfc_garbage);
+    g_test_add_func("/sched/pfc/own-buffer-full", test_pfc_own_buffer_full);
     g_test_add_func("/sched/round-robin", test_round_robin);
     g_test_add_func("/sched/weighted-round-robin", test_weighted);
     g_test_add_func("/sched/strict-priority", test_strict_priority);

@@ -462,7 +462,7 @@ SnicLinkTx snic_link_roce_tx(SnicCore *c)
     uint64_t sent = GUINT64_FROM_LE(c->stats.rdma_tx_packets) -
                     l->run_frames;
 
-    if (roce_paused(c) || (!c->cfg.lossy && l->rxb_bytes >= l->xoff)) {
+    if (roce_paused(c)) {
         return SNIC_LINK_TX_PAUSED;
     }
     return sent >= SNIC_PORT_RUN_FRAMES ? SNIC_LINK_TX_RUN_DONE :

@@ -166,10 +166,11 @@ void snic_link_run_start(SnicCore *c);
 typedef enum SnicLinkTx {
     SNIC_LINK_TX_OK,
     /*
-     * The partner pauses the RoCE priority (PFC), or the port's own
-     * receive buffer is above XOFF (frames the port turns around for
-     * itself need room there: it pauses itself like a partner). A resume,
-     * the pause's end or the drain kicks the engine.
+     * The partner pauses the RoCE priority (PFC). A resume or the
+     * pause's end kicks the engine. (The port's own receive buffer above
+     * XOFF pauses only the partner: the ACKs and READ responses the
+     * engine owes it still go out. A frame the port turns around for
+     * itself that finds no room is lost, as on a wire.)
      */
     SNIC_LINK_TX_PAUSED,
     /* The run sent its SNIC_PORT_RUN_FRAMES: the next run goes on. */

@@ -10,8 +10,9 @@
 # modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
-# interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh) or srq
-# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq).
+# interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
+# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq) or pfc (the many-QP runs of the
+# lossless mode: role pfc, pfc.sh).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -21,7 +22,9 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch).
+# mismatch). Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
+# ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64, with no frame dropped by either
+# engine); not in the apps suite until they pass reliably (issue 15).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
@@ -165,10 +168,50 @@ client_run() {
     report "$name" "$LOGD/$name.log"
 }
 
+# --- lossless mode (issue 15): many QPs at once ----------------------------------------------
+# The port's receive buffer and PFC counters and the engine's, one line each.
+pfc_counters() {
+    local c
+    for c in rdma_rx_packets rdma_rx_dropped rdma_tx_packets tx_dropped pfc_pause_sent pfc_pause_recv pfc_paused_ns rx_buffer_max rx_buffer_drops; do
+        echo "counter $c $(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/$c)"
+    done
+}
+
+# The counters named did not change since counters_snapshot.
+counters_same() {
+    local c b a
+    for c in "$@"; do
+        b=$(cat "$LOGD/$c.before") a=$(cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c")
+        echo "$c: $b -> $a"
+        [ "$a" = "$b" ] || { echo "$c changed"; return 1; }
+    done
+}
+
+# Bursts far beyond what the receiving engine takes at once (issue 15: without PFC these
+# failed with RETRY_EXC, the receiver dropping thousands of frames). With PFC (the default)
+# the receiver pauses the sender instead: every run completes and neither engine drops a
+# frame. perftest sends iterations x QPs messages: small -n. SNIC_PFC_APPS
+# (snicvm.pfc_apps=) picks some by name, comma-separated.
+pfc_apps() {
+    local t
+    step pfc-counters-before counters_snapshot rdma_rx_dropped rx_buffer_drops
+    for t in write-q256 write-q1000 send-q64 write-q1024; do
+        case ",${SNIC_PFC_APPS:-$t}," in *",$t,"*) ;; *) continue ;; esac
+        case $t in
+            write-q256) app $t 180 ib_write_bw $P -q 256 -t 64 -s 4096 -n 5 ;;
+            write-q1000) app $t 180 ib_write_bw $P -q 1000 -t 16 -n 5 ;;
+            send-q64) app $t 180 ib_send_bw $P -q 64 -s 65536 -n 5 ;;
+            write-q1024) app $t 240 ib_write_bw $P -q 1024 -n 5 ;;
+        esac
+    done
+    step pfc-counters pfc_counters
+    [ "$NIC" != snic ] || step pfc-lossless counters_same rdma_rx_dropped rx_buffer_drops
+}
+
 # --- isolation and teardown (suite isolation) -------------------------------------------
 counters_snapshot() {
     local c
-    for c in doorbells_invalid guest_errors; do
+    for c in "$@"; do
         cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c" > "$LOGD/$c.before" || return 1
         echo "$c: $(cat "$LOGD/$c.before")"
     done
@@ -374,7 +417,7 @@ case $SUITE in
         if [ "$SNIC_SIDE" = b ]; then
             app verbs-check-isolated 180 verbs-check -d "$DEV" -g "$GIDX"
         else
-            step counters-before counters_snapshot
+            step counters-before counters_snapshot doorbells_invalid guest_errors
             ( sleep 1; isolation-check -d "$DEV" -t 3 > "$LOGD/attacker.log" 2>&1
               echo "rc=$?" >> "$LOGD/attacker.log" ) &
             ATTACKER=$!
@@ -392,11 +435,14 @@ case $SUITE in
         app ib_write_bw_2B 180 ib_write_bw $P -s 2 -n 20000
         app ib_write_lat 120 ib_write_lat $P -s 2 -n 1000
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000 ;;
+    pfc)
+        # The lossless-mode runs alone (the apps suite ends with them).
+        pfc_apps ;;
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench or srq, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq or pfc, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
