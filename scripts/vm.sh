@@ -212,7 +212,7 @@ qemu_cmd() {
         case $PCAP in *.*) pcap=${PCAP%.*}-$side.${PCAP##*.} ;; ?*) pcap=$PCAP-$side ;; esac
     fi
     [ -n "$SHARE" ] && shares=snic,user
-    append="console=ttyS0 quiet loglevel=3 panic=-1 snicvm.role=shell snicvm.host=$host"
+    append="console=ttyS0 quiet loglevel=3 panic=-1 no_timer_check snicvm.role=shell snicvm.host=$host"
     append+=" snicvm.ip=$ip snicvm.mtu=$MTU snicvm.shares=$shares"
     [ -n "$DRIVER" ] || append+=" snicvm.nodriver=1"
     [ -n "$GDB" ] && append+=" nokaslr"
