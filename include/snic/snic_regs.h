@@ -217,7 +217,15 @@ struct snic_stats {
     __le64 pfc_paused_ns;       /* time the partner paused our RoCE */
     __le64 rx_buffer_max;       /* receive buffer high-water mark, bytes */
     __le64 rx_buffer_drops;     /* RoCE frames it had no room for */
+    /* ABI 3.0: objects the device holds now (they fall: not counters) */
+    __le64 obj_qps;             /* RC, UC and UD QPs (not the GSI QP) */
+    __le64 obj_cqs;
+    __le64 obj_srqs;
+    __le64 obj_mrs;
+    __le64 obj_mws;
+    __le64 obj_pds;
+    __le64 rsvd[2];
 };
-_Static_assert(sizeof(struct snic_stats) == 256, "snic_stats is 256 bytes");
+_Static_assert(sizeof(struct snic_stats) == 320, "snic_stats is 320 bytes");
 
 #endif /* SNIC_REGS_H */

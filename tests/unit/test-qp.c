@@ -206,6 +206,11 @@ static void test_refs_and_limits(void)
         g_assert_cmpuint(fake_admin(h, &cmd, &more), ==, SNIC_ADMIN_OK);
     }
     g_assert_cmpuint(fake_admin(h, &cmd, &more), ==, SNIC_ADMIN_NO_RESOURCES);
+    /* the device's object gauges (BAR0 stats) see them all */
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_qps)), ==,
+                     SNIC_DEFAULT_MAX_QP);
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_cqs)), ==, 1);
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_pds)), ==, 1);
     for (i = 0; i < SNIC_DEFAULT_MAX_QP; i++) {
         g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DESTROY_QP, 2 + i), ==,
                          SNIC_ADMIN_OK);
@@ -216,6 +221,10 @@ static void test_refs_and_limits(void)
                      SNIC_ADMIN_OK);
     g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, o.pdn), ==,
                      SNIC_ADMIN_OK);
+    /* ... and none once all are destroyed */
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_qps)), ==, 0);
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_cqs)), ==, 0);
+    g_assert_cmpuint(fake_stat(h, offsetof(struct snic_stats, obj_pds)), ==, 0);
     fake_host_free(h);
 }
 

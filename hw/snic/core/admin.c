@@ -206,10 +206,48 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
 
+/*
+ * The objects the device holds, into the stats' gauges: counted when read
+ * (GET_STATS, or BAR0 at their offsets), never on a data path, so no
+ * create, destroy or reset can leave them wrong.
+ */
+void snic_stats_objects(SnicCore *c)
+{
+    const SnicCoreConfig *cf = &c->cfg;
+    uint64_t n[6] = { 0 };
+    uint32_t i;
+
+    for (i = 0; i <= cf->max_qp + 1; i++) {
+        n[0] += c->qps[i].valid && i != SNIC_GSI_QPN;
+    }
+    for (i = 0; i <= cf->max_cq; i++) {
+        n[1] += c->cqs[i].valid;
+    }
+    for (i = 0; i <= cf->max_srq; i++) {
+        n[2] += c->srqs[i].valid;
+    }
+    for (i = 0; i <= cf->max_mr; i++) {
+        n[3] += c->mrs[i].valid;
+    }
+    for (i = 0; i <= cf->max_mw; i++) {
+        n[4] += c->mws[i].valid;
+    }
+    for (i = 0; i <= cf->max_pd; i++) {
+        n[5] += c->pds[i].valid;
+    }
+    c->stats.obj_qps = GUINT64_TO_LE(n[0]);
+    c->stats.obj_cqs = GUINT64_TO_LE(n[1]);
+    c->stats.obj_srqs = GUINT64_TO_LE(n[2]);
+    c->stats.obj_mrs = GUINT64_TO_LE(n[3]);
+    c->stats.obj_mws = GUINT64_TO_LE(n[4]);
+    c->stats.obj_pds = GUINT64_TO_LE(n[5]);
+}
+
 static uint16_t snic_cmd_get_stats(SnicCore *c,
                                    const struct snic_admin_cmd *cmd,
                                    uint64_t *result)
 {
+    snic_stats_objects(c);
     *result = sizeof(c->stats);
     return snic_admin_respond(c, &cmd->resp, &c->stats, sizeof(c->stats));
 }

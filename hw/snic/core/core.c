@@ -332,5 +332,6 @@ void snic_core_get_mac(SnicCore *c, uint8_t mac[6])
 
 void snic_core_get_stats(SnicCore *c, struct snic_stats *out)
 {
+    snic_stats_objects(c);
     *out = c->stats;
 }

@@ -205,6 +205,8 @@ void snic_request_reset(SnicCore *c, SnicResetKind kind);
 void snic_trace(SnicCore *c, SnicTracePoint tp, const uint64_t a[4]);
 /* Count a guest error, report its event, log its message. */
 void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4]);
+/* admin.c: the stats' object gauges, counted now */
+void snic_stats_objects(SnicCore *c);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
 void snic_raise_irq(SnicCore *c, unsigned vector);

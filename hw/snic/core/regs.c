@@ -32,6 +32,10 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     if (off >= SNIC_REG_STATS && off < SNIC_REG_STATS + sizeof(c->stats)) {
         uint32_t v;
 
+        if (off >= SNIC_REG_STATS + offsetof(struct snic_stats, obj_qps) &&
+            off < SNIC_REG_STATS + offsetof(struct snic_stats, rsvd)) {
+            snic_stats_objects(c);
+        }
         memcpy(&v, (uint8_t *)&c->stats + (off - SNIC_REG_STATS), 4);
         return GUINT32_FROM_LE(v);
     }

@@ -325,6 +325,25 @@ device_scale() {
     [ "$(cat "$d/qpc_bytes")" -gt 0 ] && [ "$(cat "$d/performant_qps")" -gt 0 ]
 }
 
+# The device's object gauges (hw_counters obj_*): after the 1000-QP run the device holds
+# no QP (the GSI QP is not counted) and as many CQs, MRs and PDs as before (the kernel's).
+objects_snapshot() {
+    local o
+    for o in obj_cqs obj_mrs obj_pds; do
+        cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$o" > "$LOGD/$o.before" || return 1
+    done
+}
+
+objects_released() {
+    local d=/sys/class/infiniband/$DEV/ports/1/hw_counters o
+    echo "obj_qps: $(cat $d/obj_qps)"
+    [ "$(cat $d/obj_qps)" = 0 ] || return 1
+    for o in obj_cqs obj_mrs obj_pds; do
+        echo "$o: $(cat "$LOGD/$o.before") -> $(cat "$d/$o")"
+        [ "$(cat "$d/$o")" = "$(cat "$LOGD/$o.before")" ] || return 1
+    done
+}
+
 # --- the run ---------------------------------------------------------------------------
 step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
@@ -367,8 +386,12 @@ case $SUITE in
         # then all destroyed.
         if [ "$NIC" = snic ]; then
             step device-scale device_scale
+            step objects-before objects_snapshot
         fi
         app verbs-check-1000qps 300 verbs-check -d "$DEV" -g "$GIDX" -t 120 -Q 1000
+        if [ "$NIC" = snic ]; then
+            step objects-released objects_released
+        fi
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
         XFAIL="check b: the READ's data is wrong"
