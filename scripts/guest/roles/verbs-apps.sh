@@ -10,8 +10,8 @@
 # modules + snic.ko; virtio: RDMA modules + rdma_rxe, `rdma link add DEV type rxe`);
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
-# interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh) or srq
-# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq).
+# interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
+# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq) or rpc (verbs-rpc.sh: rpc-check).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -21,7 +21,7 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch).
+# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
@@ -96,6 +96,10 @@ report() {
             / bytes in .* Mbit\/sec/ { mb = $(NF - 1); bytes = $1 }
             / iters in .* usec\/iter/ { us = $(NF - 1); iters = $1 }
             END { printf "SNIC-RESULT name=%s bytes=%s iters=%s Mbit_s=%s usec_per_iter=%s\n", n, bytes, iters, mb, us }' "$log"
+    elif grep -q '^rpc-check\[client\]: PASS' "$log"; then
+        awk -v n="$name" '/check a: PASS/ { t = $0; sub(/.*elements? by key, /, "", t); sub(/ ms per.*/, "", t) }
+            / RPCs answered as expected/ { r = $2 }
+            END { printf "SNIC-RESULT name=%s result=PASS rpcs=%s list_lookup_ms=%s\n", n, r, t }' "$log"
     elif grep -q '^verbs-check\[client\]: PASS' "$log"; then
         awk -v n="$name" '/check a: PASS/ { w = $0; sub(/.* s, /, "", w); sub(/ MB\/s.*/, "", w) }
             /check b: PASS/ { r = $0; sub(/.* s, /, "", r); sub(/ MB\/s.*/, "", r) }
@@ -308,6 +312,8 @@ case $SUITE in
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000
         srq_apps
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
+        # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
+        if [ "$NIC" = snic ]; then app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"; fi
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
         XFAIL="check b: the READ's data is wrong"
@@ -377,8 +383,10 @@ case $SUITE in
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
+    rpc)
+        app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench or srq, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq or rpc, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
