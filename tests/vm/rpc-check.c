@@ -21,7 +21,8 @@
  *   a. list: every element 1..32 by key (a walk of 1..32 elements), value by content;
  *      a missing key -> SNIC_RPC_NOT_FOUND.
  *   b. hash table: 34 of its keys, value by content; a missing key -> NOT_FOUND.
- *   c. skip list: 16 of its keys; a key between two -> NOT_FOUND.
+ *   c. skip list: 16 of its keys, the parameters posted inline from an unregistered buffer
+ *      cleared after posting; a key between two -> NOT_FOUND.
  *   d. malicious parameters: the first element in the secret MR, a next pointer into it, a
  *      value pointer into it -> SNIC_RPC_PROT_ERR with no byte written (the response slot
  *      keeps its fill, none of the secret's bytes arrive); the cycle -> STEP_LIMIT; a
@@ -346,7 +347,8 @@ static void create_qps(struct ctx *c)
     for (int i = 0; i < NQP; i++) {
         struct ibv_qp_init_attr ia = {
             .send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
-            .cap = { .max_send_wr = 16, .max_recv_wr = RECVS, .max_send_sge = 1, .max_recv_sge = 1 },
+            .cap = { .max_send_wr = 16, .max_recv_wr = RECVS, .max_send_sge = 1, .max_recv_sge = 1,
+                     .max_inline_data = sizeof(struct snic_traversal_params) },
         };
         c->qp[i] = ibv_create_qp(c->pd, &ia);
         if (!c->qp[i])
@@ -635,6 +637,7 @@ struct client {
     struct peer peer;
     uint32_t tag;
     int rpcs, fallbacks;
+    bool inline_params;         /* post the parameters inline, from an unregistered buffer */
 };
 
 /* One RPC on QP qi; waits for its send completion and its answer. Returns the status. */
@@ -642,7 +645,9 @@ static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, 
                     uint32_t *byte_len, const char *what)
 {
     struct ctx *c = cl->c;
-    uint8_t *pbuf = c->buf + RESP_SLOT * RESP_SLOTS;
+    uint8_t *pbuf = c->buf + RESP_SLOT * RESP_SLOTS, ubuf[64];
+    if (cl->inline_params && plen <= sizeof(ubuf))
+        pbuf = ubuf;    /* not in any MR: copied into the WQE, cleared right after posting */
     memcpy(pbuf, params, plen);
     memset(c->buf, FILL, RESP_SLOT);
     uint32_t tag = ++cl->tag & 0xffffff;
@@ -650,11 +655,12 @@ static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, 
     struct snicdv_rpc_wr w = {
         .wr_id = 0x1000 + tag, .rpc_opcode = op, .rkey = cl->peer.rkey, .resp_rkey = c->mr->rkey,
         .resp_addr = (uintptr_t)c->buf, .resp_len = resp_len, .tag = tag, .sg_list = &sge, .num_sge = 1,
-        .send_flags = IBV_SEND_SIGNALED,
+        .send_flags = IBV_SEND_SIGNALED | (pbuf == ubuf ? IBV_SEND_INLINE : 0),
     };
     int r = snicdv_post_rpc(c->qp[qi], &w);
     if (r)
         fail("%s: snicdv_post_rpc: %s", what, strerror(r));
+    memset(ubuf, 0, sizeof(ubuf));
     cl->rpcs++;
     bool sent = false, answered = false;
     uint32_t status = 0;
@@ -803,8 +809,10 @@ static void run_client(struct ctx *c)
     say("check b: PASS (hash table: %d keys by content through their buckets and chains; a missing key "
         "NOT_FOUND)", nb);
 
-    /* c. skip list from the head: routing keys FK2..FK0 at words 4, 6, 8, LESS_EQUAL, +6 */
+    /* c. skip list from the head: routing keys FK2..FK0 at words 4, 6, 8, LESS_EQUAL, +6;
+     * parameters inline (IBV_SEND_INLINE) */
     int ns = 0;
+    cl.inline_params = true;
     for (int j = 1; j <= SKIP_N; j += 3, ns++) {
         p = trav(S + SKIP_OFF, skip_key(j), SKIP_VAL, 1, 2, 0, 0);
         p.route_mask = htole16(1u << 4 | 1u << 6 | 1u << 8);
@@ -817,7 +825,8 @@ static void run_client(struct ctx *c)
     p.key = htole64(skip_key(7) + 1);
     st = lookup(&cl, 0, &p, RESP_SLOT, &bl, "check c: key between two");
     check_answer(&cl, st, SNIC_RPC_NOT_FOUND, bl, 0, 0, "check c: key between two");
-    say("check c: PASS (skip list: %d keys by content; a key between two NOT_FOUND)", ns);
+    cl.inline_params = false;
+    say("check c: PASS (skip list: %d keys by content, parameters inline; a key between two NOT_FOUND)", ns);
 
     /* d. malicious parameters */
     p = list_params(cl.peer.secret, list_key(0), LIST_VAL);
