@@ -87,6 +87,8 @@ PKGS_MAIN=(
     python3.11 libpython3.11
     # The reference manual's check against include/snic/ (tests/lint/check-manual.py).
     python3-pycparser
+    # README's per-field QP context table is generated from the compiled core (issue 15).
+    dwarves
     # Driver development (scripts/vm.sh): gdb on the host for --gdb and its test; strace,
     # ethtool for the interactive guest (copied with their libraries); tmux or socat for the
     # consoles of `vm.sh pair --shell`; librdmacm-dev for `vm.sh cc`. The guest's gdb is

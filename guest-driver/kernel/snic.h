@@ -255,6 +255,9 @@ struct snic_qp {
 	struct ib_qp ibqp;
 	struct snic_queue sq;
 	struct snic_queue rq;
+	/* RC: the device's responder database (struct snic_rdb_entry) */
+	void *rdb;
+	dma_addr_t rdb_dma;
 	struct ib_qp_cap cap;
 	u32 qpn;
 	bool sig_all;		/* IB_SIGNAL_ALL_WR */

@@ -256,6 +256,7 @@ int snic_com_create_qp(struct snic_dev *sdev,
 	cmd.create_qp.rq_log2_depth = p->rq_log2_depth;
 	cmd.create_qp.ctx = cpu_to_le16(p->ctx);
 	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
+	cmd.create_qp.rdb_addr = cpu_to_le64(p->rdb);
 	return snic_com_create(sdev, &cmd, qpn);
 }
 

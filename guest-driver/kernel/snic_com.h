@@ -98,6 +98,7 @@ struct snic_com_create_qp_params {
 	u32 send_cqn;
 	u32 recv_cqn;
 	u32 srqn;		/* 0: the QP's own RQ */
+	dma_addr_t rdb;		/* RC: SNIC_RDB_BYTES, SNIC_RDB_ALIGN aligned */
 };
 
 int snic_com_create_qp(struct snic_dev *sdev,

@@ -212,9 +212,13 @@ static int snic_qp_kernel_rings(struct snic_dev *sdev, struct snic_qp *qp,
 	return err;
 }
 
-/* The QP's rings, once the device no longer uses them. */
+/* The QP's host memory (rings, RDB), once the device no longer uses it. */
 static void snic_qp_put_rings(struct snic_dev *sdev, struct snic_qp *qp)
 {
+	if (qp->rdb)
+		dma_free_coherent(&sdev->pdev->dev, SNIC_RDB_BYTES, qp->rdb,
+				  qp->rdb_dma);
+	qp->rdb = NULL;
 	snic_queue_put(sdev, &qp->rq);
 	snic_queue_put(sdev, &qp->sq);
 }
@@ -271,6 +275,21 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	params.rq_log2_depth = log2[1];
 	if (init_attr->srq)
 		params.srqn = to_ssrq(init_attr->srq)->srqn;
+	/*
+	 * An RC responder keeps its READ/atomic resources in host memory, as
+	 * mlx5 does its RDB; coherent memory is page aligned, so within one
+	 * page as the device requires.
+	 */
+	if (init_attr->qp_type == IB_QPT_RC) {
+		BUILD_BUG_ON(SNIC_RDB_BYTES > PAGE_SIZE);
+		qp->rdb = dma_alloc_coherent(&sdev->pdev->dev, SNIC_RDB_BYTES,
+					     &qp->rdb_dma, GFP_KERNEL);
+		if (!qp->rdb) {
+			err = -ENOMEM;
+			goto err_rings;
+		}
+		params.rdb = qp->rdb_dma;
+	}
 	err = snic_com_create_qp(sdev, &params, &qp->qpn);
 	if (err)
 		goto err_rings;

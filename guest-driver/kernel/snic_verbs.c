@@ -431,7 +431,42 @@ void snic_ib_port_event(struct snic_dev *sdev, bool active)
 		schedule_work(&sdev->port_work);
 }
 
+/*
+ * The QP context size and on-chip budget QUERY_DEVICE reports (SRNIC's
+ * figures of merit), read-only under /sys/class/infiniband/<dev>/.
+ */
+#define SNIC_ATTR_SHOW(name, field)					\
+static ssize_t name##_show(struct device *device,			\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct snic_dev *sdev =						\
+		rdma_device_to_drv_device(device, struct snic_dev, ibdev); \
+									\
+	return sysfs_emit(buf, "%u\n", le32_to_cpu(sdev->attr.field));	\
+}									\
+static DEVICE_ATTR_RO(name)
+
+SNIC_ATTR_SHOW(qpc_bytes, qp_state_bytes);
+SNIC_ATTR_SHOW(qp_onchip_bytes, qp_onchip_bytes);
+SNIC_ATTR_SHOW(onchip_bytes, onchip_bytes);
+SNIC_ATTR_SHOW(onchip_fixed_bytes, onchip_fixed_bytes);
+SNIC_ATTR_SHOW(performant_qps, performant_qps);
+
+static struct attribute *snic_dev_attrs[] = {
+	&dev_attr_qpc_bytes.attr,
+	&dev_attr_qp_onchip_bytes.attr,
+	&dev_attr_onchip_bytes.attr,
+	&dev_attr_onchip_fixed_bytes.attr,
+	&dev_attr_performant_qps.attr,
+	NULL,
+};
+
+static const struct attribute_group snic_dev_attr_group = {
+	.attrs = snic_dev_attrs,
+};
+
 static const struct ib_device_ops snic_dev_ops = {
+	.device_group = &snic_dev_attr_group,
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SNIC_UVERBS_ABI_VERSION,

@@ -93,6 +93,7 @@ struct SnicState {
     char *sched_policy;
     uint32_t sched_wqes;
     uint32_t sched_burst;
+    uint32_t onchip_kb;
     char *pcap;
     uint32_t wire_drop;
     uint32_t wire_dup;
@@ -378,6 +379,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_mr = s->max_mrs,
         .sched_wqes = s->sched_wqes,
         .sched_burst = s->sched_burst,
+        .onchip_kb = s->onchip_kb,
         /* limits that are not properties */
         .max_pd = SNIC_DEFAULT_MAX_PD,
         .max_eq = SNIC_DEFAULT_MAX_EQ,
@@ -582,6 +584,8 @@ static const Property snic_properties[] = {
                        SNIC_SCHED_DEFAULT_WQES),
     DEFINE_PROP_UINT32("sched-burst", SnicState, sched_burst,
                        SNIC_SCHED_DEFAULT_BURST),
+    DEFINE_PROP_UINT32("onchip-kb", SnicState, onchip_kb,
+                       SNIC_DEFAULT_ONCHIP_KB),
     DEFINE_PROP_STRING("pcap", SnicState, pcap),
     DEFINE_PROP_UINT32("wire-drop", SnicState, wire_drop, 0),
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),

@@ -333,8 +333,14 @@ struct snic_device_attr {
     __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
     __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
     __u8 rsvd2[7];
+    /* ABI 3.0: the on-chip memory budget (SRNIC section 3.2) */
+    __le32 onchip_bytes;        /* the budget (onchip-kb) */
+    __le32 onchip_fixed_bytes;  /* of it, structures not per QP */
+    __le32 qp_onchip_bytes;     /* per QP: qp_state_bytes + its scheduler
+                                 * entries */
+    __le32 performant_qps;      /* QPs whose state fits what is left */
 };
-_Static_assert(sizeof(struct snic_device_attr) == 160, "device attr size");
+_Static_assert(sizeof(struct snic_device_attr) == 176, "device attr size");
 
 /*
  * Async event queue (AEQ): device-produced ring of 16-byte entries with a

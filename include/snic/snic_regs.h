@@ -29,6 +29,8 @@
 
 #define SNIC_MAGIC                  0x43494e53u  /* "SNIC" */
 /*
+ * Major 3: CREATE_QP's rdb_addr, the responder database in host memory
+ * (struct snic_rdb_entry); an RC QP without one answers no READ/atomic.
  * Major 2: 256-byte send WQEs (inline data, 11 SGEs, memory window binds).
  * Minor 0: SRQs, UC, memory windows, REREG_MR, RESIZE_CQ, MODIFY_CQ, UD
  * multicast.
@@ -38,8 +40,8 @@
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
-#define SNIC_ABI_VERSION_MAJOR      2
-#define SNIC_ABI_VERSION_MINOR      1
+#define SNIC_ABI_VERSION_MAJOR      3
+#define SNIC_ABI_VERSION_MINOR      0
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -382,6 +382,8 @@ _Static_assert(sizeof(struct snic_admin_create_cq) == 24, "create_cq size");
  * CREATE_QP: result = QP number (1 for the GSI QP). With srqn != 0 the QP
  * takes its receive WQEs from that SRQ (of its context; not GSI) and has
  * no RQ of its own (rq_* are zero); in ERR it posts SNIC_EVENT_QP_LAST_WQE.
+ * rdb_addr: an RC QP's responder database (struct snic_rdb_entry), or 0
+ * for a QP that answers no READ or atomic (max_dest_rd_atomic stays 0).
  */
 struct snic_admin_create_qp {
     __le64 sq_pbl_addr;
@@ -398,8 +400,42 @@ struct snic_admin_create_qp {
     __le16 ctx;
     __le16 rsvd1;
     __le32 srqn;        /* ABI 2.0 */
+    __le64 rdb_addr;    /* ABI 3.0; SNIC_RDB_ALIGN aligned */
 };
-_Static_assert(sizeof(struct snic_admin_create_qp) == 48, "create_qp size");
+_Static_assert(sizeof(struct snic_admin_create_qp) == 56, "create_qp size");
+
+/*
+ * The responder database (RDB): an RC QP's responder resources, one entry
+ * per RDMA READ or atomic it executed, kept in host memory as SRNIC keeps
+ * only what the pipeline needs on chip (NSDI'23 section 3). The driver
+ * allocates SNIC_RDB_BYTES of DMA-able memory per RC QP (zeroed; the
+ * device owns it from CREATE_QP to DESTROY_QP and zeroes it at RTR). The
+ * device writes an entry when it executes a request, reads the next one
+ * back when it starts answering it and reads them all only when a
+ * duplicate request must be matched against what was executed. Entries
+ * are used as a ring of max_dest_rd_atomic slots.
+ */
+#define SNIC_RDB_ENTRIES        16      /* the most max_dest_rd_atomic */
+#define SNIC_RDB_BYTES          512
+#define SNIC_RDB_ALIGN          512     /* the RDB never crosses a page */
+
+enum snic_rdb_kind {
+    SNIC_RDB_EMPTY = 0,
+    SNIC_RDB_READ = 1,
+    SNIC_RDB_ATOMIC = 2,
+};
+
+struct snic_rdb_entry {
+    __le64 va;          /* READ: first byte; atomic: the original value */
+    __le32 rkey;        /* READ */
+    __le32 len;         /* READ: bytes (at most 2^31) */
+    __le32 first_psn;   /* its first response PSN (24 bits) */
+    __u8 kind;          /* enum snic_rdb_kind */
+    __u8 rsvd[11];
+};
+_Static_assert(sizeof(struct snic_rdb_entry) == 32, "rdb entry size");
+_Static_assert(SNIC_RDB_ENTRIES * sizeof(struct snic_rdb_entry) ==
+               SNIC_RDB_BYTES, "rdb size");
 
 /* MODIFY_QP: attributes in host memory (struct snic_qp_attr) */
 struct snic_admin_modify_qp {

@@ -364,6 +364,10 @@ uint16_t qsnic_rdma_create_qp(QSnic *s, uint8_t type, uint32_t pdn,
     cmd.create_qp.send_cqn = cpu_to_le32(cqn);
     cmd.create_qp.recv_cqn = cpu_to_le32(cqn);
     cmd.create_qp.type = type;
+    if (type == SNIC_QPT_RC) {
+        /* the responder database: a page is SNIC_RDB_ALIGN aligned */
+        cmd.create_qp.rdb_addr = cpu_to_le64(qsnic_alloc_pages(s, 1));
+    }
     cmd.create_qp.sq_log2_depth = QSNIC_RDMA_SQ_LOG2;
     cmd.create_qp.rq_log2_depth = QSNIC_RDMA_RQ_LOG2;
     return qsnic_admin(s, &cmd, qpn);

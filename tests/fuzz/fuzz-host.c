@@ -604,6 +604,9 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
         cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
         cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
         cmd.create_qp.type = FZ_TYPE(types[q]);
+        if (cmd.create_qp.type == SNIC_QPT_RC) {
+            cmd.create_qp.rdb_addr = GUINT64_TO_LE(FZ_RDB(q));
+        }
         cmd.create_qp.sq_log2_depth = FZ_SQ_LOG2;
         n->type[q] = FZ_TYPE(types[q]);
         n->qpn[q] = node_admin_ok(n, &cmd);

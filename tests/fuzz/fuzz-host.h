@@ -50,6 +50,7 @@
 #define FZ_PBL_SQ(q)    (FZ_PBL + 0x100 + (q) * 0x40)
 #define FZ_PBL_RQ(q)    (FZ_PBL + 0x200 + (q) * 0x40)
 #define FZ_PBL_MR       (FZ_PBL + 0x400)        /* 16 entries */
+#define FZ_RDB(q)       (FZ_PBL + 0x800 + (q) * SNIC_RDB_BYTES) /* RC QPs' */
 #define FZ_EQ_RING      (FZ_MEM_BASE + 0x2000)
 #define FZ_CQ_RING      (FZ_MEM_BASE + 0x3000)
 #define FZ_SQ_RING(q)   (FZ_MEM_BASE + 0x4000 + (q) * 0x2000)

@@ -36,8 +36,12 @@ void node_set_mtu(Node *n, uint32_t mtu)
     node_admin_ok(n->h, &cmd);
 }
 
-/* A QP of n's type on its PD and CQ; an RQ unless it takes from srqn. */
-static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn)
+/*
+ * A QP of n's type on its PD and CQ; an RQ unless it takes from srqn; an
+ * RC QP's responder database at rdb.
+ */
+static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn,
+                          uint64_t rdb)
 {
     struct snic_admin_cmd cmd;
 
@@ -56,6 +60,8 @@ static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn)
     cmd.create_qp.sq_log2_depth = SQ_LOG2;
     cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
     cmd.create_qp.srqn = GUINT32_TO_LE(srqn);
+    n->rdb = n->type == SNIC_QPT_RC ? rdb : 0;
+    cmd.create_qp.rdb_addr = GUINT64_TO_LE(n->rdb);
     return node_admin_ok(n->h, &cmd);
 }
 
@@ -98,7 +104,7 @@ void node_add_qp(Node *q, const Node *n)
     node_pbl(n->h, PBL_SQ2, SQ2_RING, 16);
     q->sq_ring = SQ2_RING;
     q->sq_pi = q->rq_pi = 0;
-    q->qpn = create_qp(q, PBL_SQ2, n->srqn);
+    q->qpn = create_qp(q, PBL_SQ2, n->srqn, RDB2);
 }
 
 static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
@@ -157,7 +163,7 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     cmd.create_cq.eqn = GUINT32_TO_LE(n->eqn);
     cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
     n->cqn = node_admin_ok(n->h, &cmd);
-    n->qpn = create_qp(n, PBL_SQ, 0);
+    n->qpn = create_qp(n, PBL_SQ, 0, RDB);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
     cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
     cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);

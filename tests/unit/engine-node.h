@@ -19,6 +19,8 @@
 #define PBL_RQ      (FAKE_MEM_BASE + 0x20300)
 #define PBL_SQ2     (FAKE_MEM_BASE + 0x20400)
 #define PBL_SRQ     (FAKE_MEM_BASE + 0x20500)
+#define RDB         (FAKE_MEM_BASE + 0x20600)   /* an RC QP's RDB (512 B) */
+#define RDB2        (FAKE_MEM_BASE + 0x20800)   /* ... node_add_qp()'s */
 #define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
 #define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 29 pages of queues: */
 #define EQ_RING     RINGS                       /* 1 page */
@@ -41,6 +43,7 @@ typedef struct Node {
     uint32_t lkey;
     uint32_t sq_pi, rq_pi, cq_ci;
     uint64_t sq_ring;           /* its SQ: SQ_RING, or SQ2_RING */
+    uint64_t rdb;               /* its RDB: RDB, or RDB2; 0 unless RC */
     uint64_t srqn;              /* the device's SRQ (node_create_srq()) */
     uint32_t srq_pi;
     uint8_t ip;                 /* 10.0.0.ip */

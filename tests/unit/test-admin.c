@@ -149,6 +149,60 @@ static void test_nop_and_interrupt(void)
     fake_host_free(h);
 }
 
+/* QUERY_DEVICE's attributes of a device with this configuration */
+static struct snic_device_attr query_attr(const SnicCoreConfig *cfg)
+{
+    FakeHost *h = fake_host_new_cfg(cfg);
+    struct snic_admin_cmd cmd;
+    struct snic_device_attr a;
+
+    fake_enable(h, 4, 4);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_DEVICE, sizeof(cmd.resp));
+    cmd.resp.resp_addr = GUINT64_TO_LE(FAKE_RESP);
+    cmd.resp.resp_len = GUINT32_TO_LE(sizeof(a));
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    fake_read(h, FAKE_RESP, &a, sizeof(a));
+    fake_host_free(h);
+    return a;
+}
+
+/*
+ * The on-chip budget (SRNIC section 3.2): QPs fit what the structures
+ * that are not per QP leave of it, each costing its QPC and scheduler
+ * entries; a larger MTT cache leaves room for fewer, a budget smaller
+ * than the fixed part for none.
+ */
+static void test_onchip_budget(void)
+{
+    SnicCoreConfig cfg = { 0 };
+    struct snic_device_attr a, big_tlb, tiny;
+    uint32_t fixed, per_qp;
+
+    a = query_attr(&cfg);
+    fixed = GUINT32_FROM_LE(a.onchip_fixed_bytes);
+    per_qp = GUINT32_FROM_LE(a.qp_onchip_bytes);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.onchip_bytes), ==,
+                     SNIC_DEFAULT_ONCHIP_KB * 1024);
+    g_assert_cmpuint(per_qp, >, GUINT32_FROM_LE(a.qp_state_bytes));
+    g_assert_cmpuint(fixed, >, 0);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.performant_qps), ==,
+                     (SNIC_DEFAULT_ONCHIP_KB * 1024 - fixed) / per_qp);
+    g_test_message("on-chip: %u of %u bytes fixed, %u per QP: %u QPs",
+                   fixed, GUINT32_FROM_LE(a.onchip_bytes), per_qp,
+                   GUINT32_FROM_LE(a.performant_qps));
+
+    cfg.tlb_entries = 8 * SNIC_DEFAULT_TLB_ENTRIES;
+    big_tlb = query_attr(&cfg);
+    g_assert_cmpuint(GUINT32_FROM_LE(big_tlb.onchip_fixed_bytes), >, fixed);
+    g_assert_cmpuint(GUINT32_FROM_LE(big_tlb.performant_qps), <,
+                     GUINT32_FROM_LE(a.performant_qps));
+
+    cfg.tlb_entries = 0;
+    cfg.onchip_kb = fixed / 1024;       /* less than the fixed part */
+    tiny = query_attr(&cfg);
+    g_assert_cmpuint(GUINT32_FROM_LE(tiny.performant_qps), ==, 0);
+}
+
 static void test_query_device(void)
 {
     FakeHost *h = fake_host_new();
@@ -640,6 +694,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/core/regs/identity", test_identity);
+    g_test_add_func("/admin/onchip-budget", test_onchip_budget);
     g_test_add_func("/core/regs/bad-access", test_bad_register_access);
     g_test_add_func("/core/regs/enable-bad-config", test_enable_bad_config);
     g_test_add_func("/core/regs/config-locked-while-enabled",

@@ -1644,7 +1644,8 @@ static void test_read_half_psn_space(void)
     SnicSimLinkConfig dead = clean;
     SnicSim *sim = snic_sim_new(27);
     struct snic_admin_cmd cmd;
-    SnicRespRes *res = NULL;
+    const SnicResp *res;
+    struct snic_rdb_entry e;
     uint32_t epsn, rkey, i;
     Node a, b;
 
@@ -1666,20 +1667,133 @@ static void test_read_half_psn_space(void)
 
     epsn = b.h->core->qps[b.qpn].resp.epsn;
     inject_read(&a, &b, epsn, iova, rkey, 1u << 31);
-    for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
-        if (b.h->core->qps[b.qpn].resp.res[i].valid) {
-            res = &b.h->core->qps[b.qpn].resp.res[i];
-        }
-    }
-    g_assert_nonnull(res);
-    g_assert_cmpuint(res->npsn, ==, 1u << 23);
+    /* its entry is in the RDB; it answers 2^23 PSNs */
+    res = &b.h->core->qps[b.qpn].resp;
+    g_assert_cmpuint(res->rdb_count, ==, 1);
+    memcpy(&e, fake_ptr(b.h, b.rdb, sizeof(e)), sizeof(e));
+    g_assert_cmpuint(e.kind, ==, SNIC_RDB_READ);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.first_psn), ==, epsn);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.len), ==, 1u << 31);
+    g_assert_cmpuint((b.h->core->qps[b.qpn].resp.epsn - epsn) & SNIC_PSN_MASK,
+                     ==, 1u << 23);
     /* a retry of the READ from its 6th response on */
     inject_read(&a, &b, epsn + 5, iova + 5 * 256, rkey, (1u << 31) - 5 * 256);
-    g_assert_cmpuint(res->next, ==, 5);
+    g_assert_cmpuint(res->act.next, ==, 5);
     /* and from its last one */
     inject_read(&a, &b, epsn + (1u << 23) - 1, iova + (1ull << 31) - 256,
                 rkey, 256);
-    g_assert_cmpuint(res->next, ==, (1u << 23) - 1);
+    g_assert_cmpuint(res->act.next, ==, (1u << 23) - 1);
+    node_pair_free(sim, &a, &b);
+}
+
+/* A FETCH_ADD request from 'from' to 'to' adding 'add' at va of rkey. */
+static void inject_fetch_add(Node *from, Node *to, uint32_t psn,
+                             uint64_t va, uint32_t rkey, uint64_t add)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t flen;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(from->h->core, &from->h->core->qps[from->qpn], &p);
+    p.opcode = SNIC_OP_RC_FETCH_ADD;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.ackreq = true;
+    p.atomic.va = va;
+    p.atomic.rkey = rkey;
+    p.atomic.swap_add = add;
+    flen = snic_wire_build(&p, frame, sizeof(frame));
+    g_assert_cmpint(snic_core_receive(to->h->core, frame, flen), ==, flen);
+}
+
+/*
+ * The RDB is the guest's memory: an entry it rewrote before the device
+ * read it back is refused (guest error, NAK remote operational error, the
+ * QP in error), and the device goes on serving the node's other QP.
+ */
+static void test_rdb_entry_rewritten(void)
+{
+    SnicSim *sim = snic_sim_new(31);
+    SnicSimLinkConfig dead = clean;
+    struct snic_rdb_entry e;
+    uint32_t epsn;
+    Node a, b, a2, b2;
+
+    dead.loss = 1.0;        /* a's requester never sees the answers */
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    epsn = b.h->core->qps[b.qpn].resp.epsn;
+    inject_read(&a, &b, epsn, BUF, b.lkey, 100);
+    inject_read(&a, &b, epsn + 1, BUF + 100, b.lkey, 100);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].resp.rdb_count, ==, 2);
+    /* both went to the RDB; the second is read back when its turn comes */
+    memcpy(&e, fake_ptr(b.h, b.rdb + sizeof(e), sizeof(e)), sizeof(e));
+    g_assert_cmpuint(e.kind, ==, SNIC_RDB_READ);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.first_psn), ==,
+                     (epsn + 1) & SNIC_PSN_MASK);
+    e.kind = 0x7f;
+    fake_write(b.h, b.rdb + sizeof(e), &e, sizeof(e));
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpuint(fake_guest_errors_matching(b.h, "responder database"),
+                     ==, 1);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].state, ==, SNIC_QPS_ERR);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+    g_assert_cmpuint(b.h->event_args[SNIC_TRACE_NAK_SENT][2], ==,
+                     SNIC_AETH_NAK_REM_OP);
+    node_pair_free(sim, &a, &b);
+
+    /* the same device serves its other QPs: a clean pair on one device */
+    sim = snic_sim_new(32);
+    node_pair_new(sim, &a2, &b2, &clean, SNIC_MTU_1024, 7, 7);
+    node_fill(&b2, BUF, 100, 9);
+    node_post_send(&a2, 5, SNIC_WR_RDMA_READ, BUF + 0x1000, 100, BUF,
+                   b2.lkey, 0, a2.lkey);
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpmem(fake_ptr(a2.h, BUF + 0x1000, 100), 100,
+                    fake_ptr(b2.h, BUF, 100), 100);
+    node_pair_free(sim, &a2, &b2);
+}
+
+/*
+ * A duplicate of a READ answered long ago (its entry no longer pending) is
+ * matched in the RDB and answered again, with what followed it, from the
+ * PSN asked; a READ it did not answer (another R_Key) only re-ACKed. An
+ * atomic's duplicate gets the original value kept in the RDB, and is not
+ * executed again.
+ */
+static void test_rdb_replay(void)
+{
+    SnicSim *sim = snic_sim_new(33);
+    uint32_t epsn;
+    const SnicResp *res;
+    Node a, b;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    res = &b.h->core->qps[b.qpn].resp;
+    epsn = res->epsn;
+    inject_read(&a, &b, epsn, BUF, b.lkey, 3000);        /* 3 PSNs */
+    inject_read(&a, &b, epsn + 3, BUF, b.lkey, 100);     /* 1 PSN */
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpuint(res->rdb_count, ==, 0);             /* all answered */
+    /* the first again from its 2nd response: 2 + 1 more responses */
+    inject_read(&a, &b, epsn + 1, BUF + 1024, b.lkey, 3000 - 1024);
+    g_assert_cmpuint(res->rdb_count, ==, 2);
+    g_assert_cmpuint(res->act.first_psn, ==, epsn & SNIC_PSN_MASK);
+    g_assert_cmpuint(res->act.next, ==, 1);
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpuint(res->rdb_count, ==, 0);
+    inject_read(&a, &b, epsn + 1, BUF + 1024, b.lkey + 1, 3000 - 1024);
+    g_assert_cmpuint(res->rdb_count, ==, 0);
+
+    node_wr64(&b, BUF + 4096, 5);
+    inject_fetch_add(&a, &b, epsn + 4, BUF + 4096, b.lkey, 3);
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpuint(node_rd64(&b, BUF + 4096), ==, 8);
+    inject_fetch_add(&a, &b, epsn + 4, BUF + 4096, b.lkey, 3);
+    g_assert_cmpuint(res->rdb_count, ==, 1);
+    g_assert_true(res->act_atomic);
+    g_assert_cmpuint(res->act.va, ==, 5);
+    snic_sim_run(sim, 1000000);
+    g_assert_cmpuint(node_rd64(&b, BUF + 4096), ==, 8);
     node_pair_free(sim, &a, &b);
 }
 
@@ -2298,6 +2412,8 @@ int main(int argc, char **argv)
                     test_duplicate_keeps_nak);
     g_test_add_func("/engine/iba/read-half-psn-space",
                     test_read_half_psn_space);
+    g_test_add_func("/engine/rdb/entry-rewritten", test_rdb_entry_rewritten);
+    g_test_add_func("/engine/rdb/replay", test_rdb_replay);
     g_test_add_func("/engine/iba/responder-error-events",
                     test_responder_error_events);
     g_test_add_func("/engine/iba/cq-overrun-fails-qp",

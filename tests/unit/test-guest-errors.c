@@ -287,6 +287,39 @@ static void ge_modify_qp(Env *e)
     admin_status(e, &cmd, SNIC_ADMIN_BAD_PARAM);
 }
 
+/* An RDB for a UD QP */
+static void ge_qp_rdb(Env *e)
+{
+    struct snic_admin_cmd cmd;
+
+    node_init(&e->a, NULL, 1);
+    e->h = e->a.h;
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
+    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
+    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+    cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
+    cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    cmd.create_qp.pdn = GUINT32_TO_LE(e->a.pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(e->a.cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(e->a.cqn);
+    cmd.create_qp.type = SNIC_QPT_UD;
+    cmd.create_qp.rdb_addr = GUINT64_TO_LE(RDB2);
+    admin_status(e, &cmd, SNIC_ADMIN_BAD_PARAM);
+}
+
+/* A READ whose responder cannot write its RDB (gone from guest memory) */
+static void ge_rdb_entry(Env *e)
+{
+    pair(e);
+    e->h = e->b.h;
+    e->b.h->core->qps[e->b.qpn].rdb = 0x1000;   /* as if it were unplugged */
+    node_post_send(&e->a, 1, SNIC_WR_RDMA_READ, BUF, 10, BUF + 0x1000,
+                   e->b.lkey, 0, e->a.lkey);
+    snic_sim_run(e->sim, 100000);
+}
+
 /* A connection from an address the port does not own */
 static void ge_qp_sgid(Env *e)
 {
@@ -620,6 +653,8 @@ static const GeCase cases[] = {
     CASE(GE_REG_MR, ge_reg_mr),
     CASE(GE_MODIFY_QP, ge_modify_qp),
     CASE(GE_QP_SGID, ge_qp_sgid),
+    CASE(GE_QP_RDB, ge_qp_rdb),
+    CASE(GE_RDB_ENTRY, ge_rdb_entry),
     CASE(GE_ETH_QUEUE_PARAM, ge_eth_queue_param),
     CASE(GE_ETH_QUEUE_RING, ge_eth_queue_ring),
     CASE(GE_ETH_TX_RING, ge_eth_tx_ring),

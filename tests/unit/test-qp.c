@@ -13,6 +13,7 @@
 #define QPBL        (FAKE_MEM_BASE + 0x3000)    /* one-page page list */
 #define QPAGE       (FAKE_MEM_BASE + 0x100000)
 #define ATTR        (FAKE_MEM_BASE + 0x9000)
+#define QRDB        (FAKE_MEM_BASE + 0x4000)    /* RC QPs' RDB */
 
 typedef struct Objs {
     uint64_t pdn, eqn, cqn;
@@ -60,6 +61,9 @@ static void qp_cmd(struct snic_admin_cmd *cmd, uint8_t type, uint16_t ctx,
     cmd->create_qp.sq_log2_depth = 4;      /* 16 x 256 B = one page */
     cmd->create_qp.rq_log2_depth = 6;      /* 64 x 64 B = one page */
     cmd->create_qp.ctx = GUINT16_TO_LE(ctx);
+    if (type == SNIC_QPT_RC) {
+        cmd->create_qp.rdb_addr = GUINT64_TO_LE(QRDB);
+    }
 }
 
 static FakeHost *qp_host(Objs *o, uint16_t ctx)
@@ -170,6 +174,11 @@ static void test_create_validation(void)
               cmd.create_qp.rq_npages = GUINT32_TO_LE(2));
     QP_EXPECT(SNIC_ADMIN_BAD_ADDRESS, SNIC_QPT_RC, 0, &o,
               cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(0x1000));
+    /* an RDB only for RC, SNIC_RDB_ALIGN aligned */
+    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_RC, 0, &o,
+              cmd.create_qp.rdb_addr = GUINT64_TO_LE(QRDB + 32));
+    QP_EXPECT(SNIC_ADMIN_BAD_PARAM, SNIC_QPT_UD, 0, &o,
+              cmd.create_qp.rdb_addr = GUINT64_TO_LE(QRDB));
     QP_EXPECT(SNIC_ADMIN_OK, SNIC_QPT_RC, 2, &user, (void)0);
     g_assert_cmpuint(qpn, >=, 2);
     QP_EXPECT(SNIC_ADMIN_OK, SNIC_QPT_GSI, 0, &o, (void)0);

@@ -38,6 +38,13 @@
  *      limit at 4 and must then get IBV_EVENT_SRQ_LIMIT_REACHED, after which the limit
  *      reads back as 0 (disarmed).
  *
+ * Many QPs (-Q N, instead of the checks above): N RC QPs on each side, one CQ and one MR;
+ * the client WRITEs a 64-byte pattern of its own into QP i's slot of the server's buffer
+ * and SENDs a second one into QP i's receive buffer, on every QP; the server checks every
+ * QP's two patterns and that each QP received exactly once; then both destroy everything.
+ * (Connection scalability, issue 15: the device must hold N QPs at once, keep each one's
+ * data apart, and give every one back.)
+ *
  * Self-test (-X a|b|c, server side): the server corrupts one word of what check a, b or c
  * verifies, so that check must fail; proves the checks can fail.
  *
@@ -779,12 +786,170 @@ static void expect_no_wcx(struct ibv_cq_ex *cq, double secs, const char *what)
  * Then both: [D: SMALL][atomics: 4096][inline: 4096][SRQ: 4096][D's SEND: 4096] (check d, e, f). */
 static size_t layout_len(size_t n) { return 2 * n + 3 * SMALL + 4096 + SMALL + 4 * 4096; }
 
+/* ---- many QPs (-Q) ---------------------------------------------------------------------- */
+
+#define MQ_SLOT 64      /* bytes of each QP's WRITE and SEND */
+
+static void mq_wait(struct ibv_cq *cq, int n, struct ibv_wc *out, const char *what)
+{
+    double end = now_s() + timeout_s;
+    int got = 0;
+    while (got < n) {
+        int r = ibv_poll_cq(cq, n - got > 64 ? 64 : n - got, out + got);
+        if (r < 0)
+            fail("ibv_poll_cq (%s): %d", what, r);
+        for (int i = got; i < got + r; i++)
+            if (out[i].status != IBV_WC_SUCCESS)
+                fail("%s: completion %d of QP %#x: %s", what, i, out[i].qp_num, ibv_wc_status_str(out[i].status));
+        got += r;
+        if (!r && now_s() > end)
+            fail("%s: %d of %d completions within %d s", what, got, n, timeout_s);
+    }
+}
+
+/* Layout of each side's buffer: N WRITE slots, then N receive (server) or source (client) slots. */
+static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, int tcp_port)
+{
+    size_t len = 2 * (size_t)nq * MQ_SLOT;
+    uint32_t *qpn = calloc(2 * (size_t)nq, sizeof(uint32_t)), *peer = qpn + nq;
+    struct ibv_qp **qp = calloc((size_t)nq, sizeof(*qp));
+    struct ibv_wc *wc = calloc(2 * (size_t)nq, sizeof(*wc));
+    char m[MSG_LEN];
+    int r;
+
+    if (!qpn || !qp || !wc || posix_memalign((void **)&c->buf, 4096, len))
+        fail("cannot allocate the state of %d QPs", nq);
+    memset(c->buf, 0, len);
+    c->pd = ibv_alloc_pd(c->vctx);
+    if (!c->pd)
+        fail("ibv_alloc_pd: %s", strerror(errno));
+    c->mr = ibv_reg_mr(c->pd, c->buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    if (!c->mr)
+        fail("ibv_reg_mr(%zu bytes): %s", len, strerror(errno));
+    c->cq[0] = ibv_create_cq(c->vctx, 2 * nq, NULL, NULL, 0);
+    if (!c->cq[0])
+        fail("ibv_create_cq(%d): %s", 2 * nq, strerror(errno));
+    double t0 = now_s();
+    for (int i = 0; i < nq; i++) {
+        struct ibv_qp_init_attr ia = {
+            .send_cq = c->cq[0], .recv_cq = c->cq[0], .qp_type = IBV_QPT_RC,
+            .cap = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+        };
+        qp[i] = ibv_create_qp(c->pd, &ia);
+        if (!qp[i])
+            fail("ibv_create_qp: QP %d of %d: %s", i + 1, nq, strerror(errno));
+        qp_to_init(c, qp[i], IBV_ACCESS_REMOTE_WRITE);
+        qpn[i] = qp[i]->qp_num;
+    }
+    say("%d RC QPs created in %.2f s", nq, now_s() - t0);
+    if (client)
+        tcp_client(server_ip, tcp_port);
+    else
+        tcp_server(tcp_port);
+    char gs[33];
+    for (int i = 0; i < 16; i++)
+        sprintf(gs + 2 * i, "%02x", c->gid.raw[i]);
+    send_msg("MANY %d %s %016" PRIx64 " %08x", nq, gs, (uint64_t)(uintptr_t)c->buf, c->mr->rkey);
+    recv_msg(m, "MANY ");
+    int pn;
+    char pg[33];
+    uint64_t paddr;
+    uint32_t prkey;
+    if (sscanf(m + 5, "%d %32s %" SCNx64 " %x", &pn, pg, &paddr, &prkey) != 4 || pn != nq)
+        fail("the peer's MANY message '%.80s' (both sides need the same -Q)", m);
+    struct peer_info pi = { 0 };
+    for (int i = 0; i < 16; i++) {
+        unsigned v;
+        sscanf(pg + 2 * i, "%2x", &v);
+        pi.gid.raw[i] = (uint8_t)v;
+    }
+    xfer_all(true, qpn, (size_t)nq * sizeof(uint32_t), "QP numbers");
+    xfer_all(false, peer, (size_t)nq * sizeof(uint32_t), "QP numbers");
+    t0 = now_s();
+    for (int i = 0; i < nq; i++) {
+        /* connect_qp() works on c->qp[0]: lend it QP i */
+        c->qp[0] = qp[i];
+        pi.qpn[0] = peer[i];
+        pi.psn[0] = 0;
+        connect_qp(c, 0, &pi, 0);
+    }
+    c->qp[0] = NULL;
+    say("%d QPs connected in %.2f s", nq, now_s() - t0);
+    if (!client) {
+        for (int i = 0; i < nq; i++) {
+            struct ibv_sge sge = { .addr = (uintptr_t)(c->buf + (size_t)(nq + i) * MQ_SLOT), .length = MQ_SLOT,
+                                   .lkey = c->mr->lkey };
+            struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1 }, *bad;
+            if ((r = ibv_post_recv(qp[i], &wr, &bad)))
+                fail("ibv_post_recv on QP %d: %s", i, strerror(r));
+        }
+    }
+    send_msg("READY");
+    recv_msg(m, "READY");
+    if (client) {
+        t0 = now_s();
+        for (int i = 0; i < nq; i++) {
+            char *src = c->buf + (size_t)i * 2 * MQ_SLOT;
+            pat_fill(src, MQ_SLOT, PAT_G + (uint32_t)i);
+            pat_fill(src + MQ_SLOT, MQ_SLOT, PAT_H + (uint32_t)i);
+            struct ibv_sge s1 = { .addr = (uintptr_t)src, .length = MQ_SLOT, .lkey = c->mr->lkey };
+            struct ibv_sge s2 = { .addr = (uintptr_t)(src + MQ_SLOT), .length = MQ_SLOT, .lkey = c->mr->lkey };
+            struct ibv_send_wr send = { .wr_id = 2 * (uint64_t)i + 1, .sg_list = &s2, .num_sge = 1,
+                                        .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+            struct ibv_send_wr wr = { .wr_id = 2 * (uint64_t)i, .sg_list = &s1, .num_sge = 1,
+                                      .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+                                      .next = &send }, *bad;
+            wr.wr.rdma.remote_addr = paddr + (uint64_t)i * MQ_SLOT;
+            wr.wr.rdma.rkey = prkey;
+            if ((r = ibv_post_send(qp[i], &wr, &bad)))
+                fail("ibv_post_send on QP %d: %s", i, strerror(r));
+        }
+        mq_wait(c->cq[0], 2 * nq, wc, "WRITE and SEND on every QP");
+        say("check g: %d WRITEs and %d SENDs on %d QPs completed in %.2f s", nq, nq, nq, now_s() - t0);
+        recv_msg(m, "CHECKED");
+    } else {
+        char why[200];
+        unsigned char *seen = calloc((size_t)nq, 1);
+        mq_wait(c->cq[0], nq, wc, "a SEND on every QP");
+        for (int k = 0; k < nq; k++) {
+            int i = (int)wc[k].wr_id;
+            if (i < 0 || i >= nq || wc[k].opcode != IBV_WC_RECV || wc[k].byte_len != MQ_SLOT ||
+                wc[k].qp_num != qpn[i] || seen[i]++)
+                fail("check g: receive completion %d: wr_id %d, opcode %d, %u bytes, QP %#x: not QP %d's one SEND",
+                     k, i, wc[k].opcode, wc[k].byte_len, wc[k].qp_num, i);
+        }
+        for (int i = 0; i < nq; i++) {
+            if (pat_check(c->buf + (size_t)i * MQ_SLOT, MQ_SLOT, PAT_G + (uint32_t)i, why, sizeof(why)))
+                fail("check g: QP %d's WRITE: %s", i, why);
+            if (pat_check(c->buf + (size_t)(nq + i) * MQ_SLOT, MQ_SLOT, PAT_H + (uint32_t)i, why, sizeof(why)))
+                fail("check g: QP %d's SEND: %s", i, why);
+        }
+        free(seen);
+        say("check g: PASS: %d QPs, each QP's WRITE and SEND by content", nq);
+        send_msg("CHECKED");
+    }
+    t0 = now_s();
+    for (int i = 0; i < nq; i++)
+        if ((r = ibv_destroy_qp(qp[i])))
+            fail("ibv_destroy_qp: QP %d: %s", i, strerror(r));
+    say("%d QPs destroyed in %.2f s", nq, now_s() - t0);
+    if ((r = ibv_destroy_cq(c->cq[0])) || (r = ibv_dereg_mr(c->mr)) || (r = ibv_dealloc_pd(c->pd)) ||
+        (r = ibv_close_device(c->vctx)))
+        fail("teardown: %s", strerror(r));
+    free(c->buf);
+    free(qp);
+    free(qpn);
+    free(wc);
+    say("PASS");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dev = NULL;
-    int gidx = -1, tcp_port = 18516, ib_port = 1, opt, corrupt = 0;
+    int gidx = -1, tcp_port = 18516, ib_port = 1, opt, corrupt = 0, many = 0;
     size_t n = 1 << 20;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:s:X:h")) != -1) {
+    while ((opt = getopt(argc, argv, "d:g:p:i:t:s:X:Q:h")) != -1) {
         switch (opt) {
         case 'd': dev = optarg; break;
         case 'g': gidx = atoi(optarg); break;
@@ -793,19 +958,22 @@ int main(int argc, char **argv)
         case 't': timeout_s = atoi(optarg); break;
         case 's': n = strtoull(optarg, NULL, 0); break;
         case 'X': corrupt = optarg[0]; break;
+        case 'Q': many = atoi(optarg); break;
         default:
             fprintf(stderr,
                     "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18516)] [-i IB-PORT (1)] [-t SECS (30)]\n"
-                    "          [-s BYTES (1048576)] [-X a|b|c] [SERVER-IPv4]\n"
+                    "          [-s BYTES (1048576)] [-X a|b|c] [-Q QPS] [SERVER-IPv4]\n"
                     "  without SERVER-IPv4: the server (listens); with it: the client (drives the checks)\n"
-                    "  -X CHECK (server): self-test, corrupt one word of what CHECK verifies: it must fail\n",
+                    "  -X CHECK (server): self-test, corrupt one word of what CHECK verifies: it must fail\n"
+                    "  -Q QPS: only check g, a WRITE and a SEND by content on each of QPS RC QPs\n",
                     argv[0]);
             return 2;
         }
     }
     const char *server_ip = optind < argc ? argv[optind] : NULL;
     if (optind + 1 < argc || gidx < 0 || timeout_s < 1 || tcp_port < 1 || tcp_port > 65535 || n < SMALL ||
-        n % 4096 || n > (1u << 30) || (corrupt && (server_ip || !strchr("abc", corrupt)))) {
+        n % 4096 || n > (1u << 30) || (corrupt && (server_ip || !strchr("abc", corrupt))) || many < 0 ||
+        many > 65536) {
         fprintf(stderr, "verbs-check: usage error: need -g GID-INDEX, at most one SERVER-IPv4, -t >= 1, "
                         "-s a multiple of 4096 in [%d, 1 GiB], -X a|b|c on the server only (try -h)\n", SMALL);
         return 2;
@@ -819,6 +987,8 @@ int main(int argc, char **argv)
 
     struct ctx c = { .ib_port = ib_port, .gidx = gidx, .buflen = layout_len(n) };
     open_device(&c, dev);
+    if (many)
+        return many_qps(&c, many, client, server_ip, tcp_port);
     create_resources(&c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                              IBV_ACCESS_REMOTE_ATOMIC);
     char *b = c.buf;

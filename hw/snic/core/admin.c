@@ -8,6 +8,7 @@
 
 #include "core_int.h"
 #include "kernels/kernel.h"
+#include "onchip.h"
 
 #define SNIC_FW_VERSION     0x00010000u
 #define SNIC_LINK_SPEED     100000u     /* what we report: 100 Gb/s */
@@ -145,6 +146,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
                                       uint64_t *result)
 {
     struct snic_device_attr a;
+    SnicOnchip oc;
 
     memset(&a, 0, sizeof(a));
     a.magic = GUINT32_TO_LE(SNIC_MAGIC);
@@ -195,6 +197,11 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_rpc_response = GUINT32_TO_LE(SNIC_RPC_MAX_RESPONSE);
     a.kernel_max_steps = GUINT32_TO_LE(SNIC_KERNEL_MAX_STEPS);
     a.rpc_opmap = c->cfg.rpc_opmap;
+    snic_onchip_account(c, &oc);
+    a.onchip_bytes = GUINT32_TO_LE(MIN(oc.budget, UINT32_MAX));
+    a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));
+    a.qp_onchip_bytes = GUINT32_TO_LE(oc.per_qp);
+    a.performant_qps = GUINT32_TO_LE(oc.performant_qps);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }

@@ -11,7 +11,7 @@
 #include "mtt.h"
 #include "snic/snic_admin.h"
 
-#define SNIC_MAX_CQE_LOG2           16
+#define SNIC_MAX_CQE_LOG2           23      /* ibv: 4M - 1 CQEs (driver: 2x) */
 #define SNIC_MIN_QUEUE_LOG2         2
 #define SNIC_MAX_CQ_MODERATION      UINT16_MAX  /* count and period (us) */
 

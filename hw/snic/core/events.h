@@ -130,6 +130,12 @@
     X(GE_REG_MR, "REG_MR: iova 0x%" PRIx64 " length 0x%" PRIx64 \
       " access 0x%" PRIx64 " refused (status %" PRIu64 ")", \
       iova, length, access, status) \
+    X(GE_QP_RDB, "QP of type %" PRIu64 ": responder database 0x%" PRIx64 \
+      " refused (RC only, SNIC_RDB_ALIGN aligned, needed for " \
+      "max_dest_rd_atomic)", type, addr) \
+    X(GE_RDB_ENTRY, "QP %" PRIu64 ": responder database slot %" PRIu64 \
+      " unreadable, unwritable or not an entry the device wrote", qpn, \
+      slot) \
     X(GE_QP_SGID, "MODIFY_QP %" PRIu64 ": the address vector's source " \
       "address is not in the port's GID table", qpn) \
     X(GE_MODIFY_QP, "MODIFY_QP %" PRIu64 ": %" PRIu64 " -> %" PRIu64 \

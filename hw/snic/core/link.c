@@ -16,6 +16,12 @@ void snic_link_init(SnicCore *c, const SnicLinkFaults *faults)
     c->link.loop = g_malloc(SNIC_LOOP_FRAMES * sizeof(*c->link.loop));
 }
 
+size_t snic_link_rx_buffer_bytes(const SnicCore *c)
+{
+    return SNIC_LOOP_FRAMES * (sizeof(*c->link.loop) +
+                               sizeof(c->link.loop_len[0]));
+}
+
 void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults)
 {
     c->link.faults = *faults;

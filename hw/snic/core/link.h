@@ -48,6 +48,8 @@ typedef struct SnicLink {
 } SnicLink;
 
 void snic_link_init(SnicCore *c, const SnicLinkFaults *faults);
+/* Bytes of the port's receive buffer (on-chip memory) */
+size_t snic_link_rx_buffer_bytes(const SnicCore *c);
 /* New faults (and their seed) from now on */
 void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults);
 void snic_link_free(SnicCore *c);

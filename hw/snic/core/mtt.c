@@ -15,6 +15,11 @@ struct SnicTlbEntry {
     uint64_t page;
 };
 
+uint64_t snic_tlb_bytes(const SnicCore *c)
+{
+    return (uint64_t)c->cfg.tlb_entries * sizeof(SnicTlbEntry);
+}
+
 /* entries is a power of two (snic_core_config_check) */
 void snic_tlb_init(SnicCore *c, uint32_t entries)
 {

@@ -58,6 +58,8 @@ void snic_tlb_init(SnicCore *c, uint32_t entries);
 void snic_tlb_free(SnicCore *c);
 void snic_tlb_flush(SnicCore *c);
 /* Drop the cached entries of one page list (before it may change). */
+/* Bytes of the translation cache (on-chip memory, onchip.c) */
+uint64_t snic_tlb_bytes(const SnicCore *c);
 void snic_tlb_invalidate(SnicCore *c, uint64_t pbl, uint32_t npages);
 
 #endif /* SNIC_CORE_MTT_H */

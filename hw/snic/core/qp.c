@@ -58,11 +58,13 @@ SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
 
 SnicMtt snic_qp_ring(const SnicQpRing *r, uint8_t log2_depth, size_t entry)
 {
+    uint64_t len = (uint64_t)entry << log2_depth;
+
     return (SnicMtt) {
-        .length = (uint64_t)entry << log2_depth,
+        .length = len,
         .pbl = r->pbl,
-        .npages = r->npages,
-        .page_shift = SNIC_PAGE_SHIFT_4K,
+        .npages = snic_mtt_pages(0, len, SNIC_QUEUE_PAGE_SHIFT),
+        .page_shift = SNIC_QUEUE_PAGE_SHIFT,
     };
 }
 
@@ -92,6 +94,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint32_t scqn = GUINT32_FROM_LE(p->send_cqn);
     uint32_t rcqn = GUINT32_FROM_LE(p->recv_cqn);
     uint32_t srqn = GUINT32_FROM_LE(p->srqn);
+    uint64_t rdb = GUINT64_FROM_LE(p->rdb_addr);
     SnicCq *scq = snic_cq_get(c, scqn), *rcq = snic_cq_get(c, rcqn);
     SnicPd *pd = snic_pd_get(c, pdn);
     SnicSrq *srq = snic_srq_get(c, srqn);
@@ -108,6 +111,11 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         !scq || scq->ctx != ctx || !rcq || rcq->ctx != ctx ||
         (p->type == SNIC_QPT_GSI && ctx != SNIC_DB_KERNEL_PAGE) ||
         !log2_ok(p->sq_log2_depth, SNIC_MAX_QP_WR_LOG2)) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    /* only RC answers READs and atomics; its RDB sits within one page */
+    if (rdb && (p->type != SNIC_QPT_RC || rdb % SNIC_RDB_ALIGN)) {
+        SNIC_GUEST_ERROR(c, GE_QP_RDB, p->type, rdb);
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* with an SRQ (of the same context; not for GSI) the QP has no RQ */
@@ -142,9 +150,10 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .srqn = srqn,
         .sq_log2_depth = p->sq_log2_depth,
         .rq_log2_depth = p->rq_log2_depth,
-        .sq = { .pbl = sq.pbl, .npages = sq.npages },
-        .rq = { .pbl = rq.pbl, .npages = rq.npages },
-        .attr = { .path_mtu = SNIC_MTU_1024, .port = 1 },
+        .sq = { .pbl = sq.pbl },
+        .rq = { .pbl = rq.pbl },
+        .rdb = rdb,
+        .attr = { .path_mtu = SNIC_MTU_1024 },
     };
     snic_rdma_qp_reset(c, &c->qps[qpn]);
     pd->refs++;
@@ -202,15 +211,12 @@ static void attr_apply(SnicQpAttr *q, uint32_t mask,
     SET(SQ_PSN, sq_psn, GUINT32_FROM_LE(a->sq_psn));
     SET(DEST_QPN, dest_qpn, GUINT32_FROM_LE(a->dest_qp_num));
     SET(ACCESS_FLAGS, access, GUINT32_FROM_LE(a->qp_access_flags));
-    SET(PKEY_INDEX, pkey_index, GUINT16_FROM_LE(a->pkey_index));
-    SET(PORT, port, a->port_num);
     SET(TIMEOUT, timeout, a->timeout);
     SET(RETRY_CNT, retry_cnt, a->retry_cnt);
     SET(RNR_RETRY, rnr_retry, a->rnr_retry);
     SET(MIN_RNR_TIMER, min_rnr_timer, a->min_rnr_timer);
     SET(MAX_QP_RD_ATOMIC, max_rd_atomic, a->max_rd_atomic);
     SET(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic, a->max_dest_rd_atomic);
-    SET(EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify, a->en_sqd_async_notify);
 #undef SET
     if (mask & SNIC_QP_ATTR_AV) {
         SnicQpAv *av = &q->av;
@@ -265,6 +271,12 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         snic_port_mtu(c)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
+    /* a responder's READ/atomic resources live in its RDB */
+    if (mask & SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC && a.max_dest_rd_atomic &&
+        !qp->rdb) {
+        SNIC_GUEST_ERROR(c, GE_QP_RDB, qp->type, 0);
+        return SNIC_ADMIN_BAD_PARAM;
+    }
     /* the source address of a connection is one of the port's */
     if (mask & SNIC_QP_ATTR_AV) {
         int i = snic_gid_index(c, !!(a.av.flags & SNIC_AV_IPV6), a.av.sgid);
@@ -281,6 +293,9 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_NOT_SUPPORTED;
     }
     attr_apply(&qp->attr, mask, &a, sgid_index);
+    if (mask & SNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY) {
+        qp->en_sqd_async_notify = a.en_sqd_async_notify;
+    }
     cur = qp->state;
     if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
         snic_rdma_qp_error(c, qp);      /* enters ERR and flushes */
@@ -288,9 +303,10 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     snic_qp_set_state(c, qp, next);
     if (next == SNIC_QPS_RESET) {
-        SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024, .port = 1 };
+        SnicQpAttr keep = { .path_mtu = SNIC_MTU_1024 };
 
         qp->attr = keep;    /* RESET forgets the connection */
+        qp->en_sqd_async_notify = false;
         snic_rdma_qp_reset(c, qp);
     } else if (cur == SNIC_QPS_INIT && next == SNIC_QPS_RTR) {
         snic_rdma_qp_rtr(c, qp);
@@ -322,15 +338,15 @@ uint16_t snic_cmd_query_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     a.sq_psn = GUINT32_TO_LE(q->sq_psn);
     a.dest_qp_num = GUINT32_TO_LE(q->dest_qpn);
     a.qp_access_flags = GUINT32_TO_LE(q->access);
-    a.pkey_index = GUINT16_TO_LE(q->pkey_index);
-    a.port_num = q->port;
+    a.pkey_index = 0;                   /* the only values modify takes */
+    a.port_num = 1;
     a.timeout = q->timeout;
     a.retry_cnt = q->retry_cnt;
     a.rnr_retry = q->rnr_retry;
     a.min_rnr_timer = q->min_rnr_timer;
     a.max_rd_atomic = q->max_rd_atomic;
     a.max_dest_rd_atomic = q->max_dest_rd_atomic;
-    a.en_sqd_async_notify = q->en_sqd_async_notify;
+    a.en_sqd_async_notify = qp->en_sqd_async_notify;
     memcpy(a.av.dgid, q->av.dgid, 16);
     snic_gid_get(c, q->av.sgid_index, a.av.sgid);
     memcpy(a.av.dmac, q->av.dmac, 6);
@@ -362,8 +378,14 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (qp->srqn) {
         snic_srq_get(c, qp->srqn)->refs--;
     }
-    snic_tlb_invalidate(c, qp->sq.pbl, qp->sq.npages);
-    snic_tlb_invalidate(c, qp->rq.pbl, qp->rq.npages);
+    snic_tlb_invalidate(c, qp->sq.pbl,
+                        snic_qp_ring(&qp->sq, qp->sq_log2_depth,
+                                     SNIC_SQ_WQE_SIZE).npages);
+    if (!qp->srqn) {
+        snic_tlb_invalidate(c, qp->rq.pbl,
+                            snic_qp_ring(&qp->rq, qp->rq_log2_depth,
+                                         SNIC_RQ_WQE_SIZE).npages);
+    }
     snic_mw_qp_destroyed(c, qp - c->qps);
     snic_mcast_qp_destroyed(c, qp - c->qps);
     if (qp != &c->qps[SNIC_GSI_QPN]) {

@@ -15,8 +15,8 @@
 #include "scheduler.h"
 #include "snic/snic_admin.h"
 
-#define SNIC_MAX_QP_WR_LOG2         14
-#define SNIC_MAX_RD_ATOMIC          16
+#define SNIC_MAX_QP_WR_LOG2         15      /* 32K WRs per queue */
+#define SNIC_MAX_RD_ATOMIC          SNIC_RDB_ENTRIES
 #define SNIC_MAX_SEND_SGE           SNIC_SQ_WQE_MAX_SGE
 #define SNIC_MAX_RECV_SGE           SNIC_RQ_WQE_MAX_SGE
 #define SNIC_GSI_QPN                1
@@ -43,40 +43,46 @@ typedef struct SnicQpAttr {
     uint32_t rq_psn;
     uint32_t sq_psn;
     uint32_t dest_qpn;
-    uint16_t pkey_index;
     uint8_t path_mtu;
     uint8_t access;             /* SNIC_ACCESS_REMOTE_* of the QP */
-    uint8_t port;
     uint8_t timeout;
     uint8_t retry_cnt;
     uint8_t rnr_retry;
     uint8_t min_rnr_timer;
     uint8_t max_rd_atomic;
     uint8_t max_dest_rd_atomic;
-    bool en_sqd_async_notify;
     SnicQpAv av;
 } SnicQpAttr;
 
-/* A work queue's ring: 4 KiB pages behind a page list, at iova 0. */
+/*
+ * A work queue's ring: 4 KiB pages behind a page list, at iova 0; as many
+ * pages as its depth needs (CREATE_QP checks npages), so only the list's
+ * address is kept.
+ */
 typedef struct SnicQpRing {
     uint64_t pbl;
-    uint32_t npages;
 } SnicQpRing;
 
+/*
+ * The QP context: all the device keeps per QP (SRNIC section 4.3: the
+ * QPC in on-chip memory); fields ordered and sized to leave no holes.
+ */
 struct SnicQp {
-    bool valid;
+    bool valid:1;
+    bool en_sqd_async_notify:1;   /* kept for QUERY_QP (no SQD yet) */
     uint8_t type;               /* enum snic_qp_type */
     uint8_t state;              /* enum snic_qp_state */
+    uint8_t program;            /* its transport program (transport.h) */
     uint16_t ctx;
+    uint8_t sq_log2_depth;
+    uint8_t rq_log2_depth;
     uint32_t pdn;
     uint32_t send_cqn;
     uint32_t recv_cqn;
     uint32_t srqn;              /* receive WQEs from this SRQ (0: the RQ) */
-    uint8_t sq_log2_depth;
-    uint8_t rq_log2_depth;
-    uint8_t program;            /* its transport program (transport.h) */
     SnicQpRing sq;
     SnicQpRing rq;
+    uint64_t rdb;               /* responder database (RC; 0: none) */
     SnicQpAttr attr;
     /* work queue indices (free-running) */
     uint32_t sq_tail;           /* producer (doorbell) */

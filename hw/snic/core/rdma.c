@@ -248,7 +248,13 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
 
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp)
 {
+    static const uint8_t empty[SNIC_RDB_BYTES];
+
     qp->resp.epsn = qp->attr.rq_psn;
+    /* no entry of an earlier connection may match a duplicate */
+    if (qp->rdb) {
+        snic_dma_write(c, qp->rdb, empty, sizeof(empty));
+    }
 }
 
 void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)

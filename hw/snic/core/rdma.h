@@ -61,48 +61,47 @@ struct SnicReq {
 };
 
 /*
- * A responder resource: an RDMA READ or atomic the responder executed,
- * kept to send (or resend, for a duplicate request) its responses.
+ * The responder resource being answered: the oldest RDMA READ or atomic of
+ * the RDB's pending ones (struct snic_rdb_entry, in host memory), the only
+ * one whose state is on chip.
  */
-#define SNIC_MAX_RESP_RES       16
-
-typedef struct SnicRespRes {
-    bool valid;
-    bool atomic;
-    uint32_t first_psn;
-    uint32_t npsn;              /* response PSNs */
-    uint32_t next;              /* responses [0, next) went out */
-    uint64_t va;                /* READ: start of the data */
+typedef struct SnicRespActive {
+    uint64_t va;                /* READ: start of the data; atomic: orig */
     uint32_t rkey;
     uint32_t len;
-    uint64_t orig;              /* atomic: the original value */
-} SnicRespRes;
+    uint32_t first_psn;
+    uint32_t next;              /* responses [0, next) went out */
+} SnicRespActive;
 
 /* Responder state of a QP. */
 typedef struct SnicResp {
     uint32_t epsn;              /* expected PSN */
     uint32_t msn;
-    bool in_send;               /* between SEND First and Last */
-    bool in_write;              /* between WRITE First and Last */
-    bool nak_sent;              /* NAK sequence error sent for this gap */
-    bool uc_resync;             /* UC: dropping until a First or Only */
+    bool in_send:1;           /* between SEND First and Last */
+    bool in_write:1;          /* between WRITE First and Last */
+    bool nak_sent:1;          /* NAK sequence error sent for this gap */
+    bool uc_resync:1;         /* UC: dropping until a First or Only */
     /* the receive WQE of the current message */
-    bool recv_held;
-    bool recv_ok;               /* it was readable and well formed */
+    bool recv_held:1;
+    bool recv_ok:1;           /* it was readable and well formed */
+    /* the one ACK/NAK waiting to go out */
+    bool ack_pending:1;
+    bool fatal:1;             /* after sending it, the QP goes to ERR */
+    bool act_atomic:1;        /* the active RDB entry is an atomic */
+    uint8_t ack_syndrome;
+    /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
+    uint8_t rdb_head;
+    uint8_t rdb_count;
     uint16_t recv_slot;         /* SRQ: its copy in the pool, + 1 */
     uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
     uint32_t recv_off;          /* bytes placed in it */
-    uint64_t write_va;          /* next byte of the current WRITE */
+    uint32_t ack_psn;
+    /* the current WRITE */
     uint32_t write_rkey;
+    uint64_t write_va;          /* its next byte */
     uint32_t write_left;
     uint32_t write_len;
-    SnicRespRes res[SNIC_MAX_RESP_RES];
-    uint8_t res_next;           /* next slot to (re)use */
-    /* the one ACK/NAK waiting to go out */
-    bool ack_pending;
-    bool fatal;                 /* after sending it, the QP goes to ERR */
-    uint8_t ack_syndrome;
-    uint32_t ack_psn;
+    SnicRespActive act;         /* RDB slot rdb_head while rdb_count */
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */

@@ -175,45 +175,148 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     return true;
 }
 
-/* A responder resource for a new READ/atomic (max_dest_rd_atomic ring). */
-static SnicRespRes *res_alloc(SnicQp *qp)
+/*
+ * Responder resources (SRNIC section 3: only what the pipeline needs is
+ * on chip). The RDB in host memory holds one struct snic_rdb_entry per
+ * executed READ/atomic, a ring of max_dest_rd_atomic slots; on chip are
+ * the ring's head and count and the entry being answered (act). An entry
+ * is written once when its request executes, read back when it becomes
+ * the one answered, and all are read only to match a duplicate request.
+ * The guest may rewrite its RDB: what comes back is checked again (kind,
+ * length; READ data through the R_Key on every response) like any guest
+ * input, so a bad entry costs only this QP's answers.
+ */
+static unsigned rdb_slots(const SnicQp *qp)
 {
-    unsigned n = MIN(qp->attr.max_dest_rd_atomic, SNIC_MAX_RESP_RES);
-    SnicRespRes *r;
+    return MIN(qp->attr.max_dest_rd_atomic, SNIC_RDB_ENTRIES);
+}
 
-    if (!n) {
-        return NULL;
+static uint64_t rdb_addr(const SnicQp *qp, unsigned slot)
+{
+    return qp->rdb + (uint64_t)slot * sizeof(struct snic_rdb_entry);
+}
+
+/* Response PSNs of an entry: one per MTU of a READ (one if empty) */
+static uint32_t act_npsn(const SnicQp *qp, const SnicRespActive *a,
+                         bool atomic)
+{
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+
+    return atomic || !a->len ? 1 : (a->len + mtu - 1) / mtu;
+}
+
+/* The entry as the engine answers it; false if it is not one */
+static bool act_from(SnicRespActive *a, bool *atomic,
+                     const struct snic_rdb_entry *e)
+{
+    *a = (SnicRespActive) {
+        .va = GUINT64_FROM_LE(e->va),
+        .rkey = GUINT32_FROM_LE(e->rkey),
+        .len = GUINT32_FROM_LE(e->len),
+        .first_psn = GUINT32_FROM_LE(e->first_psn) & SNIC_PSN_MASK,
+    };
+    *atomic = e->kind == SNIC_RDB_ATOMIC;
+    return (e->kind == SNIC_RDB_READ && a->len <= 1u << 31) ||
+           (e->kind == SNIC_RDB_ATOMIC && !a->len);
+}
+
+/* Make RDB slot rdb_head the active entry; false (QP fatal) if unusable */
+static bool rdb_load(SnicCore *c, SnicQp *qp, uint32_t next)
+{
+    SnicResp *s = &qp->resp;
+    struct snic_rdb_entry e;
+    bool atomic = false;
+
+    if (snic_dma_read(c, rdb_addr(qp, s->rdb_head), &e, sizeof(e)) ||
+        !act_from(&s->act, &atomic, &e)) {
+        SNIC_GUEST_ERROR(c, GE_RDB_ENTRY, qp - c->qps, s->rdb_head);
+        s->rdb_count = 0;
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, s->epsn);
+        return false;
     }
-    r = &qp->resp.res[qp->resp.res_next % n];
-    if (r->valid && r->next < r->npsn) {
-        return NULL;    /* still answering: the peer broke its limit */
+    s->act_atomic = atomic;
+    s->act.next = next;
+    return true;
+}
+
+/* Record a newly executed READ/atomic; false if the peer broke its limit */
+static bool rdb_push(SnicCore *c, SnicQp *qp, const SnicRespActive *a,
+                     bool atomic, uint32_t psn)
+{
+    SnicResp *s = &qp->resp;
+    unsigned n = rdb_slots(qp), slot;
+    struct snic_rdb_entry e;
+
+    if (!n || s->rdb_count >= n) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, psn);
+        return false;
     }
-    qp->resp.res_next = (qp->resp.res_next + 1) % n;
-    memset(r, 0, sizeof(*r));
-    return r;
+    memset(&e, 0, sizeof(e));
+    e.va = GUINT64_TO_LE(a->va);
+    e.rkey = GUINT32_TO_LE(a->rkey);
+    e.len = GUINT32_TO_LE(a->len);
+    e.first_psn = GUINT32_TO_LE(a->first_psn);
+    e.kind = atomic ? SNIC_RDB_ATOMIC : SNIC_RDB_READ;
+    slot = (s->rdb_head + s->rdb_count) % n;
+    if (snic_dma_write(c, rdb_addr(qp, slot), &e, sizeof(e))) {
+        SNIC_GUEST_ERROR(c, GE_RDB_ENTRY, qp - c->qps, slot);
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, psn);
+        return false;
+    }
+    if (!s->rdb_count++) {
+        s->act = *a;            /* answered next: no need to read it back */
+        s->act_atomic = atomic;
+    }
+    return true;
 }
 
 /*
- * The resource a duplicate READ (atomic) request at psn refers to: of the
- * same kind, wholly behind ePSN, with psn among its PSNs. Distances are
+ * A duplicate READ (atomic) request at psn: the executed entry of the
+ * same kind (and R_Key) with psn among its PSNs is answered again from
+ * there, with the entries after it; true if there was one. Distances are
  * unsigned from its first PSN, because a READ may span half the PSN space
  * (2^31 bytes at a 256-byte MTU), where a signed comparison is undecided.
  */
-static SnicRespRes *res_find(SnicQp *qp, uint32_t psn, bool atomic)
+static bool rdb_replay(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                       bool atomic)
 {
-    unsigned i;
+    struct snic_rdb_entry e[SNIC_RDB_ENTRIES];
+    SnicResp *s = &qp->resp;
+    unsigned n = rdb_slots(qp), i, d, tail;
+    SnicRespActive a;
+    bool at;
 
-    for (i = 0; i < SNIC_MAX_RESP_RES; i++) {
-        SnicRespRes *r = &qp->resp.res[i];
-        uint32_t off = (psn - r->first_psn) & SNIC_PSN_MASK;
-        uint32_t executed = (qp->resp.epsn - r->first_psn) & SNIC_PSN_MASK;
+    if (!n || snic_dma_read(c, qp->rdb, e, n * sizeof(e[0]))) {
+        return false;
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t off = (p->psn - GUINT32_FROM_LE(e[i].first_psn)) &
+                       SNIC_PSN_MASK;
 
-        if (r->valid && r->atomic == atomic && executed >= r->npsn &&
-            off < r->npsn) {
-            return r;
+        if (act_from(&a, &at, &e[i]) && at == atomic &&
+            off < act_npsn(qp, &a, at) && (atomic || a.rkey == p->reth.rkey)) {
+            break;
         }
     }
-    return NULL;
+    if (i == n) {
+        return false;
+    }
+    d = (i + n - s->rdb_head) % n;
+    if (s->rdb_count && d == 0) {
+        /* being answered: again from what was asked */
+        s->act.next = atomic ? 0 : (p->psn - a.first_psn) & SNIC_PSN_MASK;
+    } else if (d >= s->rdb_count) {
+        /* answered already: again from there, and what followed it */
+        tail = (s->rdb_head + s->rdb_count) % n;
+        s->rdb_head = i;
+        s->rdb_count = (tail + n - i) % n ? (tail + n - i) % n : n;
+        s->act = a;
+        s->act_atomic = at;
+        s->act.next = atomic ? 0 : (p->psn - a.first_psn) & SNIC_PSN_MASK;
+    }
+    /* (pending behind the active one: it is answered in full anyway) */
+    snic_sched_notify(c, qp);
+    return true;
 }
 
 /* RDMA READ request: check, record; the engine sends the responses. */
@@ -221,7 +324,7 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint32_t mtu = 128u << qp->attr.path_mtu;
     SnicMrCheck why;
-    SnicRespRes *r;
+    SnicRespActive a;
 
     if (p->reth.len > (1u << 31) ||
         !(qp->attr.access & SNIC_ACCESS_REMOTE_READ)) {
@@ -234,29 +337,25 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
-    r = res_alloc(qp);
-    if (!r) {
-        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
-        return 0;
-    }
-    *r = (SnicRespRes) {
-        .valid = true,
+    a = (SnicRespActive) {
         .first_psn = p->psn,
-        .npsn = p->reth.len ? (p->reth.len + mtu - 1) / mtu : 1,
         .va = p->reth.va,
         .rkey = p->reth.rkey,
         .len = p->reth.len,
     };
+    if (!rdb_push(c, qp, &a, false, p->psn)) {
+        return 0;
+    }
     qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
     snic_sched_notify(c, qp);
-    return r->npsn;
+    return p->reth.len ? (p->reth.len + mtu - 1) / mtu : 1;
 }
 
 /* Atomic: executed once, here; the result is kept for duplicates. */
 static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicMrCheck why;
-    SnicRespRes *r;
+    SnicRespActive a;
     SnicMr *mr;
     uint64_t v, orig;
 
@@ -270,10 +369,9 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
-    r = res_alloc(qp);
-    if (!r) {
+    if (qp->resp.rdb_count >= rdb_slots(qp)) {
         nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
-        return 0;
+        return 0;       /* no room to keep the result: not executed */
     }
     orig = GUINT64_FROM_LE(v);
     if (p->opcode == SNIC_OP_RC_FETCH_ADD) {
@@ -285,13 +383,10 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
-    *r = (SnicRespRes) {
-        .valid = true,
-        .atomic = true,
-        .first_psn = p->psn,
-        .npsn = 1,
-        .orig = orig,
-    };
+    a = (SnicRespActive) { .first_psn = p->psn, .va = orig };
+    if (!rdb_push(c, qp, &a, true, p->psn)) {
+        return 0;
+    }
     qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
     snic_sched_notify(c, qp);
     return 1;
@@ -320,15 +415,8 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         bool rd = p->opcode == SNIC_OP_RC_READ_REQUEST;
         bool at = p->opcode == SNIC_OP_RC_CMP_SWAP ||
                   p->opcode == SNIC_OP_RC_FETCH_ADD;
-        SnicRespRes *r = rd || at ? res_find(qp, p->psn, at) : NULL;
-
-        if (r && rd && p->reth.rkey != r->rkey) {
-            r = NULL;   /* not the READ we answered: no replay */
-        }
-        if (r) {
-            /* READ: read again from there; atomic: the saved result */
-            r->next = r->atomic ? 0 : (p->psn - r->first_psn) & SNIC_PSN_MASK;
-            snic_sched_notify(c, qp);
+        /* READ: read again from there; atomic: the saved result */
+        if ((rd || at) && rdb_replay(c, qp, p, at)) {
             return;
         }
         /* a duplicate: acknowledge again, never execute again */
@@ -429,54 +517,58 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     }
 }
 
-/* Send the responses of READ/atomic resources, oldest first. */
+/* Send the responses of the RDB's pending entries, oldest first. */
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
-    unsigned n = MIN(qp->attr.max_dest_rd_atomic, SNIC_MAX_RESP_RES);
+    SnicResp *s = &qp->resp;
     uint32_t mtu = 128u << qp->attr.path_mtu;
-    unsigned i, done = 0;
+    unsigned done = 0;
 
-    for (i = 0; i < n && done < budget; i++) {
-        SnicRespRes *r = &qp->resp.res[(qp->resp.res_next + i) % n];
+    while (s->rdb_count && done < budget) {
+        SnicRespActive *r = &s->act;
+        uint32_t npsn = act_npsn(qp, r, s->act_atomic);
+        uint32_t off = r->next * mtu;
+        uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
+        SnicMrCheck why;
+        SnicMr *mr;
+        SnicPkt p;
 
-        while (r->valid && r->next < r->npsn && done < budget) {
-            uint32_t off = r->next * mtu;
-            uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
-            SnicMrCheck why;
-            SnicMr *mr;
-            SnicPkt p;
-
-            memset(&p, 0, sizeof(p));
-            snic_rdma_fill_addr(c, qp, &p);
-            p.psn = (r->first_psn + r->next) & SNIC_PSN_MASK;
-            p.aeth.syndrome = SNIC_AETH_ACK;
-            p.aeth.msn = qp->resp.msn;
-            if (r->atomic) {
-                p.opcode = SNIC_OP_RC_ATOMIC_ACK;
-                p.atomic_ack = r->orig;
-            } else {
-                p.opcode = r->npsn == 1 ? SNIC_OP_RC_READ_RESP_ONLY :
-                           r->next == 0 ? SNIC_OP_RC_READ_RESP_FIRST :
-                           r->next == r->npsn - 1 ?
-                           SNIC_OP_RC_READ_RESP_LAST :
-                           SNIC_OP_RC_READ_RESP_MIDDLE;
-                /* read now: a duplicate request sees memory as it is */
-                mr = len ? snic_rkey_check(c, qp, r->rkey,
-                                           SNIC_ACCESS_REMOTE_READ,
-                                           r->va + off, len, &why) : NULL;
-                if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
-                                                 c->rdma_payload, len))) {
-                    r->valid = false;   /* the region went away */
-                    nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
-                    return false;
-                }
-                p.payload = c->rdma_payload;
-                p.payload_len = len;
+        if (r->next >= npsn) {
+            /* answered: the next pending entry, if any, comes back */
+            s->rdb_head = (s->rdb_head + 1) % rdb_slots(qp);
+            if (--s->rdb_count && !rdb_load(c, qp, 0)) {
+                return false;
             }
-            snic_rdma_xmit(c, &p);
-            r->next++;
-            done++;
+            continue;
         }
+        memset(&p, 0, sizeof(p));
+        snic_rdma_fill_addr(c, qp, &p);
+        p.psn = (r->first_psn + r->next) & SNIC_PSN_MASK;
+        p.aeth.syndrome = SNIC_AETH_ACK;
+        p.aeth.msn = s->msn;
+        if (s->act_atomic) {
+            p.opcode = SNIC_OP_RC_ATOMIC_ACK;
+            p.atomic_ack = r->va;
+        } else {
+            p.opcode = npsn == 1 ? SNIC_OP_RC_READ_RESP_ONLY :
+                       r->next == 0 ? SNIC_OP_RC_READ_RESP_FIRST :
+                       r->next == npsn - 1 ? SNIC_OP_RC_READ_RESP_LAST :
+                       SNIC_OP_RC_READ_RESP_MIDDLE;
+            /* read now: a duplicate request sees memory as it is */
+            mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
+                                       r->va + off, len, &why) : NULL;
+            if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
+                                             c->rdma_payload, len))) {
+                s->rdb_count = 0;       /* the region went away */
+                nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
+                return false;
+            }
+            p.payload = c->rdma_payload;
+            p.payload_len = len;
+        }
+        snic_rdma_xmit(c, &p);
+        r->next++;
+        done++;
     }
-    return done == budget;
+    return s->rdb_count && done == budget;
 }

@@ -26,8 +26,10 @@
 #define SNIC_DEFAULT_MAX_MR         4096
 #define SNIC_DEFAULT_MAX_MR_PAGES   (1u << 20)  /* 4 GiB of 4 KiB pages */
 #define SNIC_DEFAULT_TLB_ENTRIES    4096
-#define SNIC_DEFAULT_MAX_QP         1024
+#define SNIC_DEFAULT_MAX_QP         65536
 #define SNIC_DEFAULT_MAX_CQ         1024
+/* SRNIC's FPGA has 4.4 MB (NSDI'23 section 6.1) */
+#define SNIC_DEFAULT_ONCHIP_KB      4096
 #define SNIC_DEFAULT_MAX_EQ         64
 #define SNIC_DEFAULT_MAX_SRQ        1024
 #define SNIC_DEFAULT_MAX_MW         1024
@@ -55,6 +57,7 @@ typedef struct SnicCoreConfig {
     uint32_t max_srq;
     uint32_t max_mw;
     uint32_t recv_pool;         /* SRQ receive WQEs in progress at once */
+    uint32_t onchip_kb;         /* on-chip memory budget (onchip.h) */
     /* the QP scheduler (sched.h); 0: its default */
     uint32_t sched_policy;      /* SnicSchedPolicy */
     uint32_t sched_wqes;        /* WQEs fetched per iteration */

@@ -274,6 +274,18 @@ srq_apps() {
     app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 1000
 }
 
+# snic's scale as the verbs show it: ibv_devinfo -v's max_qp is the device's (65536 by
+# default), and the QP context size and on-chip budget are readable in sysfs.
+device_scale() {
+    local d=/sys/class/infiniband/$DEV f
+    timeout 30 ibv_devinfo -v -d "$DEV" | grep -E '^[[:space:]]+max_qp:[[:space:]]+65536$' ||
+        { echo "verbs-apps: ibv_devinfo -v does not show max_qp 65536"; return 1; }
+    for f in qpc_bytes qp_onchip_bytes onchip_bytes onchip_fixed_bytes performant_qps; do
+        echo "$f: $(cat "$d/$f")" || return 1
+    done
+    [ "$(cat "$d/qpc_bytes")" -gt 0 ] && [ "$(cat "$d/performant_qps")" -gt 0 ]
+}
+
 # --- the run ---------------------------------------------------------------------------
 step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
@@ -312,6 +324,12 @@ case $SUITE in
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000
         srq_apps
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
+        # Connection scalability (issue 15): 1000 RC QPs a side, each checked by content,
+        # then all destroyed.
+        if [ "$NIC" = snic ]; then
+            step device-scale device_scale
+        fi
+        app verbs-check-1000qps 300 verbs-check -d "$DEV" -g "$GIDX" -t 120 -Q 1000
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
         if [ "$NIC" = snic ]; then app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"; fi
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
