@@ -28,20 +28,37 @@ command -v "$CC" >/dev/null || die "'$CC' not found; run scripts/setup-deps.sh (
     die "/usr/include/infiniband/verbs.h missing; install libibverbs-dev (scripts/setup-deps.sh)"
 CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
 
-# program name -> source, link flags
+# program name -> source, link flags ("SNICDV": also snic's direct verbs, see below)
 PROGS=(
     "verbs-check tests/vm/verbs-check.c -libverbs"
     "isolation-check tests/vm/isolation-check.c -libverbs"
+    "rpc-check tests/vm/rpc-check.c -libverbs SNICDV"
 )
+# snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
+# scripts/build-provider.sh left them in the guest driver directory; without them (the
+# provider not built) such a program is not built and the image goes without it.
+DRV=${SNIC_GUEST_DRIVER_DIR:-$REPO/build/guest-driver}
 
 mkdir -p "$OUT"
 ccver=$("$CC" --version | head -n 1)
 for p in "${PROGS[@]}"; do
     read -r name src libs <<<"$p"
     [ -f "$REPO/$src" ] || die "$src not found (broken checkout?)"
+    extra=() deps=("$REPO/$src")
+    if [[ " $libs " == *" SNICDV "* ]]; then
+        libs=${libs/SNICDV/}
+        if [ ! -f "$DRV/libsnic-rdmav34.so" ] || [ ! -f "$DRV/include/infiniband/snicdv.h" ]; then
+            log "$name: not built: no libsnic in $DRV (run scripts/build-provider.sh)"
+            rm -f "$OUT/$name" "$OUT/$name.stamp"
+            continue
+        fi
+        # the .so's SONAME (libsnic.so.1) becomes the program's DT_NEEDED
+        extra=(-I "$DRV/include" "$DRV/libsnic-rdmav34.so")
+        deps+=("$DRV/include/infiniband/snicdv.h" "$DRV/include/infiniband/snic_rpc.h")
+    fi
     # shellcheck disable=SC2206  # libs is a word list
-    cmd=("$CC" "${CFLAGS[@]}" -o "$OUT/$name.tmp" "$REPO/$src" $libs)
-    stamp=$( { echo "$ccver"; printf '%s\n' "${cmd[@]}"; sha256sum < "$REPO/$src"; } | sha256sum | cut -d' ' -f1)
+    cmd=("$CC" "${CFLAGS[@]}" -o "$OUT/$name.tmp" "$REPO/$src" ${extra[@]+"${extra[@]}"} $libs)
+    stamp=$( { echo "$ccver"; printf '%s\n' "${cmd[@]}"; cat "${deps[@]}" | sha256sum; } | sha256sum | cut -d' ' -f1)
     if [ -x "$OUT/$name" ] && [ "$(cat "$OUT/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
         log "$name: up to date"
         continue

@@ -13,7 +13,11 @@
 # that changed, so ninja rebuilds only what changed); the cmake
 # build tree is build/rdma-core/. Outputs:
 #   build/guest-driver/libsnic-rdmav34.so   -> /usr/lib/x86_64-linux-gnu/libibverbs/
+#       (libsnic.so.1 by its SONAME: a shared provider, like mlx5, whose
+#       snicdv_* functions programs link; the guest links it there too)
 #   build/guest-driver/snic.driver          -> /etc/libibverbs.d/
+#   build/guest-driver/include/infiniband/{snicdv.h,snic_rpc.h}: the
+#       direct verbs' header, for programs that use them
 # Then checks that every IBVERBS_* symbol the .so imports is exported by the
 # guest's libibverbs (the host's, same Debian 12 package) and that the .so
 # dlopens with RTLD_NOW against it.
@@ -199,9 +203,9 @@ fi
 step_done configure
 
 # ---- 4. build only the provider (and what it links: libibverbs, ccan, util) ----
-ninja --quiet -C "$build" "snic-rdmav$pabi" ||
-    die "ninja snic-rdmav$pabi failed (compiler errors above; sources in guest-driver/provider)"
-so=$build/lib/libsnic-rdmav$pabi.so
+ninja --quiet -C "$build" snic ||
+    die "ninja snic failed (compiler errors above; sources in guest-driver/provider)"
+so=$build/lib/libsnic-rdmav$pabi.so    # a link to libsnic.so.1.*
 [ -f "$so" ] || die "ninja succeeded but $so is missing"
 # scripts/guest-image.sh takes whatever is in build/guest-driver: publish the
 # .so only after the checks below, and withdraw an older one until then.
@@ -269,6 +273,9 @@ resolved=$(ldd "$so" | awk '$1 == "libibverbs.so.1" { print $3 }')
 step_done check
 
 copy_if_changed "$so" "$dest"
+mkdir -p "$out/include/infiniband"
+copy_if_changed "$repo/guest-driver/provider/snicdv.h" "$out/include/infiniband/snicdv.h"
+copy_if_changed "$repo/include/snic/snic_rpc.h" "$out/include/infiniband/snic_rpc.h"
 echo "$(driver_sources "$repo/guest-driver/provider") $repo/guest-driver/provider" > "$dest.sources"
 [ "$(cat "$out/snic.driver" 2>/dev/null)" = "driver snic" ] || echo "driver snic" > "$out/snic.driver"
 so=$dest

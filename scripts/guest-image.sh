@@ -12,7 +12,8 @@
 #
 # Our guest driver goes in when it has been built: SNIC_GUEST_DRIVER_DIR (default
 # <repo>/build/guest-driver) /snic.ko -> lib/modules/KREL/extra/snic.ko, and
-# /libsnic-rdmav34.so (+ /snic.driver) -> the libibverbs provider dir (+ /etc/libibverbs.d).
+# /libsnic-rdmav34.so (+ /snic.driver) -> the libibverbs provider dir (+ /etc/libibverbs.d),
+# and libsnic.so.1 a link to it (snicdv programs).
 # Their contents are part of the inputs hash: a rebuilt module rebuilds the image.
 #
 # Our test programs (tests/vm/*.c, e.g. verbs-check) are built on the host by
@@ -162,15 +163,18 @@ fi
 
 # --- Initramfs --------------------------------------------------------------------------
 # Shared-library closure of host ELF files, as absolute host paths (ELF loader included).
+# libsnic.so.1 (snicdv programs) resolves to the provider snapshot and is left out: the
+# image installs it itself (see SNIC_PROV).
 lib_closure() {
     local out
-    out=$(ldd "$@" 2>&1) || true
+    out=$(LD_LIBRARY_PATH=$SNAP/soname ldd "$@" 2>&1) || true
     if grep -q 'not found' <<<"$out"; then
         die "missing shared libraries for $*:
 $(grep 'not found' <<<"$out")"
     fi
     # With several files ldd prints a "FILE:" header line before each closure.
-    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' <<<"$out" | sort -u
+    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' <<<"$out" |
+        awk -v snap="$SNAP/" 'index($0, snap) != 1' | sort -u
 }
 
 # Module files (relative to $KDIR) for GUEST_MODULES, dependencies first.
@@ -209,6 +213,8 @@ else
 fi
 if [ -f "$SNAP/libsnic-rdmav34.so" ]; then
     SNIC_PROV=$SNAP/libsnic-rdmav34.so
+    mkdir -p "$SNAP/soname"
+    ln -sfn ../libsnic-rdmav34.so "$SNAP/soname/libsnic.so.1"
     # libibverbs loads lib<NAME>-rdmav34.so for each "driver NAME" line in etc/libibverbs.d.
     SNIC_DRIVER_TEXT="driver snic"
     if [ -f "$SNAP/snic.driver" ]; then SNIC_DRIVER_TEXT=$(cat "$SNAP/snic.driver"); fi
@@ -329,6 +335,9 @@ else
     done
     if [ -n "$SNIC_PROV" ]; then
         install -D -m 644 "$SNIC_PROV" "$ROOT/usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so"
+        # Its SONAME, for programs using the snicdv direct verbs: a link, so that
+        # they and libibverbs load one library (one inode), as with libmlx5.so.1.
+        ln -sfn libibverbs/libsnic-rdmav34.so "$ROOT/usr/lib/$MULTIARCH/libsnic.so.1"
         mkdir -p "$ROOT/etc/libibverbs.d"
         printf '%s\n' "$SNIC_DRIVER_TEXT" > "$ROOT/etc/libibverbs.d/snic.driver"
     fi

@@ -187,6 +187,11 @@ struct snic_ucontext {
 	struct ib_ucontext ibucontext;
 	u32 db_page;
 	struct rdma_user_mmap_entry *db_entry;
+	/* RPC op-codes with a kernel deployed (snic_rpc.c), undeployed at
+	 * the end: at most the device's max_kernels entries
+	 */
+	struct mutex kernels_lock;
+	struct list_head kernels;
 };
 
 struct snic_user_mmap_entry {
@@ -455,6 +460,11 @@ int snic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 int snic_destroy_ah(struct ib_ah *ibah, u32 flags);
 int snic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
+/* snic_rpc.c: StRoM RPCs, the driver methods of snic-abi.h */
+void snic_rpc_set_methods(struct snic_dev *sdev);
+void snic_rpc_ucontext_init(struct snic_ucontext *uc);
+void snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
 
 /* snic_verbs.c */
 int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,

@@ -440,6 +440,32 @@ int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
 	return snic_admin_exec(sdev, &cmd, NULL);
 }
 
+/* --- StRoM RPCs (ABI 2.1) ------------------------------------------------ */
+
+int snic_com_set_qp_rpc(struct snic_dev *sdev, u32 qpn, u32 flags)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_RPC, sizeof(cmd.set_qp_rpc));
+	cmd.set_qp_rpc.qpn = cpu_to_le32(qpn);
+	cmd.set_qp_rpc.flags = cpu_to_le32(flags);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
+			   u16 kernel_id)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, kernel_id ? SNIC_ADMIN_DEPLOY_KERNEL :
+				  SNIC_ADMIN_UNDEPLOY_KERNEL,
+			    sizeof(cmd.deploy_kernel));
+	cmd.deploy_kernel.rpc_opcode = cpu_to_le64(rpc_opcode);
+	cmd.deploy_kernel.ctx = cpu_to_le16(ctx);
+	cmd.deploy_kernel.kernel_id = cpu_to_le16(kernel_id);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
 /* --- after a destroy command --------------------------------------------- */
 
 /*

@@ -141,6 +141,14 @@ int snic_com_modify_cq(struct snic_dev *sdev, u32 cqn, u16 count,
 int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
 		   const u8 *gid);
 
+/* --- StRoM RPCs (ABI 2.1) ------------------------------------------------ */
+
+/* SET_QP_RPC: flags SNIC_QP_RPC_* */
+int snic_com_set_qp_rpc(struct snic_dev *sdev, u32 qpn, u32 flags);
+/* DEPLOY_KERNEL of kernel_id, or UNDEPLOY_KERNEL with kernel_id 0 */
+int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
+			   u16 kernel_id);
+
 /* --- after a destroy command --------------------------------------------- */
 
 bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,

@@ -20,7 +20,7 @@
 
 #include "snic.h"
 
-static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 56);
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 80);
 static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
 static_assert(SNIC_GID_TABLE_LEN <= SNIC_MAX_GIDS);
 /* One mmap page is exactly one doorbell page: no context sees another's */
@@ -268,6 +268,17 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 	if (snic_has(sdev, SNIC_CAP_SRQ))
 		resp.max_srq_wr = min_t(u32, le32_to_cpu(a->max_srq_wr),
 					1u << 16);
+	if (snic_has(sdev, SNIC_CAP_RPC)) {
+		resp.comp_mask |= SNIC_IB_UCONTEXT_RPC;
+		resp.rpc_builtin_kernels = le32_to_cpu(a->builtin_kernels);
+		resp.rpc_max_response = le32_to_cpu(a->max_rpc_response);
+		resp.rpc_kernel_max_steps = le32_to_cpu(a->kernel_max_steps);
+		resp.rpc_slots = le32_to_cpu(a->rpc_slots);
+		resp.rpc_max_per_qp = le16_to_cpu(a->max_rpc_per_qp);
+		resp.rpc_max_kernels = le16_to_cpu(a->max_kernels);
+		resp.rpc_opmap = a->rpc_opmap;
+	}
+	snic_rpc_ucontext_init(uc);
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err) {
 		/* mmap_free returns the page once the entry is gone */
@@ -279,6 +290,7 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 
 static void snic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	snic_rpc_ucontext_fini(to_sdev(ibuc->device), to_sucontext(ibuc));
 	rdma_user_mmap_entry_remove(to_sucontext(ibuc)->db_entry);
 }
 
@@ -555,6 +567,7 @@ int snic_ib_register(struct snic_dev *sdev)
 		ib_set_device_ops(ibdev, &snic_cq_moderation_ops);
 	if (snic_has(sdev, SNIC_CAP_MCAST))
 		ib_set_device_ops(ibdev, &snic_mcast_ops);
+	snic_rpc_set_methods(sdev);
 	INIT_WORK(&sdev->port_work, snic_port_event_work);
 
 	/* Before registering: registration queries the port's speed */

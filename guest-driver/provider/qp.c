@@ -366,6 +366,7 @@ static void snic_qp_reset(struct snic_qp *qp)
 	snic_discard_cqes(qp);
 	qp->sq.prod = qp->sq.cons = 0;
 	qp->rq.prod = qp->rq.cons = 0;
+	qp->rpc_flags = 0;	/* the device's SET_QP_RPC is cleared too */
 	snic_unlock_cqs(&qp->vqp.qp);
 	if (qp->rq.ring.buf)
 		pthread_spin_unlock(&qp->rq.lock);
@@ -424,8 +425,8 @@ int snic_destroy_qp(struct ibv_qp *ibvqp)
 
 /* ---- building send WQEs ------------------------------------------------ */
 
-static void snic_set_sges(struct snic_sge *dst, const struct ibv_sge *sg,
-			  size_t num_sge)
+void snic_set_sges(struct snic_sge *dst, const struct ibv_sge *sg,
+		   size_t num_sge)
 {
 	size_t i;
 
@@ -440,7 +441,7 @@ static void snic_set_sges(struct snic_sge *dst, const struct ibv_sge *sg,
  * Send work requests are refused (EINVAL, IBA 11.4.1.1) before the QP
  * can send: in RESET, INIT and RTR. libibverbs keeps ibv_qp.state.
  */
-static bool snic_qp_can_send(struct snic_qp *qp)
+bool snic_qp_can_send(struct snic_qp *qp)
 {
 	switch (qp->vqp.qp.state) {
 	case IBV_QPS_RESET:
@@ -453,9 +454,8 @@ static bool snic_qp_can_send(struct snic_qp *qp)
 }
 
 /* A zeroed WQE with the header of a work request */
-static void snic_wqe_init(struct snic_qp *qp, struct snic_sq_wqe *wqe,
-			  uint64_t wr_id, uint8_t opcode,
-			  unsigned int send_flags)
+void snic_wqe_init(struct snic_qp *qp, struct snic_sq_wqe *wqe,
+		   uint64_t wr_id, uint8_t opcode, unsigned int send_flags)
 {
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = htole64(wr_id);
@@ -469,8 +469,8 @@ static void snic_wqe_init(struct snic_qp *qp, struct snic_sq_wqe *wqe,
 }
 
 /* The WQE's payload copied in: up to qp->max_inline bytes */
-static int snic_wqe_set_inline(struct snic_qp *qp, struct snic_sq_wqe *wqe,
-			       const struct ibv_data_buf *bufs, size_t n)
+int snic_wqe_set_inline(struct snic_qp *qp, struct snic_sq_wqe *wqe,
+			const struct ibv_data_buf *bufs, size_t n)
 {
 	size_t i, len = 0;
 
@@ -606,8 +606,8 @@ void snic_set_rq_wqe(struct snic_rq_wqe *wqe, const struct ibv_recv_wr *wr)
  * Hand the WQEs up to prod (exclusive) to the device. prod is stored
  * first: a CQE for these WQEs is checked against it.
  */
-static void snic_wq_publish(struct ibv_qp *ibvqp, struct snic_wq *wq,
-			    uint8_t db_type, uint32_t prod)
+void snic_wq_publish(struct ibv_qp *ibvqp, struct snic_wq *wq,
+		     uint8_t db_type, uint32_t prod)
 {
 	if (prod == wq->prod)
 		return;

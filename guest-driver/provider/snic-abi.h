@@ -33,7 +33,7 @@ DECLARE_DRV_CMD(snic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		snic_ib_create_ah_resp);
 
 /* The kernel (snic.ko) asserts the same sizes; fields are only appended. */
-static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 56,
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 80,
 	      "snic_ib_alloc_ucontext_resp changed size");
 static_assert(offsetof(struct snic_ib_alloc_ucontext_resp, db_mmap_key) == 8,
 	      "snic_ib_alloc_ucontext_resp.db_mmap_key moved");
@@ -61,6 +61,10 @@ static_assert(offsetof(struct snic_ib_alloc_ucontext_resp, max_inline_data) ==
 		      44 &&
 	      offsetof(struct snic_ib_alloc_ucontext_resp, max_srq_wr) == 48,
 	      "snic_ib_alloc_ucontext_resp limits moved");
+static_assert(offsetof(struct snic_ib_alloc_ucontext_resp,
+		       rpc_builtin_kernels) == 56 &&
+	      offsetof(struct snic_ib_alloc_ucontext_resp, rpc_opmap) == 76,
+	      "snic_ib_alloc_ucontext_resp RPC fields moved");
 static_assert(sizeof(struct snic_ib_create_qp) == 32,
 	      "snic_ib_create_qp changed size");
 static_assert(offsetof(struct snic_ib_create_qp, rq_log2_depth) == 25,

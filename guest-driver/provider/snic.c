@@ -62,6 +62,14 @@ static const struct verbs_context_ops snic_ctx_ops = {
 	.resize_cq = snic_resize_cq,
 };
 
+static const struct verbs_device_ops snic_dev_ops;
+
+/* snicdv calls take any ibv_context: is it one of ours? */
+bool snic_is_snic_dev(struct ibv_device *ibdev)
+{
+	return verbs_get_device(ibdev)->ops == &snic_dev_ops;
+}
+
 struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn)
 {
 	struct snic_qp *qp = ctx->qp_table[qpn & ctx->qp_table_mask];
@@ -169,6 +177,16 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 
 	ctx->max_inline_data = min_t(uint32_t, resp.max_inline_data,
 				     SNIC_MAX_INLINE_DATA);
+	/* A kernel without RPCs leaves comp_mask and these fields zero */
+	if (resp.comp_mask & SNIC_IB_UCONTEXT_RPC) {
+		ctx->rpc = true;
+		ctx->rpc_builtin_kernels = resp.rpc_builtin_kernels;
+		ctx->rpc_max_response = resp.rpc_max_response;
+		ctx->rpc_kernel_max_steps = resp.rpc_kernel_max_steps;
+		ctx->rpc_slots = resp.rpc_slots;
+		ctx->rpc_max_per_qp = resp.rpc_max_per_qp;
+		ctx->rpc_max_kernels = resp.rpc_max_kernels;
+	}
 	/* SRQ slots are named by 16 bits of CQE, like work queue slots */
 	ctx->max_srq_wr = resp.max_srq_wr ?
 		min_t(uint32_t, 1u << (ilog32(resp.max_srq_wr) - 1),

@@ -57,6 +57,14 @@ struct snic_context {
 	uint32_t max_inline_data; /* 0: the device has no inline sends */
 	uint32_t max_srq_wr;      /* 0: no SRQs */
 	bool mw;                  /* memory windows: BIND_MW, LOCAL_INV, SEND_INV */
+	/* StRoM RPCs (SNIC_IB_UCONTEXT_RPC): the device's limits, for snicdv */
+	bool rpc;
+	uint32_t rpc_builtin_kernels;
+	uint32_t rpc_max_response;
+	uint32_t rpc_kernel_max_steps;
+	uint32_t rpc_slots;
+	uint16_t rpc_max_per_qp;
+	uint16_t rpc_max_kernels;
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
 	 * Written under qp_table_mutex; removal also holds the QP's CQ
@@ -151,6 +159,7 @@ struct snic_qp {
 	uint64_t send_ops;   /* 1 << IBV_WR_* the QP takes */
 	uint32_t max_inline;
 	bool sq_sig_all;
+	uint32_t rpc_flags;  /* SNICDV_QP_RPC_* set on the device (rpc.c) */
 	/* ibv_wr_*: between wr_start and wr_complete/abort, SQ locked */
 	uint32_t wr_prod;              /* next slot a builder takes */
 	struct snic_sq_wqe *wr_cur;    /* the WQE setters complete */
@@ -251,6 +260,7 @@ static inline void snic_wq_complete(struct snic_wq *wq, uint16_t wqe_index)
 
 /* snic.c */
 struct snic_qp *snic_qp_lookup(struct snic_context *ctx, uint32_t qpn);
+bool snic_is_snic_dev(struct ibv_device *ibdev);
 
 /* verbs.c */
 int snic_query_device_ex(struct ibv_context *ibvctx,
@@ -318,5 +328,14 @@ int snic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 int snic_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
 		 struct ibv_mw_bind *mw_bind);
 void snic_set_rq_wqe(struct snic_rq_wqe *wqe, const struct ibv_recv_wr *wr);
+void snic_set_sges(struct snic_sge *dst, const struct ibv_sge *sg,
+		   size_t num_sge);
+bool snic_qp_can_send(struct snic_qp *qp);
+void snic_wqe_init(struct snic_qp *qp, struct snic_sq_wqe *wqe,
+		   uint64_t wr_id, uint8_t opcode, unsigned int send_flags);
+int snic_wqe_set_inline(struct snic_qp *qp, struct snic_sq_wqe *wqe,
+			const struct ibv_data_buf *bufs, size_t n);
+void snic_wq_publish(struct ibv_qp *ibvqp, struct snic_wq *wq,
+		     uint8_t db_type, uint32_t prod);
 
 #endif /* __SNIC_H__ */

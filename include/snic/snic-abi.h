@@ -16,7 +16,9 @@
 
 /*
  * ops.uverbs_abi_ver; the provider accepts exactly this version.
- * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ.
+ * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ. Extended
+ * since without a new version, by appended fields and comp_mask bits:
+ * SNIC_IB_UCONTEXT_RPC (device ABI 2.1, StRoM RPCs and kernels).
  */
 #define SNIC_UVERBS_ABI_VERSION 2
 
@@ -24,8 +26,13 @@
  * GET_CONTEXT response. Each user context owns one BAR2 doorbell page;
  * the provider maps it with mmap(db_mmap_key, db_page_size) and rings
  * its queues there. The device ignores doorbells for queues that other
- * contexts own.
+ * contexts own. With SNIC_IB_UCONTEXT_RPC in comp_mask the device has
+ * StRoM RPCs (SNIC_CAP_RPC, snic_rpc.h), the rpc_* fields hold its
+ * limits and the driver methods below exist; without it (an older
+ * kernel or device) there are no RPCs.
  */
+#define SNIC_IB_UCONTEXT_RPC (1u << 0)
+
 struct snic_ib_alloc_ucontext_resp {
 	__u32 comp_mask;
 	__u32 db_page;
@@ -42,6 +49,14 @@ struct snic_ib_alloc_ucontext_resp {
 	__u16 reserved;
 	__u32 max_srq_wr;
 	__u32 reserved1;
+	__u32 rpc_builtin_kernels;
+	__u32 rpc_max_response;
+	__u32 rpc_kernel_max_steps;
+	__u32 rpc_slots;
+	__u16 rpc_max_per_qp;
+	__u16 rpc_max_kernels;
+	__u8 rpc_opmap;
+	__u8 reserved2[3];
 };
 
 /* ALLOC_PD response: the device's PD number */
@@ -131,6 +146,42 @@ struct snic_ib_create_ah_resp {
 	__u32 comp_mask;
 	__u32 reserved;
 	__u8 av[48];
+};
+
+/*
+ * Driver-specific uverbs methods (ioctl), present with SNIC_IB_UCONTEXT_RPC.
+ * Their ids carry the driver namespace bit (1 << UVERBS_ID_NS_SHIFT, 12),
+ * as efa's and mlx5's do; both users assert that value.
+ *
+ * SNIC_IB_METHOD_QP_SET_RPC, on a QP object: SET_QP_RPC of that QP with
+ * the flags SNIC_QP_RPC_ENABLE / SNIC_QP_RPC_FALLBACK (snic_admin.h); an
+ * RC QP in RESET or INIT only (else EINVAL).
+ */
+enum snic_ib_qp_methods {
+	SNIC_IB_METHOD_QP_SET_RPC = 0x1000,
+};
+
+enum snic_ib_qp_set_rpc_attrs {
+	SNIC_IB_ATTR_QP_SET_RPC_HANDLE = 0x1000,
+	SNIC_IB_ATTR_QP_SET_RPC_FLAGS = 0x1001,
+};
+
+/*
+ * SNIC_IB_METHOD_DEPLOY_KERNEL, on the device: DEPLOY_KERNEL of kernel
+ * KERNEL_ID (enum snic_kernel_id, a __u32) for RPC op-code RPC_OPCODE (a
+ * __u64) on the calling context's QPs; EEXIST if the op-code is deployed
+ * already, ENOSPC if the device's table is full. UNDEPLOY_KERNEL takes
+ * RPC_OPCODE alone (ENOENT if this context did not deploy it). A
+ * context's kernels are undeployed when it is destroyed.
+ */
+enum snic_ib_device_methods {
+	SNIC_IB_METHOD_DEPLOY_KERNEL = 0x1000,
+	SNIC_IB_METHOD_UNDEPLOY_KERNEL = 0x1001,
+};
+
+enum snic_ib_deploy_kernel_attrs {
+	SNIC_IB_ATTR_DEPLOY_RPC_OPCODE = 0x1000,
+	SNIC_IB_ATTR_DEPLOY_KERNEL_ID = 0x1001,
 };
 
 #endif /* SNIC_ABI_USER_H */

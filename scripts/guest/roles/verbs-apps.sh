@@ -11,8 +11,8 @@
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
 # interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
-# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq) or pfc (the many-QP runs of the
-# lossless mode: role pfc, pfc.sh).
+# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check) or
+# pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -22,7 +22,8 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch). Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
+# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv).
+# Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64, with no frame dropped by either
 # engine); not in the apps suite until they pass reliably (issue 15).
 #
@@ -99,6 +100,10 @@ report() {
             / bytes in .* Mbit\/sec/ { mb = $(NF - 1); bytes = $1 }
             / iters in .* usec\/iter/ { us = $(NF - 1); iters = $1 }
             END { printf "SNIC-RESULT name=%s bytes=%s iters=%s Mbit_s=%s usec_per_iter=%s\n", n, bytes, iters, mb, us }' "$log"
+    elif grep -q '^rpc-check\[client\]: PASS' "$log"; then
+        awk -v n="$name" '/check a: PASS/ { t = $0; sub(/.*elements? by key, /, "", t); sub(/ ms per.*/, "", t) }
+            / RPCs answered as expected/ { r = $2 }
+            END { printf "SNIC-RESULT name=%s result=PASS rpcs=%s list_lookup_ms=%s\n", n, r, t }' "$log"
     elif grep -q '^verbs-check\[client\]: PASS' "$log"; then
         awk -v n="$name" '/check a: PASS/ { w = $0; sub(/.* s, /, "", w); sub(/ MB\/s.*/, "", w) }
             /check b: PASS/ { r = $0; sub(/.* s, /, "", r); sub(/ MB\/s.*/, "", r) }
@@ -392,6 +397,8 @@ case $SUITE in
         if [ "$NIC" = snic ]; then
             step objects-released objects_released
         fi
+        # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
+        if [ "$NIC" = snic ]; then app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"; fi
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
         XFAIL="check b: the READ's data is wrong"
@@ -464,8 +471,10 @@ case $SUITE in
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
+    rpc)
+        app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq or pfc, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc or pfc, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end

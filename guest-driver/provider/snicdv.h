@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * snicdv: snic direct verbs (libsnic.so.1, installed as infiniband/snicdv.h),
+ * in the style of mlx5dv and efadv: what the snic device offers beyond the
+ * verbs, used next to libibverbs on a snic device's ibv_context and QPs.
+ *
+ * StRoM RPCs (StRoM, EuroSys'20): a client posts one RPC on an RC QP; a
+ * kernel on the remote NIC walks the remote application's memory and
+ * writes the answer back into the client's response buffer. The formats
+ * the device, the kernels and applications share (parameter structs,
+ * statuses, kernel ids) are the device's own header
+ * <infiniband/snic_rpc.h>, included here.
+ *
+ * Link with -lsnic (libsnic.so.1, which is also libibverbs' provider for
+ * snic: one library, so these calls and the verbs share state).
+ */
+#ifndef __SNICDV_H__
+#define __SNICDV_H__
+
+#include <endian.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/snic_rpc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- device ---------------------------------------------------------- */
+
+enum snicdv_device_attr_flags {
+	SNICDV_DEVICE_RPC = 1 << 0, /* StRoM RPCs and kernels */
+};
+
+struct snicdv_device_attr {
+	uint64_t comp_mask;          /* 0 */
+	uint32_t flags;              /* enum snicdv_device_attr_flags */
+	uint32_t builtin_kernels;    /* bit n: enum snic_kernel_id n */
+	uint32_t max_rpc_response;   /* bytes one answer may take */
+	uint32_t kernel_max_steps;   /* steps of one RPC, then STEP_LIMIT */
+	uint32_t rpc_slots;          /* RPCs the device runs at once */
+	uint16_t max_rpc_per_qp;     /* of them on one QP (then RNR NAKs) */
+	uint16_t max_kernels;        /* deployments of the whole device */
+};
+
+/*
+ * snicdv_query_device - what the device offers beyond the verbs
+ *
+ * SYNOPSIS: int snicdv_query_device(struct ibv_context *ctx,
+ *                                   struct snicdv_device_attr *attr,
+ *                                   uint32_t inlen);
+ *
+ * Fills the first inlen bytes of *attr (sizeof(*attr) from this header);
+ * flags is 0 and the limits are 0 where the device, the kernel driver or
+ * this library has no RPCs. Returns 0, or EOPNOTSUPP if ctx is not a snic
+ * device, EINVAL if inlen is too small for comp_mask and flags.
+ */
+int snicdv_query_device(struct ibv_context *ctx,
+			struct snicdv_device_attr *attr, uint32_t inlen);
+
+/* ---- RPC on a QP ------------------------------------------------------- */
+
+enum snicdv_qp_rpc_flags {
+	SNICDV_QP_RPC_ENABLE = 1 << 0,   /* = SNIC_QP_RPC_ENABLE */
+	SNICDV_QP_RPC_FALLBACK = 1 << 1, /* = SNIC_QP_RPC_FALLBACK */
+};
+
+/*
+ * snicdv_qp_set_rpc - enable (or disable) StRoM RPCs on an RC QP
+ *
+ * SYNOPSIS: int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
+ *
+ * Call between ibv_create_qp and the move to RTR (the QP in RESET or
+ * INIT), on BOTH ends: the applications agree on it out of band, as on
+ * QPNs and PSNs. An RPC op-code is never sent on a QP without
+ * SNICDV_QP_RPC_ENABLE (snicdv_post_rpc refuses), and a QP without it
+ * refuses one with an invalid request NAK; the extension's packets carry
+ * BTH TVer 1, which stock stacks drop. A move to RESET clears the flags.
+ *
+ * SNICDV_QP_RPC_ENABLE: the QP may post RPCs and accepts them (as the
+ * responder, each RPC runs the kernel snicdv_deploy_kernel deployed for
+ * its op-code in the responder's context).
+ * SNICDV_QP_RPC_FALLBACK (with ENABLE): the responder's user-space
+ * fallback handler. An RPC whose op-code has no kernel is delivered to
+ * the QP's receive queue like a SEND: a receive completion with opcode
+ * SNICDV_WC_RECV_RPC whose buffer starts with struct snic_rpc_recv (the
+ * RPC op-code, R_Key, parameter length and the requester's response
+ * buffer) followed by the parameters; the application answers with
+ * snicdv_rpc_reply. Without the flag such an RPC is answered by the
+ * device with status SNIC_RPC_NO_KERNEL.
+ * flags 0 disables RPC again (in RESET or INIT).
+ *
+ * Returns 0, or EOPNOTSUPP (no RPCs on this device/driver), EINVAL (not an
+ * RC QP, past INIT, unknown flags), or another errno of the kernel.
+ */
+int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
+
+/* ---- kernels ------------------------------------------------------------ */
+
+/*
+ * snicdv_deploy_kernel - run a NIC kernel for an RPC op-code
+ *
+ * SYNOPSIS: int snicdv_deploy_kernel(struct ibv_context *ctx,
+ *                                    uint64_t rpc_opcode, uint32_t kernel_id);
+ *
+ * From now on RPCs with op-code rpc_opcode arriving on this context's QPs
+ * run kernel kernel_id (enum snic_kernel_id: SNIC_KERNEL_TRAVERSAL,
+ * SNIC_KERNEL_CONSISTENCY; snicdv_device_attr.builtin_kernels lists what
+ * the device has) on the device. The kernel reads and writes only memory
+ * of the MR the RPC's R_Key names, with that MR's rights. RPC op-codes
+ * are the application's names: each context has its own.
+ *
+ * Returns 0, or EEXIST (op-code deployed already in this context), ENOSPC
+ * (the device's table is full), EINVAL (unknown kernel), EOPNOTSUPP (no
+ * RPCs). A context's kernels are undeployed when it is closed.
+ */
+int snicdv_deploy_kernel(struct ibv_context *ctx, uint64_t rpc_opcode,
+			 uint32_t kernel_id);
+
+/*
+ * snicdv_undeploy_kernel - stop serving an RPC op-code by a kernel
+ *
+ * SYNOPSIS: int snicdv_undeploy_kernel(struct ibv_context *ctx,
+ *                                      uint64_t rpc_opcode);
+ *
+ * RPCs already running finish; later ones go to the fallback handler or
+ * get SNIC_RPC_NO_KERNEL. Returns 0, ENOENT (not deployed by this
+ * context) or EOPNOTSUPP.
+ */
+int snicdv_undeploy_kernel(struct ibv_context *ctx, uint64_t rpc_opcode);
+
+/* ---- posting RPCs ------------------------------------------------------- */
+
+/*
+ * One RPC. The response buffer [resp_addr, resp_addr + resp_len) lies in
+ * an MR of the requester registered with IBV_ACCESS_REMOTE_WRITE; resp_rkey
+ * is its R_Key. rkey names the responder's memory the kernel may use.
+ */
+struct snicdv_rpc_wr {
+	uint64_t wr_id;
+	uint64_t rpc_opcode;    /* selects the responder's kernel */
+	uint32_t rkey;          /* responder's MR the kernel works in */
+	uint32_t resp_rkey;
+	uint64_t resp_addr;
+	uint32_t resp_len;
+	uint32_t tag;           /* bits 23:0 return in the answer */
+	struct ibv_sge *sg_list; /* the parameters (or payload) */
+	int num_sge;
+	unsigned int send_flags; /* IBV_SEND_SIGNALED, _FENCE, _INLINE */
+};
+
+/*
+ * snicdv_post_rpc - post an RPC (StRoM's RPC Params: one packet)
+ *
+ * SYNOPSIS: int snicdv_post_rpc(struct ibv_qp *qp,
+ *                               const struct snicdv_rpc_wr *wr);
+ *
+ * The parameters (for the built-in kernels a struct
+ * snic_traversal_params or snic_consistency_params) must fit one packet
+ * of the path MTU with the 24-byte RPC header (else the send completes
+ * with IBV_WC_LOC_LEN_ERR).
+ *
+ * Two completions follow:
+ *  - on the send CQ, when the responder acknowledged the request (only if
+ *    signaled): opcode SNICDV_WC_RPC;
+ *  - the answer: the responder's device writes the response into the
+ *    response buffer with an RDMA WRITE with immediate, which takes a
+ *    receive WQE of the requesting QP (post receives for the answers):
+ *    opcode IBV_WC_RECV_RDMA_WITH_IMM, byte_len = the answer's length,
+ *    and snicdv_rpc_status(wc) / snicdv_rpc_tag(wc) the kernel's status
+ *    (enum snic_rpc_status: SNIC_RPC_OK, SNIC_RPC_NOT_FOUND,
+ *    SNIC_RPC_PROT_ERR, SNIC_RPC_STEP_LIMIT, ...) and the request's tag.
+ *    An error status answers with no data. Answers may complete in
+ *    another order than their requests: the tag tells them apart.
+ *
+ * Returns 0, or EINVAL (QP without SNICDV_QP_RPC_ENABLE, not able to send,
+ * too many SGEs), ENOMEM (send queue full).
+ */
+int snicdv_post_rpc(struct ibv_qp *qp, const struct snicdv_rpc_wr *wr);
+
+/*
+ * snicdv_post_rpc_write - post an RPC WRITE (a payload of any length)
+ *
+ * SYNOPSIS: int snicdv_post_rpc_write(struct ibv_qp *qp,
+ *                                     const struct snicdv_rpc_wr *wr);
+ *
+ * As snicdv_post_rpc, but the SGEs are a payload of up to 2 GiB sent as
+ * RPC WRITE First/Middle/Last (the kernel consumes it as it streams in);
+ * a kernel that takes no payload answers SNIC_RPC_BAD_PARAMS, and the
+ * fallback handler receives it like the parameters.
+ */
+int snicdv_post_rpc_write(struct ibv_qp *qp, const struct snicdv_rpc_wr *wr);
+
+/* Work completion op-codes of RPCs (outside enum ibv_wc_opcode's range) */
+#define SNICDV_WC_RPC ((enum ibv_wc_opcode)0x20)       /* request acked */
+#define SNICDV_WC_RECV_RPC ((enum ibv_wc_opcode)0xa0)  /* for the fallback */
+
+/* The status and tag of an RPC's answer (IBV_WC_RECV_RDMA_WITH_IMM) */
+static inline uint32_t snicdv_rpc_status(const struct ibv_wc *wc)
+{
+	return SNIC_RPC_IMM_STATUS(be32toh(wc->imm_data));
+}
+
+static inline uint32_t snicdv_rpc_tag(const struct ibv_wc *wc)
+{
+	return SNIC_RPC_IMM_TAG(be32toh(wc->imm_data));
+}
+
+/*
+ * snicdv_rpc_reply - the fallback handler's answer to an RPC
+ *
+ * SYNOPSIS: int snicdv_rpc_reply(struct ibv_qp *qp,
+ *                                const struct snic_rpc_recv *req,
+ *                                uint64_t wr_id, struct ibv_sge *sg_list,
+ *                                int num_sge, uint32_t status,
+ *                                unsigned int send_flags);
+ *
+ * req is the start of a SNICDV_WC_RECV_RPC receive buffer. Posts an
+ * ordinary RDMA WRITE with immediate of the SGEs (none for an error
+ * status) into the requester's response buffer under its R_Key, with the
+ * immediate SNIC_RPC_IMM(status, tag): the requester sees the same
+ * completion as for a kernel's answer. Returns EINVAL if the SGEs exceed
+ * the buffer's resp_len, else what ibv_post_send returns.
+ */
+int snicdv_rpc_reply(struct ibv_qp *qp, const struct snic_rpc_recv *req,
+		     uint64_t wr_id, struct ibv_sge *sg_list, int num_sge,
+		     uint32_t status, unsigned int send_flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __SNICDV_H__ */
