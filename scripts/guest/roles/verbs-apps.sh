@@ -426,8 +426,9 @@ case $SUITE in
         # perftest gives each side's QP the peer's outstanding-READ count: rxe offers 128,
         # snic holds 16 per QP (SRNIC-sized state), so both are told 16.
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
-        # 4 QPs on one SRQ on each side, snic's against rxe's.
+        # 4 QPs on one SRQ on each side, snic's against rxe's; perftest's SEND server on an SRQ.
         app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 100 -s 4096 -c
+        app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 200
         app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
     lossy)
         # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
