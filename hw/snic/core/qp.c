@@ -206,7 +206,9 @@ static bool attr_values_ok(uint32_t mask, const struct snic_qp_attr *a)
             !(access & ~(SNIC_ACCESS_LOCAL_WRITE | SNIC_ACCESS_REMOTE_WRITE |
                          SNIC_ACCESS_REMOTE_READ |
                          SNIC_ACCESS_REMOTE_ATOMIC))) &&
-           (!(mask & SNIC_QP_ATTR_AV) || !(a->av.flags & ~SNIC_AV_IPV6));
+           (!(mask & SNIC_QP_ATTR_AV) ||
+            (!(a->av.flags & ~SNIC_AV_IPV6) &&
+             GUINT32_FROM_LE(a->av.flow_label) <= 0xfffff));
 }
 
 static void attr_apply(SnicQpAttr *q, uint32_t mask,

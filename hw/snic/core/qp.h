@@ -27,29 +27,34 @@
  * is an index into the port's GID table (the address itself lives there
  * once), the rest what each packet's headers need.
  */
+/*
+ * Attributes are kept at their IBA widths (PSNs and QPNs 24 bits, the
+ * flow label 20, the retry counts 3, the timers 5): the QP context is
+ * the device's per-QP on-chip memory (SRNIC section 3.2).
+ */
 typedef struct SnicQpAv {
     uint8_t dgid[16];           /* IPv4-mapped or IPv6 */
     uint8_t dmac[6];
     uint8_t sgid_index;
     uint8_t hop_limit;
-    uint8_t traffic_class;
-    uint8_t flags;              /* SNIC_AV_* */
-    uint32_t flow_label;
+    uint32_t flow_label:20;
+    uint32_t flags:4;           /* SNIC_AV_* */
+    uint32_t traffic_class:8;
 } SnicQpAv;
 
 /* Modifiable QP attributes, host order (from struct snic_qp_attr). */
 typedef struct SnicQpAttr {
     uint32_t qkey;
-    uint32_t rq_psn;
-    uint32_t sq_psn;
-    uint32_t dest_qpn;
-    uint8_t path_mtu;
+    uint32_t rq_psn:24;
+    uint32_t path_mtu:3;        /* SNIC_MTU_256 (1) .. SNIC_MTU_4096 (5) */
+    uint32_t min_rnr_timer:5;
+    uint32_t sq_psn:24;
+    uint32_t timeout:5;
+    uint32_t retry_cnt:3;
+    uint32_t dest_qpn:24;
+    uint32_t rnr_retry:3;
+    uint32_t max_rd_atomic:5;   /* 0 .. SNIC_MAX_RD_ATOMIC (16) */
     uint8_t access;             /* SNIC_ACCESS_REMOTE_* of the QP */
-    uint8_t timeout;
-    uint8_t retry_cnt;
-    uint8_t rnr_retry;
-    uint8_t min_rnr_timer;
-    uint8_t max_rd_atomic;
     uint8_t max_dest_rd_atomic;
     SnicQpAv av;
 } SnicQpAttr;

@@ -38,28 +38,28 @@ typedef struct SnicSendWqe {
 
 /* Requester (sender) state of a QP. */
 struct SnicReq {
-    uint32_t sq_head;           /* next WQE to start sending */
-    uint32_t next_psn;          /* PSN of the next new segment */
-    uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
-    uint32_t comp_psn;          /* first PSN of WQE sq_comp */
-    uint8_t rd_atomic;          /* READ/atomic WQEs started, not complete */
-    SnicDde dde;
-    SnicCredit credit;
-    uint8_t retry_left;
-    uint8_t rnr_left;
-    uint32_t rtx_segments;      /* counters: segments marked again, */
-    uint32_t cnp_rx;            /* CNPs received */
     uint64_t rto_deadline;      /* UINT64_MAX: not armed */
     uint64_t rnr_deadline;
-    uint32_t rnr_psn;
-    bool resp_retry;            /* retrying a lost READ/atomic response */
+    SnicDde dde;
+    SnicCredit credit;
+    uint32_t sq_head;           /* next WQE to start sending */
+    uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
+    uint32_t next_psn:24;       /* PSN of the next new segment */
+    uint32_t rd_atomic:8;       /* READ/atomic WQEs started, not complete */
+    uint32_t comp_psn:24;       /* first PSN of WQE sq_comp */
+    uint32_t retry_left:3;
+    uint32_t rnr_left:3;
+    uint32_t resp_retry:1;      /* retrying a lost READ/atomic response */
     /*
      * A WQE that failed locally while earlier ones were still in flight:
      * it completes with its error once they have completed.
      */
-    bool local_err;
-    uint8_t local_err_status;
+    uint32_t local_err:1;
+    uint32_t rnr_psn:24;
+    uint32_t local_err_status:8;
     uint32_t local_err_index;
+    uint32_t rtx_segments;      /* counters: segments marked again, */
+    uint32_t cnp_rx;            /* CNPs received */
 };
 
 /*
@@ -77,38 +77,37 @@ typedef struct SnicRespActive {
 
 /* Responder state of a QP. */
 typedef struct SnicResp {
-    uint32_t epsn;              /* expected PSN */
-    uint32_t msn;
-    bool in_send:1;           /* between SEND First and Last */
-    bool in_write:1;          /* between WRITE First and Last */
-    bool nak_sent:1;          /* NAK sequence error sent for this gap */
-    bool uc_resync:1;         /* UC: dropping until a First or Only */
-    /* the receive WQE of the current message */
-    bool recv_held:1;
-    bool recv_ok:1;           /* it was readable and well formed */
-    /* the one ACK/NAK waiting to go out */
-    bool ack_pending:1;
-    bool fatal:1;             /* after sending it, the QP goes to ERR */
-    bool act_atomic:1;        /* the active RDB entry is an atomic */
-    bool cnp_pending:1;       /* a CE-marked packet asks for a CNP */
-    uint8_t ack_syndrome;
-    uint8_t ack_every;          /* SNIC_ACK_TCP: ACK every k-th packet */
-    uint8_t ack_copies;         /* SNIC_ACK_TCP: duplicate ACKs owed too */
-    uint8_t unacked;            /* SNIC_ACK_TCP: packets since the last */
-    /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
-    uint8_t rdb_head;
-    uint8_t rdb_count;
-    uint16_t recv_slot;         /* SRQ: its copy in the pool, + 1 */
-    uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
-    uint32_t recv_off;          /* bytes placed in it */
-    uint32_t ack_psn;
-    uint32_t cnp_tx;            /* counter: CNPs sent */
     /* the current WRITE */
-    uint32_t write_rkey;
     uint64_t write_va;          /* its next byte */
+    uint32_t write_rkey;
     uint32_t write_left;
     uint32_t write_len;
     SnicRespActive act;         /* RDB slot rdb_head while rdb_count */
+    uint32_t epsn:24;           /* expected PSN */
+    uint32_t ack_syndrome:8;    /* of the one ACK/NAK waiting to go out */
+    uint32_t msn:24;
+    uint32_t ack_every:8;       /* SNIC_ACK_TCP: ACK every k-th packet */
+    uint32_t ack_psn:24;
+    uint32_t ack_copies:8;      /* SNIC_ACK_TCP: duplicate ACKs owed too */
+    /* the receive WQE of the current message */
+    uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
+    uint32_t recv_off;          /* bytes placed in it */
+    uint16_t recv_slot;         /* SRQ: its copy in the pool, + 1 */
+    bool recv_held:1;
+    bool recv_ok:1;             /* it was readable and well formed */
+    bool in_send:1;             /* between SEND First and Last */
+    bool in_write:1;            /* between WRITE First and Last */
+    bool nak_sent:1;            /* NAK sequence error sent for this gap */
+    bool uc_resync:1;           /* UC: dropping until a First or Only */
+    bool ack_pending:1;         /* an ACK/NAK waits to go out */
+    bool fatal:1;               /* after sending it, the QP goes to ERR */
+    bool act_atomic:1;          /* the active RDB entry is an atomic */
+    bool cnp_pending:1;         /* a CE-marked packet asks for a CNP */
+    uint8_t unacked;            /* SNIC_ACK_TCP: packets since the last */
+    /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
+    uint8_t rdb_head:4;
+    uint8_t rdb_count:5;
+    uint32_t cnp_tx;            /* counter: CNPs sent */
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */
