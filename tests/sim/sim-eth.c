@@ -102,6 +102,7 @@ void snic_sim_frame_info(const uint8_t *f, size_t len, SnicSimFrameInfo *fi)
     }
     fi->roce = true;
     fi->opcode = f[bth];
+    fi->dqpn = (uint32_t)f[bth + 5] << 16 | be16(f + bth + 6);
     fi->hdr_len = hdr;
     fi->payload_len = l4 + udp_len - hdr - pad - SNIC_ICRC_LEN;
 }

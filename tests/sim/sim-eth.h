@@ -39,6 +39,7 @@ typedef struct SnicSimFrameInfo {
     uint8_t ecn;                /* IP ECN field (IPv4 TOS / IPv6 TC) */
     bool roce;                  /* UDP/4791 with an op-code snic speaks */
     uint8_t opcode;             /* BTH op-code, if roce */
+    uint32_t dqpn;              /* BTH destination QP, if roce */
     size_t hdr_len;             /* roce: bytes up to the payload */
     uint32_t payload_len;       /* roce: payload (no pad, no ICRC) */
 } SnicSimFrameInfo;

@@ -99,6 +99,7 @@ static void mac_run(void *opaque)
         m->backlog_bytes -= f->len;
         m->stats.frames++;
         m->stats.bytes += f->len;
+        m->stats.wire_bytes += snic_sim_eth_wire_bytes(f->len);
         if (m->rate_bps) {
             m->free_ps = start + (uint64_t)(snic_sim_eth_wire_bytes(f->len) *
                                             8e12 / m->rate_bps);

@@ -19,6 +19,7 @@
 typedef struct SnicSimMacStats {
     uint64_t frames;            /* handed to the wire */
     uint64_t bytes;
+    uint64_t wire_bytes;        /* ... with Ethernet framing (sim-eth.h) */
     uint64_t max_backlog_bytes; /* waiting in the MAC */
 } SnicSimMacStats;
 

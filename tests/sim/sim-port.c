@@ -41,6 +41,9 @@ void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
 void snic_sim_port_destroy(SnicSimPort *p)
 {
     snic_sim_port_rx_purge(p);
+    if (p->timing.qpc_cache_entries) {
+        snic_sim_qpc_cache_destroy(&p->qpc);
+    }
     if (p->sim && p->timed) {      /* the MAC is made on attach */
         snic_sim_mac_destroy(&p->mac);
     }
@@ -51,9 +54,21 @@ void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t)
     g_assert(!p->sim);
     g_assert(!t->obey_pause || t->line_rate_bps);
     g_assert(t->untagged_priority < SNIC_SIM_PRIORITIES);
+    /* a miss costs a round trip: the model must have one */
+    g_assert(!t->qpc_cache_entries || t->pcie_rtt_ns);
     p->timing = *t;
     p->timed = t->pcie_rtt_ns || t->pcie_bps || t->pipeline_ns ||
                t->line_rate_bps;
+    if (t->qpc_cache_entries) {
+        snic_sim_qpc_cache_init(&p->qpc, t->qpc_cache_entries);
+    }
+}
+
+void snic_sim_port_set_tx_qpn(SnicSimPort *p, SnicSimTxQpnFn fn,
+                              void *opaque)
+{
+    p->tx_qpn = fn;
+    p->tx_qpn_opaque = opaque;
 }
 
 unsigned snic_sim_port_run(SnicSimPort *p)
@@ -117,6 +132,27 @@ static uint64_t pcie_write(SnicSimPort *p, uint64_t at, uint64_t bytes)
     return ns_up(p->wr_free_ps);
 }
 
+/*
+ * Cached-QPC mode: a RoCE frame needs QPC 'key' when its pipeline reaches
+ * it (at *pipe_free, or now if that is idle). On a miss (true) the
+ * pipeline, which works in order, stalls until the QPC has been read
+ * (the new *pipe_free): what follows waits behind it.
+ */
+static bool qpc_miss(SnicSimPort *p, uint32_t key, uint64_t now,
+                     uint64_t *pipe_free)
+{
+    if (!p->timing.qpc_cache_entries) {
+        return false;
+    }
+    if (snic_sim_qpc_cache_use(&p->qpc, key)) {
+        p->stats.qpc_hits++;
+        return false;
+    }
+    p->stats.qpc_misses++;
+    *pipe_free = pcie_read(p, MAX(now, *pipe_free), p->timing.qpc_bytes);
+    return true;
+}
+
 uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len)
 {
     uint64_t now = snic_sim_port_now(p);
@@ -125,17 +161,14 @@ uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len)
 }
 
 /* Bytes the NIC reads from host memory to send this frame. */
-static uint64_t tx_read_bytes(const uint8_t *f, size_t len)
+static uint64_t tx_read_bytes(const SnicSimFrameInfo *fi, size_t len)
 {
-    SnicSimFrameInfo fi;
-
-    snic_sim_frame_info(f, len, &fi);
-    if (fi.roce) {
+    if (fi->roce) {
         /* payloads come from host memory; headers are the NIC's */
-        return fi.payload_len;
+        return fi->payload_len;
     }
     /* the Ethernet function sends from host buffers; MAC control is ours */
-    return fi.ethertype == SNIC_SIM_ETH_P_MAC_CTRL ? 0 : len;
+    return fi->ethertype == SNIC_SIM_ETH_P_MAC_CTRL ? 0 : len;
 }
 
 /* RC/UC op-codes (UC's are RC's + 0x20) that take a receive WQE. */
@@ -198,6 +231,8 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
 
     snic_sim_frame_info(frame, len, &fi);
     if (fi.roce) {
+        /* a miss costs the pipeline one round trip, nothing else */
+        qpc_miss(p, fi.dqpn, now, &p->rx_pipe_free);
         if (takes_recv_wqe(fi.opcode)) {
             t = pcie_read(p, now, SNIC_RQ_WQE_SIZE);
             p->stats.rq_wqe_fetches++;
@@ -321,6 +356,7 @@ void snic_sim_port_kick(SnicSimPort *p)
 bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len)
 {
     uint64_t now, read, t;
+    SnicSimFrameInfo fi;
 
     if (!p->sim) {
         return false;
@@ -330,8 +366,16 @@ bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len)
         return true;
     }
     now = snic_sim_now(p->sim);
-    read = tx_read_bytes(frame, len);
+    snic_sim_frame_info(frame, len, &fi);
+    read = tx_read_bytes(&fi, len);
     t = read ? pcie_read(p, now, read) : now;
+    if (fi.roce && p->timing.qpc_cache_entries) {
+        uint32_t key = p->tx_qpn ? p->tx_qpn(p->tx_qpn_opaque, fi.dqpn) :
+                                   fi.dqpn + (1u << 24);
+
+        /* the payload's address came with the WQE: it is read meanwhile */
+        qpc_miss(p, key, now, &p->tx_pipe_free);
+    }
     p->tx_pipe_free = MAX(t, p->tx_pipe_free) + p->timing.pipeline_ns;
     snic_sim_mac_send(&p->mac, p->tx_pipe_free, frame, len);
     return true;

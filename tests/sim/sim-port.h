@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "sim-mac.h"
+#include "sim-qpc-cache.h"
 #include "sim-switch.h"
 #include "sim.h"
 #include "snic_core.h"
@@ -36,6 +37,13 @@ typedef struct SnicSimNicTiming {
     uint64_t line_rate_bps;     /* the MAC's serialisation */
     bool obey_pause;            /* PFC frames stop the MAC (needs a rate) */
     unsigned untagged_priority; /* the PFC priority of untagged frames */
+    /*
+     * "Cached QPC" mode, a commodity RNIC for comparison (0: off, every
+     * QPC on chip as in snic and SRNIC): an LRU cache of this many QPCs,
+     * a miss stalling the pipeline for a PCIe read of qpc_bytes
+     */
+    unsigned qpc_cache_entries;
+    unsigned qpc_bytes;
 } SnicSimNicTiming;
 
 /* SRNIC's figures (NSDI'23 §6.2, tests/sim/README.md says why each) */
@@ -55,7 +63,16 @@ typedef struct SnicSimPortStats {
     uint64_t pcie_writes;       /* received payloads and frames */
     uint64_t pcie_write_bytes;
     uint64_t rq_wqe_fetches;    /* receive WQEs fetched on arrival */
+    uint64_t qpc_hits;          /* cached-QPC mode: lookups, both ways */
+    uint64_t qpc_misses;
 } SnicSimPortStats;
+
+/*
+ * Cached-QPC mode: the local QP that sends a frame to QP 'dqpn' (the frame
+ * does not name its sender; an RC QP has one peer, so the host running
+ * the scenario knows it).
+ */
+typedef uint32_t (*SnicSimTxQpnFn)(void *opaque, uint32_t dqpn);
 
 typedef struct SnicSimPort {
     SnicCore *core;             /* set by the host once it made the core */
@@ -79,6 +96,9 @@ typedef struct SnicSimPort {
     SnicSimMac mac;             /* timed: the transmit side of the MAC */
     GQueue rx_queue;            /* timed: frames on their way to the core */
     uint64_t rx_timer_id;
+    SnicSimQpcCache qpc;        /* cached-QPC mode */
+    SnicSimTxQpnFn tx_qpn;      /* ... its sender map; NULL: see README */
+    void *tx_qpn_opaque;
     SnicSimPortStats stats;
 } SnicSimPort;
 
@@ -93,6 +113,15 @@ void snic_sim_port_destroy(SnicSimPort *p);
  * no events to delay frames with).
  */
 void snic_sim_port_set_timing(SnicSimPort *p, const SnicSimNicTiming *t);
+
+/*
+ * Cached-QPC mode: how a transmitted frame's sending QP is found. Without
+ * it a frame to QP d is keyed as d + 2^24, a key of its own: correct for
+ * RC (one peer per QP) but then a QP takes two cache entries, one for
+ * what it sends and one for what it receives.
+ */
+void snic_sim_port_set_tx_qpn(SnicSimPort *p, SnicSimTxQpnFn fn,
+                              void *opaque);
 
 /* Put the port on the simulator; its endpoint id. */
 unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim);

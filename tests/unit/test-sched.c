@@ -20,7 +20,7 @@
 #include "engine-node.h"
 #include "wire.h"
 
-#define MAXQ        64
+#define MAXQ        (3 * SNIC_SCHED_MAX_FETCHES)
 #define QPBL(i)     (FAKE_MEM_BASE + 0x5f0000 + (i) * 8)
 #define QRING(i)    (FAKE_MEM_BASE + 0x600000 + (i) * 0x1000)
 #define Q_LOG2      4           /* 16 WQEs: one page */
@@ -551,6 +551,40 @@ static void test_pfc_garbage(void)
     env_free(&e);
 }
 
+/*
+ * Three times as many QPs as fetch tags, one WQE each. The engine issues
+ * a fetch per tag and then reports no work (it does not spin waiting for
+ * a tag); when the fetches complete, their QPs send at once, before the
+ * QPs still waiting for a fetch take the freed tags: the WQEs go to the
+ * DMA engine as they arrive, not behind a queue of unfetched QPs.
+ */
+static void test_fetched_first(void)
+{
+    const unsigned q = 3 * SNIC_SCHED_MAX_FETCHES;
+    SnicSimPort *port;
+    unsigned i;
+    Env e;
+
+    env_new(&e, q, NULL, 1000, NULL);
+    port = &e.n.h->port;
+    for (i = 0; i < q; i++) {
+        post_write(&e, i, 1024, 0);
+    }
+    /* 16 work items a round: 64 fetches take 4, then it is idle */
+    g_assert_cmpuint(snic_sim_port_run(port), ==, 4);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, SNIC_SCHED_MAX_FETCHES);
+    snic_sim_port_advance(port, port->timer_deadline -
+                                snic_sim_port_now(port));
+    /* 64 iterations, 64 fetches */
+    g_assert_cmpuint(snic_sim_port_run(port), ==, 8);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==,
+                     SNIC_SCHED_MAX_FETCHES);
+    /* the freed tags went to the next QPs */
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, SNIC_SCHED_MAX_FETCHES);
+    env_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -567,5 +601,6 @@ int main(int argc, char **argv)
     g_test_add_func("/sched/fetch-and-drop", test_fetch_and_drop);
     g_test_add_func("/sched/idle-costs-nothing", test_idle_costs_nothing);
     g_test_add_func("/sched/fetches-in-flight", test_fetches_in_flight);
+    g_test_add_func("/sched/fetched-first", test_fetched_first);
     return g_test_run();
 }

@@ -1,8 +1,9 @@
 /*
  * Unit tests of the simulator's NIC timing model (tests/sim/README.md):
  * the PCIe read channel behind dma_read_done, payload reads and the line
- * rate on transmit, the receive WQE fetch and DMA writes on receive, and
- * a MAC that obeys PFC. Every time is virtual and exact.
+ * rate on transmit, the receive WQE fetch and DMA writes on receive, a
+ * MAC that obeys PFC, and the cached-QPC mode (an LRU of QP contexts, a
+ * miss stalling the pipeline for a read). Every time is virtual and exact.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -46,9 +47,9 @@ static void sink_rx(void *opaque, unsigned src, const uint8_t *f, size_t len)
     k->at[k->n++] = snic_sim_now(k->sim);
 }
 
-/* A RoCE frame to the fake host with 'payload' bytes. */
-static size_t roce_frame(uint8_t *buf, size_t cap, uint8_t op,
-                         uint32_t payload)
+/* A RoCE frame to QP dqpn of the fake host with 'payload' bytes. */
+static size_t roce_frame_to(uint8_t *buf, size_t cap, uint8_t op,
+                            uint32_t payload, uint32_t dqpn)
 {
     static uint8_t data[4096];
     SnicPkt p;
@@ -63,13 +64,19 @@ static size_t roce_frame(uint8_t *buf, size_t cap, uint8_t op,
     p.addr.hop_limit = 64;
     p.opcode = op;
     p.pkey = SNIC_DEFAULT_PKEY;
-    p.dqpn = 0x99;
+    p.dqpn = dqpn;
     p.reth.len = payload;
     p.payload = data;
     p.payload_len = payload;
     len = snic_wire_build(&p, buf, cap);
     g_assert_cmpuint(len, >, 0);
     return len;
+}
+
+static size_t roce_frame(uint8_t *buf, size_t cap, uint8_t op,
+                         uint32_t payload)
+{
+    return roce_frame_to(buf, cap, op, payload, 0x99);
 }
 
 /* A timed host on 'sim' linked to a sink endpoint. */
@@ -374,6 +381,98 @@ static void test_pause_to_core(void)
     snic_sim_free(sim);
 }
 
+/* The QPC cache: least recently used out first, every use counted. */
+static void test_qpc_cache_lru(void)
+{
+    SnicSimQpcCache q;
+
+    snic_sim_qpc_cache_init(&q, 2);
+    g_assert_false(snic_sim_qpc_cache_use(&q, 0));      /* key 0 is one */
+    g_assert_false(snic_sim_qpc_cache_use(&q, 2));
+    g_assert_true(snic_sim_qpc_cache_use(&q, 0));       /* 0 most recent */
+    g_assert_false(snic_sim_qpc_cache_use(&q, 3));      /* 2 leaves */
+    g_assert_false(snic_sim_qpc_cache_holds(&q, 2));
+    g_assert_true(snic_sim_qpc_cache_holds(&q, 0));
+    g_assert_true(snic_sim_qpc_cache_holds(&q, 3));
+    g_assert_false(snic_sim_qpc_cache_use(&q, 2));      /* 0 leaves */
+    g_assert_false(snic_sim_qpc_cache_holds(&q, 0));
+    g_assert_true(snic_sim_qpc_cache_use(&q, 3));
+    g_assert_cmpuint(q.hits, ==, 2);
+    g_assert_cmpuint(q.misses, ==, 4);
+    g_assert_cmpuint(q.evictions, ==, 2);
+    g_assert_cmpuint(q.lru.length, ==, 2);
+    snic_sim_qpc_cache_destroy(&q);
+}
+
+/* The QP a transmitted frame belongs to, in the test below */
+static uint32_t tx_qpn_7(void *opaque, uint32_t dqpn)
+{
+    g_assert_cmpuint(dqpn, ==, 0x99);
+    return 7;
+}
+
+/*
+ * Cached-QPC mode, one entry of 256 bytes (16 ns of PCIe): a frame whose
+ * QPC is not cached waits a read of it (RTT) in the receive pipeline, and
+ * the frame behind it waits too; a hit costs nothing. A transmitted frame
+ * counts for its sending QP (the host's map), the same entry as what that
+ * QP receives.
+ */
+static void test_qpc_miss(void)
+{
+    SnicSimNicTiming t = model;
+    SnicSim *sim = snic_sim_new(1);
+    Sink k = { 0 };
+    FakeHost *h;
+    uint8_t f99[1200], f98[1200], f7[1200];
+    size_t l99 = roce_frame_to(f99, sizeof(f99), SNIC_OP_RC_SEND_MIDDLE,
+                               1024, 0x99);
+    size_t l98 = roce_frame_to(f98, sizeof(f98), SNIC_OP_RC_SEND_MIDDLE,
+                               1024, 0x98);
+    size_t l7 = roce_frame_to(f7, sizeof(f7), SNIC_OP_RC_SEND_MIDDLE,
+                              1024, 7);
+    uint64_t at = 10000, first, second;
+
+    t.qpc_cache_entries = 1;
+    t.qpc_bytes = 256;
+    h = timed_host(sim, &t, &k);
+    fake_enable(h, 4, 4);
+    /* miss: QPC 16 ns + RTT; pipeline; payload write 64 ns */
+    inject(sim, h, at, f99, l99);
+    inject(sim, h, at + 100, f99, l99);
+    first = at + 16 + 1000 + 10 + 64;
+    snic_sim_run_until(sim, first - 1);
+    g_assert_cmpuint(rdma_rx(h), ==, 0);
+    snic_sim_run_until(sim, first);
+    g_assert_cmpuint(rdma_rx(h), ==, 1);
+    /* the hit behind it: its write follows the first's */
+    second = first + 64;
+    snic_sim_run_until(sim, second);
+    g_assert_cmpuint(rdma_rx(h), ==, 2);
+    /* long after, a hit: pipeline and write only */
+    at = 20000;
+    inject(sim, h, at, f99, l99);
+    snic_sim_run_until(sim, at + 10 + 64);
+    g_assert_cmpuint(rdma_rx(h), ==, 3);
+    /* QP 0x98 takes the one entry: a miss; 0x99 misses again */
+    inject(sim, h, 30000, f98, l98);
+    inject(sim, h, 40000, f99, l99);
+    snic_sim_run_until(sim, 50000);
+    g_assert_cmpuint(rdma_rx(h), ==, 5);
+    g_assert_cmpuint(h->port.stats.qpc_misses, ==, 3);
+    g_assert_cmpuint(h->port.stats.qpc_hits, ==, 2);
+    /* sending to 0x99 is QP 7's: 7's frames in are hits after it */
+    snic_sim_port_set_tx_qpn(&h->port, tx_qpn_7, NULL);
+    g_assert_true(snic_sim_port_tx(&h->port, f99, l99));
+    inject(sim, h, 60000, f7, l7);
+    snic_sim_run_until(sim, 70000);
+    g_assert_cmpuint(h->port.stats.qpc_misses, ==, 4);
+    g_assert_cmpuint(h->port.stats.qpc_hits, ==, 3);
+    g_assert_cmpuint(k.n, ==, 1);
+    fake_host_free(h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -390,5 +489,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-timing/rx-purge", test_rx_purge);
     g_test_add_func("/sim-timing/mac-obeys-pause", test_mac_obeys_pause);
     g_test_add_func("/sim-timing/pause-to-core", test_pause_to_core);
+    g_test_add_func("/sim-timing/qpc-cache-lru", test_qpc_cache_lru);
+    g_test_add_func("/sim-timing/qpc-miss", test_qpc_miss);
     return g_test_run();
 }

@@ -23,6 +23,7 @@ void snic_sched_free(SnicCore *c)
 void snic_sched_reset(SnicCore *c)
 {
     memset(c->sched.queue, 0, sizeof(c->sched.queue));
+    memset(&c->sched.fetched, 0, sizeof(c->sched.fetched));
     c->sched.fetches = 0;
     c->sched.heap_len = 0;
 }
@@ -37,15 +38,22 @@ static unsigned qp_class(const SnicQp *qp)
     return qp->attr.av.traffic_class >> 5;
 }
 
-/* Strict priority keeps a queue per class; the others one queue. */
-static unsigned queue_of(SnicCore *c, const SnicQp *qp)
+/*
+ * The queue a QP is (or goes) in: the fetched queue, or its policy's:
+ * strict priority keeps a queue per class, the others one queue.
+ */
+static SnicSchedQueue *queue_of(SnicCore *c, const SnicQp *qp)
 {
-    return c->cfg.sched_policy == SNIC_SCHED_SP ? qp_class(qp) : 0;
+    if (qp->sched.in_fetched) {
+        return &c->sched.fetched;
+    }
+    return &c->sched.queue[c->cfg.sched_policy == SNIC_SCHED_SP ?
+                           qp_class(qp) : 0];
 }
 
 static void enqueue(SnicCore *c, SnicQp *qp)
 {
-    SnicSchedQueue *q = &c->sched.queue[queue_of(c, qp)];
+    SnicSchedQueue *q = queue_of(c, qp);
     uint32_t qpn = qpn_of(c, qp);
 
     qp->sched.queued = true;
@@ -59,9 +67,26 @@ static void enqueue(SnicCore *c, SnicQp *qp)
     q->tail = qpn;
 }
 
+/* WRR: a QP with iterations left in its turn goes back to the head. */
+static void enqueue_head(SnicCore *c, SnicQp *qp)
+{
+    SnicSchedQueue *q = queue_of(c, qp);
+    uint32_t qpn = qpn_of(c, qp);
+
+    qp->sched.queued = true;
+    qp->sched.prev = 0;
+    qp->sched.next = q->head;
+    if (q->head) {
+        c->qps[q->head].sched.prev = qpn;
+    } else {
+        q->tail = qpn;
+    }
+    q->head = qpn;
+}
+
 static void dequeue(SnicCore *c, SnicQp *qp)
 {
-    SnicSchedQueue *q = &c->sched.queue[queue_of(c, qp)];
+    SnicSchedQueue *q = queue_of(c, qp);
 
     if (qp->sched.prev) {
         c->qps[qp->sched.prev].sched.next = qp->sched.next;
@@ -74,6 +99,7 @@ static void dequeue(SnicCore *c, SnicQp *qp)
         q->tail = qp->sched.prev;
     }
     qp->sched.queued = false;
+    qp->sched.in_fetched = false;
     qp->sched.prev = qp->sched.next = 0;
 }
 
@@ -115,9 +141,13 @@ static bool issue_fetch(SnicCore *c, SnicQp *qp)
 bool snic_sched_run(SnicCore *c, unsigned budget)
 {
     unsigned done = 0;
+    bool tags_out = false;
 
     while (done < budget && snic_ready(c)) {
-        SnicSchedQueue *q = next_queue(c);
+        /* QPs whose WQEs arrived first: nothing else uses them */
+        SnicSchedQueue *q = c->sched.fetched.head ? &c->sched.fetched :
+                                                    next_queue(c);
+        bool from_fetched = q == &c->sched.fetched;
         SnicQp *qp;
         bool more;
 
@@ -141,7 +171,12 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
         if (c->ops->dma_read_done && !qp->sched.fetched &&
             snic_rdma_wants_fetch(c, qp)) {
             if (!issue_fetch(c, qp)) {
-                break;      /* every tag in flight: wait for one */
+                /*
+                 * Every tag in flight: nothing to do until a fetch
+                 * completes, which kicks the engine (snic_sched_timer)
+                 */
+                tags_out = true;
+                break;
             }
             dequeue(c, qp);
             done++;
@@ -159,7 +194,12 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
                 qp->sched.turns = qp_class(qp) + 1;
             }
             if (--qp->sched.turns) {
-                continue;   /* stays at the head for its next iteration */
+                /* its next iteration comes next (after its fetch) */
+                if (from_fetched) {
+                    dequeue(c, qp);
+                    enqueue_head(c, qp);
+                }
+                continue;
             }
         }
         dequeue(c, qp);
@@ -167,7 +207,7 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
             enqueue(c, qp);
         }
     }
-    return next_queue(c) != NULL;
+    return !tags_out && next_queue(c) != NULL;
 }
 
 /* ---- the timer heap: QPNs ordered by their QPC's timer_at ---- */
@@ -293,7 +333,11 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
             qp->sched.fetch_due = 0;
             qp->sched.fetched = true;
             c->sched.fetches--;
-            snic_sched_notify(c, qp);
+            if (!qp->sched.queued) {
+                qp->sched.in_fetched = true;
+                enqueue(c, qp);
+            }
+            c->ops->kick(c->opaque);
         }
         if (program_deadline(qp) <= now) {
             if (qp->pstate && snic_prog_head(qp)->timer_at <= now) {

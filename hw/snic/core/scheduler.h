@@ -22,7 +22,12 @@
  * With a timing model (SnicHostOps.dma_read_done) an iteration's WQE
  * fetch is issued when its QP is popped; the QP is parked on its timer
  * until the fetch completes, other QPs are served meanwhile, and at most
- * SNIC_SCHED_MAX_FETCHES fetches are in flight (the PCIe tags).
+ * SNIC_SCHED_MAX_FETCHES fetches are in flight (the PCIe tags). A QP whose
+ * WQEs arrived waits in the fetched queue, served before any new fetch
+ * is issued: the WQEs go to the DMA engine as they return (SRNIC Figure
+ * 6), they do not wait behind every QP still to be fetched (with 2K
+ * backlogged QPs that wait was a full round of fetches, and the QPs then
+ * sent in convoys).
  *
  * Timers (retransmission, RNR wait, the program's own timer, the credit
  * engine's rate timer, fetch completion) sit in one indexed
@@ -52,8 +57,9 @@ typedef struct SnicQp SnicQp;
 
 /* The QPC's scheduling and timer state */
 typedef struct SnicQpSched {
-    bool queued;                /* in a schedule queue ("ready") */
-    bool fetched;               /* timing model: its WQE fetch arrived */
+    bool queued:1;              /* in a schedule queue ("ready") */
+    bool fetched:1;             /* timing model: its WQE fetch arrived */
+    bool in_fetched:1;          /* ... and it is in the fetched queue */
     uint8_t turns;              /* WRR: iterations left in this turn */
     uint32_t prev, next;        /* schedule queue links (QPNs, 0: none) */
     uint32_t timer_pos;         /* heap slot + 1; 0: no timer armed */
@@ -67,6 +73,7 @@ typedef struct SnicSchedQueue {
 
 typedef struct SnicSched {
     SnicSchedQueue queue[SNIC_SCHED_CLASSES];
+    SnicSchedQueue fetched;     /* timing model: QPs whose WQEs arrived */
     uint32_t fetches;           /* WQE fetches in flight */
     uint32_t *heap;             /* QPNs, a min-heap on timer_at */
     uint32_t heap_len;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SRNIC (NSDI'23) Fig. 9, 10a and 10b in the simulator: CSV and PNG beside
+# the numbers the paper states (scripts/repro/srnic-paper.csv).
+#
+#   scripts/repro/srnic.sh [--smoke] [--out DIR] [--bin SRNIC-REPRO] [-- OPTIONS]
+#
+# Builds tests/bench/srnic-repro.c without sanitizers (build/bench) unless
+# --bin names a built one and runs it (OPTIONS go to it: --qps LIST,
+# --warm-us, --window-us, --cache N and --qpc-bytes of the cached-QPC
+# mode, --depth, --pingpongs; see the program's header): Fig. 9, 128 to
+# 16384 QPs, as snic and in the cached-QPC mode; Fig. 10a, one QP, 64 B
+# to 64 KiB; Fig. 10b, 64 B latency. Draws DIR/fig9.png, fig10a.png and
+# fig10b.png with gnuplot and prints the comparison. --smoke: two QP
+# counts and short windows (the test suite's run). Default DIR:
+# build/repro/srnic. The full run takes about 10 s here.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+here=$repo/scripts/repro
+
+out=$repo/build/repro/srnic bin='' smoke=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --smoke) smoke=(--smoke) ;;
+        --out) out=$2; shift ;;
+        --bin) bin=$2; shift ;;
+        --) shift; break ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown argument $1 (see --help)" ;;
+    esac
+    shift
+done
+command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
+if [ -z "$bin" ]; then
+    bench=$repo/build/bench
+    if [ ! -f "$bench/build.ninja" ]; then
+        meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
+            -Dwerror=true >/dev/null
+    fi
+    ninja -C "$bench" tests/srnic-repro >/dev/null
+    bin=$bench/tests/srnic-repro
+fi
+mkdir -p "$out"
+log "writing CSV and PNG to $out"
+"$bin" "${smoke[@]}" --out "$out" "$@"
+
+gnuplot -e "dir='$out'; paper='$here/srnic-paper.csv'" "$here/srnic-plot.gp"
+for f in fig9 fig10a fig10b; do
+    [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"
+done
+
+# The comparison, as text
+col() { awk -F, -v r="$2" -v c="$3" 'NR == r + 1 { print $c }' "$1"; }
+rows=$(($(wc -l < "$out/fig9.csv") - 1))
+echo "srnic: ours vs the paper's stated numbers"
+awk -F, 'NR == 2 { s0 = $2 } NR > 1 {
+        printf "  Fig. 9  %5d QPs: snic %6.2f Gb/s (%+5.1f %% of 128-QP figure, %5.1f %% of max %.1f), wire %5.1f %%; cached %6.2f Gb/s, wire %5.1f %%\n",
+               $1, $2, 100 * ($2 - s0) / s0, 100 * $2 / $6, $6, $3, $4, $5 }' "$out/fig9.csv"
+printf '          paper: SRNIC ~97 Gbps 128..10K QPs (6.1); CX-6 97 -> 52 Gbps 128 -> 16384 QPs (2.2)\n'
+printf '  Fig. 10a max message rate: %s Mrps (bound n/RTT %s; paper: SRNIC 6.6, CX-6 6.3, bound 7.2)\n' \
+    "$(sort -t, -k3 -g "$out/fig10a.csv" | tail -n 1 | cut -d, -f3)" "$(col "$out/fig10a.csv" 1 5)"
+awk -F, 'NR > 1 && $1 >= 4096 { printf "  Fig. 10a %5d B: %6.2f Gb/s goodput, wire %5.1f %% (paper: line rate 97 Gbps above 4 KB)\n", $1, $2, $4 }' \
+    "$out/fig10a.csv"
+printf '  Fig. 10b 64 B latency: %s us (paper: SRNIC 3.3 us, CX-6 1.16 us)\n' \
+    "$(col "$out/fig10b.csv" 1 2)"
+[ "$rows" -gt 0 ] || die "no Fig. 9 rows"
+log "CSV and PNG in $out"
