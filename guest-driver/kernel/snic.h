@@ -62,7 +62,8 @@ struct snic_dev;
 	X(wire_drops_injected) X(wire_dups_injected) \
 	X(wire_reorders_injected) X(pfc_pause_sent) X(pfc_pause_recv) \
 	X(pfc_paused_ns) X(rx_buffer_max) X(rx_buffer_drops) \
-	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds)
+	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds) \
+	X(wire_ce_marked)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
