@@ -33,6 +33,7 @@ PROGS=(
     "verbs-check tests/vm/verbs-check.c -libverbs"
     "isolation-check tests/vm/isolation-check.c -libverbs"
     "rpc-check tests/vm/rpc-check.c -libverbs SNICDV"
+    "transport-check tests/vm/transport-check.c -libverbs SNICDV"
 )
 # snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
 # scripts/build-provider.sh left them in the guest driver directory; without them (the

@@ -16,6 +16,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include <snic/snic_regs.h>
 #include <snic/snic_admin.h>
@@ -62,7 +63,8 @@ struct snic_dev;
 	X(wire_drops_injected) X(wire_dups_injected) \
 	X(wire_reorders_injected) X(pfc_pause_sent) X(pfc_pause_recv) \
 	X(pfc_paused_ns) X(rx_buffer_max) X(rx_buffer_drops) \
-	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds)
+	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds) \
+	X(wire_ce_marked)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -463,6 +465,8 @@ int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* snic_rpc.c: StRoM RPCs, the driver methods of snic-abi.h */
 void snic_rpc_set_methods(struct snic_dev *sdev);
+/* snic_transport.c: the transport programs' driver methods */
+extern const struct uapi_definition snic_transport_uapi_defs[];
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);
 void snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
 

@@ -466,6 +466,45 @@ int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
 	return snic_admin_exec(sdev, &cmd, NULL);
 }
 
+/* --- transport programs (Tonic) ----------------------------------------- */
+
+int snic_com_set_qp_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			      u8 ack_every)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_TRANSPORT,
+			    sizeof(cmd.set_qp_transport));
+	cmd.set_qp_transport.qpn = cpu_to_le32(qpn);
+	cmd.set_qp_transport.program = program;
+	cmd.set_qp_transport.ack_every = ack_every;
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+int snic_com_query_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			     struct snic_transport_info *info)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snic_admin_cmd cmd;
+	struct snic_transport_info *t;
+	dma_addr_t t_dma;
+	int err;
+
+	t = dma_alloc_coherent(dev, sizeof(*t), &t_dma, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_TRANSPORT,
+			    sizeof(cmd.query_transport));
+	cmd.query_transport.qpn = cpu_to_le32(qpn);
+	cmd.query_transport.program = program;
+	cmd.query_transport.resp_addr = cpu_to_le64(t_dma);
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (!err)
+		*info = *t;
+	dma_free_coherent(dev, sizeof(*t), t, t_dma);
+	return err;
+}
+
 /* --- after a destroy command --------------------------------------------- */
 
 /*

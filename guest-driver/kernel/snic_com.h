@@ -145,6 +145,11 @@ int snic_com_mcast(struct snic_dev *sdev, bool attach, u32 qpn,
 
 /* SET_QP_RPC: flags SNIC_QP_RPC_* */
 int snic_com_set_qp_rpc(struct snic_dev *sdev, u32 qpn, u32 flags);
+/* Transport programs: a QP's (qpn != 0) or program's (qpn 0) information */
+int snic_com_set_qp_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			      u8 ack_every);
+int snic_com_query_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			     struct snic_transport_info *info);
 /* DEPLOY_KERNEL of kernel_id, or UNDEPLOY_KERNEL with kernel_id 0 */
 int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
 			   u16 kernel_id);

@@ -195,12 +195,16 @@ ADD_UVERBS_METHODS(snic_rpc_device, UVERBS_OBJECT_DEVICE,
 static const struct uapi_definition snic_rpc_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &snic_rpc_qp),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &snic_rpc_device),
+	UAPI_DEF_CHAIN(snic_transport_uapi_defs),
 	{}
 };
 
-/* Before registration: the methods exist only where the device has RPCs */
+/*
+ * Before registration: the RPC methods exist only where the device has
+ * RPCs; the transport methods (snic_transport.c) on every device.
+ */
 void snic_rpc_set_methods(struct snic_dev *sdev)
 {
-	if (snic_has(sdev, SNIC_CAP_RPC))
-		sdev->ibdev.driver_def = snic_rpc_uapi_defs;
+	sdev->ibdev.driver_def = snic_has(sdev, SNIC_CAP_RPC) ?
+				 snic_rpc_uapi_defs : snic_transport_uapi_defs;
 }

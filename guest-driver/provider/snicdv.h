@@ -11,6 +11,9 @@
  * statuses, kernel ids) are the device's own header
  * <infiniband/snic_rpc.h>, included here.
  *
+ * Transport programs (Tonic, NSDI'20): the protocol each RC QP runs,
+ * chosen before RTR, and its counters.
+ *
  * Link with -lsnic (libsnic.so.1, which is also libibverbs' provider for
  * snic: one library, so these calls and the verbs share state).
  */
@@ -226,6 +229,99 @@ static inline uint32_t snicdv_rpc_tag(const struct ibv_wc *wc)
 int snicdv_rpc_reply(struct ibv_qp *qp, const struct snic_rpc_recv *req,
 		     uint64_t wr_id, struct ibv_sge *sg_list, int num_sge,
 		     uint32_t status, unsigned int send_flags);
+
+/* ---- transport programs (Tonic) --------------------------------------- */
+
+/*
+ * The protocols an RC QP can run (the device's enum snic_transport_id;
+ * a device may have more: snicdv_query_program lists them). Go-back-N is
+ * the default; go-back-N and DCQCN are standard RoCEv2 on the wire.
+ */
+enum snicdv_transport {
+	SNICDV_TRANSPORT_GBN = 0,       /* IBA go-back-N */
+	SNICDV_TRANSPORT_RENO = 1,      /* TCP Reno on a window */
+	SNICDV_TRANSPORT_NEWRENO = 2,   /* RFC 6582 */
+	SNICDV_TRANSPORT_DCQCN = 3,     /* RoCEv2 + DCQCN on a rate */
+};
+
+enum snicdv_transport_credit {
+	SNICDV_CREDIT_WINDOW = 0,
+	SNICDV_CREDIT_RATE = 1,
+	SNICDV_CREDIT_TOKEN = 2,
+};
+
+enum snicdv_transport_flags {
+	SNICDV_TRANSPORT_ECN = 1 << 0,      /* ECT(0) out, CNPs back */
+	SNICDV_TRANSPORT_TCP_ACKS = 1 << 1, /* responder ACKs as TCP does */
+};
+
+struct snicdv_transport_params {
+	uint64_t comp_mask;     /* 0 */
+	uint32_t ack_every;     /* TCP_ACKS programs: ACK every k-th packet
+				 * (0 or 1: every one; at most 255) */
+};
+
+/*
+ * snicdv_set_transport - choose the protocol an RC QP runs
+ *
+ * SYNOPSIS: int snicdv_set_transport(struct ibv_qp *qp, uint32_t program,
+ *                        const struct snicdv_transport_params *params);
+ *
+ * Call between ibv_create_qp and the move to RTR (the QP in RESET or
+ * INIT) on BOTH ends, with the same program (agreed out of band, as the
+ * QPNs and PSNs). params may be NULL. A move to RESET returns the QP to
+ * go-back-N. Returns 0, or EINVAL (not RC, past INIT, a program the device
+ * does not have, ack_every > 255, comp_mask not 0), EOPNOTSUPP (not a
+ * snic device, or a driver without transport programs).
+ */
+int snicdv_set_transport(struct ibv_qp *qp, uint32_t program,
+			 const struct snicdv_transport_params *params);
+
+/* A program, and with snicdv_query_transport how one QP fares with it */
+struct snicdv_transport_info {
+	char name[16];          /* "gbn", "dcqcn", ... */
+	uint32_t program;       /* enum snicdv_transport */
+	uint32_t credit;        /* enum snicdv_transport_credit */
+	uint32_t flags;         /* enum snicdv_transport_flags */
+	uint32_t ack_every;     /* the QP's */
+	uint32_t state_bytes;   /* the program's own per-QP state */
+	uint32_t state_max;     /* Tonic's limit for its credit type */
+	uint32_t qpc_bytes;     /* on-NIC state of a QP running it */
+	/* the QP's (snicdv_query_transport only, else 0) */
+	uint32_t qp_num;
+	uint32_t window;        /* segments it may have in flight */
+	uint32_t rate_mbps;     /* rate credit: its current rate */
+	uint32_t rtx_segments;  /* segments marked for retransmission */
+	uint32_t cnp_rx;        /* CNPs received (reaction point) */
+	uint32_t cnp_tx;        /* CNPs sent (notification point) */
+};
+
+/*
+ * snicdv_query_transport - the program a QP runs and its counters
+ *
+ * SYNOPSIS: int snicdv_query_transport(struct ibv_qp *qp,
+ *                                      struct snicdv_transport_info *info,
+ *                                      uint32_t inlen);
+ *
+ * Fills the first inlen bytes of *info (sizeof(*info) from this header).
+ * Returns 0, EINVAL, or EOPNOTSUPP as snicdv_set_transport.
+ */
+int snicdv_query_transport(struct ibv_qp *qp,
+			   struct snicdv_transport_info *info, uint32_t inlen);
+
+/*
+ * snicdv_query_program - what program number 'program' of the device is
+ *
+ * SYNOPSIS: int snicdv_query_program(struct ibv_context *ctx,
+ *                                    uint32_t program,
+ *                                    struct snicdv_transport_info *info,
+ *                                    uint32_t inlen);
+ *
+ * As snicdv_query_transport without a QP (its QP fields 0). Programs are
+ * numbered from 0 without gaps: EINVAL past the device's last one.
+ */
+int snicdv_query_program(struct ibv_context *ctx, uint32_t program,
+			 struct snicdv_transport_info *info, uint32_t inlen);
 
 #ifdef __cplusplus
 }

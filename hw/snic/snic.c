@@ -116,6 +116,7 @@ struct SnicState {
     uint32_t wire_drop;
     uint32_t wire_dup;
     uint32_t wire_reorder;
+    uint32_t wire_ecn_mark;
     uint64_t wire_seed;
     uint32_t rx_buffer_kb;
     bool pfc;
@@ -435,6 +436,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
             .drop_pct = s->wire_drop,
             .dup_pct = s->wire_dup,
             .reorder_pct = s->wire_reorder,
+            .ce_pct = s->wire_ecn_mark,
             .seed = s->wire_seed,
         },
         .rx_buffer_kb = s->rx_buffer_kb,
@@ -637,6 +639,7 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("wire-drop", SnicState, wire_drop, 0),
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
     DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
+    DEFINE_PROP_UINT32("wire-ecn-mark", SnicState, wire_ecn_mark, 0),
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
     DEFINE_PROP_UINT32("rx-buffer-kb", SnicState, rx_buffer_kb,
                        SNIC_DEFAULT_RX_BUFFER_KB),
@@ -703,6 +706,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "wire-reorder",
         "Percentage of transmitted frames held back behind the next one "
         "(fault injection)");
+    object_class_property_set_description(klass, "wire-ecn-mark",
+        "Percentage of received ECN-capable RoCE frames marked CE, as a "
+        "congested switch would (DCQCN's input)");
     object_class_property_set_description(klass, "wire-seed",
         "Seed of the fault injection: same seed, same faults");
     object_class_property_set_description(klass, "rx-buffer-kb",

@@ -159,6 +159,8 @@ struct snic_ib_create_ah_resp {
  */
 enum snic_ib_qp_methods {
 	SNIC_IB_METHOD_QP_SET_RPC = 0x1000,
+	SNIC_IB_METHOD_QP_SET_TRANSPORT = 0x1001,
+	SNIC_IB_METHOD_QP_QUERY_TRANSPORT = 0x1002,
 };
 
 enum snic_ib_qp_set_rpc_attrs {
@@ -177,11 +179,31 @@ enum snic_ib_qp_set_rpc_attrs {
 enum snic_ib_device_methods {
 	SNIC_IB_METHOD_DEPLOY_KERNEL = 0x1000,
 	SNIC_IB_METHOD_UNDEPLOY_KERNEL = 0x1001,
+	SNIC_IB_METHOD_QUERY_PROGRAM = 0x1002,
 };
 
 enum snic_ib_deploy_kernel_attrs {
 	SNIC_IB_ATTR_DEPLOY_RPC_OPCODE = 0x1000,
 	SNIC_IB_ATTR_DEPLOY_KERNEL_ID = 0x1001,
+};
+
+/*
+ * Transport programs (snic_admin.h, Tonic): methods present whatever the
+ * device's capabilities (every ABI 3 device has them).
+ * SNIC_IB_METHOD_QP_SET_TRANSPORT, on a QP object: SET_QP_TRANSPORT of
+ * the QP with PROGRAM (enum snic_transport_id, a __u32) and ACK_EVERY (a
+ * __u32, 0..255); an RC QP in RESET or INIT running a program the device
+ * has (else EINVAL).
+ * SNIC_IB_METHOD_QP_QUERY_TRANSPORT, on a QP object: QUERY_TRANSPORT of
+ * the QP; INFO receives the device's struct snic_transport_info as is.
+ * SNIC_IB_METHOD_QUERY_PROGRAM, on the device: QUERY_TRANSPORT with qpn 0
+ * of PROGRAM; INFO as above; EINVAL past the device's last program.
+ */
+enum snic_ib_transport_attrs {
+	SNIC_IB_ATTR_TRANSPORT_QP_HANDLE = 0x1000,
+	SNIC_IB_ATTR_TRANSPORT_PROGRAM = 0x1001,
+	SNIC_IB_ATTR_TRANSPORT_ACK_EVERY = 0x1002,
+	SNIC_IB_ATTR_TRANSPORT_INFO = 0x1003,
 };
 
 #endif /* SNIC_ABI_USER_H */

@@ -41,11 +41,12 @@
  * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
  * Minor 2: transport programs: SET_QP_TRANSPORT, QUERY_TRANSPORT,
  * QUERY_DEVICE num_transports.
+ * Minor 1 (of major 3): struct snic_stats wire_ce_marked.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      0
+#define SNIC_ABI_VERSION_MINOR      1
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -224,7 +225,9 @@ struct snic_stats {
     __le64 obj_mrs;
     __le64 obj_mws;
     __le64 obj_pds;
-    __le64 rsvd[2];
+    /* ABI 3.1 */
+    __le64 wire_ce_marked;      /* received frames marked CE (wire-ecn-mark) */
+    __le64 rsvd[1];
 };
 _Static_assert(sizeof(struct snic_stats) == 320, "snic_stats is 320 bytes");
 

@@ -54,11 +54,20 @@ void fabric_free(Fabric *f)
 
 void fabric_flow(Fabric *f, unsigned s, unsigned d, uint8_t mtu, Node *rx)
 {
+    fabric_flow_program(f, s, d, mtu, rx, SNIC_TRANSPORT_GBN);
+}
+
+void fabric_flow_program(Fabric *f, unsigned s, unsigned d, uint8_t mtu,
+                         Node *rx, uint8_t program)
+{
     g_assert(s < f->n && d < f->n && s != d);
     g_assert(!f->sending[s]);
     f->sending[s] = true;
     /* receivers never post sends: their QPs may share one SQ ring */
     node_add_qp(rx, &f->node[d]);
+    g_assert_cmpuint(node_set_transport(&f->node[s], program, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(rx, program, 0), ==, SNIC_ADMIN_OK);
     node_connect(&f->node[s], rx, mtu, 7, 7);
     node_connect(rx, &f->node[s], mtu, 7, 7);
 }

@@ -44,5 +44,8 @@ void fabric_free(Fabric *f);
  * one flow at most.
  */
 void fabric_flow(Fabric *f, unsigned s, unsigned d, uint8_t mtu, Node *rx);
+/* The same with both QPs running transport program 'program' */
+void fabric_flow_program(Fabric *f, unsigned s, unsigned d, uint8_t mtu,
+                         Node *rx, uint8_t program);
 
 #endif /* SNIC_TESTS_FABRIC_H */

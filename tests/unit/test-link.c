@@ -1,9 +1,9 @@
 /*
  * The device's end of the wire: fault injection (drop, duplicate,
- * reorder), capture of every frame sent and received, and the port's
- * receive buffer with 802.1Qbb PFC as the receiver (XOFF at a quarter of
- * the buffer, refreshed, XON at an eighth; lossy when PFC is off). The
- * sender's side of PFC, its scheduler stopping, is in test-sched.c.
+ * reorder), ECN marking of received frames, capture of every frame sent
+ * and received, and the port's receive buffer with 802.1Qbb PFC as the
+ * receiver (XOFF at a quarter of the buffer, refreshed, XON at an
+ * eighth; lossy when PFC is off). The sender's side of PFC, its scheduler stopping, is in test-sched.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -165,6 +165,12 @@ static void test_bad_percentages(void)
     cfg.faults.reorder_pct = 1000;
     g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
     g_assert_cmpstr(err->message, ==, "wire-reorder=1000 is not a "
+                    "percentage (0..100)");
+    g_clear_error(&err);
+    cfg.faults.reorder_pct = 0;
+    cfg.faults.ce_pct = 101;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "wire-ecn-mark=101 is not a "
                     "percentage (0..100)");
     g_clear_error(&err);
 }
@@ -536,6 +542,119 @@ static void test_rxb_config(void)
     g_clear_error(&err);
 }
 
+/* ---- ECN marking of received frames (wire-ecn-mark) ---- */
+
+static GPtrArray *delivered;
+
+static void collect(SnicCore *c, const uint8_t *frame, size_t len)
+{
+    g_ptr_array_add(delivered, g_memdup2(frame, len));
+}
+
+/* A RoCEv2 SEND Only from 10.0.0.1 with this TOS (IPv4) or class (IPv6) */
+static size_t ecn_frame(uint8_t *buf, size_t cap, bool ipv6, uint8_t tc)
+{
+    static const uint8_t payload[64];
+    SnicPkt p = {
+        .addr = { .dmac = { 2, 0, 0, 0, 0, 1 }, .smac = { 2, 0, 0, 0, 0, 2 },
+                  .ipv6 = ipv6, .sip = { 10, 0, 0, 1 },
+                  .dip = { 10, 0, 0, 2 }, .tclass = tc, .hop_limit = 64,
+                  .sport = 0xc000 },
+        .opcode = SNIC_OP_RC_SEND_ONLY, .pkey = SNIC_DEFAULT_PKEY,
+        .dqpn = 17, .psn = 5, .payload = payload,
+        .payload_len = sizeof(payload),
+    };
+    size_t len = snic_wire_build(&p, buf, cap);
+
+    g_assert_cmpuint(len, >, 0);
+    return len;
+}
+
+/* n frames of class tc through the receive buffer; how many came out CE */
+static unsigned receive_marked(FakeHost *h, bool ipv6, uint8_t tc,
+                               unsigned n)
+{
+    uint8_t frame[256];
+    size_t len = ecn_frame(frame, sizeof(frame), ipv6, tc);
+    unsigned i, ce = 0;
+
+    delivered = g_ptr_array_new_with_free_func(g_free);
+    for (i = 0; i < n; i++) {
+        snic_link_rx_queue(h->core, frame, len);
+        snic_link_rx_run(h->core, 64, collect);
+    }
+    g_assert_cmpuint(delivered->len, ==, n);
+    for (i = 0; i < n; i++) {
+        uint8_t *f = g_ptr_array_index(delivered, i);
+        SnicPkt p;
+
+        /* still a valid packet: IPv4 checksum and ICRC hold */
+        g_assert_cmpint(snic_wire_parse(f, len, &p), ==, SNIC_PARSE_OK);
+        g_assert_cmpuint(p.addr.tclass & ~SNIC_ECN_MASK, ==,
+                         tc & ~SNIC_ECN_MASK);
+        if ((p.addr.tclass & SNIC_ECN_MASK) == SNIC_ECN_CE) {
+            ce++;
+        } else {
+            g_assert_cmpuint(p.addr.tclass, ==, tc);
+        }
+    }
+    g_ptr_array_free(delivered, true);
+    return ce;
+}
+
+static FakeHost *host_ce(uint32_t pct, uint64_t seed)
+{
+    SnicCoreConfig cfg = {
+        .faults = { .ce_pct = pct, .seed = seed },
+        .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY,
+    };
+    FakeHost *h = fake_host_new_cfg(&cfg);
+
+    fake_enable(h, 4, 4);
+    return h;
+}
+
+/* Every ECT frame is marked at 100 %, over IPv4 and IPv6; no other one. */
+static void test_ecn_mark_all(void)
+{
+    FakeHost *h = host_ce(100, 1);
+
+    g_assert_cmpuint(receive_marked(h, false, 0xa0 | SNIC_ECN_ECT0, 10), ==,
+                     10);
+    g_assert_cmpuint(receive_marked(h, true, SNIC_ECN_ECT0, 10), ==, 10);
+    g_assert_cmpuint(receive_marked(h, false, 1, 10), ==, 10); /* ECT(1) */
+    g_assert_cmpuint(FAKE_STAT(h, wire_ce_marked), ==, 30);
+    /* Not-ECT stays Not-ECT; CE is not counted again */
+    g_assert_cmpuint(receive_marked(h, false, 0xa0, 10), ==, 0);
+    g_assert_cmpuint(receive_marked(h, false, SNIC_ECN_CE, 10), ==, 10);
+    g_assert_cmpuint(FAKE_STAT(h, wire_ce_marked), ==, 30);
+    fake_host_free(h);
+
+    h = host_ce(0, 1);
+    g_assert_cmpuint(receive_marked(h, false, SNIC_ECN_ECT0, 10), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, wire_ce_marked), ==, 0);
+    fake_host_free(h);
+}
+
+/* 20 % of 2000 frames: near 400, the same for a seed, not for another. */
+static void test_ecn_mark_rate_and_seed(void)
+{
+    unsigned got[3], i;
+
+    for (i = 0; i < 3; i++) {
+        FakeHost *h = host_ce(20, i < 2 ? 7 : 8);
+
+        got[i] = receive_marked(h, false, SNIC_ECN_ECT0, 2000);
+        g_assert_cmpuint(FAKE_STAT(h, wire_ce_marked), ==, got[i]);
+        fake_host_free(h);
+    }
+    g_assert_cmpuint(got[0], ==, got[1]);
+    g_assert_cmpuint(got[0], >, 300);
+    g_assert_cmpuint(got[0], <, 500);
+    g_assert_cmpuint(got[2], >, 300);
+    g_assert_cmpuint(got[2], <, 500);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -560,5 +679,8 @@ int main(int argc, char **argv)
                     test_rxb_other_priority);
     g_test_add_func("/link/rx-buffer/config", test_rxb_config);
     g_test_add_func("/link/mac-control-frames", test_mac_control_frames);
+    g_test_add_func("/link/ecn-mark/all", test_ecn_mark_all);
+    g_test_add_func("/link/ecn-mark/rate-and-seed",
+                    test_ecn_mark_rate_and_seed);
     return g_test_run();
 }

@@ -29,7 +29,9 @@ pairs=(
     "guest-driver 600      snic.ko         --nic snic --role guest-driver --qemu-a -global --qemu-a snic.x-drop-msix=1 --append-a snicvm.lost_msix=1"
     # Unmodified RDMA applications + verbs-check over snic (issue 7). The same role passes on
     # rxe (--nic virtio, ~80 s; not run here for time).
-    "verbs-apps   600      snic.ko         --nic snic --role verbs-apps"
+    # The devices mark CE on 10 % of the ECN-capable frames they receive: only DCQCN QPs
+    # send such frames (transport-check's DCQCN run must see CNPs).
+    "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10"
     # rdma_cm over the GSI QP (issue 8): rping, ucmatose, perftest -R.
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
     # Interoperability with Linux rxe, snic as client and as server (issue 8).

@@ -57,6 +57,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "wire-drop", cfg->faults.drop_pct },
         { "wire-dup", cfg->faults.dup_pct },
         { "wire-reorder", cfg->faults.reorder_pct },
+        { "wire-ecn-mark", cfg->faults.ce_pct },
     };
     unsigned i;
 

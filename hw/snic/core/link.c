@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "link.h"
 #include "pcap.h"
+#include "wire.h"
 
 /* A record in the receive buffer: the frame's length, then the frame */
 #define RXB_HDR     2
@@ -351,7 +352,48 @@ static bool roce_priority(const SnicCore *c, const uint8_t *f)
            (f[14] >> 5) == c->cfg.pfc_priority;
 }
 
-static bool rxb_put(SnicCore *c, const uint8_t *f, size_t len)
+/*
+ * The wire's ECN marking (wire-ecn-mark): a RoCE frame sent ECN-capable
+ * arrives CE with the configured chance. Only ECT frames draw from the
+ * PRNG, so the marks a seed gives do not depend on other traffic. The
+ * ICRC masks the IP ECN bits, so only the IPv4 header checksum changes.
+ */
+static void ecn_mark(SnicCore *c, uint8_t *f, size_t len)
+{
+    size_t off = SNIC_ETH_HLEN;
+    uint16_t proto = rd16be(f + 12);
+    uint8_t *ecn;
+    unsigned shift;
+
+    if (proto == SNIC_ETH_P_8021Q) {
+        proto = rd16be(f + 16);
+        off += 4;
+    }
+    if (proto == SNIC_ETH_P_IPV4 && len >= off + 20 &&
+        f[off] == 0x45) {
+        ecn = f + off + 1;      /* TOS: DSCP | ECN */
+        shift = 0;
+    } else if (proto == SNIC_ETH_P_IPV6 && len >= off + 40) {
+        ecn = f + off + 1;      /* traffic class 3:0 | flow label */
+        shift = 4;
+    } else {
+        return;
+    }
+    if (!((*ecn >> shift) & SNIC_ECN_MASK) ||
+        ((*ecn >> shift) & SNIC_ECN_MASK) == SNIC_ECN_CE ||
+        !chance(&c->link, c->link.faults.ce_pct)) {
+        return;
+    }
+    *ecn |= SNIC_ECN_CE << shift;
+    if (!shift) {
+        wr16be(f + off + 10, 0);
+        wr16be(f + off + 10, snic_ipv4_checksum(f + off));
+    }
+    snic_stat_inc(&c->stats.wire_ce_marked);
+}
+
+/* The frame as stored in the buffer, or NULL if it had no room */
+static uint8_t *rxb_put(SnicCore *c, const uint8_t *f, size_t len)
 {
     SnicLink *l = &c->link;
     uint32_t rec = RXB_HDR + len;
@@ -361,7 +403,7 @@ static bool rxb_put(SnicCore *c, const uint8_t *f, size_t len)
     if (at < 0 || (!roce_priority(c, f) && l->rxb_bytes >= l->xoff)) {
         snic_eth_rx_drop(c, &c->stats.rx_buffer_drops, len,
                          SNIC_DROP_RX_BUFFER);
-        return false;
+        return NULL;
     }
     if (at == 0 && l->rxb_frames) {
         l->rxb_wrap = l->rxb_tail;  /* the old lap ends here */
@@ -381,12 +423,16 @@ static bool rxb_put(SnicCore *c, const uint8_t *f, size_t len)
         l->pfc_pending = true;
     }
     c->ops->kick(c->opaque);
-    return true;
+    return p + RXB_HDR;
 }
 
 void snic_link_rx_queue(SnicCore *c, const uint8_t *f, size_t len)
 {
-    rxb_put(c, f, len);
+    uint8_t *stored = rxb_put(c, f, len);
+
+    if (stored && c->link.faults.ce_pct) {
+        ecn_mark(c, stored, len);
+    }
 }
 
 bool snic_link_loop(SnicCore *c, const void *frame, size_t len)

@@ -23,11 +23,18 @@ typedef struct SnicPcap SnicPcap;
 
 #define SNIC_LINK_SPEED         100000u     /* Mb/s, what we report */
 
-/* Fault injection on transmit, in percent of frames (0 = off). */
+/*
+ * Fault injection on transmit, in percent of frames (0 = off), and a
+ * congested switch on receive: ce_pct of the received RoCE frames that
+ * carry ECT(0) or ECT(1) arrive marked CE (RFC 3168), as a RED queue on
+ * the path would mark them, so DCQCN's notification point runs between
+ * two VMs (Tonic/DCQCN; counted in wire_ce_marked).
+ */
 typedef struct SnicLinkFaults {
     uint32_t drop_pct;
     uint32_t dup_pct;
     uint32_t reorder_pct;
+    uint32_t ce_pct;            /* received ECT frames marked CE */
     uint64_t seed;              /* same seed, same faults */
 } SnicLinkFaults;
 

@@ -12,7 +12,8 @@
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
 # interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
 # (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check) or
-# pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh).
+# pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
+# alone: the transport programs, with -global snic.wire-ecn-mark=N).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -22,7 +23,9 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv).
+# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv) and
+# transport-check once per transport program (tests/vm/transport-check.c: the program chosen
+# through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64, with no frame dropped by either
 # engine); not in the apps suite until they pass reliably (issue 15).
@@ -308,6 +311,32 @@ app() {
     fi
 }
 
+# Tonic transport programs chosen through snicdv (snic only): transport-check lists the
+# device's programs (tests/vm/transport-check.c), then runs its WRITE test (n 64 KiB
+# WRITEs, content-checked by the server) once per program with that program selected on
+# both QPs before RTR. $2 = the program that must see CNPs (-e: the devices mark ECN,
+# wire-ecn-mark), or -.
+transport_apps() {
+    local n=$1 ecn_prog=$2 p e
+    [ "$NIC" = snic ] || return 0
+    step transport-list transport-check -d "$DEV" -l
+    for p in $(transport-check -d "$DEV" -l | awk '{ print $2 }'); do
+        e=
+        [ "$p" = "$ecn_prog" ] && e=-e
+        app "transport-$p" 180 transport-check -d "$DEV" -g "$GIDX" -P "$p" -n "$n" $e
+    done
+}
+
+# Every transport program, on a wire that marks ECN (vm-tests.sh gives the snic devices
+# wire-ecn-mark=10, which touches only ECN-capable frames: DCQCN's): DCQCN's CNPs flow and
+# this device marked frames.
+transport_ecn() {
+    [ "$NIC" = snic ] || return 0
+    transport_apps 300 dcqcn
+    step ce-marked sh -c "cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_ce_marked &&
+        [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_ce_marked) -gt 0 ]"
+}
+
 # Issue 14's applications that need a shared receive queue: ibv_srq_pingpong (4 QPs on
 # one SRQ, polling and events) and ib_send_bw --use-srq. (No `ib_send_bw -I`: Debian 12's
 # perftest turns inline off on devices it does not know, rxe and snic alike: "Device not
@@ -399,6 +428,7 @@ case $SUITE in
         fi
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
         if [ "$NIC" = snic ]; then app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"; fi
+        transport_ecn
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
         XFAIL="check b: the READ's data is wrong"
@@ -438,6 +468,8 @@ case $SUITE in
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
         app ib_read_bw 180 ib_read_bw $P -s 65536 -n 200
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
+        # Every transport program recovers the same losses (issue 16)
+        transport_apps 200 -
         # The wire really was lossy: this device dropped and held back frames.
         step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
             [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]" ;;
@@ -469,13 +501,16 @@ case $SUITE in
     pfc)
         # The lossless-mode runs alone (the apps suite ends with them).
         pfc_apps ;;
+    transport)
+        # transport_ecn alone (run with -global snic.wire-ecn-mark=N)
+        transport_ecn ;;
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc or pfc, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, pfc or transport, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end

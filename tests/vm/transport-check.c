@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * transport-check: Tonic transport programs chosen from user space through libsnic's direct
+ * verbs (snicdv.h: snicdv_set_transport before RTR, snicdv_query_transport,
+ * snicdv_query_program), and an ib_write_bw-like WRITE test between two hosts with the
+ * chosen program on both ends, content-checked. The out-of-band exchange goes over TCP like
+ * ibv_rc_pingpong's.
+ *
+ *   list:    transport-check [-d DEV] -l
+ *   server:  transport-check [-d DEV] -g GIDX -P PROGRAM [-n ITERS] [-s SIZE] [-e] [-p PORT]
+ *   client:  transport-check [same options] SERVER-IP
+ *
+ * -l prints every program of the device (snicdv_query_program from 0 until EINVAL): name,
+ * credit type, own state bytes and Tonic's limit for its credit type, QPC bytes, flags.
+ * Otherwise both ends create an RC QP, check that it runs go-back-N by default, select
+ * PROGRAM (a name from the list or a number) with snicdv_set_transport in INIT, check that a
+ * program the device lacks is refused (EINVAL), connect, and check that the selection is
+ * refused once the QP is past INIT. The client then writes ITERS (default 1000) messages of
+ * SIZE bytes (default 65536) with RDMA WRITE into the server's buffer (16 slots, message i
+ * into slot i % 16, its bytes a function of i), up to 16 outstanding, and prints the
+ * bandwidth; the server checks every slot's content against the last message written there.
+ * Both ends then query their QP: the program must be the one chosen; the counters
+ * (retransmitted segments, CNPs received and sent, window, rate) are printed, the server's
+ * beside the client's. With -e (the wire marks ECN: the device's wire-ecn-mark) the
+ * program must be an ECN one and CNPs must have flowed: the server (notification point)
+ * sent some and the client (reaction point) received some.
+ *
+ * Every wait has a deadline (-t, default 60 s); exits 0 when all passed, 1 on any failure,
+ * 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/snicdv.h>
+
+#define MSG_LEN 256
+#define SLOTS 16
+#define DEPTH 16
+
+static const char *role = "list";
+static int timeout_s = 60;
+static int sock = -1;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    printf("transport-check[%s]: ", role);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
+{
+    char text[MSG_LEN - 16];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    printf("transport-check[%s]: FAIL: %s\n", role, text);
+    fflush(stdout);
+    if (sock >= 0) {
+        char m[MSG_LEN] = { 0 };
+        int s = sock;
+        sock = -1;
+        snprintf(m, sizeof(m), "FAIL %s", text);
+        (void)!write(s, m, sizeof(m));
+        close(s);
+    }
+    exit(1);
+}
+
+static void on_alarm(int sig)
+{
+    static const char m[] = "transport-check: FAIL: overall time limit reached\n";
+    (void)sig;
+    (void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
+    _exit(1);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- TCP ------------------------------------------------------------------------------- */
+
+static void xfer_all(bool out, void *buf, size_t len, const char *what)
+{
+    char *p = buf;
+    double end = now_s() + timeout_s;
+    while (len) {
+        struct pollfd pfd = { .fd = sock, .events = out ? POLLOUT : POLLIN };
+        int ms = (int)((end - now_s()) * 1000);
+        if (ms <= 0)
+            fail("no %s from the peer within %d s", what, timeout_s);
+        int r = poll(&pfd, 1, ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            fail("poll on the TCP connection: %s", strerror(errno));
+        if (r == 0)
+            continue;
+        ssize_t n = out ? write(sock, p, len) : read(sock, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            fail("TCP %s (%s): %s", out ? "write" : "read", what, strerror(errno));
+        if (n == 0)
+            fail("the peer closed the TCP connection while we waited for %s", what);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void send_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void send_msg(const char *fmt, ...)
+{
+    char m[MSG_LEN] = { 0 };
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof(m), fmt, ap);
+    va_end(ap);
+    xfer_all(true, m, sizeof(m), "message");
+}
+
+static void recv_msg(char *m, const char *want)
+{
+    xfer_all(false, m, MSG_LEN, want);
+    m[MSG_LEN - 1] = 0;
+    if (!strncmp(m, "FAIL ", 5)) {
+        int s = sock;
+        sock = -1;
+        close(s);
+        fail("the peer failed: %s", m + 5);
+    }
+    if (strncmp(m, want, strlen(want)))
+        fail("protocol: expected '%s' from the peer, got '%.60s'", want, m);
+}
+
+static void tcp_server(int port)
+{
+    int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    if (ls < 0)
+        fail("socket: %s", strerror(errno));
+    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY) };
+    if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1))
+        fail("bind/listen on TCP port %d: %s", port, strerror(errno));
+    say("listening on TCP port %d", port);
+    struct pollfd pfd = { .fd = ls, .events = POLLIN };
+    int r;
+    do
+        r = poll(&pfd, 1, 4 * timeout_s * 1000);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
+        fail("no client connected to TCP port %d within %d s", port, 4 * timeout_s);
+    sock = accept(ls, NULL, NULL);
+    if (sock < 0)
+        fail("accept: %s", strerror(errno));
+    close(ls);
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static void tcp_client(const char *host, int port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+    double end = now_s() + timeout_s;
+    int one = 1;
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+        fail("'%s' is not an IPv4 address", host);
+    for (;;) {
+        sock = socket(AF_INET, SOCK_STREAM, 0);
+        if (sock < 0)
+            fail("socket: %s", strerror(errno));
+        if (!connect(sock, (struct sockaddr *)&a, sizeof(a)))
+            break;
+        int e = errno;
+        close(sock);
+        sock = -1;
+        if (now_s() > end)
+            fail("cannot connect to %s:%d within %d s: %s", host, port, timeout_s, strerror(e));
+        usleep(200 * 1000);
+    }
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    say("connected to %s:%d", host, port);
+}
+
+/* ---- verbs ----------------------------------------------------------------------------- */
+
+struct ctx {
+    struct ibv_context *vctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    uint8_t *buf;
+    size_t size;
+    int ib_port, gidx;
+    enum ibv_mtu mtu;
+    union ibv_gid gid;
+};
+
+static const char *credit_str(uint32_t c)
+{
+    return c == SNICDV_CREDIT_WINDOW ? "window" : c == SNICDV_CREDIT_RATE ? "rate"
+         : c == SNICDV_CREDIT_TOKEN ? "tokens" : "?";
+}
+
+static void open_device(struct ctx *c, const char *devname, bool port)
+{
+    int num;
+    struct ibv_device **list = ibv_get_device_list(&num);
+    struct ibv_device *dev = NULL;
+    if (!list || !num)
+        fail("no RDMA devices");
+    for (int i = 0; i < num; i++)
+        if (!devname || !strcmp(ibv_get_device_name(list[i]), devname))
+            dev = list[i];
+    if (!dev)
+        fail("RDMA device '%s' not found", devname);
+    c->vctx = ibv_open_device(dev);
+    if (!c->vctx)
+        fail("ibv_open_device: %s", strerror(errno));
+    ibv_free_device_list(list);
+    if (!port)
+        return;
+    struct ibv_port_attr pa;
+    int r = ibv_query_port(c->vctx, (uint8_t)c->ib_port, &pa);
+    if (r || pa.state != IBV_PORT_ACTIVE)
+        fail("port %d: %s, state %d", c->ib_port, strerror(r), pa.state);
+    c->mtu = pa.active_mtu;
+    r = ibv_query_gid(c->vctx, (uint8_t)c->ib_port, c->gidx, &c->gid);
+    if (r)
+        fail("ibv_query_gid(%d): %s", c->gidx, strerror(r));
+}
+
+/* Every program of the device, numbered from 0 without gaps; how many */
+static unsigned list_programs(struct ctx *c, bool print)
+{
+    struct snicdv_transport_info t;
+    unsigned n;
+    int r;
+
+    for (n = 0; !(r = snicdv_query_program(c->vctx, n, &t, sizeof(t))); n++) {
+        if (t.program != n)
+            fail("program %u reports number %u", n, t.program);
+        if (t.state_bytes > t.state_max)
+            fail("program %s keeps %u bytes, over its limit %u", t.name, t.state_bytes, t.state_max);
+        if (print)
+            printf("%u %-10s credit=%-6s state=%u/%u qpc=%u%s%s\n", n, t.name, credit_str(t.credit),
+                   t.state_bytes, t.state_max, t.qpc_bytes, t.flags & SNICDV_TRANSPORT_ECN ? " ecn" : "",
+                   t.flags & SNICDV_TRANSPORT_TCP_ACKS ? " tcp-acks" : "");
+    }
+    if (r != EINVAL)
+        fail("snicdv_query_program(%u): %s (want EINVAL past the last)", n, strerror(r));
+    if (!n)
+        fail("the device lists no transport programs");
+    return n;
+}
+
+/* PROGRAM as a number or a listed name */
+static uint32_t find_program(struct ctx *c, const char *want, unsigned n)
+{
+    struct snicdv_transport_info t;
+    char *end;
+    unsigned long v = strtoul(want, &end, 0);
+
+    if (*want && !*end && v < n)
+        return (uint32_t)v;
+    for (unsigned i = 0; i < n; i++)
+        if (!snicdv_query_program(c->vctx, i, &t, sizeof(t)) && !strcmp(t.name, want))
+            return i;
+    fail("no transport program '%s' on this device (transport-check -l lists them)", want);
+}
+
+static void query(struct ctx *c, struct snicdv_transport_info *t)
+{
+    int r = snicdv_query_transport(c->qp, t, sizeof(*t));
+    if (r)
+        fail("snicdv_query_transport: %s", strerror(r));
+    if (t->qp_num != c->qp->qp_num)
+        fail("snicdv_query_transport: QP %u, want %u", t->qp_num, c->qp->qp_num);
+}
+
+static void create_qp(struct ctx *c, uint32_t program, unsigned nprog)
+{
+    struct snicdv_transport_info t;
+    int r;
+
+    c->pd = ibv_alloc_pd(c->vctx);
+    c->cq = ibv_create_cq(c->vctx, 4 * DEPTH, NULL, NULL, 0);
+    if (!c->pd || !c->cq)
+        fail("ibv_alloc_pd/ibv_create_cq: %s", strerror(errno));
+    c->buf = aligned_alloc(4096, c->size * SLOTS);
+    if (!c->buf)
+        fail("out of memory");
+    memset(c->buf, 0, c->size * SLOTS);
+    c->mr = ibv_reg_mr(c->pd, c->buf, c->size * SLOTS, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    if (!c->mr)
+        fail("ibv_reg_mr: %s", strerror(errno));
+    struct ibv_qp_init_attr ia = {
+        .send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = DEPTH, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+    c->qp = ibv_create_qp(c->pd, &ia);
+    if (!c->qp)
+        fail("ibv_create_qp: %s", strerror(errno));
+    query(c, &t);
+    if (t.program != SNICDV_TRANSPORT_GBN)
+        fail("a new QP runs %s (%u), not go-back-N", t.name, t.program);
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_INIT, .port_num = (uint8_t)c->ib_port,
+        .qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+    };
+    r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    if (r)
+        fail("ibv_modify_qp(INIT): %s", strerror(r));
+    r = snicdv_set_transport(c->qp, nprog, NULL);
+    if (r != EINVAL)
+        fail("snicdv_set_transport(%u, a program the device lacks): %s, want EINVAL", nprog, strerror(r));
+    r = snicdv_set_transport(c->qp, program, NULL);
+    if (r)
+        fail("snicdv_set_transport(%u): %s", program, strerror(r));
+    query(c, &t);
+    if (t.program != program)
+        fail("the QP runs program %u after selecting %u", t.program, program);
+    say("QP %u runs %s (credit %s, %u state bytes, QPC %u bytes)", c->qp->qp_num, t.name,
+        credit_str(t.credit), t.state_bytes, t.qpc_bytes);
+}
+
+static void connect_qp(struct ctx *c, uint32_t qpn, const union ibv_gid *gid)
+{
+    struct ibv_qp_attr a = {
+        .qp_state = IBV_QPS_RTR, .path_mtu = c->mtu, .dest_qp_num = qpn, .rq_psn = 0x100,
+        .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+        .ah_attr = { .is_global = 1, .port_num = (uint8_t)c->ib_port,
+                     .grh = { .dgid = *gid, .sgid_index = (uint8_t)c->gidx, .hop_limit = 64 } },
+    };
+    int r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                         IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    if (r)
+        fail("ibv_modify_qp(RTR): %s", strerror(r));
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTS;
+    a.timeout = 14;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.sq_psn = 0x100;
+    a.max_rd_atomic = 1;
+    r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                                     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+    if (r)
+        fail("ibv_modify_qp(RTS): %s", strerror(r));
+    r = snicdv_set_transport(c->qp, SNICDV_TRANSPORT_GBN, NULL);
+    if (r != EINVAL)
+        fail("snicdv_set_transport in RTS: %s, want EINVAL", strerror(r));
+}
+
+/* Byte j of message i */
+static uint8_t pattern(uint32_t i, size_t j)
+{
+    return (uint8_t)((i * 0x9e3779b1u) >> (j % 23)) ^ (uint8_t)(j * 13 + i);
+}
+
+static void print_info(const char *who, const struct snicdv_transport_info *t)
+{
+    say("%s: %s window=%u rate=%u Mb/s rtx_segments=%u cnp_rx=%u cnp_tx=%u", who, t->name, t->window,
+        t->rate_mbps, t->rtx_segments, t->cnp_rx, t->cnp_tx);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    struct ctx c = { .ib_port = 1, .gidx = -1, .size = 65536 };
+    const char *dev = NULL, *prog = NULL;
+    int port = 18540, opt, iters = 1000;
+    bool list = false, ecn = false;
+    while ((opt = getopt(argc, argv, "d:g:p:i:t:P:n:s:elh")) != -1) {
+        switch (opt) {
+        case 'd': dev = optarg; break;
+        case 'g': c.gidx = atoi(optarg); break;
+        case 'p': port = atoi(optarg); break;
+        case 'i': c.ib_port = atoi(optarg); break;
+        case 't': timeout_s = atoi(optarg); break;
+        case 'P': prog = optarg; break;
+        case 'n': iters = atoi(optarg); break;
+        case 's': c.size = strtoul(optarg, NULL, 0); break;
+        case 'e': ecn = true; break;
+        case 'l': list = true; break;
+        default:
+            fprintf(stderr, "usage: %s [-d DEV] -l\n"
+                            "       %s [-d DEV] -g GID-INDEX -P PROGRAM [-n ITERS (1000)] [-s SIZE (65536)] [-e] "
+                            "[-p TCP-PORT (18540)] [-i IB-PORT (1)] [-t SECS (60)] [SERVER-IPv4]\n"
+                            "  -l: list the device's transport programs; else without SERVER-IPv4 the server,\n"
+                            "  with it the client; -e: CNPs must flow (the wire marks ECN)\n", argv[0], argv[0]);
+            return 2;
+        }
+    }
+    if (list) {
+        open_device(&c, dev, false);
+        list_programs(&c, true);
+        return 0;
+    }
+    if (c.gidx < 0 || !prog || timeout_s <= 0 || iters <= 0 || c.size == 0 || c.size > (1u << 24) ||
+        optind < argc - 1) {
+        fprintf(stderr, "%s: -g GID-INDEX and -P PROGRAM are required (see -h)\n", argv[0]);
+        return 2;
+    }
+    bool client = optind == argc - 1;
+    role = client ? "client" : "server";
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)(4 * timeout_s));
+    open_device(&c, dev, true);
+    unsigned nprog = list_programs(&c, false);
+    uint32_t program = find_program(&c, prog, nprog);
+    create_qp(&c, program, nprog);
+
+    char m[MSG_LEN], gs[33], pg[33];
+    uint32_t pqpn, prkey;
+    uint64_t paddr;
+    union ibv_gid pgid;
+    if (client)
+        tcp_client(argv[optind], port);
+    else
+        tcp_server(port);
+    for (int i = 0; i < 16; i++)
+        sprintf(gs + 2 * i, "%02x", c.gid.raw[i]);
+    send_msg("INFO %06x %u %s %016" PRIx64 " %08x", c.qp->qp_num, program, gs, (uint64_t)(uintptr_t)c.buf,
+             c.mr->rkey);
+    recv_msg(m, "INFO ");
+    unsigned pprog;
+    if (sscanf(m + 5, "%x %u %32s %" SCNx64 " %x", &pqpn, &pprog, pg, &paddr, &prkey) != 5 || strlen(pg) != 32)
+        fail("cannot parse the peer's INFO '%.100s'", m);
+    if (pprog != program)
+        fail("the peer selected program %u, we %u", pprog, program);
+    for (int i = 0; i < 16; i++) {
+        unsigned v;
+        sscanf(pg + 2 * i, "%2x", &v);
+        pgid.raw[i] = (uint8_t)v;
+    }
+    connect_qp(&c, pqpn, &pgid);
+    send_msg("READY");
+    recv_msg(m, "READY");
+
+    struct snicdv_transport_info t, pt;
+    if (client) {
+        uint8_t *src = c.buf;   /* the client's buffer: the messages' source */
+        int posted = 0, done = 0;
+        double t0 = now_s(), end = t0 + timeout_s;
+        while (done < iters) {
+            while (posted < iters && posted - done < DEPTH) {
+                uint8_t *s = src + (size_t)(posted % SLOTS) * c.size;
+                for (size_t j = 0; j < c.size; j++)
+                    s[j] = pattern((uint32_t)posted, j);
+                struct ibv_sge sge = { .addr = (uintptr_t)s, .length = (uint32_t)c.size, .lkey = c.mr->lkey };
+                struct ibv_send_wr wr = {
+                    .wr_id = (uint64_t)posted, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+                    .send_flags = IBV_SEND_SIGNALED,
+                    .wr.rdma = { .remote_addr = paddr + (uint64_t)(posted % SLOTS) * c.size, .rkey = prkey },
+                }, *bad;
+                int r = ibv_post_send(c.qp, &wr, &bad);
+                if (r)
+                    fail("ibv_post_send: %s", strerror(r));
+                posted++;
+            }
+            struct ibv_wc wc;
+            int n = ibv_poll_cq(c.cq, 1, &wc);
+            if (n < 0)
+                fail("ibv_poll_cq: %d", n);
+            if (n == 0) {
+                if (now_s() > end)
+                    fail("%d of %d WRITEs completed within %d s", done, iters, timeout_s);
+                continue;
+            }
+            if (wc.status != IBV_WC_SUCCESS)
+                fail("WRITE %" PRIu64 ": %s", wc.wr_id, ibv_wc_status_str(wc.status));
+            if (wc.wr_id != (uint64_t)done)
+                fail("WRITE %" PRIu64 " completed, %d expected", wc.wr_id, done);
+            done++;
+        }
+        double secs = now_s() - t0;
+        say("%s: %d WRITEs of %zu bytes in %.3f s: %.1f MB/s", prog, iters, c.size, secs,
+            (double)iters * (double)c.size / secs / 1e6);
+        send_msg("DONE %d", iters);
+        query(&c, &t);
+        recv_msg(m, "INFO ");
+        if (sscanf(m + 5, "%u %u %u %u %u %u", &pt.window, &pt.rate_mbps, &pt.rtx_segments, &pt.cnp_rx,
+                   &pt.cnp_tx, &pt.program) != 6)
+            fail("cannot parse the server's counters '%.100s'", m);
+        memcpy(pt.name, t.name, sizeof(pt.name));
+        print_info("client (requester)", &t);
+        print_info("server (responder)", &pt);
+        if (pt.program != program || t.program != program)
+            fail("the QPs ran programs %u and %u, not %u", t.program, pt.program, program);
+        if (ecn) {
+            if (!(t.flags & SNICDV_TRANSPORT_ECN))
+                fail("-e with %s, which does not use ECN", t.name);
+            if (!pt.cnp_tx || !t.cnp_rx)
+                fail("no CNPs under ECN marking: server sent %u, client received %u", pt.cnp_tx, t.cnp_rx);
+            say("CNPs: server sent %u, client received %u", pt.cnp_tx, t.cnp_rx);
+        }
+        send_msg("BYE");
+    } else {
+        recv_msg(m, "DONE ");
+        int n = atoi(m + 5), bad = 0;
+        if (n != iters)
+            fail("the client wrote %d messages, we expect %d", n, iters);
+        for (int s = 0; s < SLOTS && s < n; s++) {
+            uint32_t last = (uint32_t)(n - 1 - ((n - 1 - s) % SLOTS));
+            const uint8_t *d = c.buf + (size_t)s * c.size;
+            for (size_t j = 0; j < c.size; j++)
+                if (d[j] != pattern(last, j)) {
+                    if (!bad++)
+                        say("slot %d byte %zu: %#x, message %u has %#x", s, j, d[j], last, pattern(last, j));
+                    break;
+                }
+        }
+        if (bad)
+            fail("%d of %d slots hold other bytes than the last message written there", bad, SLOTS);
+        say("%d WRITEs: every slot holds its last message's bytes", n);
+        query(&c, &t);
+        print_info("server (responder)", &t);
+        send_msg("INFO %u %u %u %u %u %u", t.window, t.rate_mbps, t.rtx_segments, t.cnp_rx, t.cnp_tx,
+                 t.program);
+        recv_msg(m, "BYE");
+    }
+    say("PASS");
+    return 0;
+}
