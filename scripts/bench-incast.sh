@@ -6,6 +6,12 @@
 # Optimised build, no sanitizers, in build/bench.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+    # shellcheck source=scripts/lib.sh
+    . "$repo/scripts/lib.sh"
+    usage       # before any build: --help answers at once
+    exit 0
+fi
 bench=$repo/build/bench
 if [ ! -f "$bench/build.ninja" ]; then
     meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
