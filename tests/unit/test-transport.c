@@ -123,6 +123,53 @@ static void test_select(void)
     fake_host_free(b.h);
 }
 
+/*
+ * The selective-transport extension reaches only QPs whose program speaks
+ * it: a go-back-N QP drops a TVer-2 WRITE unexecuted, and executes the
+ * same WRITE without the extension.
+ */
+static void test_xport_refused(void)
+{
+    static const uint8_t data[64] = "placed";
+    uint8_t frame[256];
+    SnicQp *qa, *qb;
+    SnicPkt p;
+    size_t n;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = snic_qp_get(a.h->core, a.qpn);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(a.h->core, qa, &p);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    p.psn = qb->resp.epsn;
+    p.reth.va = BUF + 0x1000;
+    p.reth.rkey = b.lkey;
+    p.reth.len = sizeof(data);
+    p.payload = data;
+    p.payload_len = sizeof(data);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = b.lkey;
+    p.xeth.va = BUF + 0x1000;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&b, frame, n);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    g_assert_cmpuint(qb->resp.epsn, ==, p.psn);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 6), 6, "\0\0\0\0\0\0", 6);
+    p.xport = false;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&b, frame, n);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 6), 6, "placed", 6);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -515,6 +562,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/transport/registration", test_registration);
     g_test_add_func("/transport/select", test_select);
+    g_test_add_func("/transport/xport-refused", test_xport_refused);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);

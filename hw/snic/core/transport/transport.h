@@ -125,6 +125,8 @@ typedef enum SnicAckPolicy {
 } SnicAckPolicy;
 
 #define SNIC_PROG_ECN           (1u << 0)   /* ECT(0) out, CNPs back */
+/* its QPs speak the selective-transport extension (struct snic_xeth) */
+#define SNIC_PROG_XPORT         (1u << 1)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
