@@ -242,6 +242,8 @@ enum snicdv_transport {
 	SNICDV_TRANSPORT_RENO = 1,      /* TCP Reno on a window */
 	SNICDV_TRANSPORT_NEWRENO = 2,   /* RFC 6582 */
 	SNICDV_TRANSPORT_DCQCN = 3,     /* RoCEv2 + DCQCN on a rate */
+	SNICDV_TRANSPORT_SACK = 4,      /* RFC 6675; snic's wire extension:
+					 * both ends must select it */
 };
 
 enum snicdv_transport_credit {
@@ -253,6 +255,7 @@ enum snicdv_transport_credit {
 enum snicdv_transport_flags {
 	SNICDV_TRANSPORT_ECN = 1 << 0,      /* ECT(0) out, CNPs back */
 	SNICDV_TRANSPORT_TCP_ACKS = 1 << 1, /* responder ACKs as TCP does */
+	SNICDV_TRANSPORT_XPORT = 1 << 2,    /* uses snic's wire extension */
 };
 
 struct snicdv_transport_params {

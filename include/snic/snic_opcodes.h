@@ -238,6 +238,36 @@ enum snic_rpc_opmap {
 /* BTH TVer of every packet of an SNIC_OPF_EXT op-code (0 on all others) */
 #define SNIC_BTH_TVER_EXT       1
 
+/*
+ * The selective-transport extension (Tonic programs SACK, IRN, NDP; ABI
+ * 3.1): on a QP whose both ends selected such a program, its RC SEND,
+ * WRITE and ACK packets carry BTH TVer SNIC_BTH_TVER_XPORT and this
+ * header right after the BTH, before the op-code's own headers. Data
+ * packets say where they go (WRITE: R_Key and the address of their first
+ * byte; SEND: message number and offset), so the responder places each
+ * as it arrives; ACKs carry one SACK block or a NACK. Little-endian.
+ */
+#define SNIC_BTH_TVER_XPORT     2
+#define SNIC_XETH_LEN           32
+#define SNIC_XETH_F_PLACE       (1u << 0)   /* WRITE: rkey, va valid */
+#define SNIC_XETH_F_MSG         (1u << 1)   /* SEND: msg, offset valid */
+#define SNIC_XETH_F_SACK        (1u << 2)   /* ACK: [sack_lo, sack_hi) */
+#define SNIC_XETH_F_NACK        (1u << 3)   /* ACK: PSN sack_lo was lost */
+#define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */
+#define SNIC_XETH_F_TRIMMED     (1u << 5)   /* data: payload cut off */
+
+struct snic_xeth {
+    __u8 flags;             /* SNIC_XETH_F_* */
+    __u8 rsvd[3];
+    __le32 rkey;            /* PLACE: the message's R_Key */
+    __le64 va;              /* PLACE: where this packet's payload goes */
+    __le32 msg;             /* MSG: message number (SEND count) */
+    __le32 offset;          /* MSG: byte offset in the message */
+    __le32 sack_lo;         /* SACK: first PSN of the block; NACK: PSN */
+    __le32 sack_hi;         /* SACK: the PSN after the block */
+};
+_Static_assert(sizeof(struct snic_xeth) == SNIC_XETH_LEN, "xeth size");
+
 static inline __u8 snic_rpc_opcode(unsigned int map, enum snic_rpc_op op)
 {
     static const __u8 table[SNIC_RPC_OPMAPS][SNIC_RPC_OPS] = {

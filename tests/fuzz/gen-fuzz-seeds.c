@@ -1011,6 +1011,48 @@ static void gen_rx(void)
     }
 
     /*
+     * The selective-transport extension (TVer 2): WRITE packets carrying
+     * their own target, out of order, and an ACK with a SACK block; the
+     * same WRITE Middle as a raw frame for the wire parser
+     */
+    {
+        uint8_t f[SNIC_ETH_MAX_FRAME];
+        Seed w;
+        size_t n;
+
+        memset(&s, 0, sizeof(s));
+        rx_pkt(&p, SNIC_OP_RC_WRITE_MIDDLE, RX_RC_QPN, e + 1);
+        rx_payload(&p, 1024);
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_PLACE;
+        p.xeth.rkey = FZ_LKEY;
+        p.xeth.va = RX_RPC_TRAV + 1024;
+        rx_record(&s, FIX, &p);
+        memset(&w, 0, sizeof(w));
+        n = snic_wire_build(&p, f, sizeof(f));
+        put(&w, f, n);
+        save("wire", "xport-write-middle", &w);
+        rx_pkt(&p, SNIC_OP_RC_WRITE_FIRST, RX_RC_QPN, e);
+        rx_payload(&p, 1024);
+        p.reth.va = RX_RPC_TRAV;
+        p.reth.rkey = FZ_LKEY;
+        p.reth.len = 2048;
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_PLACE;
+        p.xeth.rkey = FZ_LKEY;
+        p.xeth.va = RX_RPC_TRAV;
+        rx_record(&s, FIX | RX_RUN, &p);
+        rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, e);
+        p.aeth.syndrome = SNIC_AETH_ACK;
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_SACK;
+        p.xeth.sack_lo = e + 2;
+        p.xeth.sack_hi = e + 4;
+        rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+        save("rx", "xport", &s);
+    }
+
+    /*
      * 802.1Qbb PFC from the link partner (sim-eth builds them as the
      * switch does): a pause of the RoCE priority while requests are in
      * flight, its expiry (timer), a pause and an XON, a pause of another

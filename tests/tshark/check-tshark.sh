@@ -7,13 +7,15 @@
 #  4. every decoded op-code, QPN, PSN, RETH and AETH field equals what was
 #     encoded (expected.csv from the generator);
 #  5. the check can fail: a frame corrupted after its ICRC was computed is
-#     flagged, and only that one.
+#     flagged, and only that one;
+#  6. with the selective-transport dissector (XLUA), every field of the
+#     extension header equals what was encoded (xport.csv), ICRC good.
 #
-#   check-tshark.sh GENERATOR LUA OUTDIR
+#   check-tshark.sh GENERATOR LUA OUTDIR XLUA
 set -u
-gen=$1 lua=$2 out=$3
+gen=$1 lua=$2 out=$3 xlua=$4
 mkdir -p "$out"
-echo "1..5"
+echo "1..6"
 if ! command -v tshark >/dev/null; then
     echo "Bail out! tshark is not installed: run scripts/setup-deps.sh (as root)"
     exit 1
@@ -80,4 +82,16 @@ if [ "$flagged" = "2 " ]; then
     echo "ok 5 - the corrupted frame (2 of 3) is flagged, the others pass"
 else
     echo "not ok 5 - expected only frame 2 flagged, got '$flagged'"
+fi
+
+xf=$(tshark --disable-protocol rpcordma -X lua_script:"$lua" -X lua_script:"$xlua" \
+    -r "$out/xport.pcap" -T fields -E separator=, -e frame.number \
+    -e snic_xeth.flags -e snic_xeth.rkey -e snic_xeth.va -e snic_xeth.msg \
+    -e snic_xeth.offset -e snic_xeth.sack_lo -e snic_xeth.sack_hi \
+    -e roce_icrc.ok 2>/dev/null)
+if [ -n "$xf" ] && [ "$xf" = "$(cat "$out/xport.csv")" ]; then
+    echo "ok 6 - the extension header's fields decode as encoded (xport.pcap)"
+else
+    echo "not ok 6 - the extension header decodes differently:"
+    diff <(echo "$xf") "$out/xport.csv" | sed 's/^/# /'
 fi

@@ -171,6 +171,50 @@ int main(int argc, char **argv)
     if (snic_pcap_close(pc)) {
         die("cannot finish", bad);
     }
+    /*
+     * The selective-transport extension (TVer 2): a WRITE Middle with its
+     * target, a SEND First with its message number and offset, an ACK
+     * with a SACK block, over IPv4 and IPv6; xport.csv holds its fields
+     */
+    {
+        static const uint8_t ops[] = { SNIC_OP_RC_WRITE_MIDDLE,
+                                       SNIC_OP_RC_SEND_FIRST, SNIC_OP_RC_ACK };
+        g_autofree char *xp = g_build_filename(argv[1], "xport.pcap", NULL);
+        g_autofree char *xc = g_build_filename(argv[1], "xport.csv", NULL);
+
+        pc = snic_pcap_open(xp);
+        out = fopen(xc, "w");
+        if (!pc || !out) {
+            die("cannot create", xp);
+        }
+        for (i = 0; i < 6; i++) {
+            uint8_t xop = ops[i % 3];
+
+            make_pkt(&p, xop, i >= 3, payload, xop == SNIC_OP_RC_ACK ? 0 : 1024,
+                     i);
+            p.xport = true;
+            p.xeth.flags = xop == SNIC_OP_RC_ACK ? SNIC_XETH_F_SACK :
+                           xop == SNIC_OP_RC_SEND_FIRST ? SNIC_XETH_F_MSG :
+                           SNIC_XETH_F_PLACE;
+            p.xeth.rkey = 0x4000 + i;
+            p.xeth.va = 0x7f0000003000ull + i * 1024;
+            p.xeth.msg = 7 + i;
+            p.xeth.offset = i * 1024;
+            p.xeth.sack_lo = (p.psn + 2) & SNIC_PSN_MASK;
+            p.xeth.sack_hi = (p.psn + 5) & SNIC_PSN_MASK;
+            len = snic_wire_build(&p, frame, sizeof(frame));
+            if (!len || snic_pcap_write(pc, i * 1000ull, frame, len)) {
+                die("cannot write frame to", xp);
+            }
+            fprintf(out, "%u,0x%02x,0x%08x,0x%016llx,%u,%u,%u,%u,1\n", i + 1,
+                    p.xeth.flags, p.xeth.rkey,
+                    (unsigned long long)p.xeth.va, p.xeth.msg, p.xeth.offset,
+                    p.xeth.sack_lo, p.xeth.sack_hi);
+        }
+        if (snic_pcap_close(pc) || fclose(out)) {
+            die("cannot finish", xp);
+        }
+    }
     printf("gen-roce-pcap: %u frames in %s, 3 in %s\n", n, all, bad);
     return 0;
 }

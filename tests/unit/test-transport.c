@@ -123,6 +123,53 @@ static void test_select(void)
     fake_host_free(b.h);
 }
 
+/*
+ * The selective-transport extension reaches only QPs whose program speaks
+ * it: a go-back-N QP drops a TVer-2 WRITE unexecuted, and executes the
+ * same WRITE without the extension.
+ */
+static void test_xport_refused(void)
+{
+    static const uint8_t data[64] = "placed";
+    uint8_t frame[256];
+    SnicQp *qa, *qb;
+    SnicPkt p;
+    size_t n;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = snic_qp_get(a.h->core, a.qpn);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(a.h->core, qa, &p);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    p.psn = qb->resp.epsn;
+    p.reth.va = BUF + 0x1000;
+    p.reth.rkey = b.lkey;
+    p.reth.len = sizeof(data);
+    p.payload = data;
+    p.payload_len = sizeof(data);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = b.lkey;
+    p.xeth.va = BUF + 0x1000;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&b, frame, n);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    g_assert_cmpuint(qb->resp.epsn, ==, p.psn);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 6), 6, "\0\0\0\0\0\0", 6);
+    p.xport = false;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&b, frame, n);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 6), 6, "placed", 6);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -300,6 +347,68 @@ static void test_reno(void)
     solo_ack(&s, 14);                   /* partial, but Reno exits */
     g_assert_cmpuint(window(&s), ==, 10);
     g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    solo_free(&s);
+}
+
+/* An ACK for p0 + i with the SACK block [p0 + lo, p0 + hi) */
+static void solo_sack(Solo *s, uint32_t i, uint32_t lo, uint32_t hi)
+{
+    SnicPkt p = {
+        .opcode = SNIC_OP_RC_ACK,
+        .psn = (s->p0 + i) & SNIC_PSN_MASK,
+        .aeth = { .syndrome = SNIC_AETH_ACK },
+        .xport = true,
+        .xeth = {
+            .flags = SNIC_XETH_F_SACK,
+            .sack_lo = (s->p0 + lo) & SNIC_PSN_MASK,
+            .sack_hi = (s->p0 + hi) & SNIC_PSN_MASK,
+        },
+    };
+
+    snic_req_response(s->c, s->qp, &p);
+}
+
+/*
+ * RFC 6675 with one block per ACK: recovery starts when DupThresh
+ * segments above a hole are SACKed, and only holes are resent, each once.
+ */
+static void test_sack(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_SACK);
+    d = &s.qp->req.dde;
+    g_assert_cmpuint(window(&s), ==, 10);
+    solo_sent(&s, 10);
+    solo_ack(&s, 9);                    /* slow start: +10 */
+    g_assert_cmpuint(window(&s), ==, 20);
+    solo_sent(&s, 30);                  /* 10..29 in flight */
+    solo_sack(&s, 9, 11, 12);
+    solo_sack(&s, 9, 11, 13);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_cmpuint(window(&s), ==, 20 + 2);   /* SACKed: left the net */
+    solo_sack(&s, 9, 11, 14);           /* 3 above segment 10: lost */
+    /* ssthresh = (20 - 3 SACKed) / 2; cwnd = ssthresh, + the SACKed */
+    g_assert_cmpuint(window(&s), ==, 8 + 3);
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    d->rtx_from = d->rtx_to = 0;        /* the engine resent it */
+    solo_sack(&s, 9, 15, 17);           /* 14 has only two above it */
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_sack(&s, 9, 15, 18);           /* now three: 14, never 11..13 */
+    g_assert_cmpuint(d->rtx_from, ==, 4);
+    g_assert_cmpuint(d->rtx_to, ==, 5);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    d->rtx_from = d->rtx_to = 0;
+    solo_sack(&s, 9, 15, 18);           /* the same block: nothing new */
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_ack(&s, 17);                   /* partial: still recovering */
+    g_assert_cmpuint(window(&s), ==, 8);
+    solo_ack(&s, 29);                   /* recover reached: cwnd 8 */
+    g_assert_cmpuint(window(&s), ==, 8);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
     solo_free(&s);
 }
 
@@ -515,10 +624,12 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/transport/registration", test_registration);
     g_test_add_func("/transport/select", test_select);
+    g_test_add_func("/transport/xport-refused", test_xport_refused);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);
     g_test_add_func("/transport/reno", test_reno);
+    g_test_add_func("/transport/sack", test_sack);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     for (p = 0; p < SNIC_PROGRAMS; p++) {

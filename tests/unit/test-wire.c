@@ -385,6 +385,76 @@ static void test_udp_sport_and_psn(void)
     g_assert_cmpint(snic_psn_cmp(0x123456, 0x123456), ==, 0);
 }
 
+/*
+ * The selective-transport extension: TVer 2, struct snic_xeth right after
+ * the BTH with its fields little-endian, the op-code's headers after it;
+ * only on standard RC op-codes; a standard frame carries none.
+ */
+static void test_xport(void)
+{
+    static const uint8_t data[8] = "snicdata";
+    uint8_t f[256];
+    SnicPkt p, q;
+    size_t n, n0;
+    const uint8_t *x = f + 42 + SNIC_BTH_LEN;
+
+    fill_pkt(&p, SNIC_OP_RC_WRITE_ONLY, false, data, sizeof(data));
+    n0 = snic_wire_build(&p, f, sizeof(f));
+    g_assert_cmpuint(f[43] & 0xf, ==, 0);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE | SNIC_XETH_F_SACK;
+    p.xeth.rkey = 0x11223344;
+    p.xeth.va = 0x0102030405060708ull;
+    p.xeth.msg = 0xa1a2a3a4;
+    p.xeth.offset = 0xb1b2b3b4;
+    p.xeth.sack_lo = 0xc1c2c3;
+    p.xeth.sack_hi = 0xd1d2d3;
+    n = snic_wire_build(&p, f, sizeof(f));
+    g_assert_cmpuint(n, ==, n0 + SNIC_XETH_LEN);
+    g_assert_cmpuint(f[43] & 0xf, ==, SNIC_BTH_TVER_XPORT);
+    g_assert_cmphex(x[offsetof(struct snic_xeth, flags)], ==,
+                    SNIC_XETH_F_PLACE | SNIC_XETH_F_SACK);
+    g_assert_cmphex(x[offsetof(struct snic_xeth, rkey)], ==, 0x44);
+    g_assert_cmphex(x[offsetof(struct snic_xeth, va) + 7], ==, 0x01);
+    g_assert_cmphex(x[offsetof(struct snic_xeth, sack_hi)], ==, 0xd3);
+    /* the RETH follows the extension header, big-endian as IBA's */
+    g_assert_cmphex(x[SNIC_XETH_LEN], ==, 0x11);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_OK);
+    g_assert_true(q.xport);
+    g_assert_cmpuint(q.xeth.flags, ==, p.xeth.flags);
+    g_assert_cmphex(q.xeth.rkey, ==, p.xeth.rkey);
+    g_assert_cmphex(q.xeth.va, ==, p.xeth.va);
+    g_assert_cmphex(q.xeth.msg, ==, p.xeth.msg);
+    g_assert_cmphex(q.xeth.offset, ==, p.xeth.offset);
+    g_assert_cmphex(q.xeth.sack_lo, ==, p.xeth.sack_lo);
+    g_assert_cmphex(q.xeth.sack_hi, ==, p.xeth.sack_hi);
+    assert_same(&p, &q, SNIC_HDR_RETH);
+    /* TVer 2 on a UC or an RPC op-code: not built, not accepted */
+    p.opcode = SNIC_OP_UC_WRITE_ONLY;
+    g_assert_cmpuint(snic_wire_build(&p, f, sizeof(f)), ==, 0);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    n = snic_wire_build(&p, f, sizeof(f));
+    f[42] = SNIC_OP_UC_WRITE_ONLY;
+    reseal(f, n, false);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_BAD_TVER);
+    f[42] = SNIC_OP_RC_RPC_WRITE_ONLY;
+    reseal(f, n, false);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_BAD_TVER);
+    /* an ACK with a SACK block */
+    fill_pkt(&p, SNIC_OP_RC_ACK, false, NULL, 0);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_SACK;
+    p.xeth.sack_lo = 5;
+    p.xeth.sack_hi = 9;
+    n = snic_wire_build(&p, f, sizeof(f));
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_OK);
+    g_assert_true(q.xport && q.xeth.sack_lo == 5 && q.xeth.sack_hi == 9);
+    g_assert_cmpuint(q.aeth.msn, ==, p.aeth.msn);
+    /* cut short of the header it announces */
+    g_assert_cmpint(snic_wire_parse(f, n - SNIC_XETH_LEN, &q), !=,
+                    SNIC_PARSE_OK);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -396,5 +466,6 @@ int main(int argc, char **argv)
     g_test_add_func("/wire/every-rejection", test_every_rejection);
     g_test_add_func("/wire/parse-any-length", test_parse_any_length);
     g_test_add_func("/wire/udp-sport-and-psn", test_udp_sport_and_psn);
+    g_test_add_func("/wire/xport-extension", test_xport);
     return g_test_run();
 }

@@ -198,6 +198,11 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
+    /* the selective-transport extension: only where both ends chose it */
+    if (p.xport && !(snic_qp_program(qp)->flags & SNIC_PROG_XPORT)) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
     if ((p.addr.tclass & SNIC_ECN_MASK) == SNIC_ECN_CE &&
         op->flags & SNIC_OPF_PAYLOAD) {
         congestion_seen(c, qp);

@@ -330,6 +330,18 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
+        if (snic_qp_program(qp)->flags & SNIC_PROG_XPORT) {
+            /* every packet says where it goes: placed as it arrives */
+            bool send = info->opcode != SNIC_WR_RDMA_WRITE &&
+                        info->opcode != SNIC_WR_RDMA_WRITE_IMM;
+
+            p.xport = true;
+            p.xeth.flags = send ? SNIC_XETH_F_MSG : SNIC_XETH_F_PLACE;
+            p.xeth.rkey = send ? 0 : p.reth.rkey;
+            p.xeth.va = send ? 0 : p.reth.va;
+            p.xeth.msg = send ? e->index : 0;
+            p.xeth.offset = send ? off : 0;
+        }
         p.reth.va -= off;       /* RETH names the whole message */
         p.reth.len = info->len;
         p.imm = GUINT32_FROM_BE(w->imm);
@@ -745,8 +757,12 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         if (kind == SNIC_AETH_KIND_ACK &&
             snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
             /* nothing new: a duplicate ACK, evidence for TCP's programs */
-            if (snic_qp_program(qp)->ack_policy == SNIC_ACK_TCP) {
-                fb.kind = SNIC_FB_DUP_ACK;
+            if (snic_qp_program(qp)->ack_policy == SNIC_ACK_TCP ||
+                p->xport) {
+                fb.kind = p->xport && p->xeth.flags & SNIC_XETH_F_SACK ?
+                          SNIC_FB_SACK : SNIC_FB_DUP_ACK;
+                fb.sack = p->xeth.sack_lo;
+                fb.sack_end = p->xeth.sack_hi;
                 fb.old_wnd_start = wnd_start;
                 snic_qp_program(qp)->incoming(c, qp, &fb);
                 snic_sched_notify(c, qp);
@@ -789,6 +805,12 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             fb.kind = kind == SNIC_AETH_KIND_ACK ? SNIC_FB_ACK :
                       kind == SNIC_AETH_KIND_RNR ? SNIC_FB_RNR :
                       SNIC_FB_NAK_SEQ;
+            if (fb.kind == SNIC_FB_ACK && p->xport &&
+                p->xeth.flags & SNIC_XETH_F_SACK) {
+                fb.kind = SNIC_FB_SACK;
+                fb.sack = p->xeth.sack_lo;
+                fb.sack_end = p->xeth.sack_hi;
+            }
         }
     }
     complete_acked(c, qp);

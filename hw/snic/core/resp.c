@@ -412,16 +412,161 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     return 1;
 }
 
+/*
+ * ---- out-of-order placement (selective programs, SNIC_PROG_XPORT) ----
+ * A WRITE packet names its own target (struct snic_xeth): it is placed
+ * as it arrives, anywhere in [ePSN, ePSN + SNIC_TX_WINDOW), recorded in
+ * the program's map (SnicOooMap) and never placed again; ePSN moves over
+ * the placed PSNs in order, so messages still complete in order. No
+ * reorder buffer: nothing is held but the bits.
+ */
+/* ePSN over the PSNs placed ahead of it; true if it moved */
+static bool ooo_sweep(SnicQp *qp)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+    bool moved = false;
+
+    while (m && snic_psnmap_get(m->placed, s->epsn)) {
+        snic_psnmap_set(m->placed, s->epsn, false);
+        s->in_write = !snic_psnmap_get(m->last, s->epsn);
+        if (!s->in_write) {
+            snic_psnmap_set(m->last, s->epsn, false);
+            s->msn = (s->msn + 1) & 0xffffff;
+        }
+        s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+        moved = true;
+    }
+    return moved;
+}
+
+/* Are PSNs beyond ePSN placed (a gap)? */
+static bool ooo_gap(const SnicOooMap *m)
+{
+    unsigned i;
+
+    for (i = 0; i < SNIC_TX_WINDOW / 32; i++) {
+        if (m->placed[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool is_plain_write(uint8_t op)
+{
+    return op == SNIC_OP_RC_WRITE_FIRST || op == SNIC_OP_RC_WRITE_MIDDLE ||
+           op == SNIC_OP_RC_WRITE_LAST || op == SNIC_OP_RC_WRITE_ONLY;
+}
+
+/*
+ * Place a WRITE packet where its header says. SNIC_AETH_ACK, or the NAK
+ * it deserves (sent only if it is the expected one: one ahead of a gap
+ * is dropped unrecorded, and comes again)
+ */
+static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    bool last = is_last(p->opcode);
+    SnicMrCheck why;
+    SnicMr *mr;
+
+    if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
+        !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
+        (!last && p->payload_len != mtu) || p->payload_len > mtu) {
+        return SNIC_AETH_NAK_INV_REQ;
+    }
+    if (p->payload_len) {
+        mr = snic_rkey_check(c, qp, p->xeth.rkey, SNIC_ACCESS_REMOTE_WRITE,
+                             p->xeth.va, p->payload_len, &why);
+        if (!mr || snic_mtt_write(c, &mr->mtt, p->xeth.va, p->payload,
+                                  p->payload_len)) {
+            return SNIC_AETH_NAK_REM_ACCESS;
+        }
+    }
+    snic_psnmap_set(m->placed, p->psn, true);
+    snic_psnmap_set(m->last, p->psn, last);
+    return SNIC_AETH_ACK;
+}
+
+static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+    uint8_t syn;
+
+    if (d < 0 || ((p->psn - s->epsn) & SNIC_PSN_MASK) >= SNIC_TX_WINDOW ||
+        snic_psnmap_get(m->placed, p->psn)) {
+        /* old, beyond the map, or placed already: never twice */
+        queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+        return;
+    }
+    syn = ooo_place(c, qp, p);
+    if (syn != SNIC_AETH_ACK) {
+        if (!d) {
+            nak_fatal(c, qp, syn, p->psn);
+        }
+        return;
+    }
+    if (d) {
+        m->sack_at = p->psn;    /* the next ACK's SACK block holds it */
+    }
+    ooo_sweep(qp);
+    /* the program's ACK policy; at once when a gap opens or closes */
+    if (d || p->ackreq || ooo_gap(m) || (s->epsn - p->psn - 1) &
+        SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
+        s->unacked = 0;
+        queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+    }
+}
+
+/* The SACK block of an ACK: the placed run holding sack_at, or the first */
+static void ooo_sack(SnicQp *qp, SnicPkt *p)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    uint32_t epsn = qp->resp.epsn, lo, hi, i;
+
+    if (!ooo_gap(m)) {
+        return;
+    }
+    lo = m->sack_at;
+    if (snic_psn_cmp(lo, epsn) <= 0 || !snic_psnmap_get(m->placed, lo)) {
+        i = 1;
+        while (i < SNIC_TX_WINDOW &&
+               !snic_psnmap_get(m->placed, (epsn + i) & SNIC_PSN_MASK)) {
+            i++;
+        }
+        lo = (epsn + i) & SNIC_PSN_MASK;
+    }
+    while (snic_psn_cmp(lo, epsn) > 0 &&
+           snic_psnmap_get(m->placed, (lo - 1) & SNIC_PSN_MASK)) {
+        lo = (lo - 1) & SNIC_PSN_MASK;
+    }
+    hi = lo;
+    while (snic_psnmap_get(m->placed, hi) &&
+           ((hi - epsn) & SNIC_PSN_MASK) < SNIC_TX_WINDOW) {
+        hi = (hi + 1) & SNIC_PSN_MASK;
+    }
+    p->xeth.flags = SNIC_XETH_F_SACK;
+    p->xeth.sack_lo = lo;
+    p->xeth.sack_hi = hi;
+}
+
 void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicResp *s = &qp->resp;
     int32_t d = snic_psn_cmp(p->psn, s->epsn);
     uint32_t mtu = 128u << qp->attr.path_mtu;
     bool first = is_first(p->opcode), last = is_last(p->opcode);
-    bool send, ok, gap;
+    bool send, ok, gap, filled;
 
     if (s->fatal) {
         return;     /* a fatal NAK is on its way: nothing more runs */
+    }
+    if (p->xport && is_plain_write(p->opcode)) {
+        ooo_write(c, qp, p, d);
+        return;
     }
     if (d > 0) {
         if (qp->resp.ack_every) {
@@ -463,6 +608,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                                                    do_atomic(c, qp, p);
         if (n) {
             s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+            ooo_sweep(qp);
         }
         return;
     }
@@ -509,9 +655,11 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return;
     }
     s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+    /* selective programs: a gap filled is acknowledged at once */
+    filled = ooo_sweep(qp);
     /* TCP's policy: every k-th packet too, and at once after a gap */
-    if (p->ackreq || (qp->resp.ack_every && (++s->unacked >= qp->resp.ack_every ||
-                                        gap))) {
+    if (p->ackreq || filled ||
+        (qp->resp.ack_every && (++s->unacked >= qp->resp.ack_every || gap))) {
         s->unacked = 0;
         queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
     }
@@ -529,6 +677,10 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     p.psn = s->ack_psn;
     p.aeth.syndrome = s->ack_syndrome;
     p.aeth.msn = s->msn;
+    if (snic_prog_ooo(qp)) {
+        p.xport = true;
+        ooo_sack(qp, &p);
+    }
     s->ack_pending = false;
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);

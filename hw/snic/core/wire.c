@@ -138,6 +138,59 @@ static size_t ip_hdr_len(const SnicWireAddr *a)
     return a->ipv6 ? SNIC_IPV6_HDR_LEN : SNIC_IPV4_HDR_LEN;
 }
 
+/* May the op-code carry the selective-transport extension? RC, standard */
+static bool xport_opcode(const struct snic_opcode_info *op, uint8_t opcode)
+{
+    return opcode < SNIC_OP_UC_OFFSET && !(op->flags & SNIC_OPF_EXT);
+}
+
+/* struct snic_xeth: its offsets, its fields little-endian (include/snic) */
+static void put_le(uint8_t *q, uint64_t v, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        q[i] = v >> (8 * i);
+    }
+}
+
+static uint64_t get_le(const uint8_t *q, unsigned n)
+{
+    uint64_t v = 0;
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        v |= (uint64_t)q[i] << (8 * i);
+    }
+    return v;
+}
+
+#define XETH_OFF(f)     offsetof(struct snic_xeth, f)
+
+static void put_xeth(const SnicPkt *p, uint8_t *q)
+{
+    memset(q, 0, SNIC_XETH_LEN);
+    q[XETH_OFF(flags)] = p->xeth.flags;
+    put_le(q + XETH_OFF(rkey), p->xeth.rkey, 4);
+    put_le(q + XETH_OFF(va), p->xeth.va, 8);
+    put_le(q + XETH_OFF(msg), p->xeth.msg, 4);
+    put_le(q + XETH_OFF(offset), p->xeth.offset, 4);
+    put_le(q + XETH_OFF(sack_lo), p->xeth.sack_lo, 4);
+    put_le(q + XETH_OFF(sack_hi), p->xeth.sack_hi, 4);
+}
+
+static void get_xeth(SnicPkt *p, const uint8_t *q)
+{
+    p->xport = true;
+    p->xeth.flags = q[XETH_OFF(flags)];
+    p->xeth.rkey = get_le(q + XETH_OFF(rkey), 4);
+    p->xeth.va = get_le(q + XETH_OFF(va), 8);
+    p->xeth.msg = get_le(q + XETH_OFF(msg), 4);
+    p->xeth.offset = get_le(q + XETH_OFF(offset), 4);
+    p->xeth.sack_lo = get_le(q + XETH_OFF(sack_lo), 4);
+    p->xeth.sack_hi = get_le(q + XETH_OFF(sack_hi), 4);
+}
+
 /* Bytes from the BTH through the ICRC, or 0 for a packet we cannot build. */
 static size_t roce_len(const SnicPkt *p, const struct snic_opcode_info **op)
 {
@@ -145,7 +198,11 @@ static size_t roce_len(const SnicPkt *p, const struct snic_opcode_info **op)
     if (!*op || (p->payload_len && !((*op)->flags & SNIC_OPF_PAYLOAD))) {
         return 0;
     }
-    return SNIC_BTH_LEN + snic_opcode_hdr_len((*op)->headers) +
+    if (p->xport && !xport_opcode(*op, p->opcode)) {
+        return 0;
+    }
+    return SNIC_BTH_LEN + (p->xport ? SNIC_XETH_LEN : 0) +
+           snic_opcode_hdr_len((*op)->headers) +
            p->payload_len + ((-p->payload_len) & 3) + SNIC_ICRC_LEN;
 }
 
@@ -266,14 +323,20 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
     bth[0] = p->opcode;
     /* snic's extension op-codes carry the TVer a standard stack drops */
     bth[1] = (p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | pad << 4 |
-             (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0);
+             (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT :
+              p->xport ? SNIC_BTH_TVER_XPORT : 0);
     put16(bth + 2, p->pkey);
     bth[4] = (p->fecn ? 0x80 : 0) | (p->becn ? 0x40 : 0);
     put24(bth + 5, p->dqpn & SNIC_QPN_MASK);
     bth[8] = p->ackreq ? 0x80 : 0;
     put24(bth + 9, p->psn & SNIC_PSN_MASK);
 
-    q = put_ext_headers(p, op->headers, bth + SNIC_BTH_LEN);
+    q = bth + SNIC_BTH_LEN;
+    if (p->xport) {
+        put_xeth(p, q);
+        q += SNIC_XETH_LEN;
+    }
+    q = put_ext_headers(p, op->headers, q);
     if (p->payload_len) {
         memcpy(q, p->payload, p->payload_len);
         q += p->payload_len;
@@ -421,7 +484,7 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
 {
     const struct snic_opcode_info *op;
     const uint8_t *ip, *bth, *icrc;
-    size_t ip_len, roce, ext, data;
+    size_t ip_len, roce, ext, xlen, data;
     SnicParseStatus st;
     uint32_t crc;
     uint8_t tver;
@@ -439,7 +502,8 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     p->mig = bth[1] & 0x40;
     p->pad = (bth[1] >> 4) & 3;
     tver = bth[1] & 0x0f;
-    if (tver != 0 && tver != SNIC_BTH_TVER_EXT) {
+    if (tver != 0 && tver != SNIC_BTH_TVER_EXT &&
+        tver != SNIC_BTH_TVER_XPORT) {
         return SNIC_PARSE_BAD_TVER;
     }
     p->pkey = get16(bth + 2);
@@ -453,12 +517,17 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     if (!op) {
         return SNIC_PARSE_UNKNOWN_OPCODE;
     }
-    /* TVer marks extension op-codes, and only them */
-    if (tver != (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0)) {
+    /*
+     * TVer 1 marks extension op-codes, and only them; TVer 2 a standard
+     * RC op-code with the selective-transport header
+     */
+    if (tver == SNIC_BTH_TVER_XPORT ? !xport_opcode(op, p->opcode) :
+        tver != (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0)) {
         return SNIC_PARSE_BAD_TVER;
     }
     p->headers = op->headers;
-    ext = snic_opcode_hdr_len(op->headers);
+    xlen = tver == SNIC_BTH_TVER_XPORT ? SNIC_XETH_LEN : 0;
+    ext = xlen + snic_opcode_hdr_len(op->headers);
     if (roce < SNIC_BTH_LEN + ext + SNIC_ICRC_LEN) {
         return SNIC_PARSE_LENGTH_MISMATCH;
     }
@@ -473,7 +542,10 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
         icrc[2] != (uint8_t)(crc >> 16) || icrc[3] != (uint8_t)(crc >> 24)) {
         return SNIC_PARSE_BAD_ICRC;
     }
-    get_ext_headers(p, op->headers, bth + SNIC_BTH_LEN);
+    if (xlen) {
+        get_xeth(p, bth + SNIC_BTH_LEN);
+    }
+    get_ext_headers(p, op->headers, bth + SNIC_BTH_LEN + xlen);
     p->payload = bth + SNIC_BTH_LEN + ext;
     p->payload_len = data - p->pad;
     p->l3 = ip;

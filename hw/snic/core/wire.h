@@ -82,6 +82,17 @@ struct SnicPkt {
         uint32_t qkey;
         uint32_t sqpn;
     } deth;
+    /* the selective-transport extension (BTH TVer SNIC_BTH_TVER_XPORT) */
+    bool xport;
+    struct {
+        uint8_t flags;          /* SNIC_XETH_F_* */
+        uint32_t rkey;
+        uint64_t va;
+        uint32_t msg;
+        uint32_t offset;
+        uint32_t sack_lo;
+        uint32_t sack_hi;
+    } xeth;
     /* payload: the builder copies it; the parser points into the frame */
     const uint8_t *payload;
     uint32_t payload_len;
@@ -99,7 +110,7 @@ typedef enum SnicParseStatus {
     SNIC_PARSE_NOT_UDP,
     SNIC_PARSE_NOT_ROCE,        /* UDP destination port is not 4791 */
     SNIC_PARSE_BAD_UDP_LENGTH,  /* UDP length disagrees with IP length */
-    SNIC_PARSE_BAD_TVER,        /* BTH TVer: not 0 (extensions: not 1) */
+    SNIC_PARSE_BAD_TVER,        /* BTH TVer: not 0 (extensions: 1, 2) */
     SNIC_PARSE_UNKNOWN_OPCODE,  /* not in snic_opcode_info() */
     SNIC_PARSE_LENGTH_MISMATCH, /* headers + ICRC do not fit the datagram */
     /* payload + pad not a multiple of 4, pad larger than the data, or */

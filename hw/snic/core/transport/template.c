@@ -16,6 +16,7 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_RENO] = &snic_program_reno,
     [SNIC_PROGRAM_NEWRENO] = &snic_program_newreno,
     [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
+    [SNIC_PROGRAM_SACK] = &snic_program_sack,
 };
 
 /* ---- the registry: programs and their state areas ---- */
@@ -41,6 +42,8 @@ bool snic_program_fits(const SnicProgram *p)
 {
     return p->credit < SNIC_CREDIT_SCHEMES && p->incoming && p->periodic &&
            p->ack_policy <= SNIC_ACK_TCP &&
+           (!(p->flags & SNIC_PROG_XPORT) ||
+            p->state_bytes >= sizeof(SnicOooMap)) &&
            p->state_bytes <= state_max[p->credit];
 }
 
@@ -85,6 +88,12 @@ SnicTokenCredit *snic_token_credit(const SnicQp *qp)
 {
     return snic_qp_program(qp)->credit == SNIC_CREDIT_TOKEN ?
            (SnicTokenCredit *)(qp->pstate + sizeof(SnicProgHead)) : NULL;
+}
+
+SnicOooMap *snic_prog_ooo(SnicQp *qp)
+{
+    return snic_qp_program(qp)->flags & SNIC_PROG_XPORT ?
+           snic_prog_state(qp) : NULL;
 }
 
 /*

@@ -125,6 +125,8 @@ typedef enum SnicAckPolicy {
 } SnicAckPolicy;
 
 #define SNIC_PROG_ECN           (1u << 0)   /* ECT(0) out, CNPs back */
+/* its QPs speak the selective-transport extension (struct snic_xeth) */
+#define SNIC_PROG_XPORT         (1u << 1)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
@@ -164,6 +166,34 @@ typedef struct SnicProgHead {
     uint64_t cnp_at;            /* responder: when it last sent a CNP */
 } SnicProgHead;
 
+/*
+ * Out-of-order placement (selective programs, SNIC_PROG_XPORT): the
+ * responder's record of which PSNs of [ePSN, ePSN + SNIC_TX_WINDOW) it
+ * placed already, and which of them ended their message, by PSN modulo
+ * the window. It heads such a program's own state, so a QP pays for it
+ * only when its program places out of order, and the QP context keeps
+ * nothing of it. sack_at: the PSN the last out-of-order packet had (the
+ * next ACK's SACK block is the run of placed PSNs holding it, RFC 2018).
+ */
+typedef struct SnicOooMap {
+    uint32_t placed[SNIC_TX_WINDOW / 32];
+    uint32_t last[SNIC_TX_WINDOW / 32];
+    uint32_t sack_at;
+} SnicOooMap;
+
+/* A bit per PSN of a window, by PSN modulo SNIC_TX_WINDOW */
+static inline bool snic_psnmap_get(const uint32_t *m, uint32_t psn)
+{
+    return m[psn % SNIC_TX_WINDOW / 32] >> (psn % 32) & 1;
+}
+
+static inline void snic_psnmap_set(uint32_t *m, uint32_t psn, bool on)
+{
+    uint32_t *w = &m[psn % SNIC_TX_WINDOW / 32];
+
+    *w = (*w & ~(1u << (psn % 32))) | (uint32_t)on << (psn % 32);
+}
+
 /* Why segments are sent again (the RETRANSMIT event's reason). */
 typedef enum SnicRtxReason {
     SNIC_RTX_NAK_SEQ,           /* a sequence NAK, or a lost response */
@@ -171,6 +201,7 @@ typedef enum SnicRtxReason {
     SNIC_RTX_RNR,               /* an RNR wait ended */
     SNIC_RTX_DUP_ACKS,          /* duplicate ACKs (fast retransmit) */
     SNIC_RTX_PARTIAL_ACK,       /* a partial ACK in recovery (RFC 6582) */
+    SNIC_RTX_SACK,              /* a hole below SACKed segments (RFC 6675) */
 } SnicRtxReason;
 
 /* DCQCN's constants (roce-wire.md B6: Tonic's values, the paper's g) */
@@ -190,12 +221,14 @@ enum {
     SNIC_PROGRAM_RENO = SNIC_TRANSPORT_RENO,
     SNIC_PROGRAM_NEWRENO = SNIC_TRANSPORT_NEWRENO,
     SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
+    SNIC_PROGRAM_SACK = SNIC_TRANSPORT_SACK,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
 extern const SnicProgram snic_program_reno;
 extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
+extern const SnicProgram snic_program_sack;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /*
@@ -228,6 +261,8 @@ void *snic_prog_state(SnicQp *qp);
 SnicProgHead *snic_prog_head(SnicQp *qp);
 SnicRateCredit *snic_rate_credit(const SnicQp *qp);
 SnicTokenCredit *snic_token_credit(const SnicQp *qp);
+/* The responder's placement map of a selective program's QP, or NULL */
+SnicOooMap *snic_prog_ooo(SnicQp *qp);
 
 /*
  * ---- template.c: what programs call (Tonic's outputs) ----
