@@ -212,6 +212,9 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .max_srq = FZ_MAX_SRQ,
         .max_mw = FZ_MAX_MW,
         .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY,
+        /* small pools: a fresh device per input must stay cheap */
+        .rx_buffer_kb = SNIC_RX_BUFFER_MIN_KB,
+        .recv_pool = 16,
     };
 
     memcpy(cfg.mac, fz_mac, 6);
