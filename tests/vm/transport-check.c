@@ -25,6 +25,16 @@
  * program must be an ECN one and CNPs must have flowed: the server (notification point)
  * sent some and the client (reaction point) received some.
  *
+ * Interop with a standard RoCE stack (-O, one-sided, both ends): only an end whose device is
+ * a snic selects PROGRAM; an end on another device (rxe: snicdv says EOPNOTSUPP) runs plain
+ * verbs. Exactly one end may select; that end writes, whichever end is the TCP client, and
+ * the other checks the content; the counters printed are the writer's alone. With -f too
+ * the program is one the standard peer cannot take (an extension program: its packets
+ * carry BTH TVer 2, which a standard stack drops at header validation): the writer's first
+ * completion must be RETRY_EXC within the deadline, and the other end's buffer must be
+ * untouched and its QP still in RTS. The selecting end prints the peer's QP number
+ * ("selected QP ... to peer QP N") so that a capture of its frames can be checked.
+ *
  * Every wait has a deadline (-t, default 60 s); exits 0 when all passed, 1 on any failure,
  * 2 on a usage error.
  */
@@ -305,7 +315,7 @@ static void query(struct ctx *c, struct snicdv_transport_info *t)
         fail("snicdv_query_transport: QP %u, want %u", t->qp_num, c->qp->qp_num);
 }
 
-static void create_qp(struct ctx *c, uint32_t program, unsigned nprog)
+static void create_qp(struct ctx *c, uint32_t program, unsigned nprog, bool select)
 {
     struct snicdv_transport_info t;
     int r;
@@ -328,6 +338,15 @@ static void create_qp(struct ctx *c, uint32_t program, unsigned nprog)
     c->qp = ibv_create_qp(c->pd, &ia);
     if (!c->qp)
         fail("ibv_create_qp: %s", strerror(errno));
+    if (!select) {      /* -O on a standard device: plain verbs */
+        r = ibv_modify_qp(c->qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = (uint8_t)c->ib_port,
+                                                        .qp_access_flags = IBV_ACCESS_REMOTE_WRITE },
+                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+        if (r)
+            fail("ibv_modify_qp(INIT): %s", strerror(r));
+        say("QP %u on a device without snicdv: plain verbs", c->qp->qp_num);
+        return;
+    }
     query(c, &t);
     if (t.program != SNICDV_TRANSPORT_GBN)
         fail("a new QP runs %s (%u), not go-back-N", t.name, t.program);
@@ -351,7 +370,7 @@ static void create_qp(struct ctx *c, uint32_t program, unsigned nprog)
         credit_str(t.credit), t.state_bytes, t.qpc_bytes);
 }
 
-static void connect_qp(struct ctx *c, uint32_t qpn, const union ibv_gid *gid)
+static void connect_qp(struct ctx *c, uint32_t qpn, const union ibv_gid *gid, bool select)
 {
     struct ibv_qp_attr a = {
         .qp_state = IBV_QPS_RTR, .path_mtu = c->mtu, .dest_qp_num = qpn, .rq_psn = 0x100,
@@ -374,6 +393,8 @@ static void connect_qp(struct ctx *c, uint32_t qpn, const union ibv_gid *gid)
                                      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
     if (r)
         fail("ibv_modify_qp(RTS): %s", strerror(r));
+    if (!select)
+        return;
     r = snicdv_set_transport(c->qp, SNICDV_TRANSPORT_GBN, NULL);
     if (r != EINVAL)
         fail("snicdv_set_transport in RTS: %s, want EINVAL", strerror(r));
@@ -398,8 +419,8 @@ int main(int argc, char **argv)
     struct ctx c = { .ib_port = 1, .gidx = -1, .size = 65536 };
     const char *dev = NULL, *prog = NULL;
     int port = 18540, opt, iters = 1000;
-    bool list = false, ecn = false;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:P:n:s:elh")) != -1) {
+    bool list = false, ecn = false, one_sided = false, must_fail = false;
+    while ((opt = getopt(argc, argv, "d:g:p:i:t:P:n:s:elOfh")) != -1) {
         switch (opt) {
         case 'd': dev = optarg; break;
         case 'g': c.gidx = atoi(optarg); break;
@@ -411,12 +432,15 @@ int main(int argc, char **argv)
         case 's': c.size = strtoul(optarg, NULL, 0); break;
         case 'e': ecn = true; break;
         case 'l': list = true; break;
+        case 'O': one_sided = true; break;
+        case 'f': must_fail = true; break;
         default:
             fprintf(stderr, "usage: %s [-d DEV] -l\n"
-                            "       %s [-d DEV] -g GID-INDEX -P PROGRAM [-n ITERS (1000)] [-s SIZE (65536)] [-e] "
+                            "       %s [-d DEV] -g GID-INDEX -P PROGRAM [-n ITERS (1000)] [-s SIZE (65536)] [-e] [-O [-f]] "
                             "[-p TCP-PORT (18540)] [-i IB-PORT (1)] [-t SECS (60)] [SERVER-IPv4]\n"
                             "  -l: list the device's transport programs; else without SERVER-IPv4 the server,\n"
-                            "  with it the client; -e: CNPs must flow (the wire marks ECN)\n", argv[0], argv[0]);
+                            "  with it the client; -e: CNPs must flow (the wire marks ECN); -O: only a snic end\n"
+                            "  selects PROGRAM and writes; -f: its WRITEs must fail with RETRY_EXC\n", argv[0], argv[0]);
             return 2;
         }
     }
@@ -426,7 +450,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (c.gidx < 0 || !prog || timeout_s <= 0 || iters <= 0 || c.size == 0 || c.size > (1u << 24) ||
-        optind < argc - 1) {
+        optind < argc - 1 || (must_fail && !one_sided) || (one_sided && ecn)) {
         fprintf(stderr, "%s: -g GID-INDEX and -P PROGRAM are required (see -h)\n", argv[0]);
         return 2;
     }
@@ -435,9 +459,16 @@ int main(int argc, char **argv)
     signal(SIGALRM, on_alarm);
     alarm((unsigned)(4 * timeout_s));
     open_device(&c, dev, true);
-    unsigned nprog = list_programs(&c, false);
-    uint32_t program = find_program(&c, prog, nprog);
-    create_qp(&c, program, nprog);
+    /* -O: does this end's device take snicdv calls? (rxe: EOPNOTSUPP) */
+    struct snicdv_transport_info probe;
+    bool select = !one_sided || snicdv_query_program(c.vctx, 0, &probe, sizeof(probe)) != EOPNOTSUPP;
+    unsigned nprog = 0;
+    uint32_t program = 0;
+    if (select) {
+        nprog = list_programs(&c, false);
+        program = find_program(&c, prog, nprog);
+    }
+    create_qp(&c, program, nprog, select);
 
     char m[MSG_LEN], gs[33], pg[33];
     uint32_t pqpn, prkey;
@@ -449,27 +480,36 @@ int main(int argc, char **argv)
         tcp_server(port);
     for (int i = 0; i < 16; i++)
         sprintf(gs + 2 * i, "%02x", c.gid.raw[i]);
-    send_msg("INFO %06x %u %s %016" PRIx64 " %08x", c.qp->qp_num, program, gs, (uint64_t)(uintptr_t)c.buf,
-             c.mr->rkey);
+    /* the program selected, -1 for none (-O on a standard device) */
+    send_msg("INFO %06x %d %s %016" PRIx64 " %08x", c.qp->qp_num, select ? (int)program : -1, gs,
+             (uint64_t)(uintptr_t)c.buf, c.mr->rkey);
     recv_msg(m, "INFO ");
-    unsigned pprog;
-    if (sscanf(m + 5, "%x %u %32s %" SCNx64 " %x", &pqpn, &pprog, pg, &paddr, &prkey) != 5 || strlen(pg) != 32)
+    int pprog;
+    if (sscanf(m + 5, "%x %d %32s %" SCNx64 " %x", &pqpn, &pprog, pg, &paddr, &prkey) != 5 || strlen(pg) != 32)
         fail("cannot parse the peer's INFO '%.100s'", m);
-    if (pprog != program)
-        fail("the peer selected program %u, we %u", pprog, program);
+    if (one_sided && (pprog >= 0) == select)
+        fail("-O: exactly one end must select a program; here %s, the peer %s", select ? "yes" : "no",
+             pprog >= 0 ? "yes" : "no");
+    if (!one_sided && pprog != (int)program)
+        fail("the peer selected program %d, we %u", pprog, program);
+    /* the writer: the client, or with -O the end that selected */
+    bool writer = one_sided ? select : client;
     for (int i = 0; i < 16; i++) {
         unsigned v;
         sscanf(pg + 2 * i, "%2x", &v);
         pgid.raw[i] = (uint8_t)v;
     }
-    connect_qp(&c, pqpn, &pgid);
+    connect_qp(&c, pqpn, &pgid, select);
+    if (one_sided && select)
+        say("selected QP %u (%s) to peer QP %u", c.qp->qp_num, prog, pqpn);
     send_msg("READY");
     recv_msg(m, "READY");
 
     struct snicdv_transport_info t, pt;
-    if (client) {
+    if (writer) {
         uint8_t *src = c.buf;   /* the client's buffer: the messages' source */
         int posted = 0, done = 0;
+        bool failed = false;
         double t0 = now_s(), end = t0 + timeout_s;
         while (done < iters) {
             while (posted < iters && posted - done < DEPTH) {
@@ -496,17 +536,46 @@ int main(int argc, char **argv)
                     fail("%d of %d WRITEs completed within %d s", done, iters, timeout_s);
                 continue;
             }
+            if (must_fail) {
+                if (wc.status != IBV_WC_RETRY_EXC_ERR)
+                    fail("WRITE %" PRIu64 ": %s, want %s", wc.wr_id, ibv_wc_status_str(wc.status),
+                         ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
+                say("WRITE %" PRIu64 " failed as it must after %.3f s: %s", wc.wr_id, now_s() - t0,
+                    ibv_wc_status_str(wc.status));
+                failed = true;
+                break;
+            }
             if (wc.status != IBV_WC_SUCCESS)
                 fail("WRITE %" PRIu64 ": %s", wc.wr_id, ibv_wc_status_str(wc.status));
             if (wc.wr_id != (uint64_t)done)
                 fail("WRITE %" PRIu64 " completed, %d expected", wc.wr_id, done);
             done++;
         }
+        if (must_fail) {
+            if (!failed)
+                fail("all %d WRITEs completed, want RETRY_EXC", iters);
+            send_msg("DONE -1");
+            query(&c, &t);
+            print_info("writer", &t);
+            recv_msg(m, "OK");
+            send_msg("BYE");
+            say("PASS");
+            return 0;
+        }
         double secs = now_s() - t0;
         say("%s: %d WRITEs of %zu bytes in %.3f s: %.1f MB/s", prog, iters, c.size, secs,
             (double)iters * (double)c.size / secs / 1e6);
         send_msg("DONE %d", iters);
         query(&c, &t);
+        if (one_sided) {
+            recv_msg(m, "OK");
+            print_info("writer", &t);
+            if (t.program != program)
+                fail("the QP ran program %u, not %u", t.program, program);
+            send_msg("BYE");
+            say("PASS");
+            return 0;
+        }
         recv_msg(m, "INFO ");
         if (sscanf(m + 5, "%u %u %u %u %u %u", &pt.window, &pt.rate_mbps, &pt.rtx_segments, &pt.cnp_rx,
                    &pt.cnp_tx, &pt.program) != 6)
@@ -527,6 +596,26 @@ int main(int argc, char **argv)
     } else {
         recv_msg(m, "DONE ");
         int n = atoi(m + 5), bad = 0;
+        if (must_fail) {
+            /* the writer's packets never reached us: nothing written, our QP unharmed */
+            struct ibv_qp_attr qa;
+            struct ibv_qp_init_attr qia;
+            size_t j;
+            if (n != -1)
+                fail("the writer reports %d WRITEs done, want its failure (-1)", n);
+            for (j = 0; j < c.size * SLOTS && !c.buf[j]; j++)
+                ;
+            if (j < c.size * SLOTS)
+                fail("byte %zu of our buffer was written (%#x) by WRITEs that must not arrive", j, c.buf[j]);
+            int r = ibv_query_qp(c.qp, &qa, IBV_QP_STATE, &qia);
+            if (r || qa.qp_state != IBV_QPS_RTS)
+                fail("our QP after the peer's failed WRITEs: %s, state %d (want RTS)", strerror(r), qa.qp_state);
+            say("the writer failed; our buffer is untouched and our QP still in RTS");
+            send_msg("OK");
+            recv_msg(m, "BYE");
+            say("PASS");
+            return 0;
+        }
         if (n != iters)
             fail("the client wrote %d messages, we expect %d", n, iters);
         for (int s = 0; s < SLOTS && s < n; s++) {
@@ -542,6 +631,12 @@ int main(int argc, char **argv)
         if (bad)
             fail("%d of %d slots hold other bytes than the last message written there", bad, SLOTS);
         say("%d WRITEs: every slot holds its last message's bytes", n);
+        if (one_sided) {
+            send_msg("OK");
+            recv_msg(m, "BYE");
+            say("PASS");
+            return 0;
+        }
         query(&c, &t);
         print_info("server (responder)", &t);
         send_msg("INFO %u %u %u %u %u %u", t.window, t.rate_mbps, t.rtx_segments, t.cnp_rx, t.cnp_tx,

@@ -34,15 +34,39 @@ pairs=(
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10"
     # rdma_cm over the GSI QP (issue 8): rping, ucmatose, perftest -R.
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
-    # Interoperability with Linux rxe, snic as client and as server (issue 8).
-    "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop"
-    "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop"
+    # Interoperability with Linux rxe, snic as client and as server (issue 8); the snic
+    # device captures its frames (checked below: no transport extension but the SACK QP's).
+    "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
+    "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
     "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
     # (-d guest_errors, checked below); kill -9 mid-run; rmmod (issue 8).
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )
+
+# An interop pair's capture of the snic device's frames (issue 16): a snic QP that did not
+# select an extension program never sends one. Every RoCE frame has BTH TVer 0 except those
+# of the one QP that selected SACK against rxe (transport-check -O -f logs "selected QP
+# N (SACK) to peer QP M"): its frames, to rxe's QP M, carry TVer 2 (there must be some: the
+# control that this check sees an extension when there is one). Prints why on failure.
+xport_capture_ok() {
+    local name=$1 pcap=$logs/pair-$1-snic.pcap peer fields
+    [ -s "$pcap" ] || { echo "no capture $pcap"; return 1; }
+    peer=$(cat "$logs/pair-$name-a.log" "$logs/pair-$name-b.log" 2>/dev/null | tr -d '\r' |
+           sed -n 's/.*selected QP [0-9]* (SACK) to peer QP \([0-9]*\)$/\1/p' | head -n 1)
+    [ -n "$peer" ] || { echo "no 'selected QP ... (SACK) to peer QP N' line in the consoles"; return 1; }
+    fields=$(tshark -r "$pcap" -X lua_script:"$repo/tests/tools/roce_icrc.lua" -Y infiniband.bth.opcode \
+                    -T fields -e infiniband.bth.tver -e infiniband.bth.destqp 2>"$pcap.tshark.err") ||
+        { echo "tshark failed on $pcap: $(tail -n 1 "$pcap.tshark.err")"; return 1; }
+    # tshark prints the destination QP in hex (0x000011)
+    printf '%s\n' "$fields" | awk -v peer="$(printf '0x%06x' "$peer")" '
+        { n++; q = tolower($2) }
+        $1 != 0 && ($1 != 2 || q != peer) { if (!w++) print "frame with TVer " $1 " to QP " $2; bad = 1 }
+        $1 == 2 && q == peer { x++ }
+        END { printf "%d RoCE frames, %d with TVer 2 to the SACK peer QP %s, %d others with TVer != 0\n", n, x, peer, w
+              exit bad || !n || !x }'
+}
 
 # Each TAP line goes to RESULTS as soon as it is known, the plan last (TAP allows a
 # trailing plan): if the run is cut short, what ran is still there, and the missing
@@ -146,6 +170,15 @@ for t in "${pairs[@]}"; do
             tap "not ok" "vm/pair-$name/qemu-logged-guest-errors (no 'not owned' line in $logs/pair-isolation-a.qemu.log)"
         fi
     fi
+    case $name in
+        interop-*)
+            if out=$(xport_capture_ok "$name"); then
+                echo "# $out" >> "$results"
+                tap ok "vm/pair-$name/no-extension-on-the-wire"
+            else
+                tap "not ok" "vm/pair-$name/no-extension-on-the-wire ($out)"
+            fi ;;
+    esac
     if [ "$rc" = 0 ]; then
         tap ok "vm/pair-$name"
     else

@@ -459,7 +459,16 @@ case $SUITE in
         # 4 QPs on one SRQ on each side, snic's against rxe's; perftest's SEND server on an SRQ.
         app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 100 -s 4096 -c
         app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 200
-        app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v" ;;
+        app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v"
+        # Tonic programs chosen on the snic end only (transport-check -O: rxe runs plain
+        # verbs, the snic end writes whichever end is the client). DCQCN is standard RoCEv2:
+        # its WRITEs pass by content. SACK's packets carry BTH TVer 2, which rxe drops at
+        # header validation: snic's first WRITE must fail with RETRY_EXC, rxe's buffer stays
+        # untouched, its QP in RTS, and the next application on the same rxe device passes.
+        # (vm-tests.sh checks snic's capture: TVer != 0 only on the SACK QP's frames.)
+        app transport-dcqcn-1sided 60 transport-check -d "$DEV" -g "$GIDX" -P DCQCN -O -n 200 -t 30
+        app transport-sack-1sided 60 transport-check -d "$DEV" -g "$GIDX" -P SACK -O -f -n 4 -t 30
+        app rc-pingpong-after-sack 60 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 100 -s 4096 -c ;;
     lossy)
         # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
         # -global snic.wire-reorder=1): RC recovers by go-back-N, data stays intact. (UD is
