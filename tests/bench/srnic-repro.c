@@ -154,12 +154,7 @@ static void side_init(Run *r, Side *s, uint8_t ip, const Model *m,
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     s->lkey = node_admin_ok(s->h, &cmd);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
-    cmd.set_gid.flags = SNIC_GID_VALID;
-    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
-    cmd.set_gid.gid[12] = 10;
-    cmd.set_gid.gid[15] = ip;
-    node_admin_ok(s->h, &cmd);
+    node_set_gid(s->h, ip);
 }
 
 /* Every slot of the shared rings: a signaled SEND of 'len', a receive. */
@@ -234,14 +229,7 @@ static void connect_qp(Side *s, uint32_t qpn, const Side *peer,
     a.dest_qp_num = GUINT32_TO_LE(peer_qpn);
     a.rq_psn = GUINT32_TO_LE(peer_qpn * 7);
     a.min_rnr_timer = 1;
-    a.av.dgid[10] = a.av.dgid[11] = 0xff;
-    a.av.dgid[12] = 10;
-    a.av.dgid[15] = peer->ip;
-    a.av.sgid[10] = a.av.sgid[11] = 0xff;
-    a.av.sgid[12] = 10;
-    a.av.sgid[15] = s->ip;
-    snic_core_get_mac(peer->h->core, a.av.dmac);
-    a.av.hop_limit = 64;
+    node_av(&a.av, s->ip, peer->h, peer->ip);
     modify(s, qpn, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
            SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
            SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MIN_RNR_TIMER |
