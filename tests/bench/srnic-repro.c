@@ -36,11 +36,11 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine-node.h"
+#include "repro-csv.h"
 #include "sim-eth.h"
 
 /* The harness's host memory, beside fake-host's admin area */
@@ -513,19 +513,6 @@ static double pingpong(const Model *m, unsigned count)
     return half;
 }
 
-static FILE *csv_open(const char *dir, const char *name, const char *head)
-{
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        fprintf(stderr, "srnic-repro: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    fprintf(f, "%s\n", head);
-    return f;
-}
-
 /* Goodput of 512 B payloads at line rate: wire bytes a frame takes */
 static double max_goodput_gbps(const Model *m, uint32_t payload)
 {
@@ -539,7 +526,7 @@ static double max_goodput_gbps(const Model *m, uint32_t payload)
 static void fig9(const Model *m, const char *dir, const unsigned *qps,
                  unsigned nq, bool cached)
 {
-    FILE *f = csv_open(dir, "fig9.csv", "qps,snic_goodput_gbps,"
+    FILE *f = repro_csv(dir, "fig9.csv", "qps,snic_goodput_gbps,"
                        "snic_wire_pct,cached_goodput_gbps,cached_wire_pct,"
                        "max_goodput_gbps,snic_retransmits,"
                        "cached_retransmits,cached_qpc_misses");
@@ -570,7 +557,7 @@ static void fig9(const Model *m, const char *dir, const unsigned *qps,
 
 static void fig10a(const Model *m, const char *dir, unsigned depth)
 {
-    FILE *f = csv_open(dir, "fig10a.csv", "msg_bytes,goodput_gbps,mrps,"
+    FILE *f = repro_csv(dir, "fig10a.csv", "msg_bytes,goodput_gbps,mrps,"
                        "wire_pct,bound_mrps");
     /* SRNIC 4.3.1: at most n WQEs per PCIe round trip */
     double bound = 1e3 * SNIC_SCHED_DEFAULT_WQES / m->t.pcie_rtt_ns;
@@ -674,11 +661,8 @@ int main(int argc, char **argv)
         qps = g_memdup2(src, nq * sizeof(*src));
     }
     out = out ? out : g_strdup(".");
-    if (g_mkdir_with_parents(out, 0755)) {
-        fprintf(stderr, "srnic-repro: %s: %s\n", out, strerror(errno));
-        return 1;
-    }
-    f = csv_open(out, "model.csv", "parameter,value,unit,source");
+    repro_mkdir(out);
+    f = repro_csv(out, "model.csv", "parameter,value,unit,source");
     fprintf(f, "pcie_rtt,%" PRIu64 ",ns,SRNIC 6.2 (measured PCIe RTT "
             "1.1 us)\n", m.t.pcie_rtt_ns);
     fprintf(f, "pcie_rate,%.1f,Gbit/s,Gen3 x16 after TLP overhead "
@@ -712,7 +696,7 @@ int main(int argc, char **argv)
     if (!only9) {
         fig10a(&m, out, 128);
         lat = pingpong(&m, pp_count);
-        f = csv_open(out, "fig10b.csv", "msg_bytes,latency_us");
+        f = repro_csv(out, "fig10b.csv", "msg_bytes,latency_us");
         fprintf(f, "64,%.3f\n", lat / 1e3);
         fclose(f);
         printf("fig10b 64 B: %.3f us (half a ping-pong round trip)\n",
