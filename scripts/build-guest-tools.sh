@@ -6,8 +6,9 @@
 #
 #   scripts/build-guest-tools.sh [--out DIR]     (default DIR: <repo>/build/guest-tools)
 #
-# Idempotent: a program is rebuilt only when its source, the compiler command or the
-# compiler changes (a stamp next to each binary). Warnings fail the build.
+# Idempotent: a program is rebuilt only when its sources (tests/vm/*.h included), the
+# compiler command or the compiler changes (a stamp next to each binary). Warnings fail the
+# build.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,12 +29,13 @@ command -v "$CC" >/dev/null || die "'$CC' not found; run scripts/setup-deps.sh (
     die "/usr/include/infiniband/verbs.h missing; install libibverbs-dev (scripts/setup-deps.sh)"
 CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
 
-# program name -> source, link flags ("SNICDV": also snic's direct verbs, see below)
+# program name -> sources (comma-separated; tests/vm/vmtool.c: what the two-host programs
+# share), link flags ("SNICDV": also snic's direct verbs, see below)
 PROGS=(
-    "verbs-check tests/vm/verbs-check.c -libverbs"
+    "verbs-check tests/vm/verbs-check.c,tests/vm/vmtool.c -libverbs"
     "isolation-check tests/vm/isolation-check.c -libverbs"
-    "rpc-check tests/vm/rpc-check.c -libverbs SNICDV"
-    "transport-check tests/vm/transport-check.c -libverbs SNICDV"
+    "rpc-check tests/vm/rpc-check.c,tests/vm/vmtool.c -libverbs SNICDV"
+    "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
 )
 # snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
 # scripts/build-provider.sh left them in the guest driver directory; without them (the
@@ -44,8 +46,13 @@ mkdir -p "$OUT"
 ccver=$("$CC" --version | head -n 1)
 for p in "${PROGS[@]}"; do
     read -r name src libs <<<"$p"
-    [ -f "$REPO/$src" ] || die "$src not found (broken checkout?)"
-    extra=() deps=("$REPO/$src")
+    IFS=, read -ra srcs <<<"$src"
+    files=()
+    for f in "${srcs[@]}"; do
+        [ -f "$REPO/$f" ] || die "$f not found (broken checkout?)"
+        files+=("$REPO/$f")
+    done
+    extra=() deps=("${files[@]}" "$REPO"/tests/vm/*.h)
     if [[ " $libs " == *" SNICDV "* ]]; then
         libs=${libs/SNICDV/}
         if [ ! -f "$DRV/libsnic-rdmav34.so" ] || [ ! -f "$DRV/include/infiniband/snicdv.h" ]; then
@@ -58,7 +65,7 @@ for p in "${PROGS[@]}"; do
         deps+=("$DRV/include/infiniband/snicdv.h" "$DRV/include/infiniband/snic_rpc.h")
     fi
     # shellcheck disable=SC2206  # libs is a word list
-    cmd=("$CC" "${CFLAGS[@]}" -o "$OUT/$name.tmp" "$REPO/$src" ${extra[@]+"${extra[@]}"} $libs)
+    cmd=("$CC" "${CFLAGS[@]}" -o "$OUT/$name.tmp" "${files[@]}" ${extra[@]+"${extra[@]}"} $libs)
     stamp=$( { echo "$ccver"; printf '%s\n' "${cmd[@]}"; cat "${deps[@]}" | sha256sum; } | sha256sum | cut -d' ' -f1)
     if [ -x "$OUT/$name" ] && [ "$(cat "$OUT/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
         log "$name: up to date"

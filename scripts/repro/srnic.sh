@@ -14,40 +14,13 @@
 # counts and short windows (the test suite's run). Default DIR:
 # build/repro/srnic. The full run takes about 10 s here.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../lib.sh"
-here=$repo/scripts/repro
-
-out=$repo/build/repro/srnic bin='' smoke=()
-while [ $# -gt 0 ]; do
-    case $1 in
-        --smoke) smoke=(--smoke) ;;
-        --out) out=$2; shift ;;
-        --bin) bin=$2; shift ;;
-        --) shift; break ;;
-        -h|--help) usage; exit 0 ;;
-        *) die "unknown argument $1 (see --help)" ;;
-    esac
-    shift
-done
-command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
-if [ -z "$bin" ]; then
-    bench=$repo/build/bench
-    if [ ! -f "$bench/build.ninja" ]; then
-        meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
-            -Dwerror=true >/dev/null
-    fi
-    ninja -C "$bench" tests/srnic-repro >/dev/null
-    bin=$bench/tests/srnic-repro
-fi
-mkdir -p "$out"
+# shellcheck source=scripts/repro/lib.sh
+. "$(dirname "$0")/lib.sh"
+repro_options srnic --pass "$@"
 log "writing CSV and PNG to $out"
-"$bin" "${smoke[@]}" --out "$out" "$@"
+"$bin" "${smoke[@]}" --out "$out" "${pass[@]}"
 
-gnuplot -e "dir='$out'; paper='$here/srnic-paper.csv'" "$here/srnic-plot.gp"
-for f in fig9 fig10a fig10b; do
-    [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"
-done
+repro_plot srnic fig9 fig10a fig10b
 
 # The comparison, as text
 col() { awk -F, -v r="$2" -v c="$3" 'NR == r + 1 { print $c }' "$1"; }

@@ -13,34 +13,10 @@
 # suite's run). Default DIR: build/repro/strom. The full run takes about
 # a minute here; the smoke run a few seconds.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../lib.sh"
-here=$repo/scripts/repro
-
-out=$repo/build/repro/strom bin='' smoke=()
-while [ $# -gt 0 ]; do
-    case $1 in
-        --smoke) smoke=(--smoke) ;;
-        --out) out=$2; shift ;;
-        --bin) bin=$2; shift ;;
-        --) shift; break ;;
-        -h|--help) usage; exit 0 ;;
-        *) die "unknown argument $1 (see --help)" ;;
-    esac
-    shift
-done
-command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
-if [ -z "$bin" ]; then
-    bench=$repo/build/bench
-    if [ ! -f "$bench/build.ninja" ]; then
-        meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
-            -Dwerror=true >/dev/null
-    fi
-    ninja -C "$bench" tests/strom-repro >/dev/null
-    bin=$bench/tests/strom-repro
-fi
-mkdir -p "$out"
-"$bin" "${smoke[@]}" --out "$out" "$@"
+# shellcheck source=scripts/repro/lib.sh
+. "$(dirname "$0")/lib.sh"
+repro_options strom --pass "$@"
+"$bin" "${smoke[@]}" --out "$out" "${pass[@]}"
 
 # The increments the paper's text puts numbers on.
 # Fig. 7: latency added per element (kernel: a PCIe read; READ chain: a
@@ -56,10 +32,7 @@ awk -F, 'NR == 1 { print "object_bytes,readsw_overhead_pct,strom_overhead_pct,st
          { printf "%s,%.1f,%.1f,%.3f\n", $1, 100 * ($5 - $2) / $2, 100 * ($8 - $2) / $2, $8 - $2 }' \
     "$out/fig9.csv" > "$out/fig9-derived.csv"
 
-gnuplot -e "dir='$out'; paper='$here/strom-paper.csv'" "$here/strom-plot.gp"
-for f in fig7 fig8 fig9 fig10; do
-    [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"
-done
+repro_plot strom fig7 fig8 fig9 fig10
 
 # The comparison, as text
 last() { tail -n 1 "$1" | cut -d, -f"$2"; }

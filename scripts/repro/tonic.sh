@@ -20,33 +20,12 @@
 # without sanitizers (build/bench) unless --bin names a built one.
 # Default DIR: build/repro/tonic.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../lib.sh"
-here=$repo/scripts/repro
+# shellcheck source=scripts/repro/lib.sh
+. "$(dirname "$0")/lib.sh"
 progs=$repo/hw/snic/core/transport/programs
-
-out=$repo/build/repro/tonic bin='' ms=100 sample_us=200
-while [ $# -gt 0 ]; do
-    case $1 in
-        --smoke) ms=5 sample_us=100 ;;
-        --out) out=$2; shift ;;
-        --bin) bin=$2; shift ;;
-        -h|--help) usage; exit 0 ;;
-        *) die "unknown argument $1 (see --help)" ;;
-    esac
-    shift
-done
-command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
-if [ -z "$bin" ]; then
-    bench=$repo/build/bench
-    if [ ! -f "$bench/build.ninja" ]; then
-        meson setup "$bench" "$repo" --buildtype=release -Db_sanitize=none \
-            -Dwerror=true >/dev/null
-    fi
-    ninja -C "$bench" tests/tonic-repro >/dev/null
-    bin=$bench/tests/tonic-repro
-fi
-mkdir -p "$out"
+ms=100 sample_us=200
+repro_options tonic "$@"
+if [ ${#smoke[@]} -gt 0 ]; then ms=5 sample_us=100; fi
 
 # ---- Table 3 ----
 "$bin" table > "$out/device.csv"
@@ -86,8 +65,7 @@ done < <(sed 1d "$out/device.csv") >> "$out/table3.csv"
 # ---- Fig 4 ----
 "$bin" fig4 "$ms" "$sample_us" > "$out/fig4.csv" 2> "$out/fig4.log"
 [ "$(sed 1d "$out/fig4.csv" | wc -l)" -ge 10 ] || die "fig4: too few samples ($out/fig4.log)"
-gnuplot -e "dir='$out'" "$here/tonic-plot.gp"
-[ -s "$out/fig4.png" ] || die "$out/fig4.png was not drawn"
+repro_plot tonic fig4
 # each flow's mean over the second half, and Jain's fairness index of the two
 awk -F, -v half=$((ms * 500)) 'NR > 1 && $1 > half { a += $2; b += $4; n++ }
     END { a /= n; b /= n

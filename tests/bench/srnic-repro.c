@@ -36,11 +36,11 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine-node.h"
+#include "repro-csv.h"
 #include "sim-eth.h"
 
 /* The harness's host memory, beside fake-host's admin area */
@@ -154,12 +154,7 @@ static void side_init(Run *r, Side *s, uint8_t ip, const Model *m,
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     s->lkey = node_admin_ok(s->h, &cmd);
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
-    cmd.set_gid.flags = SNIC_GID_VALID;
-    cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
-    cmd.set_gid.gid[12] = 10;
-    cmd.set_gid.gid[15] = ip;
-    node_admin_ok(s->h, &cmd);
+    node_set_gid(s->h, ip);
 }
 
 /* Every slot of the shared rings: a signaled SEND of 'len', a receive. */
@@ -234,14 +229,7 @@ static void connect_qp(Side *s, uint32_t qpn, const Side *peer,
     a.dest_qp_num = GUINT32_TO_LE(peer_qpn);
     a.rq_psn = GUINT32_TO_LE(peer_qpn * 7);
     a.min_rnr_timer = 1;
-    a.av.dgid[10] = a.av.dgid[11] = 0xff;
-    a.av.dgid[12] = 10;
-    a.av.dgid[15] = peer->ip;
-    a.av.sgid[10] = a.av.sgid[11] = 0xff;
-    a.av.sgid[12] = 10;
-    a.av.sgid[15] = s->ip;
-    snic_core_get_mac(peer->h->core, a.av.dmac);
-    a.av.hop_limit = 64;
+    node_av(&a.av, s->ip, peer->h, peer->ip);
     modify(s, qpn, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV |
            SNIC_QP_ATTR_PATH_MTU | SNIC_QP_ATTR_DEST_QPN |
            SNIC_QP_ATTR_RQ_PSN | SNIC_QP_ATTR_MIN_RNR_TIMER |
@@ -525,19 +513,6 @@ static double pingpong(const Model *m, unsigned count)
     return half;
 }
 
-static FILE *csv_open(const char *dir, const char *name, const char *head)
-{
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        fprintf(stderr, "srnic-repro: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    fprintf(f, "%s\n", head);
-    return f;
-}
-
 /* Goodput of 512 B payloads at line rate: wire bytes a frame takes */
 static double max_goodput_gbps(const Model *m, uint32_t payload)
 {
@@ -551,7 +526,7 @@ static double max_goodput_gbps(const Model *m, uint32_t payload)
 static void fig9(const Model *m, const char *dir, const unsigned *qps,
                  unsigned nq, bool cached)
 {
-    FILE *f = csv_open(dir, "fig9.csv", "qps,snic_goodput_gbps,"
+    FILE *f = repro_csv(dir, "fig9.csv", "qps,snic_goodput_gbps,"
                        "snic_wire_pct,cached_goodput_gbps,cached_wire_pct,"
                        "max_goodput_gbps,snic_retransmits,"
                        "cached_retransmits,cached_qpc_misses");
@@ -582,7 +557,7 @@ static void fig9(const Model *m, const char *dir, const unsigned *qps,
 
 static void fig10a(const Model *m, const char *dir, unsigned depth)
 {
-    FILE *f = csv_open(dir, "fig10a.csv", "msg_bytes,goodput_gbps,mrps,"
+    FILE *f = repro_csv(dir, "fig10a.csv", "msg_bytes,goodput_gbps,mrps,"
                        "wire_pct,bound_mrps");
     /* SRNIC 4.3.1: at most n WQEs per PCIe round trip */
     double bound = 1e3 * SNIC_SCHED_DEFAULT_WQES / m->t.pcie_rtt_ns;
@@ -686,11 +661,8 @@ int main(int argc, char **argv)
         qps = g_memdup2(src, nq * sizeof(*src));
     }
     out = out ? out : g_strdup(".");
-    if (g_mkdir_with_parents(out, 0755)) {
-        fprintf(stderr, "srnic-repro: %s: %s\n", out, strerror(errno));
-        return 1;
-    }
-    f = csv_open(out, "model.csv", "parameter,value,unit,source");
+    repro_mkdir(out);
+    f = repro_csv(out, "model.csv", "parameter,value,unit,source");
     fprintf(f, "pcie_rtt,%" PRIu64 ",ns,SRNIC 6.2 (measured PCIe RTT "
             "1.1 us)\n", m.t.pcie_rtt_ns);
     fprintf(f, "pcie_rate,%.1f,Gbit/s,Gen3 x16 after TLP overhead "
@@ -724,7 +696,7 @@ int main(int argc, char **argv)
     if (!only9) {
         fig10a(&m, out, 128);
         lat = pingpong(&m, pp_count);
-        f = csv_open(out, "fig10b.csv", "msg_bytes,latency_us");
+        f = repro_csv(out, "fig10b.csv", "msg_bytes,latency_us");
         fprintf(f, "64,%.3f\n", lat / 1e3);
         fclose(f);
         printf("fig10b 64 B: %.3f us (half a ping-pong round trip)\n",

@@ -43,12 +43,12 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kernels/crc64.h"
 #include "rpc-node.h"
+#include "repro-csv.h"
 
 #define OP_TRAV     0x1ull
 #define OP_CONS     0x2ull
@@ -305,19 +305,6 @@ static Stat stat_of(uint64_t *ns, unsigned n)
     return s;
 }
 
-static FILE *csv_open(const char *dir, const char *name, const char *head)
-{
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        fprintf(stderr, "strom-repro: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    fprintf(f, "%s\n", head);
-    return f;
-}
-
 static void put_stat(FILE *f, Stat s, bool last)
 {
     fprintf(f, "%.3f,%.3f,%.3f%s", s.med, s.lo, s.hi, last ? "\n" : ",");
@@ -328,7 +315,7 @@ static void put_stat(FILE *f, Stat s, bool last)
 static void fig7(const Model *m, const char *dir, const unsigned *lens,
                  unsigned nlens, unsigned iters)
 {
-    FILE *f = csv_open(dir, "fig7.csv", "length,read_med_us,read_p1_us,"
+    FILE *f = repro_csv(dir, "fig7.csv", "length,read_med_us,read_p1_us,"
                        "read_p99_us,strom_med_us,strom_p1_us,strom_p99_us,"
                        "rpc_med_us,rpc_p1_us,rpc_p99_us");
     g_autofree uint64_t *rd = g_new(uint64_t, iters);
@@ -387,7 +374,7 @@ static void fig7(const Model *m, const char *dir, const unsigned *lens,
 static void fig8(const Model *m, const char *dir, const uint32_t *sizes,
                  unsigned nsizes, unsigned iters)
 {
-    FILE *f = csv_open(dir, "fig8.csv", "value_bytes,read2_med_us,"
+    FILE *f = repro_csv(dir, "fig8.csv", "value_bytes,read2_med_us,"
                        "read2_p1_us,read2_p99_us,strom_med_us,strom_p1_us,"
                        "strom_p99_us,rpc_med_us,rpc_p1_us,rpc_p99_us");
     g_autofree uint64_t *rd = g_new(uint64_t, iters);
@@ -491,7 +478,7 @@ static void maybe_tear(Bench *B, uint32_t size, double pct)
 static void fig9(const Model *m, const char *dir, const uint32_t *sizes,
                  unsigned nsizes, unsigned iters)
 {
-    FILE *f = csv_open(dir, "fig9.csv", "object_bytes,read_med_us,"
+    FILE *f = repro_csv(dir, "fig9.csv", "object_bytes,read_med_us,"
                        "read_p1_us,read_p99_us,readsw_med_us,readsw_p1_us,"
                        "readsw_p99_us,strom_med_us,strom_p1_us,"
                        "strom_p99_us");
@@ -527,7 +514,7 @@ static void fig10(const Model *m, const char *dir, const uint32_t *sizes,
                   unsigned nsizes, const double *pcts, unsigned npcts,
                   unsigned ops)
 {
-    FILE *f = csv_open(dir, "fig10.csv", "object_bytes,failure_pct,"
+    FILE *f = repro_csv(dir, "fig10.csv", "object_bytes,failure_pct,"
                        "readsw_avg_us,strom_avg_us,readsw_retries,"
                        "strom_retries");
     g_autofree uint64_t *sw = g_new(uint64_t, ops);
@@ -663,12 +650,9 @@ int main(int argc, char **argv)
     iters = iters ? iters : smoke ? 3 : 21;
     ops = ops ? ops : smoke ? 30 : 400;
     out = out ? out : g_strdup(".");
-    if (g_mkdir_with_parents(out, 0755)) {
-        fprintf(stderr, "strom-repro: %s: %s\n", out, strerror(errno));
-        return 1;
-    }
+    repro_mkdir(out);
     m.crc_ns_per_byte = crc ? crc : measure_crc(smoke ? 10 : 100);
-    f = csv_open(out, "model.csv", "parameter,value,unit,source");
+    f = repro_csv(out, "model.csv", "parameter,value,unit,source");
     fprintf(f, "link_rate,%" PRIu64 ",Gbit/s,StRoM 6.1 (10 G NIC)\n",
             m.link_gbps);
     fprintf(f, "net_rtt,%" PRIu64 ",ns,ours: StRoM 6.2 saves around 5 us "

@@ -178,13 +178,33 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     cmd.reg_mr.page_shift = 12;
     cmd.reg_mr.key = 0x33;
     n->lkey = node_admin_ok(n->h, &cmd);
+    node_set_gid(n->h, ip);
+}
+
+void node_set_gid(FakeHost *h, uint8_t ip)
+{
+    struct snic_admin_cmd cmd;
+
     /* the port's address, as the driver lists it: RoCE to it is ours */
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_GID, sizeof(cmd.set_gid));
     cmd.set_gid.flags = SNIC_GID_VALID;
     cmd.set_gid.gid[10] = cmd.set_gid.gid[11] = 0xff;
     cmd.set_gid.gid[12] = 10;
     cmd.set_gid.gid[15] = ip;
-    node_admin_ok(n->h, &cmd);
+    node_admin_ok(h, &cmd);
+}
+
+void node_av(struct snic_av *av, uint8_t ip, FakeHost *peer_h,
+             uint8_t peer_ip)
+{
+    av->dgid[10] = av->dgid[11] = 0xff;
+    av->dgid[12] = 10;
+    av->dgid[15] = peer_ip;
+    av->sgid[10] = av->sgid[11] = 0xff;
+    av->sgid[12] = 10;
+    av->sgid[15] = ip;
+    snic_core_get_mac(peer_h->core, av->dmac);
+    av->hop_limit = 64;
 }
 
 void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
@@ -255,14 +275,7 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
     a.rq_psn = GUINT32_TO_LE((0xfffff0 + peer->ip) & 0xffffff);
     a.max_dest_rd_atomic = 4;
     a.min_rnr_timer = 1;                                /* 10 us */
-    a.av.dgid[10] = a.av.dgid[11] = 0xff;
-    a.av.dgid[12] = 10;
-    a.av.dgid[15] = peer->ip;
-    a.av.sgid[10] = a.av.sgid[11] = 0xff;
-    a.av.sgid[12] = 10;
-    a.av.sgid[15] = n->ip;
-    snic_core_get_mac(peer->h->core, a.av.dmac);
-    a.av.hop_limit = 64;
+    node_av(&a.av, n->ip, peer->h, peer->ip);
     /* UC has no RDMA READ/atomic responder resources, no RNR, no retry */
     uc = n->type == SNIC_QPT_UC;
     node_modify(n, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |

@@ -105,6 +105,13 @@ void node_modify(Node *n, uint32_t mask, const struct snic_qp_attr *a);
 /* SET_QP_TRANSPORT on the node's QP (before node_connect): its status */
 uint16_t node_set_transport(Node *n, uint8_t program, uint8_t ack_every);
 
+/* SET_GID: the port's address 10.0.0.ip (IPv4-mapped), as drivers list it */
+void node_set_gid(FakeHost *h, uint8_t ip);
+
+/* The RoCE v2 path from 10.0.0.ip to 10.0.0.peer_ip at peer_h's MAC */
+void node_av(struct snic_av *av, uint8_t ip, FakeHost *peer_h,
+             uint8_t peer_ip);
+
 /* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);

@@ -39,184 +39,24 @@
  * 2 on a usage error.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <infiniband/snicdv.h>
 
-#define MSG_LEN 256
+#include "vmtool.h"
+
 #define SLOTS 16
 #define DEPTH 16
 
-static const char *role = "list";
-static int timeout_s = 60;
-static int sock = -1;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-    printf("transport-check[%s]: ", role);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char text[MSG_LEN - 16];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    printf("transport-check[%s]: FAIL: %s\n", role, text);
-    fflush(stdout);
-    if (sock >= 0) {
-        char m[MSG_LEN] = { 0 };
-        int s = sock;
-        sock = -1;
-        snprintf(m, sizeof(m), "FAIL %s", text);
-        (void)!write(s, m, sizeof(m));
-        close(s);
-    }
-    exit(1);
-}
-
-static void on_alarm(int sig)
-{
-    static const char m[] = "transport-check: FAIL: overall time limit reached\n";
-    (void)sig;
-    (void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
-    _exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* ---- TCP ------------------------------------------------------------------------------- */
-
-static void xfer_all(bool out, void *buf, size_t len, const char *what)
-{
-    char *p = buf;
-    double end = now_s() + timeout_s;
-    while (len) {
-        struct pollfd pfd = { .fd = sock, .events = out ? POLLOUT : POLLIN };
-        int ms = (int)((end - now_s()) * 1000);
-        if (ms <= 0)
-            fail("no %s from the peer within %d s", what, timeout_s);
-        int r = poll(&pfd, 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            fail("poll on the TCP connection: %s", strerror(errno));
-        if (r == 0)
-            continue;
-        ssize_t n = out ? write(sock, p, len) : read(sock, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            fail("TCP %s (%s): %s", out ? "write" : "read", what, strerror(errno));
-        if (n == 0)
-            fail("the peer closed the TCP connection while we waited for %s", what);
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
-static void send_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void send_msg(const char *fmt, ...)
-{
-    char m[MSG_LEN] = { 0 };
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof(m), fmt, ap);
-    va_end(ap);
-    xfer_all(true, m, sizeof(m), "message");
-}
-
-static void recv_msg(char *m, const char *want)
-{
-    xfer_all(false, m, MSG_LEN, want);
-    m[MSG_LEN - 1] = 0;
-    if (!strncmp(m, "FAIL ", 5)) {
-        int s = sock;
-        sock = -1;
-        close(s);
-        fail("the peer failed: %s", m + 5);
-    }
-    if (strncmp(m, want, strlen(want)))
-        fail("protocol: expected '%s' from the peer, got '%.60s'", want, m);
-}
-
-static void tcp_server(int port)
-{
-    int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    if (ls < 0)
-        fail("socket: %s", strerror(errno));
-    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY) };
-    if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1))
-        fail("bind/listen on TCP port %d: %s", port, strerror(errno));
-    say("listening on TCP port %d", port);
-    struct pollfd pfd = { .fd = ls, .events = POLLIN };
-    int r;
-    do
-        r = poll(&pfd, 1, 4 * timeout_s * 1000);
-    while (r < 0 && errno == EINTR);
-    if (r <= 0)
-        fail("no client connected to TCP port %d within %d s", port, 4 * timeout_s);
-    sock = accept(ls, NULL, NULL);
-    if (sock < 0)
-        fail("accept: %s", strerror(errno));
-    close(ls);
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static void tcp_client(const char *host, int port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-    double end = now_s() + timeout_s;
-    int one = 1;
-    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-        fail("'%s' is not an IPv4 address", host);
-    for (;;) {
-        sock = socket(AF_INET, SOCK_STREAM, 0);
-        if (sock < 0)
-            fail("socket: %s", strerror(errno));
-        if (!connect(sock, (struct sockaddr *)&a, sizeof(a)))
-            break;
-        int e = errno;
-        close(sock);
-        sock = -1;
-        if (now_s() > end)
-            fail("cannot connect to %s:%d within %d s: %s", host, port, timeout_s, strerror(e));
-        usleep(200 * 1000);
-    }
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    say("connected to %s:%d", host, port);
-}
+const char tool_name[] = "transport-check";
 
 /* ---- verbs ----------------------------------------------------------------------------- */
 
@@ -237,34 +77,6 @@ static const char *credit_str(uint32_t c)
 {
     return c == SNICDV_CREDIT_WINDOW ? "window" : c == SNICDV_CREDIT_RATE ? "rate"
          : c == SNICDV_CREDIT_TOKEN ? "tokens" : "?";
-}
-
-static void open_device(struct ctx *c, const char *devname, bool port)
-{
-    int num;
-    struct ibv_device **list = ibv_get_device_list(&num);
-    struct ibv_device *dev = NULL;
-    if (!list || !num)
-        fail("no RDMA devices");
-    for (int i = 0; i < num; i++)
-        if (!devname || !strcmp(ibv_get_device_name(list[i]), devname))
-            dev = list[i];
-    if (!dev)
-        fail("RDMA device '%s' not found", devname);
-    c->vctx = ibv_open_device(dev);
-    if (!c->vctx)
-        fail("ibv_open_device: %s", strerror(errno));
-    ibv_free_device_list(list);
-    if (!port)
-        return;
-    struct ibv_port_attr pa;
-    int r = ibv_query_port(c->vctx, (uint8_t)c->ib_port, &pa);
-    if (r || pa.state != IBV_PORT_ACTIVE)
-        fail("port %d: %s, state %d", c->ib_port, strerror(r), pa.state);
-    c->mtu = pa.active_mtu;
-    r = ibv_query_gid(c->vctx, (uint8_t)c->ib_port, c->gidx, &c->gid);
-    if (r)
-        fail("ibv_query_gid(%d): %s", c->gidx, strerror(r));
 }
 
 /* Every program of the device, numbered from 0 without gaps; how many */
@@ -350,13 +162,7 @@ static void create_qp(struct ctx *c, uint32_t program, unsigned nprog, bool sele
     query(c, &t);
     if (t.program != SNICDV_TRANSPORT_GBN)
         fail("a new QP runs %s (%u), not go-back-N", t.name, t.program);
-    struct ibv_qp_attr a = {
-        .qp_state = IBV_QPS_INIT, .port_num = (uint8_t)c->ib_port,
-        .qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-    };
-    r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-    if (r)
-        fail("ibv_modify_qp(INIT): %s", strerror(r));
+    qp_to_init(c->qp, c->ib_port, IBV_ACCESS_REMOTE_WRITE);
     r = snicdv_set_transport(c->qp, nprog, NULL);
     if (r != EINVAL)
         fail("snicdv_set_transport(%u, a program the device lacks): %s, want EINVAL", nprog, strerror(r));
@@ -372,30 +178,12 @@ static void create_qp(struct ctx *c, uint32_t program, unsigned nprog, bool sele
 
 static void connect_qp(struct ctx *c, uint32_t qpn, const union ibv_gid *gid, bool select)
 {
-    struct ibv_qp_attr a = {
-        .qp_state = IBV_QPS_RTR, .path_mtu = c->mtu, .dest_qp_num = qpn, .rq_psn = 0x100,
-        .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
-        .ah_attr = { .is_global = 1, .port_num = (uint8_t)c->ib_port,
-                     .grh = { .dgid = *gid, .sgid_index = (uint8_t)c->gidx, .hop_limit = 64 } },
-    };
-    int r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                                         IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-    if (r)
-        fail("ibv_modify_qp(RTR): %s", strerror(r));
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.sq_psn = 0x100;
-    a.max_rd_atomic = 1;
-    r = ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                                     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-    if (r)
-        fail("ibv_modify_qp(RTS): %s", strerror(r));
+    struct rc_conn rc = { .ib_port = c->ib_port, .gidx = c->gidx, .mtu = c->mtu, .rd_atomic = 1, .timeout = 14,
+                          .sq_psn = 0x100, .dest_qpn = qpn, .rq_psn = 0x100, .dgid = *gid };
+    qp_to_rts(c->qp, &rc);
     if (!select)
         return;
-    r = snicdv_set_transport(c->qp, SNICDV_TRANSPORT_GBN, NULL);
+    int r = snicdv_set_transport(c->qp, SNICDV_TRANSPORT_GBN, NULL);
     if (r != EINVAL)
         fail("snicdv_set_transport in RTS: %s, want EINVAL", strerror(r));
 }
@@ -420,6 +208,8 @@ int main(int argc, char **argv)
     const char *dev = NULL, *prog = NULL;
     int port = 18540, opt, iters = 1000;
     bool list = false, ecn = false, one_sided = false, must_fail = false;
+    role = "list";
+    timeout_s = 60;
     while ((opt = getopt(argc, argv, "d:g:p:i:t:P:n:s:elOfh")) != -1) {
         switch (opt) {
         case 'd': dev = optarg; break;
@@ -445,7 +235,7 @@ int main(int argc, char **argv)
         }
     }
     if (list) {
-        open_device(&c, dev, false);
+        c.vctx = open_rdma_device(dev);
         list_programs(&c, true);
         return 0;
     }
@@ -456,9 +246,9 @@ int main(int argc, char **argv)
     }
     bool client = optind == argc - 1;
     role = client ? "client" : "server";
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)(4 * timeout_s));
-    open_device(&c, dev, true);
+    arm_alarm((unsigned)(4 * timeout_s));
+    c.vctx = open_rdma_device(dev);
+    query_port_gid(c.vctx, c.ib_port, c.gidx, &c.mtu, &c.gid);
     /* -O: does this end's device take snicdv calls? (rxe: EOPNOTSUPP) */
     struct snicdv_transport_info probe;
     bool select = !one_sided || snicdv_query_program(c.vctx, 0, &probe, sizeof(probe)) != EOPNOTSUPP;
@@ -478,8 +268,7 @@ int main(int argc, char **argv)
         tcp_client(argv[optind], port);
     else
         tcp_server(port);
-    for (int i = 0; i < 16; i++)
-        sprintf(gs + 2 * i, "%02x", c.gid.raw[i]);
+    gid_to_hex(&c.gid, gs);
     /* the program selected, -1 for none (-O on a standard device) */
     send_msg("INFO %06x %d %s %016" PRIx64 " %08x", c.qp->qp_num, select ? (int)program : -1, gs,
              (uint64_t)(uintptr_t)c.buf, c.mr->rkey);
@@ -494,11 +283,7 @@ int main(int argc, char **argv)
         fail("the peer selected program %d, we %u", pprog, program);
     /* the writer: the client, or with -O the end that selected */
     bool writer = one_sided ? select : client;
-    for (int i = 0; i < 16; i++) {
-        unsigned v;
-        sscanf(pg + 2 * i, "%2x", &v);
-        pgid.raw[i] = (uint8_t)v;
-    }
+    gid_from_hex(pg, &pgid);
     connect_qp(&c, pqpn, &pgid, select);
     if (one_sided && select)
         say("selected QP %u (%s) to peer QP %u", c.qp->qp_num, prog, pqpn);

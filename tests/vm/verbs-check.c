@@ -58,13 +58,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,8 +71,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "vmtool.h"
+
 #define SMALL (64 * 1024)       /* size of the check (c) transfers */
-#define MSG_LEN 256             /* fixed-size TCP messages */
 #define SEND_LEN 64             /* the SEND of check (a) */
 #define NQP 5                   /* QP A, B, C (extended), S1, S2 (SRQ) */
 enum { QA, QB, QC, QS1, QS2 };
@@ -95,59 +91,7 @@ enum { QA, QB, QC, QS1, QS2 };
 #define F_INLINE 1u
 #define F_SRQ 2u
 
-static const char *role = "?";
-static int timeout_s = 30;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-    printf("verbs-check[%s]: ", role);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-}
-
-static int sock = -1;   /* the TCP connection, once there is one */
-static void send_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char text[MSG_LEN - 16];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    printf("verbs-check[%s]: FAIL: %s\n", role, text);
-    fflush(stdout);
-    if (sock >= 0) {
-        int s = sock;
-        sock = -1;   /* send_msg failing must not recurse */
-        char m[MSG_LEN] = { 0 };
-        snprintf(m, sizeof(m), "FAIL %s", text);
-        (void)!write(s, m, sizeof(m));
-        close(s);
-    }
-    exit(1);
-}
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char m[] = "verbs-check: FAIL: overall time limit reached (a wait without its own deadline hung)\n";
-    (void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
-    _exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+const char tool_name[] = "verbs-check";
 
 /* ---- patterns ------------------------------------------------------------------------- */
 
@@ -191,109 +135,6 @@ static int pat_check(const void *buf, size_t len, uint32_t seed, char *why, size
 enum { PAT_A = 0xa11ce, PAT_B = 0xb0b, PAT_C = 0xc0ffee, PAT_D = 0xd00d, PAT_SEND = 0x5e4d, PAT_E = 0xe1e,
        PAT_G = 0x9a9, PAT_H = 0x4a4, PAT_SRQ = 0x5a0 };
 
-/* ---- TCP ------------------------------------------------------------------------------ */
-
-static void xfer_all(bool out, void *buf, size_t len, const char *what)
-{
-    char *p = buf;
-    double end = now_s() + timeout_s;
-    while (len) {
-        struct pollfd pfd = { .fd = sock, .events = out ? POLLOUT : POLLIN };
-        int ms = (int)((end - now_s()) * 1000);
-        if (ms <= 0)
-            fail("no %s from the peer within %d s", what, timeout_s);
-        int r = poll(&pfd, 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            fail("poll on the TCP connection: %s", strerror(errno));
-        if (r == 0)
-            continue;
-        ssize_t n = out ? write(sock, p, len) : read(sock, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            fail("TCP %s (%s): %s", out ? "write" : "read", what, strerror(errno));
-        if (n == 0)
-            fail("the peer closed the TCP connection while we waited for %s (did it fail? see its log)", what);
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
-static void send_msg(const char *fmt, ...)
-{
-    char m[MSG_LEN] = { 0 };
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof(m), fmt, ap);
-    va_end(ap);
-    xfer_all(true, m, sizeof(m), "message");
-}
-
-/* Receive one message; it must start with `want` (a FAIL from the peer ends us too). */
-static void recv_msg(char *m, const char *want)
-{
-    xfer_all(false, m, MSG_LEN, want);
-    m[MSG_LEN - 1] = 0;
-    if (!strncmp(m, "FAIL ", 5)) {
-        int s = sock;
-        sock = -1;
-        close(s);
-        fail("the peer failed: %s", m + 5);
-    }
-    if (strncmp(m, want, strlen(want)))
-        fail("protocol: expected a '%s' message from the peer, got '%.60s'", want, m);
-}
-
-static void tcp_server(int port)
-{
-    int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    if (ls < 0)
-        fail("socket: %s", strerror(errno));
-    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY) };
-    if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1))
-        fail("bind/listen on TCP port %d: %s", port, strerror(errno));
-    say("listening on TCP port %d (waiting up to %d s for the client)", port, 4 * timeout_s);
-    struct pollfd pfd = { .fd = ls, .events = POLLIN };
-    int r;
-    do
-        r = poll(&pfd, 1, 4 * timeout_s * 1000);
-    while (r < 0 && errno == EINTR);
-    if (r <= 0)
-        fail("no client connected to TCP port %d within %d s", port, 4 * timeout_s);
-    sock = accept(ls, NULL, NULL);
-    if (sock < 0)
-        fail("accept: %s", strerror(errno));
-    close(ls);
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static void tcp_client(const char *host, int port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-        fail("'%s' is not an IPv4 address", host);
-    double end = now_s() + timeout_s;
-    int one = 1;
-    for (;;) {
-        sock = socket(AF_INET, SOCK_STREAM, 0);
-        if (sock < 0)
-            fail("socket: %s", strerror(errno));
-        if (!connect(sock, (struct sockaddr *)&a, sizeof(a)))
-            break;
-        int e = errno;
-        close(sock);
-        sock = -1;
-        if (now_s() > end)
-            fail("cannot connect to %s:%d within %d s: %s", host, port, timeout_s, strerror(e));
-        usleep(200 * 1000);
-    }
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    say("connected to %s:%d", host, port);
-}
-
 /* ---- verbs ---------------------------------------------------------------------------- */
 
 struct peer_info {
@@ -323,18 +164,6 @@ struct ctx {
     union ibv_gid gid;
 };
 
-static const char *mtu_str(enum ibv_mtu m)
-{
-    switch (m) {
-    case IBV_MTU_256: return "256";
-    case IBV_MTU_512: return "512";
-    case IBV_MTU_1024: return "1024";
-    case IBV_MTU_2048: return "2048";
-    case IBV_MTU_4096: return "4096";
-    }
-    return "?";
-}
-
 static void gid_str(const union ibv_gid *g, char *s, size_t n)
 {
     if (!inet_ntop(AF_INET6, g->raw, s, (socklen_t)n))
@@ -343,39 +172,13 @@ static void gid_str(const union ibv_gid *g, char *s, size_t n)
 
 static void open_device(struct ctx *c, const char *devname)
 {
-    int num;
-    struct ibv_device **list = ibv_get_device_list(&num);
-    if (!list)
-        fail("ibv_get_device_list: %s", strerror(errno));
-    if (!num)
-        fail("no RDMA devices (is the driver loaded, the provider installed?)");
-    struct ibv_device *dev = NULL;
-    for (int i = 0; i < num; i++)
-        if (!devname || !strcmp(ibv_get_device_name(list[i]), devname)) {
-            dev = list[i];
-            break;
-        }
-    if (!dev)
-        fail("RDMA device '%s' not found", devname);
-    c->vctx = ibv_open_device(dev);
-    if (!c->vctx)
-        fail("ibv_open_device(%s): %s", ibv_get_device_name(dev), strerror(errno));
-    say("device %s", ibv_get_device_name(dev));
-    ibv_free_device_list(list);
+    c->vctx = open_rdma_device(devname);
+    say("device %s", ibv_get_device_name(c->vctx->device));
 
     struct ibv_device_attr da;
     int r = ibv_query_device(c->vctx, &da);
     if (r)
         fail("ibv_query_device: %s", strerror(r));
-    struct ibv_port_attr pa;
-    r = ibv_query_port(c->vctx, (uint8_t)c->ib_port, &pa);
-    if (r)
-        fail("ibv_query_port(%d): %s", c->ib_port, strerror(r));
-    if (pa.state != IBV_PORT_ACTIVE)
-        fail("port %d is not ACTIVE (state %d)", c->ib_port, pa.state);
-    if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
-        say("note: port %d link layer is not Ethernet (%d); using a GRH anyway", c->ib_port, pa.link_layer);
-    c->mtu = pa.active_mtu;
     c->max_srq = da.max_srq;
     /* Outstanding READs: what both ends allow (each side uses the smaller of its limits). */
     int atom = da.max_qp_rd_atom < da.max_qp_init_rd_atom ? da.max_qp_rd_atom : da.max_qp_init_rd_atom;
@@ -386,26 +189,11 @@ static void open_device(struct ctx *c, const char *devname)
     if ((uint64_t)da.max_mr_size < c->buflen)
         fail("device max_mr_size %" PRIu64 " < the %zu-byte buffer", (uint64_t)da.max_mr_size, c->buflen);
 
-    r = ibv_query_gid(c->vctx, (uint8_t)c->ib_port, c->gidx, &c->gid);
-    if (r)
-        fail("ibv_query_gid(port %d, index %d): %s", c->ib_port, c->gidx, strerror(r));
-    static const union ibv_gid zero;
-    if (!memcmp(&c->gid, &zero, sizeof(zero)))
-        fail("GID index %d of port %d is empty (pick the ::ffff:<IPv4> RoCE v2 one with -g)", c->gidx, c->ib_port);
+    query_port_gid(c->vctx, c->ib_port, c->gidx, &c->mtu, &c->gid);
     char gs[64];
     gid_str(&c->gid, gs, sizeof(gs));
     say("port %d ACTIVE, active_mtu %s, GID[%d] %s, max_rd_atomic %u", c->ib_port, mtu_str(c->mtu), c->gidx,
         gs, c->rd_atom);
-}
-
-static void qp_to_init(struct ctx *c, struct ibv_qp *qp, int access)
-{
-    struct ibv_qp_attr a = {
-        .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)c->ib_port, .qp_access_flags = access,
-    };
-    int r = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-    if (r)
-        fail("ibv_modify_qp(QP %#x -> INIT): %s", qp->qp_num, strerror(r));
 }
 
 /* QP C: ibv_create_qp_ex with the ibv_wr_* op-codes of check (d), on an ibv_cq_ex; with
@@ -440,7 +228,7 @@ static void create_ex_qp(struct ctx *c)
     c->qpx = ibv_qp_to_qp_ex(c->qp[QC]);
     if (!c->qpx)
         fail("ibv_qp_to_qp_ex(QP C) returned NULL");
-    qp_to_init(c, c->qp[QC], IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+    qp_to_init(c->qp[QC], c->ib_port, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 }
 
 static void create_resources(struct ctx *c, int access)
@@ -465,7 +253,7 @@ static void create_resources(struct ctx *c, int access)
         c->qp[i] = ibv_create_qp(c->pd, &ia);
         if (!c->qp[i])
             fail("ibv_create_qp (RC) #%d: %s", i, strerror(errno));
-        qp_to_init(c, c->qp[i], IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+        qp_to_init(c->qp[i], c->ib_port, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
     }
     create_ex_qp(c);
     if (c->max_srq > 0)
@@ -525,38 +313,16 @@ static void create_srq_qps(struct ctx *c, bool server)
         c->qp[i] = ibv_create_qp(c->pd, &ia);
         if (!c->qp[i])
             fail("ibv_create_qp (RC%s) S%d: %s", server ? " on the SRQ" : "", i - QS1 + 1, strerror(errno));
-        qp_to_init(c, c->qp[i], IBV_ACCESS_REMOTE_WRITE);
+        qp_to_init(c->qp[i], c->ib_port, IBV_ACCESS_REMOTE_WRITE);
     }
 }
 
 static void connect_qp(struct ctx *c, int i, const struct peer_info *p, uint32_t my_psn)
 {
-    struct ibv_qp_attr a = {
-        .qp_state = IBV_QPS_RTR, .path_mtu = c->mtu, .dest_qp_num = p->qpn[i], .rq_psn = p->psn[i],
-        .max_dest_rd_atomic = c->rd_atom, .min_rnr_timer = 12,
-        .ah_attr = {
-            .is_global = 1, .dlid = 0, .sl = 0, .src_path_bits = 0, .port_num = (uint8_t)c->ib_port,
-            .grh = { .dgid = p->gid, .sgid_index = (uint8_t)c->gidx, .hop_limit = 64, .flow_label = 0, .traffic_class = 0 },
-        },
-    };
-    int r = ibv_modify_qp(c->qp[i], &a,
-                          IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                              IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-    if (r)
-        fail("ibv_modify_qp(QP %#x -> RTR, dest QP %#x, path MTU %s): %s", c->qp[i]->qp_num, p->qpn[i],
-             mtu_str(c->mtu), strerror(r));
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 16;     /* 268 ms: TCG guests are slow */
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.sq_psn = my_psn;
-    a.max_rd_atomic = c->rd_atom;
-    r = ibv_modify_qp(c->qp[i], &a,
-                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                          IBV_QP_MAX_QP_RD_ATOMIC);
-    if (r)
-        fail("ibv_modify_qp(QP %#x -> RTS): %s", c->qp[i]->qp_num, strerror(r));
+    struct rc_conn rc = { .ib_port = c->ib_port, .gidx = c->gidx, .mtu = c->mtu, .rd_atomic = c->rd_atom,
+                          .timeout = 16 /* 268 ms: TCG guests are slow */, .sq_psn = my_psn,
+                          .dest_qpn = p->qpn[i], .rq_psn = p->psn[i], .dgid = p->gid };
+    qp_to_rts(c->qp[i], &rc);
 }
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
@@ -680,8 +446,7 @@ static void destroy_resources(struct ctx *c)
 static void exchange(struct ctx *c, struct peer_info *me, struct peer_info *peer)
 {
     char m[MSG_LEN], gs[33], *p = m;
-    for (int i = 0; i < 16; i++)
-        sprintf(gs + 2 * i, "%02x", me->gid.raw[i]);
+    gid_to_hex(&me->gid, gs);
     p += sprintf(p, "INFO");
     for (int i = 0; i < NQP; i++)
         p += sprintf(p, " %06x %06x", me->qpn[i], me->psn[i]);
@@ -696,11 +461,7 @@ static void exchange(struct ctx *c, struct peer_info *me, struct peer_info *peer
     if (sscanf(m + pos, " %32s %" SCNx64 " %x %" SCNx64, pg, &peer->addr, &peer->rkey, &peer->len) != 4 ||
         strlen(pg) != 32)
         fail("cannot parse the peer's INFO message '%.100s'", m);
-    for (int i = 0; i < 16; i++) {
-        unsigned v;
-        sscanf(pg + 2 * i, "%2x", &v);
-        peer->gid.raw[i] = (uint8_t)v;
-    }
+    gid_from_hex(pg, &peer->gid);
     char g[64];
     gid_str(&peer->gid, g, sizeof(g));
     say("peer: QP A %#x, B %#x, C %#x, S1 %#x, S2 %#x, GID %s, buffer %" PRIu64 " bytes rkey %#x", peer->qpn[QA],
@@ -838,7 +599,7 @@ static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, i
         qp[i] = ibv_create_qp(c->pd, &ia);
         if (!qp[i])
             fail("ibv_create_qp: QP %d of %d: %s", i + 1, nq, strerror(errno));
-        qp_to_init(c, qp[i], IBV_ACCESS_REMOTE_WRITE);
+        qp_to_init(qp[i], c->ib_port, IBV_ACCESS_REMOTE_WRITE);
         qpn[i] = qp[i]->qp_num;
     }
     say("%d RC QPs created in %.2f s", nq, now_s() - t0);
@@ -847,8 +608,7 @@ static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, i
     else
         tcp_server(tcp_port);
     char gs[33];
-    for (int i = 0; i < 16; i++)
-        sprintf(gs + 2 * i, "%02x", c->gid.raw[i]);
+    gid_to_hex(&c->gid, gs);
     send_msg("MANY %d %s %016" PRIx64 " %08x", nq, gs, (uint64_t)(uintptr_t)c->buf, c->mr->rkey);
     recv_msg(m, "MANY ");
     int pn;
@@ -858,11 +618,7 @@ static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, i
     if (sscanf(m + 5, "%d %32s %" SCNx64 " %x", &pn, pg, &paddr, &prkey) != 4 || pn != nq)
         fail("the peer's MANY message '%.80s' (both sides need the same -Q)", m);
     struct peer_info pi = { 0 };
-    for (int i = 0; i < 16; i++) {
-        unsigned v;
-        sscanf(pg + 2 * i, "%2x", &v);
-        pi.gid.raw[i] = (uint8_t)v;
-    }
+    gid_from_hex(pg, &pi.gid);
     xfer_all(true, qpn, (size_t)nq * sizeof(uint32_t), "QP numbers");
     xfer_all(false, peer, (size_t)nq * sizeof(uint32_t), "QP numbers");
     t0 = now_s();
@@ -980,9 +736,7 @@ int main(int argc, char **argv)
     }
     bool client = server_ip != NULL;
     role = client ? "client" : "server";
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)(20 * timeout_s));
+    arm_alarm((unsigned)(20 * timeout_s));
     double t_start = now_s();
 
     struct ctx c = { .ib_port = ib_port, .gidx = gidx, .buflen = layout_len(n) };

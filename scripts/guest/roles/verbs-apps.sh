@@ -332,7 +332,7 @@ transport_apps() {
 # this device marked frames.
 transport_ecn() {
     [ "$NIC" = snic ] || return 0
-    transport_apps 300 dcqcn
+    transport_apps 300 DCQCN
     step ce-marked sh -c "cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_ce_marked &&
         [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_ce_marked) -gt 0 ]"
 }
