@@ -15,14 +15,12 @@
 #include "core_int.h"
 #include "rdma.h"
 #include "wire.h"
+#include "tcp_window.h"
 
-#define NEWRENO_IW          10      /* initial window (RFC 6928) */
 #define NEWRENO_DUPTHRESH   3
 
 typedef struct NewRenoState {
-    uint32_t cwnd;              /* segments */
-    uint32_t ssthresh;
-    uint32_t ca_acked;          /* congestion avoidance: acked this round */
+    SnicTcpWindow w;
     uint32_t recover;           /* PSN: the highest sent at loss */
     uint8_t dupacks;
     bool in_recovery;
@@ -32,11 +30,10 @@ static void newreno_init(SnicCore *c, SnicQp *qp)
 {
     NewRenoState *s = snic_prog_state(qp);
 
-    s->cwnd = NEWRENO_IW;
-    s->ssthresh = SNIC_TX_WINDOW;
+    snic_tcp_window_init(&s->w);
     /* RFC 6582's initial recover is the SYN's number: the PSN before */
     s->recover = (snic_transport_wnd_start(qp) - 2) & SNIC_PSN_MASK;
-    snic_transport_set_window(c, qp, s->cwnd);
+    snic_transport_set_window(c, qp, s->w.cwnd);
 }
 
 /* The highest PSN sent so far */
@@ -52,15 +49,15 @@ static void dup_ack(SnicCore *c, SnicQp *qp, NewRenoState *s, uint32_t ack)
     uint32_t una = snic_transport_wnd_start(qp);
 
     if (s->in_recovery) {
-        s->cwnd++;                      /* inflate: one more has left */
+        s->w.cwnd++;                      /* inflate: one more has left */
         return;
     }
     if (++s->dupacks != NEWRENO_DUPTHRESH ||
         snic_psn_cmp(ack, s->recover) <= 0) {
         return;     /* not yet, or still about the last loss (RFC 6582 3.2) */
     }
-    s->ssthresh = MAX(flight / 2, 2);
-    s->cwnd = s->ssthresh + NEWRENO_DUPTHRESH;
+    s->w.ssthresh = MAX(flight / 2, 2);
+    s->w.cwnd = s->w.ssthresh + NEWRENO_DUPTHRESH;
     s->recover = highest_sent(qp);
     s->in_recovery = true;
     snic_transport_mark_rtx(c, qp, una, (una + 1) & SNIC_PSN_MASK,
@@ -76,27 +73,19 @@ static void new_ack(SnicCore *c, SnicQp *qp, NewRenoState *s,
     if (s->in_recovery) {
         if (snic_psn_cmp(fb->psn, s->recover) >= 0) {
             s->in_recovery = false;     /* full ACK: deflate */
-            s->cwnd = s->ssthresh;
-            s->ca_acked = 0;
+            s->w.cwnd = s->w.ssthresh;
+            s->w.ca_acked = 0;
             return;
         }
         /* partial ACK: the next hole, and deflate by what it acked */
         snic_transport_mark_rtx(c, qp, una, (una + 1) & SNIC_PSN_MASK,
                                 SNIC_RTX_PARTIAL_ACK);
-        s->cwnd = s->cwnd > fb->newly_acked ? s->cwnd - fb->newly_acked : 0;
-        s->cwnd += fb->newly_acked >= 1;
-        s->cwnd = MAX(s->cwnd, 1);
+        s->w.cwnd = s->w.cwnd > fb->newly_acked ? s->w.cwnd - fb->newly_acked : 0;
+        s->w.cwnd += fb->newly_acked >= 1;
+        s->w.cwnd = MAX(s->w.cwnd, 1);
         return;
     }
-    if (s->cwnd < s->ssthresh) {
-        s->cwnd += fb->newly_acked;     /* slow start */
-        return;
-    }
-    s->ca_acked += fb->newly_acked;     /* one segment per window acked */
-    if (s->ca_acked >= s->cwnd) {
-        s->ca_acked -= s->cwnd;
-        s->cwnd++;
-    }
+    snic_tcp_window_grow(&s->w, fb->newly_acked);
 }
 
 static void newreno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
@@ -117,7 +106,7 @@ static void newreno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         snic_gbn_incoming(c, qp, fb);   /* NAK (a lost response), RNR */
         return;
     }
-    snic_transport_set_window(c, qp, s->cwnd);
+    snic_transport_set_window(c, qp, s->w.cwnd);
 }
 
 static void newreno_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
@@ -127,13 +116,11 @@ static void newreno_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 
     if (snic_transport_rto_expired(qp, now) && flight) {
         /* RFC 5681 (7): loss by timeout; RFC 6582 4: recover = highest */
-        s->ssthresh = MAX(flight / 2, 2);
-        s->cwnd = 1;
-        s->ca_acked = 0;
+        snic_tcp_window_timeout(&s->w, flight);
         s->dupacks = 0;
         s->in_recovery = false;
         s->recover = highest_sent(qp);
-        snic_transport_set_window(c, qp, s->cwnd);
+        snic_transport_set_window(c, qp, s->w.cwnd);
     }
     snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
 }

@@ -12,14 +12,12 @@
 #include "core_int.h"
 #include "rdma.h"
 #include "wire.h"
+#include "tcp_window.h"
 
-#define RENO_IW             10      /* initial window (RFC 6928) */
 #define RENO_DUPTHRESH      3
 
 typedef struct RenoState {
-    uint32_t cwnd;              /* segments */
-    uint32_t ssthresh;
-    uint32_t ca_acked;          /* congestion avoidance: acked this round */
+    SnicTcpWindow w;
     uint8_t dupacks;
     bool in_recovery;
 } RenoState;
@@ -28,9 +26,8 @@ static void reno_init(SnicCore *c, SnicQp *qp)
 {
     RenoState *s = snic_prog_state(qp);
 
-    s->cwnd = RENO_IW;
-    s->ssthresh = SNIC_TX_WINDOW;
-    snic_transport_set_window(c, qp, s->cwnd);
+    snic_tcp_window_init(&s->w);
+    snic_transport_set_window(c, qp, s->w.cwnd);
 }
 
 static void reno_dup_ack(SnicCore *c, SnicQp *qp, RenoState *s)
@@ -38,14 +35,14 @@ static void reno_dup_ack(SnicCore *c, SnicQp *qp, RenoState *s)
     uint32_t una = snic_transport_wnd_start(qp);
 
     if (s->in_recovery) {
-        s->cwnd++;
+        s->w.cwnd++;
         return;
     }
     if (++s->dupacks != RENO_DUPTHRESH) {
         return;
     }
-    s->ssthresh = MAX(snic_transport_outstanding(qp) / 2, 2);
-    s->cwnd = s->ssthresh + RENO_DUPTHRESH;
+    s->w.ssthresh = MAX(snic_transport_outstanding(qp) / 2, 2);
+    s->w.cwnd = s->w.ssthresh + RENO_DUPTHRESH;
     s->in_recovery = true;
     snic_transport_mark_rtx(c, qp, una, (una + 1) & SNIC_PSN_MASK,
                             SNIC_RTX_DUP_ACKS);
@@ -56,16 +53,10 @@ static void reno_new_ack(RenoState *s, uint32_t acked)
     s->dupacks = 0;
     if (s->in_recovery) {
         s->in_recovery = false;
-        s->cwnd = s->ssthresh;
-        s->ca_acked = 0;
-    } else if (s->cwnd < s->ssthresh) {
-        s->cwnd += acked;
+        s->w.cwnd = s->w.ssthresh;
+        s->w.ca_acked = 0;
     } else {
-        s->ca_acked += acked;
-        if (s->ca_acked >= s->cwnd) {
-            s->ca_acked -= s->cwnd;
-            s->cwnd++;
-        }
+        snic_tcp_window_grow(&s->w, acked);
     }
 }
 
@@ -87,7 +78,7 @@ static void reno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         snic_gbn_incoming(c, qp, fb);
         return;
     }
-    snic_transport_set_window(c, qp, s->cwnd);
+    snic_transport_set_window(c, qp, s->w.cwnd);
 }
 
 static void reno_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
@@ -96,12 +87,10 @@ static void reno_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     uint32_t flight = snic_transport_outstanding(qp);
 
     if (snic_transport_rto_expired(qp, now) && flight) {
-        s->ssthresh = MAX(flight / 2, 2);
-        s->cwnd = 1;
-        s->ca_acked = 0;
+        snic_tcp_window_timeout(&s->w, flight);
         s->dupacks = 0;
         s->in_recovery = false;
-        snic_transport_set_window(c, qp, s->cwnd);
+        snic_transport_set_window(c, qp, s->w.cwnd);
     }
     snic_gbn_periodic(c, qp, now);
 }

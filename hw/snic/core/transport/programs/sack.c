@@ -15,8 +15,8 @@
  */
 #include "core_int.h"
 #include "wire.h"      /* PSN arithmetic */
+#include "tcp_window.h"
 
-#define SACK_IW             10      /* initial window (RFC 6928) */
 #define SACK_DUPTHRESH      3
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define SACKED(s, psn)      snic_psnmap_get((s)->sacked, (psn))
@@ -24,7 +24,7 @@
 typedef struct SackState {
     SnicOooMap ooo;             /* the responder's map heads the state */
     uint32_t sacked[SNIC_TX_WINDOW / 32];  /* scoreboard (snic_psnmap) */
-    uint32_t cwnd, ssthresh, ca_acked;      /* segments */
+    SnicTcpWindow w;
     uint32_t recover;           /* PSN: the highest sent at loss */
     uint32_t high_rxt;          /* PSN: holes below it were resent */
     uint32_t high_sacked;       /* PSN after the highest SACKed one */
@@ -46,7 +46,7 @@ static uint32_t sacked_from(const SnicQp *qp, const SackState *s,
 
 static void set_window(SnicCore *c, SnicQp *qp, SackState *s)
 {
-    snic_transport_set_window(c, qp, s->cwnd +
+    snic_transport_set_window(c, qp, s->w.cwnd +
                               sacked_from(qp, s, snic_transport_wnd_start(qp)));
 }
 
@@ -54,10 +54,9 @@ static void sack_init(SnicCore *c, SnicQp *qp)
 {
     SackState *s = snic_prog_state(qp);
 
-    s->cwnd = SACK_IW;
-    s->ssthresh = SNIC_TX_WINDOW;
+    snic_tcp_window_init(&s->w);
     s->high_sacked = s->high_rxt = s->recover = snic_transport_wnd_start(qp);
-    snic_transport_set_window(c, qp, s->cwnd);
+    snic_transport_set_window(c, qp, s->w.cwnd);
 }
 
 /*
@@ -105,9 +104,9 @@ static void on_sack(SnicCore *c, SnicQp *qp, SackState *s, uint32_t lo,
     if (!s->in_recovery && !SACKED(s, una) &&
         snic_psn_cmp(una, s->recover) > 0 &&
         sacked_from(qp, s, una) >= SACK_DUPTHRESH) {
-        s->ssthresh = MAX((snic_transport_outstanding(qp) -
+        s->w.ssthresh = MAX((snic_transport_outstanding(qp) -
                            sacked_from(qp, s, una)) / 2, 2);
-        s->cwnd = s->ssthresh;
+        s->w.cwnd = s->w.ssthresh;
         s->recover = psn_add(end, -1);
         s->high_rxt = una;
         s->in_recovery = true;
@@ -126,19 +125,11 @@ static void on_ack(SackState *s, const SnicFeedback *fb)
     if (s->in_recovery) {
         if (snic_psn_cmp(fb->psn, s->recover) >= 0) {
             s->in_recovery = false;     /* RFC 6675 step (C) ends */
-            s->ca_acked = 0;
+            s->w.ca_acked = 0;
         }
         return;
     }
-    if (s->cwnd < s->ssthresh) {
-        s->cwnd += fb->newly_acked;     /* slow start */
-        return;
-    }
-    s->ca_acked += fb->newly_acked;
-    if (s->ca_acked >= s->cwnd) {
-        s->ca_acked -= s->cwnd;
-        s->cwnd++;
-    }
+    snic_tcp_window_grow(&s->w, fb->newly_acked);
 }
 
 static void sack_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
@@ -175,14 +166,12 @@ static void sack_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 
     if (snic_transport_rto_expired(qp, now) && flight) {
         /* RFC 6675 5.1: a timeout; the scoreboard is forgotten */
-        s->ssthresh = MAX(flight / 2, 2);
-        s->cwnd = 1;
-        s->ca_acked = 0;
+        snic_tcp_window_timeout(&s->w, flight);
         s->in_recovery = false;
         s->recover = psn_add(snic_transport_wnd_start(qp), flight - 1);
         memset(s->sacked, 0, sizeof(s->sacked));
         s->high_sacked = s->high_rxt = snic_transport_wnd_start(qp);
-        snic_transport_set_window(c, qp, s->cwnd);
+        snic_transport_set_window(c, qp, s->w.cwnd);
     }
     snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
 }
