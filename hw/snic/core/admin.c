@@ -209,7 +209,8 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
 /*
  * The objects the device holds, into the stats' gauges: counted when read
  * (GET_STATS, or BAR0 at their offsets), never on a data path, so no
- * create, destroy or reset can leave them wrong.
+ * create, destroy or reset can leave them wrong; and only when a command
+ * or a reset ran since, so reading BAR0 in a loop costs no table scans.
  */
 void snic_stats_objects(SnicCore *c)
 {
@@ -217,6 +218,10 @@ void snic_stats_objects(SnicCore *c)
     uint64_t n[6] = { 0 };
     uint32_t i;
 
+    if (!c->objects_stale) {
+        return;
+    }
+    c->objects_stale = false;
     for (i = 0; i <= cf->max_qp + 1; i++) {
         n[0] += c->qps[i].valid && i != SNIC_GSI_QPN;
     }
@@ -479,6 +484,7 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
                    GUINT16_FROM_LE(cmd.hdr.cmd_id), slot);
         c->sq_head++;
         status = snic_admin_exec(c, &cmd, &result);
+        c->objects_stale = true;    /* objects come and go by commands */
         snic_stat_inc(&c->stats.admin_cmds);
         if (status != SNIC_ADMIN_OK) {
             snic_stat_inc(&c->stats.admin_errors);

@@ -176,6 +176,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
     snic_qp_reset(c);
+    c->objects_stale = true;
     snic_rpc_reset(c);
     snic_sched_reset(c);
     snic_cq_reset(c);

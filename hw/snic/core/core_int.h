@@ -107,6 +107,8 @@ struct SnicCore {
     uint8_t mac[6];
     uint32_t mtu;
     struct snic_stats stats;    /* little-endian, as the guest reads it */
+    /* an object may have come or gone since stats' obj_* were counted */
+    bool objects_stale;
 
     /* Runtime state from here on: cleared by disable and by reset. */
     uint32_t ctrl;
