@@ -190,10 +190,11 @@ struct snic_ucontext {
 	u32 db_page;
 	struct rdma_user_mmap_entry *db_entry;
 	/* RPC op-codes with a kernel deployed (snic_rpc.c), undeployed at
-	 * the end: at most the device's max_kernels entries
+	 * the end: at most SNIC_KERNELS_PER_CONTEXT of them
 	 */
 	struct mutex kernels_lock;
 	struct list_head kernels;
+	unsigned int nr_kernels;
 };
 
 struct snic_user_mmap_entry {

@@ -95,6 +95,16 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_RPC)(
 	return snic_com_set_qp_rpc(sdev, to_sqp(ibqp)->qpn, flags);
 }
 
+/*
+ * The device's kernel table (max_kernels entries) is shared by every
+ * process: one context may hold a quarter of it, so no process can
+ * leave the others without room.
+ */
+static unsigned int snic_kernels_per_context(struct snic_dev *sdev)
+{
+	return max(le16_to_cpu(sdev->attr.max_kernels) / 4, 1);
+}
+
 static int UVERBS_HANDLER(SNIC_IB_METHOD_DEPLOY_KERNEL)(
 	struct uverbs_attr_bundle *attrs)
 {
@@ -127,11 +137,16 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_DEPLOY_KERNEL)(
 		err = -EEXIST;
 		goto out;
 	}
+	if (uc->nr_kernels >= snic_kernels_per_context(sdev)) {
+		err = -ENOSPC;
+		goto out;
+	}
 	err = snic_com_deploy_kernel(sdev, uc->db_page, opcode, kernel_id);
 	if (err == -ENOMEM)
 		err = -ENOSPC;	/* the device's table, not our memory */
 	if (!err) {
 		list_add(&d->list, &uc->kernels);
+		uc->nr_kernels++;
 		d = NULL;
 	}
 out:
@@ -162,6 +177,7 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_UNDEPLOY_KERNEL)(
 					     uc->db_page, opcode, 0);
 		if (!err) {
 			list_del(&d->list);
+			uc->nr_kernels--;
 			kfree(d);
 		}
 	}

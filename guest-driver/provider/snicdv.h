@@ -115,7 +115,8 @@ int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
  * are the application's names: each context has its own.
  *
  * Returns 0, or EEXIST (op-code deployed already in this context), ENOSPC
- * (the device's table is full), EINVAL (unknown kernel), EOPNOTSUPP (no
+ * (this context holds a quarter of the device's max_kernels already, or
+ * the device's table is full), EINVAL (unknown kernel), EOPNOTSUPP (no
  * RPCs). A context's kernels are undeployed when it is closed.
  */
 int snicdv_deploy_kernel(struct ibv_context *ctx, uint64_t rpc_opcode,

@@ -362,6 +362,19 @@ static void run_server(struct ctx *c)
     expect_err(snicdv_deploy_kernel(c->vctx, OP_TRAV, SNIC_KERNEL_TRAVERSAL), EEXIST, "deploying it again");
     expect_err(snicdv_deploy_kernel(c->vctx, 0x999, 99), EINVAL, "deploying kernel 99");
     expect_err(snicdv_undeploy_kernel(c->vctx, 0x999), ENOENT, "undeploying an op-code never deployed");
+    /* a context holds a quarter of the device's table, so none can fill it for the others */
+    struct snicdv_device_attr da;
+    if ((r = snicdv_query_device(c->vctx, &da, sizeof(da))))
+        fail("snicdv_query_device: %s", strerror(r));
+    unsigned quota = da.max_kernels / 4 > 1 ? da.max_kernels / 4 : 1;
+    for (unsigned k = 1; k < quota; k++)
+        if ((r = snicdv_deploy_kernel(c->vctx, OP_TRAV + k, SNIC_KERNEL_CONSISTENCY)))
+            fail("deploying kernel %u of the context's %u: %s", k + 1, quota, strerror(r));
+    expect_err(snicdv_deploy_kernel(c->vctx, OP_TRAV + quota, SNIC_KERNEL_CONSISTENCY), ENOSPC,
+               "deploying one more than the context's quarter of the table");
+    for (unsigned k = 1; k < quota; k++)
+        if ((r = snicdv_undeploy_kernel(c->vctx, OP_TRAV + k)))
+            fail("undeploying op-code %#llx: %s", OP_TRAV + k, strerror(r));
     /* before RTR, on both ends: QP 1 with the fallback handler, QP 2 without */
     r = snicdv_qp_set_rpc(c->qp[0], SNICDV_QP_RPC_ENABLE | SNICDV_QP_RPC_FALLBACK);  /* QP 3: none */
     if (!r)
