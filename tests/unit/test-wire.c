@@ -450,6 +450,16 @@ static void test_xport(void)
     g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_OK);
     g_assert_true(q.xport && q.xeth.sack_lo == 5 && q.xeth.sack_hi == 9);
     g_assert_cmpuint(q.aeth.msn, ==, p.aeth.msn);
+    /*
+     * a block's PSNs are 24 bits: the high byte a peer sets is dropped
+     * (with it, the SACK program walked from lo to an hi it never reached)
+     */
+    p.xeth.sack_lo = 0xff000005;
+    p.xeth.sack_hi = 0x80000009;
+    n = snic_wire_build(&p, f, sizeof(f));
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_OK);
+    g_assert_cmphex(q.xeth.sack_lo, ==, 5);
+    g_assert_cmphex(q.xeth.sack_hi, ==, 9);
     /* cut short of the header it announces */
     g_assert_cmpint(snic_wire_parse(f, n - SNIC_XETH_LEN, &q), !=,
                     SNIC_PARSE_OK);

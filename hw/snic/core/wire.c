@@ -187,8 +187,9 @@ static void get_xeth(SnicPkt *p, const uint8_t *q)
     p->xeth.va = get_le(q + XETH_OFF(va), 8);
     p->xeth.msg = get_le(q + XETH_OFF(msg), 4);
     p->xeth.offset = get_le(q + XETH_OFF(offset), 4);
-    p->xeth.sack_lo = get_le(q + XETH_OFF(sack_lo), 4);
-    p->xeth.sack_hi = get_le(q + XETH_OFF(sack_hi), 4);
+    /* PSNs, 24 bits like the BTH's: the rest is not the peer's to set */
+    p->xeth.sack_lo = get_le(q + XETH_OFF(sack_lo), 4) & SNIC_PSN_MASK;
+    p->xeth.sack_hi = get_le(q + XETH_OFF(sack_hi), 4) & SNIC_PSN_MASK;
 }
 
 /* Bytes from the BTH through the ICRC, or 0 for a packet we cannot build. */
