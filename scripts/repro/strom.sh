@@ -2,7 +2,7 @@
 # StRoM (EuroSys'20) Fig. 7-10 in the simulator: CSV and PNG beside the
 # numbers the paper states (scripts/repro/strom-paper.csv).
 #
-#   scripts/repro/strom.sh [--smoke] [--out DIR] [--bin STROM-REPRO] [-- OPTIONS]
+#   scripts/repro/strom.sh [--smoke] [--vm] [--out DIR] [--bin STROM-REPRO] [-- OPTIONS]
 #
 # Builds tests/bench/strom-repro.c without sanitizers (build/bench) unless
 # --bin names a built one, runs it (OPTIONS go to it: --iters, --ops, the
@@ -12,10 +12,27 @@
 # with gnuplot and prints the comparison. --smoke: a few points (the test
 # suite's run). Default DIR: build/repro/strom. The full run takes about
 # a minute here; the smoke run a few seconds.
+#
+# --vm: Fig. 7 also between two snic VMs (scripts/vm-pair.sh, role
+# verbs-strom: tests/vm/strom-bench.c on real snic.ko + libsnic, 100
+# lookups per length and method, --smoke 10), into DIR/fig7-vm.csv (with
+# RoCE frames per lookup from the client port's counters), DIR/rtt-vm.csv
+# (one 64-byte READ) and DIR/fig7-vm.png; the consoles in DIR/vm. Builds
+# QEMU and the guest first (scripts/build-qemu.sh, scripts/build-guest.sh;
+# no-ops when up to date). About 2 minutes; other VMs on the host skew it.
 set -euo pipefail
 # shellcheck source=scripts/repro/lib.sh
 . "$(dirname "$0")/lib.sh"
-repro_options strom --pass "$@"
+vm=0 args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --vm) vm=1 ;;
+        --) args+=("$@"); break ;;
+        *) args+=("$1") ;;
+    esac
+    shift
+done
+repro_options strom --pass "${args[@]}"
 "$bin" "${smoke[@]}" --out "$out" "${pass[@]}"
 
 # The increments the paper's text puts numbers on.
@@ -54,4 +71,31 @@ printf '  Fig. 9  kernel overhead at %s B: %s %%, %s us (paper: 1 us, < 8 %%)\n'
     "$(last "$out/fig9-derived.csv" 4)"
 echo "  Fig. 10 average latency (us) by failure rate: size,pct,READ+CRC,kernel"
 sed 1d "$out/fig10.csv" | awk -F, '{ printf "    %6s B %4s %%  %9s  %9s\n", $1, $2, $3, $4 }'
+
+[ "$vm" = 1 ] || { log "CSV and PNG in $out"; exit 0; }
+
+# ---- Fig. 7 in two VMs ----
+iters=100 lens=1,2,4,8,16,32
+[ ${#smoke[@]} = 0 ] || { iters=10 lens=1,8,32; }
+"$repo/scripts/build-qemu.sh" >/dev/null
+"$repo/scripts/build-guest.sh" >/dev/null
+mkdir -p "$out/vm"
+rm -f "$out/vm/strom-a.log"
+"$repo/scripts/vm-pair.sh" --nic snic --role verbs-strom --log-dir "$out/vm" --name strom \
+    --append "snicvm.strom_iters=$iters" --append "snicvm.strom_lens=$lens" >"$out/vm/pair.log" 2>&1 ||
+    { tail -n 20 "$out/vm/pair.log"; die "the VM pair failed (consoles in $out/vm)"; }
+tr -d '\r' <"$out/vm/strom-a.log" | sed -n 's/^strom-bench\[client\]: fig7,//p' >"$out/fig7-vm.csv"
+{ echo "rtt_med_us,rtt_p1_us,rtt_p99_us"
+  tr -d '\r' <"$out/vm/strom-a.log" | sed -n 's/^strom-bench\[client\]: rtt,//p'; } >"$out/rtt-vm.csv"
+if [ "$(wc -l <"$out/fig7-vm.csv")" -le 1 ] || [ "$(wc -l <"$out/rtt-vm.csv")" != 2 ]; then
+    die "no strom-bench results in $out/vm/strom-a.log"
+fi
+gnuplot -e "dir='$out'; paper='$here/strom-paper.csv'" "$here/strom-vm-plot.gp"
+[ -s "$out/fig7-vm.png" ] || die "$out/fig7-vm.png was not drawn"
+
+echo "strom: Fig. 7 in two VMs (TCG; the wire is QEMU's UDP socket), medians:"
+printf '  one 64-byte READ: %s us\n' "$(sed -n 2p "$out/rtt-vm.csv" | cut -d, -f1)"
+awk -F, 'NR == 1 { next }
+         { printf "  length %2s: READ chain %9s us %6s frames, kernel %8s us %5s frames, two-sided %8s us %5s frames\n",
+                  $1, $2, $11, $5, $12, $8, $13 }' "$out/fig7-vm.csv"
 log "CSV and PNG in $out"
