@@ -13,13 +13,16 @@
 # suite's run). Default DIR: build/repro/strom. The full run takes about
 # a minute here; the smoke run a few seconds.
 #
-# --vm: Fig. 7 also between two snic VMs (scripts/vm-pair.sh, role
-# verbs-strom: tests/vm/strom-bench.c on real snic.ko + libsnic, 100
-# lookups per length and method, --smoke 10), into DIR/fig7-vm.csv (with
-# RoCE frames per lookup from the client port's counters), DIR/rtt-vm.csv
-# (one 64-byte READ) and DIR/fig7-vm.png; the consoles in DIR/vm. Builds
-# QEMU and the guest first (scripts/build-qemu.sh, scripts/build-guest.sh;
-# no-ops when up to date). About 2 minutes; other VMs on the host skew it.
+# --vm: Fig. 7-9 also between two snic VMs (scripts/vm-pair.sh, role
+# verbs-strom: tests/vm/strom-bench.c on snic.ko + libsnic, 100 operations
+# per point and method, --smoke 10), into DIR/fig7-vm.csv .. fig9-vm.csv
+# (Fig. 7 with RoCE frames per lookup from the client port's counters),
+# the derived CSVs, DIR/rtt-vm.csv (one 64-byte READ) and DIR/fig7-vm.png
+# .. fig9-vm.png (scripts/repro/strom-vm-plot.gp); the consoles in DIR/vm.
+# Fig. 10 stays the simulator's: a guest cannot tear reads at a chosen
+# rate. Builds QEMU and the guest first (scripts/build-qemu.sh,
+# scripts/build-guest.sh; no-ops when up to date). About 3 minutes; other
+# VMs on the host skew it.
 set -euo pipefail
 # shellcheck source=scripts/repro/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -74,28 +77,48 @@ sed 1d "$out/fig10.csv" | awk -F, '{ printf "    %6s B %4s %%  %9s  %9s\n", $1, 
 
 [ "$vm" = 1 ] || { log "CSV and PNG in $out"; exit 0; }
 
-# ---- Fig. 7 in two VMs ----
-iters=100 lens=1,2,4,8,16,32
-[ ${#smoke[@]} = 0 ] || { iters=10 lens=1,8,32; }
+# ---- Fig. 7-9 in two VMs ----
+iters=100 lens=1,2,4,8,16,32 values=64,256,1024,4096 objects=64,256,1024,4096,16384
+[ ${#smoke[@]} = 0 ] || { iters=10 lens=1,8,32 values=64,4096 objects=64,16384; }
 "$repo/scripts/build-qemu.sh" >/dev/null
 "$repo/scripts/build-guest.sh" >/dev/null
 mkdir -p "$out/vm"
 rm -f "$out/vm/strom-a.log"
 "$repo/scripts/vm-pair.sh" --nic snic --role verbs-strom --log-dir "$out/vm" --name strom \
-    --append "snicvm.strom_iters=$iters" --append "snicvm.strom_lens=$lens" >"$out/vm/pair.log" 2>&1 ||
+    --append "snicvm.strom_iters=$iters" --append "snicvm.strom_lens=$lens" \
+    --append "snicvm.strom_values=$values" --append "snicvm.strom_objects=$objects" \
+    >"$out/vm/pair.log" 2>&1 ||
     { tail -n 20 "$out/vm/pair.log"; die "the VM pair failed (consoles in $out/vm)"; }
-tr -d '\r' <"$out/vm/strom-a.log" | sed -n 's/^strom-bench\[client\]: fig7,//p' >"$out/fig7-vm.csv"
-{ echo "rtt_med_us,rtt_p1_us,rtt_p99_us"
-  tr -d '\r' <"$out/vm/strom-a.log" | sed -n 's/^strom-bench\[client\]: rtt,//p'; } >"$out/rtt-vm.csv"
-if [ "$(wc -l <"$out/fig7-vm.csv")" -le 1 ] || [ "$(wc -l <"$out/rtt-vm.csv")" != 2 ]; then
-    die "no strom-bench results in $out/vm/strom-a.log"
-fi
+# the client's rows: "strom-bench[client]: figN,..." and "...: rtt,..."
+rows() { tr -d '\r' <"$out/vm/strom-a.log" | sed -n "s/^strom-bench\[client\]: $1,//p"; }
+for f in fig7 fig8 fig9; do
+    rows "$f" >"$out/$f-vm.csv"
+    [ "$(wc -l <"$out/$f-vm.csv")" -gt 1 ] || die "no $f rows in $out/vm/strom-a.log"
+done
+{ echo "rtt_med_us,rtt_p1_us,rtt_p99_us"; rows rtt; } >"$out/rtt-vm.csv"
+[ "$(wc -l <"$out/rtt-vm.csv")" = 2 ] || die "no rtt row in $out/vm/strom-a.log"
+rtt=$(sed -n 2p "$out/rtt-vm.csv" | cut -d, -f1)
+# Fig. 8: the kernel's saving over two READs, also in network round trips (one READ's);
+# Fig. 9: the checks' overhead over a plain READ.
+awk -F, -v rtt="$rtt" 'NR == 1 { print "value_bytes,saving_us,saving_rtts"; next }
+         { printf "%s,%.3f,%.3f\n", $1, $2 - $5, ($2 - $5) / rtt }' "$out/fig8-vm.csv" >"$out/fig8-vm-derived.csv"
+awk -F, 'NR == 1 { print "object_bytes,readsw_overhead_pct,strom_overhead_pct,strom_overhead_us"; next }
+         { printf "%s,%.1f,%.1f,%.3f\n", $1, 100 * ($5 - $2) / $2, 100 * ($8 - $2) / $2, $8 - $2 }' \
+    "$out/fig9-vm.csv" >"$out/fig9-vm-derived.csv"
 gnuplot -e "dir='$out'; paper='$here/strom-paper.csv'" "$here/strom-vm-plot.gp"
-[ -s "$out/fig7-vm.png" ] || die "$out/fig7-vm.png was not drawn"
+for f in fig7 fig8 fig9; do
+    [ -s "$out/$f-vm.png" ] || die "$out/$f-vm.png was not drawn"
+done
 
-echo "strom: Fig. 7 in two VMs (TCG; the wire is QEMU's UDP socket), medians:"
-printf '  one 64-byte READ: %s us\n' "$(sed -n 2p "$out/rtt-vm.csv" | cut -d, -f1)"
+echo "strom: Fig. 7-9 in two VMs (TCG; the wire is QEMU's UDP socket), medians:"
+printf '  one 64-byte READ (a network round trip): %s us\n' "$rtt"
 awk -F, 'NR == 1 { next }
-         { printf "  length %2s: READ chain %9s us %6s frames, kernel %8s us %5s frames, two-sided %8s us %5s frames\n",
+         { printf "  Fig. 7 length %2s: READ chain %9s us %6s frames, kernel %8s us %5s frames, two-sided %8s us %5s frames\n",
                   $1, $2, $11, $5, $12, $8, $13 }' "$out/fig7-vm.csv"
+paste -d, "$out/fig8-vm.csv" "$out/fig8-vm-derived.csv" | awk -F, 'NR == 1 { next }
+         { printf "  Fig. 8 %5s B: two READs %8s us, kernel %8s us, two-sided %8s us; saving %s us = %s round trips (paper: one, ~5 us)\n",
+                  $1, $2, $5, $8, $12, $13 }'
+paste -d, "$out/fig9-vm.csv" "$out/fig9-vm-derived.csv" | awk -F, 'NR == 1 { next }
+         { printf "  Fig. 9 %5s B: READ %8s us, READ+CRC %8s us (%+.1f %%), kernel %8s us (%+.1f %%)\n",
+                  $1, $2, $5, $12, $8, $13 }'
 log "CSV and PNG in $out"

@@ -12,8 +12,9 @@
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
 # interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
 # (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check),
-# strom (verbs-strom.sh: strom-bench, StRoM Fig. 7, with SNIC_STROM_ITERS iterations per
-# length, default 100, and the lengths SNIC_STROM_LENS, default 1,2,4,8,16,32) or
+# strom (verbs-strom.sh: strom-bench, StRoM Fig. 7-9, SNIC_STROM_ITERS iterations per point,
+# default 100, at the list lengths SNIC_STROM_LENS, value sizes SNIC_STROM_VALUES and
+# object sizes SNIC_STROM_OBJECTS, defaults strom-bench's) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
@@ -26,8 +27,9 @@
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
 # mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
-# small strom-bench run (tests/vm/strom-bench.c: list lookups by READs, by the traversal
-# kernel and two-sided, each answer checked; scripts/repro/strom.sh --vm runs it in full) and
+# small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
+# GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
+# full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
@@ -433,7 +435,7 @@ case $SUITE in
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
         if [ "$NIC" = snic ]; then
             app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"
-            app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32
+            app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32 -V 64,4096 -O 64,16384
         fi
         transport_ecn
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
@@ -527,7 +529,8 @@ case $SUITE in
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
     strom)
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
-            -L "${SNIC_STROM_LENS:-1,2,4,8,16,32}" ;;
+            -L "${SNIC_STROM_LENS:-1,2,4,8,16,32}" -V "${SNIC_STROM_VALUES:-64,256,1024,4096}" \
+            -O "${SNIC_STROM_OBJECTS:-64,256,1024,4096,16384}" ;;
     *)
         step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc or transport, not $SUITE'; exit 2" ;;
 esac

@@ -1,10 +1,11 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Role "verbs-strom": strom-bench alone (tests/vm/strom-bench.c: StRoM Fig. 7, a remote
-# linked list looked up by a chain of RDMA READs, by the traversal kernel and by a two-sided
-# RPC; every answer checked by content). scripts/repro/strom.sh --vm runs it; by hand:
+# Role "verbs-strom": strom-bench alone (tests/vm/strom-bench.c: StRoM Fig. 7-9, a remote
+# linked list, a hash GET and checksummed objects, each by RDMA READs, by the kernel and
+# two-sided; every answer checked by content). scripts/repro/strom.sh --vm runs it; by hand:
 #   scripts/vm-pair.sh --nic snic --role verbs-strom [--append snicvm.strom_iters=N]
-#       [--append snicvm.strom_lens=1,2,4]
+#       [--append snicvm.strom_lens=1,2,4] [--append snicvm.strom_values=64,4096]
+#       [--append snicvm.strom_objects=64,16384]
 SNIC_VERBS_SUITE=strom
 # shellcheck source=scripts/guest/roles/verbs-apps.sh
 . /roles/verbs-apps.sh
