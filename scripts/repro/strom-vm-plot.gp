@@ -63,3 +63,16 @@ plot dir . "/fig9-vm-derived.csv" skip 1 using 1:2 with linespoints title "ours:
      paper_val("readsw_overhead_max") with lines dt 2 lw 2 title "paper 6.3: READ+SW up to 40 %", \
      paper_val("strom_overhead_max") with lines dt 3 lw 2 title "paper 6.3: StRoM < 8 % (1 us)"
 unset multiplot
+set yrange [*:*]
+
+# ---- Fig. 10 ----
+set output dir . "/fig10-vm.png"
+set terminal pngcairo size 900,550 font "sans,10" noenhanced
+unset multiplot
+set title "StRoM Fig. 10: average latency with torn reads, two snic VMs (TCG; server device x-torn-reads)\npaper 6.3: READ barely affected up to 1 %, measurable at 10 %; StRoM minimal up to 50 % (text only)"
+set xlabel "share of the server's host reads torn (%)"
+set ylabel "average latency (us)"
+set logscale y
+sizes = system(sprintf("awk -F, 'NR > 1 && !s[$1]++ { printf \"%%s \", $1 }' %s/fig10-vm.csv", dir))
+plot for [i=1:words(sizes)] dir . "/fig10-vm.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):3 with linespoints lc i title "READ + CRC, ".word(sizes, i)." B", \
+     for [i=1:words(sizes)] dir . "/fig10-vm.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):4 with linespoints lc i dt 2 pt 6 title "kernel, ".word(sizes, i)." B"

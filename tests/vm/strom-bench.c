@@ -18,16 +18,20 @@
  *           two-sided.
  *   Fig. 9  an object of 64 B .. 16 KiB whose last 8 bytes are the CRC-64/XZ of the rest:
  *           one READ (no check), READ + the CRC checked on the client's CPU (liblzma), and
- *           the consistency kernel (reads, checks, answers). Failure rate 0: a guest cannot
- *           tear reads at a chosen rate (Fig. 10 is the simulator's).
+ *           the consistency kernel (reads, checks, answers).
+ *   Fig. 10 the same two checked methods' average latency when reads race a writer: the
+ *           server's device tears that share of its host reads (QEMU property
+ *           x-torn-reads=PCT on VM b, which -P names for the rows; a guest cannot tear
+ *           reads at a chosen rate itself). The client's READ + CRC reads again until the
+ *           CRC matches; a kernel that runs out of retries (CHECKSUM) is asked again.
  *
  *   server:  strom-bench [-d DEV] -g GIDX [-p PORT] [-i IBPORT] [-t SECS]
  *   client:  strom-bench [same options] [-n ITERS] [-L LENGTHS] [-V SIZES] [-O SIZES]
- *                        SERVER-IP
+ *                        [-T SIZES -P PCT] SERVER-IP
  *
  * -L the list lengths (default 1,2,4,8,16,32), -V Fig. 8's value sizes (64,256,1024,4096),
- * -O Fig. 9's object sizes (64,256,1024,4096,16384); sizes are powers of two; an empty
- * list ("-V ''") skips that figure. The client first times one 64-byte READ (the network
+ * -O Fig. 9's object sizes (64,256,1024,4096,16384), -T Fig. 10's (default none); sizes
+ * are powers of two; an empty list ("-V ''") skips that figure. The client first times one 64-byte READ (the network
  * round trip everything is made of; ITERS of them after as many untimed) and prints
  * "strom-bench[client]: rtt,MED,P1,P99",
  * then per point a CSV row "figN,X,..." with the median, 1st and 99th percentile in
@@ -35,7 +39,10 @@
  * figure's header row first). Fig. 7's rows end with the RoCE frames per lookup of each
  * method, "read_frames,strom_frames,rpc_frames": the client port's rdma_tx_packets +
  * rdma_rx_packets (sysfs hw_counters) over FRAME_RUNS untimed lookups, which counts the
- * network round trips whatever the host's speed. scripts/repro/strom.sh --vm collects the
+ * network round trips whatever the host's speed. Fig. 10's rows are "fig10,SIZE,PCT,
+ * readsw_avg_us,strom_avg_us,readsw_reads,strom_asks": average latencies, the client's
+ * READs per checked read and the RPCs per checked kernel read (more than 1 only when a
+ * kernel ran out of retries). scripts/repro/strom.sh --vm collects the
  * rows. Benchmark figures, not checks: the run fails only on a wrong answer, an error
  * completion or a deadline (-t, default 30 s). Exits 0 when every lookup was answered
  * correctly, 1 on a failure, 2 on a usage error.
@@ -318,6 +325,7 @@ struct client {
     uint8_t *land, *msg, *rx;
     uint32_t tag;
     int two_sided;
+    uint64_t reads, asks;       /* Fig. 10: READs and RPCs its checked reads took */
 };
 
 static uint64_t remote(const struct client *cl, uint64_t off) { return cl->p.addr + off; }
@@ -351,7 +359,8 @@ static void rdma_read(struct client *cl, uint64_t addr, uint32_t len)
  * answer arrived: the application has what it asked for then, whether or not the ACK of its
  * request (the send completion, drained here too) came first.
  */
-static double rpc(struct client *cl, uint64_t op, const void *params, uint32_t plen, uint32_t want_len)
+static double rpc_status(struct client *cl, uint64_t op, const void *params, uint32_t plen, uint32_t want_len,
+                         uint32_t *status)
 {
     struct ctx *c = cl->c;
     memcpy(cl->msg, params, plen);
@@ -373,9 +382,12 @@ static double rpc(struct client *cl, uint64_t op, const void *params, uint32_t p
         if (wc.opcode == SNICDV_WC_RPC) {
             sent = true;
         } else if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wc_flags & IBV_WC_WITH_IMM) {
-            if (snicdv_rpc_tag(&wc) != tag || snicdv_rpc_status(&wc) != SNIC_RPC_OK || wc.byte_len != want_len)
+            *status = snicdv_rpc_status(&wc);
+            /* CHECKSUM with no data (the kernel ran out of retries): the caller decides */
+            bool checksum = *status == SNIC_RPC_CHECKSUM && op == OP_CONS && !wc.byte_len;
+            if (snicdv_rpc_tag(&wc) != tag || (!checksum && (*status != SNIC_RPC_OK || wc.byte_len != want_len)))
                 fail("RPC %#" PRIx64 ": answer tag %#x status %u, %u bytes (expected tag %#x, OK, %u)", op,
-                     snicdv_rpc_tag(&wc), snicdv_rpc_status(&wc), wc.byte_len, tag, want_len);
+                     snicdv_rpc_tag(&wc), *status, wc.byte_len, tag, want_len);
             answered = now_s();
             post_recv(c, (uint8_t *)(uintptr_t)wc.wr_id);
         } else {
@@ -383,6 +395,15 @@ static double rpc(struct client *cl, uint64_t op, const void *params, uint32_t p
         }
     }
     return answered;
+}
+
+static double rpc(struct client *cl, uint64_t op, const void *params, uint32_t plen, uint32_t want_len)
+{
+    uint32_t status;
+    double t = rpc_status(cl, op, params, plen, want_len, &status);
+    if (status != SNIC_RPC_OK)
+        fail("RPC %#" PRIx64 ": status %u", op, status);
+    return t;
 }
 
 static double traverse(struct client *cl, uint64_t start, uint64_t key, uint32_t vsize, uint8_t npos)
@@ -522,9 +543,10 @@ static double obj_read(struct client *cl, int size)
 static double obj_read_crc(struct client *cl, int size)
 {
     double t0 = now_s();
-    do
+    do {
         rdma_read(cl, object_at(cl, size), (uint32_t)size);
-    while (!object_ok(cl->land, (uint32_t)size));
+        cl->reads++;
+    } while (!object_ok(cl->land, (uint32_t)size));
     double t = now_s() - t0;
     check_object(cl, size, "READ + CRC");
     return t;
@@ -536,10 +558,31 @@ static double obj_kernel(struct client *cl, int size)
         .remote_address = htole64(object_at(cl, size)), .object_size = htole32((uint32_t)size),
         .max_retries = htole16(SNIC_CONSISTENCY_MAX_RETRIES),
     };
-    double t0 = now_s();
-    double t = rpc(cl, OP_CONS, &cp, sizeof(cp), (uint32_t)size) - t0;
+    uint32_t status;
+    double t0 = now_s(), t;
+    do {
+        t = rpc_status(cl, OP_CONS, &cp, sizeof(cp), (uint32_t)size, &status) - t0;
+        cl->asks++;
+    } while (status == SNIC_RPC_CHECKSUM);
     check_object(cl, size, "consistency kernel");
     return t;
+}
+
+/* Fig. 10: average latency of the two checked reads, the server's device tearing pct % */
+static void fig10(struct client *cl, const int *sizes, int n, int iters, int pct)
+{
+    if (n)
+        say("fig10,object_bytes,failure_pct,readsw_avg_us,strom_avg_us,readsw_reads,strom_asks");
+    for (int p = 0; p < n; p++) {
+        double sw = 0, st = 0;
+        cl->reads = cl->asks = 0;
+        for (int i = 0; i < iters; i++) {
+            sw += obj_read_crc(cl, sizes[p]);
+            st += obj_kernel(cl, sizes[p]);
+        }
+        say("fig10,%d,%d,%.3f,%.3f,%.3f,%.3f", sizes[p], pct, sw / iters * 1e6, st / iters * 1e6,
+            (double)cl->reads / iters, (double)cl->asks / iters);
+    }
 }
 
 /*
@@ -621,8 +664,9 @@ static void figure(struct client *cl, const char *header, int fig, const int *xs
 }
 
 struct points {
-    int l[MAX_POINTS], v[MAX_POINTS], o[MAX_POINTS];
-    int nl, nv, no;
+    int l[MAX_POINTS], v[MAX_POINTS], o[MAX_POINTS], t[MAX_POINTS];
+    int nl, nv, no, nt;
+    int torn_pct;               /* -P: VM b's x-torn-reads, for Fig. 10's rows */
 };
 
 static void run_client(struct ctx *c, const struct points *pt, int iters)
@@ -656,10 +700,11 @@ static void run_client(struct ctx *c, const struct points *pt, int iters)
            "rpc_med_us,rpc_p1_us,rpc_p99_us", 8, pt->v, pt->nv, iters, f8, false);
     figure(&cl, "object_bytes,read_med_us,read_p1_us,read_p99_us,readsw_med_us,readsw_p1_us,readsw_p99_us,"
            "strom_med_us,strom_p1_us,strom_p99_us", 9, pt->o, pt->no, iters, f9, false);
+    fig10(&cl, pt->t, pt->nt, iters, pt->torn_pct);
     send_msg("DONE %d", cl.two_sided);
     recv_msg(m, "BYE");
     say("%d operations of each method answered with the right data",
-        (iters + FRAME_RUNS) * pt->nl + iters * (pt->nv + pt->no));
+        (iters + FRAME_RUNS) * pt->nl + iters * (pt->nv + pt->no + pt->nt));
 }
 
 /* "1,2,4": each in lo..hi, powers of two if pow2; "" is no point. -1 on a bad list. */
@@ -680,9 +725,11 @@ int main(int argc, char **argv)
 {
     struct ctx c = { .ib_port = 1, .gidx = -1 };
     struct points pt;
-    const char *dev = NULL, *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384";
+    const char *dev = NULL, *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384",
+               *T = "";
     int port = 18540, iters = 100, opt;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:n:L:V:O:h")) != -1) {
+    pt.torn_pct = 0;
+    while ((opt = getopt(argc, argv, "d:g:p:i:t:n:L:V:O:T:P:h")) != -1) {
         switch (opt) {
         case 'd': dev = optarg; break;
         case 'g': c.gidx = atoi(optarg); break;
@@ -693,6 +740,8 @@ int main(int argc, char **argv)
         case 'L': L = optarg; break;
         case 'V': V = optarg; break;
         case 'O': O = optarg; break;
+        case 'T': T = optarg; break;
+        case 'P': pt.torn_pct = atoi(optarg); break;
         default:
             goto usage;
         }
@@ -700,7 +749,9 @@ int main(int argc, char **argv)
     pt.nl = parse_list(L, pt.l, 1, LIST_N, false);
     pt.nv = parse_list(V, pt.v, MIN_SIZE, MAX_VAL, true);
     pt.no = parse_list(O, pt.o, MIN_SIZE, MAX_OBJ, true);
-    if (c.gidx < 0 || timeout_s <= 0 || iters < 1 || pt.nl < 0 || pt.nv < 0 || pt.no < 0 || optind < argc - 1)
+    pt.nt = parse_list(T, pt.t, MIN_SIZE, MAX_OBJ, true);
+    if (c.gidx < 0 || timeout_s <= 0 || iters < 1 || pt.nl < 0 || pt.nv < 0 || pt.no < 0 || pt.nt < 0 ||
+        pt.torn_pct < 0 || pt.torn_pct > 100 || optind < argc - 1)
         goto usage;
     bool client = optind == argc - 1;
     role = client ? "client" : "server";
@@ -719,7 +770,7 @@ int main(int argc, char **argv)
 usage:
     fprintf(stderr, "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18540)] [-i IB-PORT (1)] [-t SECS (30)] "
                     "[-n ITERS (100)] [-L LENGTHS (1,2,4,8,16,32; 1..%d)] [-V SIZES (64,256,1024,4096)] "
-                    "[-O SIZES (64,256,1024,4096,16384)] [SERVER-IPv4]\n"
+                    "[-O SIZES (64,256,1024,4096,16384)] [-T SIZES (none) -P PCT (0)] [SERVER-IPv4]\n"
                     "  without SERVER-IPv4: the server; with it: the client\n", argv[0], LIST_N);
     return 2;
 }

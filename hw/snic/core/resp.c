@@ -747,6 +747,7 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
                 return false;
             }
+            snic_fault_tear(c, c->rdma_payload, off, len, r->len);
             p.payload = c->rdma_payload;
             p.payload_len = len;
         }

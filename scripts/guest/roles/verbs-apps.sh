@@ -12,9 +12,10 @@
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
 # interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
 # (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check),
-# strom (verbs-strom.sh: strom-bench, StRoM Fig. 7-9, SNIC_STROM_ITERS iterations per point,
-# default 100, at the list lengths SNIC_STROM_LENS, value sizes SNIC_STROM_VALUES and
-# object sizes SNIC_STROM_OBJECTS, defaults strom-bench's) or
+# strom (verbs-strom.sh: strom-bench, StRoM Fig. 7-10, SNIC_STROM_ITERS iterations per point,
+# default 100, at the list lengths SNIC_STROM_LENS, value sizes SNIC_STROM_VALUES, object
+# sizes SNIC_STROM_OBJECTS (defaults strom-bench's) and Fig. 10's SNIC_STROM_TORN_OBJECTS
+# (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
@@ -528,9 +529,11 @@ case $SUITE in
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
     strom)
+        # (an empty list skips its figure: "-" defaults only what is unset)
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
-            -L "${SNIC_STROM_LENS:-1,2,4,8,16,32}" -V "${SNIC_STROM_VALUES:-64,256,1024,4096}" \
-            -O "${SNIC_STROM_OBJECTS:-64,256,1024,4096,16384}" ;;
+            -L "${SNIC_STROM_LENS-1,2,4,8,16,32}" -V "${SNIC_STROM_VALUES-64,256,1024,4096}" \
+            -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
+            -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
         step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc or transport, not $SUITE'; exit 2" ;;
 esac
