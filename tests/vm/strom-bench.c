@@ -723,19 +723,15 @@ static int parse_list(const char *s, int *out, int lo, int hi, bool pow2)
 
 int main(int argc, char **argv)
 {
-    struct ctx c = { .ib_port = 1, .gidx = -1 };
+    struct vm_opts o = { .gidx = -1, .port = 18540, .ib_port = 1 };
     struct points pt;
-    const char *dev = NULL, *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384",
-               *T = "";
-    int port = 18540, iters = 100, opt;
+    const char *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384", *T = "";
+    int iters = 100, opt;
     pt.torn_pct = 0;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:n:L:V:O:T:P:h")) != -1) {
+    while ((opt = getopt(argc, argv, VM_OPTS "n:L:V:O:T:P:h")) != -1) {
+        if (vm_opt(&o, opt, optarg))
+            continue;
         switch (opt) {
-        case 'd': dev = optarg; break;
-        case 'g': c.gidx = atoi(optarg); break;
-        case 'p': port = atoi(optarg); break;
-        case 'i': c.ib_port = atoi(optarg); break;
-        case 't': timeout_s = atoi(optarg); break;
         case 'n': iters = atoi(optarg); break;
         case 'L': L = optarg; break;
         case 'V': V = optarg; break;
@@ -750,6 +746,7 @@ int main(int argc, char **argv)
     pt.nv = parse_list(V, pt.v, MIN_SIZE, MAX_VAL, true);
     pt.no = parse_list(O, pt.o, MIN_SIZE, MAX_OBJ, true);
     pt.nt = parse_list(T, pt.t, MIN_SIZE, MAX_OBJ, true);
+    struct ctx c = { .ib_port = o.ib_port, .gidx = o.gidx };
     if (c.gidx < 0 || timeout_s <= 0 || iters < 1 || pt.nl < 0 || pt.nv < 0 || pt.no < 0 || pt.nt < 0 ||
         pt.torn_pct < 0 || pt.torn_pct > 100 || optind < argc - 1)
         goto usage;
@@ -757,12 +754,12 @@ int main(int argc, char **argv)
     role = client ? "client" : "server";
     arm_alarm((unsigned)(20 * timeout_s));
     if (client) {
-        setup(&c, dev, MAX_OBJ + 4096 + RECVS * SLOT);
-        tcp_client(argv[optind], port);
+        setup(&c, o.dev, MAX_OBJ + 4096 + RECVS * SLOT);
+        tcp_client(argv[optind], o.port);
         run_client(&c, &pt, iters);
     } else {
-        setup(&c, dev, STORE_LEN + SLOT + RECVS * SLOT);
-        tcp_server(port);
+        setup(&c, o.dev, STORE_LEN + SLOT + RECVS * SLOT);
+        tcp_server(o.port);
         run_server(&c);
     }
     say("PASS");
