@@ -35,4 +35,8 @@ echo "dctcp: 16 flows into one 100 Gb/s port, K = $((k / 1000)) KB, ${ms} ms (pa
 sed 1d "$out/summary.csv" | awk -F, '{
     printf "  steady state %s-%s us: sum %s Gb/s, per flow %s..%s Gb/s, Jain index %s\n", $1, $2, $3, $5, $6, $4
     printf "  bottleneck queue: average %s KB, max %s KB (steady state), max %s KB over the run (K %s KB); %s CE marks, %s drops, %s WRITEs\n", $7, $8, $9, $10, $11, $12, $13 }'
+# the paper's Qmax = K + N packets, a packet here being a full 1024-byte
+# MTU's frame (Ethernet, IPv4, UDP, BTH, ICRC: 58 bytes of headers)
+awk -F, -v k="$k" 'NR == 2 { printf "  DCTCP paper (section 3.3): the queue peaks at K + N packets = %.1f KB; ours: %s KB\n", (k + 16 * 1082) / 1000, $8 }' \
+    "$out/summary.csv"
 log "CSV and PNG in $out"
