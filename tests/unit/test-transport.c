@@ -2,14 +2,16 @@
  * Tonic transport programs (hw/snic/core/transport/): registration and
  * the per-QP area, selection by admin command, the rate credit's
  * precisions and pacing, the exact reaction of NewReno, Reno, SACK,
- * DCQCN and DCTCP to each feedback, DCTCP's CE echo, and every program moving 64 KiB WRITEs, checked by
- * content, over a lossy and reordering wire (SNIC_TRANSPORT_WRITES sets
- * how many: scripts/transport-loss.sh runs 1000).
+ * DCQCN and DCTCP to each feedback, DCTCP's CE echo on the wire, and
+ * every program moving 64 KiB WRITEs, checked by content, over a lossy
+ * and reordering wire (48 a run; SNIC_TRANSPORT_WRITES=1000 for more).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "engine-node.h"
 #include "wire.h"
@@ -519,6 +521,13 @@ static void test_dctcp(void)
     solo_ece(&s, 52, 13);
     g_assert_false(snic_dde_rtx_pending(&s.qp->req));
     g_assert_cmpuint(s.qp->req.rtx_segments, ==, 7);
+    /*
+     * a peer's count leaping by 2^31 - 1: marks count for no more than
+     * the segments acknowledged (F <= 1, alpha <= 1), so it cuts the
+     * window by half at most, never below DCTCP's two segments
+     */
+    solo_ece(&s, 59, 13 + 0x7fffffffu);
+    g_assert_cmpuint(window(&s), ==, 2);
     solo_free(&s);
 }
 
@@ -629,9 +638,48 @@ static void ecn_run(uint8_t program, uint32_t *cnp_tx, uint32_t *cnp_rx,
 }
 
 /*
+ * The frames a simulator's capture holds: RoCE data frames and ACKs, and
+ * of each how many carry the selective extension (and with ECE).
+ */
+typedef struct WireCount {
+    unsigned data, data_xport, acks, acks_ece, other;
+} WireCount;
+
+static void pcap_count(const char *path, WireCount *w)
+{
+    g_autofree char *data = NULL;
+    gsize len, off = 24;
+
+    memset(w, 0, sizeof(*w));
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    while (off + 16 <= len) {
+        uint32_t cap;
+        SnicPkt p;
+
+        memcpy(&cap, data + off + 8, 4);
+        off += 16;
+        g_assert_cmpuint(off + cap, <=, len);
+        g_assert_cmpint(snic_wire_parse((uint8_t *)data + off, cap, &p), ==,
+                        SNIC_PARSE_OK);
+        off += cap;
+        if (p.opcode == SNIC_OP_RC_ACK) {
+            w->acks++;
+            w->acks_ece += p.xport && p.xeth.flags == SNIC_XETH_F_ECE;
+        } else if (p.payload_len) {
+            w->data++;
+            w->data_xport += p.xport;
+        } else {
+            w->other++;
+        }
+    }
+}
+
+/*
  * DCTCP over a wire marking CE above 8 KB: its responder counts every
  * marked data packet and echoes the count in its ACKs (no CNP), and the
- * requester's window comes down from its maximum.
+ * requester's window comes down from its maximum. On the wire its data
+ * is standard RoCEv2 (ECT(0), TVer 0) and every ACK carries the
+ * extension with ECE alone.
  */
 static void test_dctcp_echo(void)
 {
@@ -639,13 +687,17 @@ static void test_dctcp_echo(void)
         .bandwidth_bps = 10000000000ull, .delay_ns = 2000,
         .ecn_threshold = 8192, .eth_framing = true,
     };
+    g_autofree char *dir = g_dir_make_tmp("snic-dctcp-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "dctcp.pcap", NULL);
     SnicSim *sim = snic_sim_new(5);
     struct snic_transport_info t;
     uint64_t marked;
     struct snic_cqe c;
+    WireCount w;
     Node a, b;
     unsigned i, done = 0;
 
+    g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
     node_init(&a, sim, 1);
     node_init(&b, sim, 2);
     snic_sim_port_connect(&a.h->port, &b.h->port, &link);
@@ -681,7 +733,18 @@ static void test_dctcp_echo(void)
     g_assert_cmpuint(GUINT32_FROM_LE(t.rtx_segments), ==, 0);
     query(&b, b.qpn, 0, &t);
     g_assert_cmpuint(GUINT32_FROM_LE(t.cnp_tx), ==, 0);
-    node_pair_free(sim, &a, &b);
+    node_pair_free(sim, &a, &b);    /* closes the capture */
+    pcap_count(path, &w);
+    g_test_message("wire: %u data frames (%u with the extension), %u ACKs "
+                   "(%u with ECE), %u others", w.data, w.data_xport, w.acks,
+                   w.acks_ece, w.other);
+    g_assert_cmpuint(w.data, ==, 64 * 16);
+    g_assert_cmpuint(w.data_xport, ==, 0);
+    g_assert_cmpuint(w.acks, >, 0);
+    g_assert_cmpuint(w.acks_ece, ==, w.acks);
+    g_assert_cmpuint(w.other, ==, 0);
+    g_unlink(path);
+    g_rmdir(dir);
 }
 
 static void test_dcqcn_np(void)
