@@ -219,6 +219,7 @@ enum snic_transport_id {
     SNIC_TRANSPORT_NEWRENO = 2,
     SNIC_TRANSPORT_DCQCN = 3,       /* RoCEv2 + DCQCN */
     SNIC_TRANSPORT_SACK = 4,        /* RFC 6675; struct snic_xeth (3.1) */
+    SNIC_TRANSPORT_DCTCP = 5,       /* RFC 8257; ECE in snic_xeth (3.2) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */
@@ -231,6 +232,7 @@ enum snic_credit_type {
 #define SNIC_TRANSPORT_F_ECN        (1u << 0)   /* ECT(0) out, CNPs */
 #define SNIC_TRANSPORT_F_TCP_ACKS   (1u << 1)   /* TCP's ACK policy */
 #define SNIC_TRANSPORT_F_XPORT      (1u << 2)   /* selective extension */
+#define SNIC_TRANSPORT_F_ECE        (1u << 3)   /* ECT(0) out, CE in ACKs */
 
 struct snic_admin_set_qp_transport {
     __le32 qpn;

@@ -681,6 +681,12 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
         p.xport = true;
         ooo_sack(qp, &p);
     }
+    if (snic_prog_ece(qp)) {
+        /* DCTCP's ECE: how many data packets arrived marked, so far */
+        p.xport = true;
+        p.xeth.flags |= SNIC_XETH_F_ECE;
+        p.xeth.offset = snic_prog_ece(qp)->ce_rx;
+    }
     s->ack_pending = false;
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);

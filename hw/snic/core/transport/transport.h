@@ -116,6 +116,8 @@ typedef struct SnicFeedback {
     bool progress;              /* it acknowledged PSNs not acked before */
     uint32_t newly_acked;       /* segments it acknowledged (Tonic's cnt) */
     uint32_t old_wnd_start;     /* wnd_start before it */
+    bool ece;                   /* the ACK carried the responder's ... */
+    uint32_t ce_count;          /* ... count of CE-marked data packets */
 } SnicFeedback;
 
 /* How the responder of a QP running the program acknowledges. */
@@ -127,6 +129,11 @@ typedef enum SnicAckPolicy {
 #define SNIC_PROG_ECN           (1u << 0)   /* ECT(0) out, CNPs back */
 /* its QPs speak the selective-transport extension (struct snic_xeth) */
 #define SNIC_PROG_XPORT         (1u << 1)
+/*
+ * ECT(0) out; its responder counts CE-marked data (SnicCeEcho) and every
+ * ACK carries the count (struct snic_xeth, SNIC_XETH_F_ECE): DCTCP's ECE
+ */
+#define SNIC_PROG_ECE           (1u << 2)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
@@ -181,6 +188,16 @@ typedef struct SnicOooMap {
     uint32_t sack_at;
 } SnicOooMap;
 
+/*
+ * CE echo (SNIC_PROG_ECE programs): the responder's count of CE-marked
+ * data packets received since RTR, which each of its ACKs carries. It
+ * heads such a program's own state (after a selective program's map), so
+ * only its QPs pay for it.
+ */
+typedef struct SnicCeEcho {
+    uint32_t ce_rx;
+} SnicCeEcho;
+
 /* A bit per PSN of a window, by PSN modulo SNIC_TX_WINDOW */
 static inline bool snic_psnmap_get(const uint32_t *m, uint32_t psn)
 {
@@ -222,6 +239,7 @@ enum {
     SNIC_PROGRAM_NEWRENO = SNIC_TRANSPORT_NEWRENO,
     SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
     SNIC_PROGRAM_SACK = SNIC_TRANSPORT_SACK,
+    SNIC_PROGRAM_DCTCP = SNIC_TRANSPORT_DCTCP,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -229,6 +247,7 @@ extern const SnicProgram snic_program_reno;
 extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram snic_program_sack;
+extern const SnicProgram snic_program_dctcp;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /*
@@ -263,6 +282,8 @@ SnicRateCredit *snic_rate_credit(const SnicQp *qp);
 SnicTokenCredit *snic_token_credit(const SnicQp *qp);
 /* The responder's placement map of a selective program's QP, or NULL */
 SnicOooMap *snic_prog_ooo(SnicQp *qp);
+/* The responder's CE count of an SNIC_PROG_ECE program's QP, or NULL */
+SnicCeEcho *snic_prog_ece(SnicQp *qp);
 
 /*
  * ---- template.c: what programs call (Tonic's outputs) ----
