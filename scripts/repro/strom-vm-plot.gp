@@ -37,11 +37,13 @@ set yrange [*:*]
 set output dir . "/fig8-vm.png"
 set multiplot layout 1,2 title "StRoM Fig. 8: hash table GET, two snic VMs (TCG)"
 set logscale x 2
+set logscale y
 set xlabel "value size (bytes)"
 set ylabel "latency (us), median; bars: 1st-99th percentile"
 plot dir . "/fig8-vm.csv" skip 1 using 1:2:3:4 with yerrorlines title "two RDMA READs", \
      "" skip 1 using 1:5:6:7 with yerrorlines title "StRoM traversal kernel", \
      "" skip 1 using 1:8:9:10 with yerrorlines title "two-sided RPC"
+unset logscale y
 set ylabel "kernel's saving over two READs (network round trips)"
 set yrange [0:2]
 plot dir . "/fig8-vm-derived.csv" skip 1 using 1:3 with linespoints title sprintf("ours (one round trip = one 64-byte READ, %.0f us)", rtt), \
@@ -54,10 +56,12 @@ set output dir . "/fig9-vm.png"
 set multiplot layout 1,2 title "StRoM Fig. 9: reading a checksummed object, two snic VMs (TCG)"
 set xlabel "object size (bytes)"
 set ylabel "latency (us), median; bars: 1st-99th percentile"
+set logscale y
 plot dir . "/fig9-vm.csv" skip 1 using 1:2:3:4 with yerrorlines title "READ (no check)", \
      "" skip 1 using 1:5:6:7 with yerrorlines title "READ + CRC-64 on the client", \
      "" skip 1 using 1:8:9:10 with yerrorlines title "StRoM consistency kernel"
 set ylabel "overhead over READ (%)"
+unset logscale y
 plot dir . "/fig9-vm-derived.csv" skip 1 using 1:2 with linespoints title "ours: READ + CRC", \
      "" skip 1 using 1:3 with linespoints title "ours: kernel", \
      paper_val("readsw_overhead_max") with lines dt 2 lw 2 title "paper 6.3: READ+SW up to 40 %", \
@@ -70,6 +74,7 @@ set output dir . "/fig10-vm.png"
 set terminal pngcairo size 900,550 font "sans,10" noenhanced
 unset multiplot
 set title "StRoM Fig. 10: average latency with torn reads, two snic VMs (TCG; server device x-torn-reads)\npaper 6.3: READ barely affected up to 1 %, measurable at 10 %; StRoM minimal up to 50 % (text only)"
+unset logscale x
 set xlabel "share of the server's host reads torn (%)"
 set ylabel "average latency (us)"
 set logscale y

@@ -107,7 +107,7 @@ rows() { tr -d '\r' <"$out/vm/strom-a.log" | sed -n "s/^strom-bench\[client\]: $
 { echo "object_bytes,failure_pct,readsw_avg_us,strom_avg_us,readsw_reads,strom_asks"
   for p in $pcts; do
       tr -d '\r' <"$out/vm/strom-torn$p-a.log" | sed -n "s/^strom-bench\[client\]: fig10,\([0-9]\)/\1/p"
-  done; } >"$out/fig10-vm.csv"
+  done | sort -t, -k1,1n -k2,2n; } >"$out/fig10-vm.csv"  # by size, then rate: one line per size
 [ "$(wc -l <"$out/fig10-vm.csv")" -gt 1 ] || die "no fig10 rows in $out/vm/strom-torn*-a.log"
 for f in fig7 fig8 fig9; do
     rows "$f" >"$out/$f-vm.csv"
