@@ -24,7 +24,7 @@
 # 64-byte READ) and DIR/fig7-vm.png .. fig10-vm.png
 # (scripts/repro/strom-vm-plot.gp); the consoles in DIR/vm. Builds QEMU
 # and the guest first (scripts/build-qemu.sh, scripts/build-guest.sh;
-# no-ops when up to date). About 5 minutes; other VMs on the host skew it.
+# no-ops when up to date). About 2 minutes; other VMs on the host skew it.
 set -euo pipefail
 # shellcheck source=scripts/repro/lib.sh
 . "$(dirname "$0")/lib.sh"
