@@ -124,7 +124,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     p.opcode = SNIC_OP_CNP;
     p.becn = true;
     qp->resp.cnp_pending = false;
-    qp->resp.cnp_tx++;
+    snic_prog_head(qp)->cnp_tx++;   /* an ECN program's QP: it has one */
     snic_rdma_xmit(c, &p);
 }
 
@@ -300,8 +300,9 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
     memset(&qp->req, 0, sizeof(qp->req));
+    qp->rtx_segments = 0;
     memset(&qp->resp, 0, sizeof(qp->resp));
-    qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     qp->sq_tail = qp->sq_comp = qp->rq_tail = qp->rq_head = 0;
     snic_rpc_qp_gone(c, qp);
     qp->rpc.flags = 0;      /* RESET forgets what the ends agreed */
@@ -326,7 +327,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     r->next_psn = r->dde.wnd_start = r->comp_psn = qp->attr.sq_psn;
     r->retry_left = qp->attr.retry_cnt;
     r->rnr_left = qp->attr.rnr_retry;
-    r->rto_deadline = r->rnr_deadline = UINT64_MAX;
+    snic_req_disarm(r);
     snic_transport_start(c, qp);
     snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }
@@ -446,7 +447,7 @@ static void cq_lost(SnicCore *c, SnicQp *qp)
     }
     snic_aeq_post(c, SNIC_EVENT_QP_FATAL, qp - c->qps);
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
-    qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_sched_notify(c, qp);   /* the flush runs from the engine */
@@ -518,6 +519,7 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
 {
     SnicResp *s = &qp->resp;
     struct snic_rq_wqe w;
+    uint32_t index;
     SnicMtt rq;
     int st;
 
@@ -528,10 +530,11 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         if (!c->recv_free_n) {
             return false;       /* the pool is used up: as if none */
         }
-        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &s->recv_index);
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &index);
         if (st < 0) {
             return false;
         }
+        s->recv_index = index;      /* modulo 2^16, as the CQE has it */
         s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
         c->recv_pool[s->recv_slot - 1] = w;
     } else {
@@ -794,8 +797,7 @@ void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
     bool entered = qp->state != SNIC_QPS_ERR;
 
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
-    qp->req.rto_deadline = UINT64_MAX;
-    qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */
