@@ -121,25 +121,38 @@ static void env_free(Env *e)
     fake_host_free(e->n.h);
 }
 
-/* A signaled RDMA WRITE of len bytes on QP i (rkey 1: never executed). */
-static void post_write(Env *e, unsigned i, uint32_t len, uint64_t raddr)
+/*
+ * A signaled RDMA WRITE of len bytes in nsge SGEs on QP i (rkey 1: never
+ * executed).
+ */
+static void post_write_sges(Env *e, unsigned i, uint32_t len,
+                            uint64_t raddr, unsigned nsge)
 {
     struct snic_sq_wqe w;
     uint64_t slot = QRING(i) +
                     (e->pi[i] & ((1u << Q_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+    unsigned k;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(e->pi[i]);
     w.opcode = SNIC_WR_RDMA_WRITE;
     w.flags = SNIC_WQE_SIGNALED;
-    w.num_sge = 1;
+    w.num_sge = nsge;
     w.rdma.remote_addr = GUINT64_TO_LE(raddr);
     w.rdma.rkey = GUINT32_TO_LE(1);
-    w.sge[0].addr = GUINT64_TO_LE(BUF);
-    w.sge[0].length = GUINT32_TO_LE(len);
-    w.sge[0].lkey = GUINT32_TO_LE(e->n.lkey);
+    for (k = 0; k < nsge; k++) {
+        w.sge[k].addr = GUINT64_TO_LE(BUF + k * (len / nsge));
+        w.sge[k].length = GUINT32_TO_LE(k + 1 < nsge ? len / nsge :
+                                        len - k * (len / nsge));
+        w.sge[k].lkey = GUINT32_TO_LE(e->n.lkey);
+    }
     fake_write(e->n.h, slot, &w, sizeof(w));
     fake_doorbell(e->n.h, 0, SNIC_DB_SQ, e->qpn[i], ++e->pi[i]);
+}
+
+static void post_write(Env *e, unsigned i, uint32_t len, uint64_t raddr)
+{
+    post_write_sges(e, i, len, raddr, 1);
 }
 
 /* Exactly k scheduling iterations. */
@@ -642,6 +655,55 @@ static void test_stale_fetch_tag(void)
     env_free(&e);
 }
 
+/* Advance a timed node to its timer and run its engine. */
+static void to_timer(Env *e)
+{
+    SnicSimPort *port = &e->n.h->port;
+
+    snic_sim_port_advance(port, port->timer_deadline -
+                                snic_sim_port_now(port));
+    snic_sim_port_run(port);
+}
+
+/*
+ * A WQE fetch reads only what the WQEs use (rdma.h): the first part of
+ * each WQE posted (up to n), not n whole slots; a WQE whose SGEs go
+ * beyond its first part costs a second read, after the first one
+ * arrived, of its remaining bytes, and its QP sends only then.
+ */
+static void test_fetch_reads_used_bytes(void)
+{
+    SnicSimPortStats *st;
+    Env e;
+
+    env_new(&e, 1, NULL, 1000, NULL);
+    st = &e.n.h->port.stats;
+    post_write(&e, 0, 1024, 0);
+    post_write(&e, 0, 1024, 0);
+    post_write(&e, 0, 1024, 0);
+    snic_sim_port_run(&e.n.h->port);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);
+    g_assert_cmpuint(st->pcie_reads, ==, 3);
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 3 * SNIC_SQ_WQE_FIRST);
+    take_frames(&e, NULL, NULL, 0);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 3);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 0);
+
+    /* 5 SGEs: 80 + 5 * 16 = 160 bytes, 32 beyond the first part */
+    post_write_sges(&e, 0, 1000, 0, 5);
+    snic_sim_port_run(&e.n.h->port);
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 4 * SNIC_SQ_WQE_FIRST);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);    /* the rest */
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 4 * SNIC_SQ_WQE_FIRST + 32);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 1);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 0);
+    env_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -654,6 +716,8 @@ int main(int argc, char **argv)
     g_test_add_func("/sched/pfc/own-buffer-full", test_pfc_own_buffer_full);
     g_test_add_func("/sched/round-robin", test_round_robin);
     g_test_add_func("/sched/stale-fetch-tag", test_stale_fetch_tag);
+    g_test_add_func("/sched/fetch-reads-used-bytes",
+                    test_fetch_reads_used_bytes);
     g_test_add_func("/sched/weighted-round-robin", test_weighted);
     g_test_add_func("/sched/strict-priority", test_strict_priority);
     g_test_add_func("/sched/fetch-and-drop", test_fetch_and_drop);

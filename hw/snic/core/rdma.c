@@ -453,19 +453,44 @@ static void cq_lost(SnicCore *c, SnicQp *qp)
     snic_sched_notify(c, qp);   /* the flush runs from the engine */
 }
 
+_Static_assert(offsetof(struct snic_sq_wqe, sge) + 3 * sizeof(struct snic_sge)
+               == SNIC_SQ_WQE_FIRST, "the first part: header and 3 SGEs");
+
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w)
+{
+    size_t body = w->flags & SNIC_WQE_INLINE ? w->inline_len :
+                  (size_t)w->num_sge * sizeof(struct snic_sge);
+
+    return MAX(SNIC_SQ_WQE_FIRST,
+               MIN(offsetof(struct snic_sq_wqe, sge) + body,
+                   SNIC_SQ_WQE_SIZE));
+}
+
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w)
 {
     uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
                    SNIC_SQ_WQE_SIZE;
-
     SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    uint8_t *b = (uint8_t *)w;
+    uint32_t used;
 
-    if (snic_mtt_read(c, &sq, off, w, sizeof(*w))) {
-        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
-        return -1;
+    if (snic_mtt_read(c, &sq, off, w, SNIC_SQ_WQE_FIRST)) {
+        goto fail;
     }
+    used = snic_sq_wqe_used(w);
+    if (used > SNIC_SQ_WQE_FIRST &&
+        snic_mtt_read(c, &sq, off + SNIC_SQ_WQE_FIRST, b + SNIC_SQ_WQE_FIRST,
+                      used - SNIC_SQ_WQE_FIRST)) {
+        goto fail;
+    }
+    /* what the device did not read is not there for it */
+    memset(b + used, 0, sizeof(*w) - used);
     return 0;
+
+fail:
+    SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
+    return -1;
 }
 
 static uint64_t rq_off(const SnicQp *qp, uint32_t index)

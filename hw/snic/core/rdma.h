@@ -149,6 +149,17 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
 void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 
 /* rdma.c: work queues and their completions */
+/*
+ * A send WQE is read in two parts, as a NIC reads descriptors in blocks
+ * (mlx5: 64-byte basic blocks, its control segment giving the WQE's
+ * size): its first SNIC_SQ_WQE_FIRST bytes - the header, the op-code's
+ * fields and three SGEs, all most WQEs use -, then only if its SGEs or
+ * inline data go further, up to where they end. A 512-byte SEND so costs
+ * 128 bytes of PCIe reads, not the slot's 256.
+ */
+#define SNIC_SQ_WQE_FIRST       128
+/* Bytes of WQE 'w' the device reads (its first part, then its body) */
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w);
 /*

@@ -126,22 +126,80 @@ static SnicSchedQueue *next_queue(SnicCore *c)
     return NULL;
 }
 
-/* Timing model: issue the QP's WQE fetch and park it; false if no tag. */
+/* A new tag at the FIFO's tail (one is free) */
+static SnicFetchTag *tag_take(SnicCore *c, SnicQp *qp)
+{
+    SnicFetchTag *t = &c->sched.tags[(c->sched.fetch_head +
+                                      c->sched.fetches) %
+                                     SNIC_SCHED_MAX_FETCHES];
+
+    c->sched.fetches++;
+    t->qpn = qpn_of(c, qp);
+    qp->sched.fetching = true;
+    return t;
+}
+
+/*
+ * Timing model: issue the QP's WQE fetch and park it; false if no tag.
+ * It reads the WQEs its iteration starts with, as many as are posted up
+ * to n (the producer index says how many; the last fetch does not read
+ * empty slots), or for a retransmission the oldest one: each WQE's first
+ * part (rdma.h), reads issued back to back whose round trips overlap.
+ */
 static bool issue_fetch(SnicCore *c, SnicQp *qp)
 {
+    uint16_t first = qp->type == SNIC_QPT_RC ? qp->req.sq_head : qp->sq_comp;
+    unsigned i, n = MIN((uint16_t)(qp->sq_tail - first), c->cfg.sched_wqes);
     SnicFetchTag *t;
 
     if (c->sched.fetches >= SNIC_SCHED_MAX_FETCHES) {
         return false;
     }
-    t = &c->sched.tags[(c->sched.fetch_head + c->sched.fetches) %
-                       SNIC_SCHED_MAX_FETCHES];
-    c->sched.fetches++;
-    t->qpn = qpn_of(c, qp);
-    t->due = c->ops->dma_read_done(c->opaque,
-        (size_t)c->cfg.sched_wqes * SNIC_SQ_WQE_SIZE);
-    qp->sched.fetching = true;
+    if (!n) {
+        first = qp->sq_comp;
+        n = 1;
+    }
+    t = tag_take(c, qp);
+    t->first = first;
+    t->count = n;
+    t->rest = false;
+    for (i = 0; i < n; i++) {
+        t->due = c->ops->dma_read_done(c->opaque, SNIC_SQ_WQE_FIRST);
+    }
     snic_timer_hint(c, t->due);
+    return true;
+}
+
+/*
+ * The first parts of a fetch arrived: read the rest of the WQEs that go
+ * beyond it, the QP staying parked on a second tag (the first one just
+ * retired, so one is free). False if none does.
+ */
+static bool fetch_rest(SnicCore *c, SnicQp *qp, const SnicFetchTag *done)
+{
+    uint64_t due = 0;
+    unsigned i;
+
+    for (i = 0; i < done->count; i++) {
+        struct snic_sq_wqe w;
+        uint32_t used;
+
+        if (snic_sq_fetch(c, qp, (uint16_t)(done->first + i), &w)) {
+            break;      /* the iteration reports it */
+        }
+        used = snic_sq_wqe_used(&w);
+        if (used > SNIC_SQ_WQE_FIRST) {
+            due = c->ops->dma_read_done(c->opaque, used - SNIC_SQ_WQE_FIRST);
+        }
+    }
+    if (!due) {
+        return false;
+    }
+    *tag_take(c, qp) = (SnicFetchTag) {
+        .qpn = qpn_of(c, qp), .first = done->first, .count = done->count,
+        .rest = true, .due = due,
+    };
+    snic_timer_hint(c, due);
     return true;
 }
 
@@ -150,16 +208,19 @@ static void fetches_arrived(SnicCore *c, uint64_t now)
 {
     while (c->sched.fetches &&
            c->sched.tags[c->sched.fetch_head].due <= now) {
-        SnicFetchTag *t = &c->sched.tags[c->sched.fetch_head];
-        SnicQp *qp = &c->qps[t->qpn];
+        SnicFetchTag t = c->sched.tags[c->sched.fetch_head];
+        SnicQp *qp = &c->qps[t.qpn];
 
         c->sched.fetch_head = (c->sched.fetch_head + 1) %
                               SNIC_SCHED_MAX_FETCHES;
         c->sched.fetches--;
-        if (!t->qpn) {
+        if (!t.qpn) {
             continue;       /* its QP went away: the data is dropped */
         }
         qp->sched.fetching = false;
+        if (!t.rest && fetch_rest(c, qp, &t)) {
+            continue;
+        }
         qp->sched.fetched = true;
         if (!qp->sched.queued) {
             qp->sched.in_fetched = true;
