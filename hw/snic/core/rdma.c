@@ -466,6 +466,20 @@ uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w)
                    SNIC_SQ_WQE_SIZE));
 }
 
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+    SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    struct snic_sq_wqe w;
+
+    /* the header alone: wr_id .. imm */
+    if (snic_mtt_read(c, &sq, off, &w, offsetof(struct snic_sq_wqe, rdma))) {
+        return 0;
+    }
+    return snic_sq_wqe_used(&w);
+}
+
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w)
 {

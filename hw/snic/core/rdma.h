@@ -160,6 +160,8 @@ void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 #define SNIC_SQ_WQE_FIRST       128
 /* Bytes of WQE 'w' the device reads (its first part, then its body) */
 uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
+/* ... of WQE 'index' of the QP's SQ, from its header (0: unreadable) */
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index);
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w);
 /*

@@ -181,13 +181,9 @@ static bool fetch_rest(SnicCore *c, SnicQp *qp, const SnicFetchTag *done)
     unsigned i;
 
     for (i = 0; i < done->count; i++) {
-        struct snic_sq_wqe w;
-        uint32_t used;
+        /* 0 if unreadable: the iteration reports it */
+        uint32_t used = snic_sq_wqe_used_at(c, qp, done->first + i);
 
-        if (snic_sq_fetch(c, qp, (uint16_t)(done->first + i), &w)) {
-            break;      /* the iteration reports it */
-        }
-        used = snic_sq_wqe_used(&w);
         if (used > SNIC_SQ_WQE_FIRST) {
             due = c->ops->dma_read_done(c->opaque, used - SNIC_SQ_WQE_FIRST);
         }
