@@ -126,6 +126,8 @@ static SnicSchedQueue *next_queue(SnicCore *c)
     return NULL;
 }
 
+_Static_assert(SNIC_SCHED_MAX_WQES <= UINT8_MAX, "SnicFetchTag.count");
+
 /* A new tag at the FIFO's tail (one is free) */
 static SnicFetchTag *tag_take(SnicCore *c, SnicQp *qp)
 {
