@@ -124,15 +124,14 @@ static void refill(FuzzNode *n)
     for (q = 0; q < n->nqp; q++) {
         const SnicQp *qp = &c->qps[n->qpn[q]];
         const SnicSrq *srq = snic_srq_get(c, qp->srqn);
-        const uint32_t *head = srq ? &srq->head : &qp->rq_head;
-        const uint32_t *tail = srq ? &srq->tail : &qp->rq_tail;
-
         if (qp->state == SNIC_QPS_ERR || qp->state == SNIC_QPS_RESET) {
             continue;   /* posting there flushes: no progress */
         }
-        while (*tail - *head < RQ_KEEP) {
+        /* a QP keeps its indices modulo 2^16 (SnicQp), an SRQ in full */
+        while ((uint16_t)((srq ? srq->tail : qp->rq_tail) -
+                          (srq ? srq->head : qp->rq_head)) < RQ_KEEP) {
             post_recv(n, q);
-            if (*tail != n->rq_pi[q]) {
+            if ((uint16_t)((srq ? srq->tail : qp->rq_tail) - n->rq_pi[q])) {
                 break;  /* refused */
             }
         }

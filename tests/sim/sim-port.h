@@ -36,6 +36,11 @@ typedef struct SnicSimNicTiming {
     uint64_t pipeline_ns;       /* per packet, in each direction */
     uint64_t line_rate_bps;     /* the MAC's serialisation */
     bool obey_pause;            /* PFC frames stop the MAC (needs a rate) */
+    /*
+     * Descriptor reads (dma_read_done: the core's WQE fetches) pass the
+     * data reads queued on the read channel (tests/sim/README.md)
+     */
+    bool desc_priority;
     unsigned untagged_priority; /* the PFC priority of untagged frames */
     /*
      * "Cached QPC" mode, a commodity RNIC for comparison (0: off, every
@@ -89,6 +94,7 @@ typedef struct SnicSimPort {
     SnicSimNicTiming timing;
     bool timed;                 /* a timing cost is on */
     uint64_t rd_free_ps;        /* the PCIe read channel is free from */
+    uint64_t desc_free_ps;      /* ... for descriptors (desc_priority) */
     uint64_t wr_free_ps;        /* ... and the write channel */
     uint64_t tx_pipe_free;      /* the TX pipeline takes a packet from */
     uint64_t rx_pipe_free;

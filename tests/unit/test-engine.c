@@ -67,6 +67,45 @@ static void test_send_recv(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * The QP context keeps SQ and RQ indices modulo 2^16: more work requests
+ * than that pass through both queues (the drivers' doorbells count on
+ * past 2^16), each completing once, in order, with its CQE's wqe_index
+ * the ring slot it used.
+ */
+static void test_index_wrap(void)
+{
+    const unsigned batch = 1u << (SQ_LOG2 - 1), total = 65536 + 4 * batch;
+    SnicSim *sim = snic_sim_new(2);
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i, k;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < total; i += batch) {
+        for (k = 0; k < batch; k++) {
+            node_post_recv(&b, i + k, BUF + 0x10000, 64);
+            node_post_send(&a, i + k, SNIC_WR_SEND, BUF, 8, 0, 0, 0, a.lkey);
+        }
+        snic_sim_run(sim, 1000000);
+        for (k = 0; k < batch; k++) {
+            g_assert_true(node_poll_cq(&a, &c));
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i + k);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            g_assert_cmpuint(GUINT16_FROM_LE(c.wqe_index) %
+                             (1u << SQ_LOG2), ==, (i + k) % (1u << SQ_LOG2));
+            g_assert_true(node_poll_cq(&b, &c));
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i + k);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        }
+        g_assert_false(node_poll_cq(&a, &c));
+    }
+    g_assert_cmpuint(a.h->core->qps[a.qpn].sq_tail, ==, total % 65536);
+    g_assert_cmpuint(b.h->core->qps[b.qpn].rq_head, ==, total % 65536);
+    g_assert_cmpuint(FAKE_STAT(a.h, doorbells_invalid), ==, 0);
+    node_pair_free(sim, &a, &b);
+}
+
 static void test_write_and_imm(void)
 {
     SnicSim *sim = snic_sim_new(2);
@@ -2020,6 +2059,78 @@ static void test_nak_sequence_requester(void)
 }
 
 /*
+ * The retransmission timer and the RNR wait share one transport deadline
+ * in the QP context (IBA 9.7.5.2.8: an RNR wait stops the RTO). Whichever
+ * is armed fires as itself: an RNR NAK replaces a pending RTO with its
+ * shorter wait, whose end resends from the NAK's PSN without spending a
+ * retry and re-arms the RTO; a longer wait outlives the RTO it replaced,
+ * which never fires meanwhile; the re-armed RTO then fires as a timeout.
+ */
+static void test_rto_rnr_one_deadline(void)
+{
+    SnicSimLinkConfig dead = clean;
+    SnicSim *sim = snic_sim_new(37);
+    const uint64_t rto = 4096ull << 8;      /* engine-node's timeout 8 */
+    uint64_t t;
+    SnicReq *r;
+    uint32_t p0;
+    Node a, b;
+
+    dead.loss = 1.0;
+    node_pair_new(sim, &a, &b, &dead, SNIC_MTU_1024, 7, 7);
+    r = &a.h->core->qps[a.qpn].req;
+    p0 = r->next_psn;
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                   a.lkey);
+    snic_sim_run_until(sim, 10000);
+    g_assert_false(r->rnr_wait);
+    g_assert_cmpuint(r->deadline, <=, rto + 10000);     /* the RTO */
+
+    /* a 60 us RNR wait takes the deadline; the RTO is gone */
+    t = snic_sim_now(sim);
+    inject_ack(&b, &a, p0 + 1, SNIC_AETH_RNR | 5);
+    g_assert_true(r->rnr_wait);
+    g_assert_cmpuint(r->deadline, ==, t + 60000);
+    snic_sim_run_until(sim, t + 61000);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 1);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][3], ==,
+                     SNIC_RTX_RNR);
+    g_assert_cmphex(a.h->event_args[SNIC_TRACE_RETRANSMIT][1], ==,
+                    (p0 + 1) & SNIC_PSN_MASK);
+    g_assert_cmpuint(r->retry_left, ==, 7);     /* an RNR wait is no retry */
+    g_assert_false(r->rnr_wait);
+    g_assert_cmpuint(r->deadline, ==, t + 60000 + rto);   /* RTO re-armed */
+
+    /* a 655 ms wait outlives the ~1 ms RTO: no timeout while it runs */
+    t = snic_sim_now(sim);
+    inject_ack(&b, &a, p0 + 1, SNIC_AETH_RNR | 0);
+    snic_sim_run_until(sim, t + 100 * rto);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_TIMEOUT], ==, 0);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 1);
+    g_assert_true(r->rnr_wait);
+    snic_sim_run_until(sim, t + 655360000 + 1000);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 2);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][3], ==,
+                     SNIC_RTX_RNR);
+
+    /*
+     * Nothing answers the resend: the RTO fires, as a timeout this time,
+     * from the oldest unacknowledged PSN (the RNR NAK acknowledged p0).
+     */
+    snic_sim_run_until(sim, t + 655360000 + 1000 + rto);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    g_assert_cmpuint(a.h->events[SNIC_TRACE_RETRANSMIT], ==, 3);
+    g_assert_cmpuint(a.h->event_args[SNIC_TRACE_RETRANSMIT][3], ==,
+                     SNIC_RTX_TIMEOUT);
+    g_assert_cmphex(a.h->event_args[SNIC_TRACE_RETRANSMIT][1], ==,
+                    (p0 + 1) & SNIC_PSN_MASK);
+    g_assert_cmpuint(r->retry_left, ==, 6);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
  * RoCE is executed only when it is addressed to the port: a request to
  * another IP address, or to the broadcast MAC, is dropped unexecuted.
  */
@@ -2422,6 +2533,8 @@ int main(int argc, char **argv)
                     test_nak_sequence_responder);
     g_test_add_func("/engine/iba/nak-sequence-requester",
                     test_nak_sequence_requester);
+    g_test_add_func("/engine/rto-rnr-one-deadline", test_rto_rnr_one_deadline);
+    g_test_add_func("/engine/index-wrap", test_index_wrap);
     g_test_add_func("/engine/iba/foreign-destination-dropped",
                     test_foreign_destination_dropped);
     g_test_add_func("/engine/loopback", test_loopback);

@@ -47,6 +47,39 @@ static void modify(Env *e, uint64_t qpn, uint32_t mask,
     e->n.qpn = keep;
 }
 
+/* QP i from RESET to RTS towards QPN 1000 + i with traffic class tc. */
+static void connect(Env *e, unsigned i, uint8_t tc)
+{
+    struct snic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.port_num = 1;
+    modify(e, e->qpn[i], SNIC_QP_ATTR_PKEY_INDEX | SNIC_QP_ATTR_PORT |
+           SNIC_QP_ATTR_ACCESS_FLAGS, &a, SNIC_QPS_INIT);
+    a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);
+    a.dest_qp_num = GUINT32_TO_LE(1000 + i);
+    a.av.dgid[10] = a.av.dgid[11] = 0xff;
+    a.av.dgid[12] = 10;
+    a.av.dgid[15] = 2;
+    a.av.sgid[10] = a.av.sgid[11] = 0xff;
+    a.av.sgid[12] = 10;
+    a.av.sgid[15] = 1;
+    a.av.traffic_class = tc;
+    memcpy(a.av.dmac, fake_mac, 6);
+    a.av.hop_limit = 64;
+    modify(e, e->qpn[i], SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
+           SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
+           SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER,
+           &a, SNIC_QPS_RTR);
+    a.timeout = 20;         /* no retransmission within these tests */
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.max_rd_atomic = 1;
+    modify(e, e->qpn[i], SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_TIMEOUT |
+           SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
+           SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a, SNIC_QPS_RTS);
+}
+
 /*
  * nq RC QPs with 16-WQE SQs, taking receive WQEs from an SRQ, in RTS
  * towards QPN 1000 + i of 10.0.0.2 with traffic class tclass[i].
@@ -65,7 +98,6 @@ static void env_new(Env *e, unsigned nq, const uint8_t *tclass,
     node_create_srq(&e->n, 0);
     e->nq = nq;
     for (i = 0; i < nq; i++) {
-        struct snic_qp_attr a;
         __le64 page = GUINT64_TO_LE(QRING(i));
 
         fake_write(e->n.h, QPBL(i), &page, 8);
@@ -80,33 +112,7 @@ static void env_new(Env *e, unsigned nq, const uint8_t *tclass,
         cmd.create_qp.sq_log2_depth = Q_LOG2;
         cmd.create_qp.srqn = GUINT32_TO_LE(e->n.srqn);
         e->qpn[i] = node_admin_ok(e->n.h, &cmd);
-
-        memset(&a, 0, sizeof(a));
-        a.port_num = 1;
-        modify(e, e->qpn[i], SNIC_QP_ATTR_PKEY_INDEX | SNIC_QP_ATTR_PORT |
-               SNIC_QP_ATTR_ACCESS_FLAGS, &a, SNIC_QPS_INIT);
-        a.path_mtu = GUINT32_TO_LE(SNIC_MTU_1024);
-        a.dest_qp_num = GUINT32_TO_LE(1000 + i);
-        a.av.dgid[10] = a.av.dgid[11] = 0xff;
-        a.av.dgid[12] = 10;
-        a.av.dgid[15] = 2;
-        a.av.sgid[10] = a.av.sgid[11] = 0xff;
-        a.av.sgid[12] = 10;
-        a.av.sgid[15] = 1;
-        a.av.traffic_class = tclass ? tclass[i] : 0;
-        memcpy(a.av.dmac, fake_mac, 6);
-        a.av.hop_limit = 64;
-        modify(e, e->qpn[i], SNIC_QP_ATTR_AV | SNIC_QP_ATTR_PATH_MTU |
-               SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
-               SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SNIC_QP_ATTR_MIN_RNR_TIMER,
-               &a, SNIC_QPS_RTR);
-        a.timeout = 20;         /* no retransmission within these tests */
-        a.retry_cnt = 7;
-        a.rnr_retry = 7;
-        a.max_rd_atomic = 1;
-        modify(e, e->qpn[i], SNIC_QP_ATTR_SQ_PSN | SNIC_QP_ATTR_TIMEOUT |
-               SNIC_QP_ATTR_RETRY_CNT | SNIC_QP_ATTR_RNR_RETRY |
-               SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &a, SNIC_QPS_RTS);
+        connect(e, i, tclass ? tclass[i] : 0);
     }
 }
 
@@ -115,25 +121,38 @@ static void env_free(Env *e)
     fake_host_free(e->n.h);
 }
 
-/* A signaled RDMA WRITE of len bytes on QP i (rkey 1: never executed). */
-static void post_write(Env *e, unsigned i, uint32_t len, uint64_t raddr)
+/*
+ * A signaled RDMA WRITE of len bytes in nsge SGEs on QP i (rkey 1: never
+ * executed).
+ */
+static void post_write_sges(Env *e, unsigned i, uint32_t len,
+                            uint64_t raddr, unsigned nsge)
 {
     struct snic_sq_wqe w;
     uint64_t slot = QRING(i) +
                     (e->pi[i] & ((1u << Q_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+    unsigned k;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(e->pi[i]);
     w.opcode = SNIC_WR_RDMA_WRITE;
     w.flags = SNIC_WQE_SIGNALED;
-    w.num_sge = 1;
+    w.num_sge = nsge;
     w.rdma.remote_addr = GUINT64_TO_LE(raddr);
     w.rdma.rkey = GUINT32_TO_LE(1);
-    w.sge[0].addr = GUINT64_TO_LE(BUF);
-    w.sge[0].length = GUINT32_TO_LE(len);
-    w.sge[0].lkey = GUINT32_TO_LE(e->n.lkey);
+    for (k = 0; k < nsge; k++) {
+        w.sge[k].addr = GUINT64_TO_LE(BUF + k * (len / nsge));
+        w.sge[k].length = GUINT32_TO_LE(k + 1 < nsge ? len / nsge :
+                                        len - k * (len / nsge));
+        w.sge[k].lkey = GUINT32_TO_LE(e->n.lkey);
+    }
     fake_write(e->n.h, slot, &w, sizeof(w));
     fake_doorbell(e->n.h, 0, SNIC_DB_SQ, e->qpn[i], ++e->pi[i]);
+}
+
+static void post_write(Env *e, unsigned i, uint32_t len, uint64_t raddr)
+{
+    post_write_sges(e, i, len, raddr, 1);
 }
 
 /* Exactly k scheduling iterations. */
@@ -585,6 +604,106 @@ static void test_fetched_first(void)
     env_free(&e);
 }
 
+/*
+ * A WQE fetch cannot be called back: a QP reset while its fetch is in
+ * flight leaves the tag taken until the read is due, and then dropped.
+ * The QP, connected again meanwhile, is not woken by the stale tag (its
+ * WQEs were not what that read returned): it sends when its own fetch
+ * arrives, and every tag is given back.
+ */
+static void test_stale_fetch_tag(void)
+{
+    SnicSimPort *port;
+    SnicQp *qp;
+    struct snic_qp_attr a;
+    uint64_t old_due;
+    Env e;
+
+    env_new(&e, 1, NULL, 1000, NULL);
+    port = &e.n.h->port;
+    qp = &e.n.h->core->qps[e.qpn[0]];
+    post_write(&e, 0, 1024, 0);
+    snic_sim_port_run(port);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);
+    g_assert_true(qp->sched.fetching);
+    old_due = port->timer_deadline;
+
+    memset(&a, 0, sizeof(a));
+    modify(&e, e.qpn[0], 0, &a, SNIC_QPS_RESET);
+    g_assert_false(qp->sched.fetching);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);   /* still taken */
+    connect(&e, 0, 0);
+    e.pi[0] = 0;
+    snic_sim_port_advance(port, 100);
+    post_write(&e, 0, 1024, 0);
+    snic_sim_port_run(port);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 2);
+    take_frames(&e, NULL, NULL, 0);
+
+    /* the stale tag's time: dropped, the QP still waits for its own */
+    snic_sim_port_advance(port, old_due - snic_sim_port_now(port));
+    snic_sim_port_run(port);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);
+    g_assert_true(qp->sched.fetching);
+
+    snic_sim_port_advance(port, port->timer_deadline -
+                                snic_sim_port_now(port));
+    snic_sim_port_run(port);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 1);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 0);
+    env_free(&e);
+}
+
+/* Advance a timed node to its timer and run its engine. */
+static void to_timer(Env *e)
+{
+    SnicSimPort *port = &e->n.h->port;
+
+    snic_sim_port_advance(port, port->timer_deadline -
+                                snic_sim_port_now(port));
+    snic_sim_port_run(port);
+}
+
+/*
+ * A WQE fetch reads only what the WQEs use (rdma.h): the first part of
+ * each WQE posted (up to n), not n whole slots; a WQE whose SGEs go
+ * beyond its first part costs a second read, after the first one
+ * arrived, of its remaining bytes, and its QP sends only then.
+ */
+static void test_fetch_reads_used_bytes(void)
+{
+    SnicSimPortStats *st;
+    Env e;
+
+    env_new(&e, 1, NULL, 1000, NULL);
+    st = &e.n.h->port.stats;
+    post_write(&e, 0, 1024, 0);
+    post_write(&e, 0, 1024, 0);
+    post_write(&e, 0, 1024, 0);
+    snic_sim_port_run(&e.n.h->port);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);
+    g_assert_cmpuint(st->pcie_reads, ==, 3);
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 3 * SNIC_SQ_WQE_FIRST);
+    take_frames(&e, NULL, NULL, 0);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 3);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 0);
+
+    /* 5 SGEs: 80 + 5 * 16 = 160 bytes, 32 beyond the first part */
+    post_write_sges(&e, 0, 1000, 0, 5);
+    snic_sim_port_run(&e.n.h->port);
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 4 * SNIC_SQ_WQE_FIRST);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 0);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 1);    /* the rest */
+    g_assert_cmpuint(st->pcie_read_bytes, ==, 4 * SNIC_SQ_WQE_FIRST + 32);
+    to_timer(&e);
+    g_assert_cmpuint(take_frames(&e, NULL, NULL, 0), ==, 1);
+    g_assert_cmpuint(e.n.h->core->sched.fetches, ==, 0);
+    env_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -596,6 +715,9 @@ int main(int argc, char **argv)
     g_test_add_func("/sched/pfc/garbage", test_pfc_garbage);
     g_test_add_func("/sched/pfc/own-buffer-full", test_pfc_own_buffer_full);
     g_test_add_func("/sched/round-robin", test_round_robin);
+    g_test_add_func("/sched/stale-fetch-tag", test_stale_fetch_tag);
+    g_test_add_func("/sched/fetch-reads-used-bytes",
+                    test_fetch_reads_used_bytes);
     g_test_add_func("/sched/weighted-round-robin", test_weighted);
     g_test_add_func("/sched/strict-priority", test_strict_priority);
     g_test_add_func("/sched/fetch-and-drop", test_fetch_and_drop);

@@ -146,6 +146,49 @@ static void test_reads_share_bandwidth(void)
     snic_sim_free(sim);
 }
 
+/*
+ * desc_priority: a descriptor read (dma_read_done, the WQE fetch) waits
+ * for the descriptor reads before it, not for payload reads queued on
+ * the channel; its bytes still delay the reads issued after it. Without
+ * it, the same read queues behind the payload (FIFO).
+ */
+static void test_desc_priority(void)
+{
+    SnicSimNicTiming prio = model;
+    uint8_t big[4200];
+    size_t blen = roce_frame(big, sizeof(big), SNIC_OP_RC_WRITE_ONLY, 4096);
+    const uint64_t t = 2000;
+    unsigned on;
+
+    for (on = 0; on < 2; on++) {
+        SnicSim *sim = snic_sim_new(1);
+        Sink k = { 0 };
+        FakeHost *h;
+
+        prio.desc_priority = on;
+        h = timed_host(sim, &prio, &k);
+        snic_sim_run_until(sim, t);
+        snic_sim_port_tx(&h->port, big, blen);  /* 4 KiB: 256 ns of data */
+        if (on) {
+            g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==, t + 4 + 1000);
+            g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==, t + 8 + 1000);
+        } else {
+            g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==,
+                             t + 256 + 4 + 1000);
+            g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==,
+                             t + 256 + 8 + 1000);
+        }
+        /* the next payload read queues behind all of it either way */
+        snic_sim_port_tx(&h->port, big, blen);
+        g_assert_cmpuint(h->port.rd_free_ps, ==, (t + 256 + 8 + 256) * 1000);
+        g_assert_cmpuint(h->port.stats.pcie_read_bytes, ==, 2 * 4096 + 128);
+        snic_sim_run(sim, UINT64_MAX);
+        g_assert_cmpuint(k.n, ==, 2);
+        fake_host_free(h);
+        snic_sim_free(sim);
+    }
+}
+
 /* SRNIC's defaults: 115 Gb/s, a 4 KiB read's data in 284.9 ns (up: 285) */
 static void test_srnic_defaults(void)
 {
@@ -481,6 +524,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-timing/reads-share-bandwidth",
                     test_reads_share_bandwidth);
     g_test_add_func("/sim-timing/srnic-defaults", test_srnic_defaults);
+    g_test_add_func("/sim-timing/desc-priority", test_desc_priority);
     g_test_add_func("/sim-timing/tx-payload-and-order",
                     test_tx_payload_and_order);
     g_test_add_func("/sim-timing/tx-line-rate", test_tx_line_rate);

@@ -310,7 +310,7 @@ static void test_newreno(void)
     g_assert_cmpuint(window(&s), ==, 10 + 3);   /* ssthresh 20 / 2, + 3 */
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
     g_assert_cmpuint(d->rtx_to, ==, 1);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
     solo_ack(&s, 9);                    /* inflation */
     solo_ack(&s, 9);
     g_assert_cmpuint(window(&s), ==, 15);
@@ -318,7 +318,7 @@ static void test_newreno(void)
     g_assert_cmpuint(window(&s), ==, 15 - 5 + 1);
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 15 next */
     g_assert_cmpuint(d->rtx_to, ==, 1);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     solo_ack(&s, 29);                   /* full ACK: deflate to ssthresh */
     g_assert_cmpuint(window(&s), ==, 10);
     g_assert_false(snic_dde_rtx_pending(&s.qp->req));
@@ -352,12 +352,12 @@ static void test_reno(void)
     solo_ack(&s, 9);
     solo_ack(&s, 9);
     g_assert_cmpuint(window(&s), ==, 13);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
     solo_ack(&s, 9);
     g_assert_cmpuint(window(&s), ==, 14);
     solo_ack(&s, 14);                   /* partial, but Reno exits */
     g_assert_cmpuint(window(&s), ==, 10);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
     solo_free(&s);
 }
 
@@ -404,14 +404,14 @@ static void test_sack(void)
     g_assert_cmpuint(window(&s), ==, 8 + 3);
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
     g_assert_cmpuint(d->rtx_to, ==, 1);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
     d->rtx_from = d->rtx_to = 0;        /* the engine resent it */
     solo_sack(&s, 9, 15, 17);           /* 14 has only two above it */
     g_assert_false(snic_dde_rtx_pending(&s.qp->req));
     solo_sack(&s, 9, 15, 18);           /* now three: 14, never 11..13 */
     g_assert_cmpuint(d->rtx_from, ==, 4);
     g_assert_cmpuint(d->rtx_to, ==, 5);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     d->rtx_from = d->rtx_to = 0;
     solo_sack(&s, 9, 15, 18);           /* the same block: nothing new */
     g_assert_false(snic_dde_rtx_pending(&s.qp->req));
@@ -419,7 +419,7 @@ static void test_sack(void)
     g_assert_cmpuint(window(&s), ==, 8);
     solo_ack(&s, 29);                   /* recover reached: cwnd 8 */
     g_assert_cmpuint(window(&s), ==, 8);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     solo_free(&s);
 }
 
@@ -504,7 +504,7 @@ static void test_dctcp(void)
                    window(&s));
     g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
     g_assert_cmpuint(window(&s), ==, 7);
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 0);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 0);
     /* a loss: the third duplicate halves and goes back N from the hole */
     solo_sent(&s, 60);
     solo_ece(&s, 52, 13);
@@ -520,7 +520,7 @@ static void test_dctcp(void)
     solo_ece(&s, 52, 13);
     solo_ece(&s, 52, 13);
     g_assert_false(snic_dde_rtx_pending(&s.qp->req));
-    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 7);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 7);
     /*
      * a peer's count leaping by 2^31 - 1: marks count for no more than
      * the segments acknowledged (F <= 1, alpha <= 1), so it cuts the

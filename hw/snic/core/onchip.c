@@ -33,13 +33,15 @@ void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
                      (sizeof(struct snic_rq_wqe) + sizeof(uint16_t)),
         .rpc = sizeof(SnicRpcDev) +
                (uint64_t)SNIC_RPC_STAGE_BUFS * SNIC_RPC_STAGE_LEN,
+        /* a fetch's deadline is the tag's, not the QPC's (scheduler.h) */
+        .fetch_tags = sizeof(c->sched.tags),
         .qpc = sizeof(SnicQp),
         /* a timer heap slot and a free-list entry: QPNs of 4 bytes */
         .sched = 2 * sizeof(uint32_t),
         .budget = (uint64_t)cf->onchip_kb * 1024,
     };
     o->fixed = o->mtt_cache + o->rx_buffer + o->objects + o->recv_pool +
-               o->rpc;
+               o->rpc + o->fetch_tags;
     o->per_qp = o->qpc + o->sched;
     avail = o->budget > o->fixed ? o->budget - o->fixed : 0;
     o->performant_qps = MIN(avail / o->per_qp, (uint64_t)UINT32_MAX);

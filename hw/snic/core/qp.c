@@ -415,7 +415,7 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
 {
     SnicQp *qp = snic_qp_get(c, qpn);
     bool sq = type == SNIC_DB_SQ;
-    uint32_t *tail, limit;
+    uint16_t *tail, limit;
 
     if (!qp || qp->ctx != page) {
         SNIC_GUEST_ERROR(c, GE_DB_QP_OWNER, page, qpn);
@@ -431,7 +431,8 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
     /* a slot is free again once its work request completed */
     limit = sq ? qp->sq_comp + (1u << qp->sq_log2_depth) :
                  qp->rq_head + (1u << qp->rq_log2_depth);
-    if ((uint32_t)(index - *tail) > (uint32_t)(limit - *tail)) {
+    /* indices are kept modulo 2^16 (SnicQp): so is the guest's */
+    if ((uint16_t)(index - *tail) > (uint16_t)(limit - *tail)) {
         SNIC_GUEST_ERROR(c, GE_DB_INDEX, type, qpn, index, limit);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;

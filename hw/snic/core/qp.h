@@ -75,32 +75,40 @@ typedef struct SnicQpRing {
 struct SnicQp {
     bool valid:1;
     bool en_sqd_async_notify:1;   /* kept for QUERY_QP (no SQD yet) */
-    uint8_t type;               /* enum snic_qp_type */
-    uint8_t state;              /* enum snic_qp_state */
-    uint8_t program;            /* its transport program (transport.h) */
     uint16_t ctx;
-    uint8_t sq_log2_depth;
-    uint8_t rq_log2_depth;
-    uint32_t pdn;
-    uint32_t send_cqn;
-    uint32_t recv_cqn;
-    uint32_t srqn;              /* receive WQEs from this SRQ (0: the RQ) */
+    /* object numbers are below SNIC_MAX_OBJECTS: 24 bits each */
+    uint32_t pdn:24;
+    uint32_t type:8;            /* enum snic_qp_type */
+    uint32_t send_cqn:24;
+    uint32_t state:8;           /* enum snic_qp_state */
+    uint32_t recv_cqn:24;
+    uint32_t program:8;         /* its transport program (transport.h) */
+    uint32_t srqn:24;           /* receive WQEs from this SRQ (0: the RQ) */
+    uint32_t sq_log2_depth:4;   /* <= SNIC_MAX_QP_WR_LOG2 */
+    uint32_t rq_log2_depth:4;
+    uint32_t rtx_segments;      /* counter: segments marked again */
     SnicQpRing sq;
     SnicQpRing rq;
     uint64_t rdb;               /* responder database (RC; 0: none) */
     /* its program's area, snic_program_area_bytes() long (NULL: none) */
     uint8_t *pstate;
     SnicQpAttr attr;
-    /* work queue indices (free-running) */
-    uint32_t sq_tail;           /* producer (doorbell) */
-    uint32_t sq_comp;           /* next WQE to complete */
-    uint32_t rq_tail;           /* producer (doorbell) */
-    uint32_t rq_head;           /* next receive WQE to use */
+    /*
+     * Work queue indices, free-running modulo 2^16 (as the CQE's
+     * wqe_index): a queue holds at most 2^SNIC_MAX_QP_WR_LOG2 < 2^16 WQEs,
+     * so producer - consumer, taken modulo 2^16, is its fill.
+     */
+    uint16_t sq_tail;           /* producer (doorbell) */
+    uint16_t sq_comp;           /* next WQE to complete */
+    uint16_t rq_tail;           /* producer (doorbell) */
+    uint16_t rq_head;           /* next receive WQE to use */
     SnicQpSched sched;          /* scheduler and timer state */
     SnicReq req;
     SnicResp resp;
     SnicQpRpc rpc;              /* StRoM RPCs (SET_QP_RPC) */
 };
+_Static_assert(SNIC_MAX_OBJECTS < 1u << 24, "object numbers take 24 bits");
+_Static_assert(SNIC_MAX_QP_WR_LOG2 < 16, "queue indices take 16 bits");
 
 void snic_qp_init(SnicCore *c);
 void snic_qp_free(SnicCore *c);

@@ -133,7 +133,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     p.opcode = SNIC_OP_CNP;
     p.becn = true;
     qp->resp.cnp_pending = false;
-    qp->resp.cnp_tx++;
+    snic_prog_head(qp)->cnp_tx++;   /* an ECN program's QP: it has one */
     snic_rdma_xmit(c, &p);
 }
 
@@ -314,8 +314,9 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
     memset(&qp->req, 0, sizeof(qp->req));
+    qp->rtx_segments = 0;
     memset(&qp->resp, 0, sizeof(qp->resp));
-    qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     qp->sq_tail = qp->sq_comp = qp->rq_tail = qp->rq_head = 0;
     snic_rpc_qp_gone(c, qp);
     qp->rpc.flags = 0;      /* RESET forgets what the ends agreed */
@@ -340,7 +341,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     r->next_psn = r->dde.wnd_start = r->comp_psn = qp->attr.sq_psn;
     r->retry_left = qp->attr.retry_cnt;
     r->rnr_left = qp->attr.rnr_retry;
-    r->rto_deadline = r->rnr_deadline = UINT64_MAX;
+    snic_req_disarm(r);
     snic_transport_start(c, qp);
     snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }
@@ -460,10 +461,37 @@ static void cq_lost(SnicCore *c, SnicQp *qp)
     }
     snic_aeq_post(c, SNIC_EVENT_QP_FATAL, qp - c->qps);
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
-    qp->req.rto_deadline = qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_sched_notify(c, qp);   /* the flush runs from the engine */
+}
+
+_Static_assert(offsetof(struct snic_sq_wqe, sge) + 3 * sizeof(struct snic_sge)
+               == SNIC_SQ_WQE_FIRST, "the first part: header and 3 SGEs");
+
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w)
+{
+    size_t body = w->flags & SNIC_WQE_INLINE ? w->inline_len :
+                  (size_t)w->num_sge * sizeof(struct snic_sge);
+
+    return MAX(SNIC_SQ_WQE_FIRST,
+               MIN(offsetof(struct snic_sq_wqe, sge) + body,
+                   SNIC_SQ_WQE_SIZE));
+}
+
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+    SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    struct snic_sq_wqe w;
+
+    /* the header alone: wr_id .. imm */
+    if (snic_mtt_read(c, &sq, off, &w, offsetof(struct snic_sq_wqe, rdma))) {
+        return 0;
+    }
+    return snic_sq_wqe_used(&w);
 }
 
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
@@ -471,14 +499,26 @@ int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
 {
     uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
                    SNIC_SQ_WQE_SIZE;
-
     SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    uint8_t *b = (uint8_t *)w;
+    uint32_t used;
 
-    if (snic_mtt_read(c, &sq, off, w, sizeof(*w))) {
-        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
-        return -1;
+    if (snic_mtt_read(c, &sq, off, w, SNIC_SQ_WQE_FIRST)) {
+        goto fail;
     }
+    used = snic_sq_wqe_used(w);
+    if (used > SNIC_SQ_WQE_FIRST &&
+        snic_mtt_read(c, &sq, off + SNIC_SQ_WQE_FIRST, b + SNIC_SQ_WQE_FIRST,
+                      used - SNIC_SQ_WQE_FIRST)) {
+        goto fail;
+    }
+    /* what the device did not read is not there for it */
+    memset(b + used, 0, sizeof(*w) - used);
     return 0;
+
+fail:
+    SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
+    return -1;
 }
 
 static uint64_t rq_off(const SnicQp *qp, uint32_t index)
@@ -532,6 +572,7 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
 {
     SnicResp *s = &qp->resp;
     struct snic_rq_wqe w;
+    uint32_t index;
     SnicMtt rq;
     int st;
 
@@ -542,10 +583,11 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         if (!c->recv_free_n) {
             return false;       /* the pool is used up: as if none */
         }
-        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &s->recv_index);
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &index);
         if (st < 0) {
             return false;
         }
+        s->recv_index = index;      /* modulo 2^16, as the CQE has it */
         s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
         c->recv_pool[s->recv_slot - 1] = w;
     } else {
@@ -808,8 +850,7 @@ void snic_rdma_qp_error(SnicCore *c, SnicQp *qp)
     bool entered = qp->state != SNIC_QPS_ERR;
 
     snic_qp_set_state(c, qp, SNIC_QPS_ERR);
-    qp->req.rto_deadline = UINT64_MAX;
-    qp->req.rnr_deadline = UINT64_MAX;
+    snic_req_disarm(&qp->req);
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */

@@ -38,12 +38,19 @@ typedef struct SnicSendWqe {
 
 /* Requester (sender) state of a QP. */
 struct SnicReq {
-    uint64_t rto_deadline;      /* UINT64_MAX: not armed */
-    uint64_t rnr_deadline;
+    /*
+     * The transport deadline (UINT64_MAX: not armed): the retransmission
+     * timer, or while rnr_wait the end of an RNR wait. One deadline serves
+     * both because an RNR wait stops the retransmission timer (IBA
+     * 9.7.5.2.8): they are never armed together.
+     */
+    uint64_t deadline;
     SnicDde dde;
     SnicCredit credit;
-    uint32_t sq_head;           /* next WQE to start sending */
-    uint32_t wqe_off;           /* PSNs of WQE sq_head already sent */
+    uint16_t sq_head;           /* next WQE to start sending */
+    /* PSNs of WQE sq_head already sent (< 2^23: 2 GiB / 256-byte MTU) */
+    uint32_t wqe_off:24;
+    uint32_t rnr_wait:1;        /* the deadline ends an RNR wait */
     uint32_t next_psn:24;       /* PSN of the next new segment */
     uint32_t rd_atomic:8;       /* READ/atomic WQEs started, not complete */
     uint32_t comp_psn:24;       /* first PSN of WQE sq_comp */
@@ -57,9 +64,7 @@ struct SnicReq {
     uint32_t local_err:1;
     uint32_t rnr_psn:24;
     uint32_t local_err_status:8;
-    uint32_t local_err_index;
-    uint32_t rtx_segments;      /* counters: segments marked again, */
-    uint32_t cnp_rx;            /* CNPs received */
+    uint16_t local_err_index;
 };
 
 /*
@@ -75,14 +80,21 @@ typedef struct SnicRespActive {
     uint32_t next;              /* responses [0, next) went out */
 } SnicRespActive;
 
+/* The transport deadline as the RTO or the RNR wait; none armed. */
+static inline void snic_req_disarm(SnicReq *r)
+{
+    r->deadline = UINT64_MAX;
+    r->rnr_wait = false;
+}
+
 /* Responder state of a QP. */
 typedef struct SnicResp {
+    SnicRespActive act;         /* RDB slot rdb_head while rdb_count */
     /* the current WRITE */
     uint64_t write_va;          /* its next byte */
     uint32_t write_rkey;
     uint32_t write_left;
     uint32_t write_len;
-    SnicRespActive act;         /* RDB slot rdb_head while rdb_count */
     uint32_t epsn:24;           /* expected PSN */
     uint32_t ack_syndrome:8;    /* of the one ACK/NAK waiting to go out */
     uint32_t msn:24;
@@ -90,8 +102,8 @@ typedef struct SnicResp {
     uint32_t ack_psn:24;
     uint32_t ack_copies:8;      /* SNIC_ACK_TCP: duplicate ACKs owed too */
     /* the receive WQE of the current message */
-    uint32_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
     uint32_t recv_off;          /* bytes placed in it */
+    uint16_t recv_index;        /* its RQ or SRQ index (CQE wqe_index) */
     uint16_t recv_slot;         /* SRQ: its copy in the pool, + 1 */
     bool recv_held:1;
     bool recv_ok:1;             /* it was readable and well formed */
@@ -107,7 +119,6 @@ typedef struct SnicResp {
     /* the RDB ring: pending entries [rdb_head, + rdb_count), slot 0.. */
     uint8_t rdb_head:4;
     uint8_t rdb_count:5;
-    uint32_t cnp_tx;            /* counter: CNPs sent */
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */
@@ -138,6 +149,19 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
 void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
 
 /* rdma.c: work queues and their completions */
+/*
+ * A send WQE is read in two parts, as a NIC reads descriptors in blocks
+ * (mlx5: 64-byte basic blocks, its control segment giving the WQE's
+ * size): its first SNIC_SQ_WQE_FIRST bytes - the header, the op-code's
+ * fields and three SGEs, all most WQEs use -, then only if its SGEs or
+ * inline data go further, up to where they end. A 512-byte SEND so costs
+ * 128 bytes of PCIe reads, not the slot's 256.
+ */
+#define SNIC_SQ_WQE_FIRST       128
+/* Bytes of WQE 'w' the device reads (its first part, then its body) */
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
+/* ... of WQE 'index' of the QP's SQ, from its header (0: unreadable) */
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index);
 int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
                   struct snic_sq_wqe *w);
 /*

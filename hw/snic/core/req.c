@@ -111,7 +111,8 @@ static uint8_t wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
 static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
 {
     SnicReq *r = &qp->req;
-    uint32_t i, first = r->comp_psn, end = r->sq_head + (r->wqe_off ? 1 : 0);
+    uint32_t first = r->comp_psn;
+    uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     for (i = qp->sq_comp; i != end; i++) {
         uint8_t st;
@@ -137,15 +138,16 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
     SnicReq *r = &qp->req;
 
     /* while an RNR wait runs, its timer alone governs (IBA 9.7.5.2.8) */
-    if (!qp->attr.timeout || !snic_dde_outstanding(r) ||
-        r->rnr_deadline != UINT64_MAX) {
-        r->rto_deadline = UINT64_MAX;
+    if (r->rnr_wait) {
+        return;
+    }
+    if (!qp->attr.timeout || !snic_dde_outstanding(r)) {
+        r->deadline = UINT64_MAX;
         snic_qp_timer_sync(c, qp);
         return;
     }
     /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
-    r->rto_deadline = c->ops->now_ns(c->opaque) +
-                      (4096ull << qp->attr.timeout);
+    r->deadline = c->ops->now_ns(c->opaque) + (4096ull << qp->attr.timeout);
     snic_qp_timer_sync(c, qp);
 }
 
@@ -233,8 +235,8 @@ static void fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
 {
     SnicReq *r = &qp->req;
 
-    if (r->local_err &&
-        index - qp->sq_comp >= r->local_err_index - qp->sq_comp) {
+    if (r->local_err && (uint16_t)(index - qp->sq_comp) >=
+                        (uint16_t)(r->local_err_index - qp->sq_comp)) {
         return;     /* an earlier WQE failed first */
     }
     r->local_err = true;
@@ -439,7 +441,7 @@ static bool req_has_work(const SnicQp *qp)
 {
     const SnicReq *r = &qp->req;
 
-    if (qp->state != SNIC_QPS_RTS || r->rnr_deadline != UINT64_MAX ||
+    if (qp->state != SNIC_QPS_RTS || r->rnr_wait ||
         snic_credit_blocked(qp)) {
         return false;
     }
@@ -447,7 +449,7 @@ static bool req_has_work(const SnicQp *qp)
         return true;
     }
     return r->sq_head != qp->sq_tail && !r->local_err &&
-           r->sq_head - qp->sq_comp < SNIC_TX_WINDOW &&
+           (uint16_t)(r->sq_head - qp->sq_comp) < SNIC_TX_WINDOW &&
            r->dde.sent < MIN(r->credit.window, SNIC_TX_WINDOW);
 }
 
@@ -466,7 +468,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
      * the wait ends, new work included (it would only draw more NAKs).
      */
     while (done < budget && qp->state == SNIC_QPS_RTS && snic_ready(c) &&
-           r->rnr_deadline == UINT64_MAX) {
+           !r->rnr_wait) {
         uint32_t psn, count;
         bool rtx;
         uint8_t st;
@@ -489,7 +491,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             if (!rtx) {
                 r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
             }
-            if (r->rto_deadline == UINT64_MAX) {
+            if (r->deadline == UINT64_MAX) {     /* no RNR wait here */
                 snic_req_arm_rto(c, qp);
             }
             done++;
@@ -507,7 +509,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             }
         } else {
             if (r->sq_head == qp->sq_tail || r->local_err ||
-                r->sq_head - qp->sq_comp >= SNIC_TX_WINDOW) {
+                (uint16_t)(r->sq_head - qp->sq_comp) >= SNIC_TX_WINDOW) {
                 break;  /* nothing new to send */
             }
             if (!r->wqe_off) {
@@ -568,7 +570,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
                 r->sq_head++;
             }
         }
-        if (r->rto_deadline == UINT64_MAX) {
+        if (r->deadline == UINT64_MAX) {
             snic_req_arm_rto(c, qp);
         }
         done++;
@@ -577,7 +579,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
     return done == budget && !snic_credit_blocked(qp) &&
            (req_has_work(qp) || (snic_rpc_answer_due(c, qp) &&
                                  qp->state == SNIC_QPS_RTS &&
-                                 r->rnr_deadline == UINT64_MAX &&
+                                 !r->rnr_wait &&
                                  r->dde.sent < MIN(r->credit.window,
                                                    SNIC_TX_WINDOW)));
 }
@@ -592,8 +594,8 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
 static bool rd_atomic_barrier(SnicCore *c, SnicQp *qp, uint32_t *barrier)
 {
     SnicReq *r = &qp->req;
-    uint32_t i, first = r->comp_psn;
-    uint32_t end = r->sq_head + (r->wqe_off ? 1 : 0);
+    uint32_t first = r->comp_psn;
+    uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     if (!r->rd_atomic) {
         return false;       /* none outstanding: nothing to read */
@@ -838,7 +840,9 @@ void snic_req_cnp(SnicCore *c, SnicQp *qp)
         .old_wnd_start = qp->req.dde.wnd_start,
     };
 
-    qp->req.cnp_rx++;
+    if (qp->pstate) {
+        snic_prog_head(qp)->cnp_rx++;   /* go-back-N ignores CNPs */
+    }
     snic_qp_program(qp)->incoming(c, qp, &fb);
     snic_sched_notify(c, qp);
 }

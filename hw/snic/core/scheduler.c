@@ -24,6 +24,7 @@ void snic_sched_reset(SnicCore *c)
 {
     memset(c->sched.queue, 0, sizeof(c->sched.queue));
     memset(&c->sched.fetched, 0, sizeof(c->sched.fetched));
+    c->sched.fetch_head = 0;
     c->sched.fetches = 0;
     c->sched.heap_len = 0;
 }
@@ -105,7 +106,7 @@ static void dequeue(SnicCore *c, SnicQp *qp)
 
 void snic_sched_notify(SnicCore *c, SnicQp *qp)
 {
-    if (!qp->sched.queued && !qp->sched.fetch_due) {
+    if (!qp->sched.queued && !qp->sched.fetching) {
         enqueue(c, qp);
     }
     c->ops->kick(c->opaque);
@@ -125,17 +126,106 @@ static SnicSchedQueue *next_queue(SnicCore *c)
     return NULL;
 }
 
-/* Timing model: issue the QP's WQE fetch and park it; false if no tag. */
+_Static_assert(SNIC_SCHED_MAX_WQES <= UINT8_MAX, "SnicFetchTag.count");
+
+/* A new tag at the FIFO's tail (one is free) */
+static SnicFetchTag *tag_take(SnicCore *c, SnicQp *qp)
+{
+    SnicFetchTag *t = &c->sched.tags[(c->sched.fetch_head +
+                                      c->sched.fetches) %
+                                     SNIC_SCHED_MAX_FETCHES];
+
+    c->sched.fetches++;
+    t->qpn = qpn_of(c, qp);
+    qp->sched.fetching = true;
+    return t;
+}
+
+/*
+ * Timing model: issue the QP's WQE fetch and park it; false if no tag.
+ * It reads the WQEs its iteration starts with, as many as are posted up
+ * to n (the producer index says how many; the last fetch does not read
+ * empty slots), or for a retransmission the oldest one: each WQE's first
+ * part (rdma.h), reads issued back to back whose round trips overlap.
+ */
 static bool issue_fetch(SnicCore *c, SnicQp *qp)
 {
+    uint16_t first = qp->type == SNIC_QPT_RC ? qp->req.sq_head : qp->sq_comp;
+    unsigned i, n = MIN((uint16_t)(qp->sq_tail - first), c->cfg.sched_wqes);
+    SnicFetchTag *t;
+
     if (c->sched.fetches >= SNIC_SCHED_MAX_FETCHES) {
         return false;
     }
-    c->sched.fetches++;
-    qp->sched.fetch_due = c->ops->dma_read_done(c->opaque,
-        (size_t)c->cfg.sched_wqes * SNIC_SQ_WQE_SIZE);
-    snic_qp_timer_sync(c, qp);
+    if (!n) {
+        first = qp->sq_comp;
+        n = 1;
+    }
+    t = tag_take(c, qp);
+    t->first = first;
+    t->count = n;
+    t->rest = false;
+    for (i = 0; i < n; i++) {
+        t->due = c->ops->dma_read_done(c->opaque, SNIC_SQ_WQE_FIRST);
+    }
+    snic_timer_hint(c, t->due);
     return true;
+}
+
+/*
+ * The first parts of a fetch arrived: read the rest of the WQEs that go
+ * beyond it, the QP staying parked on a second tag (the first one just
+ * retired, so one is free). False if none does.
+ */
+static bool fetch_rest(SnicCore *c, SnicQp *qp, const SnicFetchTag *done)
+{
+    uint64_t due = 0;
+    unsigned i;
+
+    for (i = 0; i < done->count; i++) {
+        /* 0 if unreadable: the iteration reports it */
+        uint32_t used = snic_sq_wqe_used_at(c, qp, done->first + i);
+
+        if (used > SNIC_SQ_WQE_FIRST) {
+            due = c->ops->dma_read_done(c->opaque, used - SNIC_SQ_WQE_FIRST);
+        }
+    }
+    if (!due) {
+        return false;
+    }
+    *tag_take(c, qp) = (SnicFetchTag) {
+        .qpn = qpn_of(c, qp), .first = done->first, .count = done->count,
+        .rest = true, .due = due,
+    };
+    snic_timer_hint(c, due);
+    return true;
+}
+
+/* Retire the fetch tags due at 'now': their QPs' iterations run next. */
+static void fetches_arrived(SnicCore *c, uint64_t now)
+{
+    while (c->sched.fetches &&
+           c->sched.tags[c->sched.fetch_head].due <= now) {
+        SnicFetchTag t = c->sched.tags[c->sched.fetch_head];
+        SnicQp *qp = &c->qps[t.qpn];
+
+        c->sched.fetch_head = (c->sched.fetch_head + 1) %
+                              SNIC_SCHED_MAX_FETCHES;
+        c->sched.fetches--;
+        if (!t.qpn) {
+            continue;       /* its QP went away: the data is dropped */
+        }
+        qp->sched.fetching = false;
+        if (!t.rest && fetch_rest(c, qp, &t)) {
+            continue;
+        }
+        qp->sched.fetched = true;
+        if (!qp->sched.queued) {
+            qp->sched.in_fetched = true;
+            enqueue(c, qp);
+        }
+        c->ops->kick(c->opaque);
+    }
 }
 
 bool snic_sched_run(SnicCore *c, unsigned budget)
@@ -272,20 +362,18 @@ static void heap_remove(SnicCore *c, SnicQp *qp)
     sift_up(c, c->qps[last].sched.timer_pos - 1);
 }
 
-/* The program's timers: retransmission, RNR wait, its own. */
+/* The program's timers: the transport deadline (RTO or RNR), its own. */
 static uint64_t program_deadline(SnicQp *qp)
 {
-    uint64_t t = MIN(qp->req.rto_deadline, qp->req.rnr_deadline);
+    uint64_t t = qp->req.deadline;
 
     return qp->pstate ? MIN(t, snic_prog_head(qp)->timer_at) : t;
 }
 
-/* The earliest of the QP's transport timers, credit timer and fetch. */
+/* The earliest of the QP's transport timers and credit timer. */
 static uint64_t qp_deadline(SnicQp *qp)
 {
-    uint64_t t = MIN(program_deadline(qp), snic_credit_deadline(qp));
-
-    return qp->sched.fetch_due ? MIN(t, qp->sched.fetch_due) : t;
+    return MIN(program_deadline(qp), snic_credit_deadline(qp));
 }
 
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp)
@@ -316,29 +404,37 @@ void snic_sched_remove(SnicCore *c, SnicQp *qp)
     if (qp->sched.timer_pos) {
         heap_remove(c, qp);
     }
-    if (qp->sched.fetch_due) {
-        c->sched.fetches--;
+    if (qp->sched.fetching) {
+        /*
+         * The read cannot be called back: its tag stays taken until the
+         * data arrives, and is dropped then (a QP created meanwhile under
+         * this QPN must not take it for its own). Bounded: 64 tags.
+         */
+        uint32_t i, qpn = qpn_of(c, qp);
+
+        for (i = 0; i < c->sched.fetches; i++) {
+            SnicFetchTag *t = &c->sched.tags[(c->sched.fetch_head + i) %
+                                             SNIC_SCHED_MAX_FETCHES];
+
+            if (t->qpn == qpn) {
+                t->qpn = 0;
+            }
+        }
     }
     memset(&qp->sched, 0, sizeof(qp->sched));
 }
 
 uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
 {
+    uint64_t next;
+
+    if (now) {
+        fetches_arrived(c, now);
+    }
     while (c->sched.heap_len && now && key(c, 0) <= now) {
         SnicQp *qp = &c->qps[c->sched.heap[0]];
 
         heap_remove(c, qp);
-        if (qp->sched.fetch_due && qp->sched.fetch_due <= now) {
-            /* the WQEs arrived: its iteration runs next */
-            qp->sched.fetch_due = 0;
-            qp->sched.fetched = true;
-            c->sched.fetches--;
-            if (!qp->sched.queued) {
-                qp->sched.in_fetched = true;
-                enqueue(c, qp);
-            }
-            c->ops->kick(c->opaque);
-        }
         if (program_deadline(qp) <= now) {
             if (qp->pstate && snic_prog_head(qp)->timer_at <= now) {
                 snic_prog_head(qp)->timer_at = UINT64_MAX;  /* one-shot */
@@ -353,5 +449,9 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
             snic_qp_timer_sync(c, qp);
         }
     }
-    return c->sched.heap_len ? key(c, 0) : UINT64_MAX;
+    next = c->sched.heap_len ? key(c, 0) : UINT64_MAX;
+    if (c->sched.fetches) {
+        next = MIN(next, c->sched.tags[c->sched.fetch_head].due);
+    }
+    return next;
 }

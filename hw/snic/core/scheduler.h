@@ -29,9 +29,10 @@
  * backlogged QPs that wait was a full round of fetches, and the QPs then
  * sent in convoys).
  *
- * Timers (retransmission, RNR wait, the program's own timer, the credit
- * engine's rate timer, fetch completion) sit in one indexed
+ * Timers (the transport deadline - retransmission or RNR wait -, the
+ * program's own timer, the credit engine's rate timer) sit in one indexed
  * min-heap ordered by deadline: arming is O(log n), nothing is scanned.
+ * Fetch completions are the tag FIFO's (SnicFetchTag), checked first.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -55,17 +56,38 @@ typedef enum SnicSchedPolicy {
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
 
-/* The QPC's scheduling and timer state */
+/*
+ * The QPC's scheduling and timer state. QPNs and heap slots are below
+ * SNIC_MAX_OBJECTS + 2, so 24 bits hold them (the QPC is on-chip memory).
+ */
 typedef struct SnicQpSched {
+    uint64_t timer_at;          /* its heap key */
+    uint32_t prev:24;           /* schedule queue links (QPNs, 0: none) */
+    uint32_t turns:8;           /* WRR: iterations left in this turn */
+    uint32_t next:24;
     bool queued:1;              /* in a schedule queue ("ready") */
+    bool fetching:1;            /* timing model: it holds a fetch tag */
     bool fetched:1;             /* timing model: its WQE fetch arrived */
     bool in_fetched:1;          /* ... and it is in the fetched queue */
-    uint8_t turns;              /* WRR: iterations left in this turn */
-    uint32_t prev, next;        /* schedule queue links (QPNs, 0: none) */
-    uint32_t timer_pos;         /* heap slot + 1; 0: no timer armed */
-    uint64_t timer_at;          /* its heap key */
-    uint64_t fetch_due;         /* WQE fetch in flight until; 0: none */
+    uint32_t timer_pos:24;      /* heap slot + 1; 0: no timer armed */
 } SnicQpSched;
+
+/*
+ * A WQE fetch in flight (timing model): the PCIe read tag the device
+ * holds until the read's completion is due. The tags are a FIFO on the
+ * device, not fields of every QPC: only SNIC_SCHED_MAX_FETCHES QPs can
+ * have a fetch in flight at a time, so a per-QP deadline would be on-chip
+ * memory wasted on all the others. The host model completes reads in
+ * issue order (one read channel); a completion due earlier than an older
+ * one would wait for it, as a reorder buffer retires tags in order.
+ */
+typedef struct SnicFetchTag {
+    uint32_t qpn;               /* 0: its QP was removed meanwhile */
+    uint16_t first;             /* SQ index of the first WQE read */
+    uint8_t count;              /* WQEs read, <= sched_wqes */
+    bool rest;                  /* the second part (rdma.h) of some */
+    uint64_t due;               /* when the data has arrived */
+} SnicFetchTag;
 
 typedef struct SnicSchedQueue {
     uint32_t head, tail;        /* QPNs, 0: empty */
@@ -74,7 +96,10 @@ typedef struct SnicSchedQueue {
 typedef struct SnicSched {
     SnicSchedQueue queue[SNIC_SCHED_CLASSES];
     SnicSchedQueue fetched;     /* timing model: QPs whose WQEs arrived */
-    uint32_t fetches;           /* WQE fetches in flight */
+    /* timing model: fetches in flight, tags[fetch_head] the oldest */
+    SnicFetchTag tags[SNIC_SCHED_MAX_FETCHES];
+    uint32_t fetch_head;
+    uint32_t fetches;
     uint32_t *heap;             /* QPNs, a min-heap on timer_at */
     uint32_t heap_len;
 } SnicSched;
@@ -90,7 +115,7 @@ void snic_sched_remove(SnicCore *c, SnicQp *qp);
 /* Up to 'budget' scheduling iterations; true if QPs are still queued. */
 bool snic_sched_run(SnicCore *c, unsigned budget);
 
-/* The QP's timer follows its transport deadlines and its fetch. */
+/* The QP's timer follows its transport and credit deadlines. */
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp);
 /* Fire what is due at 'now'; the next deadline (now = 0: only that). */
 uint64_t snic_sched_timer(SnicCore *c, uint64_t now);

@@ -63,9 +63,11 @@ uint16_t snic_cmd_query_transport(SnicCore *c,
         t.qpn = GUINT32_TO_LE(qpn);
         t.window = GUINT32_TO_LE(qp->req.credit.window);
         t.rate_mbps = GUINT32_TO_LE(rc ? rc->mbps : 0);
-        t.rtx_segments = GUINT32_TO_LE(qp->req.rtx_segments);
-        t.cnp_rx = GUINT32_TO_LE(qp->req.cnp_rx);
-        t.cnp_tx = GUINT32_TO_LE(qp->resp.cnp_tx);
+        t.rtx_segments = GUINT32_TO_LE(qp->rtx_segments);
+        if (qp->pstate) {
+            t.cnp_rx = GUINT32_TO_LE(snic_prog_head(qp)->cnp_rx);
+            t.cnp_tx = GUINT32_TO_LE(snic_prog_head(qp)->cnp_tx);
+        }
     }
     if (addr % 8 || snic_dma_write(c, addr, &t, sizeof(t))) {
         return SNIC_ADMIN_BAD_ADDRESS;

@@ -177,7 +177,7 @@ void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
     }
     e = MIN(e, d->sent);
     SNIC_EVENT(c, RETRANSMIT, qp - c->qps, from, e > s ? e - s : 0, why);
-    qp->req.rtx_segments += e > s ? e - s : 0;
+    qp->rtx_segments += e > s ? e - s : 0;
     dde_mark(&qp->req, s, e);
 }
 
@@ -265,7 +265,7 @@ void snic_transport_reset_rto(SnicCore *c, SnicQp *qp)
 
 bool snic_transport_rto_expired(const SnicQp *qp, uint64_t now)
 {
-    return qp->req.rto_deadline <= now;
+    return !qp->req.rnr_wait && qp->req.deadline <= now;
 }
 
 uint32_t snic_transport_outstanding(const SnicQp *qp)
@@ -323,7 +323,6 @@ void snic_transport_start(SnicCore *c, SnicQp *qp)
     SnicRateCredit *rc;
 
     qp->req.credit = (SnicCredit) {
-        .scheme = p->credit,
         .window = SNIC_TX_WINDOW,
     };
     if (qp->pstate) {

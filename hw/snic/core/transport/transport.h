@@ -32,13 +32,17 @@ typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
 typedef struct SnicReq SnicReq;
 
-/* Tonic data-delivery engine: the window of one QP. */
+/*
+ * Tonic data-delivery engine: the window of one QP. Offsets into the
+ * window are at most SNIC_TX_WINDOW, so 8 bits each.
+ */
 typedef struct SnicDde {
-    uint32_t wnd_start;         /* PSN of segment 0, the oldest unacked */
-    uint32_t sent;              /* segments [0, sent) went out at least once */
-    uint32_t rtx_from;          /* [rtx_from, rtx_to) are to be sent */
-    uint32_t rtx_to;            /* again (rtx_from == rtx_to: none) */
+    uint32_t wnd_start:24;      /* PSN of segment 0, the oldest unacked */
+    uint32_t sent:8;            /* segments [0, sent) went out at least once */
+    uint8_t rtx_from;           /* [rtx_from, rtx_to) are to be sent */
+    uint8_t rtx_to;             /* again (rtx_from == rtx_to: none) */
 } SnicDde;
+_Static_assert(SNIC_TX_WINDOW <= UINT8_MAX, "window offsets take 8 bits");
 
 /*
  * Credit engine (Tonic section 3.3.1): how much a QP may send. The window
@@ -53,9 +57,9 @@ typedef enum SnicCreditScheme {
     SNIC_CREDIT_SCHEMES,
 } SnicCreditScheme;
 
+/* The scheme is the QP's program's (SnicProgram.credit): not kept. */
 typedef struct SnicCredit {
-    uint8_t scheme;             /* SnicCreditScheme of the QP's program */
-    uint32_t window;            /* segments, <= SNIC_TX_WINDOW */
+    uint8_t window;             /* segments, <= SNIC_TX_WINDOW */
 } SnicCredit;
 
 /*
@@ -171,6 +175,12 @@ typedef struct SnicProgram {
 typedef struct SnicProgHead {
     uint64_t timer_at;          /* the program's timer; MAX: not armed */
     uint64_t cnp_at;            /* responder: when it last sent a CNP */
+    /*
+     * Counters of congestion notification: only a program with an area
+     * reacts to CNPs (SNIC_PROG_ECN), so a go-back-N QP keeps none.
+     */
+    uint32_t cnp_rx;            /* CNPs received (reaction point) */
+    uint32_t cnp_tx;            /* CNPs sent (notification point) */
 } SnicProgHead;
 
 /*

@@ -58,12 +58,11 @@ void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
             r->rnr_left--;
         }
         r->rnr_psn = fb->psn;
-        r->rnr_deadline = c->ops->now_ns(c->opaque) +
-                          rnr_delay_ns(fb->syndrome);
+        /* waiting out an RNR is not a timeout: it replaces the RTO */
+        r->deadline = c->ops->now_ns(c->opaque) + rnr_delay_ns(fb->syndrome);
+        r->rnr_wait = true;
         SNIC_EVENT(c, RNR_WAIT, qp - c->qps, fb->psn,
                    rnr_delay_ns(fb->syndrome));
-        /* waiting out an RNR is not a timeout: no retransmit timer */
-        r->rto_deadline = UINT64_MAX;
         snic_qp_timer_sync(c, qp);
         return;
     default:
@@ -76,13 +75,17 @@ void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicReq *r = &qp->req;
 
-    if (r->rnr_deadline != UINT64_MAX && now >= r->rnr_deadline) {
-        r->rnr_deadline = UINT64_MAX;
-        snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
-        snic_req_arm_rto(c, qp);
+    /* the one transport deadline: an RNR wait's end or the RTO */
+    if (r->rnr_wait) {
+        if (now >= r->deadline) {
+            snic_req_disarm(r);
+            snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
+            snic_req_arm_rto(c, qp);
+        }
+        return;
     }
-    if (r->rto_deadline != UINT64_MAX && now >= r->rto_deadline) {
-        r->rto_deadline = UINT64_MAX;
+    if (r->deadline != UINT64_MAX && now >= r->deadline) {
+        r->deadline = UINT64_MAX;
         if (!snic_dde_outstanding(r)) {
             return;
         }
