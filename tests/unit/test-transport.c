@@ -170,6 +170,99 @@ static void test_xport_refused(void)
     fake_host_free(b.h);
 }
 
+/* ---- the responder's out-of-order placement, fed by hand ---- */
+
+/* a's QP and b's, both running 'program'; b's left in RTR if !rts */
+static void xpair(Node *a, Node *b, uint8_t program, bool rts)
+{
+    node_init(a, NULL, 1);
+    node_init(b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(a, program, 1), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(b, program, 1), ==, SNIC_ADMIN_OK);
+    node_connect(a, b, SNIC_MTU_1024, 7, 7);
+    if (rts) {
+        node_connect(b, a, SNIC_MTU_1024, 7, 7);
+    } else {
+        node_connect_rtr(b, a, SNIC_MTU_1024);
+    }
+}
+
+/* Send b the request p from a's QP */
+static void xsend(Node *a, Node *b, SnicPkt *p)
+{
+    uint8_t frame[2048];
+    size_t n;
+
+    snic_rdma_fill_addr(a->h->core, snic_qp_get(a->h->core, a->qpn), p);
+    n = snic_wire_build(p, frame, sizeof(frame));
+    g_assert_cmpuint(n, >, 0);
+    node_inject(b, frame, n);
+}
+
+/* A placed WRITE packet (the extension) of 'len' bytes to BUF + off */
+static void xwrite(Node *a, Node *b, uint8_t op, uint32_t psn, uint64_t off,
+                   const void *data, uint32_t len)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = op;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = BUF + off;
+    p.reth.rkey = b->lkey;
+    p.reth.len = len;
+    p.payload = data;
+    p.payload_len = len;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = b->lkey;
+    p.xeth.va = BUF + off;
+    xsend(a, b, &p);
+}
+
+/* A READ request for npsn MTUs (1 KiB) at psn */
+static void xread(Node *a, Node *b, uint32_t psn, uint32_t npsn)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = SNIC_OP_RC_READ_REQUEST;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = BUF;
+    p.reth.rkey = b->lkey;
+    p.reth.len = npsn * 1024;
+    p.ackreq = true;
+    xsend(a, b, &p);
+}
+
+/*
+ * A READ request moves ePSN over its PSNs at once: a packet placed out
+ * of order among them (a peer's error) must not stay in the map, where
+ * it would stand for the PSN a window later.
+ */
+static void test_ooo_read_clears(void)
+{
+    static const uint8_t data[64] = "early";
+    SnicQp *qb;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x1000, data, sizeof(data));
+    g_assert_cmpuint(qb->resp.epsn, ==, e);
+    xread(&a, &b, e, 2);                /* covers e + 1 */
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    /* up to e + 129, which shares e + 1's bit: never placed */
+    xread(&a, &b, e + 2, SNIC_TX_WINDOW - 1);
+    g_assert_cmpuint(qb->resp.epsn, ==,
+                     (e + 1 + SNIC_TX_WINDOW) & SNIC_PSN_MASK);
+    g_assert_cmpuint(qb->state, ==, SNIC_QPS_RTS);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -625,6 +718,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/registration", test_registration);
     g_test_add_func("/transport/select", test_select);
     g_test_add_func("/transport/xport-refused", test_xport_refused);
+    g_test_add_func("/transport/ooo-read-clears", test_ooo_read_clears);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);

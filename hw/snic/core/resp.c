@@ -90,6 +90,26 @@ static bool in_message(const SnicQp *qp)
     return qp->resp.in_send || qp->resp.in_write || qp->rpc.in_msg;
 }
 
+/*
+ * ePSN moves over n PSNs executed in order (a READ request takes one per
+ * MTU of its response). Out-of-order placement (selective programs) may
+ * have recorded some of them (a peer's error: they were not its to
+ * place): their bits go with them, else they would stand for the PSNs a
+ * window later and ePSN would sweep over packets never placed.
+ */
+static void epsn_advance(SnicQp *qp, uint32_t n)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t i;
+
+    for (i = 0; m && i < MIN(n, SNIC_TX_WINDOW); i++) {
+        snic_psnmap_set(m->placed, s->epsn + i, false);
+        snic_psnmap_set(m->last, s->epsn + i, false);
+    }
+    s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+}
+
 /* An RPC (rpc.c) on a QP that agreed to them; false if p is no RPC. */
 static bool do_rpc(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
@@ -104,7 +124,7 @@ static bool do_rpc(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     switch (snic_rpc_request(c, qp, p, op)) {
     case SNIC_RPC_ACCEPT:
-        qp->resp.epsn = (qp->resp.epsn + 1) & SNIC_PSN_MASK;
+        epsn_advance(qp, 1);
         if (p->ackreq) {
             queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
         }
@@ -428,13 +448,11 @@ static bool ooo_sweep(SnicQp *qp)
     bool moved = false;
 
     while (m && snic_psnmap_get(m->placed, s->epsn)) {
-        snic_psnmap_set(m->placed, s->epsn, false);
         s->in_write = !snic_psnmap_get(m->last, s->epsn);
         if (!s->in_write) {
-            snic_psnmap_set(m->last, s->epsn, false);
             s->msn = (s->msn + 1) & 0xffffff;
         }
-        s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+        epsn_advance(qp, 1);
         moved = true;
     }
     return moved;
@@ -607,7 +625,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         n = p->opcode == SNIC_OP_RC_READ_REQUEST ? do_read(c, qp, p) :
                                                    do_atomic(c, qp, p);
         if (n) {
-            s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+            epsn_advance(qp, n);
             ooo_sweep(qp);
         }
         return;
@@ -654,7 +672,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (!ok) {
         return;
     }
-    s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+    epsn_advance(qp, 1);
     /* selective programs: a gap filled is acknowledged at once */
     filled = ooo_sweep(qp);
     /* TCP's policy: every k-th packet too, and at once after a gap */
