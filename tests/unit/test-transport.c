@@ -263,6 +263,30 @@ static void test_ooo_read_clears(void)
     fake_host_free(b.h);
 }
 
+/*
+ * Packets placed while the responder is in RTR stay placed when it moves
+ * to RTS: the map is the peer's, not reset with the requester's start.
+ */
+static void test_ooo_rtr_kept(void)
+{
+    static const uint8_t one[1024] = "one", two[64] = "two";
+    SnicQp *qb;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, false);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_LAST, e + 1, 0x1400, two, sizeof(two));
+    node_connect_rts(&b, 7, 7);
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_FIRST, e, 0x1000, one, sizeof(one));
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    g_assert_false(qb->resp.in_write);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1400, 3), 3, "two", 3);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -719,6 +743,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/select", test_select);
     g_test_add_func("/transport/xport-refused", test_xport_refused);
     g_test_add_func("/transport/ooo-read-clears", test_ooo_read_clears);
+    g_test_add_func("/transport/ooo-rtr-kept", test_ooo_rtr_kept);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);

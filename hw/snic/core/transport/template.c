@@ -5,7 +5,6 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <string.h>
 
 #include "core_int.h"
 #include "rdma.h"
@@ -288,6 +287,9 @@ bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every)
     qp->program = program;
     qp->resp.ack_every = p->ack_policy == SNIC_ACK_TCP ? MAX(ack_every, 1) : 0;
     qp->pstate = bytes ? g_malloc0(bytes) : NULL;
+    if (qp->pstate) {
+        snic_prog_head(qp)->timer_at = UINT64_MAX;
+    }
     return true;
 }
 
@@ -308,10 +310,12 @@ void snic_transport_start(SnicCore *c, SnicQp *qp)
         .scheme = p->credit,
         .window = SNIC_TX_WINDOW,
     };
-    if (qp->pstate) {
-        memset(qp->pstate, 0, snic_program_area_bytes(p));
-        snic_prog_head(qp)->timer_at = UINT64_MAX;
-    }
+    /*
+     * The area is as selection allocated it (a QP enters RTS once per
+     * selection: RESET releases it): not cleared here, since the
+     * responder, in RTR since before, may have recorded the peer's first
+     * packets in it already (placement map, last CNP).
+     */
     rc = snic_rate_credit(qp);
     if (rc) {
         /* a full bucket of one scheduler burst; the program sets r */
