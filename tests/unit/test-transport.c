@@ -287,6 +287,41 @@ static void test_ooo_rtr_kept(void)
     fake_host_free(b.h);
 }
 
+/*
+ * A placed WRITE_FIRST at ePSN while a SEND is open breaks the op-code
+ * sequence as it does in order (IBA 9.7.5.1.1): NAK Invalid Request,
+ * nothing placed.
+ */
+static void test_ooo_first_in_send(void)
+{
+    static const uint8_t part[1024] = "send", data[1024] = "write";
+    SnicQp *qb;
+    SnicPkt p;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    node_post_recv(&b, 1, BUF + 0x8000, 4096);
+    memset(&p, 0, sizeof(p));
+    p.opcode = SNIC_OP_RC_SEND_FIRST;
+    p.psn = e;
+    p.payload = part;
+    p.payload_len = sizeof(part);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_MSG;
+    xsend(&a, &b, &p);
+    g_assert_true(qb->resp.in_send);
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_FIRST, e + 1, 0x1000, data,
+           sizeof(data));
+    g_assert_true(qb->resp.fatal);
+    g_assert_cmpuint(qb->resp.ack_syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 5), 5, "\0\0\0\0\0", 5);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -744,6 +779,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/xport-refused", test_xport_refused);
     g_test_add_func("/transport/ooo-read-clears", test_ooo_read_clears);
     g_test_add_func("/transport/ooo-rtr-kept", test_ooo_rtr_kept);
+    g_test_add_func("/transport/ooo-first-in-send", test_ooo_first_in_send);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);

@@ -480,9 +480,13 @@ static bool is_plain_write(uint8_t op)
 /*
  * Place a WRITE packet where its header says. SNIC_AETH_ACK, or the NAK
  * it deserves (sent only if it is the expected one: one ahead of a gap
- * is dropped unrecorded, and comes again)
+ * is dropped unrecorded, and comes again). The op-code sequence is
+ * known only at ePSN (d == 0): there, as in order, a message continues
+ * only what it started (IBA 9.7.5.1.1); ahead of it, a SEND still open
+ * may end before the packet.
  */
-static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                         int32_t d)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
     uint32_t mtu = 128u << qp->attr.path_mtu;
@@ -492,7 +496,8 @@ static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
         !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
-        (!last && p->payload_len != mtu) || p->payload_len > mtu) {
+        (!last && p->payload_len != mtu) || p->payload_len > mtu ||
+        (!d && (is_first(p->opcode) ? in_message(qp) : !qp->resp.in_write))) {
         return SNIC_AETH_NAK_INV_REQ;
     }
     if (p->payload_len) {
@@ -520,7 +525,7 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
         return;
     }
-    syn = ooo_place(c, qp, p);
+    syn = ooo_place(c, qp, p, d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
             nak_fatal(c, qp, syn, p->psn);
