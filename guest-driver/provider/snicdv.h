@@ -245,6 +245,8 @@ enum snicdv_transport {
 	SNICDV_TRANSPORT_DCQCN = 3,     /* RoCEv2 + DCQCN on a rate */
 	SNICDV_TRANSPORT_SACK = 4,      /* RFC 6675; snic's wire extension:
 					 * both ends must select it */
+	SNICDV_TRANSPORT_NDP = 5,       /* receiver-driven (PULLs, NACKs
+					 * of trimmed packets); extension */
 };
 
 enum snicdv_transport_credit {

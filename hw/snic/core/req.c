@@ -728,6 +728,27 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint32_t wnd_start = r->dde.wnd_start;
     ReqWqe e;
 
+    /*
+     * A receiver-driven program's PULL (a grant) or NACK (a PSN that
+     * arrived trimmed): feedback of its own, not an acknowledgement, and
+     * a PULL comes even with nothing in flight
+     */
+    if (p->opcode == SNIC_OP_RC_ACK && p->xport &&
+        p->xeth.flags & (SNIC_XETH_F_PULL | SNIC_XETH_F_NACK)) {
+        if (!(snic_qp_program(qp)->flags & SNIC_PROG_PULL) ||
+            SNIC_AETH_KIND(syn) != SNIC_AETH_KIND_ACK) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        fb.kind = p->xeth.flags & SNIC_XETH_F_PULL ? SNIC_FB_PULL :
+                  p->xeth.flags & SNIC_XETH_F_TRIMMED ? SNIC_FB_TRIMMED :
+                  SNIC_FB_NACK;
+        fb.psn = fb.kind == SNIC_FB_PULL ? p->xeth.msg : p->xeth.sack_lo;
+        fb.old_wnd_start = wnd_start;
+        snic_qp_program(qp)->incoming(c, qp, &fb);
+        snic_sched_notify(c, qp);
+        return;
+    }
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
         snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);   /* stale or unexpected */

@@ -100,12 +100,16 @@ static bool in_message(const SnicQp *qp)
 static void epsn_advance(SnicQp *qp, uint32_t n)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
+    SnicTrimMap *t = snic_prog_trim(qp);
     SnicResp *s = &qp->resp;
     uint32_t i;
 
     for (i = 0; m && i < MIN(n, SNIC_TX_WINDOW); i++) {
         snic_psnmap_set(m->placed, s->epsn + i, false);
         snic_psnmap_set(m->last, s->epsn + i, false);
+        if (t) {
+            snic_psnmap_set(t->nack, s->epsn + i, false);
+        }
     }
     s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
 }
@@ -541,6 +545,53 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
         s->unacked = 0;
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+    }
+}
+
+/*
+ * A trimmed header (NDP: a switch cut its payload off) of a receiver-
+ * driven program's QP: its PSN is NACKed at once unless the packet is
+ * here already or outside the map, and a PULL is owed for it as for a
+ * whole packet (rdma.c). Nothing else of it is read: it has no ICRC.
+ */
+void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicTrimMap *t = snic_prog_trim(qp);
+
+    if (qp->resp.fatal ||
+        ((p->psn - qp->resp.epsn) & SNIC_PSN_MASK) >= SNIC_TX_WINDOW ||
+        snic_psnmap_get(m->placed, p->psn)) {
+        return;     /* old, beyond the map, or placed: nothing lost */
+    }
+    snic_psnmap_set(t->nack, p->psn, true);
+    snic_sched_notify(c, qp);
+}
+
+/* Send the NACKs owed for trimmed headers, oldest PSN first. */
+void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
+{
+    SnicTrimMap *t = snic_prog_trim(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t i, psn;
+    SnicPkt p;
+
+    for (i = 0; t && i < SNIC_TX_WINDOW; i++) {
+        psn = (s->epsn + i) & SNIC_PSN_MASK;
+        if (!snic_psnmap_get(t->nack, psn)) {
+            continue;
+        }
+        snic_psnmap_set(t->nack, psn, false);
+        memset(&p, 0, sizeof(p));
+        snic_rdma_fill_addr(c, qp, &p);
+        p.opcode = SNIC_OP_RC_ACK;
+        p.psn = (s->epsn - 1) & SNIC_PSN_MASK;
+        p.aeth.syndrome = SNIC_AETH_ACK;
+        p.aeth.msn = s->msn;
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED;
+        p.xeth.sack_lo = psn;
+        snic_rdma_xmit(c, &p);
     }
 }
 

@@ -16,6 +16,7 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_NEWRENO] = &snic_program_newreno,
     [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
     [SNIC_PROGRAM_SACK] = &snic_program_sack,
+    [SNIC_PROGRAM_NDP] = &snic_program_ndp,
 };
 
 /* ---- the registry: programs and their state areas ---- */
@@ -43,6 +44,9 @@ bool snic_program_fits(const SnicProgram *p)
            p->ack_policy <= SNIC_ACK_TCP &&
            (!(p->flags & SNIC_PROG_XPORT) ||
             p->state_bytes >= sizeof(SnicOooMap)) &&
+           (!(p->flags & SNIC_PROG_PULL) ||
+            (p->flags & SNIC_PROG_XPORT && p->credit == SNIC_CREDIT_TOKEN &&
+             p->state_bytes >= sizeof(SnicOooMap) + sizeof(SnicTrimMap))) &&
            p->state_bytes <= state_max[p->credit];
 }
 
@@ -93,6 +97,13 @@ SnicOooMap *snic_prog_ooo(SnicQp *qp)
 {
     return snic_qp_program(qp)->flags & SNIC_PROG_XPORT ?
            snic_prog_state(qp) : NULL;
+}
+
+SnicTrimMap *snic_prog_trim(SnicQp *qp)
+{
+    return snic_qp_program(qp)->flags & SNIC_PROG_PULL ?
+           (SnicTrimMap *)((uint8_t *)snic_prog_state(qp) +
+                           sizeof(SnicOooMap)) : NULL;
 }
 
 /*
@@ -231,6 +242,13 @@ void snic_transport_grant(SnicCore *c, SnicQp *qp, uint32_t segments)
     }
 }
 
+uint32_t snic_transport_tokens(const SnicQp *qp)
+{
+    const SnicTokenCredit *tc = snic_token_credit(qp);
+
+    return tc ? tc->tokens : 0;
+}
+
 void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at)
 {
     if (qp->pstate) {
@@ -289,6 +307,9 @@ bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every)
     qp->pstate = bytes ? g_malloc0(bytes) : NULL;
     if (qp->pstate) {
         snic_prog_head(qp)->timer_at = UINT64_MAX;
+    }
+    if (snic_token_credit(qp)) {
+        snic_token_credit(qp)->pull_at = UINT64_MAX;
     }
     return true;
 }
