@@ -247,6 +247,8 @@ enum snicdv_transport {
 					 * both ends must select it */
 	SNICDV_TRANSPORT_NDP = 5,       /* receiver-driven (PULLs, NACKs
 					 * of trimmed packets); extension */
+	SNICDV_TRANSPORT_IRN = 6,       /* selective repeat, BDP-FC;
+					 * extension */
 };
 
 enum snicdv_transport_credit {

@@ -220,6 +220,7 @@ enum snic_transport_id {
     SNIC_TRANSPORT_DCQCN = 3,       /* RoCEv2 + DCQCN */
     SNIC_TRANSPORT_SACK = 4,        /* RFC 6675; struct snic_xeth (3.1) */
     SNIC_TRANSPORT_NDP = 5,         /* receiver-driven; snic_xeth (3.2) */
+    SNIC_TRANSPORT_IRN = 6,         /* selective repeat; snic_xeth (3.2) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */

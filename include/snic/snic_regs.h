@@ -41,7 +41,7 @@
  * SNIC_EVENT_QP_RPC_ERR, BTH TVer 1 on extension op-codes.
  * Minor 2: transport programs: SET_QP_TRANSPORT, QUERY_TRANSPORT,
  * QUERY_DEVICE num_transports.
- * Minor 2 (of major 3): SNIC_TRANSPORT_NDP; the extension's NACKs
+ * Minor 2 (of major 3): SNIC_TRANSPORT_NDP, _IRN; the extension's NACKs
  * (SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED), PULLs and trimmed headers.
  * Minor 1 (of major 3): struct snic_stats wire_ce_marked; the selective-
  * transport extension (struct snic_xeth, BTH TVer 2), SNIC_TRANSPORT_SACK.

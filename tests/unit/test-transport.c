@@ -639,6 +639,42 @@ static void test_ndp_trimmed(void)
 }
 
 /*
+ * IRN: the first out-of-order arrival's SACK (IRN's NACK) resends the
+ * hole below it at once, with no DupThresh; later ones resend only the
+ * holes not resent yet; at most a BDP of segments in flight throughout.
+ */
+static void test_irn(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_IRN);
+    d = &s.qp->req.dde;
+    g_assert_cmpuint(window(&s), ==, 16);       /* BDP-FC */
+    solo_sent(&s, 16);
+    solo_sack(&s, 9, 12, 13);           /* 10, 11 missing: resent now */
+    g_assert_cmpuint(d->rtx_from, ==, 0);
+    g_assert_cmpuint(d->rtx_to, ==, 2);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 2);
+    d->rtx_from = d->rtx_to = 0;        /* the engine resent them */
+    solo_sack(&s, 9, 12, 14);           /* the same run grew: nothing */
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_sack(&s, 9, 15, 16);           /* 14 only, never 10..13 again */
+    g_assert_cmpuint(d->rtx_from, ==, 4);
+    g_assert_cmpuint(d->rtx_to, ==, 5);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 3);
+    d->rtx_from = d->rtx_to = 0;
+    solo_ack(&s, 15);                   /* all in: recovery over */
+    g_assert_cmpuint(window(&s), ==, 16);
+    solo_sent(&s, 32);
+    solo_sack(&s, 15, 17, 18);          /* a new loss: 16 at once */
+    g_assert_cmpuint(d->rtx_from, ==, 0);
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 4);
+    solo_free(&s);
+}
+
+/*
  * DCQCN's reaction point, five CNPs 200 us apart: between them the alpha
  * timer (55 us) and the rate timer (60 us) fire three times each. The
  * device's integers follow the DCQCN paper's rules computed in floating
@@ -859,6 +895,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/newreno", test_newreno);
     g_test_add_func("/transport/reno", test_reno);
     g_test_add_func("/transport/sack", test_sack);
+    g_test_add_func("/transport/irn", test_irn);
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);

@@ -17,6 +17,7 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
     [SNIC_PROGRAM_SACK] = &snic_program_sack,
     [SNIC_PROGRAM_NDP] = &snic_program_ndp,
+    [SNIC_PROGRAM_IRN] = &snic_program_irn,
 };
 
 /* ---- the registry: programs and their state areas ---- */

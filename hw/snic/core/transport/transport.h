@@ -243,6 +243,7 @@ enum {
     SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
     SNIC_PROGRAM_SACK = SNIC_TRANSPORT_SACK,
     SNIC_PROGRAM_NDP = SNIC_TRANSPORT_NDP,
+    SNIC_PROGRAM_IRN = SNIC_TRANSPORT_IRN,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -251,6 +252,7 @@ extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram snic_program_sack;
 extern const SnicProgram snic_program_ndp;
+extern const SnicProgram snic_program_irn;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /*
