@@ -175,7 +175,8 @@ void snic_pull_owe(SnicCore *c, SnicQp *qp)
     SnicTokenCredit *tc = snic_token_credit(qp);
 
     if (tc && (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS)) {
-        tc->owed += tc->owed < SNIC_TX_WINDOW;  /* more pull nothing */
+        /* a window's worth at most: more could not be in flight */
+        tc->owed += tc->owed < SNIC_TX_WINDOW;
         snic_sched_notify(c, qp);
     }
 }
