@@ -36,6 +36,7 @@ PROGS=(
     "isolation-check tests/vm/isolation-check.c -libverbs"
     "rpc-check tests/vm/rpc-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
+    "strom-bench tests/vm/strom-bench.c,tests/vm/vmtool.c -libverbs -llzma SNICDV"
 )
 # snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
 # scripts/build-provider.sh left them in the guest driver directory; without them (the

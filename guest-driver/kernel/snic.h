@@ -201,6 +201,7 @@ struct snic_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	u64 address;		/* bus address of the mapped page */
 	u32 page;		/* doorbell page index */
+	bool keep_page;		/* a kernel may still be deployed on it */
 };
 
 struct snic_pd {
@@ -469,7 +470,7 @@ void snic_rpc_set_methods(struct snic_dev *sdev);
 /* snic_transport.c: the transport programs' driver methods */
 extern const struct uapi_definition snic_transport_uapi_defs[];
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);
-void snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
+bool snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
 
 /* snic_verbs.c */
 int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,

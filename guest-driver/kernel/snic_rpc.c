@@ -40,23 +40,29 @@ void snic_rpc_ucontext_init(struct snic_ucontext *uc)
 	INIT_LIST_HEAD(&uc->kernels);
 }
 
-/* The context is going: nothing it deployed may serve a later context. */
-void snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc)
+/*
+ * The context is going: nothing it deployed may serve a later context.
+ * False if the device refused an undeploy: that kernel may still answer
+ * RPCs through this context's doorbell page, so the caller must not give
+ * the page to another context (as snic_com_destroyed() keeps a ring).
+ */
+bool snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc)
 {
 	struct snic_deployed *d, *tmp;
+	bool undeployed = true;
 	int err;
 
 	list_for_each_entry_safe(d, tmp, &uc->kernels, list) {
 		err = snic_com_deploy_kernel(sdev, uc->db_page, d->rpc_opcode,
 					     0);
-		if (err)
-			ibdev_warn(&sdev->ibdev,
-				   "UNDEPLOY_KERNEL 0x%llx of context %u: %d\n",
-				   d->rpc_opcode, uc->db_page, err);
+		if (!snic_com_destroyed(sdev, err, "RPC kernel of context",
+					uc->db_page))
+			undeployed = false;
 		list_del(&d->list);
 		kfree(d);
 	}
 	mutex_destroy(&uc->kernels_lock);
+	return undeployed;
 }
 
 static struct snic_deployed *snic_deployed_find(struct snic_ucontext *uc,

@@ -290,8 +290,11 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 
 static void snic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
-	snic_rpc_ucontext_fini(to_sdev(ibuc->device), to_sucontext(ibuc));
-	rdma_user_mmap_entry_remove(to_sucontext(ibuc)->db_entry);
+	struct snic_ucontext *uc = to_sucontext(ibuc);
+
+	if (!snic_rpc_ucontext_fini(to_sdev(ibuc->device), uc))
+		to_smmap(uc->db_entry)->keep_page = true;
+	rdma_user_mmap_entry_remove(uc->db_entry);
 }
 
 /* The core zaps the context's mappings; nothing else to revoke. */
@@ -321,14 +324,16 @@ static int snic_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 /*
  * The last reference to a doorbell entry is gone: no process can still
- * have the page mapped, so it may go to the next context.
+ * have the page mapped, so it may go to the next context, unless a kernel
+ * the device refused to undeploy still listens on it (leaked instead).
  */
 static void snic_mmap_free(struct rdma_user_mmap_entry *re)
 {
 	struct snic_user_mmap_entry *e = to_smmap(re);
 	struct snic_dev *sdev = to_sdev(re->ucontext->device);
 
-	ida_free(&sdev->db_page_ida, e->page);
+	if (!e->keep_page)
+		ida_free(&sdev->db_page_ida, e->page);
 	kfree(e);
 }
 

@@ -117,6 +117,7 @@ struct SnicState {
     uint32_t wire_dup;
     uint32_t wire_reorder;
     uint32_t wire_ecn_mark;
+    uint32_t torn_reads;        /* x-torn-reads: fault injection (link.h) */
     uint64_t wire_seed;
     uint32_t rx_buffer_kb;
     bool pfc;
@@ -437,6 +438,7 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
             .dup_pct = s->wire_dup,
             .reorder_pct = s->wire_reorder,
             .ce_pct = s->wire_ecn_mark,
+            .torn_pct = s->torn_reads,
             .seed = s->wire_seed,
         },
         .rx_buffer_kb = s->rx_buffer_kb,
@@ -640,6 +642,7 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
     DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
     DEFINE_PROP_UINT32("wire-ecn-mark", SnicState, wire_ecn_mark, 0),
+    DEFINE_PROP_UINT32("x-torn-reads", SnicState, torn_reads, 0),
     DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
     DEFINE_PROP_UINT32("rx-buffer-kb", SnicState, rx_buffer_kb,
                        SNIC_DEFAULT_RX_BUFFER_KB),
@@ -709,6 +712,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "wire-ecn-mark",
         "Percentage of received ECN-capable RoCE frames marked CE, as a "
         "congested switch would (DCQCN's input)");
+    object_class_property_set_description(klass, "x-torn-reads",
+        "Percentage of host reads (RDMA READ responses, StRoM kernels) "
+        "returned torn, as racing a writer (fault injection, Fig. 10)");
     object_class_property_set_description(klass, "wire-seed",
         "Seed of the fault injection: same seed, same faults");
     object_class_property_set_description(klass, "rx-buffer-kb",

@@ -219,8 +219,9 @@ enum snic_transport_id {
     SNIC_TRANSPORT_NEWRENO = 2,
     SNIC_TRANSPORT_DCQCN = 3,       /* RoCEv2 + DCQCN */
     SNIC_TRANSPORT_SACK = 4,        /* RFC 6675; struct snic_xeth (3.1) */
-    SNIC_TRANSPORT_NDP = 5,         /* receiver-driven; snic_xeth (3.2) */
-    SNIC_TRANSPORT_IRN = 6,         /* selective repeat; snic_xeth (3.2) */
+    SNIC_TRANSPORT_DCTCP = 5,       /* RFC 8257; ECE in snic_xeth (3.2) */
+    SNIC_TRANSPORT_NDP = 6,         /* receiver-driven; snic_xeth (3.3) */
+    SNIC_TRANSPORT_IRN = 7,         /* selective repeat; snic_xeth (3.3) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */
@@ -233,6 +234,7 @@ enum snic_credit_type {
 #define SNIC_TRANSPORT_F_ECN        (1u << 0)   /* ECT(0) out, CNPs */
 #define SNIC_TRANSPORT_F_TCP_ACKS   (1u << 1)   /* TCP's ACK policy */
 #define SNIC_TRANSPORT_F_XPORT      (1u << 2)   /* selective extension */
+#define SNIC_TRANSPORT_F_ECE        (1u << 3)   /* ECT(0) out, CE in ACKs */
 
 struct snic_admin_set_qp_transport {
     __le32 qpn;

@@ -245,7 +245,9 @@ enum snic_rpc_opmap {
  * header right after the BTH, before the op-code's own headers. Data
  * packets say where they go (WRITE: R_Key and the address of their first
  * byte; SEND: message number and offset), so the responder places each
- * as it arrives; ACKs carry one SACK block or a NACK. Little-endian.
+ * as it arrives; ACKs carry one SACK block or a NACK. A DCTCP QP (ABI
+ * 3.2) carries it on its ACKs only: the running count of CE-marked data
+ * packets its responder received (ECE). Little-endian.
  */
 #define SNIC_BTH_TVER_XPORT     2
 #define SNIC_XETH_LEN           32
@@ -255,6 +257,7 @@ enum snic_rpc_opmap {
 #define SNIC_XETH_F_NACK        (1u << 3)   /* ACK: PSN sack_lo was lost */
 #define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */
 #define SNIC_XETH_F_TRIMMED     (1u << 5)   /* NACK: it arrived trimmed */
+#define SNIC_XETH_F_ECE         (1u << 6)   /* ACK: CE count in offset */
 
 struct snic_xeth {
     __u8 flags;             /* SNIC_XETH_F_* */
@@ -262,7 +265,7 @@ struct snic_xeth {
     __le32 rkey;            /* PLACE: the message's R_Key */
     __le64 va;              /* PLACE: where this packet's payload goes */
     __le32 msg;             /* MSG: message number (SEND count) */
-    __le32 offset;          /* MSG: byte offset in the message */
+    __le32 offset;          /* MSG: byte offset; ECE: CE-marked count */
     __le32 sack_lo;         /* SACK: first PSN of the block; NACK: PSN */
     __le32 sack_hi;         /* SACK: the PSN after the block */
 };

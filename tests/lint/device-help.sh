@@ -4,7 +4,7 @@ set -u
 qemu=$1
 out=$("$qemu" -nodefaults -device snic,help 2>&1)
 props=(mac netdev vendor-id device-id subsystem-vendor-id subsystem-id vectors doorbell-pages tlb-entries
-       max-qps max-cqs max-mrs pcap wire-drop wire-dup wire-reorder wire-ecn-mark wire-seed x-drop-msix
+       max-qps max-cqs max-mrs pcap wire-drop wire-dup wire-reorder wire-ecn-mark wire-seed x-drop-msix x-torn-reads
        rpc-opcodes)
 echo "1..${#props[@]}"
 n=0

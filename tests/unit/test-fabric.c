@@ -3,12 +3,15 @@
  * (fabric.h): each flow on its own NIC. An incast of RDMA WRITEs is
  * lossless and retransmission-free under PFC (the NICs obeying PAUSE) and
  * still delivers every byte through go-back-N when the switch drops; the
- * traffic never exceeds what the model's line rate allows.
+ * traffic never exceeds what the model's line rate allows. DCTCP's
+ * 16-flow incast (dctcp-incast.h) shares the link fairly with a bounded
+ * queue.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
+#include "dctcp-incast.h"
 #include "fabric.h"
 
 #define GBPS        1000000000ull
@@ -133,10 +136,49 @@ static void test_incast_lossy(void)
     g_assert_cmpuint(r.bystander_frames, ==, 0);
 }
 
+/*
+ * Issue 17's DCTCP acceptance: 16 flows, each from its own NIC, into one
+ * 100 Gb/s port marking CE on a step at K = 65 KB, for 2 ms of virtual
+ * time (the last flow starts at 0.3 ms). Over the steady state, the
+ * second millisecond: Jain's index of the flows' throughputs >= 0.95,
+ * the link used (>= 90 Gb/s of frames), nothing dropped, and the queue
+ * bounded: its maximum within K plus two frames a flow (the DCTCP
+ * paper's analysis: K + N packets at most, as each of N flows adds one
+ * in the round trip before the marks reach it), its time average within
+ * K plus one frame a flow.
+ */
+static void test_dctcp_incast(void)
+{
+    const DctcpIncastConfig cfg = {
+        .run_ns = 2000000, .steady_ns = 1000000, .k_bytes = 65000,
+    };
+    const uint64_t frame = 1100;    /* a 1024-byte MTU's frame, at most */
+    DctcpIncastResult r;
+    unsigned i;
+
+    g_assert_true(dctcp_incast_run(&cfg, &r));
+    for (i = 0; i < DCTCP_FLOWS; i++) {
+        g_test_message("flow %2u: %.3f Gb/s", i, r.gbps[i]);
+    }
+    g_test_message("DCTCP incast, 1-2 ms: %.3f Gb/s, Jain %.4f; queue avg "
+                   "%.0f B, max %" PRIu64 " B (whole run %" PRIu64 " B), K "
+                   "%" PRIu64 " B; %" PRIu64 " marks, %" PRIu64 " drops",
+                   r.sum_gbps, r.jain, r.q_avg_steady, r.q_max_steady,
+                   r.q_max, cfg.k_bytes, r.marked, r.dropped);
+    g_assert_cmpuint(r.writes, >, 0);
+    g_assert_cmpuint(r.marked, >, 0);
+    g_assert_cmpuint(r.dropped, ==, 0);
+    g_assert_cmpfloat(r.jain, >=, 0.95);
+    g_assert_cmpfloat(r.sum_gbps, >=, 90);
+    g_assert_cmpuint(r.q_max_steady, <=, cfg.k_bytes + 2 * DCTCP_FLOWS * frame);
+    g_assert_cmpfloat(r.q_avg_steady, <=, cfg.k_bytes + DCTCP_FLOWS * frame);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/fabric/incast-pfc", test_incast_pfc);
     g_test_add_func("/fabric/incast-lossy", test_incast_lossy);
+    g_test_add_func("/fabric/dctcp-incast", test_dctcp_incast);
     return g_test_run();
 }

@@ -1,15 +1,17 @@
 /*
  * Tonic transport programs (hw/snic/core/transport/): registration and
  * the per-QP area, selection by admin command, the rate credit's
- * precisions and pacing, the exact reaction of NewReno, Reno and DCQCN to
- * each feedback, and every program moving 64 KiB WRITEs, checked by
- * content, over a lossy and reordering wire (SNIC_TRANSPORT_WRITES sets
- * how many: scripts/transport-loss.sh runs 1000).
+ * precisions and pacing, the exact reaction of NewReno, Reno, SACK,
+ * DCQCN and DCTCP to each feedback, DCTCP's CE echo on the wire, and
+ * every program moving 64 KiB WRITEs, checked by content, over a lossy
+ * and reordering wire (48 a run; SNIC_TRANSPORT_WRITES=1000 for more).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "engine-node.h"
 #include "fabric.h"
@@ -127,9 +129,10 @@ static void test_select(void)
 /*
  * The selective-transport extension reaches only QPs whose program speaks
  * it: a go-back-N QP drops a TVer-2 WRITE unexecuted, and executes the
- * same WRITE without the extension.
+ * same WRITE without the extension. A DCTCP QP takes the extension on
+ * ACKs only (its CE echo): it drops the TVer-2 WRITE too.
  */
-static void test_xport_refused(void)
+static void xport_refused(uint8_t program)
 {
     static const uint8_t data[64] = "placed";
     uint8_t frame[256];
@@ -140,6 +143,8 @@ static void test_xport_refused(void)
 
     node_init(&a, NULL, 1);
     node_init(&b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&a, program, 0), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, program, 0), ==, SNIC_ADMIN_OK);
     node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
     node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
     qa = snic_qp_get(a.h->core, a.qpn);
@@ -321,6 +326,12 @@ static void test_ooo_first_in_send(void)
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 5), 5, "\0\0\0\0\0", 5);
     fake_host_free(a.h);
     fake_host_free(b.h);
+}
+
+static void test_xport_refused(void)
+{
+    xport_refused(SNIC_TRANSPORT_GBN);
+    xport_refused(SNIC_TRANSPORT_DCTCP);
 }
 
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
@@ -565,6 +576,114 @@ static void test_sack(void)
     solo_free(&s);
 }
 
+/* An ACK for p0 + i echoing the responder's CE count 'ce' (DCTCP) */
+static void solo_ece(Solo *s, uint32_t i, uint32_t ce)
+{
+    SnicPkt p = {
+        .opcode = SNIC_OP_RC_ACK,
+        .psn = (s->p0 + i) & SNIC_PSN_MASK,
+        .aeth = { .syndrome = SNIC_AETH_ACK },
+        .xport = true,
+        .xeth = { .flags = SNIC_XETH_F_ECE, .offset = ce },
+    };
+
+    snic_req_response(s->c, s->qp, &p);
+}
+
+/*
+ * DCTCP's sender (RFC 8257 3.3, g = 1/16, alpha from 1) against the
+ * paper's rules in floating point: at the end of each window of data
+ * alpha = (1 - g) alpha + g F with F its marked fraction; marks cut the
+ * window to cwnd (1 - alpha / 2) once a round trip; unmarked ACKs grow it
+ * (slow start, then one segment a window). Windows (marked / acked):
+ * 0/10, 5/10 (cut), 5/10 (more marks in the same round trip: no cut),
+ * 0/11 (no marks: no cut, growth), 3/12 (cut), then a loss.
+ */
+static void test_dctcp(void)
+{
+    const double g = 1.0 / 16;
+    double alpha = 1, cwnd = 10, ssthresh = 128;
+    struct snic_transport_info t;
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_DCTCP);
+    d = &s.qp->req.dde;
+    query(&s.a, s.a.qpn, 0, &t);
+    g_assert_cmpuint(t.flags, ==, SNIC_TRANSPORT_F_TCP_ACKS |
+                     SNIC_TRANSPORT_F_ECE);
+    g_assert_cmpuint(window(&s), ==, 10);
+    /* 0 of 10 marked: a window ends (alpha decays), slow start +10 */
+    solo_sent(&s, 10);
+    solo_ece(&s, 9, 0);
+    alpha = (1 - g) * alpha;
+    cwnd += 10;
+    g_assert_cmpuint(window(&s), ==, 20);
+    /* 20 in flight; 5 of the first 10 marked: alpha, then a cut */
+    solo_sent(&s, 30);
+    solo_ece(&s, 19, 5);
+    alpha = (1 - g) * alpha + g * 5 / 10;
+    cwnd = ssthresh = cwnd * (1 - alpha / 2);
+    g_test_message("alpha %.4f: cwnd %.3f, window %u", alpha, cwnd,
+                   window(&s));
+    g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
+    g_assert_cmpuint(window(&s), ==, 10);               /* 20 * 279/512 */
+    /* more marks before what the cut saw in flight is acked: no cut */
+    solo_ece(&s, 24, 10);
+    g_assert_cmpuint(window(&s), ==, 10);
+    /* the window ends (5 of 10 marked over it); unmarked: it grows */
+    solo_ece(&s, 29, 10);
+    alpha = (1 - g) * alpha + g * 5 / 10;
+    cwnd += 5 / cwnd;
+    g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
+    g_assert_cmpuint(window(&s), ==, 11);
+    /* a window without marks: alpha decays, no cut, one more segment */
+    solo_sent(&s, 41);
+    solo_ece(&s, 40, 10);
+    alpha = (1 - g) * alpha;
+    cwnd += 11 / cwnd;
+    g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
+    g_assert_cmpuint(window(&s), ==, 12);
+    /* an older count (a reordered ACK) brings no marks */
+    solo_sent(&s, 53);
+    solo_ece(&s, 41, 9);
+    cwnd += 1 / cwnd;
+    g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
+    /* 3 of the window's 12 marked: F = 1/4, and a cut with that alpha */
+    solo_ece(&s, 52, 13);
+    alpha = (1 - g) * alpha + g * 3 / 12;
+    cwnd = ssthresh = cwnd * (1 - alpha / 2);
+    g_test_message("alpha %.4f: cwnd %.3f, window %u", alpha, cwnd,
+                   window(&s));
+    g_assert_cmpuint(window(&s), ==, (unsigned)cwnd);
+    g_assert_cmpuint(window(&s), ==, 7);
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 0);
+    /* a loss: the third duplicate halves and goes back N from the hole */
+    solo_sent(&s, 60);
+    solo_ece(&s, 52, 13);
+    solo_ece(&s, 52, 13);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_ece(&s, 52, 13);
+    g_assert_cmpuint(window(&s), ==, (unsigned)(cwnd / 2));
+    g_assert_cmpuint(d->rtx_from, ==, 0);
+    g_assert_cmpuint(d->rtx_to, ==, 7);                 /* 53 .. 59 */
+    /* duplicates for what went back already start nothing more */
+    d->rtx_from = d->rtx_to = 0;
+    solo_ece(&s, 52, 13);
+    solo_ece(&s, 52, 13);
+    solo_ece(&s, 52, 13);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_cmpuint(s.qp->req.rtx_segments, ==, 7);
+    /*
+     * a peer's count leaping by 2^31 - 1: marks count for no more than
+     * the segments acknowledged (F <= 1, alpha <= 1), so it cuts the
+     * window by half at most, never below DCTCP's two segments
+     */
+    solo_ece(&s, 59, 13 + 0x7fffffffu);
+    g_assert_cmpuint(window(&s), ==, 2);
+    solo_free(&s);
+}
+
 /*
  * NDP through a trimming switch: two senders' first windows meet at one
  * receiver's port, the switch cuts what its queue cannot take to the
@@ -780,6 +899,116 @@ static void ecn_run(uint8_t program, uint32_t *cnp_tx, uint32_t *cnp_rx,
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * The frames a simulator's capture holds: RoCE data frames and ACKs, and
+ * of each how many carry the selective extension (and with ECE).
+ */
+typedef struct WireCount {
+    unsigned data, data_xport, acks, acks_ece, other;
+} WireCount;
+
+static void pcap_count(const char *path, WireCount *w)
+{
+    g_autofree char *data = NULL;
+    gsize len, off = 24;
+
+    memset(w, 0, sizeof(*w));
+    g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+    while (off + 16 <= len) {
+        uint32_t cap;
+        SnicPkt p;
+
+        memcpy(&cap, data + off + 8, 4);
+        off += 16;
+        g_assert_cmpuint(off + cap, <=, len);
+        g_assert_cmpint(snic_wire_parse((uint8_t *)data + off, cap, &p), ==,
+                        SNIC_PARSE_OK);
+        off += cap;
+        if (p.opcode == SNIC_OP_RC_ACK) {
+            w->acks++;
+            w->acks_ece += p.xport && p.xeth.flags == SNIC_XETH_F_ECE;
+        } else if (p.payload_len) {
+            w->data++;
+            w->data_xport += p.xport;
+        } else {
+            w->other++;
+        }
+    }
+}
+
+/*
+ * DCTCP over a wire marking CE above 8 KB: its responder counts every
+ * marked data packet and echoes the count in its ACKs (no CNP), and the
+ * requester's window comes down from its maximum. On the wire its data
+ * is standard RoCEv2 (ECT(0), TVer 0) and every ACK carries the
+ * extension with ECE alone.
+ */
+static void test_dctcp_echo(void)
+{
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 2000,
+        .ecn_threshold = 8192, .eth_framing = true,
+    };
+    g_autofree char *dir = g_dir_make_tmp("snic-dctcp-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "dctcp.pcap", NULL);
+    SnicSim *sim = snic_sim_new(5);
+    struct snic_transport_info t;
+    uint64_t marked;
+    struct snic_cqe c;
+    WireCount w;
+    Node a, b;
+    unsigned i, done = 0;
+
+    g_assert_cmpint(snic_sim_capture(sim, path), ==, 0);
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_DCTCP, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_DCTCP, 0), ==,
+                     SNIC_ADMIN_OK);
+    node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_4096, 7, 7);
+    for (i = 0; i < 64; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 65536,
+                       BUF + 0x200000, b.lkey, 0, a.lkey);
+    }
+    while (done < 64) {
+        snic_sim_run(sim, 100000);      /* events, not time */
+        while (node_poll_cq(&a, &c)) {
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            done++;
+        }
+        g_assert_cmpuint(snic_sim_now(sim), <, 1000000000ull);
+    }
+    marked = snic_sim_link_stats(sim, a.h->port.ep, b.h->port.ep)->ecn_marked;
+    query(&a, a.qpn, 0, &t);
+    g_test_message("DCTCP: %" G_GUINT64_FORMAT " CE marks, %u counted, "
+                   "window now %u", marked,
+                   snic_prog_ece(snic_qp_get(b.h->core, b.qpn))->ce_rx,
+                   GUINT32_FROM_LE(t.window));
+    g_assert_cmpuint(marked, >, 0);
+    g_assert_cmpuint(snic_prog_ece(snic_qp_get(b.h->core, b.qpn))->ce_rx, ==,
+                     marked);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.cnp_rx), ==, 0);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.window), <, SNIC_TX_WINDOW);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.rtx_segments), ==, 0);
+    query(&b, b.qpn, 0, &t);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.cnp_tx), ==, 0);
+    node_pair_free(sim, &a, &b);    /* closes the capture */
+    pcap_count(path, &w);
+    g_test_message("wire: %u data frames (%u with the extension), %u ACKs "
+                   "(%u with ECE), %u others", w.data, w.data_xport, w.acks,
+                   w.acks_ece, w.other);
+    g_assert_cmpuint(w.data, ==, 64 * 16);
+    g_assert_cmpuint(w.data_xport, ==, 0);
+    g_assert_cmpuint(w.acks, >, 0);
+    g_assert_cmpuint(w.acks_ece, ==, w.acks);
+    g_assert_cmpuint(w.other, ==, 0);
+    g_unlink(path);
+    g_rmdir(dir);
+}
+
 static void test_dcqcn_np(void)
 {
     uint32_t tx, rx, rate;
@@ -899,6 +1128,8 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
+    g_test_add_func("/transport/dctcp", test_dctcp);
+    g_test_add_func("/transport/dctcp-echo", test_dctcp_echo);
     for (p = 0; p < SNIC_PROGRAMS; p++) {
         for (i = 0; i < G_N_ELEMENTS(pcts); i++) {
             g_autofree char *name = g_strdup_printf("/transport/lossy/%s/%u",

@@ -718,22 +718,16 @@ static void run_client(struct ctx *c)
 
 int main(int argc, char **argv)
 {
-    struct ctx c = { .ib_port = 1, .gidx = -1 };
-    const char *dev = NULL;
-    int port = 18530, opt;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:h")) != -1) {
-        switch (opt) {
-        case 'd': dev = optarg; break;
-        case 'g': c.gidx = atoi(optarg); break;
-        case 'p': port = atoi(optarg); break;
-        case 'i': c.ib_port = atoi(optarg); break;
-        case 't': timeout_s = atoi(optarg); break;
-        default:
+    struct vm_opts o = { .gidx = -1, .port = 18530, .ib_port = 1 };
+    int opt;
+    while ((opt = getopt(argc, argv, VM_OPTS "h")) != -1) {
+        if (!vm_opt(&o, opt, optarg)) {
             fprintf(stderr, "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18530)] [-i IB-PORT (1)] [-t SECS (30)] "
                             "[SERVER-IPv4]\n  without SERVER-IPv4: the server; with it: the client\n", argv[0]);
             return 2;
         }
     }
+    struct ctx c = { .ib_port = o.ib_port, .gidx = o.gidx };
     if (c.gidx < 0 || timeout_s <= 0 || optind < argc - 1) {
         fprintf(stderr, "%s: -g GID-INDEX is required (see -h)\n", argv[0]);
         return 2;
@@ -741,13 +735,13 @@ int main(int argc, char **argv)
     bool client = optind == argc - 1;
     role = client ? "client" : "server";
     arm_alarm((unsigned)(20 * timeout_s));
-    open_device(&c, dev);
+    open_device(&c, o.dev);
     create_qps(&c);
     if (client) {
-        tcp_client(argv[optind], port);
+        tcp_client(argv[optind], o.port);
         run_client(&c);
     } else {
-        tcp_server(port);
+        tcp_server(o.port);
         run_server(&c);
     }
     say("PASS");

@@ -204,19 +204,17 @@ static void print_info(const char *who, const struct snicdv_transport_info *t)
 
 int main(int argc, char **argv)
 {
-    struct ctx c = { .ib_port = 1, .gidx = -1, .size = 65536 };
-    const char *dev = NULL, *prog = NULL;
-    int port = 18540, opt, iters = 1000;
+    struct vm_opts o = { .gidx = -1, .port = 18540, .ib_port = 1 };
+    struct ctx c = { .size = 65536 };
+    const char *prog = NULL;
+    int opt, iters = 1000;
     bool list = false, ecn = false, one_sided = false, must_fail = false;
     role = "list";
     timeout_s = 60;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:P:n:s:elOfh")) != -1) {
+    while ((opt = getopt(argc, argv, VM_OPTS "P:n:s:elOfh")) != -1) {
+        if (vm_opt(&o, opt, optarg))
+            continue;
         switch (opt) {
-        case 'd': dev = optarg; break;
-        case 'g': c.gidx = atoi(optarg); break;
-        case 'p': port = atoi(optarg); break;
-        case 'i': c.ib_port = atoi(optarg); break;
-        case 't': timeout_s = atoi(optarg); break;
         case 'P': prog = optarg; break;
         case 'n': iters = atoi(optarg); break;
         case 's': c.size = strtoul(optarg, NULL, 0); break;
@@ -234,8 +232,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    c.ib_port = o.ib_port;
+    c.gidx = o.gidx;
     if (list) {
-        c.vctx = open_rdma_device(dev);
+        c.vctx = open_rdma_device(o.dev);
         list_programs(&c, true);
         return 0;
     }
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     bool client = optind == argc - 1;
     role = client ? "client" : "server";
     arm_alarm((unsigned)(4 * timeout_s));
-    c.vctx = open_rdma_device(dev);
+    c.vctx = open_rdma_device(o.dev);
     query_port_gid(c.vctx, c.ib_port, c.gidx, &c.mtu, &c.gid);
     /* -O: does this end's device take snicdv calls? (rxe: EOPNOTSUPP) */
     struct snicdv_transport_info probe;
@@ -265,9 +265,9 @@ int main(int argc, char **argv)
     uint64_t paddr;
     union ibv_gid pgid;
     if (client)
-        tcp_client(argv[optind], port);
+        tcp_client(argv[optind], o.port);
     else
-        tcp_server(port);
+        tcp_server(o.port);
     gid_to_hex(&c.gid, gs);
     /* the program selected, -1 for none (-O on a standard device) */
     send_msg("INFO %06x %d %s %016" PRIx64 " %08x", c.qp->qp_num, select ? (int)program : -1, gs,

@@ -702,16 +702,13 @@ static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, i
 
 int main(int argc, char **argv)
 {
-    const char *dev = NULL;
-    int gidx = -1, tcp_port = 18516, ib_port = 1, opt, corrupt = 0, many = 0;
+    struct vm_opts o = { .gidx = -1, .port = 18516, .ib_port = 1 };
+    int opt, corrupt = 0, many = 0;
     size_t n = 1 << 20;
-    while ((opt = getopt(argc, argv, "d:g:p:i:t:s:X:Q:h")) != -1) {
+    while ((opt = getopt(argc, argv, VM_OPTS "s:X:Q:h")) != -1) {
+        if (vm_opt(&o, opt, optarg))
+            continue;
         switch (opt) {
-        case 'd': dev = optarg; break;
-        case 'g': gidx = atoi(optarg); break;
-        case 'p': tcp_port = atoi(optarg); break;
-        case 'i': ib_port = atoi(optarg); break;
-        case 't': timeout_s = atoi(optarg); break;
         case 's': n = strtoull(optarg, NULL, 0); break;
         case 'X': corrupt = optarg[0]; break;
         case 'Q': many = atoi(optarg); break;
@@ -727,7 +724,7 @@ int main(int argc, char **argv)
         }
     }
     const char *server_ip = optind < argc ? argv[optind] : NULL;
-    if (optind + 1 < argc || gidx < 0 || timeout_s < 1 || tcp_port < 1 || tcp_port > 65535 || n < SMALL ||
+    if (optind + 1 < argc || o.gidx < 0 || timeout_s < 1 || o.port < 1 || o.port > 65535 || n < SMALL ||
         n % 4096 || n > (1u << 30) || (corrupt && (server_ip || !strchr("abc", corrupt))) || many < 0 ||
         many > 65536) {
         fprintf(stderr, "verbs-check: usage error: need -g GID-INDEX, at most one SERVER-IPv4, -t >= 1, "
@@ -739,10 +736,10 @@ int main(int argc, char **argv)
     arm_alarm((unsigned)(20 * timeout_s));
     double t_start = now_s();
 
-    struct ctx c = { .ib_port = ib_port, .gidx = gidx, .buflen = layout_len(n) };
-    open_device(&c, dev);
+    struct ctx c = { .ib_port = o.ib_port, .gidx = o.gidx, .buflen = layout_len(n) };
+    open_device(&c, o.dev);
     if (many)
-        return many_qps(&c, many, client, server_ip, tcp_port);
+        return many_qps(&c, many, client, server_ip, o.port);
     create_resources(&c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                              IBV_ACCESS_REMOTE_ATOMIC);
     char *b = c.buf;
@@ -750,9 +747,9 @@ int main(int argc, char **argv)
     char m[MSG_LEN], why[200];
 
     if (client)
-        tcp_client(server_ip, tcp_port);
+        tcp_client(server_ip, o.port);
     else
-        tcp_server(tcp_port);
+        tcp_server(o.port);
     /* The optional checks both devices can run */
     send_msg("FEAT %u", c.features);
     recv_msg(m, "FEAT ");

@@ -24,6 +24,18 @@ const char *role = "?";
 int timeout_s = 30;
 int sock = -1;
 
+bool vm_opt(struct vm_opts *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'd': o->dev = arg; return true;
+    case 'g': o->gidx = atoi(arg); return true;
+    case 'p': o->port = atoi(arg); return true;
+    case 'i': o->ib_port = atoi(arg); return true;
+    case 't': timeout_s = atoi(arg); return true;
+    default: return false;
+    }
+}
+
 void say(const char *fmt, ...)
 {
     va_list ap;

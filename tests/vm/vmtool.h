@@ -26,6 +26,17 @@ extern const char *role;        /* "client", "server", ...: in brackets after th
 extern int timeout_s;           /* the deadline of every wait, seconds (-t) */
 extern int sock;                /* the TCP connection to the peer, -1 before and after */
 
+/* The options of every two-host program: -d DEV, -g GID index, -p TCP port, -i IB port,
+ * -t seconds (into timeout_s). VM_OPTS is their getopt string. */
+#define VM_OPTS "d:g:p:i:t:"
+struct vm_opts {
+    const char *dev;            /* -d; NULL: the first device */
+    int gidx;                   /* -g; -1 when not given */
+    int port, ib_port;          /* -p (the program's default before parsing), -i (1) */
+};
+/* Stores opt's value if opt is one of VM_OPTS and returns true; false for any other. */
+bool vm_opt(struct vm_opts *o, int opt, const char *arg);
+
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "FAIL: ...", sends it to the peer as "FAIL ..." if connected, exits 1. */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -58,6 +58,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "wire-dup", cfg->faults.dup_pct },
         { "wire-reorder", cfg->faults.reorder_pct },
         { "wire-ecn-mark", cfg->faults.ce_pct },
+        { "x-torn-reads", cfg->faults.torn_pct },
     };
     unsigned i;
 

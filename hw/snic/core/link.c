@@ -122,6 +122,17 @@ static bool chance(SnicLink *l, uint32_t pct)
     return (x * 0x2545f4914f6cdd1dull) % 100 < pct;
 }
 
+void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
+                     uint64_t total)
+{
+    uint64_t mid = total / 2;
+
+    if (mid >= off && mid - off < len &&
+        chance(&c->link, c->link.faults.torn_pct)) {
+        buf[mid - off] ^= 0xa5;
+    }
+}
+
 static void capture(SnicCore *c, const void *frame, size_t len)
 {
     if (c->link.pcap &&

@@ -35,6 +35,7 @@ typedef struct SnicLinkFaults {
     uint32_t dup_pct;
     uint32_t reorder_pct;
     uint32_t ce_pct;            /* received ECT frames marked CE */
+    uint32_t torn_pct;          /* host reads torn (snic_fault_tear()) */
     uint64_t seed;              /* same seed, same faults */
 } SnicLinkFaults;
 
@@ -119,6 +120,16 @@ typedef struct SnicLink {
     uint64_t pause_end;
 } SnicLink;
 
+/*
+ * Fault injection for StRoM Fig. 10 (x-torn-reads): a host read of
+ * 'total' bytes, whose bytes [off, off + len) are in buf, comes back torn
+ * torn_pct percent of the time, as a read that races a writer in the
+ * object does: its middle byte differs. One draw per read, made by the
+ * part that holds that byte (an RDMA READ response packet, a kernel's
+ * chunk); memory itself is not touched.
+ */
+void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
+                     uint64_t total);
 void snic_link_init(SnicCore *c, const SnicLinkFaults *faults);
 /* Bytes of the port's receive buffer (on-chip memory) */
 size_t snic_link_rx_buffer_bytes(const SnicCore *c);

@@ -94,14 +94,23 @@ static bool from_peer(const SnicQp *qp, const SnicPkt *p)
  * DCQCN's notification point (roce-wire.md B6): a CE-marked data packet
  * asks for a CNP to the sender, at most one per QP every
  * SNIC_NP_CNP_INTERVAL_NS; only on QPs whose program reacts to them.
+ * DCTCP's receiver (SNIC_PROG_ECE) counts it instead: its ACKs echo the
+ * count, so the sender learns what fraction of its data was marked.
  */
 static void congestion_seen(SnicCore *c, SnicQp *qp)
 {
+    SnicCeEcho *echo = snic_prog_ece(qp);
     SnicProgHead *h;
     uint64_t now;
 
-    if (!(snic_qp_program(qp)->flags & SNIC_PROG_ECN) ||
-        (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+    if (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS) {
+        return;
+    }
+    if (echo) {
+        echo->ce_rx++;
+        return;
+    }
+    if (!(snic_qp_program(qp)->flags & SNIC_PROG_ECN)) {
         return;
     }
     h = snic_prog_head(qp);
@@ -198,8 +207,13 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    /* the selective-transport extension: only where both ends chose it */
-    if (p.xport && !(snic_qp_program(qp)->flags & SNIC_PROG_XPORT)) {
+    /*
+     * the selective-transport extension: only where both ends chose it;
+     * a CE-echoing program's QP takes it on ACKs alone
+     */
+    if (p.xport && !(snic_qp_program(qp)->flags & SNIC_PROG_XPORT) &&
+        !(snic_qp_program(qp)->flags & SNIC_PROG_ECE &&
+          p.opcode == SNIC_OP_RC_ACK)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -405,7 +419,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     snic_gid_get(c, qav->sgid_index, av.sgid);
     memcpy(av.dmac, qav->dmac, 6);
     snic_rdma_av_addr(c, &av, qp - c->qps, qp->attr.dest_qpn, &p->addr);
-    if (snic_qp_program(qp)->flags & SNIC_PROG_ECN) {
+    if (snic_qp_program(qp)->flags & (SNIC_PROG_ECN | SNIC_PROG_ECE)) {
         /* ECN-capable transport, so switches mark instead of dropping */
         p->addr.tclass = (p->addr.tclass & ~SNIC_ECN_MASK) | SNIC_ECN_ECT0;
     }

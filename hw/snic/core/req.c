@@ -726,6 +726,9 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     SnicFeedback fb = { .psn = p->psn, .syndrome = SNIC_AETH_VALUE(syn) };
     uint32_t last_sent = (r->dde.wnd_start + r->dde.sent - 1) & SNIC_PSN_MASK;
     uint32_t wnd_start = r->dde.wnd_start;
+    /* a SACK block only for a program that places out of order */
+    bool sack = p->xport && p->xeth.flags & SNIC_XETH_F_SACK &&
+                snic_prog_ooo(qp);
     ReqWqe e;
 
     /*
@@ -748,6 +751,12 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_qp_program(qp)->incoming(c, qp, &fb);
         snic_sched_notify(c, qp);
         return;
+    }
+    /* the CE count echoed: only a program that reacts to it (DCTCP) */
+    if (p->xport && p->xeth.flags & SNIC_XETH_F_ECE &&
+        snic_qp_program(qp)->flags & SNIC_PROG_ECE) {
+        fb.ece = true;
+        fb.ce_count = p->xeth.offset;
     }
     if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
         snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
@@ -780,7 +789,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             /* nothing new: a duplicate ACK, evidence for TCP's programs */
             if (snic_qp_program(qp)->ack_policy == SNIC_ACK_TCP ||
                 p->xport) {
-                fb.kind = p->xport && p->xeth.flags & SNIC_XETH_F_SACK ?
+                fb.kind = sack ?
                           SNIC_FB_SACK : SNIC_FB_DUP_ACK;
                 fb.sack = p->xeth.sack_lo;
                 fb.sack_end = p->xeth.sack_hi;
@@ -826,8 +835,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
             fb.kind = kind == SNIC_AETH_KIND_ACK ? SNIC_FB_ACK :
                       kind == SNIC_AETH_KIND_RNR ? SNIC_FB_RNR :
                       SNIC_FB_NAK_SEQ;
-            if (fb.kind == SNIC_FB_ACK && p->xport &&
-                p->xeth.flags & SNIC_XETH_F_SACK) {
+            if (fb.kind == SNIC_FB_ACK && sack) {
                 fb.kind = SNIC_FB_SACK;
                 fb.sack = p->xeth.sack_lo;
                 fb.sack_end = p->xeth.sack_hi;

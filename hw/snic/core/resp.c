@@ -755,6 +755,12 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
         p.xport = true;
         ooo_sack(qp, &p);
     }
+    if (snic_prog_ece(qp)) {
+        /* DCTCP's ECE: how many data packets arrived marked, so far */
+        p.xport = true;
+        p.xeth.flags |= SNIC_XETH_F_ECE;
+        p.xeth.offset = snic_prog_ece(qp)->ce_rx;
+    }
     s->ack_pending = false;
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
@@ -821,6 +827,7 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
                 return false;
             }
+            snic_fault_tear(c, c->rdma_payload, off, len, r->len);
             p.payload = c->rdma_payload;
             p.payload_len = len;
         }

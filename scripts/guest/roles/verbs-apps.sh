@@ -11,7 +11,11 @@
 # SNIC_RDMADEV the RDMA device (default snic_0 on snic, rxe0 on virtio); SNIC_VERBS_SUITE
 # apps (default), cm (rdma_cm apps, what rdma-cm.sh runs), interop (snic against rxe,
 # interop.sh), lossy (lossy.sh), isolation (isolation.sh), bench (verbs-bench.sh), srq
-# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check) or
+# (verbs-srq.sh: ibv_srq_pingpong, ib_send_bw --use-srq), rpc (verbs-rpc.sh: rpc-check),
+# strom (verbs-strom.sh: strom-bench, StRoM Fig. 7-10, SNIC_STROM_ITERS iterations per point,
+# default 100, at the list lengths SNIC_STROM_LENS, value sizes SNIC_STROM_VALUES, object
+# sizes SNIC_STROM_OBJECTS (defaults strom-bench's) and Fig. 10's SNIC_STROM_TORN_OBJECTS
+# (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
@@ -23,7 +27,10 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv) and
+# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
+# small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
+# GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
+# full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
@@ -427,7 +434,10 @@ case $SUITE in
             step objects-released objects_released
         fi
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
-        if [ "$NIC" = snic ]; then app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"; fi
+        if [ "$NIC" = snic ]; then
+            app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"
+            app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32 -V 64,4096 -O 64,16384
+        fi
         transport_ecn
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
         # server-only option), so both sides must report check b's mismatch.
@@ -518,8 +528,14 @@ case $SUITE in
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
+    strom)
+        # (an empty list skips its figure: "-" defaults only what is unset)
+        app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
+            -L "${SNIC_STROM_LENS-1,2,4,8,16,32}" -V "${SNIC_STROM_VALUES-64,256,1024,4096}" \
+            -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
+            -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, pfc or transport, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc or transport, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end

@@ -76,6 +76,8 @@ const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off)
         snic_kernel_finish(k, mr ? SNIC_RPC_DMA_ERR : SNIC_RPC_PROT_ERR);
         return NULL;
     }
+    snic_fault_tear(c, c->rpc->chunk, k->dma_done, n,
+                    k->dma_done + k->dma_left);
     *len = n;
     *off = k->dma_done;
     k->dma_va += n;

@@ -16,6 +16,7 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_NEWRENO] = &snic_program_newreno,
     [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
     [SNIC_PROGRAM_SACK] = &snic_program_sack,
+    [SNIC_PROGRAM_DCTCP] = &snic_program_dctcp,
     [SNIC_PROGRAM_NDP] = &snic_program_ndp,
     [SNIC_PROGRAM_IRN] = &snic_program_irn,
 };
@@ -39,15 +40,21 @@ uint16_t snic_program_state_max(const SnicProgram *p)
     return p->credit < SNIC_CREDIT_SCHEMES ? state_max[p->credit] : 0;
 }
 
+/* Bytes of the responder's records heading the program's own state */
+static uint32_t resp_head_bytes(const SnicProgram *p)
+{
+    return (p->flags & SNIC_PROG_XPORT ? sizeof(SnicOooMap) : 0) +
+           (p->flags & SNIC_PROG_PULL ? sizeof(SnicTrimMap) : 0) +
+           (p->flags & SNIC_PROG_ECE ? sizeof(SnicCeEcho) : 0);
+}
+
 bool snic_program_fits(const SnicProgram *p)
 {
     return p->credit < SNIC_CREDIT_SCHEMES && p->incoming && p->periodic &&
            p->ack_policy <= SNIC_ACK_TCP &&
-           (!(p->flags & SNIC_PROG_XPORT) ||
-            p->state_bytes >= sizeof(SnicOooMap)) &&
            (!(p->flags & SNIC_PROG_PULL) ||
-            (p->flags & SNIC_PROG_XPORT && p->credit == SNIC_CREDIT_TOKEN &&
-             p->state_bytes >= sizeof(SnicOooMap) + sizeof(SnicTrimMap))) &&
+            (p->flags & SNIC_PROG_XPORT && p->credit == SNIC_CREDIT_TOKEN)) &&
+           p->state_bytes >= resp_head_bytes(p) &&
            p->state_bytes <= state_max[p->credit];
 }
 
@@ -105,6 +112,17 @@ SnicTrimMap *snic_prog_trim(SnicQp *qp)
     return snic_qp_program(qp)->flags & SNIC_PROG_PULL ?
            (SnicTrimMap *)((uint8_t *)snic_prog_state(qp) +
                            sizeof(SnicOooMap)) : NULL;
+}
+
+SnicCeEcho *snic_prog_ece(SnicQp *qp)
+{
+    const SnicProgram *p = snic_qp_program(qp);
+
+    if (!(p->flags & SNIC_PROG_ECE)) {
+        return NULL;
+    }
+    return (SnicCeEcho *)((uint8_t *)snic_prog_state(qp) +
+                          resp_head_bytes(p) - sizeof(SnicCeEcho));
 }
 
 /*

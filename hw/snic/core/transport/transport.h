@@ -124,6 +124,8 @@ typedef struct SnicFeedback {
     bool progress;              /* it acknowledged PSNs not acked before */
     uint32_t newly_acked;       /* segments it acknowledged (Tonic's cnt) */
     uint32_t old_wnd_start;     /* wnd_start before it */
+    bool ece;                   /* the ACK carried the responder's ... */
+    uint32_t ce_count;          /* ... count of CE-marked data packets */
 } SnicFeedback;
 
 /* How the responder of a QP running the program acknowledges. */
@@ -135,8 +137,13 @@ typedef enum SnicAckPolicy {
 #define SNIC_PROG_ECN           (1u << 0)   /* ECT(0) out, CNPs back */
 /* its QPs speak the selective-transport extension (struct snic_xeth) */
 #define SNIC_PROG_XPORT         (1u << 1)
+/*
+ * ECT(0) out; its responder counts CE-marked data (SnicCeEcho) and every
+ * ACK carries the count (struct snic_xeth, SNIC_XETH_F_ECE): DCTCP's ECE
+ */
+#define SNIC_PROG_ECE           (1u << 2)
 /* receiver-driven: its responder NACKs trimmed headers and owes PULLs */
-#define SNIC_PROG_PULL          (1u << 2)
+#define SNIC_PROG_PULL          (1u << 3)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
@@ -200,6 +207,16 @@ typedef struct SnicTrimMap {
     uint32_t nack[SNIC_TX_WINDOW / 32];
 } SnicTrimMap;
 
+/*
+ * CE echo (SNIC_PROG_ECE programs): the responder's count of CE-marked
+ * data packets received since RTR, which each of its ACKs carries. It
+ * heads such a program's own state (after a selective program's map and
+ * a receiver-driven one's NACK map), so only its QPs pay for it.
+ */
+typedef struct SnicCeEcho {
+    uint32_t ce_rx;
+} SnicCeEcho;
+
 /* A bit per PSN of a window, by PSN modulo SNIC_TX_WINDOW */
 static inline bool snic_psnmap_get(const uint32_t *m, uint32_t psn)
 {
@@ -242,6 +259,7 @@ enum {
     SNIC_PROGRAM_NEWRENO = SNIC_TRANSPORT_NEWRENO,
     SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
     SNIC_PROGRAM_SACK = SNIC_TRANSPORT_SACK,
+    SNIC_PROGRAM_DCTCP = SNIC_TRANSPORT_DCTCP,
     SNIC_PROGRAM_NDP = SNIC_TRANSPORT_NDP,
     SNIC_PROGRAM_IRN = SNIC_TRANSPORT_IRN,
     SNIC_PROGRAMS
@@ -251,6 +269,7 @@ extern const SnicProgram snic_program_reno;
 extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram snic_program_sack;
+extern const SnicProgram snic_program_dctcp;
 extern const SnicProgram snic_program_ndp;
 extern const SnicProgram snic_program_irn;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
@@ -289,6 +308,8 @@ SnicTokenCredit *snic_token_credit(const SnicQp *qp);
 SnicOooMap *snic_prog_ooo(SnicQp *qp);
 /* ... and its NACKs owed, if the program is receiver-driven, or NULL */
 SnicTrimMap *snic_prog_trim(SnicQp *qp);
+/* The responder's CE count of an SNIC_PROG_ECE program's QP, or NULL */
+SnicCeEcho *snic_prog_ece(SnicQp *qp);
 
 /*
  * ---- template.c: what programs call (Tonic's outputs) ----

@@ -1,0 +1,14 @@
+#!/bin/sh
+# shellcheck shell=dash
+# Role "verbs-strom": strom-bench alone (tests/vm/strom-bench.c: StRoM Fig. 7-10, a remote
+# linked list, a hash GET and checksummed objects, each by RDMA READs, by the kernel and
+# two-sided, and checked reads under torn reads; every answer checked by content).
+# scripts/repro/strom.sh --vm runs it; by hand:
+#   scripts/vm-pair.sh --nic snic --role verbs-strom [--append snicvm.strom_iters=N]
+#       [--append snicvm.strom_lens=1,2,4] [--append snicvm.strom_values=64,4096]
+#       [--append snicvm.strom_objects=64,16384]
+#       [--append snicvm.strom_torn_objects=64,16384 --append snicvm.strom_torn_pct=P
+#        --qemu-b -global --qemu-b snic.x-torn-reads=P]
+SNIC_VERBS_SUITE=strom
+# shellcheck source=scripts/guest/roles/verbs-apps.sh
+. /roles/verbs-apps.sh

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# DCTCP's incast in the simulator (issue 17; DCTCP, SIGCOMM'10; SRNIC,
+# NSDI'23, section 5): 16 flows from 16 NICs through the simulator's
+# switch into one 100 Gb/s link whose port marks CE on a step at K
+# (tests/unit/dctcp-incast.h: links 1 us each way, MTU 1024, flows
+# starting 20 us apart, always backlogged with 64 KiB WRITEs). Writes
+# DIR/incast.csv (every SAMPLE_US: each flow's Gb/s into the switch and
+# the bottleneck queue), DIR/incast.png (gnuplot) and DIR/summary.csv
+# over the steady state, the run's second half: each flow's mean, Jain's
+# index of them, the queue's time average (1 us samples) and maximum,
+# beside the DCTCP paper's statements (scripts/repro/dctcp-paper.csv).
+#
+#   scripts/repro/dctcp.sh [--smoke] [--out DIR] [--bin DCTCP-REPRO]
+#
+# 20 ms of virtual time (a few seconds here); --smoke: 2 ms (the test
+# suite's run, the pipeline only). K = 65 KB (65000 bytes; DCTCP's
+# guideline K > C x RTT / 7 is about 8 KB here). Builds
+# tests/bench/dctcp-repro.c without sanitizers (build/bench) unless --bin
+# names a built one. Default DIR: build/repro/dctcp.
+set -euo pipefail
+# shellcheck source=scripts/repro/lib.sh
+. "$(dirname "$0")/lib.sh"
+ms=20 sample_us=50 k=65000
+repro_options dctcp "$@"
+if [ ${#smoke[@]} -gt 0 ]; then ms=2 sample_us=50; fi
+
+"$bin" "$ms" "$sample_us" "$k" > "$out/incast.csv" 2> "$out/summary.csv"
+[ "$(sed 1d "$out/incast.csv" | wc -l)" -ge 10 ] || die "too few samples in $out/incast.csv"
+[ "$(wc -l < "$out/summary.csv")" = 2 ] || die "no summary: $(cat "$out/summary.csv")"
+gnuplot -e "dir='$out'; paper='$here/dctcp-paper.csv'; k_kb=$k/1000.0" "$here/dctcp-plot.gp"
+[ -s "$out/incast.png" ] || die "$out/incast.png was not drawn"
+
+g=$(awk -F, '$1 == "g" { print $2 }' "$here/dctcp-paper.csv")
+echo "dctcp: 16 flows into one 100 Gb/s port, K = $((k / 1000)) KB, ${ms} ms (paper: g = $g, K > C x RTT / 7):"
+sed 1d "$out/summary.csv" | awk -F, '{
+    printf "  steady state %s-%s us: sum %s Gb/s, per flow %s..%s Gb/s, Jain index %s\n", $1, $2, $3, $5, $6, $4
+    printf "  bottleneck queue: average %s KB, max %s KB (steady state), max %s KB over the run (K %s KB); %s CE marks, %s drops, %s WRITEs\n", $7, $8, $9, $10, $11, $12, $13 }'
+# the paper's Qmax = K + N packets, a packet here being a full 1024-byte
+# MTU's frame (Ethernet, IPv4, UDP, BTH, ICRC: 58 bytes of headers)
+awk -F, -v k="$k" 'NR == 2 { printf "  DCTCP paper (section 3.3): the queue peaks at K + N packets = %.1f KB; ours: %s KB\n", (k + 16 * 1082) / 1000, $8 }' \
+    "$out/summary.csv"
+log "CSV and PNG in $out"
