@@ -684,6 +684,64 @@ static void test_dctcp(void)
     solo_free(&s);
 }
 
+/* An ACK of p0 + i carrying only the extension flags 'f' (PULL, NACK) */
+static void solo_xack(Solo *s, uint32_t i, uint8_t f, uint32_t psn)
+{
+    SnicPkt p = {
+        .opcode = SNIC_OP_RC_ACK,
+        .psn = (s->p0 + i) & SNIC_PSN_MASK,
+        .aeth = { .syndrome = SNIC_AETH_ACK },
+        .xport = true,
+        .xeth = { .flags = f, .msg = psn, .sack_lo = psn },
+    };
+
+    snic_req_response(s->c, s->qp, &p);
+}
+
+/*
+ * Each program takes only its own feedback: NDP's PULLs and NACKs are
+ * dropped on DCTCP's and IRN's QPs; a SACK block counts only where the
+ * program places out of order (IRN resends the hole below it at once),
+ * while DCTCP, which delivers in order, takes the ACK as a duplicate and
+ * goes back N on the third.
+ */
+static void test_foreign_feedback(void)
+{
+    static const uint8_t progs[] = {
+        SNIC_TRANSPORT_DCTCP, SNIC_TRANSPORT_IRN,
+    };
+    unsigned i;
+    Solo s;
+
+    for (i = 0; i < G_N_ELEMENTS(progs); i++) {
+        uint64_t dropped;
+
+        solo_new(&s, progs[i]);
+        solo_sent(&s, 8);
+        dropped = FAKE_STAT(s.a.h, rdma_rx_dropped);
+        solo_xack(&s, 0, SNIC_XETH_F_PULL, 5);
+        solo_xack(&s, 0, SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED,
+                  (s.p0 + 1) & SNIC_PSN_MASK);
+        solo_xack(&s, 0, SNIC_XETH_F_NACK, (s.p0 + 2) & SNIC_PSN_MASK);
+        g_assert_cmpuint(FAKE_STAT(s.a.h, rdma_rx_dropped), ==, dropped + 3);
+        g_assert_cmpuint(s.qp->req.dde.wnd_start, ==, s.p0);
+        g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+        solo_ack(&s, 0);
+        solo_sack(&s, 0, 3, 4);             /* 1, 2 missing */
+        if (progs[i] == SNIC_TRANSPORT_IRN) {
+            g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
+            g_assert_cmpuint(s.qp->req.dde.rtx_to, ==, 2);
+        } else {
+            g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+            solo_sack(&s, 0, 3, 5);
+            solo_sack(&s, 0, 3, 6);
+            g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
+            g_assert_cmpuint(s.qp->req.dde.rtx_to, ==, 7);   /* 1 .. 7 */
+        }
+        solo_free(&s);
+    }
+}
+
 /*
  * NDP through a trimming switch: two senders' first windows meet at one
  * receiver's port, the switch cuts what its queue cannot take to the
@@ -1130,6 +1188,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     g_test_add_func("/transport/dctcp", test_dctcp);
     g_test_add_func("/transport/dctcp-echo", test_dctcp_echo);
+    g_test_add_func("/transport/foreign-feedback", test_foreign_feedback);
     for (p = 0; p < SNIC_PROGRAMS; p++) {
         for (i = 0; i < G_N_ELEMENTS(pcts); i++) {
             g_autofree char *name = g_strdup_printf("/transport/lossy/%s/%u",
