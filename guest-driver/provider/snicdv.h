@@ -245,6 +245,12 @@ enum snicdv_transport {
 	SNICDV_TRANSPORT_DCQCN = 3,     /* RoCEv2 + DCQCN on a rate */
 	SNICDV_TRANSPORT_SACK = 4,      /* RFC 6675; snic's wire extension:
 					 * both ends must select it */
+	SNICDV_TRANSPORT_DCTCP = 5,     /* RFC 8257; ACKs echo CE marks in
+					 * the extension: both ends */
+	SNICDV_TRANSPORT_NDP = 6,       /* receiver-driven (PULLs, NACKs
+					 * of trimmed packets); extension */
+	SNICDV_TRANSPORT_IRN = 7,       /* selective repeat, BDP-FC;
+					 * extension */
 };
 
 enum snicdv_transport_credit {
@@ -257,6 +263,7 @@ enum snicdv_transport_flags {
 	SNICDV_TRANSPORT_ECN = 1 << 0,      /* ECT(0) out, CNPs back */
 	SNICDV_TRANSPORT_TCP_ACKS = 1 << 1, /* responder ACKs as TCP does */
 	SNICDV_TRANSPORT_XPORT = 1 << 2,    /* uses snic's wire extension */
+	SNICDV_TRANSPORT_ECE = 1 << 3,      /* ECT(0) out, CE echoed in ACKs */
 };
 
 struct snicdv_transport_params {

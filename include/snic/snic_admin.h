@@ -220,6 +220,8 @@ enum snic_transport_id {
     SNIC_TRANSPORT_DCQCN = 3,       /* RoCEv2 + DCQCN */
     SNIC_TRANSPORT_SACK = 4,        /* RFC 6675; struct snic_xeth (3.1) */
     SNIC_TRANSPORT_DCTCP = 5,       /* RFC 8257; ECE in snic_xeth (3.2) */
+    SNIC_TRANSPORT_NDP = 6,         /* receiver-driven; snic_xeth (3.3) */
+    SNIC_TRANSPORT_IRN = 7,         /* selective repeat; snic_xeth (3.3) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */

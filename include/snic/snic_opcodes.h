@@ -256,7 +256,7 @@ enum snic_rpc_opmap {
 #define SNIC_XETH_F_SACK        (1u << 2)   /* ACK: [sack_lo, sack_hi) */
 #define SNIC_XETH_F_NACK        (1u << 3)   /* ACK: PSN sack_lo was lost */
 #define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */
-#define SNIC_XETH_F_TRIMMED     (1u << 5)   /* data: payload cut off */
+#define SNIC_XETH_F_TRIMMED     (1u << 5)   /* NACK: it arrived trimmed */
 #define SNIC_XETH_F_ECE         (1u << 6)   /* ACK: CE count in offset */
 
 struct snic_xeth {

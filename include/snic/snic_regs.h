@@ -45,11 +45,13 @@
  * transport extension (struct snic_xeth, BTH TVer 2), SNIC_TRANSPORT_SACK.
  * Minor 2 (of major 3): SNIC_TRANSPORT_DCTCP, SNIC_TRANSPORT_F_ECE and
  * SNIC_XETH_F_ECE (ACKs echo the CE-marked count).
+ * Minor 3 (of major 3): SNIC_TRANSPORT_NDP, _IRN; the extension's NACKs
+ * (SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED), PULLs and trimmed headers.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      2
+#define SNIC_ABI_VERSION_MINOR      3
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -95,7 +95,9 @@ void snic_sim_frame_info(const uint8_t *f, size_t len, SnicSimFrameInfo *fi)
     op = snic_opcode_info(f[bth]);
     udp_len = be16(f + l4 + 4);
     pad = (f[bth + 1] >> 4) & 3;
-    hdr = bth + SNIC_BTH_LEN + (op->name ? ext_len(op->headers) : 0);
+    /* TVer 2: the selective-transport extension is a header too */
+    hdr = bth + SNIC_BTH_LEN + (op->name ? ext_len(op->headers) : 0) +
+          ((f[bth + 1] & 0x0f) == SNIC_BTH_TVER_XPORT ? SNIC_XETH_LEN : 0);
     if (!op->name || l4 + udp_len > len ||
         l4 + udp_len < hdr + pad + SNIC_ICRC_LEN) {
         return;

@@ -419,7 +419,7 @@ static void enqueue(SnicSimSwitch *sw, SwPort *out, SwPort *in,
     bool fits = sw->buffer_used + len <= c->buffer_bytes;
     SwFrame *f;
 
-    if (c->trim_threshold && fi->roce && fi->hdr_len < len &&
+    if (c->trim_threshold && fi->roce && fi->payload_len &&
         (q + len > c->trim_threshold || !fits)) {
         if (sw->buffer_used + fi->hdr_len > c->buffer_bytes) {
             out->stats.dropped++;

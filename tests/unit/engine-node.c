@@ -254,8 +254,7 @@ uint16_t node_set_transport(Node *n, uint8_t program, uint8_t ack_every)
     return fake_admin(n->h, &cmd, NULL);
 }
 
-void node_connect(Node *n, const Node *peer, uint8_t mtu,
-                  uint8_t retry_cnt, uint8_t rnr_retry)
+void node_connect_rtr(Node *n, const Node *peer, uint8_t mtu)
 {
     struct snic_qp_attr a;
     bool uc;
@@ -282,6 +281,14 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
            SNIC_QP_ATTR_DEST_QPN | SNIC_QP_ATTR_RQ_PSN |
            (uc ? 0 : SNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
                      SNIC_QP_ATTR_MIN_RNR_TIMER), &a);
+}
+
+void node_connect_rts(Node *n, uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    struct snic_qp_attr a;
+    bool uc = n->type == SNIC_QPT_UC;
+
+    memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
     a.retry_cnt = retry_cnt;
@@ -292,6 +299,13 @@ void node_connect(Node *n, const Node *peer, uint8_t mtu,
            (uc ? 0 : SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
                      SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC),
            &a);
+}
+
+void node_connect(Node *n, const Node *peer, uint8_t mtu,
+                  uint8_t retry_cnt, uint8_t rnr_retry)
+{
+    node_connect_rtr(n, peer, mtu);
+    node_connect_rts(n, retry_cnt, rnr_retry);
 }
 
 /* RESET -> INIT -> RTR -> RTS for a UD or GSI QP. */

@@ -112,6 +112,10 @@ void node_set_gid(FakeHost *h, uint8_t ip);
 void node_av(struct snic_av *av, uint8_t ip, FakeHost *peer_h,
              uint8_t peer_ip);
 
+/* node_connect()'s steps: RESET -> INIT -> RTR (a responder), -> RTS */
+void node_connect_rtr(Node *n, const Node *peer, uint8_t mtu);
+void node_connect_rts(Node *n, uint8_t retry_cnt, uint8_t rnr_retry);
+
 /* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,
                   uint8_t retry_cnt, uint8_t rnr_retry);

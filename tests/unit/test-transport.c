@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "engine-node.h"
+#include "fabric.h"
 #include "wire.h"
 
 static void query(Node *n, uint32_t qpn, uint8_t program,
@@ -171,6 +172,158 @@ static void xport_refused(uint8_t program)
     node_inject(&b, frame, n);
     g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 1);
     g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 6), 6, "placed", 6);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/* ---- the responder's out-of-order placement, fed by hand ---- */
+
+/* a's QP and b's, both running 'program'; b's left in RTR if !rts */
+static void xpair(Node *a, Node *b, uint8_t program, bool rts)
+{
+    node_init(a, NULL, 1);
+    node_init(b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(a, program, 1), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(b, program, 1), ==, SNIC_ADMIN_OK);
+    node_connect(a, b, SNIC_MTU_1024, 7, 7);
+    if (rts) {
+        node_connect(b, a, SNIC_MTU_1024, 7, 7);
+    } else {
+        node_connect_rtr(b, a, SNIC_MTU_1024);
+    }
+}
+
+/* Send b the request p from a's QP */
+static void xsend(Node *a, Node *b, SnicPkt *p)
+{
+    uint8_t frame[2048];
+    size_t n;
+
+    snic_rdma_fill_addr(a->h->core, snic_qp_get(a->h->core, a->qpn), p);
+    n = snic_wire_build(p, frame, sizeof(frame));
+    g_assert_cmpuint(n, >, 0);
+    node_inject(b, frame, n);
+}
+
+/* A placed WRITE packet (the extension) of 'len' bytes to BUF + off */
+static void xwrite(Node *a, Node *b, uint8_t op, uint32_t psn, uint64_t off,
+                   const void *data, uint32_t len)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = op;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = BUF + off;
+    p.reth.rkey = b->lkey;
+    p.reth.len = len;
+    p.payload = data;
+    p.payload_len = len;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = b->lkey;
+    p.xeth.va = BUF + off;
+    xsend(a, b, &p);
+}
+
+/* A READ request for npsn MTUs (1 KiB) at psn */
+static void xread(Node *a, Node *b, uint32_t psn, uint32_t npsn)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = SNIC_OP_RC_READ_REQUEST;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = BUF;
+    p.reth.rkey = b->lkey;
+    p.reth.len = npsn * 1024;
+    p.ackreq = true;
+    xsend(a, b, &p);
+}
+
+/*
+ * A READ request moves ePSN over its PSNs at once: a packet placed out
+ * of order among them (a peer's error) must not stay in the map, where
+ * it would stand for the PSN a window later.
+ */
+static void test_ooo_read_clears(void)
+{
+    static const uint8_t data[64] = "early";
+    SnicQp *qb;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x1000, data, sizeof(data));
+    g_assert_cmpuint(qb->resp.epsn, ==, e);
+    xread(&a, &b, e, 2);                /* covers e + 1 */
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    /* up to e + 129, which shares e + 1's bit: never placed */
+    xread(&a, &b, e + 2, SNIC_TX_WINDOW - 1);
+    g_assert_cmpuint(qb->resp.epsn, ==,
+                     (e + 1 + SNIC_TX_WINDOW) & SNIC_PSN_MASK);
+    g_assert_cmpuint(qb->state, ==, SNIC_QPS_RTS);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/*
+ * Packets placed while the responder is in RTR stay placed when it moves
+ * to RTS: the map is the peer's, not reset with the requester's start.
+ */
+static void test_ooo_rtr_kept(void)
+{
+    static const uint8_t one[1024] = "one", two[64] = "two";
+    SnicQp *qb;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, false);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_LAST, e + 1, 0x1400, two, sizeof(two));
+    node_connect_rts(&b, 7, 7);
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_FIRST, e, 0x1000, one, sizeof(one));
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    g_assert_false(qb->resp.in_write);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1400, 3), 3, "two", 3);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/*
+ * A placed WRITE_FIRST at ePSN while a SEND is open breaks the op-code
+ * sequence as it does in order (IBA 9.7.5.1.1): NAK Invalid Request,
+ * nothing placed.
+ */
+static void test_ooo_first_in_send(void)
+{
+    static const uint8_t part[1024] = "send", data[1024] = "write";
+    SnicQp *qb;
+    SnicPkt p;
+    uint32_t e;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    node_post_recv(&b, 1, BUF + 0x8000, 4096);
+    memset(&p, 0, sizeof(p));
+    p.opcode = SNIC_OP_RC_SEND_FIRST;
+    p.psn = e;
+    p.payload = part;
+    p.payload_len = sizeof(part);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_MSG;
+    xsend(&a, &b, &p);
+    g_assert_true(qb->resp.in_send);
+    xwrite(&a, &b, SNIC_OP_RC_WRITE_FIRST, e + 1, 0x1000, data,
+           sizeof(data));
+    g_assert_true(qb->resp.fatal);
+    g_assert_cmpuint(qb->resp.ack_syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 5), 5, "\0\0\0\0\0", 5);
     fake_host_free(a.h);
     fake_host_free(b.h);
 }
@@ -531,6 +684,173 @@ static void test_dctcp(void)
     solo_free(&s);
 }
 
+/* An ACK of p0 + i carrying only the extension flags 'f' (PULL, NACK) */
+static void solo_xack(Solo *s, uint32_t i, uint8_t f, uint32_t psn)
+{
+    SnicPkt p = {
+        .opcode = SNIC_OP_RC_ACK,
+        .psn = (s->p0 + i) & SNIC_PSN_MASK,
+        .aeth = { .syndrome = SNIC_AETH_ACK },
+        .xport = true,
+        .xeth = { .flags = f, .msg = psn, .sack_lo = psn },
+    };
+
+    snic_req_response(s->c, s->qp, &p);
+}
+
+/*
+ * Each program takes only its own feedback: NDP's PULLs and NACKs are
+ * dropped on DCTCP's and IRN's QPs; a SACK block counts only where the
+ * program places out of order (IRN resends the hole below it at once),
+ * while DCTCP, which delivers in order, takes the ACK as a duplicate and
+ * goes back N on the third.
+ */
+static void test_foreign_feedback(void)
+{
+    static const uint8_t progs[] = {
+        SNIC_TRANSPORT_DCTCP, SNIC_TRANSPORT_IRN,
+    };
+    unsigned i;
+    Solo s;
+
+    for (i = 0; i < G_N_ELEMENTS(progs); i++) {
+        uint64_t dropped;
+
+        solo_new(&s, progs[i]);
+        solo_sent(&s, 8);
+        dropped = FAKE_STAT(s.a.h, rdma_rx_dropped);
+        solo_xack(&s, 0, SNIC_XETH_F_PULL, 5);
+        solo_xack(&s, 0, SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED,
+                  (s.p0 + 1) & SNIC_PSN_MASK);
+        solo_xack(&s, 0, SNIC_XETH_F_NACK, (s.p0 + 2) & SNIC_PSN_MASK);
+        g_assert_cmpuint(FAKE_STAT(s.a.h, rdma_rx_dropped), ==, dropped + 3);
+        g_assert_cmpuint(s.qp->req.dde.wnd_start, ==, s.p0);
+        g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+        solo_ack(&s, 0);
+        solo_sack(&s, 0, 3, 4);             /* 1, 2 missing */
+        if (progs[i] == SNIC_TRANSPORT_IRN) {
+            g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
+            g_assert_cmpuint(s.qp->req.dde.rtx_to, ==, 2);
+        } else {
+            g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+            solo_sack(&s, 0, 3, 5);
+            solo_sack(&s, 0, 3, 6);
+            g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
+            g_assert_cmpuint(s.qp->req.dde.rtx_to, ==, 7);   /* 1 .. 7 */
+        }
+        solo_free(&s);
+    }
+}
+
+/*
+ * NDP through a trimming switch: two senders' first windows meet at one
+ * receiver's port, the switch cuts what its queue cannot take to the
+ * headers, the receiver NACKs each trimmed PSN it lacks and pulls, and
+ * the senders resend those segments on the NACKs: everything arrives,
+ * content checked, and no retransmission timer ever expires.
+ */
+static void test_ndp_trimmed(void)
+{
+    const FabricConfig cfg = {
+        .nodes = 3,
+        .seed = 11,
+        .sw = {
+            .buffer_bytes = 4 << 20,
+            .default_priority = 3,
+            .trim_threshold = 16384,
+            .trim_dscp = SNIC_SIM_TRIM_DSCP_DEFAULT,
+        },
+        .link = {
+            .bandwidth_bps = 100000000000ull, .delay_ns = 1000,
+            .eth_framing = true,
+        },
+    };
+    const unsigned writes = 4, len = 65536;
+    const SnicSimSwitchPortStats *st;
+    struct snic_transport_info t;
+    uint32_t rtx = 0;
+    unsigned i, k, done = 0;
+    struct snic_cqe c;
+    Node rx[2];
+    Fabric f;
+
+    fabric_new(&f, &cfg);
+    for (i = 0; i < 2; i++) {
+        fabric_flow_program(&f, i, 2, SNIC_MTU_4096, &rx[i],
+                            SNIC_TRANSPORT_NDP);
+        node_fill(&f.node[i], BUF, writes * len, i + 1);
+        for (k = 0; k < writes; k++) {
+            node_post_send(&f.node[i], k, SNIC_WR_RDMA_WRITE,
+                           BUF + k * len, len,
+                           BUF + (uint64_t)(i * writes + k) * len,
+                           f.node[2].lkey, 0, f.node[i].lkey);
+        }
+    }
+    while (done < 2 * writes) {
+        snic_sim_run(f.sim, 100000);
+        for (i = 0; i < 2; i++) {
+            while (node_poll_cq(&f.node[i], &c)) {
+                g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+                done++;
+            }
+        }
+        g_assert_cmpuint(snic_sim_now(f.sim), <, 1000000000ull);
+    }
+    st = snic_sim_switch_port_stats(f.sw, 2);
+    for (i = 0; i < 2; i++) {
+        g_assert_cmpmem(fake_ptr(f.node[2].h, BUF + i * writes * len,
+                                 writes * len), writes * len,
+                        fake_ptr(f.node[i].h, BUF, writes * len),
+                        writes * len);
+        query(&f.node[i], f.node[i].qpn, 0, &t);
+        g_assert_cmpuint(t.program, ==, SNIC_TRANSPORT_NDP);
+        rtx += GUINT32_FROM_LE(t.rtx_segments);
+        g_assert_cmpuint(f.node[i].h->events[SNIC_TRACE_TIMEOUT], ==, 0);
+    }
+    g_test_message("NDP: %" G_GUINT64_FORMAT " packets trimmed, %u "
+                   "segments resent on NACKs", st->trimmed, rtx);
+    g_assert_cmpuint(st->trimmed, >, 0);
+    g_assert_cmpuint(rtx, >, 0);
+    g_assert_cmpuint(rtx, <=, st->trimmed);     /* only what was trimmed */
+    fabric_free(&f);
+}
+
+/*
+ * IRN: the first out-of-order arrival's SACK (IRN's NACK) resends the
+ * hole below it at once, with no DupThresh; later ones resend only the
+ * holes not resent yet; at most a BDP of segments in flight throughout.
+ */
+static void test_irn(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_IRN);
+    d = &s.qp->req.dde;
+    g_assert_cmpuint(window(&s), ==, 16);       /* BDP-FC */
+    solo_sent(&s, 16);
+    solo_sack(&s, 9, 12, 13);           /* 10, 11 missing: resent now */
+    g_assert_cmpuint(d->rtx_from, ==, 0);
+    g_assert_cmpuint(d->rtx_to, ==, 2);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
+    d->rtx_from = d->rtx_to = 0;        /* the engine resent them */
+    solo_sack(&s, 9, 12, 14);           /* the same run grew: nothing */
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    solo_sack(&s, 9, 15, 16);           /* 14 only, never 10..13 again */
+    g_assert_cmpuint(d->rtx_from, ==, 4);
+    g_assert_cmpuint(d->rtx_to, ==, 5);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 3);
+    d->rtx_from = d->rtx_to = 0;
+    solo_ack(&s, 15);                   /* all in: recovery over */
+    g_assert_cmpuint(window(&s), ==, 16);
+    solo_sent(&s, 32);
+    solo_sack(&s, 15, 17, 18);          /* a new loss: 16 at once */
+    g_assert_cmpuint(d->rtx_from, ==, 0);
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 4);
+    solo_free(&s);
+}
+
 /*
  * DCQCN's reaction point, five CNPs 200 us apart: between them the alpha
  * timer (55 us) and the rate timer (60 us) fire three times each. The
@@ -854,15 +1174,21 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/registration", test_registration);
     g_test_add_func("/transport/select", test_select);
     g_test_add_func("/transport/xport-refused", test_xport_refused);
+    g_test_add_func("/transport/ooo-read-clears", test_ooo_read_clears);
+    g_test_add_func("/transport/ooo-rtr-kept", test_ooo_rtr_kept);
+    g_test_add_func("/transport/ooo-first-in-send", test_ooo_first_in_send);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);
     g_test_add_func("/transport/reno", test_reno);
     g_test_add_func("/transport/sack", test_sack);
+    g_test_add_func("/transport/irn", test_irn);
+    g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     g_test_add_func("/transport/dctcp", test_dctcp);
     g_test_add_func("/transport/dctcp-echo", test_dctcp_echo);
+    g_test_add_func("/transport/foreign-feedback", test_foreign_feedback);
     for (p = 0; p < SNIC_PROGRAMS; p++) {
         for (i = 0; i < G_N_ELEMENTS(pcts); i++) {
             g_autofree char *name = g_strdup_printf("/transport/lossy/%s/%u",

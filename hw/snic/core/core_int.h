@@ -138,6 +138,7 @@ struct SnicCore {
     uint16_t rx_fifo_len[SNIC_ETH_RX_FIFO];
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
+    uint64_t pull_next;         /* NDP's pull queue: the next PULL's turn */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
     uint8_t gids[SNIC_MAX_GIDS][16];
     SnicMcastGroup mcast[SNIC_MAX_MCAST_GRP];

@@ -217,6 +217,17 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
+    /* a trimmed header: only a receiver-driven program's responder */
+    if (p.trimmed) {
+        if (!snic_prog_trim(qp) || !(op->flags & SNIC_OPF_REQUEST) ||
+            (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_resp_trimmed(c, qp, &p);
+        snic_pull_owe(c, qp);
+        return;
+    }
     if ((p.addr.tclass & SNIC_ECN_MASK) == SNIC_ECN_CE &&
         op->flags & SNIC_OPF_PAYLOAD) {
         congestion_seen(c, qp);
@@ -225,6 +236,9 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         if (qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS) {
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
+        }
+        if (snic_prog_trim(qp) && op->flags & SNIC_OPF_PAYLOAD) {
+            snic_pull_owe(c, qp);   /* NDP: one pulled for each arrival */
         }
         snic_resp_request(c, qp, &p);
     } else {
@@ -296,6 +310,10 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     }
     if (!more && qp->resp.ack_pending) {
         snic_resp_send_ack(c, qp);
+    }
+    if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
+        snic_resp_send_nacks(c, qp);    /* receiver-driven programs */
+        snic_pull_run(c, qp);
     }
     if (qp->resp.cnp_pending) {
         send_cnp(c, qp);

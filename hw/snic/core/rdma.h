@@ -214,6 +214,8 @@ void snic_req_cnp(SnicCore *c, SnicQp *qp);
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
+void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+void snic_resp_send_nacks(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 
 /* uc.c: unreliable connected QPs */

@@ -733,7 +733,30 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                 snic_prog_ooo(qp);
     ReqWqe e;
 
-    if (p->xport && p->xeth.flags & SNIC_XETH_F_ECE) {
+    /*
+     * A receiver-driven program's PULL (a grant) or NACK (a PSN that
+     * arrived trimmed): feedback of its own, not an acknowledgement, and
+     * a PULL comes even with nothing in flight
+     */
+    if (p->opcode == SNIC_OP_RC_ACK && p->xport &&
+        p->xeth.flags & (SNIC_XETH_F_PULL | SNIC_XETH_F_NACK)) {
+        if (!(snic_qp_program(qp)->flags & SNIC_PROG_PULL) ||
+            SNIC_AETH_KIND(syn) != SNIC_AETH_KIND_ACK) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        fb.kind = p->xeth.flags & SNIC_XETH_F_PULL ? SNIC_FB_PULL :
+                  p->xeth.flags & SNIC_XETH_F_TRIMMED ? SNIC_FB_TRIMMED :
+                  SNIC_FB_NACK;
+        fb.psn = fb.kind == SNIC_FB_PULL ? p->xeth.msg : p->xeth.sack_lo;
+        fb.old_wnd_start = wnd_start;
+        snic_qp_program(qp)->incoming(c, qp, &fb);
+        snic_sched_notify(c, qp);
+        return;
+    }
+    /* the CE count echoed: only a program that reacts to it (DCTCP) */
+    if (p->xport && p->xeth.flags & SNIC_XETH_F_ECE &&
+        snic_qp_program(qp)->flags & SNIC_PROG_ECE) {
         fb.ece = true;
         fb.ce_count = p->xeth.offset;
     }

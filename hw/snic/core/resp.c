@@ -90,6 +90,30 @@ static bool in_message(const SnicQp *qp)
     return qp->resp.in_send || qp->resp.in_write || qp->rpc.in_msg;
 }
 
+/*
+ * ePSN moves over n PSNs executed in order (a READ request takes one per
+ * MTU of its response). Out-of-order placement (selective programs) may
+ * have recorded some of them (a peer's error: they were not its to
+ * place): their bits go with them, else they would stand for the PSNs a
+ * window later and ePSN would sweep over packets never placed.
+ */
+static void epsn_advance(SnicQp *qp, uint32_t n)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicTrimMap *t = snic_prog_trim(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t i;
+
+    for (i = 0; m && i < MIN(n, SNIC_TX_WINDOW); i++) {
+        snic_psnmap_set(m->placed, s->epsn + i, false);
+        snic_psnmap_set(m->last, s->epsn + i, false);
+        if (t) {
+            snic_psnmap_set(t->nack, s->epsn + i, false);
+        }
+    }
+    s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+}
+
 /* An RPC (rpc.c) on a QP that agreed to them; false if p is no RPC. */
 static bool do_rpc(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
@@ -104,7 +128,7 @@ static bool do_rpc(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     switch (snic_rpc_request(c, qp, p, op)) {
     case SNIC_RPC_ACCEPT:
-        qp->resp.epsn = (qp->resp.epsn + 1) & SNIC_PSN_MASK;
+        epsn_advance(qp, 1);
         if (p->ackreq) {
             queue_ack(c, qp, SNIC_AETH_ACK, p->psn);
         }
@@ -428,13 +452,11 @@ static bool ooo_sweep(SnicQp *qp)
     bool moved = false;
 
     while (m && snic_psnmap_get(m->placed, s->epsn)) {
-        snic_psnmap_set(m->placed, s->epsn, false);
         s->in_write = !snic_psnmap_get(m->last, s->epsn);
         if (!s->in_write) {
-            snic_psnmap_set(m->last, s->epsn, false);
             s->msn = (s->msn + 1) & 0xffffff;
         }
-        s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+        epsn_advance(qp, 1);
         moved = true;
     }
     return moved;
@@ -462,9 +484,13 @@ static bool is_plain_write(uint8_t op)
 /*
  * Place a WRITE packet where its header says. SNIC_AETH_ACK, or the NAK
  * it deserves (sent only if it is the expected one: one ahead of a gap
- * is dropped unrecorded, and comes again)
+ * is dropped unrecorded, and comes again). The op-code sequence is
+ * known only at ePSN (d == 0): there, as in order, a message continues
+ * only what it started (IBA 9.7.5.1.1); ahead of it, a SEND still open
+ * may end before the packet.
  */
-static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                         int32_t d)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
     uint32_t mtu = 128u << qp->attr.path_mtu;
@@ -474,7 +500,8 @@ static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
         !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
-        (!last && p->payload_len != mtu) || p->payload_len > mtu) {
+        (!last && p->payload_len != mtu) || p->payload_len > mtu ||
+        (!d && (is_first(p->opcode) ? in_message(qp) : !qp->resp.in_write))) {
         return SNIC_AETH_NAK_INV_REQ;
     }
     if (p->payload_len) {
@@ -502,7 +529,7 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
         return;
     }
-    syn = ooo_place(c, qp, p);
+    syn = ooo_place(c, qp, p, d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
             nak_fatal(c, qp, syn, p->psn);
@@ -518,6 +545,53 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
         s->unacked = 0;
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+    }
+}
+
+/*
+ * A trimmed header (NDP: a switch cut its payload off) of a receiver-
+ * driven program's QP: its PSN is NACKed at once unless the packet is
+ * here already or outside the map, and a PULL is owed for it as for a
+ * whole packet (rdma.c). Nothing else of it is read: it has no ICRC.
+ */
+void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicTrimMap *t = snic_prog_trim(qp);
+
+    if (qp->resp.fatal ||
+        ((p->psn - qp->resp.epsn) & SNIC_PSN_MASK) >= SNIC_TX_WINDOW ||
+        snic_psnmap_get(m->placed, p->psn)) {
+        return;     /* old, beyond the map, or placed: nothing lost */
+    }
+    snic_psnmap_set(t->nack, p->psn, true);
+    snic_sched_notify(c, qp);
+}
+
+/* Send the NACKs owed for trimmed headers, oldest PSN first. */
+void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
+{
+    SnicTrimMap *t = snic_prog_trim(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t i, psn;
+    SnicPkt p;
+
+    for (i = 0; t && i < SNIC_TX_WINDOW; i++) {
+        psn = (s->epsn + i) & SNIC_PSN_MASK;
+        if (!snic_psnmap_get(t->nack, psn)) {
+            continue;
+        }
+        snic_psnmap_set(t->nack, psn, false);
+        memset(&p, 0, sizeof(p));
+        snic_rdma_fill_addr(c, qp, &p);
+        p.opcode = SNIC_OP_RC_ACK;
+        p.psn = (s->epsn - 1) & SNIC_PSN_MASK;
+        p.aeth.syndrome = SNIC_AETH_ACK;
+        p.aeth.msn = s->msn;
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED;
+        p.xeth.sack_lo = psn;
+        snic_rdma_xmit(c, &p);
     }
 }
 
@@ -607,7 +681,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         n = p->opcode == SNIC_OP_RC_READ_REQUEST ? do_read(c, qp, p) :
                                                    do_atomic(c, qp, p);
         if (n) {
-            s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+            epsn_advance(qp, n);
             ooo_sweep(qp);
         }
         return;
@@ -654,7 +728,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (!ok) {
         return;
     }
-    s->epsn = (s->epsn + 1) & SNIC_PSN_MASK;
+    epsn_advance(qp, 1);
     /* selective programs: a gap filled is acknowledged at once */
     filled = ooo_sweep(qp);
     /* TCP's policy: every k-th packet too, and at once after a gap */

@@ -529,6 +529,18 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     p->headers = op->headers;
     xlen = tver == SNIC_BTH_TVER_XPORT ? SNIC_XETH_LEN : 0;
     ext = xlen + snic_opcode_hdr_len(op->headers);
+    /*
+     * A trimmed header (NDP): an extension data packet cut to exactly its
+     * headers on the way, payload and ICRC gone; no ICRC to check, its
+     * reader trusts no more than a PSN of it (the transport programs)
+     */
+    if (xlen && op->flags & SNIC_OPF_PAYLOAD && roce == SNIC_BTH_LEN + ext) {
+        get_xeth(p, bth + SNIC_BTH_LEN);
+        get_ext_headers(p, op->headers, bth + SNIC_BTH_LEN + xlen);
+        p->trimmed = true;
+        p->l3 = ip;
+        return SNIC_PARSE_OK;
+    }
     if (roce < SNIC_BTH_LEN + ext + SNIC_ICRC_LEN) {
         return SNIC_PARSE_LENGTH_MISMATCH;
     }

@@ -84,6 +84,7 @@ struct SnicPkt {
     } deth;
     /* the selective-transport extension (BTH TVer SNIC_BTH_TVER_XPORT) */
     bool xport;
+    bool trimmed;           /* a data packet's headers alone (no ICRC) */
     struct {
         uint8_t flags;          /* SNIC_XETH_F_* */
         uint32_t rkey;

@@ -1,7 +1,8 @@
 /*
  * snic core: the Tonic credit engine (Tonic, NSDI'20, sections 3.3 and 4,
  * Appendix B): a window (enforced by the data-delivery engine), a rate
- * with several precisions, or grant tokens.
+ * with several precisions, or grant tokens, and the receiver's PULLs
+ * that grant them (NDP, SIGCOMM'17 section 3.2).
  *
  * Rate: a flow with r bytes per time unit that lacks C bytes of credit
  * has it again T = ceil(C / r) units later. Division is what hardware
@@ -14,8 +15,11 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <string.h>
+
 #include "core_int.h"
 #include "rdma.h"
+#include "wire.h"
 
 void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)
 {
@@ -136,17 +140,82 @@ void snic_credit_spend(SnicCore *c, SnicQp *qp, uint32_t bytes)
 uint64_t snic_credit_deadline(const SnicQp *qp)
 {
     const SnicRateCredit *rc = snic_rate_credit(qp);
+    const SnicTokenCredit *tc = snic_token_credit(qp);
 
-    return rc ? rc->ready_at : UINT64_MAX;
+    return rc ? rc->ready_at : tc ? tc->pull_at : UINT64_MAX;
 }
 
 /* The credit timer fired: the flow has credit again, serve it. */
 void snic_credit_timer(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicRateCredit *rc = snic_rate_credit(qp);
+    SnicTokenCredit *tc = snic_token_credit(qp);
 
     if (rc && rc->ready_at <= now) {
         rc->ready_at = UINT64_MAX;
         snic_sched_notify(c, qp);
+    }
+    if (tc && tc->pull_at <= now) {
+        tc->pull_at = UINT64_MAX;       /* its PULL's turn: send it */
+        snic_sched_notify(c, qp);
+    }
+}
+
+/*
+ * ---- the receiver's PULLs ----
+ * NDP's receiver pulls one packet for every one that arrives, whole or
+ * trimmed, and paces the PULLs of all its flows at its link rate: one
+ * path-MTU packet time apart, so what it pulls arrives no faster than
+ * its link drains (one pull queue: c->pull_next is its next turn). A
+ * PULL carries the flow's cumulative count, so one lost is made up by
+ * the next.
+ */
+void snic_pull_owe(SnicCore *c, SnicQp *qp)
+{
+    SnicTokenCredit *tc = snic_token_credit(qp);
+
+    if (tc && (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS)) {
+        /* a window's worth at most: more could not be in flight */
+        tc->owed += tc->owed < SNIC_TX_WINDOW;
+        snic_sched_notify(c, qp);
+    }
+}
+
+static uint64_t pull_spacing_ns(const SnicQp *qp)
+{
+    uint64_t bits = ((128u << qp->attr.path_mtu) + SNIC_RATE_HDR_BYTES) * 8;
+
+    return bits * 1000 / SNIC_LINK_SPEED_MBPS;
+}
+
+void snic_pull_run(SnicCore *c, SnicQp *qp)
+{
+    SnicTokenCredit *tc = snic_token_credit(qp);
+    uint64_t now = c->ops->now_ns(c->opaque);
+    SnicPkt p;
+
+    if (!tc || !tc->owed || tc->pull_at != UINT64_MAX) {
+        return;     /* none owed, or waiting for its turn */
+    }
+    if (now < c->pull_next) {
+        tc->pull_at = c->pull_next;     /* another flow's turn first */
+        snic_qp_timer_sync(c, qp);
+        return;
+    }
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = (qp->resp.epsn - 1) & SNIC_PSN_MASK;
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.aeth.msn = qp->resp.msn;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PULL;
+    p.xeth.msg = ++tc->pulls;
+    tc->owed--;
+    c->pull_next = now + pull_spacing_ns(qp);
+    snic_rdma_xmit(c, &p);
+    if (tc->owed) {
+        tc->pull_at = c->pull_next;
+        snic_qp_timer_sync(c, qp);
     }
 }

@@ -5,7 +5,6 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <string.h>
 
 #include "core_int.h"
 #include "rdma.h"
@@ -18,6 +17,8 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_DCQCN] = &snic_program_dcqcn,
     [SNIC_PROGRAM_SACK] = &snic_program_sack,
     [SNIC_PROGRAM_DCTCP] = &snic_program_dctcp,
+    [SNIC_PROGRAM_NDP] = &snic_program_ndp,
+    [SNIC_PROGRAM_IRN] = &snic_program_irn,
 };
 
 /* ---- the registry: programs and their state areas ---- */
@@ -43,6 +44,7 @@ uint16_t snic_program_state_max(const SnicProgram *p)
 static uint32_t resp_head_bytes(const SnicProgram *p)
 {
     return (p->flags & SNIC_PROG_XPORT ? sizeof(SnicOooMap) : 0) +
+           (p->flags & SNIC_PROG_PULL ? sizeof(SnicTrimMap) : 0) +
            (p->flags & SNIC_PROG_ECE ? sizeof(SnicCeEcho) : 0);
 }
 
@@ -50,6 +52,8 @@ bool snic_program_fits(const SnicProgram *p)
 {
     return p->credit < SNIC_CREDIT_SCHEMES && p->incoming && p->periodic &&
            p->ack_policy <= SNIC_ACK_TCP &&
+           (!(p->flags & SNIC_PROG_PULL) ||
+            (p->flags & SNIC_PROG_XPORT && p->credit == SNIC_CREDIT_TOKEN)) &&
            p->state_bytes >= resp_head_bytes(p) &&
            p->state_bytes <= state_max[p->credit];
 }
@@ -103,6 +107,13 @@ SnicOooMap *snic_prog_ooo(SnicQp *qp)
            snic_prog_state(qp) : NULL;
 }
 
+SnicTrimMap *snic_prog_trim(SnicQp *qp)
+{
+    return snic_qp_program(qp)->flags & SNIC_PROG_PULL ?
+           (SnicTrimMap *)((uint8_t *)snic_prog_state(qp) +
+                           sizeof(SnicOooMap)) : NULL;
+}
+
 SnicCeEcho *snic_prog_ece(SnicQp *qp)
 {
     const SnicProgram *p = snic_qp_program(qp);
@@ -111,7 +122,7 @@ SnicCeEcho *snic_prog_ece(SnicQp *qp)
         return NULL;
     }
     return (SnicCeEcho *)((uint8_t *)snic_prog_state(qp) +
-                          (p->flags & SNIC_PROG_XPORT ? sizeof(SnicOooMap) : 0));
+                          resp_head_bytes(p) - sizeof(SnicCeEcho));
 }
 
 /*
@@ -250,6 +261,13 @@ void snic_transport_grant(SnicCore *c, SnicQp *qp, uint32_t segments)
     }
 }
 
+uint32_t snic_transport_tokens(const SnicQp *qp)
+{
+    const SnicTokenCredit *tc = snic_token_credit(qp);
+
+    return tc ? tc->tokens : 0;
+}
+
 void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at)
 {
     if (qp->pstate) {
@@ -306,6 +324,12 @@ bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every)
     qp->program = program;
     qp->resp.ack_every = p->ack_policy == SNIC_ACK_TCP ? MAX(ack_every, 1) : 0;
     qp->pstate = bytes ? g_malloc0(bytes) : NULL;
+    if (qp->pstate) {
+        snic_prog_head(qp)->timer_at = UINT64_MAX;
+    }
+    if (snic_token_credit(qp)) {
+        snic_token_credit(qp)->pull_at = UINT64_MAX;
+    }
     return true;
 }
 
@@ -325,10 +349,12 @@ void snic_transport_start(SnicCore *c, SnicQp *qp)
     qp->req.credit = (SnicCredit) {
         .window = SNIC_TX_WINDOW,
     };
-    if (qp->pstate) {
-        memset(qp->pstate, 0, snic_program_area_bytes(p));
-        snic_prog_head(qp)->timer_at = UINT64_MAX;
-    }
+    /*
+     * The area is as selection allocated it (a QP enters RTS once per
+     * selection: RESET releases it): not cleared here, since the
+     * responder, in RTR since before, may have recorded the peer's first
+     * packets in it already (placement map, last CNP).
+     */
     rc = snic_rate_credit(qp);
     if (rc) {
         /* a full bucket of one scheduler burst; the program sets r */

@@ -86,9 +86,17 @@ typedef struct SnicRateCredit {
     uint64_t tx_bytes;          /* bytes sent (a byte counter's input) */
 } SnicRateCredit;
 
-/* Grant tokens: segments the receiver granted that were not yet sent. */
+/*
+ * Grant tokens: segments the receiver granted that were not yet sent, and
+ * the receiver's side of the scheme, its PULLs (grants) for the peer:
+ * owed one per data packet that arrived (NDP), sent one path-MTU time at
+ * the link rate apart for the whole device (snic_pull_run).
+ */
 typedef struct SnicTokenCredit {
+    uint64_t pull_at;           /* the next PULL's turn; MAX: no timer */
     uint32_t tokens;
+    uint32_t pulls;             /* PULLs sent: the cumulative counter */
+    uint32_t owed;              /* PULLs owed, not yet sent */
 } SnicTokenCredit;
 
 /*
@@ -138,6 +146,8 @@ typedef enum SnicAckPolicy {
  * ACK carries the count (struct snic_xeth, SNIC_XETH_F_ECE): DCTCP's ECE
  */
 #define SNIC_PROG_ECE           (1u << 2)
+/* receiver-driven: its responder NACKs trimmed headers and owes PULLs */
+#define SNIC_PROG_PULL          (1u << 3)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
@@ -199,10 +209,19 @@ typedef struct SnicOooMap {
 } SnicOooMap;
 
 /*
+ * Receiver-driven programs (SNIC_PROG_PULL) keep, after the placement
+ * map, the PSNs of [ePSN, ePSN + SNIC_TX_WINDOW) that arrived trimmed and
+ * are still to be NACKed (the engine sends the NACKs, resp.c).
+ */
+typedef struct SnicTrimMap {
+    uint32_t nack[SNIC_TX_WINDOW / 32];
+} SnicTrimMap;
+
+/*
  * CE echo (SNIC_PROG_ECE programs): the responder's count of CE-marked
  * data packets received since RTR, which each of its ACKs carries. It
- * heads such a program's own state (after a selective program's map), so
- * only its QPs pay for it.
+ * heads such a program's own state (after a selective program's map and
+ * a receiver-driven one's NACK map), so only its QPs pay for it.
  */
 typedef struct SnicCeEcho {
     uint32_t ce_rx;
@@ -229,6 +248,7 @@ typedef enum SnicRtxReason {
     SNIC_RTX_DUP_ACKS,          /* duplicate ACKs (fast retransmit) */
     SNIC_RTX_PARTIAL_ACK,       /* a partial ACK in recovery (RFC 6582) */
     SNIC_RTX_SACK,              /* a hole below SACKed segments (RFC 6675) */
+    SNIC_RTX_TRIMMED,           /* the peer NACKed it: it arrived trimmed */
 } SnicRtxReason;
 
 /* DCQCN's constants (roce-wire.md B6: Tonic's values, the paper's g) */
@@ -250,6 +270,8 @@ enum {
     SNIC_PROGRAM_DCQCN = SNIC_TRANSPORT_DCQCN,
     SNIC_PROGRAM_SACK = SNIC_TRANSPORT_SACK,
     SNIC_PROGRAM_DCTCP = SNIC_TRANSPORT_DCTCP,
+    SNIC_PROGRAM_NDP = SNIC_TRANSPORT_NDP,
+    SNIC_PROGRAM_IRN = SNIC_TRANSPORT_IRN,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -258,6 +280,8 @@ extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram snic_program_sack;
 extern const SnicProgram snic_program_dctcp;
+extern const SnicProgram snic_program_ndp;
+extern const SnicProgram snic_program_irn;
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /*
@@ -292,6 +316,8 @@ SnicRateCredit *snic_rate_credit(const SnicQp *qp);
 SnicTokenCredit *snic_token_credit(const SnicQp *qp);
 /* The responder's placement map of a selective program's QP, or NULL */
 SnicOooMap *snic_prog_ooo(SnicQp *qp);
+/* ... and its NACKs owed, if the program is receiver-driven, or NULL */
+SnicTrimMap *snic_prog_trim(SnicQp *qp);
 /* The responder's CE count of an SNIC_PROG_ECE program's QP, or NULL */
 SnicCeEcho *snic_prog_ece(SnicQp *qp);
 
@@ -310,6 +336,8 @@ void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments);
 void snic_transport_set_rate(SnicCore *c, SnicQp *qp, uint32_t mbps);
 /* Grant tokens for this many more segments (token-credit programs). */
 void snic_transport_grant(SnicCore *c, SnicQp *qp, uint32_t segments);
+/* The tokens a token-credit QP holds */
+uint32_t snic_transport_tokens(const SnicQp *qp);
 /* Arm the program's timer at 'at' ns (UINT64_MAX: disarm). */
 void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at);
 /* Is the retransmission timer due at 'now'? (periodic hooks) */
@@ -343,6 +371,10 @@ void snic_credit_spend(SnicCore *c, SnicQp *qp, uint32_t bytes);
 /* The credit engine's timer of a QP (UINT64_MAX: none); fire it. */
 uint64_t snic_credit_deadline(const SnicQp *qp);
 void snic_credit_timer(SnicCore *c, SnicQp *qp, uint64_t now);
+/* Token scheme, receiver: a data packet arrived, a PULL is owed for it */
+void snic_pull_owe(SnicCore *c, SnicQp *qp);
+/* Send the PULL owed if its turn came (engine context) */
+void snic_pull_run(SnicCore *c, SnicQp *qp);
 
 /* template.c: the data-delivery engine */
 void snic_dde_ack_upto(SnicReq *r, uint32_t psn);
