@@ -55,7 +55,11 @@ bool snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc)
 	list_for_each_entry_safe(d, tmp, &uc->kernels, list) {
 		err = snic_com_deploy_kernel(sdev, uc->db_page, d->rpc_opcode,
 					     0);
-		if (!snic_com_destroyed(sdev, err, "RPC kernel of context",
+		/* any error counts as still deployed (even "not deployed"
+		 * after a reset): the page is kept, never reused wrongly
+		 */
+		if (!snic_com_destroyed(sdev, err,
+					"RPC kernel (doorbell page kept) of context",
 					uc->db_page))
 			undeployed = false;
 		list_del(&d->list);

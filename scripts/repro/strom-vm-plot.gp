@@ -1,4 +1,4 @@
-# StRoM Fig. 7-9 between two snic VMs: tests/vm/strom-bench.c's results as
+# StRoM Fig. 7-10 between two snic VMs: tests/vm/strom-bench.c's results as
 # scripts/repro/strom.sh --vm leaves them in DIR (fig7-vm.csv .. fig9-vm.csv,
 # the derived CSVs, rtt-vm.csv). Run by it:
 #   gnuplot -e "dir='OUT'; paper='strom-paper.csv'" strom-vm-plot.gp

@@ -677,6 +677,25 @@ static void test_torn_reads_fault(void)
                      SNIC_RPC_CHECKSUM);
     g_assert_cmpuint(f.obj_reads, ==, 4);
     g_assert_cmpmem(obj, size, before, size);
+    /* 16 KiB: the middle byte is in a later chunk of the kernel's read */
+    {
+        struct snic_consistency_params big = cons_params(DS + 0x8000,
+                                                         16384, 3);
+
+        rpc_build_object(&f.b, DS + 0x8000, 16384, 6);
+        f.torn_at = DS + 0x8000 + 8192;
+        f.obj_reads = 0;
+        g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
+                         ==, SNIC_RPC_CHECKSUM);
+        g_assert_cmpuint(f.obj_reads, ==, 4);
+        snic_link_set_faults(f.b.h->core, &none);
+        f.obj_reads = 0;
+        g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
+                         ==, SNIC_RPC_OK);
+        assert_value(&f, &c, DS + 0x8000, 16384);
+        g_assert_cmpuint(f.obj_reads, ==, 1);
+        f.torn_at = DS + size / 2;
+    }
 
     snic_link_set_faults(f.b.h->core, &none);
     f.obj_reads = 0;

@@ -126,7 +126,8 @@ typedef struct SnicLink {
  * torn_pct percent of the time, as a read that races a writer in the
  * object does: its middle byte differs. One draw per read, made by the
  * part that holds that byte (an RDMA READ response packet, a kernel's
- * chunk); memory itself is not touched.
+ * chunk); memory itself is not touched. Here, with the wire's faults,
+ * for their seed and PRNG: one property seeds every injected fault.
  */
 void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
                      uint64_t total);

@@ -7,8 +7,11 @@
 #   scripts/vm-pair.sh --nic snic --role verbs-strom [--append snicvm.strom_iters=N]
 #       [--append snicvm.strom_lens=1,2,4] [--append snicvm.strom_values=64,4096]
 #       [--append snicvm.strom_objects=64,16384]
-#       [--append snicvm.strom_torn_objects=64,16384 --append snicvm.strom_torn_pct=P
-#        --qemu-b -global --qemu-b snic.x-torn-reads=P]
+#   Fig. 10 alone (the torn reads would fail Fig. 7-9's checked READs):
+#   scripts/vm-pair.sh --nic snic --role verbs-strom --append snicvm.strom_lens=
+#       --append snicvm.strom_values= --append snicvm.strom_objects=
+#       --append snicvm.strom_torn_objects=64,16384 --append snicvm.strom_torn_pct=P
+#       --qemu-b -global --qemu-b snic.x-torn-reads=P
 SNIC_VERBS_SUITE=strom
 # shellcheck source=scripts/guest/roles/verbs-apps.sh
 . /roles/verbs-apps.sh
