@@ -216,6 +216,39 @@ static void test_round_robin(void)
     env_free(&e);
 }
 
+/*
+ * A burst that leaves its message unfinished asks for an ACK with its last
+ * packet: the QP's next turn comes a round of all QPs later, and the
+ * burst must not wait for it to be acknowledged (with many QPs, that
+ * round outlasts the ACK timeout and the burst would be sent again).
+ */
+static void test_burst_asks_ack(void)
+{
+    SnicPkt pkts[2 * BURST_SEGS];
+    unsigned i, k;
+    Env e;
+
+    env_new(&e, 2, NULL, 0, NULL);
+    for (i = 0; i < 2; i++) {
+        post_write(&e, i, 2 * BIG, 0);  /* two bursts each */
+    }
+    take_frames(&e, NULL, NULL, 0);
+    iterate(&e, 2);
+    g_assert_cmpuint(take_frames(&e, NULL, pkts, G_N_ELEMENTS(pkts)), ==,
+                     2 * BURST_SEGS);
+    for (i = 0; i < 2; i++) {
+        for (k = 1; k < BURST_SEGS; k++) {
+            SnicPkt *p = &pkts[i * BURST_SEGS + k];
+
+            g_assert_cmpuint(p->dqpn, ==, pkts[i * BURST_SEGS].dqpn);
+            g_assert_cmpuint(p->opcode, ==, SNIC_OP_RC_WRITE_MIDDLE);
+            /* (PSN 0, a multiple of SNIC_ACKREQ_EVERY, asks anyway) */
+            g_assert_cmpint(p->ackreq, ==, k == BURST_SEGS - 1);
+        }
+    }
+    env_free(&e);
+}
+
 /* WRR: a class 3 QP (weight 4) gets four times a class 0 QP's share. */
 static void test_weighted(void)
 {
@@ -718,6 +751,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sched/stale-fetch-tag", test_stale_fetch_tag);
     g_test_add_func("/sched/fetch-reads-used-bytes",
                     test_fetch_reads_used_bytes);
+    g_test_add_func("/sched/burst-asks-ack", test_burst_asks_ack);
     g_test_add_func("/sched/weighted-round-robin", test_weighted);
     g_test_add_func("/sched/strict-priority", test_strict_priority);
     g_test_add_func("/sched/fetch-and-drop", test_fetch_and_drop);

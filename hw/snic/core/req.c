@@ -283,9 +283,12 @@ uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
            SNIC_OP_RC_WRITE_MIDDLE;
 }
 
-/* Build and send the request for psn of WQE e. */
+/*
+ * Build and send the request for psn of WQE e; burst_end: the last segment
+ * the QP's scheduling iteration may send.
+ */
 static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
-                            uint32_t psn)
+                            uint32_t psn, bool burst_end)
 {
     const SnicSendWqe *info = &e->info;
     const struct snic_sq_wqe *w = &e->w;
@@ -329,7 +332,14 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
             return st;
         }
         p.opcode = snic_seg_opcode(info->opcode, seg, info->npsn);
-        p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0;
+        /*
+         * A burst that leaves its message unfinished asks for an ACK too:
+         * the QP's next turn comes a scheduler round later, which with
+         * many QPs lasts longer than the ACK timeout, and without that
+         * ACK the burst's packets would time out and go again.
+         */
+        p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0 ||
+                   burst_end;
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
         if (snic_qp_program(qp)->flags & SNIC_PROG_XPORT) {
@@ -554,7 +564,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             /* a READ chunk needs room, and goes after the previous one */
             break;
         }
-        st = send_segment(c, qp, &e, psn);
+        st = send_segment(c, qp, &e, psn, done + 1 == budget);
         if (st != SNIC_WC_SUCCESS) {
             fail_local(c, qp, e.index, st);
             break;

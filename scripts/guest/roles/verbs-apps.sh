@@ -35,7 +35,8 @@
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64, with no frame dropped by either
-# engine); not in the apps suite until they pass reliably (issue 15).
+# engine); not in the apps suite until they pass reliably, no frame lost on the host's
+# sockets either (vm-pair.sh --no-wire-drops; issue 15).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
