@@ -32,6 +32,9 @@ pairs=(
     # The devices mark CE on 10 % of the ECN-capable frames they receive: only DCQCN QPs
     # send such frames (transport-check's DCQCN run must see CNPs).
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10"
+    # Lossless RoCE with PFC (issue 15): perftest over 256 .. 1024 QPs, no frame dropped by
+    # either engine nor by the host sockets of the wire.
+    "pfc          400      snic.ko         --nic snic --role pfc --no-wire-drops"
     # rdma_cm over the GSI QP (issue 8): rping, ucmatose, perftest -R.
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
     # Interoperability with Linux rxe, snic as client and as server (issue 8); the snic

@@ -34,9 +34,9 @@
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
-# ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64, with no frame dropped by either
-# engine); not in the apps suite until they pass reliably, no frame lost on the host's
-# sockets either (vm-pair.sh --no-wire-drops; issue 15).
+# ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64 and -q 256, with no frame dropped by
+# either engine; tests/vm/vm-tests.sh runs it as its own pair with vm-pair.sh
+# --no-wire-drops: no frame lost on the host's sockets either; issue 15).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
@@ -211,13 +211,14 @@ counters_same() {
 pfc_apps() {
     local t
     step pfc-counters-before counters_snapshot rdma_rx_dropped rx_buffer_drops
-    for t in write-q256 write-q1000 send-q64 write-q1024; do
+    for t in write-q256 write-q1000 send-q64 write-q1024 send-q256; do
         case ",${SNIC_PFC_APPS:-$t}," in *",$t,"*) ;; *) continue ;; esac
         case $t in
             write-q256) app $t 180 ib_write_bw $P -q 256 -t 64 -s 4096 -n 5 ;;
             write-q1000) app $t 180 ib_write_bw $P -q 1000 -t 16 -n 5 ;;
             send-q64) app $t 180 ib_send_bw $P -q 64 -s 65536 -n 5 ;;
             write-q1024) app $t 240 ib_write_bw $P -q 1024 -n 5 ;;
+            send-q256) app $t 240 ib_send_bw $P -q 256 -n 5 ;;
         esac
     done
     step pfc-counters pfc_counters
