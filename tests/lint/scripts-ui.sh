@@ -68,11 +68,11 @@ echo 212992 > "$wire_rmem_file"
 unset SNIC_WIRE_RMEM_WARNED
 low=$(wire_rmem_check 2>&1)
 again=$(SNIC_WIRE_RMEM_WARNED=1 wire_rmem_check 2>&1)
-echo 4194304 > "$wire_rmem_file"
+echo "$WIRE_RMEM" > "$wire_rmem_file"
 high=$(wire_rmem_check 2>&1)
-if grep -q 'rmem_default is 212992 bytes.*sysctl -w net.core.rmem_default=4194304' <<<"$low" &&
+if grep -q "rmem_default is 212992 bytes.*sysctl -w net.core.rmem_default=$WIRE_RMEM" <<<"$low" &&
    [ -z "$again" ] && [ -z "$high" ]; then
-    ok "a low net.core.rmem_default is warned about once, with the fix; 4 MiB is not"
+    ok "a low net.core.rmem_default is warned about once, with the fix; WIRE_RMEM is not"
 else
-    notok "wire_rmem_check" "at 212992: '$low'" "warned before: '$again'" "at 4 MiB: '$high'"
+    notok "wire_rmem_check" "at 212992: '$low'" "warned before: '$again'" "at WIRE_RMEM: '$high'"
 fi
