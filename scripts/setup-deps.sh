@@ -73,6 +73,9 @@ PKGS_MAIN=(
     tshark shellcheck
     # StRoM kernels: CRC-64/XZ (lzma_crc64); the reproduction's plots.
     liblzma-dev gnuplot-nox
+    # Tonic Fig 3's hard-coded side: ns-3's TcpNewReno (tests/bench/tonic-ns3-newreno.cc,
+    # built by scripts/repro/tonic.sh with g++; ns-3's pkg-config files name libgsl).
+    libns3-dev libgsl-dev g++
     # Guest kernel module and rdma-core provider builds.
     cmake
     # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tonic (NSDI'20) Table 3 and Fig 4, generated from the code and the
+# Tonic (NSDI'20) Table 3 and Figs 3a/3b and 4, generated from the code and the
 # simulator: CSV, Markdown and PNG beside what the paper states
 # (scripts/repro/tonic-paper.csv: Table 3's numbers; Fig 4 has none).
 #
@@ -16,7 +16,18 @@
 # and DIR/fig4.png (gnuplot), and each flow's mean throughput over the
 # run's second half; the paper states only that the flows converge to the
 # same rate. 100 ms of virtual time (about 10 s here); --smoke: 5 ms (the
-# test suite's run, the pipeline only). Builds tests/bench/tonic-repro.c
+# test suite's run, the pipeline only).
+# Fig 3a/3b: one NewReno flow, 10 Gb/s, RTT 10 us, 1 KiB segments, random
+# drops (each segment with probability 1/150, drawn once from a fixed
+# seed, dropped once), run twice on the same drop list: our NewReno
+# program in the simulator (tonic-repro fig3) and ns-3's own TcpNewReno
+# (tests/bench/tonic-ns3-newreno.cc, built with g++ into
+# build/ns3/ when ns-3 is installed; without ns-3 only ours, said so).
+# DIR/fig3a.csv (cwnd over time), DIR/fig3b.csv (every transmitted
+# segment, retransmissions marked; time from each one's first data
+# segment), their PNGs, and DIR/fig3-summary.csv:
+# retransmissions, recovery episodes and the window at each episode's
+# start, per implementation. 5000 segments; --smoke: 300. Builds tests/bench/tonic-repro.c
 # without sanitizers (build/bench) unless --bin names a built one.
 # Default DIR: build/repro/tonic.
 set -euo pipefail
@@ -24,8 +35,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 progs=$repo/hw/snic/core/transport/programs
 ms=100 sample_us=200
+segments=5000
 repro_options tonic "$@"
-if [ ${#smoke[@]} -gt 0 ]; then ms=5 sample_us=100; fi
+if [ ${#smoke[@]} -gt 0 ]; then ms=5 sample_us=100 segments=300; fi
 
 # ---- Table 3 ----
 "$bin" table > "$out/device.csv"
@@ -73,8 +85,67 @@ awk -F, -v half=$((ms * 500)) 'NR > 1 && $1 > half { a += $2; b += $4; n++ }
                  a, b, a + b, (a + b) ^ 2 / (2 * (a * a + b * b)) }' \
     "$out/fig4.csv" > "$out/fig4-summary.csv"
 
+# ---- Fig 3a/3b ----
+ns3_src=$repo/tests/bench/tonic-ns3-newreno.cc ns3_bin=$repo/build/ns3/tonic-ns3-newreno
+ns3_mods=(ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications)
+drops=$(awk -v n="$segments" 'BEGIN { srand(3); s = ""
+    for (i = 0; i < n; i++) if (rand() < 1 / 150) s = s (s == "" ? "" : ",") i
+    print (s == "" ? "-" : s) }')
+"$bin" fig3 "$segments" "$drops" > "$out/fig3-ours.csv"
+impls=ours
+if pkg-config --exists "${ns3_mods[@]}"; then
+    if [ ! -x "$ns3_bin" ] || [ "$ns3_src" -nt "$ns3_bin" ]; then
+        mkdir -p "${ns3_bin%/*}"
+        read -ra ns3_flags < <(pkg-config --cflags --libs "${ns3_mods[@]}")
+        g++ -O1 -std=c++17 -o "$ns3_bin.tmp.$$" "$ns3_src" "${ns3_flags[@]}" ||
+            die "building $ns3_src failed"
+        mv "$ns3_bin.tmp.$$" "$ns3_bin"
+    fi
+    "$ns3_bin" "$segments" 1024 128 "$drops" > "$out/fig3-ns3.csv"
+    impls="ours ns-3"
+else
+    log "ns-3 (libns3-dev) not installed: Fig 3 without ns-3's TcpNewReno (scripts/setup-deps.sh installs it)"
+    rm -f "$out/fig3-ns3.csv"
+fi
+echo "impl,time_us,cwnd_segments" > "$out/fig3a.csv"
+echo "impl,time_us,segment,retransmission" > "$out/fig3b.csv"
+for impl in $impls; do
+    f=$out/fig3-ours.csv
+    [ "$impl" = ours ] || f=$out/fig3-ns3.csv
+    # time from the first data segment: ns-3 first spends an RTT on SYN, SYN-ACK
+    t0=$(awk -F, '$1 == "tx" { print $2; exit }' "$f")
+    awk -F, -v i="$impl" -v t0="$t0" '$1 == "cwnd" { printf "%s,%.3f,%s\n", i, ($2 > t0 ? $2 - t0 : 0), $3 }' \
+        "$f" >> "$out/fig3a.csv"
+    awk -F, -v i="$impl" -v t0="$t0" '$1 == "tx" { printf "%s,%.3f,%s,%s\n", i, $2 - t0, $3, $4 }' \
+        "$f" >> "$out/fig3b.csv"
+done
+# An episode starts at a retransmission above 'recover', the highest segment
+# sent before it (RFC 6582's rule, read off the trace); the window then is
+# the last cwnd at or before that time.
+awk -F, 'FNR == 1 { next }
+    FILENAME ~ /fig3a/ { n[$1]++; ct[$1, n[$1]] = $2; cw[$1, n[$1]] = $3; next }
+    { if (!($1 in hi)) { hi[$1] = -1; rec[$1] = -1; order[++ni] = $1 }
+      if ($4 == 1) {
+          rtx[$1]++
+          if ($3 > rec[$1]) {
+              ep[$1]++; rec[$1] = hi[$1]; w = ""
+              for (k = 1; k <= n[$1] && ct[$1, k] <= $2; k++) w = cw[$1, k]
+              cws[$1] = cws[$1] (cws[$1] == "" ? "" : " ") w
+          }
+      }
+      if ($3 > hi[$1]) hi[$1] = $3; tx[$1]++; last[$1] = $2 }
+    END { print "impl,transmissions,retransmissions,episodes,cwnd_at_episodes,end_us"
+          for (j = 1; j <= ni; j++) { i = order[j]
+              printf "%s,%d,%d,%d,%s,%.1f\n", i, tx[i], rtx[i] + 0, ep[i] + 0, cws[i], last[i] } }' \
+    "$out/fig3a.csv" "$out/fig3b.csv" > "$out/fig3-summary.csv"
+[ "$(grep -c '^ours,' "$out/fig3-summary.csv")" = 1 ] || die "fig3: no trace of ours"
+gnuplot -e "dir='$out'" "$here/tonic-fig3.gp"
+for f in fig3a fig3b; do [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"; done
+
 echo "tonic: Table 3 (ours from the code; Tonic's from its Table 3):"
 cat "$out/table3.md"
 echo "tonic: Fig 4, two DCQCN flows on a 40 Gb/s bottleneck, ${ms} ms: $(cat "$out/fig4.log")"
 sed 1d "$out/fig4-summary.csv" | awk -F, '{ printf "  second half: flow 0 %s Gb/s, flow 1 %s Gb/s (sum %s), Jain index %s (paper: \"they both converge to the same rate\")\n", $1, $2, $3, $4 }'
+echo "tonic: Fig 3, one NewReno flow of $segments segments, 10 Gb/s, RTT 10 us, dropped once: $(echo "$drops" | tr , ' ')"
+sed 1d "$out/fig3-summary.csv" | awk -F, '{ printf "  %-5s %d transmissions, %d retransmissions, %d recovery episodes, done at %s us; window (segments) at each episode start: %s\n", $1, $2, $3, $4, $6, $5 }'
 log "CSV, Markdown and PNG in $out"

@@ -20,6 +20,19 @@
  *     throughput into the switch over the last interval and its DCQCN
  *     rate (Rc), as CSV, for MS milliseconds of virtual time.
  *
+ *   tonic-repro fig3 SEGMENTS DROPS
+ *     Section 6.2.1 / Fig 3a-b: one NewReno flow of SEGMENTS 1 KiB
+ *     segments (WRITEs of 64 KiB, the last one less, 16 outstanding) over a 10 Gb/s wire
+ *     with 5 us delay each way (RTT 10 us); the responder acknowledges
+ *     every packet. A tap on the sender's side of the wire sees every
+ *     frame the sender transmits and drops the data packets whose PSN,
+ *     less the first PSN (the segment index), is in DROPS (comma
+ *     separated, "-" for none), the first time only. CSV rows
+ *     "cwnd,TIME_US,SEGMENTS,0" when the QP's window changes and
+ *     "tx,TIME_US,INDEX,RTX" for every transmitted packet (RTX 1: an index
+ *     not above the highest sent before), the rows tonic-ns3-newreno
+ *     prints for ns-3's TcpNewReno on the same scenario.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdio.h>
@@ -27,6 +40,7 @@
 
 #include "core_int.h"
 #include "fabric.h"
+#include "wire.h"
 
 #define FLOWS       2
 #define RECEIVER    2
@@ -172,8 +186,128 @@ static int fig4(uint64_t ms, uint64_t sample_us)
     return 0;
 }
 
+typedef struct Fig3 {
+    SnicSim *sim;
+    Node a, b;
+    unsigned tap, peer;         /* the tap's endpoint; where it forwards */
+    GHashTable *drops;          /* segment indices still to drop */
+    bool started;
+    uint32_t first_psn, highest;
+    uint64_t posted, msgs, bytes;
+} Fig3;
+
+/* Every frame the sender transmits: record it, drop it or pass it on */
+static void tap_recv(void *opaque, unsigned src, const uint8_t *frame,
+                     size_t len)
+{
+    Fig3 *s = opaque;
+    SnicPkt p;
+    uint32_t idx;
+
+    if (snic_wire_parse(frame, len, &p) != SNIC_PARSE_OK) {
+        fprintf(stderr, "tonic-repro: fig3: a frame the parser refuses\n");
+        exit(1);
+    }
+    if (!s->started) {
+        s->started = true;
+        s->first_psn = p.psn;
+    }
+    idx = (p.psn - s->first_psn) & SNIC_PSN_MASK;
+    printf("tx,%.3f,%u,%d\n", snic_sim_now(s->sim) / 1000.0, idx,
+           s->highest && idx <= s->highest - 1);
+    s->highest = MAX(s->highest, idx + 1);
+    if (g_hash_table_remove(s->drops, GUINT_TO_POINTER(idx))) {
+        return;
+    }
+    snic_sim_send(s->sim, s->tap, s->peer, frame, len);
+}
+
+static void fig3_post(Fig3 *s)
+{
+    unsigned m = s->posted % OUTSTANDING;
+    uint32_t len = MIN(MSG, s->bytes - s->posted * MSG);   /* the last: less */
+
+    node_post_send(&s->a, m, SNIC_WR_RDMA_WRITE, BUF + m * MSG, len,
+                   BUF + m * MSG, s->b.lkey, 0, s->a.lkey);
+    s->posted++;
+}
+
+static int fig3(unsigned segments, const char *drops)
+{
+    SnicSimLinkConfig wire = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
+    };
+    SnicSimLinkConfig instant = { 0 };
+    Fig3 *s = g_new0(Fig3, 1);
+    SnicQp *qp;
+    uint32_t window = 0;
+    struct snic_cqe c;
+    uint64_t done = 0;
+    char **tok, **t;
+
+    s->drops = g_hash_table_new(NULL, NULL);
+    tok = g_strsplit(drops, ",", -1);
+    for (t = tok; strcmp(drops, "-") && *t; t++) {
+        g_hash_table_add(s->drops, GUINT_TO_POINTER(atoi(*t)));
+    }
+    g_strfreev(tok);
+    s->bytes = segments * 1024ull;
+    s->msgs = (s->bytes + MSG - 1) / MSG;
+    s->sim = snic_sim_new(1);
+    node_init(&s->a, s->sim, 1);
+    node_init(&s->b, s->sim, 2);
+    /* a -> tap at once, tap -> b and b -> a on the wire */
+    s->tap = snic_sim_add_endpoint(s->sim, tap_recv, s);
+    s->peer = s->b.h->port.ep;
+    s->a.h->port.peer = s->a.h->port.mac.peer = s->tap;
+    s->b.h->port.peer = s->b.h->port.mac.peer = s->a.h->port.ep;
+    snic_sim_link(s->sim, s->a.h->port.ep, s->tap, &instant);
+    snic_sim_link(s->sim, s->tap, s->peer, &wire);
+    snic_sim_link(s->sim, s->peer, s->a.h->port.ep, &wire);
+    if (node_set_transport(&s->a, SNIC_TRANSPORT_NEWRENO, 1) != SNIC_ADMIN_OK ||
+        node_set_transport(&s->b, SNIC_TRANSPORT_NEWRENO, 1) != SNIC_ADMIN_OK) {
+        fprintf(stderr, "tonic-repro: fig3: no NewReno program\n");
+        return 1;
+    }
+    node_connect(&s->a, &s->b, SNIC_MTU_1024, 7, 7);
+    node_connect(&s->b, &s->a, SNIC_MTU_1024, 7, 7);
+    qp = snic_qp_get(s->a.h->core, s->a.qpn);
+    printf("kind,time_us,value,extra\n");
+    while (s->posted < MIN(s->msgs, OUTSTANDING)) {
+        fig3_post(s);
+    }
+    while (done < s->msgs && snic_sim_step(s->sim)) {
+        if (qp->req.credit.window != window) {
+            window = qp->req.credit.window;
+            printf("cwnd,%.3f,%u,0\n", snic_sim_now(s->sim) / 1000.0, window);
+        }
+        while (node_poll_cq(&s->a, &c)) {
+            if (c.status != SNIC_WC_SUCCESS) {
+                fprintf(stderr, "tonic-repro: fig3: status %u\n", c.status);
+                return 1;
+            }
+            done++;
+            if (s->posted < s->msgs) {
+                fig3_post(s);
+            }
+        }
+    }
+    if (done < s->msgs) {
+        fprintf(stderr, "tonic-repro: fig3: stalled after %" G_GUINT64_FORMAT
+                " of %" G_GUINT64_FORMAT " WRITEs\n", done, s->msgs);
+        return 1;
+    }
+    g_hash_table_destroy(s->drops);
+    node_pair_free(s->sim, &s->a, &s->b);
+    g_free(s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "fig3") && atoi(argv[2]) > 0) {
+        return fig3(atoi(argv[2]), argv[3]);
+    }
     if (argc == 2 && !strcmp(argv[1], "table")) {
         return table();
     }
@@ -181,6 +315,7 @@ int main(int argc, char **argv)
         atoi(argv[3]) > 0) {
         return fig4(atoi(argv[2]), atoi(argv[3]));
     }
-    fprintf(stderr, "usage: tonic-repro table | fig4 MS SAMPLE_US\n");
+    fprintf(stderr, "usage: tonic-repro table | fig4 MS SAMPLE_US | "
+            "fig3 SEGMENTS DROPS\n");
     return 2;
 }
