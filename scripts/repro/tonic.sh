@@ -138,6 +138,7 @@ awk -F, 'FNR == 1 { next }
           for (j = 1; j <= ni; j++) { i = order[j]
               printf "%s,%d,%d,%d,%s,%.1f\n", i, tx[i], rtx[i] + 0, ep[i] + 0, cws[i], last[i] } }' \
     "$out/fig3a.csv" "$out/fig3b.csv" > "$out/fig3-summary.csv"
+rm -f "$out/fig3-ours.csv" "$out/fig3-ns3.csv"     # all in fig3a and fig3b
 [ "$(grep -c '^ours,' "$out/fig3-summary.csv")" = 1 ] || die "fig3: no trace of ours"
 gnuplot -e "dir='$out'" "$here/tonic-fig3.gp"
 for f in fig3a fig3b; do [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"; done
