@@ -573,10 +573,14 @@ void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
 {
     SnicTrimMap *t = snic_prog_trim(qp);
     SnicResp *s = &qp->resp;
-    uint32_t i, psn;
+    uint32_t i, any = 0, psn;
     SnicPkt p;
 
-    for (i = 0; t && i < SNIC_TX_WINDOW; i++) {
+    /* every QP's iteration asks: with nothing owed, no walk of the window */
+    for (i = 0; t && i < G_N_ELEMENTS(t->nack); i++) {
+        any |= t->nack[i];
+    }
+    for (i = 0; any && i < SNIC_TX_WINDOW; i++) {
         psn = (s->epsn + i) & SNIC_PSN_MASK;
         if (!snic_psnmap_get(t->nack, psn)) {
             continue;
