@@ -127,6 +127,10 @@ void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
 {
     uint64_t mid = total / 2;
 
+    /* off (the default): nothing on the READ response path but this test */
+    if (!c->link.faults.torn_pct) {
+        return;
+    }
     if (mid >= off && mid - off < len &&
         chance(&c->link, c->link.faults.torn_pct)) {
         buf[mid - off] ^= 0xa5;
