@@ -514,6 +514,82 @@ static void test_reno(void)
     solo_free(&s);
 }
 
+/*
+ * The data packets the engine sent since the last call, as offsets of
+ * their PSNs from p0 into psn[] (at most max); forgets them.
+ */
+static unsigned solo_tx(Solo *s, uint32_t *psn, unsigned max)
+{
+    GPtrArray *fr = s->a.h->frames;
+    unsigned i, n = 0;
+
+    for (i = 0; i < fr->len; i++) {
+        GByteArray *f = g_ptr_array_index(fr, i);
+        SnicPkt p;
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        g_assert_cmpuint(n, <, max);
+        psn[n++] = (p.psn - s->p0) & SNIC_PSN_MASK;
+    }
+    g_ptr_array_set_size(fr, 0);
+    return n;
+}
+
+/*
+ * Retransmissions obey the window (Tonic 3.3.1: nothing beyond the first
+ * unacknowledged segment + W goes out, resent or new): after a timeout
+ * with 20 segments out, NewReno's and Reno's cwnd of one lets exactly one
+ * go, the oldest; each ACK then grows the window as slow start does and
+ * the marked segments go in order, as many as it allows.
+ */
+static void rto_one_segment(uint8_t program)
+{
+    uint32_t psn[64];
+    unsigned i;
+    Solo s;
+
+    solo_new(&s, program);
+    node_post_send(&s.a, 1, SNIC_WR_RDMA_WRITE, BUF, 40 * 1024,
+                   BUF, s.b.lkey, 0, s.a.lkey);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 10);     /* IW */
+    solo_ack(&s, 9);                    /* slow start: cwnd 20 */
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 20);
+    g_assert_cmpuint(psn[0], ==, 10);
+    g_assert_cmpuint(psn[19], ==, 29);
+    fake_advance(s.a.h, 2000000);       /* the RTO: 10..29 are lost */
+    fake_run(s.a.h);
+    g_assert_cmpuint(window(&s), ==, 1);
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 1);
+    g_assert_cmpuint(psn[0], ==, 10);
+    fake_run(s.a.h);                    /* nothing more until an ACK */
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 0);
+    solo_ack(&s, 10);                   /* cwnd 2: 11, 12 */
+    fake_run(s.a.h);
+    g_assert_cmpuint(window(&s), ==, 2);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 11);
+    g_assert_cmpuint(psn[1], ==, 12);
+    solo_ack(&s, 12);                   /* cwnd 4: 13 .. 16 */
+    fake_run(s.a.h);
+    g_assert_cmpuint(window(&s), ==, 4);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 4);
+    for (i = 0; i < 4; i++) {
+        g_assert_cmpuint(psn[i], ==, 13 + i);
+    }
+    g_assert_true(snic_dde_rtx_pending(&s.qp->req));    /* 17 .. 29 */
+    solo_free(&s);
+}
+
+static void test_rto_one_segment(void)
+{
+    rto_one_segment(SNIC_TRANSPORT_NEWRENO);
+    rto_one_segment(SNIC_TRANSPORT_RENO);
+}
+
 /* An ACK for p0 + i with the SACK block [p0 + lo, p0 + hi) */
 static void solo_sack(Solo *s, uint32_t i, uint32_t lo, uint32_t hi)
 {
@@ -1181,6 +1257,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);
     g_test_add_func("/transport/reno", test_reno);
+    g_test_add_func("/transport/rto-one-segment", test_rto_one_segment);
     g_test_add_func("/transport/sack", test_sack);
     g_test_add_func("/transport/irn", test_irn);
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);

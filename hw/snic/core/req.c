@@ -451,16 +451,15 @@ static bool req_has_work(const SnicQp *qp)
 {
     const SnicReq *r = &qp->req;
 
+    uint32_t psn;
+    bool rtx;
+
     if (qp->state != SNIC_QPS_RTS || r->rnr_wait ||
-        snic_credit_blocked(qp)) {
-        return false;
+        snic_credit_blocked(qp) || !snic_dde_next(r, &psn, &rtx)) {
+        return false;   /* the window is full, for resent segments too */
     }
-    if (snic_dde_rtx_pending(r)) {
-        return true;
-    }
-    return r->sq_head != qp->sq_tail && !r->local_err &&
-           (uint16_t)(r->sq_head - qp->sq_comp) < SNIC_TX_WINDOW &&
-           r->dde.sent < MIN(r->credit.window, SNIC_TX_WINDOW);
+    return rtx || (r->sq_head != qp->sq_tail && !r->local_err &&
+                   (uint16_t)(r->sq_head - qp->sq_comp) < SNIC_TX_WINDOW);
 }
 
 /* Send up to 'budget' segments of one QP; true if it has more to do. */

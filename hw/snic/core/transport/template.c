@@ -203,13 +203,23 @@ void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
 
 /*
  * The segment to send next: the first one marked for retransmission, or a
- * new one if the window allows it.
+ * new one, if the window allows it. The window bounds both (Tonic 3.3.1:
+ * with W, nothing beyond the first unacknowledged segment + W goes out):
+ * a segment resent lies below 'sent', counted in flight once, so it may
+ * go when its offset is inside the window. Thus a timeout that marked all
+ * of them and set the window to one resends the oldest alone, and ACKs
+ * open the rest as slow start does; a marked segment beyond the window
+ * waits, and so does new data behind it. Rate and tokens (credit.c) are
+ * spent by resent segments as by new ones.
  */
 bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
 {
     const SnicDde *d = &r->dde;
 
     if (d->rtx_from < d->rtx_to) {
+        if (d->rtx_from >= MIN(r->credit.window, SNIC_TX_WINDOW)) {
+            return false;
+        }
         *psn = (d->wnd_start + d->rtx_from) & SNIC_PSN_MASK;
         *retransmit = true;
         return true;
