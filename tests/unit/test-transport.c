@@ -892,6 +892,39 @@ static void test_ndp_trimmed(void)
 }
 
 /*
+ * NDP's timeout (NDP 3.2): only the segments neither ACKed nor NACKed go
+ * again, not everything from the oldest: what the ACKs' SACK blocks said
+ * the receiver holds stays, and the holes go one run at a time.
+ */
+static void test_ndp_timeout(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_NDP);
+    d = &s.qp->req.dde;
+    solo_sent(&s, 8);
+    solo_sack(&s, 0, 3, 5);             /* 1, 2 missing; 3, 4 in; 5.. ? */
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    fake_advance(s.a.h, 2000000);       /* the RTO */
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* 1, 2: the first hole */
+    g_assert_cmpuint(d->rtx_to, ==, 2);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
+    g_assert_cmpuint(snic_transport_tokens(s.qp), >=, 2);
+    d->rtx_from = d->rtx_to = 0;        /* the engine resent them */
+    solo_ack(&s, 4);                    /* they and 3, 4 are in */
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* then 5 .. 7, never 3, 4 */
+    g_assert_cmpuint(d->rtx_to, ==, 3);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 5);
+    d->rtx_from = d->rtx_to = 0;
+    solo_ack(&s, 7);
+    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 5);
+    solo_free(&s);
+}
+
+/*
  * IRN: the first out-of-order arrival's SACK (IRN's NACK) resends the
  * hole below it at once, with no DupThresh; later ones resend only the
  * holes not resent yet; at most a BDP of segments in flight throughout.
@@ -1261,6 +1294,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/sack", test_sack);
     g_test_add_func("/transport/irn", test_irn);
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
+    g_test_add_func("/transport/ndp-timeout", test_ndp_timeout);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     g_test_add_func("/transport/dctcp", test_dctcp);

@@ -192,6 +192,14 @@ void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
     dde_mark(&qp->req, s, e);
 }
 
+bool snic_transport_rtx_marked(const SnicQp *qp, uint32_t psn)
+{
+    const SnicDde *d = &qp->req.dde;
+    uint32_t i = (psn - d->wnd_start) & SNIC_PSN_MASK;
+
+    return i >= d->rtx_from && i < d->rtx_to;
+}
+
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
                                SnicRtxReason why)
 {

@@ -327,6 +327,8 @@ SnicCeEcho *snic_prog_ece(SnicQp *qp);
 /* Mark segments [from, to) for retransmission (Tonic's mark_for_rtx). */
 void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
                              uint32_t to, SnicRtxReason why);
+/* Is segment psn marked for retransmission and not resent yet? */
+bool snic_transport_rtx_marked(const SnicQp *qp, uint32_t psn);
 /* Send every segment from psn on again (a go-back-N step). */
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
                                SnicRtxReason why);
@@ -355,6 +357,13 @@ uint64_t snic_transport_now(SnicCore *c);
 /* IBA go-back-N's reliability, for programs that keep it (gbn.c) */
 void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
 void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now);
+/*
+ * ... its timers without going back N: an RNR wait's end resends from the
+ * NAKed PSN; true if the retransmission timer expired with segments in
+ * flight and a retry left (counted, the timer armed again): the caller
+ * marks what to resend (snic_gbn_periodic: everything).
+ */
+bool snic_gbn_timeout(SnicCore *c, SnicQp *qp, uint64_t now);
 
 /* ---- credit.c: the credit engine ---- */
 /* Rate r[] of every level for mbps, and the level T is computed with */

@@ -71,7 +71,7 @@ void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
     snic_req_arm_rto(c, qp);
 }
 
-void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+bool snic_gbn_timeout(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicReq *r = &qp->req;
 
@@ -82,21 +82,30 @@ void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
             snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
             snic_req_arm_rto(c, qp);
         }
-        return;
+        return false;
     }
-    if (r->deadline != UINT64_MAX && now >= r->deadline) {
-        r->deadline = UINT64_MAX;
-        if (!snic_dde_outstanding(r)) {
-            return;
-        }
-        SNIC_EVENT(c, TIMEOUT, qp - c->qps, r->dde.wnd_start, r->retry_left);
-        if (!r->retry_left) {
-            snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
-            return;
-        }
-        r->retry_left--;
-        snic_transport_retransmit(c, qp, r->dde.wnd_start, SNIC_RTX_TIMEOUT);
-        snic_req_arm_rto(c, qp);
+    if (r->deadline == UINT64_MAX || now < r->deadline) {
+        return false;
+    }
+    r->deadline = UINT64_MAX;
+    if (!snic_dde_outstanding(r)) {
+        return false;
+    }
+    SNIC_EVENT(c, TIMEOUT, qp - c->qps, r->dde.wnd_start, r->retry_left);
+    if (!r->retry_left) {
+        snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
+        return false;
+    }
+    r->retry_left--;
+    snic_req_arm_rto(c, qp);
+    return true;
+}
+
+void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    if (snic_gbn_timeout(c, qp, now)) {
+        snic_transport_retransmit(c, qp, qp->req.dde.wnd_start,
+                                  SNIC_RTX_TIMEOUT);
     }
 }
 

@@ -8,13 +8,13 @@
  * dropping: the receiver NACKs a trimmed packet at once (resp.c) and the
  * NACKed segment goes out again with the next token, before new data,
  * without waiting for a timeout. The retransmission timer is the
- * backstop for packets lost whole, which draw no PULL either: go-back-N
- * (gbn.c) with NDP_IW tokens again.
+ * backstop for packets lost whole, which draw no PULL either: as NDP's
+ * sender (section 3.2), it resends only the segments neither ACKed nor
+ * NACKed, with NDP_IW tokens again; what the receiver holds beyond the
+ * cumulative ACK the ACKs' SACK blocks say (each packet is acknowledged).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <string.h>
-
 #include "core_int.h"
 #include "wire.h"      /* PSN arithmetic */
 
@@ -25,7 +25,8 @@
 typedef struct NdpState {
     SnicOooMap ooo;             /* the responder's placement map and */
     SnicTrimMap trim;           /* NACKs owed head the state */
-    uint32_t nacked[SNIC_TX_WINDOW / 32];  /* NACKed, not resent yet */
+    uint32_t nacked[SNIC_TX_WINDOW / 32];  /* to resend, not marked yet */
+    uint32_t sacked[SNIC_TX_WINDOW / 32];  /* ACKed beyond the cumulative */
     uint32_t pulled;            /* the last pull counter granted */
 } NdpState;
 
@@ -44,23 +45,38 @@ static void ndp_init(SnicCore *c, SnicQp *qp)
     top_up(c, qp, NDP_IW);
 }
 
-/* The oldest NACKed segment to the engine, one at a time (one range) */
-static void next_nacked(SnicCore *c, SnicQp *qp, NdpState *s)
+/*
+ * The oldest run of segments to resend to the engine, one run at a time
+ * (it keeps one range: two runs would join over what lies between); the
+ * runs a timeout found go one a feedback, traced with the NACKed ones
+ */
+static void next_nacked(SnicCore *c, SnicQp *qp, NdpState *s,
+                        SnicRtxReason why)
 {
-    uint32_t una = snic_transport_wnd_start(qp), i, psn;
+    uint32_t una = snic_transport_wnd_start(qp), i = 0, n = 0;
+    uint32_t flight = snic_transport_outstanding(qp);
 
     if (snic_dde_rtx_pending(&qp->req)) {
         return;
     }
-    for (i = 0; i < snic_transport_outstanding(qp); i++) {
-        psn = psn_add(una, i);
-        if (snic_psnmap_get(s->nacked, psn)) {
-            snic_psnmap_set(s->nacked, psn, false);
-            snic_transport_mark_rtx(c, qp, psn, psn_add(psn, 1),
-                                    SNIC_RTX_TRIMMED);
-            return;
-        }
+    while (i < flight && !snic_psnmap_get(s->nacked, psn_add(una, i))) {
+        i++;
     }
+    while (i + n < flight && snic_psnmap_get(s->nacked, psn_add(una, i + n))) {
+        snic_psnmap_set(s->nacked, psn_add(una, i + n), false);
+        n++;
+    }
+    if (n) {
+        snic_transport_mark_rtx(c, qp, psn_add(una, i), psn_add(una, i + n),
+                                why);
+    }
+}
+
+/* In flight: is psn one of the segments sent and not acknowledged? */
+static bool in_flight(const SnicQp *qp, uint32_t psn)
+{
+    return ((psn - snic_transport_wnd_start(qp)) & SNIC_PSN_MASK) <
+           snic_transport_outstanding(qp);
 }
 
 static void ndp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
@@ -79,13 +95,16 @@ static void ndp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         }
         break;
     case SNIC_FB_TRIMMED:
-        if (((fb->psn - una) & SNIC_PSN_MASK) <
-            snic_transport_outstanding(qp)) {
+        if (in_flight(qp, fb->psn)) {
             snic_psnmap_set(s->nacked, fb->psn, true);
         }
         break;
     case SNIC_FB_ACK:
     case SNIC_FB_SACK:
+        for (p = fb->sack; fb->kind == SNIC_FB_SACK && p != fb->sack_end &&
+             in_flight(qp, p); p = psn_add(p, 1)) {
+            snic_psnmap_set(s->sacked, p, true);
+        }
         if (!fb->progress) {
             break;
         }
@@ -93,6 +112,7 @@ static void ndp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         snic_gbn_incoming(c, qp, &ack);     /* retry counters, timer */
         for (p = fb->old_wnd_start; p != una; p = psn_add(p, 1)) {
             snic_psnmap_set(s->nacked, p, false);
+            snic_psnmap_set(s->sacked, p, false);
         }
         if (!snic_transport_outstanding(qp)) {
             top_up(c, qp, NDP_IW);  /* idle: the next burst starts anew */
@@ -104,20 +124,29 @@ static void ndp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         snic_gbn_incoming(c, qp, fb);   /* NAK (SENDs, READs), RNR */
         return;
     }
-    next_nacked(c, qp, s);
+    next_nacked(c, qp, s, SNIC_RTX_TRIMMED);
 }
 
 static void ndp_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     NdpState *s = snic_prog_state(qp);
+    uint32_t una = snic_transport_wnd_start(qp), i, psn;
 
-    if (snic_transport_rto_expired(qp, now) &&
-        snic_transport_outstanding(qp)) {
-        /* lost whole: everything goes again, and no PULL comes for it */
-        memset(s->nacked, 0, sizeof(s->nacked));
-        top_up(c, qp, NDP_IW);
+    /* RNR waits, retry counting, the timer armed again: gbn.c */
+    if (!snic_gbn_timeout(c, qp, now)) {
+        return;
     }
-    snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
+    /*
+     * Lost whole, or its NACK was: every segment neither ACKed nor marked
+     * already goes again, and no PULL comes for them
+     */
+    for (i = 0; i < snic_transport_outstanding(qp); i++) {
+        psn = psn_add(una, i);
+        snic_psnmap_set(s->nacked, psn, !snic_psnmap_get(s->sacked, psn) &&
+                        !snic_transport_rtx_marked(qp, psn));
+    }
+    top_up(c, qp, NDP_IW);
+    next_nacked(c, qp, s, SNIC_RTX_TIMEOUT);
 }
 
 const SnicProgram snic_program_ndp = {
