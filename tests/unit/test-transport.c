@@ -961,6 +961,71 @@ static void test_irn(void)
 }
 
 /*
+ * IRN's two timeouts: two segments in flight (at most N = 3) time out
+ * after RTO_low, 100 us; sixteen only after RTO_high, the QP's local ACK
+ * timeout (4.096 us * 2^8 here), as do go-back-N's; both from when the
+ * timer was armed, by the first segment out or by progress.
+ */
+static void irn_timeout(uint8_t program, uint32_t segments,
+                        uint64_t quiet_ns, uint64_t fires_ns)
+{
+    uint32_t psn[64];
+    uint64_t t;
+    Solo s;
+
+    solo_new(&s, program);
+    node_post_send(&s.a, 1, SNIC_WR_RDMA_WRITE, BUF, segments * 1024,
+                   BUF, s.b.lkey, 0, s.a.lkey);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, segments);
+    for (t = 1000; t <= fires_ns; t += 1000) {  /* timers fire on time */
+        fake_advance(s.a.h, 1000);
+        if (t <= quiet_ns) {
+            g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 0);
+        }
+    }
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, segments);  /* back N */
+    g_assert_cmpuint(psn[0], ==, 0);
+    solo_free(&s);
+}
+
+static void test_irn_timeouts(void)
+{
+    const uint64_t rto_high = 4096ull << 8;
+    uint32_t psn[64];
+    unsigned t;
+    Solo s;
+
+    irn_timeout(SNIC_TRANSPORT_IRN, 2, 99000, 101000);          /* low */
+    irn_timeout(SNIC_TRANSPORT_IRN, 3, 99000, 101000);
+    irn_timeout(SNIC_TRANSPORT_IRN, 16, rto_high - 1000, rto_high + 1000);
+    irn_timeout(SNIC_TRANSPORT_GBN, 2, rto_high - 1000, rto_high + 1000);
+
+    /* progress arms it again: an ACK leaving two out starts RTO_low */
+    solo_new(&s, SNIC_TRANSPORT_IRN);
+    node_post_send(&s.a, 1, SNIC_WR_RDMA_WRITE, BUF, 16 * 1024,
+                   BUF, s.b.lkey, 0, s.a.lkey);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 16);
+    for (t = 0; t < 200; t++) {
+        fake_advance(s.a.h, 1000);
+    }
+    solo_ack(&s, 13);                   /* at 200 us */
+    for (t = 0; t < 99; t++) {
+        fake_advance(s.a.h, 1000);
+    }
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 0);
+    fake_advance(s.a.h, 2000);          /* 301 us */
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 14);
+    solo_free(&s);
+}
+
+/*
  * DCQCN's reaction point, five CNPs 200 us apart: between them the alpha
  * timer (55 us) and the rate timer (60 us) fire three times each. The
  * device's integers follow the DCQCN paper's rules computed in floating
@@ -1293,6 +1358,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/rto-one-segment", test_rto_one_segment);
     g_test_add_func("/transport/sack", test_sack);
     g_test_add_func("/transport/irn", test_irn);
+    g_test_add_func("/transport/irn-timeouts", test_irn_timeouts);
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
     g_test_add_func("/transport/ndp-timeout", test_ndp_timeout);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);

@@ -135,7 +135,9 @@ static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
 
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
 {
+    const SnicProgram *p = snic_qp_program(qp);
     SnicReq *r = &qp->req;
+    uint64_t rto;
 
     /* while an RNR wait runs, its timer alone governs (IBA 9.7.5.2.8) */
     if (r->rnr_wait) {
@@ -147,7 +149,8 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
         return;
     }
     /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
-    r->deadline = c->ops->now_ns(c->opaque) + (4096ull << qp->attr.timeout);
+    rto = 4096ull << qp->attr.timeout;
+    r->deadline = c->ops->now_ns(c->opaque) + (p->rto ? p->rto(qp, rto) : rto);
     snic_qp_timer_sync(c, qp);
 }
 

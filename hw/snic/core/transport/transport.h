@@ -163,7 +163,10 @@ typedef enum SnicAckPolicy {
  *  - incoming: feedback for the QP's requests (after the fixed-function
  *    stage slid the window and completed WQEs);
  *  - periodic: the QP's timers are due: the retransmission timer, the RNR
- *    wait, or the program's own (snic_transport_arm_timer).
+ *    wait, or the program's own (snic_transport_arm_timer);
+ *  - rto (optional): the retransmission timer's period, each time the
+ *    engine arms it (a first segment out, progress, a timeout), given the
+ *    QP's local ACK timeout (Tonic's rtx_timer_amnt; NULL: that timeout).
  * Hooks act on the engine only through the template's calls below.
  */
 typedef struct SnicProgram {
@@ -175,6 +178,7 @@ typedef struct SnicProgram {
     void (*init)(SnicCore *c, SnicQp *qp);
     void (*incoming)(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
     void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
+    uint64_t (*rto)(SnicQp *qp, uint64_t timeout_ns);
 } SnicProgram;
 
 /*

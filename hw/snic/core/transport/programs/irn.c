@@ -9,8 +9,12 @@
  * segments below the run it has not resent yet and nothing else; the
  * first NACK starts recovery, which ends when the cumulative ACK passes
  * the highest segment sent by then. BDP-FC: at most IRN_BDP segments in
- * flight (the window). A timeout goes back N (gbn.c); IRN's two timeouts
- * (RTO_low for few segments in flight) are not modelled: one timer.
+ * flight (the window). A timeout goes back N (gbn.c), after IRN's two
+ * timeouts (3.1): with few segments in flight a lost one is followed by
+ * too few to draw a NACK, so RTO_low, short, governs then; otherwise
+ * RTO_high, the QP's local ACK timeout (IRN's 320 us is a setting of it).
+ * Both count from when the engine armed the timer; which one applies is
+ * decided when RTO_low runs out, by the segments in flight then.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,11 +26,20 @@
 #define IRN_BDP             16
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 
+/*
+ * RTO_low and its N (IRN 3.1: 100 us, N = 3; Tonic's IRN program takes
+ * RTO_low when at most N are in flight: in_flight > 3 ? RTO_HIGH : RTO_LOW)
+ */
+#define IRN_RTO_LOW_NS      100000
+#define IRN_RTO_LOW_N       3
+
 typedef struct IrnState {
     SnicOooMap ooo;             /* the responder's map heads the state */
     uint32_t recover;           /* PSN: the highest sent at the 1st NACK */
     uint32_t high_rxt;          /* PSN: below it, resent or SACKed */
     bool in_recovery;
+    bool rto_low;               /* the timer runs RTO_low */
+    bool rto_rest;              /* ... ran out: arm the rest of RTO_high */
 } IrnState;
 
 static void irn_init(SnicCore *c, SnicQp *qp)
@@ -93,12 +106,29 @@ static void irn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 static void irn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     IrnState *s = snic_prog_state(qp);
+    uint32_t flight = snic_transport_outstanding(qp);
 
-    if (snic_transport_rto_expired(qp, now) &&
-        snic_transport_outstanding(qp)) {
+    if (snic_transport_rto_expired(qp, now) && flight) {
+        if (s->rto_low && flight > IRN_RTO_LOW_N) {
+            s->rto_rest = true;         /* too many out for RTO_low */
+            snic_transport_reset_rto(c, qp);
+            return;
+        }
         s->in_recovery = false;         /* everything goes again */
     }
     snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
+}
+
+/* The engine arms the timer: RTO_low first, then what RTO_high adds */
+static uint64_t irn_rto(SnicQp *qp, uint64_t timeout_ns)
+{
+    IrnState *s = snic_prog_state(qp);
+    bool rest = s->rto_rest;
+
+    s->rto_rest = false;
+    s->rto_low = !rest && IRN_RTO_LOW_NS < timeout_ns;
+    return rest ? timeout_ns - IRN_RTO_LOW_NS :
+           s->rto_low ? IRN_RTO_LOW_NS : timeout_ns;
 }
 
 const SnicProgram snic_program_irn = {
@@ -110,4 +140,5 @@ const SnicProgram snic_program_irn = {
     .init = irn_init,
     .incoming = irn_incoming,
     .periodic = irn_periodic,
+    .rto = irn_rto,
 };
