@@ -314,6 +314,11 @@ uint32_t snic_transport_wnd_start(const SnicQp *qp)
     return qp->req.dde.wnd_start;
 }
 
+uint32_t snic_transport_snd_nxt(const SnicQp *qp)
+{
+    return (qp->req.dde.wnd_start + qp->req.dde.sent) & SNIC_PSN_MASK;
+}
+
 uint64_t snic_transport_tx_bytes(const SnicQp *qp)
 {
     const SnicRateCredit *rc = snic_rate_credit(qp);

@@ -353,6 +353,8 @@ void snic_transport_reset_rto(SnicCore *c, SnicQp *qp);
 /* Segments in flight (sent, not acknowledged) and the oldest's PSN. */
 uint32_t snic_transport_outstanding(const SnicQp *qp);
 uint32_t snic_transport_wnd_start(const SnicQp *qp);
+/* The PSN of the next new segment (Tonic's highest_sent + 1, SND.NXT) */
+uint32_t snic_transport_snd_nxt(const SnicQp *qp);
 /* Bytes a rate-credit QP has sent since RTS, headers included. */
 uint64_t snic_transport_tx_bytes(const SnicQp *qp);
 /* Now, on the device's clock (ns). */

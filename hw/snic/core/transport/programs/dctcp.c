@@ -39,7 +39,6 @@
 #define DCTCP_SEG           256u                /* cwnd in 1/256 segments */
 #define DCTCP_MIN_CWND      (2 * DCTCP_SEG)     /* RFC 8257 3.3: 2 MSS */
 #define DCTCP_DUPTHRESH     3
-#define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 
 typedef struct DctcpState {
     SnicCeEcho echo;            /* the responder's count heads the state */
@@ -55,42 +54,26 @@ typedef struct DctcpState {
     uint8_t dupacks;
 } DctcpState;
 
-/* The PSN of the next new segment (TCP's SND.NXT) */
-static uint32_t snd_nxt(const SnicQp *qp)
-{
-    return psn_add(snic_transport_wnd_start(qp),
-                   snic_transport_outstanding(qp));
-}
-
-static void set_window(SnicCore *c, SnicQp *qp, const DctcpState *s)
-{
-    snic_transport_set_window(c, qp, s->cwnd / DCTCP_SEG);
-}
-
 static void dctcp_init(SnicCore *c, SnicQp *qp)
 {
     DctcpState *s = snic_prog_state(qp);
-    uint32_t una = snic_transport_wnd_start(qp);
 
     s->cwnd = SNIC_TCP_IW * DCTCP_SEG;
     s->ssthresh = SNIC_TX_WINDOW * DCTCP_SEG;
     /* 1: the first marked window halves, as standard ECN would */
     s->alpha = DCTCP_ALPHA_ONE;
-    s->win_end = s->cut_end = una;
-    s->rtx_una = psn_add(una, -1);
-    set_window(c, qp, s);
+    s->win_end = s->cut_end = snic_transport_wnd_start(qp);
+    s->rtx_una = (s->win_end - 1) & SNIC_PSN_MASK;
+    snic_transport_set_window(c, qp, s->cwnd / DCTCP_SEG);
 }
 
 /* The one window reduction a round trip may have (marks or loss) */
-static bool may_cut(const SnicQp *qp, const DctcpState *s)
-{
-    return snic_psn_cmp(snic_transport_wnd_start(qp), s->cut_end) >= 0;
-}
-
 static void cut(const SnicQp *qp, DctcpState *s, uint32_t cwnd)
 {
-    s->cwnd = s->ssthresh = MAX(cwnd, DCTCP_MIN_CWND);
-    s->cut_end = snd_nxt(qp);
+    if (snic_psn_cmp(snic_transport_wnd_start(qp), s->cut_end) >= 0) {
+        s->cwnd = s->ssthresh = MAX(cwnd, DCTCP_MIN_CWND);
+        s->cut_end = snic_transport_snd_nxt(qp);
+    }
 }
 
 /* RFC 8257 3.3 steps 4-9: at a window's end, alpha from its fraction */
@@ -109,16 +92,13 @@ static void observe(const SnicQp *qp, DctcpState *s)
                    (f >> DCTCP_G_SHIFT);
     }
     s->win_acked = s->win_marked = 0;
-    s->win_end = snd_nxt(qp);
+    s->win_end = snic_transport_snd_nxt(qp);
 }
 
 /* New marks: cut by alpha / 2, once a round trip */
 static void marked(const SnicQp *qp, DctcpState *s)
 {
-    if (may_cut(qp, s)) {
-        cut(qp, s, s->cwnd - (uint32_t)(((uint64_t)s->cwnd * s->alpha) >>
-                                        17));
-    }
+    cut(qp, s, s->cwnd - (uint32_t)(((uint64_t)s->cwnd * s->alpha) >> 17));
 }
 
 /* An ACK without marks: slow start, else congestion avoidance */
@@ -142,9 +122,7 @@ static void dup_ack(SnicCore *c, SnicQp *qp, DctcpState *s, uint32_t ack)
         snic_psn_cmp(ack, s->rtx_una) < 0) {
         return;     /* not yet, or about segments already sent again */
     }
-    if (may_cut(qp, s)) {
-        cut(qp, s, s->cwnd / 2);
-    }
+    cut(qp, s, s->cwnd / 2);
     s->rtx_una = una;
     snic_transport_retransmit(c, qp, una, SNIC_RTX_DUP_ACKS);
 }
@@ -170,9 +148,7 @@ static void dctcp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         snic_gbn_incoming(c, qp, fb);   /* retry counters, timer */
         s->win_marked += marks;
         s->win_acked += fb->newly_acked;
-        if (fb->progress) {
-            s->dupacks = 0;
-        }
+        s->dupacks = fb->progress ? 0 : s->dupacks;
         observe(qp, s);
         if (marks) {
             marked(qp, s);
@@ -183,15 +159,13 @@ static void dctcp_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
     case SNIC_FB_NAK_SEQ:
         /* a lost READ response or a NAK: gone back N by gbn.c */
         snic_gbn_incoming(c, qp, fb);
-        if (may_cut(qp, s)) {
-            cut(qp, s, s->cwnd / 2);
-        }
+        cut(qp, s, s->cwnd / 2);
         break;
     default:
         snic_gbn_incoming(c, qp, fb);   /* RNR */
         return;
     }
-    set_window(c, qp, s);
+    snic_transport_set_window(c, qp, s->cwnd / DCTCP_SEG);
 }
 
 static void dctcp_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
@@ -205,8 +179,8 @@ static void dctcp_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
         s->cwnd = DCTCP_SEG;
         s->dupacks = 0;
         s->rtx_una = snic_transport_wnd_start(qp);
-        s->cut_end = snd_nxt(qp);
-        set_window(c, qp, s);
+        s->cut_end = snic_transport_snd_nxt(qp);
+        snic_transport_set_window(c, qp, s->cwnd / DCTCP_SEG);
     }
     snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
 }
