@@ -1022,6 +1022,20 @@ static void test_irn_timeouts(void)
     fake_run(s.a.h);
     g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 2);
     g_assert_cmpuint(psn[0], ==, 14);
+    /* no ACK for those either: RTO_high next, RTO_low once a progress */
+    for (t = 0; t < rto_high / 1000 - 2; t++) {
+        fake_advance(s.a.h, 1000);
+    }
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    fake_advance(s.a.h, 4000);
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 2);
+    fake_run(s.a.h);
+    g_assert_cmpuint(solo_tx(&s, psn, 64), ==, 2);
+    solo_ack(&s, 14);                   /* progress: RTO_low again */
+    for (t = 0; t < 101; t++) {
+        fake_advance(s.a.h, 1000);
+    }
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 3);
     solo_free(&s);
 }
 

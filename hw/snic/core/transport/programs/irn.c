@@ -14,7 +14,10 @@
  * too few to draw a NACK, so RTO_low, short, governs then; otherwise
  * RTO_high, the QP's local ACK timeout (IRN's 320 us is a setting of it).
  * Both count from when the engine armed the timer; which one applies is
- * decided when RTO_low runs out, by the segments in flight then.
+ * decided when RTO_low runs out, by the segments in flight then. RTO_low
+ * serves once until progress: if its retransmission draws no ACK either,
+ * RTO_high follows (a backoff; a path slower than RTO_low, as a VM wire,
+ * would otherwise spend the QP's retry count on timeouts of its own).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -40,6 +43,7 @@ typedef struct IrnState {
     bool in_recovery;
     bool rto_low;               /* the timer runs RTO_low */
     bool rto_rest;              /* ... ran out: arm the rest of RTO_high */
+    bool rto_low_spent;         /* ... fired since the last progress */
 } IrnState;
 
 static void irn_init(SnicCore *c, SnicQp *qp)
@@ -85,6 +89,7 @@ static void irn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
     case SNIC_FB_SACK:
     case SNIC_FB_ACK:
         if (fb->progress) {
+            s->rto_low_spent = false;
             ack.kind = SNIC_FB_ACK;
             snic_gbn_incoming(c, qp, &ack);     /* retry counters, timer */
             if (s->in_recovery && snic_psn_cmp(fb->psn, s->recover) >= 0) {
@@ -115,6 +120,7 @@ static void irn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
             return;
         }
         s->in_recovery = false;         /* everything goes again */
+        s->rto_low_spent = s->rto_low;
     }
     snic_gbn_periodic(c, qp, now);      /* goes back N, counts retries */
 }
@@ -126,7 +132,7 @@ static uint64_t irn_rto(SnicQp *qp, uint64_t timeout_ns)
     bool rest = s->rto_rest;
 
     s->rto_rest = false;
-    s->rto_low = !rest && IRN_RTO_LOW_NS < timeout_ns;
+    s->rto_low = !rest && !s->rto_low_spent && IRN_RTO_LOW_NS < timeout_ns;
     return rest ? timeout_ns - IRN_RTO_LOW_NS :
            s->rto_low ? IRN_RTO_LOW_NS : timeout_ns;
 }
