@@ -925,6 +925,28 @@ static void test_ndp_timeout(void)
 }
 
 /*
+ * NDP: a timeout with every segment in flight SACKed (the cumulative ACK
+ * that would cover them was lost) still resends the oldest, for the
+ * duplicate's ACK; without it nothing goes and the QP times out for good.
+ */
+static void test_ndp_timeout_all_sacked(void)
+{
+    Solo s;
+    SnicDde *d;
+
+    solo_new(&s, SNIC_TRANSPORT_NDP);
+    d = &s.qp->req.dde;
+    solo_sent(&s, 4);
+    solo_sack(&s, 0, 1, 4);             /* 1 .. 3 in, their ACK not */
+    fake_advance(s.a.h, 2000000);       /* the RTO */
+    g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
+    g_assert_cmpuint(d->rtx_from, ==, 0);       /* the oldest alone */
+    g_assert_cmpuint(d->rtx_to, ==, 1);
+    g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
+    solo_free(&s);
+}
+
+/*
  * IRN: the first out-of-order arrival's SACK (IRN's NACK) resends the
  * hole below it at once, with no DupThresh; later ones resend only the
  * holes not resent yet; at most a BDP of segments in flight throughout.
@@ -1375,6 +1397,8 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/irn-timeouts", test_irn_timeouts);
     g_test_add_func("/transport/ndp-trimmed", test_ndp_trimmed);
     g_test_add_func("/transport/ndp-timeout", test_ndp_timeout);
+    g_test_add_func("/transport/ndp-timeout-all-sacked",
+                    test_ndp_timeout_all_sacked);
     g_test_add_func("/transport/dcqcn-five-cnps", test_dcqcn_five_cnps);
     g_test_add_func("/transport/dcqcn-np", test_dcqcn_np);
     g_test_add_func("/transport/dctcp", test_dctcp);

@@ -138,12 +138,14 @@ static void ndp_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     }
     /*
      * Lost whole, or its NACK was: every segment neither ACKed nor marked
-     * already goes again, and no PULL comes for them
+     * already goes again, and no PULL comes for them. The oldest goes
+     * even if SACKed: the cumulative ACK that covered the rest may be
+     * what was lost, and only a duplicate makes the peer send it again.
      */
     for (i = 0; i < snic_transport_outstanding(qp); i++) {
         psn = psn_add(una, i);
-        snic_psnmap_set(s->nacked, psn, !snic_psnmap_get(s->sacked, psn) &&
-                        !snic_transport_rtx_marked(qp, psn));
+        snic_psnmap_set(s->nacked, psn, (!i || !snic_psnmap_get(s->sacked,
+                        psn)) && !snic_transport_rtx_marked(qp, psn));
     }
     top_up(c, qp, NDP_IW);
     next_nacked(c, qp, s, SNIC_RTX_TIMEOUT);
