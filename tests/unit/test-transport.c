@@ -334,6 +334,65 @@ static void test_xport_refused(void)
     xport_refused(SNIC_TRANSPORT_DCTCP);
 }
 
+/*
+ * The requester numbers the messages that take a receive WQE (SEND,
+ * SEND with Immediate, WRITE with Immediate), not WRITEs, and a SEND
+ * sent again carries its number again: counted from the oldest WQE not
+ * completed, after others completed.
+ */
+static void test_ooo_send_numbers(void)
+{
+    static const uint8_t wrs[] = {
+        SNIC_WR_RDMA_WRITE, SNIC_WR_SEND, SNIC_WR_RDMA_WRITE_IMM,
+        SNIC_WR_SEND_IMM, SNIC_WR_SEND,
+    };
+    static const int32_t want[] = { -1, 0, -1, 2, 3 };
+    uint32_t i, psn0 = 0, seen = 0;
+    SnicPkt ack;
+    Node a, b;
+
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    for (i = 0; i < G_N_ELEMENTS(wrs); i++) {
+        node_post_send(&a, i, wrs[i], BUF, 100, BUF + 0x10000, b.lkey, 0,
+                       a.lkey);
+    }
+    fake_run(a.h);
+    g_assert_cmpuint(a.h->frames->len, ==, G_N_ELEMENTS(wrs));
+    for (i = 0; i < 2 * G_N_ELEMENTS(wrs) && i < a.h->frames->len; i++) {
+        GByteArray *f = g_ptr_array_index(a.h->frames, i);
+        SnicPkt p;
+        uint32_t k;
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        psn0 = i ? psn0 : p.psn;
+        k = (p.psn - psn0) & SNIC_PSN_MASK;
+        g_assert_cmpuint(k, <, G_N_ELEMENTS(wrs));
+        g_assert_true(p.xport);
+        if (want[k] < 0) {
+            g_assert_false(p.xeth.flags & SNIC_XETH_F_MSG);
+        } else {
+            g_assert_true(p.xeth.flags & SNIC_XETH_F_MSG);
+            g_assert_cmpuint(p.xeth.msg, ==, want[k]);
+            g_assert_cmpuint(p.xeth.offset, ==, 0);
+            seen += i >= G_N_ELEMENTS(wrs) && k == 3;
+        }
+        if (i == G_N_ELEMENTS(wrs) - 1) {
+            /* the first three acknowledged, the rest sent again */
+            memset(&ack, 0, sizeof(ack));
+            ack.opcode = SNIC_OP_RC_ACK;
+            ack.psn = (psn0 + 2) & SNIC_PSN_MASK;
+            ack.aeth.syndrome = SNIC_AETH_ACK;
+            xsend(&b, &a, &ack);
+            fake_advance(a.h, 2000000);
+            fake_run(a.h);
+        }
+    }
+    g_assert_cmpuint(seen, ==, 1);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 /* App. B: the finest unit whose rate keeps 7 significant bits. */
 static void test_rate_precision(void)
 {
@@ -1177,6 +1236,7 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/ooo-read-clears", test_ooo_read_clears);
     g_test_add_func("/transport/ooo-rtr-kept", test_ooo_rtr_kept);
     g_test_add_func("/transport/ooo-first-in-send", test_ooo_first_in_send);
+    g_test_add_func("/transport/ooo-send-numbers", test_ooo_send_numbers);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);

@@ -194,18 +194,34 @@ typedef struct SnicProgHead {
 } SnicProgHead;
 
 /*
+ * Message numbers (SRNIC's SSN), both ends of the QP: a SEND, SEND with
+ * Immediate, SEND with Invalidate and RDMA WRITE with Immediate each take
+ * the next receive WQE at the responder, so each takes the next number
+ * (WRITE with Immediate counts although it is not placed out of order:
+ * else a SEND after it would name the receive WQE the WRITE takes). The
+ * requester keeps the number of its oldest uncompleted WQE and of the one
+ * it sends next, and finds a resent segment's by counting from the first.
+ */
+typedef struct SnicOooMsg {
+    uint32_t req_comp;          /* requester: number of WQE sq_comp */
+    uint32_t req_head;          /* requester: number of WQE sq_head */
+} SnicOooMsg;
+
+/*
  * Out-of-order placement (selective programs, SNIC_PROG_XPORT): the
  * responder's record of which PSNs of [ePSN, ePSN + SNIC_TX_WINDOW) it
  * placed already, and which of them ended their message, by PSN modulo
  * the window. It heads such a program's own state, so a QP pays for it
  * only when its program places out of order, and the QP context keeps
  * nothing of it. sack_at: the PSN the last out-of-order packet had (the
- * next ACK's SACK block is the run of placed PSNs holding it, RFC 2018).
+ * next ACK's SACK block is the run of placed PSNs holding it, RFC 2018);
+ * msg: the QP's message numbers.
  */
 typedef struct SnicOooMap {
     uint32_t placed[SNIC_TX_WINDOW / 32];
     uint32_t last[SNIC_TX_WINDOW / 32];
     uint32_t sack_at;
+    SnicOooMsg msg;
 } SnicOooMap;
 
 /*
