@@ -245,7 +245,10 @@ enum snic_rpc_opmap {
  * header right after the BTH, before the op-code's own headers. Data
  * packets say where they go (WRITE: R_Key and the address of their first
  * byte; SEND: message number and offset), so the responder places each
- * as it arrives; ACKs carry one SACK block or a NACK. A DCTCP QP (ABI
+ * as it arrives; ACKs carry one SACK block or a NACK. A message number
+ * (ABI 3.4; SRNIC's SSN) counts the QP's messages that take a receive
+ * WQE - SEND, SEND with Immediate or Invalidate, RDMA WRITE with
+ * Immediate - from 0 at RTS: message n takes the responder's n-th. A DCTCP QP (ABI
  * 3.2) carries it on its ACKs only: the running count of CE-marked data
  * packets its responder received (ECE). Little-endian.
  */
@@ -264,7 +267,7 @@ struct snic_xeth {
     __u8 rsvd[3];
     __le32 rkey;            /* PLACE: the message's R_Key */
     __le64 va;              /* PLACE: where this packet's payload goes */
-    __le32 msg;             /* MSG: message number (SEND count) */
+    __le32 msg;             /* MSG: message number; PULL: counter */
     __le32 offset;          /* MSG: byte offset; ECE: CE-marked count */
     __le32 sack_lo;         /* SACK: first PSN of the block; NACK: PSN */
     __le32 sack_hi;         /* SACK: the PSN after the block */

@@ -47,11 +47,15 @@
  * SNIC_XETH_F_ECE (ACKs echo the CE-marked count).
  * Minor 3 (of major 3): SNIC_TRANSPORT_NDP, _IRN; the extension's NACKs
  * (SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED), PULLs and trimmed headers.
+ * Minor 4 (of major 3): SEND packets are placed out of order too; struct
+ * snic_xeth msg of a SEND is its message number (SRNIC's SSN: the count of
+ * the QP's earlier messages that take a receive WQE), no longer the SQ
+ * index of its WQE (which no responder read).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      3
+#define SNIC_ABI_VERSION_MINOR      4
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

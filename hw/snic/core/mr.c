@@ -277,7 +277,10 @@ uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
 /* WQEs are re-read for every segment: their SGE count is checked here. */
 _Static_assert(SNIC_SQ_WQE_MAX_SGE >= SNIC_RQ_WQE_MAX_SGE, "one SGE limit");
 
-/* One of 'out' (gather) and 'in' (scatter) is NULL. */
+/*
+ * One of 'out' (gather) and 'in' (scatter) is NULL; both NULL: only check
+ * that a scatter would succeed (keys, rights, bounds, room), writing none.
+ */
 static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
                         unsigned num_sge, uint32_t off, uint8_t *out,
                         const uint8_t *in, uint32_t len)
@@ -307,12 +310,14 @@ static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
          * physical memory.
          */
         mr = snic_mr_check(c, GUINT32_FROM_LE(sge[i].lkey), pdn,
-                           in ? SNIC_ACCESS_LOCAL_WRITE : 0, va + off, n,
+                           out ? 0 : SNIC_ACCESS_LOCAL_WRITE, va + off, n,
                            &why);
         if (!mr) {
             return SNIC_WC_LOC_PROT_ERR;
         }
-        if (in) {
+        if (!in && !out) {
+            x = SNIC_XLATE_OK;
+        } else if (in) {
             x = snic_mtt_write(c, &mr->mtt, va + off, in, n);
             in += n;
         } else {
@@ -340,4 +345,11 @@ uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
                          uint32_t off, const void *buf, uint32_t len)
 {
     return sge_copy(c, pdn, sge, num_sge, off, NULL, buf, len);
+}
+
+uint8_t snic_sge_scatter_check(SnicCore *c, uint32_t pdn,
+                               const struct snic_sge *sge, unsigned num_sge,
+                               uint32_t off, uint32_t len)
+{
+    return sge_copy(c, pdn, sge, num_sge, off, NULL, NULL, len);
 }

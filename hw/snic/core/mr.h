@@ -59,6 +59,14 @@ uint8_t snic_sge_gather(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
 uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
                          const struct snic_sge *sge, unsigned num_sge,
                          uint32_t off, const void *buf, uint32_t len);
+/*
+ * The status snic_sge_scatter() would return for 'len' bytes at 'off',
+ * nothing written: a packet placed out of order is placed whole or not
+ * at all (resp.c), so none of its bytes is placed twice.
+ */
+uint8_t snic_sge_scatter_check(SnicCore *c, uint32_t pdn,
+                               const struct snic_sge *sge, unsigned num_sge,
+                               uint32_t off, uint32_t len);
 
 /* Admin commands */
 uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,

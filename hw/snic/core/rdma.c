@@ -645,6 +645,20 @@ int64_t snic_recv_room(SnicCore *c, const SnicQp *qp)
     return room;
 }
 
+bool snic_rq_peek(SnicCore *c, const SnicQp *qp, uint32_t ahead,
+                  struct snic_rq_wqe *w)
+{
+    SnicMtt rq;
+
+    if (qp->srqn || ahead >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
+        return false;
+    }
+    rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+    return !snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head + ahead), w,
+                          sizeof(*w)) &&
+           w->num_sge <= SNIC_RQ_WQE_MAX_SGE;
+}
+
 /* Scatter into the held receive WQE at byte 'off' of its buffers. */
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len)

@@ -181,6 +181,14 @@ void snic_recv_release(SnicCore *c, SnicQp *qp);
 void snic_recv_pool_reset(SnicCore *c);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
+/*
+ * The receive WQE 'ahead' places after the head of the QP's RQ, read
+ * without taking it (a SEND packet placed out of order, resp.c). False
+ * if the QP uses an SRQ (whose WQEs are not the QP's to pick by number),
+ * or that WQE is not posted, unreadable or malformed.
+ */
+bool snic_rq_peek(SnicCore *c, const SnicQp *qp, uint32_t ahead,
+                  struct snic_rq_wqe *w);
 void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       uint8_t opcode, uint32_t len,
                       const struct SnicPkt *p);

@@ -25,6 +25,7 @@
 /* A send WQE read from the SQ, with the PSNs it occupies. */
 typedef struct ReqWqe {
     uint32_t index;             /* SQ index */
+    uint32_t msg;               /* message number (SnicOooMsg), if kept */
     struct snic_sq_wqe w;
     SnicSendWqe info;
 } ReqWqe;
@@ -49,6 +50,21 @@ static bool is_read(uint8_t op)
 static bool is_atomic(uint8_t op)
 {
     return op == SNIC_WR_ATOMIC_CMP_SWAP || op == SNIC_WR_ATOMIC_FETCH_ADD;
+}
+
+/* Does its message take a receive WQE at the responder (SnicOooMsg)? */
+static bool takes_recv(uint8_t op)
+{
+    return op == SNIC_WR_SEND || op == SNIC_WR_SEND_IMM ||
+           op == SNIC_WR_SEND_INV || op == SNIC_WR_RDMA_WRITE_IMM;
+}
+
+/* The message number of WQE sq_head (selective programs; else 0) */
+static uint32_t head_msg(SnicQp *qp)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+
+    return m ? m->msg.req_head : 0;
 }
 
 /* The PSNs a message of 'len' bytes and op-code 'op' occupies */
@@ -105,13 +121,15 @@ static uint8_t wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
 }
 
 /*
- * The started WQE that PSN psn belongs to, read from comp_psn on: 1 found,
- * 0 not in flight, -1 a WQE could not be read (the QP failed).
+ * The started WQE that PSN psn belongs to, read from comp_psn on (its
+ * message number counted from sq_comp's): 1 found, 0 not in flight, -1 a
+ * WQE could not be read (the QP failed).
  */
 static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
 {
     SnicReq *r = &qp->req;
-    uint32_t first = r->comp_psn;
+    SnicOooMap *m = snic_prog_ooo(qp);
+    uint32_t first = r->comp_psn, msg = m ? m->msg.req_comp : 0;
     uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     for (i = qp->sq_comp; i != end; i++) {
@@ -124,11 +142,13 @@ static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
             fail_at(c, qp, i, st);
             return -1;
         }
+        e->msg = msg;
         if (e->info.npsn &&
             ((psn - first) & SNIC_PSN_MASK) < e->info.npsn) {
             return 1;
         }
         first = (first + e->info.npsn) & SNIC_PSN_MASK;
+        msg += takes_recv(e->info.opcode);
     }
     return 0;
 }
@@ -158,6 +178,7 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
 static void complete_acked(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
+    SnicOooMap *m = snic_prog_ooo(qp);
 
     for (;;) {
         ReqWqe e;
@@ -190,6 +211,9 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
         }
         r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
+        if (m && takes_recv(e.info.opcode)) {
+            m->msg.req_comp++;
+        }
     }
 }
 
@@ -354,7 +378,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
             p.xeth.flags = send ? SNIC_XETH_F_MSG : SNIC_XETH_F_PLACE;
             p.xeth.rkey = send ? 0 : p.reth.rkey;
             p.xeth.va = send ? 0 : p.reth.va;
-            p.xeth.msg = send ? e->index : 0;
+            p.xeth.msg = send ? e->msg : 0;
             p.xeth.offset = send ? off : 0;
         }
         p.reth.va -= off;       /* RETH names the whole message */
@@ -532,6 +556,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
                 }
                 started++;
                 st = start_wqe(c, qp, &e);
+                e.msg = head_msg(qp);
                 if (st == SNIC_WQE_WAIT) {
                     break;
                 }
@@ -552,6 +577,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             } else if (!have || e.index != r->sq_head) {
                 st = wqe_read(c, qp, r->sq_head,
                               (r->next_psn - r->wqe_off) & SNIC_PSN_MASK, &e);
+                e.msg = head_msg(qp);
                 if (st != SNIC_WC_SUCCESS) {
                     fail_local(c, qp, r->sq_head, st);
                     break;
@@ -580,6 +606,9 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             if (r->wqe_off == e.info.npsn) {
                 r->wqe_off = 0;
                 r->sq_head++;
+                if (snic_prog_ooo(qp) && takes_recv(e.info.opcode)) {
+                    snic_prog_ooo(qp)->msg.req_head++;
+                }
             }
         }
         if (r->deadline == UINT64_MAX) {

@@ -107,11 +107,32 @@ static void epsn_advance(SnicQp *qp, uint32_t n)
     for (i = 0; m && i < MIN(n, SNIC_TX_WINDOW); i++) {
         snic_psnmap_set(m->placed, s->epsn + i, false);
         snic_psnmap_set(m->last, s->epsn + i, false);
+        snic_psnmap_set(m->send, s->epsn + i, false);
+        snic_psnmap_set(m->first, s->epsn + i, false);
         if (t) {
             snic_psnmap_set(t->nack, s->epsn + i, false);
         }
     }
+    /* ... and a SEND Last's completion slot */
+    for (i = 0; m && i < SNIC_OOO_LASTS; i++) {
+        if (((m->lasts[i].psn - s->epsn) & SNIC_PSN_MASK) < n) {
+            m->lasts[i].opcode = 0;
+        }
+    }
     s->epsn = (s->epsn + n) & SNIC_PSN_MASK;
+}
+
+/*
+ * A message that took a receive WQE completed: the next message number
+ * (SnicOooMsg) names the RQ's new head.
+ */
+static void recv_msg_done(SnicQp *qp)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+
+    if (m) {
+        m->msg.resp++;
+    }
 }
 
 /* An RPC (rpc.c) on a QP that agreed to them; false if p is no RPC. */
@@ -183,6 +204,7 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (is_last(p->opcode)) {
         snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, p);
         s->msn = (s->msn + 1) & 0xffffff;
+        recv_msg_done(qp);
     }
     return true;
 }
@@ -213,6 +235,7 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         if (imm) {
             snic_rq_complete(c, qp, SNIC_WC_SUCCESS,
                           SNIC_WC_RECV_RDMA_WITH_IMM, s->write_len, p);
+            recv_msg_done(qp);
         }
         s->msn = (s->msn + 1) & 0xffffff;
     }
@@ -442,19 +465,97 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
  * as it arrives, anywhere in [ePSN, ePSN + SNIC_TX_WINDOW), recorded in
  * the program's map (SnicOooMap) and never placed again; ePSN moves over
  * the placed PSNs in order, so messages still complete in order. No
- * reorder buffer: nothing is held but the bits.
+ * reorder buffer: nothing is held but the bits. A SEND packet names its
+ * message number and offset (SRNIC section 4.4.1's SSN and PSN_OFFSET):
+ * it goes into the receive WQE that number names, read from the RQ ahead
+ * of its head without taking it; the WQE is taken, and completed, when
+ * ePSN reaches the message, as in order.
  */
+
+/* The completion slot of the SEND Last placed at psn, or NULL */
+static SnicOooLast *ooo_last(SnicOooMap *m, uint32_t psn)
+{
+    unsigned i;
+
+    for (i = 0; i < SNIC_OOO_LASTS; i++) {
+        if (m->lasts[i].opcode && m->lasts[i].psn == psn) {
+            return &m->lasts[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * ePSN reaches a SEND packet placed ahead of it. Its message's receive
+ * WQE is taken at the first packet: the WQE it was placed into, since
+ * every message numbered before it completed since, each taking the RQ's
+ * head (and that WQE stays posted: cannot fail). The Last completes the
+ * message as the in-order path does. False if the QP failed: the op-code
+ * sequence checked here as in order (IBA 9.7.5.1.1), and the Last's
+ * offset checked against the bytes of the message before it.
+ */
+static bool sweep_send(SnicCore *c, SnicQp *qp, SnicOooMap *m)
+{
+    SnicResp *s = &qp->resp;
+    uint32_t psn = s->epsn, mtu = 128u << qp->attr.path_mtu;
+    bool first = snic_psnmap_get(m->first, psn);
+    SnicOooLast *l = snic_psnmap_get(m->last, psn) ? ooo_last(m, psn) : NULL;
+    SnicPkt p;
+
+    if ((first ? in_message(qp) : !s->in_send) ||
+        (!snic_psnmap_get(m->last, psn) ?
+         (uint64_t)(first ? 0 : s->recv_off) + mtu > (1u << 31) :
+         !l || l->off != (first ? 0 : s->recv_off))) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, psn);
+        return false;
+    }
+    if (first && !snic_recv_take(c, qp)) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, psn);
+        return false;
+    }
+    if (!l) {
+        s->recv_off += mtu;
+        s->in_send = true;
+        return true;
+    }
+    memset(&p, 0, sizeof(p));
+    p.opcode = l->opcode;
+    p.psn = psn;
+    p.headers = snic_opcode_info(l->opcode)->headers;
+    p.imm = p.ieth_rkey = l->data;
+    p.se = l->se;
+    l->opcode = 0;
+    s->recv_off += l->len;
+    s->in_send = false;
+    if (p.headers & SNIC_HDR_IETH && !snic_mw_invalidate(c, qp, p.ieth_rkey)) {
+        snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV,
+                         s->recv_off, &p);
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, psn);
+        return false;
+    }
+    snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, s->recv_off, &p);
+    s->msn = (s->msn + 1) & 0xffffff;
+    recv_msg_done(qp);
+    return true;
+}
+
 /* ePSN over the PSNs placed ahead of it; true if it moved */
-static bool ooo_sweep(SnicQp *qp)
+static bool ooo_sweep(SnicCore *c, SnicQp *qp)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
     SnicResp *s = &qp->resp;
     bool moved = false;
 
     while (m && snic_psnmap_get(m->placed, s->epsn)) {
-        s->in_write = !snic_psnmap_get(m->last, s->epsn);
-        if (!s->in_write) {
-            s->msn = (s->msn + 1) & 0xffffff;
+        if (snic_psnmap_get(m->send, s->epsn)) {
+            if (!sweep_send(c, qp, m)) {
+                break;
+            }
+        } else {
+            s->in_write = !snic_psnmap_get(m->last, s->epsn);
+            if (!s->in_write) {
+                s->msn = (s->msn + 1) & 0xffffff;
+            }
         }
         epsn_advance(qp, 1);
         moved = true;
@@ -479,6 +580,12 @@ static bool is_plain_write(uint8_t op)
 {
     return op == SNIC_OP_RC_WRITE_FIRST || op == SNIC_OP_RC_WRITE_MIDDLE ||
            op == SNIC_OP_RC_WRITE_LAST || op == SNIC_OP_RC_WRITE_ONLY;
+}
+
+static bool is_send(uint8_t op)
+{
+    return op <= SNIC_OP_RC_SEND_ONLY_IMM || op == SNIC_OP_RC_SEND_LAST_INV ||
+           op == SNIC_OP_RC_SEND_ONLY_INV;
 }
 
 /*
@@ -517,6 +624,24 @@ static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     return SNIC_AETH_ACK;
 }
 
+/* A packet was placed at psn, d PSNs from ePSN: sweep, and acknowledge */
+static void ooo_placed(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+
+    if (d) {
+        m->sack_at = p->psn;    /* the next ACK's SACK block holds it */
+    }
+    ooo_sweep(c, qp);
+    /* the program's ACK policy; at once when a gap opens or closes */
+    if (d || p->ackreq || ooo_gap(m) || (s->epsn - p->psn - 1) &
+        SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
+        s->unacked = 0;
+        queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+    }
+}
+
 static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
@@ -536,16 +661,92 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         }
         return;
     }
-    if (d) {
-        m->sack_at = p->psn;    /* the next ACK's SACK block holds it */
+    ooo_placed(c, qp, p, d);
+}
+
+/*
+ * Place a SEND packet d PSNs (0 < d < SNIC_TX_WINDOW) ahead of ePSN into
+ * the receive WQE its
+ * message number names, k messages after the one at the RQ's head, at
+ * its offset; true if placed. Bounded: each message before it takes a
+ * PSN from ePSN on, so k <= d < SNIC_TX_WINDOW, and a packet k messages
+ * ahead is at most d - k packets into its message. Refused, it is
+ * dropped as any packet ahead of ePSN was (the program's selective
+ * recovery sends it again): on an SRQ (its WQEs cannot be picked by
+ * number without taking them, and other QPs take them meanwhile), on a
+ * QP that accepts RPCs (one delivered to the RQ takes a receive WQE the
+ * peer does not count), with no receive WQE posted that far, with no
+ * completion slot for a Last, or if its bytes would not fit the WQE's
+ * buffers whole: that error is the in-order path's to answer, as IBA
+ * says, when the packet comes again at ePSN. Nothing is written unless
+ * the whole packet fits, so no byte is placed twice.
+ */
+static bool ooo_send_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                           uint32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t k = p->xeth.msg - m->msg.resp;
+    bool first = is_first(p->opcode), last = is_last(p->opcode);
+    struct snic_rq_wqe w;
+    SnicOooLast *l = NULL;
+    unsigned i;
+
+    if (!(p->xeth.flags & SNIC_XETH_F_MSG) || qp->srqn ||
+        qp->rpc.flags & SNIC_QP_RPC_ENABLE ||
+        (!last && p->payload_len != mtu) || p->payload_len > mtu ||
+        off % mtu || first != !off || (uint64_t)off + p->payload_len >
+        (1u << 31) || k > d || (k && off / mtu > d - k) ||
+        !snic_rq_peek(c, qp, k, &w) ||
+        snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
+                               p->payload_len) != SNIC_WC_SUCCESS) {
+        return false;
     }
-    ooo_sweep(qp);
-    /* the program's ACK policy; at once when a gap opens or closes */
-    if (d || p->ackreq || ooo_gap(m) || (s->epsn - p->psn - 1) &
-        SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
-        s->unacked = 0;
+    for (i = 0; last && i < SNIC_OOO_LASTS && !l; i++) {
+        l = m->lasts[i].opcode ? NULL : &m->lasts[i];
+    }
+    if ((last && !l) ||
+        snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
+                         p->payload_len) != SNIC_WC_SUCCESS) {
+        return false;
+    }
+    snic_psnmap_set(m->placed, p->psn, true);
+    snic_psnmap_set(m->last, p->psn, last);
+    snic_psnmap_set(m->send, p->psn, true);
+    snic_psnmap_set(m->first, p->psn, first);
+    if (l) {
+        *l = (SnicOooLast) {
+            .psn = p->psn,
+            .opcode = p->opcode,
+            .off = off,
+            .data = p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm,
+            .len = p->payload_len,
+            .se = p->se,
+        };
+    }
+    return true;
+}
+
+/* A SEND packet ahead of ePSN; false if it is not placed (see above) */
+static bool ooo_send(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t dist = (p->psn - s->epsn) & SNIC_PSN_MASK;
+
+    if (dist >= SNIC_TX_WINDOW) {
+        return false;
+    }
+    if (snic_psnmap_get(m->placed, p->psn)) {
+        /* placed already: never twice */
         queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+        return true;
     }
+    if (!ooo_send_place(c, qp, p, dist)) {
+        return false;
+    }
+    ooo_placed(c, qp, p, d);
+    return true;
 }
 
 /*
@@ -646,6 +847,9 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         ooo_write(c, qp, p, d);
         return;
     }
+    if (p->xport && d > 0 && is_send(p->opcode) && ooo_send(c, qp, p, d)) {
+        return;
+    }
     if (d > 0) {
         if (qp->resp.ack_every) {
             /* TCP's receiver: a duplicate ACK for every one (RFC 5681) */
@@ -686,7 +890,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                                                    do_atomic(c, qp, p);
         if (n) {
             epsn_advance(qp, n);
-            ooo_sweep(qp);
+            ooo_sweep(c, qp);
         }
         return;
     }
@@ -734,7 +938,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     epsn_advance(qp, 1);
     /* selective programs: a gap filled is acknowledged at once */
-    filled = ooo_sweep(qp);
+    filled = ooo_sweep(c, qp);
     /* TCP's policy: every k-th packet too, and at once after a gap */
     if (p->ackreq || filled ||
         (qp->resp.ack_every && (++s->unacked >= qp->resp.ack_every || gap))) {

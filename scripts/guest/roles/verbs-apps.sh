@@ -32,7 +32,8 @@
 # GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
 # full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
-# through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking).
+# through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking); in
+# suite lossy also ib_send_bw with SACK on both ends (libsnic's SNIC_TRANSPORT: send_sack).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64 and -q 256, with no frame dropped by
 # either engine; tests/vm/vm-tests.sh runs it as its own pair with vm-pair.sh
@@ -336,6 +337,19 @@ transport_apps() {
     done
 }
 
+# ib_send_bw with SACK on both ends (snic only): perftest checks no content, transport-check
+# and the unit suite do; this shows the selection took (each end's QP says "runs SACK") and
+# prints the QP's retransmitted segments beside the frames this device dropped meanwhile.
+send_sack() {
+    local c=/sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected
+    [ "$NIC" = snic ] || return 0
+    cat "$c" > "$LOGD/send-sack.drops"
+    app ib_send_bw_sack 120 env SNIC_TRANSPORT=SACK ib_send_bw $P -s 65536 -n 200
+    step ib_send_bw_sack-selected sh -c "grep 'libsnic:' $LOGD/ib_send_bw_sack.log &&
+        grep -q 'QP [0-9]* runs SACK' $LOGD/ib_send_bw_sack.log &&
+        echo \"frames this device dropped meanwhile: \$((\$(cat $c) - \$(cat $LOGD/send-sack.drops)))\""
+}
+
 # Every transport program, on a wire that marks ECN (vm-tests.sh gives the snic devices
 # wire-ecn-mark=10, which touches only ECN-capable frames: DCQCN's): DCQCN's CNPs flow and
 # this device marked frames.
@@ -491,6 +505,10 @@ case $SUITE in
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
         # Every transport program recovers the same losses (issue 16)
         transport_apps 200 -
+        # SENDs under a selective program: every RC QP of an unmodified ib_send_bw runs
+        # SACK (libsnic's SNIC_TRANSPORT), whose responder places SEND packets that arrive
+        # ahead of the expected PSN; each QP prints its retransmissions when destroyed.
+        send_sack
         # The wire really was lossy: this device dropped and held back frames.
         step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
             [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]" ;;

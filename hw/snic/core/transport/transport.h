@@ -198,18 +198,62 @@ typedef struct SnicProgHead {
 } SnicProgHead;
 
 /*
+ * Message numbers (SRNIC's SSN), both ends of the QP: a SEND, SEND with
+ * Immediate, SEND with Invalidate and RDMA WRITE with Immediate each take
+ * the next receive WQE at the responder, so each takes the next number
+ * (WRITE with Immediate counts although it is not placed out of order:
+ * else a SEND after it would name the receive WQE the WRITE takes). The
+ * requester keeps the number of its oldest uncompleted WQE and of the one
+ * it sends next, and finds a resent segment's by counting from the first;
+ * the responder the number of the receive WQE at its RQ's head.
+ */
+typedef struct SnicOooMsg {
+    uint32_t req_comp;          /* requester: number of WQE sq_comp */
+    uint32_t req_head;          /* requester: number of WQE sq_head */
+    uint32_t resp;              /* responder: number of the RQ's head */
+} SnicOooMsg;
+
+/*
  * Out-of-order placement (selective programs, SNIC_PROG_XPORT): the
  * responder's record of which PSNs of [ePSN, ePSN + SNIC_TX_WINDOW) it
  * placed already, and which of them ended their message, by PSN modulo
  * the window. It heads such a program's own state, so a QP pays for it
  * only when its program places out of order, and the QP context keeps
  * nothing of it. sack_at: the PSN the last out-of-order packet had (the
- * next ACK's SACK block is the run of placed PSNs holding it, RFC 2018).
+ * next ACK's SACK block is the run of placed PSNs holding it, RFC 2018);
+ * msg: the QP's message numbers.
+ *
+ * SEND packets are placed too, into the receive WQE their message number
+ * names (struct snic_xeth msg: the count of the requester's messages that
+ * take a receive WQE before it, SRNIC's SSN; see SnicOooMsg): 'send' and
+ * 'first' say which placed PSNs are SEND packets and which of those start
+ * their message, and what the completion of a SEND Last placed ahead of
+ * ePSN needs (its length, immediate data or R_Key to invalidate, SE) is
+ * kept in one of SNIC_OOO_LASTS slots until ePSN reaches it: a SEND Last
+ * finding no free slot is not placed (the program's selective recovery
+ * sends it again), so completions stay in order without a reorder buffer.
  */
+#define SNIC_OOO_LASTS          7
+
+typedef struct SnicOooLast {
+    uint32_t psn:24;
+    uint32_t opcode:8;          /* its SEND Last/Only op-code; 0: free */
+    uint32_t off;               /* byte offset of the packet in its message */
+    uint32_t data;              /* IMM (host order) or IETH R_Key */
+    uint16_t len;               /* its payload bytes */
+    uint8_t se;                 /* BTH SE */
+    uint8_t rsvd;
+} SnicOooLast;
+_Static_assert(sizeof(SnicOooLast) == 16, "a completion slot is 16 bytes");
+
 typedef struct SnicOooMap {
     uint32_t placed[SNIC_TX_WINDOW / 32];
     uint32_t last[SNIC_TX_WINDOW / 32];
+    uint32_t send[SNIC_TX_WINDOW / 32];
+    uint32_t first[SNIC_TX_WINDOW / 32];
     uint32_t sack_at;
+    SnicOooMsg msg;
+    SnicOooLast lasts[SNIC_OOO_LASTS];
 } SnicOooMap;
 
 /*
