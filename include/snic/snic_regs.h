@@ -47,11 +47,14 @@
  * SNIC_XETH_F_ECE (ACKs echo the CE-marked count).
  * Minor 3 (of major 3): SNIC_TRANSPORT_NDP, _IRN; the extension's NACKs
  * (SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED), PULLs and trimmed headers.
+ * Minor 4 (of major 3): SNIC_TRANSPORT_SRNIC (snic_sr.h): CREATE_SR_CTRLQ,
+ * SET_QP_SR, SNIC_DB_SR_CTRLQ/_RETRYQ, SNIC_EVENT_SR_CTRLQ_OVERFLOW,
+ * SNIC_TRANSPORT_F_SR and struct snic_stats sr_* counters.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      3
+#define SNIC_ABI_VERSION_MINOR      4
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -172,6 +175,8 @@ enum snic_db_type {
     SNIC_DB_CQ_ARM_SOL = 10,    /* ... for the next solicited one */
     SNIC_DB_EQ = 11,            /* qid = EQN, index = consumer */
     SNIC_DB_SRQ = 12,           /* qid = SRQN, index = SRQ producer */
+    SNIC_DB_SR_CTRLQ = 13,      /* qid 0, index = CtrlQ consumer (3.4) */
+    SNIC_DB_SR_RETRYQ = 14,     /* qid = QPN, index = RetryQ producer */
 };
 
 #define SNIC_DB_INDEX_MASK          0xffffffffull
@@ -232,8 +237,12 @@ struct snic_stats {
     __le64 obj_pds;
     /* ABI 3.1 */
     __le64 wire_ce_marked;      /* received frames marked CE (wire-ecn-mark) */
+    /* ABI 3.4: SRNIC selective repeat (snic_sr.h) */
+    __le64 sr_ctrlq_entries;    /* CtrlQ entries written */
+    __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
+    __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
     __le64 rsvd[1];
 };
-_Static_assert(sizeof(struct snic_stats) == 320, "snic_stats is 320 bytes");
+_Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
 
 #endif /* SNIC_REGS_H */
