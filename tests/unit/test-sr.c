@@ -545,6 +545,40 @@ static void test_req_lost_retransmission(void)
     fake_host_free(q.b.h);
 }
 
+/*
+ * Data sent during recovery is lost too: the cumulative ACK passes the
+ * recovery point while it still SACKs PSNs above a new hole. The device
+ * stays in recovery (a new point), so the host's entry for that hole,
+ * decided from SACKs it holds, is taken, not refused as a guest error.
+ */
+static void test_req_loss_past_recovery_point(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 8);                   /* 1 lost; recovery to PSN 7 */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 1);
+    node_post_send(&q.a, 2, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF, q.b.lkey,
+                   0, q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(sent_since(&q), ==, 0xff00);      /* PSNs 8-15 */
+    /* all up to 9 in; 10 lost, 11-13 here: past the point, a block */
+    ack(&q, 9, 11, 14);
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(q.ha.sw.rtx_posted, ==, 2);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 10);
+    /* the rest: out of recovery, both WRITEs complete */
+    ack(&q, 15, 0, 0);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 2);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
 static unsigned writes_per_run(void)
@@ -633,6 +667,8 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
+    g_test_add_func("/sr/req/loss-past-recovery-point",
+                    test_req_loss_past_recovery_point);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     return g_test_run();

@@ -26,7 +26,9 @@
  *
  * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
  * engine; the first with one starts recovery (to end when the cumulative
- * ACK passes the highest PSN sent by then), and each ACK in recovery goes
+ * ACK passes the highest PSN sent by then, unless that ACK still carries
+ * a SACK block: then it goes on to the highest PSN sent by now), and each
+ * ACK in recovery goes
  * to the CtrlQ; the host keeps the SACK bitmap and posts the ranges to
  * send again on the QP's RetryQ, which the device checks and marks in the
  * data-delivery engine one range at a time. A timeout goes back N (gbn.c)
@@ -431,8 +433,19 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
             break;
         }
         if (snic_psn_cmp(una, s->recover) > 0) {
-            req_exit(c, qp, s, SNIC_SR_CTRL_REQ_EXIT, fb->psn);
-            break;
+            if (!block) {
+                req_exit(c, qp, s, SNIC_SR_CTRL_REQ_EXIT, fb->psn);
+                break;
+            }
+            /*
+             * Past the recovery point with PSNs still SACKed above lACK:
+             * data sent during recovery was lost too, and the host, whose
+             * bitmap holds those SACKs, may be posting its hole already.
+             * Recovery goes on to a new point (RFC 6675's next recovery,
+             * at once): leaving it would refuse that entry and drop what
+             * the host knows.
+             */
+            s->recover = psn_add(end, -1);
         }
         req_report(c, qp, SNIC_SR_CTRL_REQ_ACK, fb->psn,
                    block ? fb->sack : 0, block ? fb->sack_end : 0);
