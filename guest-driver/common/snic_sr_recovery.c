@@ -116,7 +116,7 @@ static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
 {
 	memset(q->q_sacked, 0, sizeof(q->q_sacked));
-	q->q_una = q->q_high_sacked = q->q_high_rxt = una;
+	q->q_una = q->q_high_sacked = q->q_high_rxt = q->q_rxt_mark = una;
 }
 
 static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
@@ -209,6 +209,26 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			q->epsn_posted++;
 		}
 	}
+	/*
+	 * requester: the first hole (PSNs at lACK may be SACKed already,
+	 * the responder's host not having moved its ePSN yet) was resent,
+	 * and PSNs sent after that (at and above the mark) are SACKed: the
+	 * retransmission was lost
+	 */
+	from = q->q_una;
+	while (psn_before(from, q->q_high_rxt) && bit_get(q->q_sacked, from))
+		from = psn_add(from, 1);
+	if (q->q_active && n < max && psn_before(from, q->q_high_rxt) &&
+		!psn_before(q->q_rxt_mark, q->q_una) &&
+		sacked_above(q, q->q_rxt_mark) >= SNIC_SR_DUPTHRESH) {
+		to = from;
+		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
+			to = psn_add(to, 1);
+		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
+		q->rtx_posted++;
+		q->rtx_again++;
+		q->q_rxt_mark = q->q_end;
+	}
 	/* requester: each lost hole once, oldest first (RFC 6675 NextSeg) */
 	from = q->q_high_rxt;
 	while (q->q_active && n < max && psn_before(from, q->q_high_sacked)) {
@@ -224,6 +244,7 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
 		q->rtx_posted++;
 		q->q_high_rxt = from = to;
+		q->q_rxt_mark = q->q_end;
 	}
 	return n;
 }

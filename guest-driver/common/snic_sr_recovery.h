@@ -12,8 +12,12 @@
  * SACKed (SNIC_SR_CTRL_REQ_ACK) gives the holes to send again
  * (SNIC_SR_RETRY_RTX), RFC 6675-like: a hole is lost once
  * SNIC_SR_DUPTHRESH SACKed PSNs lie above it, and is resent once per
- * recovery; a timeout (SNIC_SR_CTRL_REQ_RTO: the device went back N)
- * or the end of recovery forgets it all.
+ * recovery, except the hole at lACK, which holds the window: once
+ * SNIC_SR_DUPTHRESH PSNs sent after its retransmission are SACKed while
+ * lACK has not moved, that retransmission was lost too (the network
+ * does not reorder much, as SRNIC and IRN assume) and it goes again
+ * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
+ * device went back N) or the end of recovery forgets it all.
  *
  * Use: snic_sr_sw_entry() for each CtrlQ entry of the QP in a batch,
  * then snic_sr_sw_flush() once for the RetryQ entries to post.
@@ -44,9 +48,11 @@ struct snic_sr_sw_qp {
 	__u32 q_end;            /* the PSN after the highest sent */
 	__u32 q_high_sacked;    /* the PSN after the highest SACKed */
 	__u32 q_high_rxt;       /* holes below it were resent */
+	__u32 q_rxt_mark;       /* q_end when a hole was last resent */
 	/* counters */
 	__u32 epsn_posted;
 	__u32 rtx_posted;
+	__u32 rtx_again;        /* ... of which a lost retransmission's */
 };
 
 void snic_sr_sw_init(struct snic_sr_sw_qp *q, __u32 qpn);

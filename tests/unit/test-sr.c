@@ -579,6 +579,43 @@ static void test_req_loss_past_recovery_point(void)
     fake_host_free(q.b.h);
 }
 
+/*
+ * The retransmission of the first hole is lost: once three PSNs sent
+ * after it are SACKed while lACK stays, the host sends it again (before
+ * the timeout); two are not enough. A hole whose PSN the responder holds
+ * already (SACKed, its host not having moved ePSN yet) is not sent.
+ */
+static void test_req_lost_retransmission_again(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 8);                   /* 1 lost */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 1);     /* lost again */
+    node_post_send(&q.a, 2, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF, q.b.lkey,
+                   0, q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(sent_since(&q), ==, 0xff00);      /* after it */
+    ack(&q, 0, 2, 10);                  /* 8, 9: two after it */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    ack(&q, 0, 2, 11);                  /* a third: 1 is lost again */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 1);
+    g_assert_cmpuint(q.ha.sw.rtx_again, ==, 1);
+    /* 1 arrives; ePSN at 2, which is here already: nothing to send */
+    ack(&q, 1, 2, 12);
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    ack(&q, 15, 0, 0);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 2);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
 static unsigned writes_per_run(void)
@@ -669,6 +706,8 @@ int main(int argc, char **argv)
                     test_req_lost_retransmission);
     g_test_add_func("/sr/req/loss-past-recovery-point",
                     test_req_loss_past_recovery_point);
+    g_test_add_func("/sr/req/lost-retransmission-again",
+                    test_req_lost_retransmission_again);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     return g_test_run();
