@@ -317,6 +317,39 @@ static void test_resp_duplicates(void)
 }
 
 /*
+ * Every PSN of the window is here: the host's ePSN is ePSN + window, one
+ * past the highest PSN the device can have placed, and is taken (it was
+ * refused as a guest error, the QP then waiting for the sender's timeout).
+ */
+static void test_resp_epsn_whole_window(void)
+{
+    SnicSrQp *s;
+    uint32_t i;
+    Resp r;
+
+    resp_init(&r, 6);
+    g_assert_cmpuint(set_qp_sr(&r.b, SR_RETRYQ, 4, 4), ==, SNIC_ADMIN_OK);
+    s = snic_sr_qp(r.qb);
+    wr(&r, 1, 0xd1);
+    wr(&r, 3, 0xd3);                    /* the range restarts: [e+3] */
+    wr(&r, 2, 0xd2);                    /* [e+2, e+3] */
+    wr(&r, 0, 0xd0);                    /* ePSN e + 1, below the range */
+    wr(&r, 4, 0xd4);                    /* ePSN + 3: [e+2, e+4] */
+    g_assert_true(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 5);
+    g_assert_cmpuint(r.hb.sw.epsn_posted, ==, 1);      /* e + 5 */
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 5));
+    for (i = 0; i <= 4; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0xd0 + i);
+    }
+    resp_free(&r);
+}
+
+/*
  * A full CtrlQ: the packets it could not report are dropped unplaced,
  * counted, and one async event says so (once until the host frees
  * slots); once it does, their retransmissions are placed, and the
@@ -700,6 +733,8 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/resp/enter-exit", test_resp_enter_exit);
     g_test_add_func("/sr/resp/fig8-race", test_resp_fig8_race);
     g_test_add_func("/sr/resp/duplicates", test_resp_duplicates);
+    g_test_add_func("/sr/resp/epsn-whole-window",
+                    test_resp_epsn_whole_window);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/lost-retransmission",

@@ -354,7 +354,7 @@ static bool retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     if (psn_dist(r->epsn, psn) < SNIC_TX_WINDOW) {
         return true;    /* not forward: the device got there already */
     }
-    if (!s->resp_recovery || psn_dist(psn, r->epsn) >= sr_window(s) ||
+    if (!s->resp_recovery || psn_dist(psn, r->epsn) > sr_window(s) ||
         snic_psn_cmp(psn, psn_add(s->psn_right, 1)) > 0) {
         return false;   /* it would sweep over PSNs never placed */
     }
