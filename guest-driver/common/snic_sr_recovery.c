@@ -116,7 +116,7 @@ static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
 {
 	memset(q->q_sacked, 0, sizeof(q->q_sacked));
-	q->q_una = q->q_high_sacked = q->q_high_rxt = q->q_rxt_mark = una;
+	q->q_una = q->q_high_sacked = q->q_high_rxt = una;
 }
 
 static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
@@ -190,6 +190,13 @@ static __u32 sacked_above(const struct snic_sr_sw_qp *q, __u32 from)
 	return n;
 }
 
+/* [from, to) goes again now: PSNs above q_end are sent after it */
+static void rxt_mark(struct snic_sr_sw_qp *q, __u32 from, __u32 to)
+{
+	for (; from != to; from = psn_add(from, 1))
+		q->q_rxt_at[from % W] = q->q_end;
+}
+
 unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 							  struct snic_sr_retry *out, unsigned int max)
 {
@@ -219,15 +226,15 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 	while (psn_before(from, q->q_high_rxt) && bit_get(q->q_sacked, from))
 		from = psn_add(from, 1);
 	if (q->q_active && n < max && psn_before(from, q->q_high_rxt) &&
-		!psn_before(q->q_rxt_mark, q->q_una) &&
-		sacked_above(q, q->q_rxt_mark) >= SNIC_SR_DUPTHRESH) {
+		!psn_before(q->q_rxt_at[from % W], q->q_una) &&
+		sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) {
 		to = from;
 		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
 			to = psn_add(to, 1);
 		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
 		q->rtx_posted++;
 		q->rtx_again++;
-		q->q_rxt_mark = q->q_end;
+		rxt_mark(q, from, to);
 	}
 	/* requester: each lost hole once, oldest first (RFC 6675 NextSeg) */
 	from = q->q_high_rxt;
@@ -243,8 +250,8 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			break;      /* not yet known lost: reordering, maybe */
 		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
 		q->rtx_posted++;
+		rxt_mark(q, from, to);
 		q->q_high_rxt = from = to;
-		q->q_rxt_mark = q->q_end;
 	}
 	return n;
 }

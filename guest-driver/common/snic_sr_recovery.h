@@ -48,7 +48,12 @@ struct snic_sr_sw_qp {
 	__u32 q_end;            /* the PSN after the highest sent */
 	__u32 q_high_sacked;    /* the PSN after the highest SACKed */
 	__u32 q_high_rxt;       /* holes below it were resent */
-	__u32 q_rxt_mark;       /* q_end when a hole was last resent */
+	/*
+	 * q_end when each PSN was last resent (by psn % window): PSNs at and
+	 * above it went out after that copy. Per PSN, not one mark, so a
+	 * later hole resent meanwhile does not hide the first one's loss.
+	 */
+	__u32 q_rxt_at[SNIC_SR_SW_WINDOW];
 	/* counters */
 	__u32 epsn_posted;
 	__u32 rtx_posted;

@@ -649,6 +649,37 @@ static void test_req_lost_retransmission_again(void)
     fake_host_free(q.b.h);
 }
 
+/*
+ * Which PSNs were sent after a retransmission is known per hole: a later
+ * hole resent meanwhile does not hide that the first one's retransmission
+ * was lost.
+ */
+static void test_req_lost_retransmission_per_hole(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 5);                   /* 1 lost, resent (PSNs 0-7 out) */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 1);     /* lost again */
+    node_post_send(&q.a, 2, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF, q.b.lkey,
+                   0, q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(sent_since(&q), ==, 0xff00);
+    ack(&q, 0, 6, 9);                   /* 5 lost, resent (0-15 out) */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 5);
+    ack(&q, 0, 9, 11);                  /* 8-10: sent after 1's copy */
+    g_assert_cmpuint(req_poll(&q), ==, 1);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 1);
+    g_assert_cmpuint(q.ha.sw.rtx_again, ==, 1);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    ack(&q, 15, 0, 0);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 2);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
 static unsigned writes_per_run(void)
@@ -743,6 +774,8 @@ int main(int argc, char **argv)
                     test_req_loss_past_recovery_point);
     g_test_add_func("/sr/req/lost-retransmission-again",
                     test_req_lost_retransmission_again);
+    g_test_add_func("/sr/req/lost-retransmission-per-hole",
+                    test_req_lost_retransmission_per_hole);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     return g_test_run();
