@@ -251,6 +251,9 @@ enum snicdv_transport {
 					 * of trimmed packets); extension */
 	SNICDV_TRANSPORT_IRN = 7,       /* selective repeat, BDP-FC;
 					 * extension */
+	SNICDV_TRANSPORT_SRNIC = 8,     /* SRNIC's selective repeat, bitmaps
+					 * in the host (the kernel driver's
+					 * CtrlQ/RetryQ); extension */
 };
 
 enum snicdv_transport_credit {
@@ -264,6 +267,7 @@ enum snicdv_transport_flags {
 	SNICDV_TRANSPORT_TCP_ACKS = 1 << 1, /* responder ACKs as TCP does */
 	SNICDV_TRANSPORT_XPORT = 1 << 2,    /* uses snic's wire extension */
 	SNICDV_TRANSPORT_ECE = 1 << 3,      /* ECT(0) out, CE echoed in ACKs */
+	SNICDV_TRANSPORT_SR = 1 << 4,       /* SRNIC: host-kept bitmaps */
 };
 
 struct snicdv_transport_params {

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "snic_rpc.h"
+#include "snic_sr.h"
 #include "snic_verbs.h"
 
 #define SNIC_ADMIN_CMD_SIZE         64
@@ -74,6 +75,9 @@ enum snic_admin_opcode {
     /* ABI 2.2: Tonic transport programs */
     SNIC_ADMIN_SET_QP_TRANSPORT = 0x43,
     SNIC_ADMIN_QUERY_TRANSPORT = 0x44,
+    /* ABI 3.5: SRNIC selective repeat (snic_sr.h) */
+    SNIC_ADMIN_CREATE_SR_CTRLQ = 0x45,
+    SNIC_ADMIN_SET_QP_SR = 0x46,
 };
 
 enum snic_admin_status {
@@ -222,6 +226,7 @@ enum snic_transport_id {
     SNIC_TRANSPORT_DCTCP = 5,       /* RFC 8257; ECE in snic_xeth (3.2) */
     SNIC_TRANSPORT_NDP = 6,         /* receiver-driven; snic_xeth (3.3) */
     SNIC_TRANSPORT_IRN = 7,         /* selective repeat; snic_xeth (3.3) */
+    SNIC_TRANSPORT_SRNIC = 8,       /* SRNIC; snic_xeth, snic_sr.h (3.5) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */
@@ -235,6 +240,7 @@ enum snic_credit_type {
 #define SNIC_TRANSPORT_F_TCP_ACKS   (1u << 1)   /* TCP's ACK policy */
 #define SNIC_TRANSPORT_F_XPORT      (1u << 2)   /* selective extension */
 #define SNIC_TRANSPORT_F_ECE        (1u << 3)   /* ECT(0) out, CE in ACKs */
+#define SNIC_TRANSPORT_F_SR         (1u << 4)   /* bitmaps onloaded (3.5) */
 
 struct snic_admin_set_qp_transport {
     __le32 qpn;
@@ -298,6 +304,8 @@ struct snic_admin_cmd {
         struct snic_admin_modify_qp modify_qp;
         struct snic_admin_query_qp query_qp;
         struct snic_admin_set_gid set_gid;
+        struct snic_admin_create_sr_ctrlq create_sr_ctrlq;
+        struct snic_admin_set_qp_sr set_qp_sr;
         struct snic_admin_alloc_mw alloc_mw;
         struct snic_admin_rereg_mr rereg_mr;
         struct snic_admin_create_srq create_srq;
@@ -454,6 +462,9 @@ enum snic_async_event_type {
     SNIC_EVENT_QP_RPC_ERR = 16,     /* ABI 2.1: data: QPN; the requester
                                      * refused an RPC response the device
                                      * sent (NAK): the QP entered ERR */
+    SNIC_EVENT_SR_CTRLQ_OVERFLOW = 17,  /* ABI 3.5: data: QPN whose packet
+                                         * found the CtrlQ full (dropped);
+                                         * once until the next doorbell */
 };
 
 struct snic_aeqe {

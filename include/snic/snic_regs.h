@@ -51,11 +51,14 @@
  * snic_xeth msg of a SEND is its message number (SRNIC's SSN: the count of
  * the QP's earlier messages that take a receive WQE), no longer the SQ
  * index of its WQE (which no responder read).
+ * Minor 5 (of major 3): SNIC_TRANSPORT_SRNIC (snic_sr.h): CREATE_SR_CTRLQ,
+ * SET_QP_SR, SNIC_DB_SR_CTRLQ/_RETRYQ, SNIC_EVENT_SR_CTRLQ_OVERFLOW,
+ * SNIC_TRANSPORT_F_SR and struct snic_stats sr_* counters.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      4
+#define SNIC_ABI_VERSION_MINOR      5
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -176,6 +179,8 @@ enum snic_db_type {
     SNIC_DB_CQ_ARM_SOL = 10,    /* ... for the next solicited one */
     SNIC_DB_EQ = 11,            /* qid = EQN, index = consumer */
     SNIC_DB_SRQ = 12,           /* qid = SRQN, index = SRQ producer */
+    SNIC_DB_SR_CTRLQ = 13,      /* qid 0, index = CtrlQ consumer (3.5) */
+    SNIC_DB_SR_RETRYQ = 14,     /* qid = QPN, index = RetryQ producer */
 };
 
 #define SNIC_DB_INDEX_MASK          0xffffffffull
@@ -236,8 +241,12 @@ struct snic_stats {
     __le64 obj_pds;
     /* ABI 3.1 */
     __le64 wire_ce_marked;      /* received frames marked CE (wire-ecn-mark) */
+    /* ABI 3.5: SRNIC selective repeat (snic_sr.h) */
+    __le64 sr_ctrlq_entries;    /* CtrlQ entries written */
+    __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
+    __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
     __le64 rsvd[1];
 };
-_Static_assert(sizeof(struct snic_stats) == 320, "snic_stats is 320 bytes");
+_Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
 
 #endif /* SNIC_REGS_H */

@@ -67,6 +67,9 @@ static void fh_raise_irq(void *opaque, unsigned vector)
 
     g_assert_cmpuint(vector, <, FAKE_VECTORS);
     h->irqs[vector]++;
+    if (h->irq_hook) {
+        h->irq_hook(h, vector);
+    }
 }
 
 static void fh_clear_irq(void *opaque, unsigned vector)

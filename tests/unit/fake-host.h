@@ -49,6 +49,12 @@ typedef struct FakeHost {
      */
     void (*read_hook)(struct FakeHost *h, uint64_t addr, size_t len);
     void *hook_opaque;
+    /*
+     * Called when the device raises an MSI-X vector (from inside the
+     * core: it may only schedule work, e.g. an interrupt handler's run).
+     */
+    void (*irq_hook)(struct FakeHost *h, unsigned vector);
+    void *irq_opaque;
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];

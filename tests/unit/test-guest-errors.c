@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "sr-host.h"
 
 /* Guest memory the device can never reach (outside the fake RAM) */
 #define NOWHERE     (FAKE_MEM_BASE + FAKE_MEM_SIZE)
@@ -318,6 +319,35 @@ static void ge_rdb_entry(Env *e)
     node_post_send(&e->a, 1, SNIC_WR_RDMA_READ, BUF, 10, BUF + 0x1000,
                    e->b.lkey, 0, e->a.lkey);
     snic_sim_run(e->sim, 100000);
+}
+
+/* SRNIC: a RetryQ entry for a PSN never sent (not in recovery either) */
+static void ge_sr_retry(Env *e)
+{
+    struct snic_sr_retry r = {
+        .type = SNIC_SR_RETRY_RTX, .psn_from = GUINT32_TO_LE(100),
+        .psn_to = GUINT32_TO_LE(101),
+    };
+    SrHost s;
+
+    node_init(&e->a, NULL, 1);
+    e->h = e->a.h;
+    g_assert_cmpuint(node_set_transport(&e->a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&s, &e->a, NULL, 4, 2, 0);
+    node_init(&e->b, NULL, 2);
+    node_connect(&e->a, &e->b, SNIC_MTU_1024, 7, 7);
+    fake_host_free(e->b.h);
+    r.qpn = GUINT32_TO_LE(e->a.qpn);
+    sr_host_post(&s, &r);
+    fake_run(e->h);
+}
+
+/* SRNIC: a CtrlQ doorbell with no CtrlQ */
+static void ge_sr_ring(Env *e)
+{
+    enabled(e);
+    fake_doorbell(e->h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_CTRLQ, 0, 1);
 }
 
 /* A connection from an address the port does not own */
@@ -655,6 +685,8 @@ static const GeCase cases[] = {
     CASE(GE_QP_SGID, ge_qp_sgid),
     CASE(GE_QP_RDB, ge_qp_rdb),
     CASE(GE_RDB_ENTRY, ge_rdb_entry),
+    CASE(GE_SR_RETRY, ge_sr_retry),
+    CASE(GE_SR_RING, ge_sr_ring),
     CASE(GE_ETH_QUEUE_PARAM, ge_eth_queue_param),
     CASE(GE_ETH_QUEUE_RING, ge_eth_queue_ring),
     CASE(GE_ETH_TX_RING, ge_eth_tx_ring),

@@ -402,6 +402,10 @@ static const SnicAdminOp snic_admin_ops[] = {
         snic_cmd_set_qp_transport },
     [SNIC_ADMIN_QUERY_TRANSPORT] = {
         sizeof(struct snic_admin_query_transport), snic_cmd_query_transport },
+    [SNIC_ADMIN_CREATE_SR_CTRLQ] = {
+        sizeof(struct snic_admin_create_sr_ctrlq), snic_cmd_create_sr_ctrlq },
+    [SNIC_ADMIN_SET_QP_SR] = {
+        sizeof(struct snic_admin_set_qp_sr), snic_cmd_set_qp_sr },
 };
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,

@@ -64,6 +64,13 @@
     X(TIMEOUT, "qpn %" PRIu64 " oldest psn 0x%" PRIx64 " retries left %" \
       PRIu64, qpn, psn, retries_left) \
     X(EQ_OVERRUN, "eqn %" PRIu64 ": completion event lost", eqn) \
+    /* SRNIC selective repeat (transport/sr.c) */ \
+    X(SR_RECOVERY, "qpn %" PRIu64 " requester %" PRIu64 " enters %" PRIu64 \
+      " loss recovery (0: leaves) at psn 0x%" PRIx64, qpn, requester, \
+      enters, psn) \
+    X(SR_CTRLQ_FULL, "qpn %" PRIu64 " psn 0x%" PRIx64 " requester %" PRIu64 \
+      ": CtrlQ full or absent, metadata lost (a request: dropped)", qpn, \
+      psn, requester) \
     X(MR_FAULT, "key 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " refused (SnicMrCheck %" PRIu64 ")", key, va, len, why) \
     X(XLATE_FAULT, "page list 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
@@ -140,6 +147,12 @@
     X(GE_QP_RDB, "QP of type %" PRIu64 ": responder database 0x%" PRIx64 \
       " refused (RC only, SNIC_RDB_ALIGN aligned, needed for " \
       "max_dest_rd_atomic)", type, addr) \
+    X(GE_SR_RETRY, "QP %" PRIu64 " RetryQ entry %" PRIu64 " (type %" PRIu64 \
+      ", psn 0x%" PRIx64 ") refused: other QP, PSN outside the window or " \
+      "not in loss recovery", qpn, index, type, psn) \
+    X(GE_SR_RING, "SRNIC %" PRIu64 " (0: CtrlQ of QP, 1: RetryQ) %" PRIu64 \
+      " index %" PRIu64 ": ring not accessible or doorbell out of range", \
+      retryq, qpn, index) \
     X(GE_RDB_ENTRY, "QP %" PRIu64 ": responder database slot %" PRIu64 \
       " unreadable, unwritable or not an entry the device wrote", qpn, \
       slot) \

@@ -211,7 +211,8 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
      * the selective-transport extension: only where both ends chose it;
      * a CE-echoing program's QP takes it on ACKs alone
      */
-    if (p.xport && !(snic_qp_program(qp)->flags & SNIC_PROG_XPORT) &&
+    if (p.xport &&
+        !(snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) &&
         !(snic_qp_program(qp)->flags & SNIC_PROG_ECE &&
           p.opcode == SNIC_OP_RC_ACK)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
@@ -304,6 +305,9 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
                (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
                                           snic_ud_run(c, qp, budget));
     }
+    if (snic_sr_on(qp)) {
+        snic_sr_retry_run(c, qp);   /* SRNIC: ePSNs, ranges to resend */
+    }
     if (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) {
         /* READ responses first: an ACK must not overtake them */
         more = snic_resp_run(c, qp, budget);
@@ -324,7 +328,7 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     if (qp->state == SNIC_QPS_RTS) {
         more |= snic_req_run(c, qp, budget, c->cfg.sched_wqes);
     }
-    return more;
+    return more || (snic_sr_on(qp) && snic_sr_retry_pending(qp));
 }
 
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)

@@ -221,6 +221,9 @@ void snic_req_cnp(SnicCore *c, SnicQp *qp);
 
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+/* queue the ACK/NAK to send; a fatal NAK, after which the QP fails */
+void snic_resp_queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
+void snic_resp_nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_nacks(SnicCore *c, SnicQp *qp);

@@ -285,6 +285,10 @@ void snic_core_doorbell(SnicCore *c, uint64_t off, uint64_t value,
     case SNIC_DB_ETH_RX:
         snic_eth_doorbell(c, type, qid, index);
         goto out;
+    case SNIC_DB_SR_CTRLQ:
+    case SNIC_DB_SR_RETRYQ:
+        snic_sr_doorbell(c, type, qid, index);
+        goto out;
     default:
         SNIC_GUEST_ERROR(c, GE_DB_TYPE, page, type);
         goto invalid;

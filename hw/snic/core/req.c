@@ -369,7 +369,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
                    burst_end;
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
-        if (snic_qp_program(qp)->flags & SNIC_PROG_XPORT) {
+        if (snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) {
             /* every packet says where it goes: placed as it arrives */
             bool send = info->opcode != SNIC_WR_RDMA_WRITE &&
                         info->opcode != SNIC_WR_RDMA_WRITE_IMM;
@@ -771,7 +771,7 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint32_t wnd_start = r->dde.wnd_start;
     /* a SACK block only for a program that places out of order */
     bool sack = p->xport && p->xeth.flags & SNIC_XETH_F_SACK &&
-                snic_prog_ooo(qp);
+                (snic_prog_ooo(qp) || snic_sr_on(qp));
     ReqWqe e;
 
     /*

@@ -74,6 +74,16 @@ static void nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
     qp->resp.fatal = true;
 }
 
+void snic_resp_queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
+{
+    queue_ack(c, qp, syn, psn);
+}
+
+void snic_resp_nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
+{
+    nak_fatal(c, qp, syn, psn);
+}
+
 static bool is_first(uint8_t op)
 {
     return snic_opcode_info(op)->flags & SNIC_OPF_FIRST;
@@ -832,7 +842,7 @@ static void ooo_sack(SnicQp *qp, SnicPkt *p)
     p->xeth.sack_hi = hi;
 }
 
-void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+static void resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicResp *s = &qp->resp;
     int32_t d = snic_psn_cmp(p->psn, s->epsn);
@@ -843,7 +853,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (s->fatal) {
         return;     /* a fatal NAK is on its way: nothing more runs */
     }
-    if (p->xport && is_plain_write(p->opcode)) {
+    if (p->xport && snic_prog_ooo(qp) && is_plain_write(p->opcode)) {
         ooo_write(c, qp, p, d);
         return;
     }
@@ -947,6 +957,20 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
 }
 
+void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    uint32_t epsn = qp->resp.epsn;
+
+    /* SRNIC (transport/sr.c): out of order and in recovery, its own */
+    if (snic_sr_on(qp) && snic_sr_request(c, qp, p)) {
+        return;
+    }
+    resp_request(c, qp, p);
+    if (snic_sr_on(qp)) {
+        snic_sr_executed(c, qp, p, epsn);
+    }
+}
+
 /* Send the queued ACK/NAK of a QP (engine context). */
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
 {
@@ -962,6 +986,8 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     if (snic_prog_ooo(qp)) {
         p.xport = true;
         ooo_sack(qp, &p);
+    } else if (snic_sr_on(qp)) {
+        snic_sr_ack(qp, &p);
     }
     if (snic_prog_ece(qp)) {
         /* DCTCP's ECE: how many data packets arrived marked, so far */

@@ -51,7 +51,9 @@ uint16_t snic_cmd_query_transport(SnicCore *c,
     t.credit = p->credit;
     t.flags = (p->flags & SNIC_PROG_ECN ? SNIC_TRANSPORT_F_ECN : 0) |
               (p->ack_policy == SNIC_ACK_TCP ? SNIC_TRANSPORT_F_TCP_ACKS : 0) |
-              (p->flags & SNIC_PROG_XPORT ? SNIC_TRANSPORT_F_XPORT : 0) |
+              (p->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR) ?
+               SNIC_TRANSPORT_F_XPORT : 0) |
+              (p->flags & SNIC_PROG_SR ? SNIC_TRANSPORT_F_SR : 0) |
               (p->flags & SNIC_PROG_ECE ? SNIC_TRANSPORT_F_ECE : 0);
     t.state_bytes = GUINT16_TO_LE(p->state_bytes);
     t.state_max = GUINT16_TO_LE(snic_program_state_max(p));

@@ -148,6 +148,11 @@ typedef enum SnicAckPolicy {
 #define SNIC_PROG_ECE           (1u << 2)
 /* receiver-driven: its responder NACKs trimmed headers and owes PULLs */
 #define SNIC_PROG_PULL          (1u << 3)
+/*
+ * SRNIC's selective repeat (sr.h): its QPs speak struct snic_xeth with no
+ * placement map on the device; the bitmaps are the host's
+ */
+#define SNIC_PROG_SR            (1u << 4)
 
 /* IP ECN field (RFC 3168) and the notification point's CNP spacing */
 #define SNIC_ECN_MASK           3
@@ -320,6 +325,7 @@ enum {
     SNIC_PROGRAM_DCTCP = SNIC_TRANSPORT_DCTCP,
     SNIC_PROGRAM_NDP = SNIC_TRANSPORT_NDP,
     SNIC_PROGRAM_IRN = SNIC_TRANSPORT_IRN,
+    SNIC_PROGRAM_SRNIC = SNIC_TRANSPORT_SRNIC,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -330,6 +336,7 @@ extern const SnicProgram snic_program_sack;
 extern const SnicProgram snic_program_dctcp;
 extern const SnicProgram snic_program_ndp;
 extern const SnicProgram snic_program_irn;
+extern const SnicProgram snic_program_srnic;       /* sr.c */
 extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 
 /*

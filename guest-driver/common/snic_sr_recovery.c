@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * SRNIC's onloaded bitmaps and loss recovery decisions (SRNIC, NSDI'23,
+ * section 4.4.2, Fig. 7 and 8): see snic_sr_recovery.h. The device keeps
+ * only ePSN, lACK and the fast-exit range; everything that needs a
+ * bitmap is decided here, from the metadata the device reports.
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+#include "snic_sr_recovery.h"
+
+#define PSN_MASK        0xffffffu
+#define W               SNIC_SR_SW_WINDOW
+
+static __u32 psn_add(__u32 psn, __u32 n)
+{
+	return (psn + n) & PSN_MASK;
+}
+
+static __u32 psn_dist(__u32 to, __u32 from)
+{
+	return (to - from) & PSN_MASK;
+}
+
+/* a before b in the 24-bit PSN space (IBA 9.7.2: half of it either way) */
+static int psn_before(__u32 a, __u32 b)
+{
+	return a != b && psn_dist(b, a) < (1u << 23);
+}
+
+/* Little-endian fields, read and written bytewise: no byte-order API */
+static __u32 rd32(const __le32 *p)
+{
+	const __u8 *b = (const __u8 *)p;
+
+	return b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 | (__u32)b[3] << 24;
+}
+
+static void wr32(__le32 *p, __u32 v)
+{
+	__u8 *b = (__u8 *)p;
+
+	b[0] = v;
+	b[1] = v >> 8;
+	b[2] = v >> 16;
+	b[3] = v >> 24;
+}
+
+static int bit_get(const __u32 *m, __u32 psn)
+{
+	return m[psn % W / 32] >> (psn % 32) & 1;
+}
+
+static void bit_set(__u32 *m, __u32 psn, int on)
+{
+	__u32 *w = &m[psn % W / 32];
+
+    *w = (*w & ~(1u << (psn % 32))) | (__u32)!!on << (psn % 32);
+}
+
+/* The bits of [from, to) go: those PSNs are below the window now */
+static void slide(__u32 *m, __u32 *m2, __u32 from, __u32 to)
+{
+	__u32 n = psn_dist(to, from), i;
+
+	if (n >= W) {
+		memset(m, 0, W / 8);
+		if (m2)
+			memset(m2, 0, W / 8);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		bit_set(m, psn_add(from, i), 0);
+		if (m2)
+			bit_set(m2, psn_add(from, i), 0);
+	}
+}
+
+void snic_sr_sw_init(struct snic_sr_sw_qp *q, __u32 qpn)
+{
+	memset(q, 0, sizeof(*q));
+	q->qpn = qpn;
+}
+
+static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
+{
+	__u32 psn = rd32(&e->psn) & PSN_MASK, epsn = rd32(&e->epsn) & PSN_MASK;
+
+	if (e->type == SNIC_SR_CTRL_RESP_EXIT) {
+		q->r_active = 0;
+		memset(q->r_got, 0, sizeof(q->r_got));
+		memset(q->r_last, 0, sizeof(q->r_last));
+		q->r_epsn = q->r_posted = epsn;
+		return;
+	}
+	if (!q->r_active) {
+		q->r_active = 1;
+		memset(q->r_got, 0, sizeof(q->r_got));
+		memset(q->r_last, 0, sizeof(q->r_last));
+		q->r_epsn = q->r_posted = epsn;
+	} else if (psn_before(q->r_epsn, epsn)) {
+		/* the device moved ePSN: everything below it is in */
+		slide(q->r_got, q->r_last, q->r_epsn, epsn);
+		q->r_epsn = epsn;
+	}
+	if (!psn_before(psn, q->r_epsn) && psn_dist(psn, q->r_epsn) < W) {
+		bit_set(q->r_got, psn, 1);
+		bit_set(q->r_last, psn, e->flags & SNIC_SR_CTRL_F_LAST);
+	}
+}
+
+static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
+{
+	memset(q->q_sacked, 0, sizeof(q->q_sacked));
+	q->q_una = q->q_high_sacked = q->q_high_rxt = una;
+}
+
+static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
+{
+	__u32 una = rd32(&e->epsn) & PSN_MASK, end = rd32(&e->sent_end) & PSN_MASK;
+	__u32 lo = rd32(&e->sack_lo) & PSN_MASK, hi = rd32(&e->sack_hi) & PSN_MASK;
+
+	if (e->type != SNIC_SR_CTRL_REQ_ACK) {
+		/* recovery ended, or the device went back N: all is forgotten */
+		q->q_active = 0;
+		req_reset(q, una);
+		return;
+	}
+	if (!q->q_active) {
+		q->q_active = 1;
+		req_reset(q, una);
+	} else if (psn_before(q->q_una, una)) {
+		slide(q->q_sacked, NULL, q->q_una, una);
+		q->q_una = una;
+	}
+	q->q_end = end;
+	if (psn_before(q->q_high_sacked, una))
+		q->q_high_sacked = una;
+	if (psn_before(q->q_high_rxt, una))
+		q->q_high_rxt = una;
+	/* only a block of PSNs in flight counts */
+	if (lo == hi || psn_before(lo, una) || psn_before(end, hi) ||
+		!psn_before(lo, hi) || psn_dist(hi, una) > W)
+		return;
+	for (; lo != hi; lo = psn_add(lo, 1))
+		bit_set(q->q_sacked, lo, 1);
+	if (psn_before(q->q_high_sacked, hi))
+		q->q_high_sacked = hi;
+}
+
+void snic_sr_sw_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
+{
+	switch (e->type) {
+	case SNIC_SR_CTRL_RESP:
+	case SNIC_SR_CTRL_RESP_EXIT:
+		resp_entry(q, e);
+		break;
+	case SNIC_SR_CTRL_REQ_ACK:
+	case SNIC_SR_CTRL_REQ_EXIT:
+	case SNIC_SR_CTRL_REQ_RTO:
+		req_entry(q, e);
+		break;
+	default:
+		break;      /* a type this code does not know: nothing to keep */
+	}
+}
+
+static void put(struct snic_sr_retry *r, __u8 type, __u8 flags, __u32 qpn,
+				__u32 from, __u32 to)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->flags = flags;
+	wr32(&r->qpn, qpn);
+	wr32(&r->psn_from, from);
+	wr32(&r->psn_to, to);
+}
+
+/* SACKed PSNs from 'from' up to the highest SACKed */
+static __u32 sacked_above(const struct snic_sr_sw_qp *q, __u32 from)
+{
+	__u32 n = 0;
+
+	for (; psn_before(from, q->q_high_sacked); from = psn_add(from, 1))
+		n += bit_get(q->q_sacked, from);
+	return n;
+}
+
+/* [from, to) goes again now: PSNs above q_end are sent after it */
+static void rxt_mark(struct snic_sr_sw_qp *q, __u32 from, __u32 to)
+{
+	for (; from != to; from = psn_add(from, 1))
+		q->q_rxt_at[from % W] = q->q_end;
+}
+
+unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
+							  struct snic_sr_retry *out, unsigned int max)
+{
+	unsigned int n = 0;
+	__u32 e, from, to;
+
+	/* responder: the first PSN not here is the new ePSN */
+	if (q->r_active && n < max) {
+		e = q->r_epsn;
+		while (bit_get(q->r_got, e) && psn_dist(e, q->r_epsn) < W)
+			e = psn_add(e, 1);
+		if (e != q->r_epsn && e != q->r_posted) {
+			put(&out[n++], SNIC_SR_RETRY_EPSN,
+				bit_get(q->r_last, psn_add(e, -1u)) ? 0 :
+				SNIC_SR_RETRY_F_IN_MSG, q->qpn, e, 0);
+			q->r_posted = e;
+			q->epsn_posted++;
+		}
+	}
+	/*
+	 * requester: the first hole (PSNs at lACK may be SACKed already,
+	 * the responder's host not having moved its ePSN yet) was resent,
+	 * and PSNs sent after that (at and above the mark) are SACKed: the
+	 * retransmission was lost
+	 */
+	from = q->q_una;
+	while (psn_before(from, q->q_high_rxt) && bit_get(q->q_sacked, from))
+		from = psn_add(from, 1);
+	if (q->q_active && n < max && psn_before(from, q->q_high_rxt) &&
+		!psn_before(q->q_rxt_at[from % W], q->q_una) &&
+		sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) {
+		to = from;
+		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
+			to = psn_add(to, 1);
+		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
+		q->rtx_posted++;
+		q->rtx_again++;
+		rxt_mark(q, from, to);
+	}
+	/* requester: each lost hole once, oldest first (RFC 6675 NextSeg) */
+	from = q->q_high_rxt;
+	while (q->q_active && n < max && psn_before(from, q->q_high_sacked)) {
+		if (bit_get(q->q_sacked, from)) {
+			from = psn_add(from, 1);
+			continue;
+		}
+		to = from;
+		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
+			to = psn_add(to, 1);
+		if (sacked_above(q, to) < SNIC_SR_DUPTHRESH)
+			break;      /* not yet known lost: reordering, maybe */
+		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
+		q->rtx_posted++;
+		rxt_mark(q, from, to);
+		q->q_high_rxt = from = to;
+	}
+	return n;
+}

@@ -1,0 +1,651 @@
+/*
+ * snic core: SRNIC's memory-free selective repeat with bitmap onloading
+ * (SRNIC, NSDI'23, section 4.4; the hooks are described in sr.h).
+ *
+ * Responder (Fig. 7 left, Fig. 8). The packet at ePSN outside recovery
+ * takes the engine's fast path. A WRITE packet anywhere in [ePSN, ePSN +
+ * window) is placed at the address its header carries (4.4.1's in-place
+ * reordering, after the R_Key checks); one ahead of ePSN starts loss
+ * recovery. In recovery the metadata of every packet taken (its PSN, the
+ * ePSN after it, the fast-exit range) goes to the CtrlQ *before* the
+ * packet is taken: a packet whose report finds no slot is dropped
+ * unplaced, so the host's bitmap never misses a placed PSN. The device
+ * keeps no bitmap, only the fast-exit range: the run of placed PSNs
+ * ending at the highest PSN placed in this recovery. Only the host moves
+ * ePSN over PSNs placed out of order (SNIC_SR_RETRY_EPSN); an ePSN in
+ * [psn_left, psn_right + 1] means everything below psn_right + 1 is here
+ * (nothing was placed above psn_right), so ePSN becomes psn_right + 1 and
+ * recovery ends - correct even while reports of newer packets are still
+ * on their way to the host (Fig. 8's race). The packet at ePSN is still
+ * executed in order during recovery (and reported): what cannot be placed
+ * out of order (below) must run there, or the QP would wait forever; and
+ * when ePSN so reaches the range the device leaves recovery by itself.
+ * This first slice places WRITEs out of order; SENDs, READs and atomics
+ * run at ePSN only (ahead of it they draw a sequence NAK, go-back-N's
+ * answer), WRITE with immediate is refused (NAK invalid request).
+ *
+ * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
+ * engine; the first with one starts recovery (to end when the cumulative
+ * ACK passes the highest PSN sent by then, unless that ACK still carries
+ * a SACK block: then it goes on to the highest PSN sent by now), and each
+ * ACK in recovery goes
+ * to the CtrlQ; the host keeps the SACK bitmap and posts the ranges to
+ * send again on the QP's RetryQ, which the device checks and marks in the
+ * data-delivery engine one range at a time. A timeout goes back N (gbn.c)
+ * and tells the host, which forgets the recovery (RFC 6675 5.1).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "mw.h"
+#include "rdma.h"
+#include "wire.h"
+
+#define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
+#define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)
+
+bool snic_sr_on(const SnicQp *qp)
+{
+    return snic_programs[qp->program]->flags & SNIC_PROG_SR;
+}
+
+SnicSrQp *snic_sr_qp(SnicQp *qp)
+{
+    return snic_sr_on(qp) ? snic_prog_state(qp) : NULL;
+}
+
+static uint32_t qpn_of(SnicCore *c, SnicQp *qp)
+{
+    return qp - c->qps;
+}
+
+static uint32_t sr_window(const SnicSrQp *s)
+{
+    return s->window ? s->window : SNIC_TX_WINDOW;
+}
+
+/* ---- the CtrlQ ---- */
+
+static bool ctrl_room(SnicCore *c)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    return q->base && q->tail - q->head < 1u << q->log2_depth;
+}
+
+/* Metadata lost (ring full or absent): counted, told once a doorbell */
+static void ctrl_lost(SnicCore *c, SnicQp *qp, uint32_t psn, bool req)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    snic_stat_inc(&c->stats.sr_ctrlq_drops);
+    SNIC_EVENT(c, SR_CTRLQ_FULL, qpn_of(c, qp), psn, req);
+    if (q->base && !q->overflow_told) {
+        q->overflow_told = true;
+        snic_aeq_post(c, SNIC_EVENT_SR_CTRLQ_OVERFLOW, qpn_of(c, qp));
+    }
+}
+
+/* Write an entry (body, then the phase byte) and raise the vector */
+static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+    uint64_t at;
+
+    if (!ctrl_room(c)) {
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
+                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        return false;
+    }
+    at = q->base + (uint64_t)(q->tail & ((1u << q->log2_depth) - 1)) *
+         SNIC_SR_CTRLQ_ENTRY;
+    e->qpn = GUINT32_TO_LE(qpn_of(c, qp));
+    e->retry_ci = GUINT16_TO_LE(snic_sr_qp(qp)->retry_head);
+    e->flags |= snic_ring_phase(q->tail, q->log2_depth);
+    if (snic_dma_write(c, at, e, offsetof(struct snic_sr_ctrl, flags)) ||
+        snic_dma_write(c, at + offsetof(struct snic_sr_ctrl, flags),
+                       &e->flags, sizeof(*e) -
+                       offsetof(struct snic_sr_ctrl, flags))) {
+        SNIC_GUEST_ERROR(c, GE_SR_RING, 0, qpn_of(c, qp), q->tail);
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
+                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        return false;
+    }
+    q->tail++;
+    snic_stat_inc(&c->stats.sr_ctrlq_entries);
+    snic_raise_irq(c, q->vector);
+    return true;
+}
+
+static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
+                        bool last)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+    struct snic_sr_ctrl e = {
+        .type = type,
+        .flags = last ? SNIC_SR_CTRL_F_LAST : 0,
+        .psn = GUINT32_TO_LE(psn),
+        .epsn = GUINT32_TO_LE(qp->resp.epsn),
+        .sack_lo = GUINT32_TO_LE(s->resp_recovery ? s->psn_left : 0),
+        .sack_hi = GUINT32_TO_LE(s->resp_recovery ?
+                                 psn_add(s->psn_right, 1) : 0),
+    };
+
+    ctrl_post(c, qp, &e);
+}
+
+/* ---- responder ---- */
+
+static void resp_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s)
+{
+    s->resp_recovery = false;
+    qp->resp.nak_sent = false;
+    SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 0, qp->resp.epsn);
+}
+
+/*
+ * ePSN moved in recovery: inside the fast-exit range, everything up to
+ * psn_right is here and nothing beyond it, so recovery ends there.
+ */
+static bool resp_catch_up(SnicCore *c, SnicQp *qp, SnicSrQp *s)
+{
+    SnicResp *r = &qp->resp;
+
+    if (snic_psn_cmp(r->epsn, s->psn_left) < 0) {
+        return false;
+    }
+    if (snic_psn_cmp(r->epsn, psn_add(s->psn_right, 1)) <= 0) {
+        r->epsn = psn_add(s->psn_right, 1);
+        r->in_write = !s->right_last;
+    }
+    resp_exit(c, qp, s);
+    return true;
+}
+
+static bool is_plain_write(uint8_t op)
+{
+    return op == SNIC_OP_RC_WRITE_FIRST || op == SNIC_OP_RC_WRITE_MIDDLE ||
+           op == SNIC_OP_RC_WRITE_LAST || op == SNIC_OP_RC_WRITE_ONLY;
+}
+
+static bool op_first(uint8_t op)
+{
+    return snic_opcode_info(op)->flags & SNIC_OPF_FIRST;
+}
+
+static bool op_last(uint8_t op)
+{
+    return snic_opcode_info(op)->flags & SNIC_OPF_LAST;
+}
+
+/*
+ * Place a WRITE packet where its header says: SNIC_AETH_ACK or the NAK
+ * it deserves. The op-code sequence is known only at ePSN (in order).
+ */
+static uint8_t place(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool at_epsn)
+{
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    SnicResp *r = &qp->resp;
+    SnicMrCheck why;
+    SnicMr *mr;
+
+    if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
+        !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
+        (!op_last(p->opcode) && p->payload_len != mtu) ||
+        p->payload_len > mtu ||
+        (at_epsn && (op_first(p->opcode) ?
+                     r->in_send || r->in_write || qp->rpc.in_msg :
+                     !r->in_write))) {
+        return SNIC_AETH_NAK_INV_REQ;
+    }
+    if (p->payload_len) {
+        mr = snic_rkey_check(c, qp, p->xeth.rkey, SNIC_ACCESS_REMOTE_WRITE,
+                             p->xeth.va, p->payload_len, &why);
+        if (!mr || snic_mtt_write(c, &mr->mtt, p->xeth.va, p->payload,
+                                  p->payload_len)) {
+            return SNIC_AETH_NAK_REM_ACCESS;
+        }
+    }
+    return SNIC_AETH_ACK;
+}
+
+/* The fast-exit range after placing psn ahead of ePSN (Fig. 8) */
+static void range_add(SnicSrQp *s, uint32_t psn, bool last)
+{
+    if (psn == psn_add(s->psn_right, 1)) {
+        s->psn_right = psn;
+        s->right_last = last;
+    } else if (psn == psn_add(s->psn_left, -1)) {
+        s->psn_left = psn;
+    } else if (snic_psn_cmp(psn, s->psn_right) > 0) {
+        /* the most advanced run restarts here: nothing is above it */
+        s->psn_left = s->psn_right = psn;
+        s->right_last = last;
+    }
+}
+
+static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
+                     uint32_t d)
+{
+    SnicResp *r = &qp->resp;
+    bool last = op_last(p->opcode), was = s->resp_recovery;
+    uint8_t syn;
+
+    if ((was || d) && !ctrl_room(c)) {
+        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
+        if (!was && !r->nak_sent) {
+            /* no recovery to start (no CtrlQ): go-back-N's answer */
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+        }
+        return;
+    }
+    syn = place(c, qp, p, !d);
+    if (syn != SNIC_AETH_ACK) {
+        if (!d) {
+            snic_resp_nak_fatal(c, qp, syn, p->psn);
+        }
+        return;         /* ahead of ePSN: dropped unrecorded */
+    }
+    if (!d) {
+        r->in_write = !last;
+        if (last) {
+            r->msn = (r->msn + 1) & 0xffffff;
+        }
+        r->epsn = psn_add(r->epsn, 1);
+        r->nak_sent = false;
+        if (was) {
+            resp_catch_up(c, qp, s);
+        }
+    } else if (!was) {
+        s->resp_recovery = true;
+        s->psn_left = s->psn_right = p->psn;
+        s->right_last = last;
+        SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 1, r->epsn);
+    } else {
+        range_add(s, p->psn, last);
+    }
+    if (was || d) {
+        resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
+                    SNIC_SR_CTRL_RESP_EXIT, p->psn, last);
+    }
+    /* ahead of ePSN and in recovery every packet is acknowledged (SACK) */
+    if (p->ackreq || d || was) {
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    }
+}
+
+bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+    SnicResp *r = &qp->resp;
+    uint32_t d = psn_dist(p->psn, r->epsn);
+
+    if (r->fatal || snic_psn_cmp(p->psn, r->epsn) < 0) {
+        return false;   /* a duplicate: re-acknowledged, never executed */
+    }
+    if (d >= sr_window(s)) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the window */
+        return true;
+    }
+    if (p->opcode == SNIC_OP_RC_WRITE_LAST_IMM ||
+        p->opcode == SNIC_OP_RC_WRITE_ONLY_IMM) {
+        /* its completion would need the host's word (not in this slice) */
+        if (!d) {
+            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        }
+        return true;
+    }
+    if (p->xport && is_plain_write(p->opcode)) {
+        sr_write(c, qp, s, p, d);
+        return true;
+    }
+    if (d) {
+        /* not placeable out of order: where to resume, once per gap */
+        if (!r->nak_sent) {
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+        }
+        return true;
+    }
+    if (s->resp_recovery && !ctrl_room(c)) {
+        ctrl_lost(c, qp, p->psn, false);    /* not executed: sent again */
+        return true;
+    }
+    return false;       /* in order: the engine's path */
+}
+
+void snic_sr_executed(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                      uint32_t epsn_before)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    if (!s->resp_recovery || qp->resp.epsn == epsn_before) {
+        return;
+    }
+    resp_catch_up(c, qp, s);
+    resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
+                SNIC_SR_CTRL_RESP_EXIT, p->psn, op_last(p->opcode));
+    snic_resp_queue_ack(c, qp, SNIC_AETH_ACK,
+                        psn_add(qp->resp.epsn, -1));
+}
+
+void snic_sr_ack(SnicQp *qp, SnicPkt *p)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    p->xport = true;
+    if (s->resp_recovery) {
+        p->xeth.flags = SNIC_XETH_F_SACK;
+        p->xeth.sack_lo = s->psn_left;
+        p->xeth.sack_hi = psn_add(s->psn_right, 1);
+    }
+}
+
+/* SNIC_SR_RETRY_EPSN: true if taken (or stale), false if refused */
+static bool retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                       const struct snic_sr_retry *e)
+{
+    SnicResp *r = &qp->resp;
+    uint32_t psn = GUINT32_FROM_LE(e->psn_from) & SNIC_PSN_MASK;
+
+    if (psn_dist(r->epsn, psn) < SNIC_TX_WINDOW) {
+        return true;    /* not forward: the device got there already */
+    }
+    if (!s->resp_recovery || psn_dist(psn, r->epsn) > sr_window(s) ||
+        snic_psn_cmp(psn, psn_add(s->psn_right, 1)) > 0) {
+        return false;   /* it would sweep over PSNs never placed */
+    }
+    if (snic_psn_cmp(psn, s->psn_left) >= 0) {
+        r->epsn = psn_add(s->psn_right, 1);     /* Fig. 8: fast exit */
+        r->in_write = !s->right_last;
+        resp_exit(c, qp, s);
+        resp_report(c, qp, SNIC_SR_CTRL_RESP_EXIT, psn, false);
+    } else {
+        r->epsn = psn;
+        r->in_write = e->flags & SNIC_SR_RETRY_F_IN_MSG;
+        r->nak_sent = false;
+    }
+    snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    return true;
+}
+
+/* ---- requester ---- */
+
+static void req_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
+                       uint32_t sack_lo, uint32_t sack_hi)
+{
+    uint32_t una = snic_transport_wnd_start(qp);
+    struct snic_sr_ctrl e = {
+        .type = type,
+        .psn = GUINT32_TO_LE(psn),
+        .epsn = GUINT32_TO_LE(una),
+        .sack_lo = GUINT32_TO_LE(sack_lo),
+        .sack_hi = GUINT32_TO_LE(sack_hi),
+        .sent_end = GUINT32_TO_LE(psn_add(una,
+                                          snic_transport_outstanding(qp))),
+    };
+
+    ctrl_post(c, qp, &e);
+}
+
+static void req_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t type,
+                     uint32_t psn)
+{
+    s->req_recovery = false;
+    SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 0, psn);
+    req_report(c, qp, type, psn, 0, 0);
+}
+
+static void sr_init(SnicCore *c, SnicQp *qp)
+{
+    snic_transport_set_window(c, qp, sr_window(snic_sr_qp(qp)));
+}
+
+static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+    uint32_t una = snic_transport_wnd_start(qp);
+    uint32_t end = psn_add(una, snic_transport_outstanding(qp));
+    SnicFeedback ack = *fb;
+    bool block;
+
+    switch (fb->kind) {
+    case SNIC_FB_SACK:
+    case SNIC_FB_ACK:
+    case SNIC_FB_DUP_ACK:
+        if (fb->progress) {
+            ack.kind = SNIC_FB_ACK;
+            snic_gbn_incoming(c, qp, &ack);     /* retry counters, timer */
+        }
+        block = fb->kind == SNIC_FB_SACK &&
+                snic_psn_cmp(fb->sack, una) > 0 &&
+                snic_psn_cmp(fb->sack_end, end) <= 0 &&
+                snic_psn_cmp(fb->sack, fb->sack_end) < 0;
+        if (!s->req_recovery && block) {
+            s->req_recovery = true;
+            s->recover = psn_add(end, -1);
+            SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 1, una);
+        }
+        if (!s->req_recovery) {
+            break;
+        }
+        if (snic_psn_cmp(una, s->recover) > 0) {
+            if (!block) {
+                req_exit(c, qp, s, SNIC_SR_CTRL_REQ_EXIT, fb->psn);
+                break;
+            }
+            /*
+             * Past the recovery point with PSNs still SACKed above lACK:
+             * data sent during recovery was lost too, and the host, whose
+             * bitmap holds those SACKs, may be posting its hole already.
+             * Recovery goes on to a new point (RFC 6675's next recovery,
+             * at once): leaving it would refuse that entry and drop what
+             * the host knows.
+             */
+            s->recover = psn_add(end, -1);
+        }
+        req_report(c, qp, SNIC_SR_CTRL_REQ_ACK, fb->psn,
+                   block ? fb->sack : 0, block ? fb->sack_end : 0);
+        break;
+    case SNIC_FB_NAK_SEQ:
+        /* something not placeable out of order was lost: back N */
+        if (s->req_recovery) {
+            req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO, fb->psn);
+        }
+        snic_gbn_incoming(c, qp, fb);
+        break;
+    default:
+        snic_gbn_incoming(c, qp, fb);   /* RNR, READ responses */
+        break;
+    }
+}
+
+static void sr_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    if (snic_transport_rto_expired(qp, now) &&
+        snic_transport_outstanding(qp) && s->req_recovery) {
+        /* a retransmission was lost too: all goes again, host forgets */
+        req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO,
+                 snic_transport_wnd_start(qp));
+    }
+    snic_gbn_periodic(c, qp, now);
+}
+
+/* SNIC_SR_RETRY_RTX: true if taken (or stale), false if refused */
+static bool retry_rtx(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                      const struct snic_sr_retry *e)
+{
+    uint32_t from = GUINT32_FROM_LE(e->psn_from) & SNIC_PSN_MASK;
+    uint32_t to = GUINT32_FROM_LE(e->psn_to) & SNIC_PSN_MASK;
+    uint32_t una = snic_transport_wnd_start(qp);
+    uint32_t sent = snic_transport_outstanding(qp);
+
+    if (qp->state != SNIC_QPS_RTS || snic_psn_cmp(from, to) >= 0 ||
+        psn_dist(psn_add(una, sent), from) > sent + SNIC_TX_WINDOW ||
+        psn_dist(psn_add(una, sent), to) > sent + SNIC_TX_WINDOW) {
+        return false;   /* never sent, or not a range */
+    }
+    if (snic_psn_cmp(to, una) <= 0) {
+        return true;    /* acknowledged meanwhile: a stale entry */
+    }
+    if (!s->req_recovery) {
+        return false;
+    }
+    snic_transport_mark_rtx(c, qp, snic_psn_cmp(from, una) > 0 ? from : una,
+                            to, SNIC_RTX_SACK);
+    return true;
+}
+
+/* ---- the RetryQ ---- */
+
+bool snic_sr_retry_pending(SnicQp *qp)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    return s && s->retryq && s->retry_head != s->retry_tail &&
+           (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) &&
+           !snic_dde_rtx_pending(&qp->req);
+}
+
+void snic_sr_retry_run(SnicCore *c, SnicQp *qp)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+    struct snic_sr_retry e;
+    uint64_t at;
+    bool ok;
+
+    while (snic_sr_retry_pending(qp)) {
+        at = s->retryq + (uint64_t)(s->retry_head &
+                                    ((1u << s->retry_log2) - 1)) *
+             SNIC_SR_RETRYQ_ENTRY;
+        if (snic_dma_read(c, at, &e, sizeof(e))) {
+            SNIC_GUEST_ERROR(c, GE_SR_RING, 1, qpn_of(c, qp), s->retry_head);
+            s->retry_head = s->retry_tail;  /* nothing more to read there */
+            return;
+        }
+        ok = GUINT32_FROM_LE(e.qpn) == qpn_of(c, qp) &&
+             (e.type == SNIC_SR_RETRY_EPSN ? retry_epsn(c, qp, s, &e) :
+              e.type == SNIC_SR_RETRY_RTX ? retry_rtx(c, qp, s, &e) : false);
+        if (!ok) {
+            snic_stat_inc(&c->stats.sr_retry_refused);
+            SNIC_GUEST_ERROR(c, GE_SR_RETRY, qpn_of(c, qp), s->retry_head,
+                             e.type, GUINT32_FROM_LE(e.psn_from));
+        }
+        s->retry_head++;
+    }
+}
+
+/* ---- doorbells and admin commands ---- */
+
+void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
+                      uint32_t index)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+    SnicQp *qp;
+    SnicSrQp *s;
+
+    if (type == SNIC_DB_SR_CTRLQ) {
+        if (qid || !q->base || index - q->head > q->tail - q->head) {
+            SNIC_GUEST_ERROR(c, GE_SR_RING, 0, qid, index);
+            snic_stat_inc(&c->stats.doorbells_invalid);
+            return;
+        }
+        q->head = index;
+        q->overflow_told = false;
+        snic_stat_inc(&c->stats.doorbells);
+        return;
+    }
+    qp = snic_qp_get(c, qid);
+    s = qp ? snic_sr_qp(qp) : NULL;
+    if (!s || !s->retryq || (uint16_t)(index - s->retry_head) >
+                            1u << s->retry_log2) {
+        SNIC_GUEST_ERROR(c, GE_SR_RING, 1, qid, index);
+        snic_stat_inc(&c->stats.doorbells_invalid);
+        return;
+    }
+    s->retry_tail = index;
+    snic_stat_inc(&c->stats.doorbells);
+    snic_sched_notify(c, qp);
+}
+
+uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
+                                  const struct snic_admin_cmd *cmd,
+                                  uint64_t *result)
+{
+    const struct snic_admin_create_sr_ctrlq *a = &cmd->create_sr_ctrlq;
+    uint64_t base = GUINT64_FROM_LE(a->ring_addr);
+    uint16_t vector = GUINT16_FROM_LE(a->vector);
+
+    if (!base) {
+        memset(&c->sr_ctrlq, 0, sizeof(c->sr_ctrlq));
+        return SNIC_ADMIN_OK;
+    }
+    if (c->sr_ctrlq.base) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    if (a->log2_depth < SNIC_SR_CTRLQ_MIN_LOG2 ||
+        a->log2_depth > SNIC_SR_CTRLQ_MAX_LOG2 ||
+        vector >= c->cfg.num_vectors) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (base % SNIC_SR_CTRLQ_ENTRY ||
+        base + ((uint64_t)SNIC_SR_CTRLQ_ENTRY << a->log2_depth) < base) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    c->sr_ctrlq = (SnicSrCtrlq) {
+        .base = base,
+        .log2_depth = a->log2_depth,
+        .vector = vector,
+    };
+    return SNIC_ADMIN_OK;
+}
+
+uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
+                            uint64_t *result)
+{
+    const struct snic_admin_set_qp_sr *a = &cmd->set_qp_sr;
+    SnicQp *qp = snic_qp_get(c, GUINT32_FROM_LE(a->qpn));
+    uint64_t base = GUINT64_FROM_LE(a->ring_addr);
+    SnicSrQp *s;
+
+    if (!qp) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    s = snic_sr_qp(qp);
+    if (!s) {
+        return SNIC_ADMIN_BAD_STATE;
+    }
+    if ((base && (a->log2_depth < SNIC_SR_RETRYQ_MIN_LOG2 ||
+                  a->log2_depth > SNIC_SR_RETRYQ_MAX_LOG2)) ||
+        a->window > SNIC_TX_WINDOW) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    if (base % SNIC_SR_RETRYQ_ENTRY ||
+        base + ((uint64_t)SNIC_SR_RETRYQ_ENTRY << a->log2_depth) < base) {
+        return SNIC_ADMIN_BAD_ADDRESS;
+    }
+    s->retryq = base;
+    s->retry_log2 = base ? a->log2_depth : 0;
+    s->retry_head = s->retry_tail = 0;
+    s->window = a->window;
+    if (qp->state == SNIC_QPS_RTS) {
+        sr_init(c, qp);
+    }
+    return SNIC_ADMIN_OK;
+}
+
+const SnicProgram snic_program_srnic = {
+    .name = "SRNIC",
+    .credit = SNIC_CREDIT_WINDOW,
+    .ack_policy = SNIC_ACK_IBA,
+    .flags = SNIC_PROG_SR,
+    .state_bytes = sizeof(SnicSrQp),
+    .init = sr_init,
+    .incoming = sr_incoming,
+    .periodic = sr_periodic,
+};

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * SRNIC's memory-free selective repeat with bitmap onloading (SRNIC,
+ * NSDI'23, section 4.4.2, Fig. 7 and 8; ABI 3.5): the rings between the
+ * device and the host software that keeps the per-QP bitmaps.
+ *
+ * A QP selects it with SET_QP_TRANSPORT program SNIC_TRANSPORT_SRNIC on
+ * both ends. Its data and ACK packets then carry struct snic_xeth
+ * (snic_opcodes.h): WRITEs their address (SNIC_XETH_F_PLACE), ACKs the
+ * responder's fast-exit range as their SACK block. The device keeps only
+ * ePSN, lACK and the fast-exit range per QP; what arrives out of order is
+ * placed at once and its metadata goes to the host:
+ *  - the CtrlQ, one ring for the device (CREATE_SR_CTRLQ), of
+ *    SNIC_SR_CTRLQ_ENTRY-byte struct snic_sr_ctrl entries the device
+ *    writes (body first, then the byte holding SNIC_SR_CTRL_F_PHASE,
+ *    set on the first pass over the ring, clear on the second, ... as a
+ *    CQ's phase bit) and raises the ring's
+ *    MSI-X vector for; software returns slots with an SNIC_DB_SR_CTRLQ
+ *    doorbell (qid 0, index = consumer). A full ring: the packet whose
+ *    metadata found no slot is dropped unplaced (a loss the selective
+ *    recovery repairs), counted (sr_ctrlq_drops) and, once until the
+ *    next doorbell, SNIC_EVENT_SR_CTRLQ_OVERFLOW is posted.
+ *  - a RetryQ per QP (SET_QP_SR), of SNIC_SR_RETRYQ_ENTRY-byte struct
+ *    snic_sr_retry entries software writes and rings with SNIC_DB_SR_RETRYQ
+ *    (qid = QPN, index = producer; free-running 16 bits, at most the
+ *    ring's depth ahead of the consumer index each CtrlQ entry of the
+ *    QP carries), kernel doorbell page only: the new
+ *    ePSN it computed (responder) and the PSN ranges to send again
+ *    (requester). The device checks each entry; one it refuses is a
+ *    guest error (sr_retry_refused) and changes nothing.
+ */
+#ifndef SNIC_SR_H
+#define SNIC_SR_H
+
+#include <linux/types.h>
+
+#define SNIC_SR_CTRLQ_ENTRY         32
+#define SNIC_SR_CTRLQ_MIN_LOG2      4
+#define SNIC_SR_CTRLQ_MAX_LOG2      16
+#define SNIC_SR_RETRYQ_ENTRY        16
+#define SNIC_SR_RETRYQ_MIN_LOG2     2
+#define SNIC_SR_RETRYQ_MAX_LOG2     12
+
+/* What a CtrlQ entry reports */
+enum snic_sr_ctrl_type {
+    /*
+     * Responder in loss recovery: PSN psn was placed (or executed at
+     * ePSN); epsn is the device's ePSN after it, sack_lo/sack_hi its
+     * fast-exit range [psn_left, psn_right + 1).
+     */
+    SNIC_SR_CTRL_RESP = 1,
+    /* Responder: it left loss recovery; ePSN is epsn */
+    SNIC_SR_CTRL_RESP_EXIT = 2,
+    /*
+     * Requester in loss recovery: an ACK for psn (cumulative: PSNs up
+     * to it, lACK = epsn the oldest unacknowledged) with the responder's
+     * block [sack_lo, sack_hi) (none if equal); sent_end: the PSN after
+     * the highest sent.
+     */
+    SNIC_SR_CTRL_REQ_ACK = 3,
+    /* Requester: recovery ended (the cumulative ACK passed its end) */
+    SNIC_SR_CTRL_REQ_EXIT = 4,
+    /* Requester: the retransmission timer expired; it goes back N */
+    SNIC_SR_CTRL_REQ_RTO = 5,
+};
+
+#define SNIC_SR_CTRL_F_PHASE        (1u << 0)   /* = SNIC_CQE_PHASE */
+#define SNIC_SR_CTRL_F_LAST         (1u << 1)   /* RESP: psn ended a msg */
+
+struct snic_sr_ctrl {
+    __u8 type;              /* enum snic_sr_ctrl_type */
+    __u8 rsvd[2];
+    __u8 flags;             /* SNIC_SR_CTRL_F_* */
+    __le32 qpn;
+    __le32 psn;             /* RESP: the packet's; REQ_ACK: the ACK's */
+    __le32 epsn;            /* RESP: ePSN after it; REQ: lACK after it */
+    __le32 sack_lo;         /* RESP: psn_left; REQ_ACK: the block */
+    __le32 sack_hi;         /* RESP: psn_right + 1; REQ_ACK: its end */
+    __le32 sent_end;        /* REQ: the PSN after the highest sent */
+    __le16 retry_ci;        /* the QP's RetryQ entries the device took */
+    __le16 rsvd1;
+};
+_Static_assert(sizeof(struct snic_sr_ctrl) == SNIC_SR_CTRLQ_ENTRY,
+               "sr_ctrl size");
+
+/* What a RetryQ entry asks */
+enum snic_sr_retry_type {
+    /*
+     * Responder: every PSN below psn_from arrived. Taken if it moves
+     * ePSN forward, inside the window, not beyond psn_right + 1; if it
+     * falls in [psn_left, psn_right + 1] ePSN becomes psn_right + 1 and
+     * the QP leaves recovery (Fig. 8's fast exit), else ePSN becomes
+     * psn_from. SNIC_SR_RETRY_F_IN_MSG: PSN psn_from - 1 did not end its
+     * message (a WRITE continues at psn_from).
+     */
+    SNIC_SR_RETRY_EPSN = 1,
+    /*
+     * Requester in recovery: send PSNs [psn_from, psn_to) again; they
+     * must have been sent ([lACK, highest sent]; a part already
+     * acknowledged is skipped).
+     */
+    SNIC_SR_RETRY_RTX = 2,
+};
+
+#define SNIC_SR_RETRY_F_IN_MSG      (1u << 0)
+
+struct snic_sr_retry {
+    __u8 type;              /* enum snic_sr_retry_type */
+    __u8 flags;             /* SNIC_SR_RETRY_F_* */
+    __le16 rsvd;
+    __le32 qpn;             /* the ring's own QP */
+    __le32 psn_from;
+    __le32 psn_to;          /* RTX: the PSN after the range */
+};
+_Static_assert(sizeof(struct snic_sr_retry) == SNIC_SR_RETRYQ_ENTRY,
+               "sr_retry size");
+
+/*
+ * CREATE_SR_CTRLQ (kernel only): the device's CtrlQ, 2^log2_depth entries
+ * at ring_addr (contiguous, SNIC_SR_CTRLQ_ENTRY aligned, zeroed), new
+ * entries raise MSI-X vector 'vector'. ring_addr 0 removes it (QPs in
+ * recovery then drop what they cannot report). BAD_STATE: one exists.
+ */
+struct snic_admin_create_sr_ctrlq {
+    __le64 ring_addr;
+    __u8 log2_depth;
+    __u8 rsvd;
+    __le16 vector;
+    __le32 rsvd1;
+};
+_Static_assert(sizeof(struct snic_admin_create_sr_ctrlq) == 16,
+               "create_sr_ctrlq size");
+
+/*
+ * SET_QP_SR (kernel only): the RetryQ of an SNIC_TRANSPORT_SRNIC QP,
+ * 2^log2_depth entries at ring_addr (contiguous), and its window in
+ * segments (0: SNIC's largest, 128): SRNIC runs without congestion
+ * control at a fixed window, the BDP. BAD_STATE: the QP does not run
+ * SRNIC. Indices restart at 0.
+ */
+struct snic_admin_set_qp_sr {
+    __le32 qpn;
+    __u8 log2_depth;
+    __u8 window;
+    __le16 rsvd;
+    __le64 ring_addr;
+};
+_Static_assert(sizeof(struct snic_admin_set_qp_sr) == 16,
+               "set_qp_sr size");
+
+#endif /* SNIC_SR_H */
