@@ -83,8 +83,12 @@ if [ "$(cat "$BDIR/.src" 2>/dev/null)" != "$SRC" ]; then
     mkdir -p "$BDIR"
     echo "$SRC" > "$BDIR/.src"
 fi
-mkdir -p "$BDIR/src"
+mkdir -p "$BDIR/src" "$BDIR/common"
 cp -a -u "$SRC/." "$BDIR/src/"
+# The host code shared with the simulator (Kbuild's ../common), beside the copy as beside SRC
+COMMON=$SRC/../common
+[ -d "$COMMON" ] || COMMON=$REPO/guest-driver/common
+cp -a -u "$COMMON/." "$BDIR/common/"
 make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 |
     tee "$OUT/build.log" || die "kernel module build failed (log: $OUT/build.log)"
 if grep -E 'warning:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then

@@ -30,13 +30,15 @@ command -v "$CC" >/dev/null || die "'$CC' not found; run scripts/setup-deps.sh (
 CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
 
 # program name -> sources (comma-separated; tests/vm/vmtool.c: what the two-host programs
-# share), link flags ("SNICDV": also snic's direct verbs, see below)
+# share), link flags ("SNICDV": also snic's direct verbs, see below; "SHARED": a library
+# to LD_PRELOAD, which guest-image.sh puts in /usr/local/lib)
 PROGS=(
     "verbs-check tests/vm/verbs-check.c,tests/vm/vmtool.c -libverbs"
     "isolation-check tests/vm/isolation-check.c -libverbs"
     "rpc-check tests/vm/rpc-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "strom-bench tests/vm/strom-bench.c,tests/vm/vmtool.c -libverbs -llzma SNICDV"
+    "libsnic-transport.so tests/vm/snic-transport.c -libverbs SNICDV SHARED"
 )
 # snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
 # scripts/build-provider.sh left them in the guest driver directory; without them (the
@@ -54,6 +56,10 @@ for p in "${PROGS[@]}"; do
         files+=("$REPO/$f")
     done
     extra=() deps=("${files[@]}" "$REPO"/tests/vm/*.h)
+    if [[ " $libs " == *" SHARED "* ]]; then
+        libs=${libs/SHARED/}
+        extra=(-shared -fPIC)
+    fi
     if [[ " $libs " == *" SNICDV "* ]]; then
         libs=${libs/SNICDV/}
         if [ ! -f "$DRV/libsnic-rdmav34.so" ] || [ ! -f "$DRV/include/infiniband/snicdv.h" ]; then
@@ -62,7 +68,7 @@ for p in "${PROGS[@]}"; do
             continue
         fi
         # the .so's SONAME (libsnic.so.1) becomes the program's DT_NEEDED
-        extra=(-I "$DRV/include" "$DRV/libsnic-rdmav34.so")
+        extra+=(-I "$DRV/include" "$DRV/libsnic-rdmav34.so")
         deps+=("$DRV/include/infiniband/snicdv.h" "$DRV/include/infiniband/snic_rpc.h")
     fi
     # shellcheck disable=SC2206  # libs is a word list

@@ -53,7 +53,7 @@ done
     die "$host_verbs not found: install libibverbs1 (scripts/setup-deps.sh), or point SNIC_LIBIBVERBS at the guest's libibverbs.so.1"
 [ -f "$repo/guest-driver/provider/CMakeLists.txt" ] ||
     die "$repo/guest-driver/provider/CMakeLists.txt missing: nothing to build"
-hw_headers=(snic_regs.h snic_verbs.h snic_admin.h snic_rpc.h)
+hw_headers=(snic_regs.h snic_verbs.h snic_admin.h snic_rpc.h snic_sr.h)
 for h in snic-abi.h "${hw_headers[@]}"; do
     [ -f "$repo/include/snic/$h" ] || die "$repo/include/snic/$h missing"
 done

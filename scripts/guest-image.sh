@@ -18,7 +18,8 @@
 #
 # Our test programs (tests/vm/*.c, e.g. verbs-check) are built on the host by
 # scripts/build-guest-tools.sh (called here; a no-op when up to date) into
-# <repo>/build/guest-tools and go into the guest's /usr/local/bin, hashed by content too.
+# <repo>/build/guest-tools and go into the guest's /usr/local/bin (an LD_PRELOAD library,
+# *.so, into /usr/local/lib), hashed by content too.
 #
 # To add guest content, extend GUEST_BINS / GUEST_LIBS / GUEST_FILES / GUEST_MODULES below.
 set -euo pipefail
@@ -238,7 +239,7 @@ for f in "$TOOLS_DIR"/*; do
     cp "$f" "$TOOLS_SNAP/"
     GUEST_TOOLS+=("$TOOLS_SNAP/$(basename "$f")")
 done
-log "guest tools: ${#GUEST_TOOLS[@]} program(s) from $TOOLS_DIR -> /usr/local/bin:$(for f in "${GUEST_TOOLS[@]}"; do printf ' %s' "$(basename "$f")"; done)"
+log "guest tools: ${#GUEST_TOOLS[@]} program(s) from $TOOLS_DIR -> /usr/local/bin (libraries: /usr/local/lib):$(for f in "${GUEST_TOOLS[@]}"; do printf ' %s' "$(basename "$f")"; done)"
 
 # Command substitutions (not process substitutions), so that a `die` inside stops us.
 BIN_LIBS=()
@@ -331,7 +332,10 @@ else
         [ "$r" = "$d/$(basename "$f")" ] || ln -sfn "$r" "$ROOT$d/$(basename "$f")"
     done
     for f in ${GUEST_TOOLS[@]+"${GUEST_TOOLS[@]}"}; do
-        install -D -m 755 "$f" "$ROOT/usr/local/bin/$(basename "$f")"
+        case $f in
+            *.so) install -D -m 755 "$f" "$ROOT/usr/local/lib/$(basename "$f")" ;;
+            *) install -D -m 755 "$f" "$ROOT/usr/local/bin/$(basename "$f")" ;;
+        esac
     done
     if [ -n "$SNIC_PROV" ]; then
         install -D -m 644 "$SNIC_PROV" "$ROOT/usr/lib/$MULTIARCH/libibverbs/libsnic-rdmav34.so"

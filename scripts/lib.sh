@@ -56,13 +56,16 @@ help_or_no_args() {
     esac
 }
 
-# driver_sources DIR: one word naming the content of a driver's sources, DIR's files and
-# the hardware headers (include/snic) they include. The builds record "WORD DIR" next to
-# what they built (FILE.sources); stale_check FILE says when those sources have changed
-# since, so that an old snic.ko or libsnic does not go into the image unnoticed.
+# driver_sources DIR: one word naming the content of a driver's sources, DIR's files (and
+# DIR/../common's) and the hardware headers (include/snic) they include. The builds record
+# "WORD DIR" next to what they built (FILE.sources); stale_check FILE says when those
+# sources have changed since, so that an old snic.ko or libsnic does not go into the image
+# unnoticed.
 driver_sources() {
     {
         (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+        # the host code the drivers share with the simulator (guest-driver/common)
+        [ ! -d "$1/../common" ] || (cd "$1/../common" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
         (cd "$repo/include/snic" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     } | sha256sum | cut -d' ' -f1
 }

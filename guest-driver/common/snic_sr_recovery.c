@@ -59,7 +59,7 @@ static void bit_set(__u32 *m, __u32 psn, int on)
 {
 	__u32 *w = &m[psn % W / 32];
 
-    *w = (*w & ~(1u << (psn % 32))) | (__u32)!!on << (psn % 32);
+	*w = (*w & ~(1u << (psn % 32))) | (__u32)!!on << (psn % 32);
 }
 
 /* The bits of [from, to) go: those PSNs are below the window now */
@@ -144,7 +144,7 @@ static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 		q->q_high_rxt = una;
 	/* only a block of PSNs in flight counts */
 	if (lo == hi || psn_before(lo, una) || psn_before(end, hi) ||
-		!psn_before(lo, hi) || psn_dist(hi, una) > W)
+	    !psn_before(lo, hi) || psn_dist(hi, una) > W)
 		return;
 	for (; lo != hi; lo = psn_add(lo, 1))
 		bit_set(q->q_sacked, lo, 1);
@@ -170,7 +170,7 @@ void snic_sr_sw_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 }
 
 static void put(struct snic_sr_retry *r, __u8 type, __u8 flags, __u32 qpn,
-				__u32 from, __u32 to)
+		__u32 from, __u32 to)
 {
 	memset(r, 0, sizeof(*r));
 	r->type = type;
@@ -198,7 +198,7 @@ static void rxt_mark(struct snic_sr_sw_qp *q, __u32 from, __u32 to)
 }
 
 unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
-							  struct snic_sr_retry *out, unsigned int max)
+			      struct snic_sr_retry *out, unsigned int max)
 {
 	unsigned int n = 0;
 	__u32 e, from, to;
@@ -210,8 +210,8 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			e = psn_add(e, 1);
 		if (e != q->r_epsn && e != q->r_posted) {
 			put(&out[n++], SNIC_SR_RETRY_EPSN,
-				bit_get(q->r_last, psn_add(e, -1u)) ? 0 :
-				SNIC_SR_RETRY_F_IN_MSG, q->qpn, e, 0);
+			    bit_get(q->r_last, psn_add(e, -1u)) ? 0 :
+			    SNIC_SR_RETRY_F_IN_MSG, q->qpn, e, 0);
 			q->r_posted = e;
 			q->epsn_posted++;
 		}

@@ -68,6 +68,6 @@ void snic_sr_sw_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e);
  * 'out' little-endian, ready to post: their count.
  */
 unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
-							  struct snic_sr_retry *out, unsigned int max);
+			      struct snic_sr_retry *out, unsigned int max);
 
 #endif /* SNIC_SR_RECOVERY_H */

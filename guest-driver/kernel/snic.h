@@ -22,6 +22,7 @@
 #include <snic/snic_admin.h>
 #include <snic/snic_eth.h>
 #include <snic/snic_verbs.h>
+#include <snic/snic_sr.h>
 
 #include "snic_com.h"
 
@@ -32,7 +33,11 @@
 #error "snic needs a 64-bit kernel"
 #endif
 
-/* MSI-X: 0 = admin queue + AEQ, 1 = Ethernet queues, 2.. = completion EQs */
+/*
+ * MSI-X: 0 = admin queue + AEQ, 1 = Ethernet queues, 2.. = completion EQs;
+ * a device with SRNIC (ABI 3.5) and a vector to spare: the last one its
+ * CtrlQ's (snic_sr.c)
+ */
 #define SNIC_VEC_ADMIN          0
 #define SNIC_VEC_ETH            1
 #define SNIC_VEC_COMP_BASE      2
@@ -64,7 +69,8 @@ struct snic_dev;
 	X(wire_reorders_injected) X(pfc_pause_sent) X(pfc_pause_recv) \
 	X(pfc_paused_ns) X(rx_buffer_max) X(rx_buffer_drops) \
 	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds) \
-	X(wire_ce_marked)
+	X(wire_ce_marked) X(sr_ctrlq_entries) X(sr_ctrlq_drops) \
+	X(sr_retry_refused)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -162,6 +168,25 @@ struct snic_netdev_priv {
 	atomic64_t rx_alloc_failed;
 };
 
+/*
+ * SRNIC's host half (snic_sr.c): the device's CtrlQ and the SRNIC QPs'
+ * bitmaps and RetryQs; the counters are rdma statistic's sr_host_*.
+ */
+struct snic_sr {
+	struct snic_sr_ctrl *ring;	/* NULL: SRNIC not offered */
+	dma_addr_t dma;
+	u32 head;		/* consumer: the handler's alone */
+	u16 vector;		/* 0: none kept for it */
+	struct xarray qps;	/* QPN -> struct snic_sr_qp */
+	char irq_name[32];
+	atomic64_t entries;	/* CtrlQ entries taken */
+	atomic64_t stale;	/* ... of no SRNIC QP (destroyed meanwhile) */
+	atomic64_t epsn_posted;	/* RetryQ entries: new ePSN (responder) */
+	atomic64_t rtx_posted;	/* ... ranges to resend (requester) */
+	atomic64_t retry_full;	/* decisions put off: RetryQ full */
+	atomic64_t overflows;	/* SNIC_EVENT_SR_CTRLQ_OVERFLOW events */
+};
+
 struct snic_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */
 	struct pci_dev *pdev;
@@ -170,10 +195,12 @@ struct snic_dev {
 	resource_size_t db_bar_start;
 	u32 num_db_pages;
 	u32 num_vectors;
+	u16 abi_minor;
 	struct snic_device_attr attr;	/* from QUERY_DEVICE, little-endian */
 	struct snic_admin admin;
 	struct snic_aeq aeq;
 	struct snic_eq *eqs;		/* num_comp_vectors entries */
+	struct snic_sr sr;
 	struct net_device *netdev;
 	struct ida db_page_ida;		/* user contexts' doorbell pages */
 	struct xarray cq_xa;		/* CQN -> struct ib_cq, for events */
@@ -403,6 +430,20 @@ int snic_eqs_create(struct snic_dev *sdev);
 void snic_eqs_destroy(struct snic_dev *sdev);
 void snic_eq_overflow(struct snic_dev *sdev, u64 eqn);
 
+/* snic_sr.c: SRNIC's CtrlQ and RetryQs */
+struct snic_sr_qp;
+void snic_sr_init(struct snic_dev *sdev);
+void snic_sr_destroy(struct snic_dev *sdev);
+bool snic_sr_enabled(const struct snic_dev *sdev);
+int snic_sr_qp_enable(struct snic_dev *sdev, u32 qpn);
+struct snic_sr_qp *snic_sr_qp_take(struct snic_dev *sdev, u32 qpn);
+void snic_sr_qp_put(struct snic_dev *sdev, struct snic_sr_qp *q);
+void snic_sr_overflow(struct snic_dev *sdev, u64 qpn);
+#define SNIC_SR_HOST_STATS(X) \
+	X(entries) X(stale) X(epsn_posted) X(rtx_posted) X(retry_full) \
+	X(overflows)
+void snic_sr_read_stats(struct snic_dev *sdev, u64 *values);
+
 /* snic_netdev.c */
 int snic_netdev_create(struct snic_dev *sdev);
 void snic_netdev_destroy(struct snic_dev *sdev);
@@ -469,6 +510,8 @@ int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void snic_rpc_set_methods(struct snic_dev *sdev);
 /* snic_transport.c: the transport programs' driver methods */
 extern const struct uapi_definition snic_transport_uapi_defs[];
+int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			  u8 ack_every);
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);
 bool snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
 

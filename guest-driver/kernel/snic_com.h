@@ -154,6 +154,15 @@ int snic_com_query_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
 			   u16 kernel_id);
 
+/* --- SRNIC selective repeat (ABI 3.4) ------------------------------------ */
+
+/* CREATE_SR_CTRLQ; ring 0 removes the CtrlQ */
+int snic_com_create_sr_ctrlq(struct snic_dev *sdev, dma_addr_t ring,
+			     u8 log2_depth, u16 vector);
+/* SET_QP_SR: an SRNIC QP's RetryQ (ring 0: none) and window (0: largest) */
+int snic_com_set_qp_sr(struct snic_dev *sdev, u32 qpn, dma_addr_t ring,
+		       u8 log2_depth, u8 window);
+
 /* --- after a destroy command --------------------------------------------- */
 
 bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,

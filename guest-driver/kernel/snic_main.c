@@ -71,6 +71,7 @@ static int snic_check_device(struct snic_dev *sdev)
 			SNIC_ABI_VERSION_MAJOR, magic, abi >> 16, abi & 0xffff);
 		return -ENODEV;
 	}
+	sdev->abi_minor = abi & 0xffff;
 	sdev->num_db_pages = readl(sdev->regs + SNIC_REG_DB_PAGES);
 	if (!sdev->num_db_pages ||
 	    (u64)sdev->num_db_pages * SNIC_DB_PAGE_SIZE >
@@ -84,12 +85,18 @@ static int snic_check_device(struct snic_dev *sdev)
 	return 0;
 }
 
+/*
+ * Vectors for the admin queue, Ethernet and one completion EQ per CPU, and
+ * with SRNIC (ABI 3.5) one more for its CtrlQ, if the device has them.
+ */
 static int snic_alloc_vectors(struct snic_dev *sdev)
 {
 	u32 dev_vecs = readl(sdev->regs + SNIC_REG_NUM_VECTORS);
+	bool sr = sdev->abi_minor >= 5;
 	int want, nvec;
 
-	want = min_t(u32, dev_vecs, SNIC_VEC_COMP_BASE + num_online_cpus());
+	want = min_t(u32, dev_vecs,
+		     SNIC_VEC_COMP_BASE + num_online_cpus() + sr);
 	if (want < SNIC_MIN_VECTORS) {
 		dev_err(&sdev->pdev->dev,
 			"device offers %u MSI-X vectors, %d needed\n",
@@ -101,6 +108,8 @@ static int snic_alloc_vectors(struct snic_dev *sdev)
 	if (nvec < 0)
 		return nvec;
 	sdev->num_vectors = nvec;
+	if (sr && nvec > SNIC_MIN_VECTORS)
+		sdev->sr.vector = --nvec;
 	sdev->ibdev.num_comp_vectors = nvec - SNIC_VEC_COMP_BASE;
 	return 0;
 }
@@ -178,6 +187,7 @@ static struct snic_dev *snic_probe_device(struct pci_dev *pdev)
 	err = snic_eqs_create(sdev);
 	if (err)
 		goto err_admin;
+	snic_sr_init(sdev);
 	return sdev;
 
 err_admin:
@@ -198,6 +208,7 @@ static void snic_remove_device(struct pci_dev *pdev)
 {
 	struct snic_dev *sdev = pci_get_drvdata(pdev);
 
+	snic_sr_destroy(sdev);
 	snic_eqs_destroy(sdev);
 	snic_admin_destroy(sdev);
 	pci_free_irq_vectors(pdev);

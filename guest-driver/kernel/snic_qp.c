@@ -224,14 +224,18 @@ static void snic_qp_put_rings(struct snic_dev *sdev, struct snic_qp *qp)
 }
 
 /*
- * Destroy the device QP, then free its rings unless the device may still
- * use them (snic_com_destroyed()). Create's unwinding and destroy.
+ * Destroy the device QP, then free its rings (and SRNIC's RetryQ, sr)
+ * unless the device may still use them (snic_com_destroyed()). Create's
+ * unwinding and destroy.
  */
-static void snic_qp_release(struct snic_dev *sdev, struct snic_qp *qp)
+static void snic_qp_release(struct snic_dev *sdev, struct snic_qp *qp,
+			    struct snic_sr_qp *sr)
 {
 	if (snic_com_destroyed(sdev, snic_com_destroy_qp(sdev, qp->qpn), "QP",
-			       qp->qpn))
+			       qp->qpn)) {
 		snic_qp_put_rings(sdev, qp);
+		snic_sr_qp_put(sdev, sr);
+	}
 }
 
 int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -310,7 +314,7 @@ int snic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 err_xa:
 	xa_erase(&sdev->qp_xa, qp->qpn);
 err_destroy:
-	snic_qp_release(sdev, qp);
+	snic_qp_release(sdev, qp, NULL);
 	return err;
 err_rings:
 	snic_qp_put_rings(sdev, qp);
@@ -370,11 +374,16 @@ int snic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		to_sqp(ibqp)->sgid_index = rdma_ah_read_grh(&attr->ah_attr)->sgid_index;
 		to_sqp(ibqp)->av_set = true;
 	}
-	/* RESET empties the device's queues and restarts their indices */
-	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET &&
-	    !ibqp->uobject) {
-		snic_kwq_reset(&to_sqp(ibqp)->ksq);
-		snic_kwq_reset(&to_sqp(ibqp)->krq);
+	/*
+	 * RESET empties the device's queues and restarts their indices; the
+	 * QP is back on go-back-N, its SRNIC RetryQ forgotten
+	 */
+	if (!err && mask & IB_QP_STATE && attr->qp_state == IB_QPS_RESET) {
+		snic_sr_qp_put(sdev, snic_sr_qp_take(sdev, to_sqp(ibqp)->qpn));
+		if (!ibqp->uobject) {
+			snic_kwq_reset(&to_sqp(ibqp)->ksq);
+			snic_kwq_reset(&to_sqp(ibqp)->krq);
+		}
 	}
 	return err;
 }
@@ -436,6 +445,8 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibqp->device);
 	struct snic_qp *qp = to_sqp(ibqp);
+	/* The CtrlQ's handler posts no more for it (its late entries: stale) */
+	struct snic_sr_qp *sr = snic_sr_qp_take(sdev, qp->qpn);
 
 	if (ibqp->uobject) {
 		xa_erase(&sdev->qp_xa, qp->qpn);	/* libsnic cleans its CQs */
@@ -461,7 +472,7 @@ int snic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	/* An async event handler that found this QP has finished with it */
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNIC_VEC_ADMIN));
-	snic_qp_release(sdev, qp);
+	snic_qp_release(sdev, qp, sr);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * RTR, when no verb carries it. The device checks the rest (RC, RESET or
  * INIT, a program it has); the driver only passes the QP's number, so a
  * process reaches no QP but its own (the QP handle is checked by uverbs).
+ * SRNIC's QPs get their host half from the driver (snic_sr.c).
  */
 #define UVERBS_MODULE_NAME snic_ib
 
@@ -22,6 +23,33 @@
 static_assert(SNIC_IB_METHOD_QP_SET_TRANSPORT ==
 	      (1U << UVERBS_ID_NS_SHIFT) + 1);
 static_assert(SNIC_IB_ATTR_TRANSPORT_QP_HANDLE == 1U << UVERBS_ID_NS_SHIFT);
+
+/*
+ * QP qpn runs program from now on (kernel and user QPs alike). SRNIC's
+ * RetryQ and bitmaps come with it (SET_QP_SR, before RTR: the selection
+ * is refused past INIT); another program's selection, or a failure to
+ * set them up (the QP back on go-back-N), lets them go.
+ */
+int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
+			  u8 ack_every)
+{
+	int err;
+
+	if (program == SNIC_TRANSPORT_SRNIC && !snic_sr_enabled(sdev))
+		return -EINVAL;		/* as for a program it lacks */
+	err = snic_com_set_qp_transport(sdev, qpn, program, ack_every);
+	if (err)
+		return err;
+	if (program == SNIC_TRANSPORT_SRNIC) {
+		err = snic_sr_qp_enable(sdev, qpn);
+		if (err)
+			snic_com_set_qp_transport(sdev, qpn, SNIC_TRANSPORT_GBN,
+						  0);
+	}
+	if (program != SNIC_TRANSPORT_SRNIC || err)
+		snic_sr_qp_put(sdev, snic_sr_qp_take(sdev, qpn));
+	return err;
+}
 
 static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_TRANSPORT)(
 	struct uverbs_attr_bundle *attrs)
@@ -43,8 +71,8 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_TRANSPORT)(
 	}
 	if (program > U8_MAX || ack_every > U8_MAX)
 		return -EINVAL;
-	return snic_com_set_qp_transport(to_sdev(ibqp->device),
-					 to_sqp(ibqp)->qpn, program, ack_every);
+	return snic_qp_set_transport(to_sdev(ibqp->device), to_sqp(ibqp)->qpn,
+				     program, ack_every);
 }
 
 static int snic_transport_reply(struct uverbs_attr_bundle *attrs,

@@ -391,9 +391,12 @@ static int snic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /* --- hardware counters (rdma statistic) ---------------------------------- */
 
+/* The device's counters, then the driver's SRNIC host half (sr_host_*) */
 #define SNIC_STAT_DESC(field) { .name = #field },
+#define SNIC_SR_STAT_DESC(field) { .name = "sr_host_" #field },
 static const struct rdma_stat_desc snic_hw_stat_descs[] = {
 	SNIC_DEV_STATS(SNIC_STAT_DESC)
+	SNIC_SR_HOST_STATS(SNIC_SR_STAT_DESC)
 };
 
 static struct rdma_hw_stats *snic_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -410,7 +413,10 @@ static int snic_get_hw_stats(struct ib_device *ibdev,
 	int err;
 
 	err = snic_read_dev_stats(to_sdev(ibdev), stats->value);
-	return err ? err : SNIC_NUM_DEV_STATS;
+	if (err)
+		return err;
+	snic_sr_read_stats(to_sdev(ibdev), stats->value + SNIC_NUM_DEV_STATS);
+	return ARRAY_SIZE(snic_hw_stat_descs);
 }
 
 /* --- port events and registration ---------------------------------------- */

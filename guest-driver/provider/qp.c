@@ -379,9 +379,6 @@ int snic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 	struct ibv_modify_qp cmd = {};
 	int err;
 
-	err = snic_env_transport_rtr(ibvqp, attr, attr_mask);
-	if (err)
-		return err;
 	err = ibv_cmd_modify_qp(ibvqp, attr, attr_mask, &cmd, sizeof(cmd));
 	if (err)
 		return err;
@@ -407,7 +404,6 @@ int snic_destroy_qp(struct ibv_qp *ibvqp)
 	struct snic_qp *qp = to_sqp(ibvqp);
 	int err;
 
-	snic_env_transport_report(ibvqp);
 	pthread_mutex_lock(&ctx->qp_table_mutex);
 	err = ibv_cmd_destroy_qp(ibvqp);
 	if (err) {

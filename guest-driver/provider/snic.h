@@ -311,11 +311,6 @@ int snic_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 void snic_srq_complete(struct snic_srq *srq, uint16_t wqe_index);
 
-/* transport.c: SNIC_TRANSPORT in the environment (a program for all) */
-int snic_env_transport_rtr(struct ibv_qp *ibvqp, const struct ibv_qp_attr *attr,
-			   int attr_mask);
-void snic_env_transport_report(struct ibv_qp *ibvqp);
-
 /* qp.c */
 struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 			      struct ibv_qp_init_attr *attr);

@@ -12,10 +12,7 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <infiniband/cmd_ioctl.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -138,63 +135,4 @@ int snicdv_query_program(struct ibv_context *ctx, uint32_t program,
 		return snic_transport_err(err);
 	snic_unpack_info(&t, info, inlen);
 	return 0;
-}
-
-/*
- * SNIC_TRANSPORT=PROGRAM in the environment (a name snicdv_query_program
- * lists, any case, or its number): every RC QP of the process selects that
- * program as it moves from INIT to RTR, so an unmodified application
- * (perftest) runs it; both ends must set it. Each QP says so on stderr,
- * and when it is destroyed, what its program counted. Unset: nothing.
- */
-static int snic_env_program(struct ibv_context *ctx, const char *want,
-			    uint32_t *program, struct snicdv_transport_info *i)
-{
-	char *end;
-	uint32_t p;
-
-	p = strtoul(want, &end, 0);
-	if (!*want || *end) {
-		/* a name: the device's programs until one has it, or no more */
-		for (p = 0; !snicdv_query_program(ctx, p, i, sizeof(*i)); p++)
-			if (!strcasecmp(i->name, want))
-				break;
-	}
-	if (snicdv_query_program(ctx, p, i, sizeof(*i)))
-		return EINVAL;
-	*program = p;
-	return 0;
-}
-
-int snic_env_transport_rtr(struct ibv_qp *ibvqp, const struct ibv_qp_attr *attr,
-			   int attr_mask)
-{
-	const char *want = getenv("SNIC_TRANSPORT");
-	struct snicdv_transport_info i;
-	uint32_t program;
-	int err;
-
-	if (!want || ibvqp->qp_type != IBV_QPT_RC ||
-	    !(attr_mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RTR)
-		return 0;
-	err = snic_env_program(ibvqp->context, want, &program, &i);
-	if (!err)
-		err = snicdv_set_transport(ibvqp, program, NULL);
-	fprintf(stderr, "libsnic: SNIC_TRANSPORT=%s: QP %u %s%s\n", want,
-		ibvqp->qp_num, err ? "cannot run it: " : "runs ",
-		err ? strerror(err) : i.name);
-	return err;
-}
-
-void snic_env_transport_report(struct ibv_qp *ibvqp)
-{
-	struct snicdv_transport_info i;
-
-	if (!getenv("SNIC_TRANSPORT") || ibvqp->qp_type != IBV_QPT_RC ||
-	    snicdv_query_transport(ibvqp, &i, sizeof(i)))
-		return;
-	/* on a line of its own: the application may be mid-line on stdout */
-	fprintf(stderr,
-		"\nlibsnic: QP %u (%s): %u segments retransmitted, %u CNPs received, %u sent\n",
-		ibvqp->qp_num, i.name, i.rtx_segments, i.cnp_rx, i.cnp_tx);
 }

@@ -11,7 +11,8 @@
  *   client:  transport-check [same options] SERVER-IP
  *
  * -l prints every program of the device (snicdv_query_program from 0 until EINVAL): name,
- * credit type, own state bytes and Tonic's limit for its credit type, QPC bytes, flags.
+ * credit type, own state bytes and Tonic's limit for its credit type, QPC bytes, flags (ecn,
+ * tcp-acks, xport: the wire extension, ece, sr: SRNIC's host-kept bitmaps).
  * Otherwise both ends create an RC QP, check that it runs go-back-N by default, select
  * PROGRAM (a name from the list or a number) with snicdv_set_transport in INIT, check that a
  * program the device lacks is refused (EINVAL), connect, and check that the selection is
@@ -92,9 +93,13 @@ static unsigned list_programs(struct ctx *c, bool print)
         if (t.state_bytes > t.state_max)
             fail("program %s keeps %u bytes, over its limit %u", t.name, t.state_bytes, t.state_max);
         if (print)
-            printf("%u %-10s credit=%-6s state=%u/%u qpc=%u%s%s\n", n, t.name, credit_str(t.credit),
-                   t.state_bytes, t.state_max, t.qpc_bytes, t.flags & SNICDV_TRANSPORT_ECN ? " ecn" : "",
-                   t.flags & SNICDV_TRANSPORT_TCP_ACKS ? " tcp-acks" : "");
+            printf("%u %-10s credit=%-6s state=%u/%u qpc=%u%s%s%s%s%s\n", n, t.name,
+                   credit_str(t.credit), t.state_bytes, t.state_max, t.qpc_bytes,
+                   t.flags & SNICDV_TRANSPORT_ECN ? " ecn" : "",
+                   t.flags & SNICDV_TRANSPORT_TCP_ACKS ? " tcp-acks" : "",
+                   t.flags & SNICDV_TRANSPORT_XPORT ? " xport" : "",
+                   t.flags & SNICDV_TRANSPORT_ECE ? " ece" : "",
+                   t.flags & SNICDV_TRANSPORT_SR ? " sr" : "");
     }
     if (r != EINVAL)
         fail("snicdv_query_program(%u): %s (want EINVAL past the last)", n, strerror(r));

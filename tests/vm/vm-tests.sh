@@ -43,6 +43,9 @@ pairs=(
     "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
     "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
+    # SRNIC's selective repeat (issue 17): both devices drop and reorder 2 % of their frames;
+    # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
+    "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
     # (-d guest_errors, checked below); kill -9 mid-run; rmmod (issue 8).
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"

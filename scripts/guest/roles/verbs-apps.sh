@@ -17,7 +17,8 @@
 # sizes SNIC_STROM_OBJECTS (defaults strom-bench's) and Fig. 10's SNIC_STROM_TORN_OBJECTS
 # (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
-# alone: the transport programs, with -global snic.wire-ecn-mark=N).
+# alone: the transport programs, with -global snic.wire-ecn-mark=N) or srnic (srnic.sh:
+# SRNIC's selective repeat on a lossy wire, srnic_apps).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -33,7 +34,7 @@
 # full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking); in
-# suite lossy also ib_send_bw with SACK on both ends (libsnic's SNIC_TRANSPORT: send_sack).
+# suite lossy also ib_send_bw with SACK on both ends (libsnic-transport.so: send_sack).
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64 and -q 256, with no frame dropped by
 # either engine; tests/vm/vm-tests.sh runs it as its own pair with vm-pair.sh
@@ -226,6 +227,57 @@ pfc_apps() {
     [ "$NIC" != snic ] || step pfc-lossless counters_same rdma_rx_dropped rx_buffer_drops
 }
 
+# --- SRNIC selective repeat (suite srnic, issue 17) -----------------------------------------
+# Unmodified applications with SRNIC chosen on each RC QP before RTR through snicdv
+SR_PRELOAD="env SNIC_TRANSPORT=SRNIC LD_PRELOAD=/usr/local/lib/libsnic-transport.so"
+
+# A perftest result's bw_avg_MBps from its SNIC-RESULT (side a logs them)
+bw_of() {
+    report "$1" "$LOGD/$1.log" | sed -n 's/.* bw_avg_MBps=\([0-9.]*\).*/\1/p'
+}
+
+# ib_write_bw's goodput with SRNIC beside go-back-N's, on the same lossy wire
+srnic_vs_gbn() {
+    local gbn sr
+    gbn=$(bw_of ib_write_bw_gbn) sr=$(bw_of ib_write_bw_srnic)
+    if [ -z "$gbn" ] || [ -z "$sr" ]; then
+        echo "verbs-apps: no ib_write_bw result to compare"
+        return 1
+    fi
+    awk -v g="$gbn" -v s="$sr" 'BEGIN {
+        printf "SNIC-RESULT name=srnic-vs-gbn gbn_MBps=%s srnic_MBps=%s srnic_over_gbn=%.2f\n", g, s, (g > 0 ? s / g : 0) }'
+}
+
+# Every application's QPs run SRNIC at both ends (the preload logs "QP N runs SRNIC") and
+# pass by content where they check it (verbs-check, transport-check); this end's host half
+# took the device's CtrlQ entries, all of them. The RetryQ entries the device refused are
+# printed, not asserted: a correct host's late decision still races the device's own exit
+# from recovery (a resend posted just after the cumulative ACK ended the recovery), which
+# the device counts as refused (issue 17 report).
+srnic_apps() {
+    [ "$NIC" = snic ] || return 0
+    step transport-list transport-check -d "$DEV" -l
+    step sr-counters-before counters_snapshot sr_host_entries sr_ctrlq_entries sr_host_epsn_posted
+    app ib_write_bw_gbn 180 ib_write_bw $P -s 65536 -n 500
+    app ib_write_bw_srnic 180 $SR_PRELOAD ib_write_bw $P -s 65536 -n 500
+    # ib_write_bw's server (side b, the responder) never calls libibverbs during the run: the
+    # new ePSNs its recovery needed (two holes or more at once) came from the kernel alone
+    if [ "$SNIC_SIDE" = b ]; then
+        step idle-responder-recovered counters_grew sr_host_epsn_posted
+    else
+        step srnic-vs-gbn srnic_vs_gbn
+    fi
+    app ib_read_bw_srnic 180 $SR_PRELOAD ib_read_bw $P -s 65536 -n 200
+    app ib_send_bw_srnic 180 $SR_PRELOAD ib_send_bw $P -s 65536 -n 200
+    app verbs-check-srnic 180 $SR_PRELOAD verbs-check -d "$DEV" -g "$GIDX"
+    app transport-srnic 180 transport-check -d "$DEV" -g "$GIDX" -P SRNIC -n 300
+    step srnic-selected grep -c "runs SRNIC" "$LOGD/ib_write_bw_srnic.log" "$LOGD/ib_read_bw_srnic.log" \
+        "$LOGD/ib_send_bw_srnic.log" "$LOGD/verbs-check-srnic.log"
+    step sr-host-worked counters_grew sr_host_entries sr_ctrlq_entries
+    step sr-host-took-all sh -c "cd /sys/class/infiniband/$DEV/ports/1/hw_counters &&
+        grep . sr_* wire_*_injected && [ \$(cat sr_host_entries) = \$(cat sr_ctrlq_entries) ]"
+}
+
 # --- isolation and teardown (suite isolation) -------------------------------------------
 counters_snapshot() {
     local c
@@ -344,8 +396,9 @@ send_sack() {
     local c=/sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected
     [ "$NIC" = snic ] || return 0
     cat "$c" > "$LOGD/send-sack.drops"
-    app ib_send_bw_sack 120 env SNIC_TRANSPORT=SACK ib_send_bw $P -s 65536 -n 200
-    step ib_send_bw_sack-selected sh -c "grep 'libsnic:' $LOGD/ib_send_bw_sack.log &&
+    app ib_send_bw_sack 120 env SNIC_TRANSPORT=SACK LD_PRELOAD=/usr/local/lib/libsnic-transport.so \
+        ib_send_bw $P -s 65536 -n 200
+    step ib_send_bw_sack-selected sh -c "grep 'snic-transport:' $LOGD/ib_send_bw_sack.log &&
         grep -q 'QP [0-9]* runs SACK' $LOGD/ib_send_bw_sack.log &&
         echo \"frames this device dropped meanwhile: \$((\$(cat $c) - \$(cat $LOGD/send-sack.drops)))\""
 }
@@ -543,6 +596,9 @@ case $SUITE in
     transport)
         # transport_ecn alone (run with -global snic.wire-ecn-mark=N)
         transport_ecn ;;
+    srnic)
+        # SRNIC's selective repeat on the wire srnic.sh describes (issue 17)
+        srnic_apps ;;
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
@@ -555,7 +611,7 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc or transport, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport or srnic, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
