@@ -599,26 +599,25 @@ static bool is_send(uint8_t op)
 }
 
 /*
- * Place a WRITE packet where its header says. SNIC_AETH_ACK, or the NAK
- * it deserves (sent only if it is the expected one: one ahead of a gap
- * is dropped unrecorded, and comes again). The op-code sequence is
- * known only at ePSN (d == 0): there, as in order, a message continues
- * only what it started (IBA 9.7.5.1.1); ahead of it, a SEND still open
- * may end before the packet.
+ * Write a WRITE packet where its extension header says: SNIC_AETH_ACK, or
+ * the NAK it deserves. The op-code sequence is known only at ePSN
+ * (at_epsn): there, as in order, a message continues only what it started
+ * (IBA 9.7.5.1.1); ahead of it, a SEND still open may end before the
+ * packet. Shared by the selective programs' placement and SRNIC's.
  */
-static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
-                         int32_t d)
+uint8_t snic_resp_place_write(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                              bool at_epsn)
 {
-    SnicOooMap *m = snic_prog_ooo(qp);
     uint32_t mtu = 128u << qp->attr.path_mtu;
-    bool last = is_last(p->opcode);
     SnicMrCheck why;
     SnicMr *mr;
 
     if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
         !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
-        (!last && p->payload_len != mtu) || p->payload_len > mtu ||
-        (!d && (is_first(p->opcode) ? in_message(qp) : !qp->resp.in_write))) {
+        (!is_last(p->opcode) && p->payload_len != mtu) ||
+        p->payload_len > mtu ||
+        (at_epsn && (is_first(p->opcode) ? in_message(qp) :
+                                           !qp->resp.in_write))) {
         return SNIC_AETH_NAK_INV_REQ;
     }
     if (p->payload_len) {
@@ -629,9 +628,25 @@ static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             return SNIC_AETH_NAK_REM_ACCESS;
         }
     }
-    snic_psnmap_set(m->placed, p->psn, true);
-    snic_psnmap_set(m->last, p->psn, last);
     return SNIC_AETH_ACK;
+}
+
+/*
+ * Place a WRITE packet d PSNs from ePSN and record it in the map. The NAK
+ * is sent only if it is the expected one: one ahead of a gap is dropped
+ * unrecorded, and comes again.
+ */
+static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                         int32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    uint8_t syn = snic_resp_place_write(c, qp, p, !d);
+
+    if (syn == SNIC_AETH_ACK) {
+        snic_psnmap_set(m->placed, p->psn, true);
+        snic_psnmap_set(m->last, p->psn, is_last(p->opcode));
+    }
+    return syn;
 }
 
 /* A packet was placed at psn, d PSNs from ePSN: sweep, and acknowledge */

@@ -170,45 +170,9 @@ static bool is_plain_write(uint8_t op)
            op == SNIC_OP_RC_WRITE_LAST || op == SNIC_OP_RC_WRITE_ONLY;
 }
 
-static bool op_first(uint8_t op)
-{
-    return snic_opcode_info(op)->flags & SNIC_OPF_FIRST;
-}
-
 static bool op_last(uint8_t op)
 {
     return snic_opcode_info(op)->flags & SNIC_OPF_LAST;
-}
-
-/*
- * Place a WRITE packet where its header says: SNIC_AETH_ACK or the NAK
- * it deserves. The op-code sequence is known only at ePSN (in order).
- */
-static uint8_t place(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool at_epsn)
-{
-    uint32_t mtu = 128u << qp->attr.path_mtu;
-    SnicResp *r = &qp->resp;
-    SnicMrCheck why;
-    SnicMr *mr;
-
-    if (!(qp->attr.access & SNIC_ACCESS_REMOTE_WRITE) ||
-        !(p->xeth.flags & SNIC_XETH_F_PLACE) ||
-        (!op_last(p->opcode) && p->payload_len != mtu) ||
-        p->payload_len > mtu ||
-        (at_epsn && (op_first(p->opcode) ?
-                     r->in_send || r->in_write || qp->rpc.in_msg :
-                     !r->in_write))) {
-        return SNIC_AETH_NAK_INV_REQ;
-    }
-    if (p->payload_len) {
-        mr = snic_rkey_check(c, qp, p->xeth.rkey, SNIC_ACCESS_REMOTE_WRITE,
-                             p->xeth.va, p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, p->xeth.va, p->payload,
-                                  p->payload_len)) {
-            return SNIC_AETH_NAK_REM_ACCESS;
-        }
-    }
-    return SNIC_AETH_ACK;
 }
 
 /* The fast-exit range after placing psn ahead of ePSN (Fig. 8) */
@@ -242,7 +206,7 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
         }
         return;
     }
-    syn = place(c, qp, p, !d);
+    syn = snic_resp_place_write(c, qp, p, !d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
             snic_resp_nak_fatal(c, qp, syn, p->psn);
