@@ -245,7 +245,7 @@ struct snic_stats {
     __le64 sr_ctrlq_entries;    /* CtrlQ entries written */
     __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
     __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
-    __le64 rsvd[1];
+    __le64 sr_retry_stale;      /* ... skipped: overtaken by the device */
 };
 _Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
 

@@ -27,7 +27,9 @@
  *    QP carries), kernel doorbell page only: the new
  *    ePSN it computed (responder) and the PSN ranges to send again
  *    (requester). The device checks each entry; one it refuses is a
- *    guest error (sr_retry_refused) and changes nothing.
+ *    guest error (sr_retry_refused) and changes nothing. One the device
+ *    overtook (a correct host's, written before it read the CtrlQ entry
+ *    that made it moot) is stale: skipped, counted in sr_retry_stale.
  */
 #ifndef SNIC_SR_H
 #define SNIC_SR_H
@@ -87,7 +89,8 @@ _Static_assert(sizeof(struct snic_sr_ctrl) == SNIC_SR_CTRLQ_ENTRY,
 enum snic_sr_retry_type {
     /*
      * Responder: every PSN below psn_from arrived. Taken if it moves
-     * ePSN forward, inside the window, not beyond psn_right + 1; if it
+     * ePSN forward, inside the window, not beyond psn_right + 1 (stale
+     * if not forward: ePSN or up to half the PSN space behind it); if it
      * falls in [psn_left, psn_right + 1] ePSN becomes psn_right + 1 and
      * the QP leaves recovery (Fig. 8's fast exit), else ePSN becomes
      * psn_from. SNIC_SR_RETRY_F_IN_MSG: PSN psn_from - 1 did not end its
@@ -96,8 +99,10 @@ enum snic_sr_retry_type {
     SNIC_SR_RETRY_EPSN = 1,
     /*
      * Requester in recovery: send PSNs [psn_from, psn_to) again; they
-     * must have been sent ([lACK, highest sent]; a part already
-     * acknowledged is skipped).
+     * must have been sent (psn_to at most the PSN after the highest
+     * sent, psn_from before psn_to and at most half the PSN space behind
+     * it; a part already acknowledged is skipped). Stale: a range
+     * acknowledged already, or any once the requester left recovery.
      */
     SNIC_SR_RETRY_RTX = 2,
 };

@@ -3,8 +3,10 @@
  * (hw/snic/core/transport/sr.c, guest-driver/common/snic_sr_recovery.c):
  * selection and commands; the responder's loss recovery fed by hand
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
- * duplicates and very late packets, a CtrlQ overflow); the requester's
- * (hostile and stale RetryQ entries, a RetryQ overflow, a lost
+ * duplicates and very late packets, an ePSN update 202 PSNs late, a
+ * CtrlQ overflow); the requester's
+ * (hostile and stale RetryQ entries, the host's resends after the
+ * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); and 64 KiB WRITEs checked by content over a lossy,
  * reordering wire with the host software interrupt-driven
  * (SNIC_TRANSPORT_WRITES=1000 for more than 48 a run).
@@ -350,6 +352,62 @@ static void test_resp_epsn_whole_window(void)
 }
 
 /*
+ * The host's ePSN arrives late: meanwhile the device left recovery by
+ * itself and took 200 more PSNs in order, so the update is 202 PSNs
+ * behind ePSN. Stale, not hostile: skipped quietly, ePSN stays. One more
+ * than half the PSN space behind reads as ahead and is refused.
+ */
+static void test_resp_epsn_far_behind(void)
+{
+    struct snic_sr_retry e = { .type = SNIC_SR_RETRY_EPSN };
+    SnicSrQp *s;
+    uint32_t i;
+    Resp r;
+
+    resp_init(&r, 6);
+    s = snic_sr_qp(r.qb);
+    wr(&r, 1, 0xe1);
+    wr(&r, 2, 0xe2);
+    wr(&r, 4, 0xe4);                    /* the range restarts: [e+4] */
+    wr(&r, 0, 0xe0);                    /* ePSN e + 1 */
+    g_assert_cmpuint(sr_host_take(&r.hb), ==, 4);
+    g_assert_cmpuint(r.hb.nout, ==, 1);  /* ePSN e + 3, not posted yet */
+    g_assert_cmpuint(GUINT32_FROM_LE(r.hb.out[0].psn_from), ==,
+                     psn_add(r.e, 3));
+    /* the sender resends 1-3: ePSN reaches the range, recovery ends */
+    for (i = 1; i <= 3; i++) {
+        wr(&r, i, 0xe0 + i);
+    }
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 5));
+    for (i = 5; i < 205; i++) {
+        wr(&r, i, (uint8_t)i);
+    }
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 205));
+    sr_host_commit(&r.hb);
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_stale), ==, 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 205));
+    g_assert_false(s->resp_recovery);
+    /* 2^23 + 10 behind is 2^23 - 10 ahead: beyond the window */
+    e.qpn = GUINT32_TO_LE(r.b.qpn);
+    e.psn_from = GUINT32_TO_LE(psn_add(r.e, 205 - (1u << 23) - 10));
+    sr_host_post(&r.hb, &e);
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 205));
+    for (i = 0; i < 5; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0xe0 + i);
+    }
+    for (i = 5; i < 205; i++) {
+        g_assert_cmpuint(at(&r, i), ==, i & 0xff);
+    }
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/*
  * A full CtrlQ: the packets it could not report are dropped unplaced,
  * counted, and one async event says so (once until the host frees
  * slots); once it does, their retransmissions are placed, and the
@@ -524,6 +582,7 @@ static void test_req_retryq(void)
     ack(&q, 2, 5, 8);
     post(&q, SNIC_SR_RETRY_RTX, q.a.qpn, 1, 2);
     g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 5);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_stale), ==, 1);
     g_assert_cmpuint(sent_since(&q), ==, 0);
     /* more than the ring holds: the doorbell is refused */
     fake_doorbell(q.a.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, q.a.qpn,
@@ -574,6 +633,50 @@ static void test_req_lost_retransmission(void)
     ack(&q, 7, 0, 0);
     g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
     g_assert_cmpuint(q.qa->sq_comp, ==, 1);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * The host's resends race the device's own exit from recovery: it
+ * decided holes 1 and 4 from the SACKs, and before its entries reach the
+ * device the timer expired (the device went back N and left recovery;
+ * the host has not read that yet). The entries are stale, not hostile:
+ * skipped quietly, nothing sent again. After the exit a range never sent
+ * and one more than half the PSN space behind are still refused; one
+ * acknowledged long ago (beyond the window) is stale.
+ */
+static void test_req_rtx_after_exit(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 4);
+    ack(&q, 0, 5, 8);
+    g_assert_cmpuint(sr_host_take(&q.ha), ==, 2);
+    g_assert_cmpuint(q.ha.nout, ==, 2);         /* [1, 2), [4, 5) */
+    fake_advance(q.a.h, 4096ull << 7);
+    fake_advance(q.a.h, 4096ull << 14);
+    fake_run(q.a.h);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q) & 0xfe, ==, 0xfe);  /* back N from 1 */
+    sr_host_commit(&q.ha);
+    fake_run(q.a.h);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_stale), ==, 2);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    /* out of recovery: never sent, or too far behind, is still hostile */
+    post(&q, SNIC_SR_RETRY_RTX, q.a.qpn, 7, 9);
+    post(&q, SNIC_SR_RETRY_RTX, q.a.qpn, -(1 << 23) - 2, -(1 << 23));
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 2);
+    post(&q, SNIC_SR_RETRY_RTX, q.a.qpn, -1000, -999);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_stale), ==, 3);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    g_assert_cmpuint(req_poll(&q), ==, 1);      /* the RTO entry */
+    g_assert_false(q.ha.sw.q_active);
+    ack(&q, 7, 0, 0);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 1);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
     fake_host_free(q.a.h);
     fake_host_free(q.b.h);
 }
@@ -766,10 +869,12 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/resp/duplicates", test_resp_duplicates);
     g_test_add_func("/sr/resp/epsn-whole-window",
                     test_resp_epsn_whole_window);
+    g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
+    g_test_add_func("/sr/req/rtx-after-exit", test_req_rtx_after_exit);
     g_test_add_func("/sr/req/loss-past-recovery-point",
                     test_req_loss_past_recovery_point);
     g_test_add_func("/sr/req/lost-retransmission-again",

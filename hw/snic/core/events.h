@@ -71,6 +71,8 @@
     X(SR_CTRLQ_FULL, "qpn %" PRIu64 " psn 0x%" PRIx64 " requester %" PRIu64 \
       ": CtrlQ full or absent, metadata lost (a request: dropped)", qpn, \
       psn, requester) \
+    X(SR_RETRY_STALE, "qpn %" PRIu64 " RetryQ entry %" PRIu64 " (type %" \
+      PRIu64 ", psn 0x%" PRIx64 ") stale: skipped", qpn, index, type, psn) \
     X(MR_FAULT, "key 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " refused (SnicMrCheck %" PRIu64 ")", key, va, len, why) \
     X(XLATE_FAULT, "page list 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \

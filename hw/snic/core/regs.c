@@ -32,8 +32,10 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     if (off >= SNIC_REG_STATS && off < SNIC_REG_STATS + sizeof(c->stats)) {
         uint32_t v;
 
+        /* the gauges obj_qps .. obj_pds are counted when read */
         if (off >= SNIC_REG_STATS + offsetof(struct snic_stats, obj_qps) &&
-            off < SNIC_REG_STATS + offsetof(struct snic_stats, rsvd)) {
+            off < SNIC_REG_STATS + offsetof(struct snic_stats, obj_pds) +
+                  sizeof(c->stats.obj_pds)) {
             snic_stats_objects(c);
         }
         memcpy(&v, (uint8_t *)&c->stats + (off - SNIC_REG_STATS), 4);

@@ -308,19 +308,39 @@ void snic_sr_ack(SnicQp *qp, SnicPkt *p)
     }
 }
 
-/* SNIC_SR_RETRY_EPSN: true if taken (or stale), false if refused */
-static bool retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
-                       const struct snic_sr_retry *e)
+/*
+ * What the device made of a RetryQ entry. A stale one was overtaken by
+ * the device (the host wrote it before it read the CtrlQ entry that
+ * makes it moot) and cannot be avoided by a correct host: skipped,
+ * counted apart from the hostile ones, which are guest errors.
+ */
+typedef enum SrRetryVerdict {
+    SR_RETRY_TAKEN,
+    SR_RETRY_STALE,
+    SR_RETRY_REFUSED,
+} SrRetryVerdict;
+
+/* Half the PSN space: how far behind a PSN reads as behind, not ahead */
+#define SR_PSN_HALF         (1u << 23)
+
+/* SNIC_SR_RETRY_EPSN */
+static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                                 const struct snic_sr_retry *e)
 {
     SnicResp *r = &qp->resp;
     uint32_t psn = GUINT32_FROM_LE(e->psn_from) & SNIC_PSN_MASK;
 
-    if (psn_dist(r->epsn, psn) < SNIC_TX_WINDOW) {
-        return true;    /* not forward: the device got there already */
+    if (snic_psn_cmp(psn, r->epsn) <= 0) {
+        /*
+         * Not forward: the device got there already, by itself (the
+         * packets at ePSN, its own exit from recovery) and possibly far
+         * beyond the window while the entry waited in the ring.
+         */
+        return SR_RETRY_STALE;
     }
     if (!s->resp_recovery || psn_dist(psn, r->epsn) > sr_window(s) ||
         snic_psn_cmp(psn, psn_add(s->psn_right, 1)) > 0) {
-        return false;   /* it would sweep over PSNs never placed */
+        return SR_RETRY_REFUSED;    /* a sweep over PSNs never placed */
     }
     if (snic_psn_cmp(psn, s->psn_left) >= 0) {
         r->epsn = psn_add(s->psn_right, 1);     /* Fig. 8: fast exit */
@@ -333,7 +353,7 @@ static bool retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         r->nak_sent = false;
     }
     snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
-    return true;
+    return SR_RETRY_TAKEN;
 }
 
 /* ---- requester ---- */
@@ -440,29 +460,33 @@ static void sr_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     snic_gbn_periodic(c, qp, now);
 }
 
-/* SNIC_SR_RETRY_RTX: true if taken (or stale), false if refused */
-static bool retry_rtx(SnicCore *c, SnicQp *qp, SnicSrQp *s,
-                      const struct snic_sr_retry *e)
+/* SNIC_SR_RETRY_RTX */
+static SrRetryVerdict retry_rtx(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                                const struct snic_sr_retry *e)
 {
     uint32_t from = GUINT32_FROM_LE(e->psn_from) & SNIC_PSN_MASK;
     uint32_t to = GUINT32_FROM_LE(e->psn_to) & SNIC_PSN_MASK;
     uint32_t una = snic_transport_wnd_start(qp);
-    uint32_t sent = snic_transport_outstanding(qp);
+    uint32_t end = psn_add(una, snic_transport_outstanding(qp));
 
-    if (qp->state != SNIC_QPS_RTS || snic_psn_cmp(from, to) >= 0 ||
-        psn_dist(psn_add(una, sent), from) > sent + SNIC_TX_WINDOW ||
-        psn_dist(psn_add(una, sent), to) > sent + SNIC_TX_WINDOW) {
-        return false;   /* never sent, or not a range */
+    /* a range, sent: [from, to) lies below end, within half the space */
+    if (qp->state != SNIC_QPS_RTS ||
+        psn_dist(end, to) >= psn_dist(end, from) ||
+        psn_dist(end, from) > SR_PSN_HALF) {
+        return SR_RETRY_REFUSED;
     }
-    if (snic_psn_cmp(to, una) <= 0) {
-        return true;    /* acknowledged meanwhile: a stale entry */
-    }
-    if (!s->req_recovery) {
-        return false;
+    /*
+     * Acknowledged meanwhile, or the requester left recovery by itself
+     * (the cumulative ACK passed its end, or its timer or a sequence NAK
+     * went back N) after the host decided and before it read the exit:
+     * nothing to resend, nothing the host did wrong.
+     */
+    if (snic_psn_cmp(to, una) <= 0 || !s->req_recovery) {
+        return SR_RETRY_STALE;
     }
     snic_transport_mark_rtx(c, qp, snic_psn_cmp(from, una) > 0 ? from : una,
                             to, SNIC_RTX_SACK);
-    return true;
+    return SR_RETRY_TAKEN;
 }
 
 /* ---- the RetryQ ---- */
@@ -480,8 +504,8 @@ void snic_sr_retry_run(SnicCore *c, SnicQp *qp)
 {
     SnicSrQp *s = snic_sr_qp(qp);
     struct snic_sr_retry e;
+    SrRetryVerdict v;
     uint64_t at;
-    bool ok;
 
     while (snic_sr_retry_pending(qp)) {
         at = s->retryq + (uint64_t)(s->retry_head &
@@ -492,10 +516,15 @@ void snic_sr_retry_run(SnicCore *c, SnicQp *qp)
             s->retry_head = s->retry_tail;  /* nothing more to read there */
             return;
         }
-        ok = GUINT32_FROM_LE(e.qpn) == qpn_of(c, qp) &&
-             (e.type == SNIC_SR_RETRY_EPSN ? retry_epsn(c, qp, s, &e) :
-              e.type == SNIC_SR_RETRY_RTX ? retry_rtx(c, qp, s, &e) : false);
-        if (!ok) {
+        v = GUINT32_FROM_LE(e.qpn) != qpn_of(c, qp) ? SR_RETRY_REFUSED :
+            e.type == SNIC_SR_RETRY_EPSN ? retry_epsn(c, qp, s, &e) :
+            e.type == SNIC_SR_RETRY_RTX ? retry_rtx(c, qp, s, &e) :
+            SR_RETRY_REFUSED;
+        if (v == SR_RETRY_STALE) {
+            snic_stat_inc(&c->stats.sr_retry_stale);
+            SNIC_EVENT(c, SR_RETRY_STALE, qpn_of(c, qp), s->retry_head,
+                       e.type, GUINT32_FROM_LE(e.psn_from));
+        } else if (v == SR_RETRY_REFUSED) {
             snic_stat_inc(&c->stats.sr_retry_refused);
             SNIC_GUEST_ERROR(c, GE_SR_RETRY, qpn_of(c, qp), s->retry_head,
                              e.type, GUINT32_FROM_LE(e.psn_from));
