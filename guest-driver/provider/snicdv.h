@@ -240,8 +240,9 @@ int snicdv_rpc_reply(struct ibv_qp *qp, const struct snic_rpc_recv *req,
  */
 enum snicdv_transport {
 	SNICDV_TRANSPORT_GBN = 0,       /* IBA go-back-N */
-	SNICDV_TRANSPORT_RENO = 1,      /* TCP Reno on a window */
-	SNICDV_TRANSPORT_NEWRENO = 2,   /* RFC 6582 */
+	SNICDV_TRANSPORT_RENO = 1,      /* TCP Reno on a window; out-of-
+					 * order data kept: extension */
+	SNICDV_TRANSPORT_NEWRENO = 2,   /* RFC 6582; extension as Reno */
 	SNICDV_TRANSPORT_DCQCN = 3,     /* RoCEv2 + DCQCN on a rate */
 	SNICDV_TRANSPORT_SACK = 4,      /* RFC 6675; snic's wire extension:
 					 * both ends must select it */

@@ -212,10 +212,10 @@ _Static_assert(sizeof(struct snic_admin_deploy_kernel) == 16,
  * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP); both
  * ends must select the same one (agreed out of band, as the QPN and PSN).
  * A move to RESET returns the QP to go-back-N. Go-back-N and DCQCN are
- * standard RoCEv2 on the wire (DCQCN: ECT(0), CNPs); Reno and NewReno
- * are too, but their responder acknowledges as TCP does: every
- * ack_every-th packet (0 means 1) and a duplicate ACK of the cumulative
- * PSN for every out-of-order one.
+ * standard RoCEv2 on the wire (DCQCN: ECT(0), CNPs); Reno and NewReno's
+ * responder acknowledges as TCP does: every ack_every-th packet (0 means
+ * 1) and a duplicate ACK of the cumulative PSN for every out-of-order
+ * one, which it keeps (placed with the selective-transport extension).
  */
 enum snic_transport_id {
     SNIC_TRANSPORT_GBN = 0,         /* IBA go-back-N (the default) */

@@ -470,7 +470,7 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 }
 
 /*
- * ---- out-of-order placement (selective programs, SNIC_PROG_XPORT) ----
+ * ---- out-of-order placement (SNIC_PROG_XPORT programs) ----
  * A WRITE packet names its own target (struct snic_xeth): it is placed
  * as it arrives, anywhere in [ePSN, ePSN + SNIC_TX_WINDOW), recorded in
  * the program's map (SnicOooMap) and never placed again; ePSN moves over
@@ -659,6 +659,11 @@ static void ooo_placed(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
         m->sack_at = p->psn;    /* the next ACK's SACK block holds it */
     }
     ooo_sweep(c, qp);
+    if (d && s->ack_every) {
+        /* TCP's receiver: a duplicate ACK for every one (RFC 5681) */
+        dup_ack(c, qp);
+        return;
+    }
     /* the program's ACK policy; at once when a gap opens or closes */
     if (d || p->ackreq || ooo_gap(m) || (s->epsn - p->psn - 1) &
         SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {

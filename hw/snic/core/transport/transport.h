@@ -219,7 +219,8 @@ typedef struct SnicOooMsg {
 } SnicOooMsg;
 
 /*
- * Out-of-order placement (selective programs, SNIC_PROG_XPORT): the
+ * Out-of-order placement (SNIC_PROG_XPORT: the selective programs, and
+ * Reno and NewReno, whose responder keeps out-of-order data as TCP's): the
  * responder's record of which PSNs of [ePSN, ePSN + SNIC_TX_WINDOW) it
  * placed already, and which of them ended their message, by PSN modulo
  * the window. It heads such a program's own state, so a QP pays for it

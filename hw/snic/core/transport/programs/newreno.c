@@ -8,7 +8,9 @@
  * oldest segment and deflates cwnd by what it acknowledged, less one; a
  * full ACK ends recovery with cwnd = ssthresh (RFC 6582 3.2 step 3,
  * option 2). A timeout sets cwnd to one and goes back N (gbn.c). The
- * responder acknowledges as TCP does (SNIC_ACK_TCP).
+ * responder acknowledges as TCP does (SNIC_ACK_TCP) and keeps out-of-order
+ * data as a TCP receiver (resp.c, SNIC_PROG_XPORT), so a resent segment's
+ * ACK covers what arrived after it; SACK blocks are ignored (RFC 6582).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,6 +22,7 @@
 #define NEWRENO_DUPTHRESH   3
 
 typedef struct NewRenoState {
+    SnicOooMap ooo;             /* the responder's map heads the state */
     SnicTcpWindow w;
     uint32_t recover;           /* PSN: the highest sent at loss */
     uint8_t dupacks;
@@ -91,19 +94,20 @@ static void new_ack(SnicCore *c, SnicQp *qp, NewRenoState *s,
 static void newreno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
     NewRenoState *s = snic_prog_state(qp);
+    SnicFeedback f = snic_tcp_nosack(fb);
 
-    switch (fb->kind) {
+    switch (f.kind) {
     case SNIC_FB_DUP_ACK:
-        dup_ack(c, qp, s, fb->psn);
+        dup_ack(c, qp, s, f.psn);
         break;
     case SNIC_FB_ACK:
-        snic_gbn_incoming(c, qp, fb);   /* retry counters, timer */
-        if (fb->progress) {
-            new_ack(c, qp, s, fb);
+        snic_gbn_incoming(c, qp, &f);   /* retry counters, timer */
+        if (f.progress) {
+            new_ack(c, qp, s, &f);
         }
         break;
     default:
-        snic_gbn_incoming(c, qp, fb);   /* NAK (a lost response), RNR */
+        snic_gbn_incoming(c, qp, &f);   /* NAK (a lost response), RNR */
         return;
     }
     snic_transport_set_window(c, qp, s->w.cwnd);
@@ -129,6 +133,7 @@ const SnicProgram snic_program_newreno = {
     .name = "NewReno",
     .credit = SNIC_CREDIT_WINDOW,
     .ack_policy = SNIC_ACK_TCP,
+    .flags = SNIC_PROG_XPORT,
     .state_bytes = sizeof(NewRenoState),
     .init = newreno_init,
     .incoming = newreno_incoming,

@@ -5,7 +5,10 @@
  * window (cwnd = ssthresh + 3) and inflate it by one per further
  * duplicate; the next new ACK ends recovery with cwnd = ssthresh, so
  * Reno recovers one loss per window by itself (NewReno: partial ACKs).
- * A timeout sets cwnd to one and goes back N (gbn.c).
+ * A timeout sets cwnd to one and goes back N (gbn.c). The responder keeps
+ * out-of-order data as a TCP receiver does (resp.c, SNIC_PROG_XPORT), so
+ * a resent segment's ACK covers what arrived after it; the ACKs' SACK
+ * blocks are ignored (snic_tcp_nosack).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,6 +20,7 @@
 #define RENO_DUPTHRESH      3
 
 typedef struct RenoState {
+    SnicOooMap ooo;             /* the responder's map heads the state */
     SnicTcpWindow w;
     uint8_t dupacks;
     bool in_recovery;
@@ -63,19 +67,20 @@ static void reno_new_ack(RenoState *s, uint32_t acked)
 static void reno_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
     RenoState *s = snic_prog_state(qp);
+    SnicFeedback f = snic_tcp_nosack(fb);
 
-    switch (fb->kind) {
+    switch (f.kind) {
     case SNIC_FB_DUP_ACK:
         reno_dup_ack(c, qp, s);
         break;
     case SNIC_FB_ACK:
-        snic_gbn_incoming(c, qp, fb);
-        if (fb->progress) {
-            reno_new_ack(s, fb->newly_acked);
+        snic_gbn_incoming(c, qp, &f);
+        if (f.progress) {
+            reno_new_ack(s, f.newly_acked);
         }
         break;
     default:
-        snic_gbn_incoming(c, qp, fb);
+        snic_gbn_incoming(c, qp, &f);
         return;
     }
     snic_transport_set_window(c, qp, s->w.cwnd);
@@ -99,6 +104,7 @@ const SnicProgram snic_program_reno = {
     .name = "Reno",
     .credit = SNIC_CREDIT_WINDOW,
     .ack_policy = SNIC_ACK_TCP,
+    .flags = SNIC_PROG_XPORT,
     .state_bytes = sizeof(RenoState),
     .init = reno_init,
     .incoming = reno_incoming,

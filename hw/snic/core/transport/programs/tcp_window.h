@@ -48,4 +48,20 @@ static inline void snic_tcp_window_timeout(SnicTcpWindow *w, uint32_t flight)
     w->ca_acked = 0;
 }
 
+/*
+ * Feedback as a TCP sender without SACK sees it (Reno, NewReno: RFC 6582
+ * uses no SACK): their responder places out of order and its ACKs carry
+ * a SACK block (SNIC_PROG_XPORT), which they ignore; one that moved the
+ * cumulative PSN is an ACK, one that did not a duplicate ACK.
+ */
+static inline SnicFeedback snic_tcp_nosack(const SnicFeedback *fb)
+{
+    SnicFeedback f = *fb;
+
+    if (f.kind == SNIC_FB_SACK) {
+        f.kind = f.progress ? SNIC_FB_ACK : SNIC_FB_DUP_ACK;
+    }
+    return f;
+}
+
 #endif /* SNIC_CORE_TCP_WINDOW_H */
