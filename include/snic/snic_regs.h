@@ -53,7 +53,9 @@
  * index of its WQE (which no responder read).
  * Minor 5 (of major 3): SNIC_TRANSPORT_SRNIC (snic_sr.h): CREATE_SR_CTRLQ,
  * SET_QP_SR, SNIC_DB_SR_CTRLQ/_RETRYQ, SNIC_EVENT_SR_CTRLQ_OVERFLOW,
- * SNIC_TRANSPORT_F_SR and struct snic_stats sr_* counters.
+ * SNIC_TRANSPORT_F_SR and struct snic_stats sr_* counters; Reno and
+ * NewReno speak the selective-transport extension (SNIC_TRANSPORT_F_XPORT:
+ * their responders keep out-of-order data, as TCP's receivers).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
