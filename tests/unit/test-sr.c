@@ -785,6 +785,55 @@ static void test_req_lost_retransmission_per_hole(void)
 
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
+/*
+ * SEND packets carry their SSN (SRNIC section 4.4.1): the count of the
+ * messages before them that take a receive WQE (WRITE with Immediate
+ * included), and their offset; the counters live in SRNIC's state.
+ */
+static void test_req_ssn(void)
+{
+    static const uint8_t ops[] = {
+        SNIC_WR_SEND, SNIC_WR_RDMA_WRITE_IMM, SNIC_WR_RDMA_WRITE,
+        SNIC_WR_SEND_IMM, SNIC_WR_SEND,
+    };
+    static const uint32_t ssn[] = { 0, 0, 0, 2, 3 };
+    SnicPkt p;
+    unsigned i, k = 0;
+    Req q;
+
+    req_init(&q);
+    ack(&q, 7, 0, 0);               /* the 8 KiB WRITE completes */
+    for (i = 0; i < G_N_ELEMENTS(ops); i++) {
+        node_post_send(&q.a, 10 + i, ops[i], BUF, 2048, BUF, q.b.lkey, 0,
+                       q.a.lkey);
+    }
+    fake_run(q.a.h);
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_head, ==, 4);
+    for (; q.seen < q.a.h->frames->len; q.seen++) {
+        GByteArray *f = g_ptr_array_index(q.a.h->frames, q.seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode == SNIC_OP_RC_ACK) {
+            continue;
+        }
+        g_assert_true(p.xport);
+        i = k++ / 2;                /* 2 KiB: two packets a message */
+        g_assert_cmpuint(p.xeth.msg, ==, ssn[i]);
+        if (ops[i] != SNIC_WR_RDMA_WRITE && ops[i] != SNIC_WR_RDMA_WRITE_IMM) {
+            g_assert_true(p.xeth.flags & SNIC_XETH_F_MSG);
+            g_assert_cmpuint(p.xeth.offset, ==, (k - 1) % 2 * 1024);
+        }
+    }
+    g_assert_cmpuint(k, ==, 2 * G_N_ELEMENTS(ops));
+    /* the requester's oldest: completed messages counted */
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_comp, ==, 0);
+    ack(&q, 8 + 5, 0, 0);           /* three messages: two take a WQE */
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_comp, ==, 2);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 static unsigned writes_per_run(void)
 {
     const char *env = g_getenv("SNIC_TRANSPORT_WRITES");
@@ -881,6 +930,7 @@ int main(int argc, char **argv)
                     test_req_lost_retransmission_again);
     g_test_add_func("/sr/req/lost-retransmission-per-hole",
                     test_req_lost_retransmission_per_hole);
+    g_test_add_func("/sr/req/ssn", test_req_ssn);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     return g_test_run();

@@ -138,10 +138,10 @@ static void epsn_advance(SnicQp *qp, uint32_t n)
  */
 static void recv_msg_done(SnicQp *qp)
 {
-    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicOooMsg *m = snic_prog_msg(qp);
 
     if (m) {
-        m->msg.resp++;
+        m->resp++;
     }
 }
 
