@@ -690,11 +690,14 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
 }
 
 /*
- * Write a SEND packet d PSNs (d < SNIC_TX_WINDOW) from ePSN into the
- * receive WQE its message number names, k messages after the one at the
- * RQ's head, at its offset; true if placed. Bounded: each message before
- * it takes a PSN from ePSN on, so k <= d < SNIC_TX_WINDOW, and a packet k
- * messages ahead is at most d - k packets into its message. Refused, it
+ * Write a SEND packet d PSNs from ePSN into the receive WQE its message
+ * number names, k messages after the one at the RQ's head, at its
+ * offset; true if placed. Bounded: of the messages before it, the first
+ * 'lag' may lie below ePSN still uncompleted (SRNIC: their completion is
+ * the host's; 0 for the selective programs, which complete as ePSN
+ * passes) and each other takes a PSN from ePSN on, so k - lag <= d, and
+ * a packet k > lag messages ahead is at most d - (k - lag) packets into
+ * its message (k <= lag: bounded by the RQ's WQEs posted). Refused, it
  * is dropped as any packet ahead of ePSN was (the selective recovery
  * sends it again): on an SRQ (its WQEs cannot be picked by number
  * without taking them, and other QPs take them meanwhile), on a QP that
@@ -706,7 +709,7 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
  * twice. Shared by the selective programs' placement and SRNIC's.
  */
 bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
-                          uint32_t d)
+                          uint32_t d, uint32_t lag)
 {
     uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
     uint32_t k = p->xeth.msg - snic_prog_msg(qp)->resp;
@@ -717,8 +720,9 @@ bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
            !(qp->rpc.flags & SNIC_QP_RPC_ENABLE) &&
            (last || p->payload_len == mtu) && p->payload_len <= mtu &&
            !(off % mtu) && first == !off &&
-           (uint64_t)off + p->payload_len <= (1u << 31) && k <= d &&
-           (!k || off / mtu <= d - k) && snic_rq_peek(c, qp, k, &w) &&
+           (uint64_t)off + p->payload_len <= (1u << 31) &&
+           (k <= lag || (k - lag <= d && off / mtu <= d - (k - lag))) &&
+           snic_rq_peek(c, qp, k, &w) &&
            snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
                                   p->payload_len) == SNIC_WC_SUCCESS &&
            snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
@@ -741,7 +745,7 @@ static bool ooo_send_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     for (i = 0; last && i < SNIC_OOO_LASTS && !l; i++) {
         l = m->lasts[i].opcode ? NULL : &m->lasts[i];
     }
-    if ((last && !l) || !snic_resp_place_send(c, qp, p, d)) {
+    if ((last && !l) || !snic_resp_place_send(c, qp, p, d, 0)) {
         return false;
     }
     snic_psnmap_set(m->placed, p->psn, true);
