@@ -649,6 +649,33 @@ static void test_send_recv_done_hostile(void)
     resp_free(&r);
 }
 
+/*
+ * A SEND at ePSN with no receive WQE posted for it draws an RNR NAK and
+ * is taken when it comes again; one whose SSN names a message beyond the
+ * first not passed is the peer's error (NAK invalid request).
+ */
+static void test_send_rnr_and_bad_ssn(void)
+{
+    SnicPkt p;
+    Resp r;
+
+    resp_init(&r, 6);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 100, 0xf0, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome & 0xe0, ==, SNIC_AETH_RNR);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, r.e);
+    post_recvs(&r, 1);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 100, 0xf0, 0);
+    recv_cqe(&r, 100, 100, 0, 0);
+    assert_filled(&r, 0, 0, 100, 0xf0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    post_recvs(&r, 1);
+    snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 3, 0, 100, 0xf1, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    resp_free(&r);
+}
+
 /* ---- the requester, fed by hand ---- */
 
 typedef struct Req {
@@ -1174,6 +1201,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/send/ooo", test_send_ooo);
     g_test_add_func("/sr/send/recv-done-hostile",
                     test_send_recv_done_hostile);
+    g_test_add_func("/sr/send/rnr-and-bad-ssn", test_send_rnr_and_bad_ssn);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);

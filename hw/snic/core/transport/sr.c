@@ -331,6 +331,7 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     bool self = !d && last && p->xeth.msg == s->msg.resp &&
                 s->recv_told == s->msg.resp;
     uint32_t need = (was || d) + (last && !self);
+    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
 
     if (need && !ctrl_room_n(c, need)) {
         ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
@@ -341,12 +342,15 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
         return;
     }
     /* messages ePSN passed may still await the host's completion */
-    if (!snic_resp_place_send(c, qp, p, d, s->recv_told - s->msg.resp)) {
+    if (!snic_resp_place_send(c, qp, p, d, lag)) {
         if (d) {
             return;         /* ahead of ePSN: dropped unrecorded */
         }
-        if ((uint32_t)(p->xeth.msg - s->msg.resp) >=
-            (uint16_t)(qp->rq_tail - qp->rq_head)) {
+        /*
+         * At ePSN its message is at most the first not passed (k <=
+         * lag): one further is the peer's error, not a missing WQE
+         */
+        if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
             /* no receive WQE for it yet: try again later (IBA RNR) */
             r->nak_sent = true;
             snic_resp_queue_ack(c, qp, SNIC_AETH_RNR |
