@@ -86,9 +86,46 @@ void snic_sr_sw_init(struct snic_sr_sw_qp *q, __u32 qpn)
 	q->qpn = qpn;
 }
 
+/* The device's ePSN is at least epsn */
+static void seen(struct snic_sr_sw_qp *q, __u32 epsn)
+{
+	if (!q->r_seen_valid || psn_before(q->r_seen, epsn)) {
+		q->r_seen = epsn;
+		q->r_seen_valid = 1;
+	}
+}
+
+static void recv_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *c)
+{
+	const struct snic_sr_ctrl_recv *e = (const void *)c;
+	__u32 ssn = rd32(&e->ssn);
+	struct snic_sr_sw_recv *r = &q->r_recv[ssn % SNIC_SR_SW_RECVS];
+
+	const __u8 *h = (const __u8 *)&e->head_ssn;
+	__u16 head = h[0] | h[1] << 8;
+
+	seen(q, rd32(&e->epsn) & PSN_MASK);
+	/*
+	 * The device completed the messages before its RQ's head itself
+	 * (nothing it told was pending then): give back from there
+	 */
+	head = (__u16)(ssn - head);
+	if ((__s32)(ssn - head - q->r_ssn) > 0)
+		q->r_ssn = ssn - head;
+	if (ssn - q->r_ssn >= SNIC_SR_SW_RECVS)
+		return;     /* not one this host can hold: never given back */
+	r->psn = rd32(&e->psn) & PSN_MASK;
+	r->byte_len = rd32(&e->byte_len);
+	r->data = rd32(&e->data);
+	r->flags = e->recv_flags;
+	r->valid = 1;
+}
+
 static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 {
 	__u32 psn = rd32(&e->psn) & PSN_MASK, epsn = rd32(&e->epsn) & PSN_MASK;
+
+	seen(q, epsn);
 
 	if (e->type == SNIC_SR_CTRL_RESP_EXIT) {
 		q->r_active = 0;
@@ -159,6 +196,9 @@ void snic_sr_sw_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 	case SNIC_SR_CTRL_RESP_EXIT:
 		resp_entry(q, e);
 		break;
+	case SNIC_SR_CTRL_RESP_RECV:
+		recv_entry(q, e);
+		break;
 	case SNIC_SR_CTRL_REQ_ACK:
 	case SNIC_SR_CTRL_REQ_EXIT:
 	case SNIC_SR_CTRL_REQ_RTO:
@@ -214,7 +254,28 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			    SNIC_SR_RETRY_F_IN_MSG, q->qpn, e, 0);
 			q->r_posted = e;
 			q->epsn_posted++;
+			seen(q, e);
 		}
+	}
+	/* responder: SEND completions whose Last ePSN passed, in SSN order */
+	while (n < max && q->r_seen_valid) {
+		struct snic_sr_sw_recv *r = &q->r_recv[q->r_ssn % SNIC_SR_SW_RECVS];
+		struct snic_sr_retry_recv *d = (void *)&out[n];
+
+		if (!r->valid || !psn_before(r->psn, q->r_seen))
+			break;
+		memset(d, 0, sizeof(*d));
+		d->type = SNIC_SR_RETRY_RECV_DONE;
+		d->flags = r->flags;
+		((__u8 *)&d->ssn)[0] = q->r_ssn;
+		((__u8 *)&d->ssn)[1] = q->r_ssn >> 8;
+		wr32(&d->qpn, q->qpn);
+		wr32(&d->byte_len, r->byte_len);
+		wr32(&d->data, r->data);
+		r->valid = 0;
+		q->r_ssn++;
+		q->recv_posted++;
+		n++;
 	}
 	/*
 	 * requester: the first hole (PSNs at lACK may be SACKed already,

@@ -17,7 +17,10 @@
  * lACK has not moved, that retransmission was lost too (the network
  * does not reorder much, as SRNIC and IRN assume) and it goes again
  * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
- * device went back N) or the end of recovery forgets it all.
+ * device went back N) or the end of recovery forgets it all. The SEND
+ * completions the device leaves to the host (SNIC_SR_CTRL_RESP_RECV) wait
+ * here by SSN and go back (SNIC_SR_RETRY_RECV_DONE) in SSN order once the
+ * device's ePSN (reported, or the one posted) passed their Last.
  *
  * Use: snic_sr_sw_entry() for each CtrlQ entry of the QP in a batch,
  * then snic_sr_sw_flush() once for the RetryQ entries to post.
@@ -31,6 +34,17 @@
 
 #define SNIC_SR_SW_WINDOW       128     /* PSNs a bitmap covers */
 #define SNIC_SR_DUPTHRESH       3
+#define SNIC_SR_SW_RECVS        256     /* SEND completions held, by SSN */
+
+/* A SEND completion the device left to the host */
+struct snic_sr_sw_recv {
+	__u32 psn;              /* its Last's */
+	__u32 byte_len;
+	__u32 data;
+	__u8 flags;             /* SNIC_SR_RECV_F_* */
+	__u8 valid;
+	__u16 rsvd;
+};
 
 struct snic_sr_sw_qp {
 	__u32 qpn;
@@ -58,6 +72,13 @@ struct snic_sr_sw_qp {
 	__u32 epsn_posted;
 	__u32 rtx_posted;
 	__u32 rtx_again;        /* ... of which a lost retransmission's */
+	/* responder: SEND completions to give back, by SSN % SNIC_SR_SW_RECVS */
+	struct snic_sr_sw_recv r_recv[SNIC_SR_SW_RECVS];
+	__u32 r_ssn;            /* the next SSN to give back */
+	__u32 r_seen;           /* the device's ePSN: reported or posted */
+	__u8 r_seen_valid;
+	__u8 rsvd1[3];
+	__u32 recv_posted;
 };
 
 void snic_sr_sw_init(struct snic_sr_sw_qp *q, __u32 qpn);

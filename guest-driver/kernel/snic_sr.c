@@ -75,8 +75,10 @@ static void snic_sr_post(struct snic_dev *sdev, struct snic_sr_qp *q)
 		for (i = 0; i < n; i++) {
 			q->ring[q->pi & (SNIC_SR_RETRYQ_DEPTH - 1)] = out[i];
 			q->pi++;
-			atomic64_inc(out[i].type == SNIC_SR_RETRY_EPSN ?
-				     &sr->epsn_posted : &sr->rtx_posted);
+			if (out[i].type == SNIC_SR_RETRY_EPSN)
+				atomic64_inc(&sr->epsn_posted);
+			else if (out[i].type == SNIC_SR_RETRY_RTX)
+				atomic64_inc(&sr->rtx_posted);
 		}
 		/* writeq orders the entries before the doorbell */
 		if (n)

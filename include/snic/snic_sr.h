@@ -6,8 +6,9 @@
  *
  * A QP selects it with SET_QP_TRANSPORT program SNIC_TRANSPORT_SRNIC on
  * both ends. Its data and ACK packets then carry struct snic_xeth
- * (snic_opcodes.h): WRITEs their address (SNIC_XETH_F_PLACE), ACKs the
- * responder's fast-exit range as their SACK block. The device keeps only
+ * (snic_opcodes.h): WRITEs their address (SNIC_XETH_F_PLACE), SENDs their
+ * SSN and offset (SNIC_XETH_F_MSG), ACKs the responder's fast-exit range
+ * as their SACK block. The device keeps only
  * ePSN, lACK and the fast-exit range per QP; what arrives out of order is
  * placed at once and its metadata goes to the host:
  *  - the CtrlQ, one ring for the device (CREATE_SR_CTRLQ), of
@@ -64,6 +65,14 @@ enum snic_sr_ctrl_type {
     SNIC_SR_CTRL_REQ_EXIT = 4,
     /* Requester: the retransmission timer expired; it goes back N */
     SNIC_SR_CTRL_REQ_RTO = 5,
+    /*
+     * Responder: a SEND Last/Only placed (struct snic_sr_ctrl_recv)
+     * whose completion the device leaves to the host: it was placed
+     * ahead of ePSN, or messages before it still await theirs. The host
+     * posts SNIC_SR_RETRY_RECV_DONE for it, in SSN order, once ePSN is
+     * past its PSN (ePSN in a later entry, or the one the host posts).
+     */
+    SNIC_SR_CTRL_RESP_RECV = 6,
 };
 
 #define SNIC_SR_CTRL_F_PHASE        (1u << 0)   /* = SNIC_CQE_PHASE */
@@ -85,6 +94,28 @@ struct snic_sr_ctrl {
 _Static_assert(sizeof(struct snic_sr_ctrl) == SNIC_SR_CTRLQ_ENTRY,
                "sr_ctrl size");
 
+/*
+ * A SNIC_SR_CTRL_RESP_RECV entry: the same slot (type, flags, qpn and
+ * retry_ci where struct snic_sr_ctrl has them), the SEND Last's
+ * completion: what SNIC_SR_RETRY_RECV_DONE gives back.
+ */
+struct snic_sr_ctrl_recv {
+    __u8 type;              /* SNIC_SR_CTRL_RESP_RECV */
+    __u8 recv_flags;        /* SNIC_SR_RECV_F_*: its kind, its SE bit */
+    __u8 rsvd0;
+    __u8 flags;             /* SNIC_SR_CTRL_F_PHASE */
+    __le32 qpn;
+    __le32 psn;             /* the Last's PSN */
+    __le32 epsn;            /* the device's ePSN after it */
+    __le32 ssn;             /* its message's SSN (struct snic_xeth msg) */
+    __le32 byte_len;        /* the message's bytes (offset + payload) */
+    __le32 data;            /* Imm: the immediate (host order); Inv: R_Key */
+    __le16 retry_ci;        /* the QP's RetryQ entries the device took */
+    __le16 head_ssn;        /* SSN of the RQ's head (next to complete) */
+};
+_Static_assert(sizeof(struct snic_sr_ctrl_recv) == SNIC_SR_CTRLQ_ENTRY,
+               "sr_ctrl_recv size");
+
 /* What a RetryQ entry asks */
 enum snic_sr_retry_type {
     /*
@@ -105,6 +136,15 @@ enum snic_sr_retry_type {
      * acknowledged already, or any once the requester left recovery.
      */
     SNIC_SR_RETRY_RTX = 2,
+    /*
+     * Responder (struct snic_sr_retry_recv): complete the SEND message
+     * ssn, reported by SNIC_SR_CTRL_RESP_RECV, into the receive WQE at
+     * the RQ's head. Taken if ssn is the next message to complete and
+     * one the device reported, and byte_len fits the WQE's buffers;
+     * else refused. The device cannot check that ePSN passed the
+     * message (it keeps no record of it): the host posts it only then.
+     */
+    SNIC_SR_RETRY_RECV_DONE = 3,
 };
 
 #define SNIC_SR_RETRY_F_IN_MSG      (1u << 0)
@@ -119,6 +159,22 @@ struct snic_sr_retry {
 };
 _Static_assert(sizeof(struct snic_sr_retry) == SNIC_SR_RETRYQ_ENTRY,
                "sr_retry size");
+
+#define SNIC_SR_RECV_F_IMM          (1u << 0)   /* SEND with Immediate */
+#define SNIC_SR_RECV_F_INV          (1u << 1)   /* SEND with Invalidate */
+#define SNIC_SR_RECV_F_SE           (1u << 2)   /* solicited event */
+
+/* A SNIC_SR_RETRY_RECV_DONE entry: the same slot as struct snic_sr_retry */
+struct snic_sr_retry_recv {
+    __u8 type;              /* SNIC_SR_RETRY_RECV_DONE */
+    __u8 flags;             /* SNIC_SR_RECV_F_* */
+    __le16 ssn;             /* its SSN, modulo 2^16 (a window's worth) */
+    __le32 qpn;             /* the ring's own QP */
+    __le32 byte_len;        /* the CQE's byte_len */
+    __le32 data;            /* F_IMM: the immediate; F_INV: the R_Key */
+};
+_Static_assert(sizeof(struct snic_sr_retry_recv) == SNIC_SR_RETRYQ_ENTRY,
+               "sr_retry_recv size");
 
 /*
  * CREATE_SR_CTRLQ (kernel only): the device's CtrlQ, 2^log2_depth entries

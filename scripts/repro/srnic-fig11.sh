@@ -17,9 +17,8 @@
 #            longer path (SRNIC 3.2.2 sizes SR bitmaps at 500 slots, the
 #            BDP of 100 Gbps and a 40 us RTT).
 # OPTIONS go to both runs (--loss LIST, --window-us, --timeout, --seed,
-# --both-ways; --op send runs 4 KiB SENDs instead, which SRNIC mode still
-# runs at ePSN only, go-back-N's way: not in the reference figure; see
-# the program's header). Draws DIR/fig11.png,
+# --both-ways; --op send runs 4 KiB SENDs instead, which SRNIC places by
+# SSN: not in the reference figure; see the program's header). Draws DIR/fig11.png,
 # writes DIR/summary.txt. Checks, per configuration: go-back-N within
 # 10 % of its bound at each loss rate where timeouts take under 10 % of
 # the time (the bound counts no timeout); SRNIC >= 2x go-back-N and

@@ -7,9 +7,11 @@
  * CtrlQ overflow); the requester's
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
- * retransmission); and 64 KiB WRITEs checked by content over a lossy,
- * reordering wire with the host software interrupt-driven
- * (SNIC_TRANSPORT_WRITES=1000 for more than 48 a run).
+ * retransmission); SENDs placed by SSN and completed in order (by the
+ * device, or by the host's RECV_DONE), hostile RECV_DONEs; and 64 KiB
+ * WRITEs and 16 KiB SENDs checked by content over a lossy, reordering
+ * wire with the host software interrupt-driven (SNIC_TRANSPORT_WRITES=1000
+ * for more than 48 WRITEs, 4 times as many SENDs, a run).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -449,6 +451,231 @@ static void test_ctrlq_overflow(void)
     resp_free(&r);
 }
 
+/* ---- SENDs placed by SSN (section 4.4.1) ---- */
+
+#define RBUF        (BUF + 0x100000)    /* b's receive buffers, 8 KiB each */
+
+/*
+ * A SEND packet op for PSN e + i of message ssn, at byte off of it:
+ * len bytes of 'fill'
+ */
+static void snd(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint32_t off,
+                uint32_t len, uint8_t fill, uint32_t imm)
+{
+    uint8_t data[1024], frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(data, fill, sizeof(data));
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = op;
+    p.psn = psn_add(r->e, i);
+    p.imm = imm;
+    p.payload = data;
+    p.payload_len = len;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_MSG;
+    p.xeth.msg = ssn;
+    p.xeth.offset = off;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/* b's next CQE: a successful receive of wr_id, len bytes */
+static void recv_cqe(Resp *r, uint64_t wr_id, uint32_t len, uint8_t flags,
+                     uint32_t imm)
+{
+    struct snic_cqe c;
+
+    g_assert_true(node_poll_cq(&r->b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, wr_id);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
+    g_assert_cmpuint(c.wc_flags, ==, flags);
+    if (flags & SNIC_WC_F_IMM) {
+        g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, imm);
+    }
+}
+
+/* bytes [from, from + len) of receive buffer k hold 'fill' */
+static void assert_filled(Resp *r, unsigned k, uint32_t from, uint32_t len,
+                          uint8_t fill)
+{
+    const uint8_t *b = fake_ptr(r->b.h, RBUF + k * 8192ull + from, len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        g_assert_cmpuint(b[i], ==, fill);
+    }
+}
+
+static void post_recvs(Resp *r, unsigned n)
+{
+    unsigned k;
+
+    memset(fake_ptr(r->b.h, RBUF, n * 8192), 0, n * 8192);
+    for (k = 0; k < n; k++) {
+        node_post_recv(&r->b, 100 + k, RBUF + k * 8192ull, 8192);
+    }
+}
+
+/*
+ * Three messages: SEND Only (SSN 0, PSN e), a 3-packet SEND (SSN 1,
+ * e + 1 .. e + 3, whose First and Last come late: the Last ahead of ePSN,
+ * the First last of all) and a SEND Only with Immediate (SSN 2, e + 4),
+ * arriving e + 2, e + 4, e, e + 3, e + 1. Each packet lands in the
+ * receive WQE its SSN names, at its offset; the device leaves the three
+ * completions to the host, whose RECV_DONEs complete them in order once
+ * ePSN passed them; then a SEND in order completes on the device alone.
+ */
+static void test_send_ooo(void)
+{
+    struct snic_cqe c;
+    SnicSrQp *s;
+    Resp r;
+
+    resp_init(&r, 6);
+    s = snic_sr_qp(r.qb);
+    post_recvs(&r, 4);
+    snd(&r, 2, SNIC_OP_RC_SEND_MIDDLE, 1, 1024, 1024, 0xb2, 0);
+    g_assert_true(s->resp_recovery);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 2), r.e);
+    snd(&r, 4, SNIC_OP_RC_SEND_ONLY_IMM, 2, 0, 500, 0xc0, 0x1234);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 4), r.e);
+    next_entry(&r, SNIC_SR_CTRL_RESP_RECV, psn_add(r.e, 4), r.e);
+    /* the packets are where they belong; nothing completes ahead */
+    assert_filled(&r, 1, 1024, 1024, 0xb2);
+    assert_filled(&r, 2, 0, 500, 0xc0);
+    assert_filled(&r, 2, 500, 1, 0);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    /*
+     * SSN 0 at ePSN: placed, but the device told the host of SSN 2
+     * already, so it leaves SSN 0 to the host too (it keeps no record
+     * of which SSNs it told: only the one after the highest)
+     */
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1000, 0xa0, 0);
+    next_entry(&r, SNIC_SR_CTRL_RESP, r.e, psn_add(r.e, 1));
+    next_entry(&r, SNIC_SR_CTRL_RESP_RECV, r.e, psn_add(r.e, 1));
+    assert_filled(&r, 0, 0, 1000, 0xa0);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    snd(&r, 3, SNIC_OP_RC_SEND_LAST, 1, 2048, 700, 0xb3, 0);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 3), psn_add(r.e, 1));
+    next_entry(&r, SNIC_SR_CTRL_RESP_RECV, psn_add(r.e, 3), psn_add(r.e, 1));
+    /*
+     * The First at ePSN: ePSN e + 2 is below the fast-exit range
+     * [e + 3, e + 4] (e + 2 is in the host's bitmap only), so the host's
+     * ePSN e + 5 ends recovery, and its RECV_DONEs follow
+     */
+    snd(&r, 1, SNIC_OP_RC_SEND_FIRST, 1, 0, 1024, 0xb1, 0);
+    g_assert_true(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 2));
+    g_assert_false(node_poll_cq(&r.b, &c));     /* the host's to finish */
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
+    fake_run(r.b.h);
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 5));
+    g_assert_cmpuint(r.hb.sw.recv_posted, ==, 3);
+    next_entry(&r, SNIC_SR_CTRL_RESP_EXIT, psn_add(r.e, 5),
+               psn_add(r.e, 5));
+    recv_cqe(&r, 100, 1000, 0, 0);
+    recv_cqe(&r, 101, 2748, 0, 0);
+    recv_cqe(&r, 102, 500, SNIC_WC_F_IMM, 0x1234);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    assert_filled(&r, 1, 0, 1024, 0xb1);
+    assert_filled(&r, 1, 1024, 1024, 0xb2);
+    assert_filled(&r, 1, 2048, 700, 0xb3);
+    assert_filled(&r, 1, 2748, 1, 0);
+    /* in order again, nothing owed: the device completes it, no report */
+    snd(&r, 5, SNIC_OP_RC_SEND_ONLY, 3, 0, 10, 0xd0, 0);
+    recv_cqe(&r, 103, 10, 0, 0);
+    g_assert_false(sr_host_peek(&r.hb, &(struct snic_sr_ctrl){ 0 }));
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+static void post_recv_done(Resp *r, uint16_t ssn, uint32_t len)
+{
+    struct snic_sr_retry_recv e = {
+        .type = SNIC_SR_RETRY_RECV_DONE,
+        .ssn = GUINT16_TO_LE(ssn),
+        .qpn = GUINT32_TO_LE(r->b.qpn),
+        .byte_len = GUINT32_TO_LE(len),
+    };
+
+    sr_host_post(&r->hb, (struct snic_sr_retry *)&e);
+    fake_run(r->b.h);
+}
+
+/*
+ * Hostile RECV_DONE entries are refused as guest errors and complete
+ * nothing: none owed, an SSN not the next one, a length beyond the
+ * receive WQE's buffers; the host's own then complete both in order.
+ */
+static void test_send_recv_done_hostile(void)
+{
+    struct snic_cqe c;
+    Resp r;
+
+    resp_init(&r, 6);
+    post_recvs(&r, 2);
+    post_recv_done(&r, 0, 10);      /* nothing reported yet */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 1);
+    snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 1, 0, 1024, 0xe1, 0);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1024, 0xe0, 0);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 2));
+    g_assert_false(node_poll_cq(&r.b, &c));     /* SSN 0: the host's too */
+    post_recv_done(&r, 1, 1024);    /* not the next message */
+    post_recv_done(&r, 0, 8193);    /* beyond the WQE */
+    post_recv_done(&r, 0x100, 1024); /* another SSN modulo 2^16 */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 4);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    sr_host_poll(&r.hb);
+    fake_run(r.b.h);
+    recv_cqe(&r, 100, 1024, 0, 0);
+    recv_cqe(&r, 101, 1024, 0, 0);
+    assert_filled(&r, 0, 0, 1024, 0xe0);
+    assert_filled(&r, 1, 0, 1024, 0xe1);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 4);
+    /* given back once only: again, it is refused */
+    post_recv_done(&r, 1, 1024);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 5);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    resp_free(&r);
+}
+
+/*
+ * A SEND at ePSN with no receive WQE posted for it draws an RNR NAK and
+ * is taken when it comes again; one whose SSN names a message beyond the
+ * first not passed is the peer's error (NAK invalid request).
+ */
+static void test_send_rnr_and_bad_ssn(void)
+{
+    SnicPkt p;
+    Resp r;
+
+    resp_init(&r, 6);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 100, 0xf0, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome & 0xe0, ==, SNIC_AETH_RNR);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, r.e);
+    post_recvs(&r, 1);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 100, 0xf0, 0);
+    recv_cqe(&r, 100, 100, 0, 0);
+    assert_filled(&r, 0, 0, 100, 0xf0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    post_recvs(&r, 1);
+    snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 3, 0, 100, 0xf1, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    resp_free(&r);
+}
+
 /* ---- the requester, fed by hand ---- */
 
 typedef struct Req {
@@ -785,6 +1012,55 @@ static void test_req_lost_retransmission_per_hole(void)
 
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
+/*
+ * SEND packets carry their SSN (SRNIC section 4.4.1): the count of the
+ * messages before them that take a receive WQE (WRITE with Immediate
+ * included), and their offset; the counters live in SRNIC's state.
+ */
+static void test_req_ssn(void)
+{
+    static const uint8_t ops[] = {
+        SNIC_WR_SEND, SNIC_WR_RDMA_WRITE_IMM, SNIC_WR_RDMA_WRITE,
+        SNIC_WR_SEND_IMM, SNIC_WR_SEND,
+    };
+    static const uint32_t ssn[] = { 0, 0, 0, 2, 3 };
+    SnicPkt p;
+    unsigned i, k = 0;
+    Req q;
+
+    req_init(&q);
+    ack(&q, 7, 0, 0);               /* the 8 KiB WRITE completes */
+    for (i = 0; i < G_N_ELEMENTS(ops); i++) {
+        node_post_send(&q.a, 10 + i, ops[i], BUF, 2048, BUF, q.b.lkey, 0,
+                       q.a.lkey);
+    }
+    fake_run(q.a.h);
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_head, ==, 4);
+    for (; q.seen < q.a.h->frames->len; q.seen++) {
+        GByteArray *f = g_ptr_array_index(q.a.h->frames, q.seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode == SNIC_OP_RC_ACK) {
+            continue;
+        }
+        g_assert_true(p.xport);
+        i = k++ / 2;                /* 2 KiB: two packets a message */
+        g_assert_cmpuint(p.xeth.msg, ==, ssn[i]);
+        if (ops[i] != SNIC_WR_RDMA_WRITE && ops[i] != SNIC_WR_RDMA_WRITE_IMM) {
+            g_assert_true(p.xeth.flags & SNIC_XETH_F_MSG);
+            g_assert_cmpuint(p.xeth.offset, ==, (k - 1) % 2 * 1024);
+        }
+    }
+    g_assert_cmpuint(k, ==, 2 * G_N_ELEMENTS(ops));
+    /* the requester's oldest: completed messages counted */
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_comp, ==, 0);
+    ack(&q, 8 + 5, 0, 0);           /* three messages: two take a WQE */
+    g_assert_cmpuint(snic_sr_qp(q.qa)->msg.req_comp, ==, 2);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 static unsigned writes_per_run(void)
 {
     const char *env = g_getenv("SNIC_TRANSPORT_WRITES");
@@ -792,17 +1068,27 @@ static unsigned writes_per_run(void)
     return env ? MAX(g_ascii_strtoull(env, NULL, 0), 1) : 48;
 }
 
-static void test_lossy(gconstpointer data)
+/*
+ * WRITEs (or SENDs, 'send') of 64 KiB (16 KiB) from a to b over a wire
+ * losing and reordering 'loss' of its packets, the host software
+ * interrupt-driven on both: every WR completes, in order, and every byte
+ * of its target (receive buffer, zeroed before each use) is checked.
+ */
+static void lossy_run(unsigned pct, bool send)
 {
-    double loss = GPOINTER_TO_UINT(data) / 100.0;
+    double loss = pct / 100.0;
     const SnicSimLinkConfig link = {
         .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
         .loss = loss, .reorder = loss, .reorder_ns = 3000,
         .eth_framing = true,
     };
-    SnicSim *sim = snic_sim_new(77 + GPOINTER_TO_UINT(data));
-    const unsigned n = writes_per_run(), len = 65536, depth = 16;
-    unsigned posted = 0, done = 0;
+    SnicSim *sim = snic_sim_new(77 + pct + (send ? 1000 : 0));
+    /* as many bytes either way */
+    const unsigned n = writes_per_run() * (send ? 4 : 1);
+    const unsigned len = send ? 16384 : 65536;
+    const unsigned depth = 16, slots = 32;
+    const uint64_t dst = BUF + 0x200000;
+    unsigned posted = 0, done = 0, recvs = 0, got = 0;
     const SnicSimLinkStats *st;
     SrHost ha, hb;
     struct snic_cqe c;
@@ -820,23 +1106,48 @@ static void test_lossy(gconstpointer data)
     node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
     node_connect(&b, &a, SNIC_MTU_4096, 7, 7);
     node_fill(&a, BUF, 2 * 1024 * 1024, 9);
-    while (done < n) {
-        while (posted < n && posted - done < depth) {
-            uint64_t off = (uint64_t)(posted % 32) * len;
+    while (done < n || (send && got < n)) {
+        /* b's receive buffers, zeroed, ahead of the SENDs */
+        while (send && recvs < n && recvs - got < slots) {
+            uint64_t off = (uint64_t)(recvs % slots) * len;
 
-            node_post_send(&a, posted, SNIC_WR_RDMA_WRITE, BUF + off, len,
-                           BUF + 0x200000 + off, b.lkey, 0, a.lkey);
+            memset(fake_ptr(b.h, dst + off, len), 0, len);
+            node_post_recv(&b, recvs, dst + off, len);
+            recvs++;
+        }
+        while (posted < n && posted - done < depth) {
+            uint64_t off = (uint64_t)(posted % slots) * len;
+
+            if (!send) {
+                memset(fake_ptr(b.h, dst + off, len), 0, len);
+            }
+            node_post_send(&a, posted, send ? SNIC_WR_SEND :
+                           SNIC_WR_RDMA_WRITE, BUF + off, len, dst + off,
+                           b.lkey, 0, a.lkey);
             posted++;
         }
         snic_sim_run(sim, 1000000);
         while (node_poll_cq(&a, &c)) {
-            uint64_t off = (uint64_t)(done % 32) * len;
+            uint64_t off = (uint64_t)(done % slots) * len;
 
             g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, done);
             g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-            g_assert_cmpmem(fake_ptr(b.h, BUF + 0x200000 + off, len), len,
-                            fake_ptr(a.h, BUF + off, len), len);
+            if (!send) {
+                g_assert_cmpmem(fake_ptr(b.h, dst + off, len), len,
+                                fake_ptr(a.h, BUF + off, len), len);
+            }
             done++;
+        }
+        while (send && node_poll_cq(&b, &c)) {
+            uint64_t off = (uint64_t)(got % slots) * len;
+
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, got);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+            g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
+            g_assert_cmpmem(fake_ptr(b.h, dst + off, len), len,
+                            fake_ptr(a.h, BUF + off, len), len);
+            got++;
         }
         g_assert_cmpuint(snic_sim_now(sim), <, 100000000000ull);
     }
@@ -846,18 +1157,34 @@ static void test_lossy(gconstpointer data)
     g_assert_cmpuint(hb.entries, >, 0);
     g_assert_cmpuint(hb.sw.epsn_posted, >, 0);
     g_assert_cmpuint(ha.sw.rtx_posted, >, 0);
+    if (send) {
+        /* SENDs completed by the host's word: some were out of order */
+        g_assert_cmpuint(hb.sw.recv_posted, >, 0);
+    }
     g_assert_cmpuint(FAKE_STAT(a.h, sr_retry_refused) +
                      FAKE_STAT(b.h, sr_retry_refused), ==, 0);
-    g_test_message("SR-LOSS loss=%.2f writes=%u sent=%" G_GUINT64_FORMAT
+    g_test_message("SR-LOSS op=%s loss=%.2f wrs=%u sent=%" G_GUINT64_FORMAT
                    " lost=%" G_GUINT64_FORMAT " ctrlq_entries=%" G_GUINT64_FORMAT
-                   " epsn_posted=%u rtx_posted=%u rtx_segments=%u time_ns=%"
-                   G_GUINT64_FORMAT, loss, n, st->sent, st->lost,
+                   " epsn_posted=%u rtx_posted=%u recv_posted=%u"
+                   " rtx_segments=%u time_ns=%" G_GUINT64_FORMAT,
+                   send ? "send" : "write", loss, n, st->sent, st->lost,
                    ha.entries + hb.entries, hb.sw.epsn_posted,
-                   ha.sw.rtx_posted, snic_qp_get(a.h->core, a.qpn)->rtx_segments,
+                   ha.sw.rtx_posted, hb.sw.recv_posted,
+                   snic_qp_get(a.h->core, a.qpn)->rtx_segments,
                    snic_sim_now(sim));
     sr_host_free(&ha);
     sr_host_free(&hb);
     node_pair_free(sim, &a, &b);
+}
+
+static void test_lossy(gconstpointer data)
+{
+    lossy_run(GPOINTER_TO_UINT(data), false);
+}
+
+static void test_lossy_send(gconstpointer data)
+{
+    lossy_run(GPOINTER_TO_UINT(data), true);
 }
 
 int main(int argc, char **argv)
@@ -871,6 +1198,10 @@ int main(int argc, char **argv)
                     test_resp_epsn_whole_window);
     g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
+    g_test_add_func("/sr/send/ooo", test_send_ooo);
+    g_test_add_func("/sr/send/recv-done-hostile",
+                    test_send_recv_done_hostile);
+    g_test_add_func("/sr/send/rnr-and-bad-ssn", test_send_rnr_and_bad_ssn);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
@@ -881,7 +1212,12 @@ int main(int argc, char **argv)
                     test_req_lost_retransmission_again);
     g_test_add_func("/sr/req/lost-retransmission-per-hole",
                     test_req_lost_retransmission_per_hole);
+    g_test_add_func("/sr/req/ssn", test_req_ssn);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
+    g_test_add_data_func("/sr/lossy-send/1", GUINT_TO_POINTER(1),
+                         test_lossy_send);
+    g_test_add_data_func("/sr/lossy-send/5", GUINT_TO_POINTER(5),
+                         test_lossy_send);
     return g_test_run();
 }

@@ -226,6 +226,8 @@ void snic_resp_queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
 void snic_resp_nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
 uint8_t snic_resp_place_write(SnicCore *c, SnicQp *qp,
                               const struct SnicPkt *p, bool at_epsn);
+bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
+                          uint32_t d, uint32_t lag);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_nacks(SnicCore *c, SnicQp *qp);

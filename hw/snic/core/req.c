@@ -59,12 +59,12 @@ static bool takes_recv(uint8_t op)
            op == SNIC_WR_SEND_INV || op == SNIC_WR_RDMA_WRITE_IMM;
 }
 
-/* The message number of WQE sq_head (selective programs; else 0) */
+/* The message number of WQE sq_head (selective programs, SRNIC; else 0) */
 static uint32_t head_msg(SnicQp *qp)
 {
-    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicOooMsg *m = snic_prog_msg(qp);
 
-    return m ? m->msg.req_head : 0;
+    return m ? m->req_head : 0;
 }
 
 /* The PSNs a message of 'len' bytes and op-code 'op' occupies */
@@ -128,8 +128,8 @@ static uint8_t wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
 static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
 {
     SnicReq *r = &qp->req;
-    SnicOooMap *m = snic_prog_ooo(qp);
-    uint32_t first = r->comp_psn, msg = m ? m->msg.req_comp : 0;
+    SnicOooMsg *m = snic_prog_msg(qp);
+    uint32_t first = r->comp_psn, msg = m ? m->req_comp : 0;
     uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     for (i = qp->sq_comp; i != end; i++) {
@@ -178,7 +178,7 @@ void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
 static void complete_acked(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
-    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicOooMsg *m = snic_prog_msg(qp);
 
     for (;;) {
         ReqWqe e;
@@ -212,7 +212,7 @@ static void complete_acked(SnicCore *c, SnicQp *qp)
         r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
         if (m && takes_recv(e.info.opcode)) {
-            m->msg.req_comp++;
+            m->req_comp++;
         }
     }
 }
@@ -606,8 +606,8 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             if (r->wqe_off == e.info.npsn) {
                 r->wqe_off = 0;
                 r->sq_head++;
-                if (snic_prog_ooo(qp) && takes_recv(e.info.opcode)) {
-                    snic_prog_ooo(qp)->msg.req_head++;
+                if (snic_prog_msg(qp) && takes_recv(e.info.opcode)) {
+                    snic_prog_msg(qp)->req_head++;
                 }
             }
         }

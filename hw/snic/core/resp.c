@@ -138,10 +138,10 @@ static void epsn_advance(SnicQp *qp, uint32_t n)
  */
 static void recv_msg_done(SnicQp *qp)
 {
-    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicOooMsg *m = snic_prog_msg(qp);
 
     if (m) {
-        m->msg.resp++;
+        m->resp++;
     }
 }
 
@@ -695,49 +695,62 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
 }
 
 /*
- * Place a SEND packet d PSNs (0 < d < SNIC_TX_WINDOW) ahead of ePSN into
- * the receive WQE its
- * message number names, k messages after the one at the RQ's head, at
- * its offset; true if placed. Bounded: each message before it takes a
- * PSN from ePSN on, so k <= d < SNIC_TX_WINDOW, and a packet k messages
- * ahead is at most d - k packets into its message. Refused, it is
- * dropped as any packet ahead of ePSN was (the program's selective
- * recovery sends it again): on an SRQ (its WQEs cannot be picked by
- * number without taking them, and other QPs take them meanwhile), on a
- * QP that accepts RPCs (one delivered to the RQ takes a receive WQE the
- * peer does not count), with no receive WQE posted that far, with no
- * completion slot for a Last, or if its bytes would not fit the WQE's
- * buffers whole: that error is the in-order path's to answer, as IBA
- * says, when the packet comes again at ePSN. Nothing is written unless
- * the whole packet fits, so no byte is placed twice.
+ * Write a SEND packet d PSNs from ePSN into the receive WQE its message
+ * number names, k messages after the one at the RQ's head, at its
+ * offset; true if placed. Bounded: of the messages before it, the first
+ * 'lag' may lie below ePSN still uncompleted (SRNIC: their completion is
+ * the host's; 0 for the selective programs, which complete as ePSN
+ * passes) and each other takes a PSN from ePSN on, so k - lag <= d, and
+ * a packet k > lag messages ahead is at most d - (k - lag) packets into
+ * its message (k <= lag: bounded by the RQ's WQEs posted). Refused, it
+ * is dropped as any packet ahead of ePSN was (the selective recovery
+ * sends it again): on an SRQ (its WQEs cannot be picked by number
+ * without taking them, and other QPs take them meanwhile), on a QP that
+ * accepts RPCs (one delivered to the RQ takes a receive WQE the peer
+ * does not count), with no receive WQE posted that far, or if its bytes
+ * would not fit the WQE's buffers whole: that error is the in-order
+ * path's to answer, as IBA says, when the packet comes again at ePSN.
+ * Nothing is written unless the whole packet fits, so no byte is placed
+ * twice. Shared by the selective programs' placement and SRNIC's.
+ */
+bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                          uint32_t d, uint32_t lag)
+{
+    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t k = p->xeth.msg - snic_prog_msg(qp)->resp;
+    bool first = is_first(p->opcode), last = is_last(p->opcode);
+    struct snic_rq_wqe w;
+
+    return p->xeth.flags & SNIC_XETH_F_MSG && !qp->srqn &&
+           !(qp->rpc.flags & SNIC_QP_RPC_ENABLE) &&
+           (last || p->payload_len == mtu) && p->payload_len <= mtu &&
+           !(off % mtu) && first == !off &&
+           (uint64_t)off + p->payload_len <= (1u << 31) &&
+           (k <= lag || (k - lag <= d && off / mtu <= d - (k - lag))) &&
+           snic_rq_peek(c, qp, k, &w) &&
+           snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
+                                  p->payload_len) == SNIC_WC_SUCCESS &&
+           snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
+                            p->payload_len) == SNIC_WC_SUCCESS;
+}
+
+/*
+ * A SEND packet 0 < d < SNIC_TX_WINDOW ahead of ePSN, recorded in the
+ * map once placed (snic_resp_place_send()); the completion of a Last
+ * needs one of the map's slots: with none free it is not placed.
  */
 static bool ooo_send_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                            uint32_t d)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
-    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
-    uint32_t k = p->xeth.msg - m->msg.resp;
     bool first = is_first(p->opcode), last = is_last(p->opcode);
-    struct snic_rq_wqe w;
     SnicOooLast *l = NULL;
     unsigned i;
 
-    if (!(p->xeth.flags & SNIC_XETH_F_MSG) || qp->srqn ||
-        qp->rpc.flags & SNIC_QP_RPC_ENABLE ||
-        (!last && p->payload_len != mtu) || p->payload_len > mtu ||
-        off % mtu || first != !off || (uint64_t)off + p->payload_len >
-        (1u << 31) || k > d || (k && off / mtu > d - k) ||
-        !snic_rq_peek(c, qp, k, &w) ||
-        snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
-                               p->payload_len) != SNIC_WC_SUCCESS) {
-        return false;
-    }
     for (i = 0; last && i < SNIC_OOO_LASTS && !l; i++) {
         l = m->lasts[i].opcode ? NULL : &m->lasts[i];
     }
-    if ((last && !l) ||
-        snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
-                         p->payload_len) != SNIC_WC_SUCCESS) {
+    if ((last && !l) || !snic_resp_place_send(c, qp, p, d, 0)) {
         return false;
     }
     snic_psnmap_set(m->placed, p->psn, true);
@@ -748,7 +761,7 @@ static bool ooo_send_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         *l = (SnicOooLast) {
             .psn = p->psn,
             .opcode = p->opcode,
-            .off = off,
+            .off = p->xeth.offset,
             .data = p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm,
             .len = p->payload_len,
             .se = p->se,

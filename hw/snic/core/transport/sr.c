@@ -20,9 +20,16 @@
  * executed in order during recovery (and reported): what cannot be placed
  * out of order (below) must run there, or the QP would wait forever; and
  * when ePSN so reaches the range the device leaves recovery by itself.
- * This first slice places WRITEs out of order; SENDs, READs and atomics
- * run at ePSN only (ahead of it they draw a sequence NAK, go-back-N's
- * answer), WRITE with immediate is refused (NAK invalid request).
+ * WRITEs and SENDs are placed out of order: a SEND packet, at ePSN or
+ * ahead of it, goes into the receive WQE its SSN names at its offset
+ * (4.4.1; resp.c's snic_resp_place_send()). Its message completes on the
+ * device only if its Last arrives at ePSN when every message before it
+ * completed; else the Last's completion (length, immediate, SE) goes to
+ * the host (SNIC_SR_CTRL_RESP_RECV) and comes back, once ePSN passed it
+ * and in SSN order, as SNIC_SR_RETRY_RECV_DONE: the device keeps nothing
+ * of it, and CQEs stay in the RQ's order. READs and atomics run at ePSN
+ * only (ahead of it they draw a sequence NAK, go-back-N's answer), WRITE
+ * with immediate is refused (NAK invalid request).
  *
  * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
  * engine; the first with one starts recovery (to end when the cumulative
@@ -68,11 +75,17 @@ static uint32_t sr_window(const SnicSrQp *s)
 
 /* ---- the CtrlQ ---- */
 
-static bool ctrl_room(SnicCore *c)
+/* Free CtrlQ slots, for n entries */
+static bool ctrl_room_n(SnicCore *c, uint32_t n)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
 
-    return q->base && q->tail - q->head < 1u << q->log2_depth;
+    return q->base && q->tail - q->head + n <= 1u << q->log2_depth;
+}
+
+static bool ctrl_room(SnicCore *c)
+{
+    return ctrl_room_n(c, 1);
 }
 
 /* Metadata lost (ring full or absent): counted, told once a doorbell */
@@ -241,6 +254,146 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     }
 }
 
+static bool is_send(uint8_t op)
+{
+    return op <= SNIC_OP_RC_SEND_ONLY_IMM || op == SNIC_OP_RC_SEND_LAST_INV ||
+           op == SNIC_OP_RC_SEND_ONLY_INV;
+}
+
+/*
+ * Complete the SEND message at the RQ's head (SSN msg.resp): take its
+ * WQE (posted: the placement read it), invalidate, write the CQE.
+ */
+static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
+                        uint32_t len, uint32_t data, bool se)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = op;
+    p.headers = snic_opcode_info(op)->headers;
+    p.imm = p.ieth_rkey = data;
+    p.se = se;
+    if (!snic_recv_take(c, qp)) {
+        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP,
+                            psn_add(qp->resp.epsn, -1));
+        return;
+    }
+    if (p.headers & SNIC_HDR_IETH && !snic_mw_invalidate(c, qp, data)) {
+        snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV, len,
+                         &p);
+        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ,
+                            psn_add(qp->resp.epsn, -1));
+        return;
+    }
+    snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, len, &p);
+    if (s->recv_told == s->msg.resp) {
+        s->recv_told++;
+    }
+    s->msg.resp++;
+}
+
+/* A SEND Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV) */
+static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                        const SnicPkt *p)
+{
+    struct snic_sr_ctrl_recv e = {
+        .type = SNIC_SR_CTRL_RESP_RECV,
+        .recv_flags = (p->headers & SNIC_HDR_IMMDT ? SNIC_SR_RECV_F_IMM : 0) |
+                      (p->headers & SNIC_HDR_IETH ? SNIC_SR_RECV_F_INV : 0) |
+                      (p->se ? SNIC_SR_RECV_F_SE : 0),
+        .psn = GUINT32_TO_LE(p->psn),
+        .epsn = GUINT32_TO_LE(qp->resp.epsn),
+        .ssn = GUINT32_TO_LE(p->xeth.msg),
+        .byte_len = GUINT32_TO_LE(p->xeth.offset + p->payload_len),
+        .data = GUINT32_TO_LE(p->headers & SNIC_HDR_IETH ? p->ieth_rkey :
+                              p->imm),
+        .head_ssn = GUINT16_TO_LE(s->msg.resp),
+    };
+
+    /* the same slot as struct snic_sr_ctrl (type, flags, qpn, retry_ci) */
+    ctrl_post(c, qp, (struct snic_sr_ctrl *)&e);
+    if ((int32_t)(p->xeth.msg + 1 - s->recv_told) > 0) {
+        s->recv_told = p->xeth.msg + 1;
+    }
+}
+
+/*
+ * A SEND packet d PSNs from ePSN (SRNIC section 4.4.1), placed by its SSN
+ * as sr_write() places a WRITE by its address. A Last whose completion
+ * is the host's needs a second CtrlQ slot for that.
+ */
+static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
+                    uint32_t d)
+{
+    SnicResp *r = &qp->resp;
+    bool last = op_last(p->opcode), was = s->resp_recovery;
+    bool self = !d && last && p->xeth.msg == s->msg.resp &&
+                s->recv_told == s->msg.resp;
+    uint32_t need = (was || d) + (last && !self);
+    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
+
+    if (need && !ctrl_room_n(c, need)) {
+        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
+        if (!was && d && !r->nak_sent) {
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+        }
+        return;
+    }
+    /* messages ePSN passed may still await the host's completion */
+    if (!snic_resp_place_send(c, qp, p, d, lag)) {
+        if (d) {
+            return;         /* ahead of ePSN: dropped unrecorded */
+        }
+        /*
+         * At ePSN its message is at most the first not passed (k <=
+         * lag): one further is the peer's error, not a missing WQE
+         */
+        if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
+            /* no receive WQE for it yet: try again later (IBA RNR) */
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_RNR |
+                                qp->attr.min_rnr_timer, p->psn);
+        } else {
+            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        }
+        return;
+    }
+    if (!d) {
+        r->in_write = false;    /* a SEND keeps no in-order message state */
+        r->epsn = psn_add(r->epsn, 1);
+        r->nak_sent = false;
+        if (last) {
+            r->msn = (r->msn + 1) & 0xffffff;
+        }
+        if (was) {
+            resp_catch_up(c, qp, s);
+        }
+    } else if (!was) {
+        s->resp_recovery = true;
+        s->psn_left = s->psn_right = p->psn;
+        s->right_last = last;
+        SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 1, r->epsn);
+    } else {
+        range_add(s, p->psn, last);
+    }
+    if (was || d) {
+        resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
+                    SNIC_SR_CTRL_RESP_EXIT, p->psn, last);
+    }
+    if (self) {
+        recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
+                    p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm,
+                    p->se);
+    } else if (last) {
+        recv_report(c, qp, s, p);
+    }
+    if (p->ackreq || d || was) {
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    }
+}
+
 bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicSrQp *s = snic_sr_qp(qp);
@@ -264,6 +417,11 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     if (p->xport && is_plain_write(p->opcode)) {
         sr_write(c, qp, s, p, d);
+        return true;
+    }
+    if (p->xport && is_send(p->opcode) && !qp->srqn &&
+        !(qp->rpc.flags & SNIC_QP_RPC_ENABLE)) {
+        sr_send(c, qp, s, p, d);
         return true;
     }
     if (d) {
@@ -353,6 +511,36 @@ static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         r->nak_sent = false;
     }
     snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    return SR_RETRY_TAKEN;
+}
+
+/* SNIC_SR_RETRY_RECV_DONE: the next SEND message's completion */
+static SrRetryVerdict retry_recv(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                                 const struct snic_sr_retry_recv *e)
+{
+    uint32_t len = GUINT32_FROM_LE(e->byte_len), data;
+    struct snic_rq_wqe w;
+    uint64_t room = 0;
+    unsigned i;
+    uint8_t op;
+
+    if (GUINT16_FROM_LE(e->ssn) != (uint16_t)s->msg.resp ||
+        s->recv_told == s->msg.resp || qp->resp.fatal ||
+        !snic_rq_peek(c, qp, 0, &w) ||
+        (e->flags & SNIC_SR_RECV_F_IMM && e->flags & SNIC_SR_RECV_F_INV)) {
+        return SR_RETRY_REFUSED;    /* not the next one the device told */
+    }
+    for (i = 0; i < w.num_sge; i++) {
+        room += GUINT32_FROM_LE(w.sge[i].length);
+    }
+    if (len > room) {
+        return SR_RETRY_REFUSED;    /* more than was placed could be */
+    }
+    op = e->flags & SNIC_SR_RECV_F_IMM ? SNIC_OP_RC_SEND_LAST_IMM :
+         e->flags & SNIC_SR_RECV_F_INV ? SNIC_OP_RC_SEND_LAST_INV :
+                                         SNIC_OP_RC_SEND_LAST;
+    data = GUINT32_FROM_LE(e->data);
+    recv_finish(c, qp, s, op, len, data, e->flags & SNIC_SR_RECV_F_SE);
     return SR_RETRY_TAKEN;
 }
 
@@ -519,6 +707,8 @@ void snic_sr_retry_run(SnicCore *c, SnicQp *qp)
         v = GUINT32_FROM_LE(e.qpn) != qpn_of(c, qp) ? SR_RETRY_REFUSED :
             e.type == SNIC_SR_RETRY_EPSN ? retry_epsn(c, qp, s, &e) :
             e.type == SNIC_SR_RETRY_RTX ? retry_rtx(c, qp, s, &e) :
+            e.type == SNIC_SR_RETRY_RECV_DONE ?
+            retry_recv(c, qp, s, (struct snic_sr_retry_recv *)&e) :
             SR_RETRY_REFUSED;
         if (v == SR_RETRY_STALE) {
             snic_stat_inc(&c->stats.sr_retry_stale);

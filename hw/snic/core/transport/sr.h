@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "snic/snic_sr.h"
+#include "transport.h"
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
@@ -46,7 +47,11 @@ typedef struct SnicSrCtrlq {
  * loss recovery and the fast-exit range [psn_left, psn_right]: the run
  * of placed PSNs ending at the highest one placed; the requester lACK
  * (the DDE's wnd_start), whether it is in recovery and where recovery
- * ends. No bitmap: those are the host's.
+ * ends; both ends the message numbers (SSNs, section 4.4.1) SEND packets
+ * carry, and the responder the SSN after the last SEND whose completion
+ * it left to the host (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind
+ * it, completions wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap:
+ * those are the host's.
  */
 typedef struct SnicSrQp {
     uint64_t retryq;            /* RetryQ ring (SET_QP_SR; 0: none) */
@@ -60,6 +65,8 @@ typedef struct SnicSrQp {
     uint32_t psn_right:24;
     uint32_t req_recovery:1;
     uint32_t recover:24;        /* requester: the highest PSN sent at entry */
+    SnicOooMsg msg;             /* SSNs: the requester's, the responder's */
+    uint32_t recv_told;         /* responder: SSN after the last one told */
 } SnicSrQp;
 
 /* Does the QP run SRNIC (its state is snic_sr_qp())? */

@@ -108,6 +108,14 @@ SnicOooMap *snic_prog_ooo(SnicQp *qp)
            snic_prog_state(qp) : NULL;
 }
 
+SnicOooMsg *snic_prog_msg(SnicQp *qp)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    return m ? &m->msg : s ? &s->msg : NULL;
+}
+
 SnicTrimMap *snic_prog_trim(SnicQp *qp)
 {
     return snic_qp_program(qp)->flags & SNIC_PROG_PULL ?

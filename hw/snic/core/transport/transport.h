@@ -372,6 +372,11 @@ SnicRateCredit *snic_rate_credit(const SnicQp *qp);
 SnicTokenCredit *snic_token_credit(const SnicQp *qp);
 /* The responder's placement map of a selective program's QP, or NULL */
 SnicOooMap *snic_prog_ooo(SnicQp *qp);
+/*
+ * The QP's message numbers (SRNIC's SSN): a selective program's (in its
+ * map) or SRNIC's (in its state), or NULL if it keeps none
+ */
+SnicOooMsg *snic_prog_msg(SnicQp *qp);
 /* ... and its NACKs owed, if the program is receiver-driven, or NULL */
 SnicTrimMap *snic_prog_trim(SnicQp *qp);
 /* The responder's CE count of an SNIC_PROG_ECE program's QP, or NULL */
