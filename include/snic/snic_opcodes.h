@@ -255,7 +255,7 @@ enum snic_rpc_opmap {
 #define SNIC_BTH_TVER_XPORT     2
 #define SNIC_XETH_LEN           32
 #define SNIC_XETH_F_PLACE       (1u << 0)   /* WRITE: rkey, va valid */
-#define SNIC_XETH_F_MSG         (1u << 1)   /* SEND: msg, offset valid */
+#define SNIC_XETH_F_MSG         (1u << 1)   /* SEND, WRITE_IMM: msg, off */
 #define SNIC_XETH_F_SACK        (1u << 2)   /* ACK: [sack_lo, sack_hi) */
 #define SNIC_XETH_F_NACK        (1u << 3)   /* ACK: PSN sack_lo was lost */
 #define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */

@@ -55,7 +55,8 @@
  * SET_QP_SR, SNIC_DB_SR_CTRLQ/_RETRYQ, SNIC_EVENT_SR_CTRLQ_OVERFLOW,
  * SNIC_TRANSPORT_F_SR and struct snic_stats sr_* counters; Reno and
  * NewReno speak the selective-transport extension (SNIC_TRANSPORT_F_XPORT:
- * their responders keep out-of-order data, as TCP's receivers).
+ * their responders keep out-of-order data, as TCP's receivers); RDMA WRITE
+ * with Immediate packets carry SNIC_XETH_F_MSG too, and are placed.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

@@ -600,6 +600,195 @@ static bool placed(SnicQp *qp, uint32_t psn)
 }
 
 /*
+ * A WRITE with immediate packet (the extension): placed at BUF + off of
+ * b, 'moff' bytes into message 'msg'
+ */
+static void xwimm(Node *a, Node *b, uint8_t op, uint32_t psn, uint32_t msg,
+                  uint32_t moff, uint64_t off, const void *data, uint32_t len,
+                  uint32_t imm)
+{
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    p.opcode = op;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.reth.va = BUF + off - moff;
+    p.reth.rkey = b->lkey;
+    p.reth.len = moff + len;
+    p.payload = data;
+    p.payload_len = len;
+    p.imm = imm;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE | SNIC_XETH_F_MSG;
+    p.xeth.rkey = b->lkey;
+    p.xeth.va = BUF + off;
+    p.xeth.msg = msg;
+    p.xeth.offset = moff;
+    xsend(a, b, &p);
+}
+
+/* b's next completion: the WRITE with immediate of wr_id, len bytes */
+static void write_imm_done(Node *b, uint64_t wr_id, uint32_t len,
+                           uint32_t imm)
+{
+    struct snic_cqe c;
+
+    g_assert_true(node_poll_cq(b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, wr_id);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
+    g_assert_true(c.wc_flags & SNIC_WC_F_IMM);
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, imm);
+}
+
+/*
+ * A WRITE with immediate between two SENDs, its Middle lost: a hostile
+ * Last (message number, offset) is refused without a trace; its Last
+ * (and the SEND after it) are placed ahead of ePSN, a duplicate of the
+ * Last is not placed again, nothing completes until the holes fill, then
+ * the three complete in order, each taking its receive WQE once, the
+ * WRITE's with its immediate data and length; a duplicate after that
+ * completes nothing. A Last finding every completion slot taken is not
+ * placed (it comes again).
+ */
+static void test_ooo_write_imm(void)
+{
+    static const uint8_t other[1024] = "other";
+    struct snic_cqe c;
+    SnicQp *qb;
+    uint32_t e, i;
+    Node a, b;
+
+    pat_init();
+    xpair(&a, &b, SNIC_TRANSPORT_SACK, true);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    e = qb->resp.epsn;
+    node_post_recv(&b, 1, BUF + 0x8000, 4096);
+    node_post_recv(&b, 2, BUF + 0x9000, 4096);
+    node_post_recv(&b, 3, BUF + 0xa000, 4096);
+    /* e: SEND (lost); e + 1 .. e + 3: WRITE_IMM (e + 2 lost); e + 4 SEND */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_FIRST, e + 1, 1, 0, 0x1000, pat, 1024, 0);
+    /* refused: a number more messages ahead than PSNs, an Only not at 0 */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 3, 1000, 2048, 0x1800,
+          pat + 2048, 100, 0xabc);
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_ONLY_IMM, e + 3, 1, 2048, 0x1800,
+          pat + 2048, 100, 0xabc);
+    g_assert_false(placed(qb, e + 3));
+    assert_zero(&b, BUF + 0x1800, 100);
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 3, 1, 2048, 0x1800,
+          pat + 2048, 100, 0xabc);
+    xsendmsg(&a, &b, SNIC_OP_RC_SEND_ONLY_IMM, e + 4, 2, 0, pat + 7, 200,
+             0x55);
+    g_assert_true(placed(qb, e + 3));
+    g_assert_true(placed(qb, e + 4));
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1800, 100), 100, pat + 2048, 100);
+    /* a duplicate of the placed Last: not placed again */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 3, 1, 2048, 0x1800, other,
+          100, 0xdead);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1800, 100), 100, pat + 2048, 100);
+    g_assert_cmpuint(qb->resp.epsn, ==, e);
+    g_assert_false(node_poll_cq(&b, &c));
+    xsendmsg(&a, &b, SNIC_OP_RC_SEND_ONLY, e, 0, 0, pat + 3, 50, 0);
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    recv_done(&b, 1, SNIC_WC_SUCCESS, 50);
+    g_assert_false(node_poll_cq(&b, &c));
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_MIDDLE, e + 2, 1, 1024, 0x1400,
+          pat + 1024, 1024, 0);
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 5) & SNIC_PSN_MASK);
+    write_imm_done(&b, 2, 2148, 0xabc);
+    g_assert_true(node_poll_cq(&b, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 3);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 200);
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, 0x55);
+    g_assert_false(node_poll_cq(&b, &c));
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 2148), 2148, pat, 2148);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x8000, 50), 50, pat + 3, 50);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0xa000, 200), 200, pat + 7, 200);
+    assert_zero(&b, BUF + 0x9000, 4096);
+    /* the duplicate again, now behind ePSN: acknowledged only */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 3, 1, 2048, 0x1800, other,
+          100, 0xdead);
+    g_assert_false(node_poll_cq(&b, &c));
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1800, 100), 100, pat + 2048, 100);
+
+    /* messages 4 .. 10 ahead of a hole at ePSN take every completion slot */
+    e = qb->resp.epsn;
+    for (i = 0; i < 9; i++) {
+        node_post_recv(&b, 10 + i, BUF + 0x8000, 4096);
+    }
+    for (i = 1; i <= SNIC_OOO_LASTS; i++) {
+        xsendmsg(&a, &b, SNIC_OP_RC_SEND_ONLY, e + i, 3 + i, 0, pat, 8, 0);
+        g_assert_true(placed(qb, e + i));
+    }
+    /* the eighth Last: no slot, not placed, nothing written */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_ONLY_IMM, e + 8, 11, 0, 0x3000, pat, 64,
+          7);
+    g_assert_false(placed(qb, e + 8));
+    assert_zero(&b, BUF + 0x3000, 64);
+    /* in order, message 3 (a WRITE_IMM at ePSN) completes at once */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_ONLY_IMM, e, 3, 0, 0x2000, pat, 64, 9);
+    write_imm_done(&b, 10, 64, 9);
+    for (i = 1; i <= SNIC_OOO_LASTS; i++) {
+        recv_done(&b, 10 + i, SNIC_WC_SUCCESS, 8);
+    }
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 8) & SNIC_PSN_MASK);
+    /* and the eighth, sent again, now at ePSN */
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_ONLY_IMM, e + 8, 11, 0, 0x3000, pat, 64,
+          7);
+    write_imm_done(&b, 18, 64, 7);
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x3000, 64), 64, pat, 64);
+    g_assert_false(node_poll_cq(&b, &c));
+    g_assert_cmpuint(qb->state, ==, SNIC_QPS_RTS);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/*
+ * A WRITE with immediate on a QP that takes its receive WQEs from an SRQ:
+ * its Last ahead of ePSN is not placed (as a SEND's: the WQE cannot be
+ * picked by number), and comes again; at ePSN it completes from the SRQ.
+ */
+static void test_ooo_write_imm_srq(void)
+{
+    struct snic_cqe c;
+    SnicQp *qb;
+    uint32_t e;
+    Node a0, b0, a, b;
+
+    pat_init();
+    xpair(&a0, &b0, SNIC_TRANSPORT_IRN, true);
+    node_create_srq(&b0, 0);
+    node_add_qp(&b, &b0);
+    node_add_qp(&a, &a0);
+    g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_IRN, 1), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_IRN, 1), ==,
+                     SNIC_ADMIN_OK);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qb = snic_qp_get(b.h->core, b.qpn);
+    g_assert_cmpuint(qb->srqn, !=, 0);
+    e = qb->resp.epsn;
+    node_post_srq_recv(&b, 9, BUF + 0xc000, 4096, b.lkey);
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 1, 0, 1024, 0x1400,
+          pat + 1024, 8, 0x77);
+    g_assert_false(placed(qb, e + 1));
+    assert_zero(&b, BUF + 0x1400, 8);
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_FIRST, e, 0, 0, 0x1000, pat, 1024, 0);
+    xwimm(&a, &b, SNIC_OP_RC_WRITE_LAST_IMM, e + 1, 0, 1024, 0x1400,
+          pat + 1024, 8, 0x77);
+    g_assert_cmpuint(qb->resp.epsn, ==, (e + 2) & SNIC_PSN_MASK);
+    write_imm_done(&b, 9, 1032, 0x77);
+    g_assert_false(node_poll_cq(&b, &c));
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x1000, 1032), 1032, pat, 1032);
+    g_assert_cmpuint(qb->state, ==, SNIC_QPS_RTS);
+    fake_host_free(a0.h);
+    fake_host_free(b0.h);
+}
+
+/*
  * Hostile SEND packets ahead of ePSN are refused without a trace: a
  * message number far outside the window (or more messages ahead than
  * PSNs), an offset beyond the receive buffer (its error comes when the
@@ -697,7 +886,8 @@ static void test_ooo_send_hostile(void)
 
 /*
  * The requester numbers the messages that take a receive WQE (SEND,
- * SEND with Immediate, WRITE with Immediate), not WRITEs, and a SEND
+ * SEND with Immediate, WRITE with Immediate: its packets carry their
+ * number besides their address), not WRITEs, and a SEND
  * sent again carries its number again: counted from the oldest WQE not
  * completed, after others completed.
  */
@@ -707,7 +897,7 @@ static void test_ooo_send_numbers(void)
         SNIC_WR_RDMA_WRITE, SNIC_WR_SEND, SNIC_WR_RDMA_WRITE_IMM,
         SNIC_WR_SEND_IMM, SNIC_WR_SEND,
     };
-    static const int32_t want[] = { -1, 0, -1, 2, 3 };
+    static const int32_t want[] = { -1, 0, 1, 2, 3 };
     uint32_t i, psn0 = 0, seen = 0;
     SnicPkt ack;
     Node a, b;
@@ -1872,16 +2062,29 @@ static void post_recv2(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
 }
 
 /*
- * SENDs of up to 64 KiB (lengths not multiples of the MTU, every third
- * with immediate data) over the lossy, reordering wire: the responder
- * places their packets out of order into the receive WQEs their message
- * numbers name. Every receive completes once, in order, with its length
- * and immediate data; every byte of every 64 KiB receive buffer is
- * checked, the message's and the zeros after it. Retransmissions stay
+ * lossy_send's message i: a SEND, every third with immediate data, and
+ * with wimm every fifth a WRITE with immediate (it takes a receive WQE)
+ */
+static uint8_t lossy_send_op(unsigned i, bool wimm)
+{
+    return wimm && i % 5 == 4 ? SNIC_WR_RDMA_WRITE_IMM :
+           i % 3 ? SNIC_WR_SEND : SNIC_WR_SEND_IMM;
+}
+
+/*
+ * SENDs (and with wimm WRITEs with immediate data) of up to 64 KiB
+ * (lengths not multiples of the MTU) over the lossy, reordering wire:
+ * the responder
+ * places their packets out of order, a SEND's into the receive WQE its
+ * message number names, a WRITE's at its address. Every receive
+ * completes once, in order, with its op-code, length and immediate data;
+ * every byte of every 64 KiB receive buffer and WRITE target is checked,
+ * the message's and the zeros after it (a WRITE's receive buffer stays
+ * all zeros). Retransmissions stay
  * near the losses (selective repeat with placement: were the SEND
  * packets after a hole dropped, every one would be sent again).
  */
-static void lossy_send(uint8_t program, double loss)
+static void lossy_send(uint8_t program, double loss, bool wimm)
 {
     const SnicSimLinkConfig link = {
         .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
@@ -1910,9 +2113,9 @@ static void lossy_send(uint8_t program, double loss)
             uint32_t len = room - (posted % 7) * 1000;
 
             post_recv2(&b, posted, BUF + 0x200000 + off, room);
-            node_post_send(&a, posted, posted % 3 ? SNIC_WR_SEND :
-                           SNIC_WR_SEND_IMM, BUF + off, len, 0, 0,
-                           0x1000 + posted, a.lkey);
+            memset(fake_ptr(b.h, BUF + off, room), 0, room);
+            node_post_send(&a, posted, lossy_send_op(posted, wimm), BUF + off,
+                           len, BUF + off, b.lkey, 0x1000 + posted, a.lkey);
             posted++;
         }
         snic_sim_run(sim, 1000000);
@@ -1920,12 +2123,19 @@ static void lossy_send(uint8_t program, double loss)
             uint64_t off = (uint64_t)(recvd % 32) * room;
             uint32_t len = room - (recvd % 7) * 1000;
             const uint8_t *got = fake_ptr(b.h, BUF + 0x200000 + off, room);
+            uint8_t op = lossy_send_op(recvd, wimm);
 
             g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, recvd);
             g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-            g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+            g_assert_cmpuint(c.opcode, ==, op == SNIC_WR_RDMA_WRITE_IMM ?
+                             SNIC_WC_RECV_RDMA_WITH_IMM : SNIC_WC_RECV);
             g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
-            if (recvd % 3) {
+            if (op == SNIC_WR_RDMA_WRITE_IMM) {
+                /* the receive buffer untouched, the data at its target */
+                g_assert_true(!got[0] && !memcmp(got, got + 1, room - 1));
+                got = fake_ptr(b.h, BUF + off, room);
+            }
+            if (op == SNIC_WR_SEND) {
                 g_assert_false(c.wc_flags & SNIC_WC_F_IMM);
             } else {
                 g_assert_true(c.wc_flags & SNIC_WC_F_IMM);
@@ -1975,7 +2185,7 @@ static void test_lossy_send(gconstpointer data)
     unsigned program = GPOINTER_TO_UINT(data) >> 8;
     unsigned pct = GPOINTER_TO_UINT(data) & 0xff;
 
-    lossy_send(program, pct / 100.0);
+    lossy_send(program & 0xff, pct / 100.0, program >> 8);
 }
 
 int main(int argc, char **argv)
@@ -1995,6 +2205,8 @@ int main(int argc, char **argv)
     g_test_add_func("/transport/ooo-send-inv", test_ooo_send_inv);
     g_test_add_func("/transport/ooo-send-hostile", test_ooo_send_hostile);
     g_test_add_func("/transport/ooo-send-numbers", test_ooo_send_numbers);
+    g_test_add_func("/transport/ooo-write-imm", test_ooo_write_imm);
+    g_test_add_func("/transport/ooo-write-imm-srq", test_ooo_write_imm_srq);
     g_test_add_func("/transport/rate-precision", test_rate_precision);
     g_test_add_func("/transport/rate-pacing", test_rate_pacing);
     g_test_add_func("/transport/newreno", test_newreno);
@@ -2037,5 +2249,9 @@ int main(int argc, char **argv)
                                  test_lossy_send);
         }
     }
+    /* WRITEs with immediate among the SENDs: IRN at 5 % */
+    g_test_add_data_func("/transport/lossy-send-wimm/IRN/5",
+                         GUINT_TO_POINTER(1u << 16 | SNIC_TRANSPORT_IRN << 8 |
+                                          5), test_lossy_send);
     return g_test_run();
 }

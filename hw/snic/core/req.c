@@ -370,16 +370,22 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
         if (snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) {
-            /* every packet says where it goes: placed as it arrives */
+            /*
+             * every packet says where it goes: placed as it arrives; a
+             * message taking a receive WQE (a WRITE with immediate too)
+             * says which, and where in the message the packet is
+             */
             bool send = info->opcode != SNIC_WR_RDMA_WRITE &&
                         info->opcode != SNIC_WR_RDMA_WRITE_IMM;
+            bool msg = takes_recv(info->opcode);
 
             p.xport = true;
-            p.xeth.flags = send ? SNIC_XETH_F_MSG : SNIC_XETH_F_PLACE;
+            p.xeth.flags = (send ? 0 : SNIC_XETH_F_PLACE) |
+                           (msg ? SNIC_XETH_F_MSG : 0);
             p.xeth.rkey = send ? 0 : p.reth.rkey;
             p.xeth.va = send ? 0 : p.reth.va;
-            p.xeth.msg = send ? e->msg : 0;
-            p.xeth.offset = send ? off : 0;
+            p.xeth.msg = msg ? e->msg : 0;
+            p.xeth.offset = msg ? off : 0;
         }
         p.reth.va -= off;       /* RETH names the whole message */
         p.reth.len = info->len;

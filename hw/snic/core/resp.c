@@ -123,7 +123,7 @@ static void epsn_advance(SnicQp *qp, uint32_t n)
             snic_psnmap_set(t->nack, s->epsn + i, false);
         }
     }
-    /* ... and a SEND Last's completion slot */
+    /* ... and a Last's completion slot (SEND, WRITE_IMM) */
     for (i = 0; m && i < SNIC_OOO_LASTS; i++) {
         if (((m->lasts[i].psn - s->epsn) & SNIC_PSN_MASK) < n) {
             m->lasts[i].opcode = 0;
@@ -235,7 +235,21 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
-    syn = snic_write_place(c, qp, p, is_first(p->opcode), is_last(p->opcode));
+    if (p->xport && snic_prog_ooo(qp) && p->xeth.flags & SNIC_XETH_F_MSG) {
+        /*
+         * a WRITE with immediate that was not placed (ooo_write_imm: an
+         * SRQ's, an RPC QP's): its packets before were placed, not
+         * executed here, so it goes where it says, its offset the
+         * message's bytes before it
+         */
+        syn = (is_first(p->opcode) != !p->xeth.offset ||
+               (uint64_t)p->xeth.offset + p->payload_len > (1u << 31)) ?
+              SNIC_AETH_NAK_INV_REQ : snic_resp_place_write(c, qp, p, true);
+        s->write_len = p->xeth.offset + p->payload_len;
+    } else {
+        syn = snic_write_place(c, qp, p, is_first(p->opcode),
+                               is_last(p->opcode));
+    }
     if (syn != SNIC_AETH_ACK) {
         nak_fatal(c, qp, syn, p->psn);
         return false;
@@ -479,10 +493,11 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
  * message number and offset (SRNIC section 4.4.1's SSN and PSN_OFFSET):
  * it goes into the receive WQE that number names, read from the RQ ahead
  * of its head without taking it; the WQE is taken, and completed, when
- * ePSN reaches the message, as in order.
+ * ePSN reaches the message, as in order. A WRITE with immediate's packets
+ * carry both: placed as WRITE packets, its Last completes as a SEND's.
  */
 
-/* The completion slot of the SEND Last placed at psn, or NULL */
+/* The completion slot of the Last (SEND, WRITE_IMM) placed at psn, or NULL */
 static SnicOooLast *ooo_last(SnicOooMap *m, uint32_t psn)
 {
     unsigned i;
@@ -549,6 +564,45 @@ static bool sweep_send(SnicCore *c, SnicQp *qp, SnicOooMap *m)
     return true;
 }
 
+/*
+ * ePSN reaches an RDMA WRITE with immediate's Last or Only packet, placed
+ * (its completion in l): the message takes the RQ's head, the receive
+ * WQE its number named at placement (every message numbered before it
+ * completed since, each taking the head: it stays posted, cannot fail),
+ * and completes as the in-order path completes it, byte_len the
+ * message's length. False if the QP failed: the op-code sequence
+ * checked here as in order (IBA 9.7.5.1.1).
+ */
+static bool write_imm_done(SnicCore *c, SnicQp *qp, SnicOooLast *l)
+{
+    SnicResp *s = &qp->resp;
+    bool only = l->opcode == SNIC_OP_RC_WRITE_ONLY_IMM;
+    uint32_t psn = l->psn;
+    SnicPkt p;
+
+    if (only ? in_message(qp) : !s->in_write) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, psn);
+        return false;
+    }
+    if (!snic_recv_take(c, qp)) {
+        nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP, psn);
+        return false;
+    }
+    memset(&p, 0, sizeof(p));
+    p.opcode = l->opcode;
+    p.psn = psn;
+    p.headers = snic_opcode_info(l->opcode)->headers;
+    p.imm = l->data;
+    p.se = l->se;
+    l->opcode = 0;
+    s->in_write = false;
+    snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV_RDMA_WITH_IMM,
+                     l->off + l->len, &p);
+    s->msn = (s->msn + 1) & 0xffffff;
+    recv_msg_done(qp);
+    return true;
+}
+
 /* ePSN over the PSNs placed ahead of it; true if it moved */
 static bool ooo_sweep(SnicCore *c, SnicQp *qp)
 {
@@ -559,6 +613,11 @@ static bool ooo_sweep(SnicCore *c, SnicQp *qp)
     while (m && snic_psnmap_get(m->placed, s->epsn)) {
         if (snic_psnmap_get(m->send, s->epsn)) {
             if (!sweep_send(c, qp, m)) {
+                break;
+            }
+        } else if (snic_psnmap_get(m->last, s->epsn) &&
+                   ooo_last(m, s->epsn)) {
+            if (!write_imm_done(c, qp, ooo_last(m, s->epsn))) {
                 break;
             }
         } else {
@@ -694,6 +753,94 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
     ooo_placed(c, qp, p, d);
 }
 
+static bool is_write_imm(uint8_t op)
+{
+    return op == SNIC_OP_RC_WRITE_LAST_IMM || op == SNIC_OP_RC_WRITE_ONLY_IMM;
+}
+
+/* A free completion slot, or NULL */
+static SnicOooLast *ooo_free_last(SnicOooMap *m)
+{
+    unsigned i;
+
+    for (i = 0; i < SNIC_OOO_LASTS; i++) {
+        if (!m->lasts[i].opcode) {
+            return &m->lasts[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * An RDMA WRITE with immediate's Last or Only packet, d PSNs from ePSN
+ * (0 <= d): placed where its extension header says, as any WRITE
+ * packet, and completed as a SEND Last is, in a completion slot until
+ * ePSN reaches it (at ePSN, at once); false if not taken here. Its
+ * message takes a receive WQE: the one its number (SNIC_XETH_F_MSG)
+ * names must be posted, and the refusals are a SEND packet's (see
+ * ooo_send_place): on an SRQ, on a QP that accepts RPCs, with a number
+ * more messages ahead than PSNs ahead, with no such receive WQE, with no
+ * free completion slot. Refused, a packet ahead of ePSN is dropped (sent
+ * again), one at ePSN executes in order (its RNR NAK, if no receive WQE
+ * is posted, is the in-order path's).
+ */
+static bool ooo_write_imm(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                          int32_t d)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t dist = (p->psn - s->epsn) & SNIC_PSN_MASK;
+    uint32_t k = p->xeth.msg - m->msg.resp;
+    struct snic_rq_wqe w;
+    SnicOooLast now, *l;
+    uint8_t syn;
+
+    if (dist >= SNIC_TX_WINDOW) {
+        return false;
+    }
+    if (snic_psnmap_get(m->placed, p->psn)) {
+        /* placed already: never twice */
+        queue_ack(c, qp, SNIC_AETH_ACK, (s->epsn - 1) & SNIC_PSN_MASK);
+        return true;
+    }
+    l = d ? ooo_free_last(m) : &now;
+    if (!(p->xeth.flags & SNIC_XETH_F_MSG) || qp->srqn ||
+        qp->rpc.flags & SNIC_QP_RPC_ENABLE || !l || off % mtu ||
+        (p->opcode == SNIC_OP_RC_WRITE_ONLY_IMM) != !off ||
+        (uint64_t)off + p->payload_len > (1u << 31) || k > dist ||
+        (k && off / mtu > dist - k) || !snic_rq_peek(c, qp, k, &w)) {
+        return false;
+    }
+    syn = snic_resp_place_write(c, qp, p, !d);
+    if (syn != SNIC_AETH_ACK) {
+        /* the NAK only at ePSN: one ahead is dropped and comes again */
+        if (!d) {
+            nak_fatal(c, qp, syn, p->psn);
+        }
+        return true;
+    }
+    *l = (SnicOooLast) {
+        .psn = p->psn,
+        .opcode = p->opcode,
+        .off = off,
+        .data = p->imm,
+        .len = p->payload_len,
+        .se = p->se,
+    };
+    if (!d) {
+        if (!write_imm_done(c, qp, l)) {
+            return true;
+        }
+        epsn_advance(qp, 1);
+    } else {
+        snic_psnmap_set(m->placed, p->psn, true);
+        snic_psnmap_set(m->last, p->psn, true);
+    }
+    ooo_placed(c, qp, p, d);
+    return true;
+}
+
 /*
  * Write a SEND packet d PSNs from ePSN into the receive WQE its message
  * number names, k messages after the one at the RQ's head, at its
@@ -744,12 +891,8 @@ static bool ooo_send_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 {
     SnicOooMap *m = snic_prog_ooo(qp);
     bool first = is_first(p->opcode), last = is_last(p->opcode);
-    SnicOooLast *l = NULL;
-    unsigned i;
+    SnicOooLast *l = last ? ooo_free_last(m) : NULL;
 
-    for (i = 0; last && i < SNIC_OOO_LASTS && !l; i++) {
-        l = m->lasts[i].opcode ? NULL : &m->lasts[i];
-    }
     if ((last && !l) || !snic_resp_place_send(c, qp, p, d, 0)) {
         return false;
     }
@@ -891,6 +1034,10 @@ static void resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return;
     }
     if (p->xport && d > 0 && is_send(p->opcode) && ooo_send(c, qp, p, d)) {
+        return;
+    }
+    if (p->xport && snic_prog_ooo(qp) && d >= 0 && is_write_imm(p->opcode) &&
+        ooo_write_imm(c, qp, p, d)) {
         return;
     }
     if (d > 0) {

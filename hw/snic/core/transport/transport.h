@@ -235,15 +235,17 @@ typedef struct SnicOooMsg {
  * 'first' say which placed PSNs are SEND packets and which of those start
  * their message, and what the completion of a SEND Last placed ahead of
  * ePSN needs (its length, immediate data or R_Key to invalidate, SE) is
- * kept in one of SNIC_OOO_LASTS slots until ePSN reaches it: a SEND Last
- * finding no free slot is not placed (the program's selective recovery
- * sends it again), so completions stay in order without a reorder buffer.
+ * kept in one of SNIC_OOO_LASTS slots until ePSN reaches it, as is an
+ * RDMA WRITE with immediate's Last (a placed WRITE packet, 'last' and not
+ * 'send', with a slot): a Last finding no free slot is not placed (the
+ * program's selective recovery sends it again), so completions stay in
+ * order without a reorder buffer.
  */
 #define SNIC_OOO_LASTS          7
 
 typedef struct SnicOooLast {
     uint32_t psn:24;
-    uint32_t opcode:8;          /* its SEND Last/Only op-code; 0: free */
+    uint32_t opcode:8;          /* its SEND/WRITE_IMM Last/Only; 0: free */
     uint32_t off;               /* byte offset of the packet in its message */
     uint32_t data;              /* IMM (host order) or IETH R_Key */
     uint16_t len;               /* its payload bytes */
