@@ -203,6 +203,41 @@ static void range_add(SnicSrQp *s, uint32_t psn, bool last)
     }
 }
 
+/*
+ * A packet d PSNs from ePSN was placed: at ePSN it moves ePSN on (and in
+ * recovery may reach the fast-exit range); ahead of it, it starts loss
+ * recovery or extends the range; in recovery or ahead, the host hears
+ * of it ('was': the QP was in recovery when it came).
+ */
+static void resp_accepted(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                          const SnicPkt *p, uint32_t d, bool was)
+{
+    SnicResp *r = &qp->resp;
+    bool last = op_last(p->opcode);
+
+    if (!d) {
+        if (last) {
+            r->msn = (r->msn + 1) & 0xffffff;
+        }
+        r->epsn = psn_add(r->epsn, 1);
+        r->nak_sent = false;
+        if (was) {
+            resp_catch_up(c, qp, s);
+        }
+    } else if (!was) {
+        s->resp_recovery = true;
+        s->psn_left = s->psn_right = p->psn;
+        s->right_last = last;
+        SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 1, r->epsn);
+    } else {
+        range_add(s, p->psn, last);
+    }
+    if (was || d) {
+        resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
+                    SNIC_SR_CTRL_RESP_EXIT, p->psn, last);
+    }
+}
+
 static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
                      uint32_t d)
 {
@@ -228,26 +263,8 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     }
     if (!d) {
         r->in_write = !last;
-        if (last) {
-            r->msn = (r->msn + 1) & 0xffffff;
-        }
-        r->epsn = psn_add(r->epsn, 1);
-        r->nak_sent = false;
-        if (was) {
-            resp_catch_up(c, qp, s);
-        }
-    } else if (!was) {
-        s->resp_recovery = true;
-        s->psn_left = s->psn_right = p->psn;
-        s->right_last = last;
-        SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 1, r->epsn);
-    } else {
-        range_add(s, p->psn, last);
     }
-    if (was || d) {
-        resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
-                    SNIC_SR_CTRL_RESP_EXIT, p->psn, last);
-    }
+    resp_accepted(c, qp, s, p, d, was);
     /* ahead of ePSN and in recovery every packet is acknowledged (SACK) */
     if (p->ackreq || d || was) {
         snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
@@ -362,26 +379,8 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     }
     if (!d) {
         r->in_write = false;    /* a SEND keeps no in-order message state */
-        r->epsn = psn_add(r->epsn, 1);
-        r->nak_sent = false;
-        if (last) {
-            r->msn = (r->msn + 1) & 0xffffff;
-        }
-        if (was) {
-            resp_catch_up(c, qp, s);
-        }
-    } else if (!was) {
-        s->resp_recovery = true;
-        s->psn_left = s->psn_right = p->psn;
-        s->right_last = last;
-        SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 0, 1, r->epsn);
-    } else {
-        range_add(s, p->psn, last);
     }
-    if (was || d) {
-        resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
-                    SNIC_SR_CTRL_RESP_EXIT, p->psn, last);
-    }
+    resp_accepted(c, qp, s, p, d, was);
     if (self) {
         recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
                     p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm,
