@@ -772,6 +772,27 @@ static SnicOooLast *ooo_free_last(SnicOooMap *m)
 }
 
 /*
+ * The receive WQE a message-numbered packet (SEND, WRITE with immediate:
+ * SNIC_XETH_F_MSG) d PSNs from ePSN names, k messages after the RQ's
+ * head; false if it may not be placed out of order (the reasons are
+ * snic_resp_place_send()'s): its number and offset must be ones its
+ * PSN allows, and that WQE must be posted.
+ */
+static bool msg_wqe(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                    uint32_t d, uint32_t lag, struct snic_rq_wqe *w)
+{
+    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t k = p->xeth.msg - snic_prog_msg(qp)->resp;
+
+    return p->xeth.flags & SNIC_XETH_F_MSG && !qp->srqn &&
+           !(qp->rpc.flags & SNIC_QP_RPC_ENABLE) &&
+           !(off % mtu) && is_first(p->opcode) == !off &&
+           (uint64_t)off + p->payload_len <= (1u << 31) &&
+           (k <= lag || (k - lag <= d && off / mtu <= d - (k - lag))) &&
+           snic_rq_peek(c, qp, k, w);
+}
+
+/*
  * An RDMA WRITE with immediate's Last or Only packet, d PSNs from ePSN
  * (0 <= d): placed where its extension header says, as any WRITE
  * packet, and completed as a SEND Last is, in a completion slot until
@@ -789,9 +810,7 @@ static bool ooo_write_imm(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 {
     SnicOooMap *m = snic_prog_ooo(qp);
     SnicResp *s = &qp->resp;
-    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
     uint32_t dist = (p->psn - s->epsn) & SNIC_PSN_MASK;
-    uint32_t k = p->xeth.msg - m->msg.resp;
     struct snic_rq_wqe w;
     SnicOooLast now, *l;
     uint8_t syn;
@@ -805,11 +824,7 @@ static bool ooo_write_imm(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return true;
     }
     l = d ? ooo_free_last(m) : &now;
-    if (!(p->xeth.flags & SNIC_XETH_F_MSG) || qp->srqn ||
-        qp->rpc.flags & SNIC_QP_RPC_ENABLE || !l || off % mtu ||
-        (p->opcode == SNIC_OP_RC_WRITE_ONLY_IMM) != !off ||
-        (uint64_t)off + p->payload_len > (1u << 31) || k > dist ||
-        (k && off / mtu > dist - k) || !snic_rq_peek(c, qp, k, &w)) {
+    if (!l || !msg_wqe(c, qp, p, dist, 0, &w)) {
         return false;
     }
     syn = snic_resp_place_write(c, qp, p, !d);
@@ -823,7 +838,7 @@ static bool ooo_write_imm(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     *l = (SnicOooLast) {
         .psn = p->psn,
         .opcode = p->opcode,
-        .off = off,
+        .off = p->xeth.offset,
         .data = p->imm,
         .len = p->payload_len,
         .se = p->se,
@@ -864,17 +879,10 @@ bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                           uint32_t d, uint32_t lag)
 {
     uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
-    uint32_t k = p->xeth.msg - snic_prog_msg(qp)->resp;
-    bool first = is_first(p->opcode), last = is_last(p->opcode);
     struct snic_rq_wqe w;
 
-    return p->xeth.flags & SNIC_XETH_F_MSG && !qp->srqn &&
-           !(qp->rpc.flags & SNIC_QP_RPC_ENABLE) &&
-           (last || p->payload_len == mtu) && p->payload_len <= mtu &&
-           !(off % mtu) && first == !off &&
-           (uint64_t)off + p->payload_len <= (1u << 31) &&
-           (k <= lag || (k - lag <= d && off / mtu <= d - (k - lag))) &&
-           snic_rq_peek(c, qp, k, &w) &&
+    return (is_last(p->opcode) || p->payload_len == mtu) &&
+           p->payload_len <= mtu && msg_wqe(c, qp, p, d, lag, &w) &&
            snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
                                   p->payload_len) == SNIC_WC_SUCCESS &&
            snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
