@@ -55,6 +55,8 @@ static void test_select(void)
                      SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ + 4, 4, 0), ==,
                      SNIC_ADMIN_BAD_ADDRESS);
+    /* no ring: its depth is not looked at (any value, no overflow) */
+    g_assert_cmpuint(set_qp_sr(&a, 0, 200, 0), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ, 4, 16), ==, SNIC_ADMIN_OK);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SR_CTRLQ,
                         sizeof(cmd.create_sr_ctrlq));
@@ -815,12 +817,16 @@ static void test_req_retryq(void)
     fake_doorbell(q.a.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, q.a.qpn,
                   q.ha.retry_pi + 5);
     g_assert_cmpuint(FAKE_STAT(q.a.h, doorbells_invalid), ==, 1);
+    /* an index past 16 bits: refused, not cut to its low half */
+    fake_doorbell(q.a.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, q.a.qpn,
+                  q.ha.retry_pi + 0x10000);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, doorbells_invalid), ==, 2);
     /* a destroyed QP: its number names no ring, nor another QP's */
     node_add_qp(&c, &q.a);
     g_assert_cmpuint(fake_obj_cmd(q.a.h, SNIC_ADMIN_DESTROY_QP, c.qpn), ==,
                      SNIC_ADMIN_OK);
     fake_doorbell(q.a.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, c.qpn, 1);
-    g_assert_cmpuint(FAKE_STAT(q.a.h, doorbells_invalid), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, doorbells_invalid), ==, 3);
     post(&q, SNIC_SR_RETRY_RTX, c.qpn, 4, 5);
     g_assert_cmpuint(FAKE_STAT(q.a.h, sr_retry_refused), ==, 6);
     g_assert_cmpuint(sent_since(&q), ==, 0);

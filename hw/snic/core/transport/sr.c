@@ -495,7 +495,8 @@ static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
          */
         return SR_RETRY_STALE;
     }
-    if (!s->resp_recovery || psn_dist(psn, r->epsn) > sr_window(s) ||
+    if (r->fatal || !s->resp_recovery ||
+        psn_dist(psn, r->epsn) > sr_window(s) ||
         snic_psn_cmp(psn, psn_add(s->psn_right, 1)) > 0) {
         return SR_RETRY_REFUSED;    /* a sweep over PSNs never placed */
     }
@@ -744,8 +745,8 @@ void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     }
     qp = snic_qp_get(c, qid);
     s = qp ? snic_sr_qp(qp) : NULL;
-    if (!s || !s->retryq || (uint16_t)(index - s->retry_head) >
-                            1u << s->retry_log2) {
+    if (!s || !s->retryq || index > UINT16_MAX ||
+        (uint16_t)(index - s->retry_head) > 1u << s->retry_log2) {
         SNIC_GUEST_ERROR(c, GE_SR_RING, 1, qid, index);
         snic_stat_inc(&c->stats.doorbells_invalid);
         return;
@@ -808,7 +809,8 @@ uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (base % SNIC_SR_RETRYQ_ENTRY ||
-        base + ((uint64_t)SNIC_SR_RETRYQ_ENTRY << a->log2_depth) < base) {
+        (base && base + ((uint64_t)SNIC_SR_RETRYQ_ENTRY << a->log2_depth) <
+                 base)) {
         return SNIC_ADMIN_BAD_ADDRESS;
     }
     s->retryq = base;
