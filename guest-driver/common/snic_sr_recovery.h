@@ -32,9 +32,9 @@
 
 #include "snic/snic_sr.h"
 
-#define SNIC_SR_SW_WINDOW       128     /* PSNs a bitmap covers */
+#define SNIC_SR_SW_WINDOW       SNIC_SR_SPAN    /* PSNs a bitmap covers */
 #define SNIC_SR_DUPTHRESH       3
-#define SNIC_SR_SW_RECVS        256     /* SEND completions held, by SSN */
+#define SNIC_SR_SW_RECVS        SNIC_SR_SPAN    /* SEND completions held, by SSN */
 
 /* A SEND completion the device left to the host */
 struct snic_sr_sw_recv {

@@ -521,14 +521,14 @@ int snic_com_create_sr_ctrlq(struct snic_dev *sdev, dma_addr_t ring,
 }
 
 int snic_com_set_qp_sr(struct snic_dev *sdev, u32 qpn, dma_addr_t ring,
-		       u8 log2_depth, u8 window)
+		       u8 log2_depth, u16 window)
 {
 	struct snic_admin_cmd cmd;
 
 	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_SR, sizeof(cmd.set_qp_sr));
 	cmd.set_qp_sr.qpn = cpu_to_le32(qpn);
 	cmd.set_qp_sr.log2_depth = log2_depth;
-	cmd.set_qp_sr.window = window;
+	cmd.set_qp_sr.window = cpu_to_le16(window);
 	cmd.set_qp_sr.ring_addr = cpu_to_le64(ring);
 	return snic_admin_exec(sdev, &cmd, NULL);
 }

@@ -159,9 +159,9 @@ int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
 /* CREATE_SR_CTRLQ; ring 0 removes the CtrlQ */
 int snic_com_create_sr_ctrlq(struct snic_dev *sdev, dma_addr_t ring,
 			     u8 log2_depth, u16 vector);
-/* SET_QP_SR: an SRNIC QP's RetryQ (ring 0: none) and window (0: largest) */
+/* SET_QP_SR: an SRNIC QP's RetryQ (ring 0: none) and window (0: 128) */
 int snic_com_set_qp_sr(struct snic_dev *sdev, u32 qpn, dma_addr_t ring,
-		       u8 log2_depth, u8 window);
+		       u8 log2_depth, u16 window);
 
 /* --- after a destroy command --------------------------------------------- */
 

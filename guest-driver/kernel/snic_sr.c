@@ -204,7 +204,7 @@ int snic_sr_qp_enable(struct snic_dev *sdev, u32 qpn)
 		kfree(q);
 		return -ENOMEM;
 	}
-	/* window 0: the device's largest, its BDP */
+	/* window 0: 128 segments in flight */
 	err = snic_com_set_qp_sr(sdev, qpn, q->ring_dma, SNIC_SR_RETRYQ_LOG2,
 				 0);
 	if (err) {

@@ -57,11 +57,14 @@
  * NewReno speak the selective-transport extension (SNIC_TRANSPORT_F_XPORT:
  * their responders keep out-of-order data, as TCP's receivers); RDMA WRITE
  * with Immediate packets carry SNIC_XETH_F_MSG too, and are placed.
+ * Minor 6 (of major 3): SET_QP_SR's window is 16 bits at offset 6 and
+ * counts segments in flight (not SACKed), up to SNIC_SR_SPAN PSNs beyond
+ * lACK (it was 8 bits at offset 5, counted from lACK).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      5
+#define SNIC_ABI_VERSION_MINOR      6
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -43,6 +43,12 @@
 #define SNIC_SR_RETRYQ_ENTRY        16
 #define SNIC_SR_RETRYQ_MIN_LOG2     2
 #define SNIC_SR_RETRYQ_MAX_LOG2     12
+/*
+ * PSNs an SRNIC QP may have outstanding beyond lACK (requester) and
+ * accepts beyond ePSN (responder): the span of the host's bitmaps (ABI
+ * 3.6; SRNIC 3.2.2 sizes them at 500 slots, 100 Gb/s x 40 us)
+ */
+#define SNIC_SR_SPAN                512
 
 /* What a CtrlQ entry reports */
 enum snic_sr_ctrl_type {
@@ -195,15 +201,19 @@ _Static_assert(sizeof(struct snic_admin_create_sr_ctrlq) == 16,
 /*
  * SET_QP_SR (kernel only): the RetryQ of an SNIC_TRANSPORT_SRNIC QP,
  * 2^log2_depth entries at ring_addr (contiguous), and its window in
- * segments (0: SNIC's largest, 128): SRNIC runs without congestion
- * control at a fixed window, the BDP. BAD_STATE: the QP does not run
- * SRNIC. Indices restart at 0.
+ * segments (0: 128; at most SNIC_SR_SPAN): SRNIC runs without congestion
+ * control at a fixed window, the BDP. The window counts the segments in
+ * flight, those neither acknowledged nor inside the SACK block (the
+ * responder's fast-exit range) the latest ACK carried, so a loss does
+ * not stop new data while it is repaired; the PSNs outstanding beyond
+ * lACK stay below SNIC_SR_SPAN (ABI 3.6: window was 8 bits, counted
+ * from lACK). BAD_STATE: the QP does not run SRNIC. Indices restart at 0.
  */
 struct snic_admin_set_qp_sr {
     __le32 qpn;
     __u8 log2_depth;
-    __u8 window;
-    __le16 rsvd;
+    __u8 rsvd;
+    __le16 window;
     __le64 ring_addr;
 };
 _Static_assert(sizeof(struct snic_admin_set_qp_sr) == 16,

@@ -18,7 +18,10 @@
  * First the RTT of the loop is measured (go-back-N, window 4, no loss:
  * RTT = 4 segments x 1024 B x 8 / goodput) and the window of both
  * transports set to the BDP in segments: W = ceil(RTT / the wire time of
- * one full segment at line rate). Then for each loss rate and transport
+ * one full segment at line rate). Go-back-N's W counts the segments sent
+ * from lACK on; SRNIC's those in flight, neither acknowledged nor SACKed
+ * (SET_QP_SR), with up to SNIC_SR_SPAN outstanding beyond lACK: the
+ * depth of 120 WRITEs (480 segments) lets it use that. Then for each loss rate and transport
  * a warm-up and a measured window of virtual time: payload goodput of
  * the WRITEs completed in it, every completed WRITE's bytes compared
  * with what was sent (each WRITE's source is stamped with its number),
@@ -321,7 +324,7 @@ int main(int argc, char **argv)
     };
     gboolean smoke = FALSE, both = FALSE;
     gint64 warm_us = 0, window_us = 0, cable_ns = 4000, timeout = 4;
-    gint64 depth = 64, seed = 1, window = 0;
+    gint64 depth = 120, seed = 1, window = 0;
     g_autofree char *out = NULL, *llist = NULL, *op = NULL;
     GOptionEntry entries[] = {
         { "smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
@@ -340,7 +343,7 @@ int main(int argc, char **argv)
           "IBA local ACK timeout exponent: 4.096 us x 2^T (default 4)",
           "T" },
         { "depth", 0, 0, G_OPTION_ARG_INT64, &depth,
-          "WRITEs outstanding (default 64)", "N" },
+          "WRITEs outstanding (default 120)", "N" },
         { "window", 0, 0, G_OPTION_ARG_INT64, &window,
           "window in segments (default: the measured BDP)", "W" },
         { "seed", 0, 0, G_OPTION_ARG_INT64, &seed,
@@ -455,7 +458,8 @@ int main(int argc, char **argv)
     fprintf(f, "segment_wire,%.2f,ns,a 1024 B segment's frame at line "
             "rate\n", seg_ns);
     fprintf(f, "bdp,%.2f,segments,rtt / segment_wire\n", rtt_ns / seg_ns);
-    fprintf(f, "window,%u,segments,W (both transports)\n", w);
+    fprintf(f, "window,%u,segments,W (go-back-N: from lACK; SRNIC: in "
+            "flight)\n", w);
     fprintf(f, "ack_timeout,%.1f,us,IBA timeout %u (4.096 us x 2^%u)\n",
             4.096 * (1u << m.timeout), m.timeout, m.timeout);
     fprintf(f, "retry_cnt,7,,both\n");

@@ -514,9 +514,9 @@ void fz_check(FuzzHost *h)
         if (qp->state >= SNIC_QPS_COUNT ||
             !in_window(qp->sq_tail, qp->sq_comp, 1u << qp->sq_log2_depth) ||
             !in_window(qp->req.sq_head, qp->sq_comp,
-                       MIN(qp->sq_tail - qp->sq_comp, SNIC_TX_WINDOW)) ||
+                       MIN(qp->sq_tail - qp->sq_comp, snic_dde_span(qp))) ||
             !in_window(qp->rq_tail, qp->rq_head, 1u << qp->rq_log2_depth) ||
-            qp->req.dde.sent > SNIC_TX_WINDOW) {
+            qp->req.dde.sent > snic_dde_span(qp)) {
             fz_fail("QP %u (state %u): SQ comp %u head %u tail %u, RQ head "
                     "%u tail %u, %u segments in flight", i, qp->state,
                     qp->sq_comp, qp->req.sq_head, qp->sq_tail, qp->rq_head,

@@ -121,7 +121,7 @@ static void irq(FakeHost *h, unsigned vector)
 }
 
 void sr_host_init(SrHost *s, Node *n, SnicSim *sim, uint8_t ctrlq_log2,
-                  uint8_t retry_log2, uint8_t window)
+                  uint8_t retry_log2, uint16_t window)
 {
     struct snic_admin_cmd cmd;
 
@@ -142,7 +142,7 @@ void sr_host_init(SrHost *s, Node *n, SnicSim *sim, uint8_t ctrlq_log2,
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_SR, sizeof(cmd.set_qp_sr));
     cmd.set_qp_sr.qpn = GUINT32_TO_LE(n->qpn);
     cmd.set_qp_sr.log2_depth = retry_log2;
-    cmd.set_qp_sr.window = window;
+    cmd.set_qp_sr.window = GUINT16_TO_LE(window);
     cmd.set_qp_sr.ring_addr = GUINT64_TO_LE(SR_RETRYQ);
     admin_ok(n, &cmd);
     if (sim) {

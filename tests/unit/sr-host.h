@@ -51,7 +51,7 @@ typedef struct SrHost {
  * sim: interrupt-driven on it; NULL: manual.
  */
 void sr_host_init(SrHost *s, Node *n, SnicSim *sim, uint8_t ctrlq_log2,
-                  uint8_t retry_log2, uint8_t window);
+                  uint8_t retry_log2, uint16_t window);
 void sr_host_free(SrHost *s);
 /* Take every new CtrlQ entry, post what they call for: entries taken */
 unsigned sr_host_poll(SrHost *s);

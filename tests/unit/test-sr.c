@@ -24,14 +24,14 @@
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 
 static uint16_t set_qp_sr(Node *n, uint64_t ring, uint8_t log2,
-                          uint8_t window)
+                          uint16_t window)
 {
     struct snic_admin_cmd cmd;
 
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_SR, sizeof(cmd.set_qp_sr));
     cmd.set_qp_sr.qpn = GUINT32_TO_LE(n->qpn);
     cmd.set_qp_sr.log2_depth = log2;
-    cmd.set_qp_sr.window = window;
+    cmd.set_qp_sr.window = GUINT16_TO_LE(window);
     cmd.set_qp_sr.ring_addr = GUINT64_TO_LE(ring);
     return fake_admin(n->h, &cmd, NULL);
 }
@@ -51,7 +51,7 @@ static void test_select(void)
                      SNIC_ADMIN_OK);
     g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ, 1, 0), ==,
                      SNIC_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ, 4, SNIC_TX_WINDOW + 1), ==,
+    g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ, 4, SNIC_SR_SPAN + 1), ==,
                      SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(set_qp_sr(&a, SR_RETRYQ + 4, 4, 0), ==,
                      SNIC_ADMIN_BAD_ADDRESS);
@@ -314,9 +314,9 @@ static void test_resp_duplicates(void)
     wr(&r, 0, 0xee);
     g_assert_cmpuint(at(&r, 1), ==, 0x55);
     g_assert_cmpuint(at(&r, 0), ==, 0xc0);
-    wr(&r, 2 + SNIC_TX_WINDOW, 0xee);   /* beyond the window */
+    wr(&r, 2 + SNIC_SR_SPAN, 0xee);     /* beyond the host's bitmaps */
     g_assert_false(s->resp_recovery);
-    g_assert_cmpuint(at(&r, 2 + SNIC_TX_WINDOW), ==, 0);
+    g_assert_cmpuint(at(&r, 2 + SNIC_SR_SPAN), ==, 0);
     g_assert_false(sr_host_peek(&r.hb, &(struct snic_sr_ctrl){ 0 }));
     g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
@@ -710,6 +710,27 @@ static void req_init(Req *q)
     q->seen = q->a.h->frames->len;
 }
 
+/* req_init() with a window of 'window' and 'bytes' to send */
+static void req_init_window(Req *q, uint16_t window, uint32_t bytes)
+{
+    node_init(&q->a, NULL, 1);
+    node_init(&q->b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q->a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q->b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q->ha, &q->a, NULL, 6, 2, window);
+    node_connect(&q->a, &q->b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q->b, &q->a, SNIC_MTU_1024, 7, 7);
+    q->qa = snic_qp_get(q->a.h->core, q->a.qpn);
+    q->psn0 = q->qa->req.next_psn;
+    node_fill(&q->a, BUF, bytes, 5);
+    node_post_send(&q->a, 1, SNIC_WR_RDMA_WRITE, BUF, bytes, BUF, q->b.lkey,
+                   0, q->a.lkey);
+    fake_run(q->a.h);
+    q->seen = 0;
+}
+
 /* b's ACK for psn0 + cum with the block [psn0 + lo, psn0 + hi) */
 static void ack(Req *q, uint32_t cum, uint32_t lo, uint32_t hi)
 {
@@ -835,6 +856,55 @@ static void test_req_retryq(void)
     g_assert_false(snic_sr_qp(q.qa)->req_recovery);
     g_assert_cmpuint(req_poll(&q), >=, 1);
     g_assert_false(q.ha.sw.q_active);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * The window counts what is in flight, not what lies beyond lACK: SACKed
+ * PSNs let new ones go while a hole is repaired, so a window of one BDP
+ * keeps the link busy through a loss. It errs low, never high: a
+ * duplicate or reordered ACK opens nothing, and a cumulative ACK takes
+ * away every PSN it covers, including the ones it covers as the host's
+ * ePSN move over SACKed PSNs (not a repaired hole). W = 4 here; at
+ * every step no more than 4 PSNs are neither acknowledged nor SACKed.
+ */
+static void test_req_window_in_flight(void)
+{
+    Req q;
+
+    req_init_window(&q, 4, 16384);
+    g_assert_cmpuint(sent_since(&q), ==, 0xf);
+    ack(&q, -1, 1, 2);                  /* 0 lost: recovery, 1 SACKed */
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 4);
+    ack(&q, -1, 1, 3);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 5);
+    ack(&q, -1, 1, 3);                  /* a duplicate */
+    ack(&q, -1, 1, 2);                  /* an older ACK, late */
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    ack(&q, -1, 1, 4);                  /* in flight: 0, 4, 5, 6 */
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 6);
+    g_assert_cmpuint(req_poll(&q), ==, 5);              /* five ACKs */
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 0);      /* the hole */
+    /* 0 repaired (ePSN 4), 4 lost, 5 here: in flight 4, 6, 7, 8 */
+    ack(&q, 3, 5, 6);
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 7 | 1u << 8);
+    /* 6 lost, 7 here (a new run): in flight 4, 6, 8, 9 */
+    ack(&q, 3, 7, 8);
+    g_assert_cmpuint(sent_since(&q), ==, 1u << 9);
+    /* 4 repaired: lACK 5 (5 and 7 SACKed; counted 1: errs low) */
+    ack(&q, 4, 7, 8);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    /* the host's ePSN passes 5: lACK 6, in flight 6, 8, 9 */
+    ack(&q, 5, 7, 8);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    /* everything up to 9: out of recovery, W from lACK again */
+    ack(&q, 9, 0, 0);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q), ==, 0xfu << 10);
     g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
     fake_host_free(q.a.h);
     fake_host_free(q.b.h);
@@ -1210,6 +1280,7 @@ int main(int argc, char **argv)
                     test_send_recv_done_hostile);
     g_test_add_func("/sr/send/rnr-and-bad-ssn", test_send_rnr_and_bad_ssn);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
+    g_test_add_func("/sr/req/window-in-flight", test_req_window_in_flight);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
     g_test_add_func("/sr/req/rtx-after-exit", test_req_rtx_after_exit);

@@ -492,7 +492,7 @@ static bool req_has_work(const SnicQp *qp)
         return false;   /* the window is full, for resent segments too */
     }
     return rtx || (r->sq_head != qp->sq_tail && !r->local_err &&
-                   (uint16_t)(r->sq_head - qp->sq_comp) < SNIC_TX_WINDOW);
+                   (uint16_t)(r->sq_head - qp->sq_comp) < snic_dde_span(qp));
 }
 
 /* Send up to 'budget' segments of one QP; true if it has more to do. */
@@ -551,7 +551,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             }
         } else {
             if (r->sq_head == qp->sq_tail || r->local_err ||
-                (uint16_t)(r->sq_head - qp->sq_comp) >= SNIC_TX_WINDOW) {
+                (uint16_t)(r->sq_head - qp->sq_comp) >= snic_dde_span(qp)) {
                 break;  /* nothing new to send */
             }
             if (!r->wqe_off) {
@@ -593,7 +593,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         }
         count = seg_count(&e.info, psn);
         if (!rtx && is_read(e.info.opcode) &&
-            (r->dde.sent + count > MIN(r->credit.window, SNIC_TX_WINDOW) ||
+            (r->dde.sent + count > r->credit.window ||
              (r->wqe_off && r->dde.wnd_start != r->next_psn))) {
             /* a READ chunk needs room, and goes after the previous one */
             break;
@@ -627,8 +627,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
            (req_has_work(qp) || (snic_rpc_answer_due(c, qp) &&
                                  qp->state == SNIC_QPS_RTS &&
                                  !r->rnr_wait &&
-                                 r->dde.sent < MIN(r->credit.window,
-                                                   SNIC_TX_WINDOW)));
+                                 r->dde.sent < r->credit.window));
 }
 
 /* ---- completer: responses from the peer ---- */

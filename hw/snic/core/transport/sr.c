@@ -68,6 +68,7 @@ static uint32_t qpn_of(SnicCore *c, SnicQp *qp)
     return qp - c->qps;
 }
 
+/* The segments in flight SET_QP_SR allows (not acknowledged, not SACKed) */
 static uint32_t sr_window(const SnicSrQp *s)
 {
     return s->window ? s->window : SNIC_TX_WINDOW;
@@ -402,8 +403,8 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (r->fatal || snic_psn_cmp(p->psn, r->epsn) < 0) {
         return false;   /* a duplicate: re-acknowledged, never executed */
     }
-    if (d >= sr_window(s)) {
-        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the window */
+    if (d >= SNIC_SR_SPAN) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the bitmaps */
         return true;
     }
     if (p->opcode == SNIC_OP_RC_WRITE_LAST_IMM ||
@@ -496,7 +497,7 @@ static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         return SR_RETRY_STALE;
     }
     if (r->fatal || !s->resp_recovery ||
-        psn_dist(psn, r->epsn) > sr_window(s) ||
+        psn_dist(psn, r->epsn) > SNIC_SR_SPAN ||
         snic_psn_cmp(psn, psn_add(s->psn_right, 1)) > 0) {
         return SR_RETRY_REFUSED;    /* a sweep over PSNs never placed */
     }
@@ -563,17 +564,61 @@ static void req_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
     ctrl_post(c, qp, &e);
 }
 
+/*
+ * The window counts segments in flight, as RFC 6675's pipe does: sent,
+ * neither cumulatively acknowledged nor SACKed. Without it a window of
+ * one BDP counted from lACK stops new data for each loss until the
+ * repair is acknowledged, an RTT and the host's time later: what going
+ * back N costs. The device keeps no scoreboard (the bitmap is the
+ * host's), only a count that errs low, so the window never lets more
+ * than W out: each ACK's block (the responder's fast-exit range, PSNs
+ * that all arrived) adds what it holds above the highest block so far
+ * (a duplicate or reordered ACK adds nothing); a cumulative ACK over n
+ * PSNs removes n, as RFC 6582 deflates its window (it adds one back for
+ * the hole repaired: here an ACK may also carry the host's ePSN, which
+ * passes SACKed PSNs only, and the device cannot tell the two apart);
+ * lACK at the highest block clears it. Retransmissions are not counted
+ * in flight. What is outstanding beyond lACK stays within the host
+ * bitmaps' span (snic_dde_span()).
+ */
+static void req_sacked(SnicSrQp *s, const SnicFeedback *fb, bool block,
+                       uint32_t una)
+{
+    uint32_t n = psn_dist(una, fb->old_wnd_start), lo;
+
+    if (fb->progress) {
+        s->sacked -= MIN(s->sacked, n);
+    }
+    if (block && snic_psn_cmp(fb->sack_end, s->sack_hi) > 0) {
+        lo = snic_psn_cmp(fb->sack, s->sack_hi) > 0 ? fb->sack : s->sack_hi;
+        s->sacked += psn_dist(fb->sack_end, lo);
+        s->sack_hi = fb->sack_end;
+    }
+    if (snic_psn_cmp(una, s->sack_hi) >= 0) {
+        s->sacked = 0;
+    }
+    s->sacked = MIN(s->sacked, psn_dist(s->sack_hi, una));
+}
+
+static void req_window(SnicCore *c, SnicQp *qp, SnicSrQp *s)
+{
+    snic_transport_set_window(c, qp, sr_window(s) +
+                              (s->req_recovery ? s->sacked : 0));
+}
+
 static void req_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t type,
                      uint32_t psn)
 {
     s->req_recovery = false;
+    s->sacked = 0;
+    req_window(c, qp, s);
     SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 0, psn);
     req_report(c, qp, type, psn, 0, 0);
 }
 
 static void sr_init(SnicCore *c, SnicQp *qp)
 {
-    snic_transport_set_window(c, qp, sr_window(snic_sr_qp(qp)));
+    req_window(c, qp, snic_sr_qp(qp));
 }
 
 static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
@@ -599,11 +644,14 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         if (!s->req_recovery && block) {
             s->req_recovery = true;
             s->recover = psn_add(end, -1);
+            s->sack_hi = fb->sack;
+            s->sacked = 0;
             SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 1, una);
         }
         if (!s->req_recovery) {
             break;
         }
+        req_sacked(s, fb, block, una);
         if (snic_psn_cmp(una, s->recover) > 0) {
             if (!block) {
                 req_exit(c, qp, s, SNIC_SR_CTRL_REQ_EXIT, fb->psn);
@@ -621,6 +669,7 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         }
         req_report(c, qp, SNIC_SR_CTRL_REQ_ACK, fb->psn,
                    block ? fb->sack : 0, block ? fb->sack_end : 0);
+        req_window(c, qp, s);
         break;
     case SNIC_FB_NAK_SEQ:
         /* something not placeable out of order was lost: back N */
@@ -805,7 +854,7 @@ uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     if ((base && (a->log2_depth < SNIC_SR_RETRYQ_MIN_LOG2 ||
                   a->log2_depth > SNIC_SR_RETRYQ_MAX_LOG2)) ||
-        a->window > SNIC_TX_WINDOW) {
+        GUINT16_FROM_LE(a->window) > SNIC_SR_SPAN) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (base % SNIC_SR_RETRYQ_ENTRY ||
@@ -816,7 +865,7 @@ uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
     s->retryq = base;
     s->retry_log2 = base ? a->log2_depth : 0;
     s->retry_head = s->retry_tail = 0;
-    s->window = a->window;
+    s->window = GUINT16_FROM_LE(a->window);
     if (qp->state == SNIC_QPS_RTS) {
         sr_init(c, qp);
     }

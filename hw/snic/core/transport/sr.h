@@ -46,8 +46,9 @@ typedef struct SnicSrCtrlq {
  * The responder keeps ePSN (SnicResp, as every QP), whether it is in
  * loss recovery and the fast-exit range [psn_left, psn_right]: the run
  * of placed PSNs ending at the highest one placed; the requester lACK
- * (the DDE's wnd_start), whether it is in recovery and where recovery
- * ends; both ends the message numbers (SSNs, section 4.4.1) SEND packets
+ * (the DDE's wnd_start), whether it is in recovery, where recovery ends
+ * and how many PSNs the SACK blocks told of (its window does not count
+ * them); both ends the message numbers (SSNs, section 4.4.1) SEND packets
  * carry, and the responder the SSN after the last SEND whose completion
  * it left to the host (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind
  * it, completions wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap:
@@ -57,14 +58,17 @@ typedef struct SnicSrQp {
     uint64_t retryq;            /* RetryQ ring (SET_QP_SR; 0: none) */
     uint16_t retry_head;        /* next entry the device reads */
     uint16_t retry_tail;        /* producer (doorbell) */
+    uint16_t window;            /* segments in flight (SET_QP_SR; 0: 128) */
     uint8_t retry_log2;
-    uint8_t window;             /* segments (SET_QP_SR; 0: the largest) */
     uint32_t psn_left:24;
     uint32_t resp_recovery:1;
     uint32_t right_last:1;      /* psn_right ended its message */
     uint32_t psn_right:24;
     uint32_t req_recovery:1;
     uint32_t recover:24;        /* requester: the highest PSN sent at entry */
+    /* requester in recovery: the end of the highest SACK block heard */
+    uint32_t sack_hi:24;
+    uint16_t sacked;            /* ... PSNs SACKed above lACK, at least */
     SnicOooMsg msg;             /* SSNs: the requester's, the responder's */
     uint32_t recv_told;         /* responder: SSN after the last one told */
 } SnicSrQp;

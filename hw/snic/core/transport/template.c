@@ -234,14 +234,14 @@ bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
     const SnicDde *d = &r->dde;
 
     if (d->rtx_from < d->rtx_to) {
-        if (d->rtx_from >= MIN(r->credit.window, SNIC_TX_WINDOW)) {
+        if (d->rtx_from >= r->credit.window) {
             return false;
         }
         *psn = (d->wnd_start + d->rtx_from) & SNIC_PSN_MASK;
         *retransmit = true;
         return true;
     }
-    if (d->sent < MIN(r->credit.window, SNIC_TX_WINDOW)) {
+    if (d->sent < r->credit.window) {
         *psn = (d->wnd_start + d->sent) & SNIC_PSN_MASK;
         *retransmit = false;
         return true;
@@ -256,7 +256,7 @@ void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count, bool retransmit)
     uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
     if (!retransmit) {
-        d->sent = MIN(s + count, SNIC_TX_WINDOW);
+        d->sent = MIN(s + count, SNIC_DDE_SPAN);
         return;
     }
     d->rtx_from = MAX(d->rtx_from, MIN(s + count, d->rtx_to));
@@ -264,9 +264,15 @@ void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count, bool retransmit)
 
 /* ---- the other calls of programs ---- */
 
+uint32_t snic_dde_span(const SnicQp *qp)
+{
+    return snic_programs[qp->program]->flags & SNIC_PROG_SR ?
+           SNIC_DDE_SPAN : SNIC_TX_WINDOW;
+}
+
 void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments)
 {
-    qp->req.credit.window = MAX(1, MIN(segments, SNIC_TX_WINDOW));
+    qp->req.credit.window = MAX(1, MIN(segments, snic_dde_span(qp)));
 }
 
 void snic_transport_set_rate(SnicCore *c, SnicQp *qp, uint32_t mbps)

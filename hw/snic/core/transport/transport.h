@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "snic/snic_admin.h"
+#include "snic/snic_sr.h"
 
 #define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
 
@@ -33,16 +34,26 @@ typedef struct SnicQp SnicQp;
 typedef struct SnicReq SnicReq;
 
 /*
+ * The most segments an SRNIC QP may have outstanding beyond lACK: its
+ * bitmaps are the host's (SRNIC 3.2.2 sizes them at 500 slots, the BDP
+ * of 100 Gb/s and a 40 us RTT; here the next power of two), so its span
+ * is not bounded by on-device maps as the Tonic programs' is.
+ */
+#define SNIC_DDE_SPAN           SNIC_SR_SPAN
+
+/*
  * Tonic data-delivery engine: the window of one QP. Offsets into the
- * window are at most SNIC_TX_WINDOW, so 8 bits each.
+ * window are below snic_dde_span(), so 10 bits each; packed with the PSN
+ * into the 8 bytes the context had for 8-bit offsets.
  */
 typedef struct SnicDde {
-    uint32_t wnd_start:24;      /* PSN of segment 0, the oldest unacked */
-    uint32_t sent:8;            /* segments [0, sent) went out at least once */
-    uint8_t rtx_from;           /* [rtx_from, rtx_to) are to be sent */
-    uint8_t rtx_to;             /* again (rtx_from == rtx_to: none) */
+    uint64_t wnd_start:24;      /* PSN of segment 0, the oldest unacked */
+    uint64_t sent:10;           /* segments [0, sent) went out at least once */
+    uint64_t rtx_from:10;       /* [rtx_from, rtx_to) are to be sent */
+    uint64_t rtx_to:10;         /* again (rtx_from == rtx_to: none) */
 } SnicDde;
-_Static_assert(SNIC_TX_WINDOW <= UINT8_MAX, "window offsets take 8 bits");
+_Static_assert(SNIC_TX_WINDOW <= SNIC_DDE_SPAN &&
+               SNIC_DDE_SPAN < 1u << 10, "window offsets take 10 bits");
 
 /*
  * Credit engine (Tonic section 3.3.1): how much a QP may send. The window
@@ -59,7 +70,7 @@ typedef enum SnicCreditScheme {
 
 /* The scheme is the QP's program's (SnicProgram.credit): not kept. */
 typedef struct SnicCredit {
-    uint8_t window;             /* segments, <= SNIC_TX_WINDOW */
+    uint16_t window;            /* segments, <= snic_dde_span() */
 } SnicCredit;
 
 /*
@@ -395,7 +406,7 @@ bool snic_transport_rtx_marked(const SnicQp *qp, uint32_t psn);
 /* Send every segment from psn on again (a go-back-N step). */
 void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
                                SnicRtxReason why);
-/* The congestion window, in segments (1 .. SNIC_TX_WINDOW). */
+/* The congestion window, in segments (1 .. snic_dde_span()). */
 void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments);
 /* The rate, in Mb/s (rate-credit programs). */
 void snic_transport_set_rate(SnicCore *c, SnicQp *qp, uint32_t mbps);
@@ -456,6 +467,12 @@ bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
 void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
                    bool retransmit);
 uint32_t snic_dde_outstanding(const SnicReq *r);
+/*
+ * How far beyond the oldest unacknowledged PSN a QP may send: the Tonic
+ * programs' on-device maps cover SNIC_TX_WINDOW PSNs, SRNIC's host
+ * bitmaps SNIC_DDE_SPAN
+ */
+uint32_t snic_dde_span(const SnicQp *qp);
 /* Are segments marked for retransmission? */
 bool snic_dde_rtx_pending(const SnicReq *r);
 
