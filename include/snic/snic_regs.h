@@ -57,11 +57,13 @@
  * NewReno speak the selective-transport extension (SNIC_TRANSPORT_F_XPORT:
  * their responders keep out-of-order data, as TCP's receivers); RDMA WRITE
  * with Immediate packets carry SNIC_XETH_F_MSG too, and are placed.
+ * Minor 6 (of major 3): SRNIC takes RDMA WRITE with Immediate (no longer
+ * NAKed): its completion may go through the host, SNIC_SR_RECV_F_WRITE.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      5
+#define SNIC_ABI_VERSION_MINOR      6
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
