@@ -941,6 +941,49 @@ static void test_write_imm_srq(void)
     resp_free(&r);
 }
 
+/*
+ * A WRITE with immediate's Last ahead of ePSN needs two CtrlQ slots (its
+ * PSN, its completion): with one free it is dropped unplaced, a loss;
+ * sent again once the host returned the slots, it is placed, and its
+ * completion comes back through the host.
+ */
+static void test_write_imm_ctrlq_full(void)
+{
+    const uint64_t to = 64 * 1024;
+    unsigned i;
+    Resp r;
+
+    resp_init(&r, SNIC_SR_CTRLQ_MIN_LOG2);
+    memset(fake_ptr(r.b.h, BUF + to, 1024), 0, 1024);
+    post_recvs(&r, 1);
+    for (i = 2; i <= 16; i++) {
+        wr(&r, i, 0x10 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 15);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_ONLY_IMM, 0, to, 0, 1024, 0x61, 0x42);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 15);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 1);
+    assert_buf(&r, to, 1024, 0);                /* never placed */
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 15);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_ONLY_IMM, 0, to, 0, 1024, 0x61, 0x42);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 1), r.e);
+    wimm_entry(&r, 1, r.e, 0, 1024, 0x42);
+    assert_buf(&r, to, 1024, 0x61);
+    wr(&r, 0, 0x10);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 17));
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
+    fake_run(r.b.h);
+    wimm_cqe(&r, 100, 1024, 0x42);
+    assert_filled(&r, 0, 0, 8192, 0);
+    for (i = 0; i <= 16; i += i ? 1 : 2) {     /* e + 1 was the WRITE's */
+        g_assert_cmpuint(at(&r, i), ==, 0x10 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
 static void post_recv_done_flags(Resp *r, uint16_t ssn, uint32_t len,
                                  uint8_t flags, uint32_t data)
 {
@@ -1569,6 +1612,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/write-imm/in-order", test_write_imm_in_order);
     g_test_add_func("/sr/write-imm/ooo", test_write_imm_ooo);
     g_test_add_func("/sr/write-imm/srq", test_write_imm_srq);
+    g_test_add_func("/sr/write-imm/ctrlq-full", test_write_imm_ctrlq_full);
     g_test_add_func("/sr/write-imm/recv-done-hostile",
                     test_write_imm_recv_done_hostile);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
