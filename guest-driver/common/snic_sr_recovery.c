@@ -257,7 +257,10 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			seen(q, e);
 		}
 	}
-	/* responder: SEND completions whose Last ePSN passed, in SSN order */
+	/*
+	 * responder: completions (SEND, WRITE with immediate: its flags say
+	 * which) whose Last ePSN passed, in SSN order
+	 */
 	while (n < max && q->r_seen_valid) {
 		struct snic_sr_sw_recv *r = &q->r_recv[q->r_ssn % SNIC_SR_SW_RECVS];
 		struct snic_sr_retry_recv *d = (void *)&out[n];

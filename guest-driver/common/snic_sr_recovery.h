@@ -17,10 +17,12 @@
  * lACK has not moved, that retransmission was lost too (the network
  * does not reorder much, as SRNIC and IRN assume) and it goes again
  * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
- * device went back N) or the end of recovery forgets it all. The SEND
- * completions the device leaves to the host (SNIC_SR_CTRL_RESP_RECV) wait
- * here by SSN and go back (SNIC_SR_RETRY_RECV_DONE) in SSN order once the
- * device's ePSN (reported, or the one posted) passed their Last.
+ * device went back N) or the end of recovery forgets it all. The
+ * completions the device leaves to the host (SNIC_SR_CTRL_RESP_RECV: a
+ * SEND's, or a WRITE with immediate's, SNIC_SR_RECV_F_WRITE) wait here
+ * by SSN and go back (SNIC_SR_RETRY_RECV_DONE, with the flags they came
+ * with) in SSN order once the device's ePSN (reported, or the one
+ * posted) passed their Last.
  *
  * Use: snic_sr_sw_entry() for each CtrlQ entry of the QP in a batch,
  * then snic_sr_sw_flush() once for the RetryQ entries to post.
@@ -34,9 +36,9 @@
 
 #define SNIC_SR_SW_WINDOW       SNIC_SR_SPAN    /* PSNs a bitmap covers */
 #define SNIC_SR_DUPTHRESH       3
-#define SNIC_SR_SW_RECVS        SNIC_SR_SPAN    /* SEND completions held, by SSN */
+#define SNIC_SR_SW_RECVS        SNIC_SR_SPAN    /* completions held, by SSN */
 
-/* A SEND completion the device left to the host */
+/* A completion (SEND, WRITE with immediate) the device left to the host */
 struct snic_sr_sw_recv {
 	__u32 psn;              /* its Last's */
 	__u32 byte_len;
@@ -72,7 +74,7 @@ struct snic_sr_sw_qp {
 	__u32 epsn_posted;
 	__u32 rtx_posted;
 	__u32 rtx_again;        /* ... of which a lost retransmission's */
-	/* responder: SEND completions to give back, by SSN % SNIC_SR_SW_RECVS */
+	/* responder: completions to give back, by SSN % SNIC_SR_SW_RECVS */
 	struct snic_sr_sw_recv r_recv[SNIC_SR_SW_RECVS];
 	__u32 r_ssn;            /* the next SSN to give back */
 	__u32 r_seen;           /* the device's ePSN: reported or posted */

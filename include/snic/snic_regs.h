@@ -59,7 +59,9 @@
  * with Immediate packets carry SNIC_XETH_F_MSG too, and are placed.
  * Minor 6 (of major 3): SET_QP_SR's window is 16 bits at offset 6 and
  * counts segments in flight (not SACKed), up to SNIC_SR_SPAN PSNs beyond
- * lACK (it was 8 bits at offset 5, counted from lACK).
+ * lACK (it was 8 bits at offset 5, counted from lACK); SRNIC
+ * takes RDMA WRITE with Immediate (no longer NAKed): its completion may
+ * go through the host, SNIC_SR_RECV_F_WRITE.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * SRNIC's memory-free selective repeat with bitmap onloading (SRNIC,
- * NSDI'23, section 4.4.2, Fig. 7 and 8; ABI 3.5): the rings between the
+ * NSDI'23, section 4.4.2, Fig. 7 and 8; ABI 3.5, WRITE with Immediate
+ * 3.6): the rings between the
  * device and the host software that keeps the per-QP bitmaps.
  *
  * A QP selects it with SET_QP_TRANSPORT program SNIC_TRANSPORT_SRNIC on
  * both ends. Its data and ACK packets then carry struct snic_xeth
  * (snic_opcodes.h): WRITEs their address (SNIC_XETH_F_PLACE), SENDs their
- * SSN and offset (SNIC_XETH_F_MSG), ACKs the responder's fast-exit range
+ * SSN and offset (SNIC_XETH_F_MSG), a WRITE with Immediate both (its
+ * immediate takes a receive WQE: it is numbered in the SENDs' SSN
+ * sequence), ACKs the responder's fast-exit range
  * as their SACK block. The device keeps only
  * ePSN, lACK and the fast-exit range per QP; what arrives out of order is
  * placed at once and its metadata goes to the host:
@@ -72,7 +75,8 @@ enum snic_sr_ctrl_type {
     /* Requester: the retransmission timer expired; it goes back N */
     SNIC_SR_CTRL_REQ_RTO = 5,
     /*
-     * Responder: a SEND Last/Only placed (struct snic_sr_ctrl_recv)
+     * Responder: a SEND Last/Only or a WRITE with Immediate's
+     * Last/Only placed (struct snic_sr_ctrl_recv; SNIC_SR_RECV_F_WRITE)
      * whose completion the device leaves to the host: it was placed
      * ahead of ePSN, or messages before it still await theirs. The host
      * posts SNIC_SR_RETRY_RECV_DONE for it, in SSN order, once ePSN is
@@ -102,8 +106,9 @@ _Static_assert(sizeof(struct snic_sr_ctrl) == SNIC_SR_CTRLQ_ENTRY,
 
 /*
  * A SNIC_SR_CTRL_RESP_RECV entry: the same slot (type, flags, qpn and
- * retry_ci where struct snic_sr_ctrl has them), the SEND Last's
- * completion: what SNIC_SR_RETRY_RECV_DONE gives back.
+ * retry_ci where struct snic_sr_ctrl has them), the completion of a
+ * SEND's or a WRITE with Immediate's Last: what SNIC_SR_RETRY_RECV_DONE
+ * gives back.
  */
 struct snic_sr_ctrl_recv {
     __u8 type;              /* SNIC_SR_CTRL_RESP_RECV */
@@ -146,9 +151,11 @@ enum snic_sr_retry_type {
      * Responder (struct snic_sr_retry_recv): complete the SEND message
      * ssn, reported by SNIC_SR_CTRL_RESP_RECV, into the receive WQE at
      * the RQ's head. Taken if ssn is the next message to complete and
-     * one the device reported, and byte_len fits the WQE's buffers;
-     * else refused. The device cannot check that ePSN passed the
-     * message (it keeps no record of it): the host posts it only then.
+     * one the device reported, and byte_len fits the WQE's buffers (a
+     * WRITE with Immediate, SNIC_SR_RECV_F_WRITE, placed nothing there:
+     * at most 2^31, its bound); else refused. The device cannot check
+     * that ePSN passed the message, nor its kind (it keeps no record of
+     * it): the host posts it only then, with the flags it was told.
      */
     SNIC_SR_RETRY_RECV_DONE = 3,
 };
@@ -166,9 +173,11 @@ struct snic_sr_retry {
 _Static_assert(sizeof(struct snic_sr_retry) == SNIC_SR_RETRYQ_ENTRY,
                "sr_retry size");
 
-#define SNIC_SR_RECV_F_IMM          (1u << 0)   /* SEND with Immediate */
+#define SNIC_SR_RECV_F_IMM          (1u << 0)   /* with Immediate */
 #define SNIC_SR_RECV_F_INV          (1u << 1)   /* SEND with Invalidate */
 #define SNIC_SR_RECV_F_SE           (1u << 2)   /* solicited event */
+/* RDMA WRITE with Immediate (with F_IMM): its CQE RECV_RDMA_WITH_IMM */
+#define SNIC_SR_RECV_F_WRITE        (1u << 3)
 
 /* A SNIC_SR_RETRY_RECV_DONE entry: the same slot as struct snic_sr_retry */
 struct snic_sr_retry_recv {

@@ -33,6 +33,11 @@ unsigned sr_host_take(SrHost *s)
         if (GUINT32_FROM_LE(e.qpn) == s->sw.qpn) {
             snic_sr_sw_entry(&s->sw, &e);
         }
+        if (e.type == SNIC_SR_CTRL_RESP_RECV &&
+            ((struct snic_sr_ctrl_recv *)&e)->recv_flags &
+            SNIC_SR_RECV_F_WRITE) {
+            s->write_imms++;
+        }
         s->ci++;
         n++;
     }

@@ -42,6 +42,7 @@ typedef struct SrHost {
     uint32_t ci_done;           /* consumer index to return at commit */
     /* what it did */
     uint64_t entries, runs, retry_posted;
+    uint64_t write_imms;        /* ... WRITE with immediate's RESP_RECVs */
 } SrHost;
 
 /*

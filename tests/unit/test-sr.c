@@ -8,10 +8,14 @@
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); SENDs placed by SSN and completed in order (by the
- * device, or by the host's RECV_DONE), hostile RECV_DONEs; and 64 KiB
- * WRITEs and 16 KiB SENDs checked by content over a lossy, reordering
- * wire with the host software interrupt-driven (SNIC_TRANSPORT_WRITES=1000
- * for more than 48 WRITEs, 4 times as many SENDs, a run).
+ * device, or by the host's RECV_DONE), hostile RECV_DONEs; WRITEs with
+ * immediate placed by address and completed as SENDs (in order, out of
+ * order before an earlier SEND's completion, hostile RECV_DONEs with the
+ * WRITE flag); and 64 KiB WRITEs, 16 KiB SENDs and 16 KiB SENDs mixed
+ * with WRITEs with immediate checked by content (and immediate, and CQE
+ * order) over a lossy, reordering wire with the host software
+ * interrupt-driven (SNIC_TRANSPORT_WRITES=1000 for more than 48 WRITEs,
+ * 4 times as many SENDs, a run).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -678,6 +682,368 @@ static void test_send_rnr_and_bad_ssn(void)
     resp_free(&r);
 }
 
+/* ---- RDMA WRITE with immediate: placed by address, numbered by SSN ---- */
+
+/*
+ * A WRITE packet op (First, Middle, Last/Only with immediate) of message
+ * ssn, for PSN e + i at byte off of it: len bytes of 'fill' to b's
+ * BUF + at + off (a WRITE with immediate's packets carry both their
+ * address and their SSN)
+ */
+static void wimm(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint64_t at,
+                 uint32_t off, uint32_t len, uint8_t fill, uint32_t imm)
+{
+    uint8_t data[1024], frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(data, fill, sizeof(data));
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = op;
+    p.psn = psn_add(r->e, i);
+    p.reth.va = BUF + at;
+    p.reth.rkey = r->b.lkey;
+    p.reth.len = off + len;
+    p.imm = imm;
+    p.payload = data;
+    p.payload_len = len;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE | SNIC_XETH_F_MSG;
+    p.xeth.rkey = r->b.lkey;
+    p.xeth.va = BUF + at + off;
+    p.xeth.msg = ssn;
+    p.xeth.offset = off;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/* b's next CQE: a successful WRITE with immediate of wr_id's WQE */
+static void wimm_cqe(Resp *r, uint64_t wr_id, uint32_t len, uint32_t imm)
+{
+    struct snic_cqe c;
+
+    g_assert_true(node_poll_cq(&r->b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, wr_id);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
+    g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_IMM);
+    g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==, imm);
+}
+
+/* bytes [at, at + len) of b's BUF hold 'fill' */
+static void assert_buf(Resp *r, uint64_t at, uint32_t len, uint8_t fill)
+{
+    const uint8_t *b = fake_ptr(r->b.h, BUF + at, len);
+    uint32_t i;
+
+    for (i = 0; i < len; i++) {
+        g_assert_cmpuint(b[i], ==, fill);
+    }
+}
+
+/* the next CtrlQ entry is the RESP_RECV of a WRITE with immediate */
+static void wimm_entry(Resp *r, uint32_t i, uint32_t epsn, uint32_t ssn,
+                       uint32_t len, uint32_t imm)
+{
+    struct snic_sr_ctrl_recv e;
+
+    g_assert_true(sr_host_peek(&r->hb, (struct snic_sr_ctrl *)&e));
+    g_assert_cmpuint(e.recv_flags, ==, SNIC_SR_RECV_F_IMM |
+                     SNIC_SR_RECV_F_WRITE);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.ssn), ==, ssn);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.byte_len), ==, len);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.data), ==, imm);
+    next_entry(r, SNIC_SR_CTRL_RESP_RECV, psn_add(r->e, i), epsn);
+}
+
+/*
+ * In order, with every message before it complete, the device completes
+ * a WRITE with immediate itself (RECV_RDMA_WITH_IMM, byte_len the
+ * WRITE's length, nothing written to the receive WQE's buffer) and tells
+ * the host nothing; it is numbered among the SENDs; with no receive WQE
+ * posted for it, its Last draws an RNR NAK and places nothing until it
+ * comes again; a number beyond the next message is the peer's error.
+ */
+static void test_write_imm_in_order(void)
+{
+    struct snic_sr_ctrl e;
+    SnicPkt p;
+    Resp r;
+
+    resp_init(&r, 6);
+    memset(fake_ptr(r.b.h, BUF, 16384), 0, 16384);
+    post_recvs(&r, 2);
+    wimm(&r, 0, SNIC_OP_RC_WRITE_ONLY_IMM, 0, 0, 0, 600, 0x11, 0xabc);
+    wimm_cqe(&r, 100, 600, 0xabc);
+    assert_buf(&r, 0, 600, 0x11);
+    assert_buf(&r, 600, 1, 0);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_FIRST, 1, 4096, 0, 1024, 0x21, 0);
+    wimm(&r, 2, SNIC_OP_RC_WRITE_MIDDLE, 1, 4096, 1024, 1024, 0x22, 0);
+    wimm(&r, 3, SNIC_OP_RC_WRITE_LAST_IMM, 1, 4096, 2048, 700, 0x23, 7);
+    wimm_cqe(&r, 101, 2748, 7);
+    assert_buf(&r, 4096, 1024, 0x21);
+    assert_buf(&r, 5120, 1024, 0x22);
+    assert_buf(&r, 6144, 700, 0x23);
+    assert_buf(&r, 6844, 1, 0);
+    assert_filled(&r, 0, 0, 2 * 8192, 0);   /* the receive buffers */
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 4));
+    /* no receive WQE for SSN 2: RNR, nothing placed, ePSN stays */
+    wimm(&r, 4, SNIC_OP_RC_WRITE_ONLY_IMM, 2, 8192, 0, 100, 0x31, 9);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome & 0xe0, ==, SNIC_AETH_RNR);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 4));
+    assert_buf(&r, 8192, 100, 0);
+    node_post_recv(&r.b, 102, RBUF + 2 * 8192ull, 8192);
+    wimm(&r, 4, SNIC_OP_RC_WRITE_ONLY_IMM, 2, 8192, 0, 100, 0x31, 9);
+    wimm_cqe(&r, 102, 100, 9);
+    assert_buf(&r, 8192, 100, 0x31);
+    /* a SEND after them: SSN 3 */
+    node_post_recv(&r.b, 103, RBUF + 3 * 8192ull, 8192);
+    snd(&r, 5, SNIC_OP_RC_SEND_ONLY, 3, 0, 10, 0xd0, 0);
+    recv_cqe(&r, 103, 10, 0, 0);
+    g_assert_false(sr_host_peek(&r.hb, &e));    /* the device's alone */
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    /* SSN 9 when 4 is next: NAK invalid request, nothing placed */
+    node_post_recv(&r.b, 104, RBUF + 4 * 8192ull, 8192);
+    wimm(&r, 6, SNIC_OP_RC_WRITE_ONLY_IMM, 9, 12288, 0, 100, 0x41, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    assert_buf(&r, 12288, 100, 0);
+    resp_free(&r);
+}
+
+/*
+ * A SEND Only (SSN 0, PSN e), a 3-packet WRITE with immediate (SSN 1,
+ * e + 1 .. e + 3, into a receive WQE without buffers) and a SEND Only
+ * with immediate (SSN 2, e + 4) arrive e + 2, e + 4, e + 3 (the WRITE's
+ * Last before its First), e, e + 1: every packet lands where it belongs,
+ * the WRITE's Last is reported to the host as the SENDs' are (flagged a
+ * WRITE, its length the WRITE's), and the host's ePSN and RECV_DONEs
+ * complete all three in order, the WRITE with RECV_RDMA_WITH_IMM.
+ */
+static void test_write_imm_ooo(void)
+{
+    struct snic_sr_ctrl e;
+    struct snic_cqe c;
+    SnicSrQp *s;
+    Resp r;
+
+    resp_init(&r, 6);
+    s = snic_sr_qp(r.qb);
+    memset(fake_ptr(r.b.h, BUF, 8192), 0, 8192);
+    memset(fake_ptr(r.b.h, RBUF, 3 * 8192), 0, 3 * 8192);
+    node_post_recv(&r.b, 100, RBUF, 8192);
+    node_post_recv(&r.b, 101, RBUF + 8192, 0);
+    node_post_recv(&r.b, 102, RBUF + 2 * 8192, 8192);
+    wimm(&r, 2, SNIC_OP_RC_WRITE_MIDDLE, 1, 4096, 1024, 1024, 0xb2, 0);
+    g_assert_true(s->resp_recovery);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 2), r.e);
+    snd(&r, 4, SNIC_OP_RC_SEND_ONLY_IMM, 2, 0, 500, 0xc0, 0x1234);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 4), r.e);
+    next_entry(&r, SNIC_SR_CTRL_RESP_RECV, psn_add(r.e, 4), r.e);
+    wimm(&r, 3, SNIC_OP_RC_WRITE_LAST_IMM, 1, 4096, 2048, 700, 0xb3,
+         0x5678);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 3), r.e);
+    wimm_entry(&r, 3, r.e, 1, 2748, 0x5678);
+    assert_buf(&r, 4096 + 1024, 1024, 0xb2);
+    assert_buf(&r, 4096 + 2048, 700, 0xb3);
+    assert_buf(&r, 4096, 1024, 0);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    /* SSN 0 at ePSN: messages after it were told, so the host's too */
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1000, 0xa0, 0);
+    next_entry(&r, SNIC_SR_CTRL_RESP, r.e, psn_add(r.e, 1));
+    next_entry(&r, SNIC_SR_CTRL_RESP_RECV, r.e, psn_add(r.e, 1));
+    wimm(&r, 1, SNIC_OP_RC_WRITE_FIRST, 1, 4096, 0, 1024, 0xb1, 0);
+    /* e + 2 is in the host's bitmap only: its ePSN ends recovery */
+    g_assert_true(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 2));
+    g_assert_false(node_poll_cq(&r.b, &c));
+    g_assert_true(sr_host_peek(&r.hb, &e));
+    g_assert_cmpuint(e.type, ==, SNIC_SR_CTRL_RESP);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.psn), ==, psn_add(r.e, 1));
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
+    g_assert_cmpuint(r.hb.sw.recv_posted, ==, 3);
+    fake_run(r.b.h);
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 5));
+    next_entry(&r, SNIC_SR_CTRL_RESP_EXIT, psn_add(r.e, 5),
+               psn_add(r.e, 5));
+    recv_cqe(&r, 100, 1000, 0, 0);
+    wimm_cqe(&r, 101, 2748, 0x5678);
+    recv_cqe(&r, 102, 500, SNIC_WC_F_IMM, 0x1234);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    assert_buf(&r, 4096, 1024, 0xb1);
+    assert_buf(&r, 4096 + 1024, 1024, 0xb2);
+    assert_buf(&r, 4096 + 2048, 700, 0xb3);
+    assert_buf(&r, 4096 + 2748, 1, 0);
+    assert_filled(&r, 0, 0, 1000, 0xa0);
+    assert_filled(&r, 0, 1000, 1, 0);
+    assert_filled(&r, 1, 0, 8192, 0);       /* nothing in the WRITE's */
+    assert_filled(&r, 2, 0, 500, 0xc0);
+    /* in order again, nothing owed: the device completes it alone */
+    node_post_recv(&r.b, 103, RBUF + 3 * 8192ull, 8192);
+    wimm(&r, 5, SNIC_OP_RC_WRITE_ONLY_IMM, 3, 0, 0, 64, 0xd1, 3);
+    wimm_cqe(&r, 103, 64, 3);
+    assert_buf(&r, 0, 64, 0xd1);
+    g_assert_false(sr_host_peek(&r.hb, &e));
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/*
+ * On an SRQ a receive WQE cannot be picked by number: a WRITE with
+ * immediate's Last ahead of ePSN draws a sequence NAK and is not placed;
+ * at ePSN the engine takes the SRQ's WQE and places it at its address,
+ * after its First and Middle placed by SRNIC.
+ */
+static void test_write_imm_srq(void)
+{
+    Node base;
+    SnicPkt p;
+    Resp r;
+
+    node_init(&r.a, NULL, 1);
+    node_init(&base, NULL, 2);
+    node_create_srq(&base, 0);
+    node_add_qp(&r.b, &base);
+    g_assert_cmpuint(node_set_transport(&r.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&r.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r.hb, &r.b, NULL, 6, 4, 0);
+    node_connect(&r.a, &r.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&r.b, &r.a, SNIC_MTU_1024, 7, 7);
+    r.qb = snic_qp_get(r.b.h->core, r.b.qpn);
+    r.e = r.qb->resp.epsn;
+    memset(fake_ptr(r.b.h, BUF, 4096), 0, 4096);
+    memset(fake_ptr(r.b.h, RBUF, 8192), 0, 8192);
+    node_post_srq_recv(&base, 100, RBUF, 8192, r.b.lkey);
+    wimm(&r, 0, SNIC_OP_RC_WRITE_FIRST, 0, 0, 0, 1024, 0x51, 0);
+    wimm(&r, 2, SNIC_OP_RC_WRITE_LAST_IMM, 0, 0, 2048, 700, 0x53, 0x99);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    assert_buf(&r, 2048, 700, 0);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_MIDDLE, 0, 0, 1024, 1024, 0x52, 0);
+    wimm(&r, 2, SNIC_OP_RC_WRITE_LAST_IMM, 0, 0, 2048, 700, 0x53, 0x99);
+    wimm_cqe(&r, 100, 2748, 0x99);
+    assert_buf(&r, 0, 1024, 0x51);
+    assert_buf(&r, 1024, 1024, 0x52);
+    assert_buf(&r, 2048, 700, 0x53);
+    assert_buf(&r, 2748, 1, 0);
+    assert_filled(&r, 0, 0, 8192, 0);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 3));
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/*
+ * A WRITE with immediate's Last ahead of ePSN needs two CtrlQ slots (its
+ * PSN, its completion): with one free it is dropped unplaced, a loss;
+ * sent again once the host returned the slots, it is placed, and its
+ * completion comes back through the host.
+ */
+static void test_write_imm_ctrlq_full(void)
+{
+    const uint64_t to = 64 * 1024;
+    unsigned i;
+    Resp r;
+
+    resp_init(&r, SNIC_SR_CTRLQ_MIN_LOG2);
+    memset(fake_ptr(r.b.h, BUF + to, 1024), 0, 1024);
+    post_recvs(&r, 1);
+    for (i = 2; i <= 16; i++) {
+        wr(&r, i, 0x10 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 15);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_ONLY_IMM, 0, to, 0, 1024, 0x61, 0x42);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 15);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 1);
+    assert_buf(&r, to, 1024, 0);                /* never placed */
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 15);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_ONLY_IMM, 0, to, 0, 1024, 0x61, 0x42);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 1), r.e);
+    wimm_entry(&r, 1, r.e, 0, 1024, 0x42);
+    assert_buf(&r, to, 1024, 0x61);
+    wr(&r, 0, 0x10);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 17));
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
+    fake_run(r.b.h);
+    wimm_cqe(&r, 100, 1024, 0x42);
+    assert_filled(&r, 0, 0, 8192, 0);
+    for (i = 0; i <= 16; i += i ? 1 : 2) {     /* e + 1 was the WRITE's */
+        g_assert_cmpuint(at(&r, i), ==, 0x10 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+static void post_recv_done_flags(Resp *r, uint16_t ssn, uint32_t len,
+                                 uint8_t flags, uint32_t data)
+{
+    struct snic_sr_retry_recv e = {
+        .type = SNIC_SR_RETRY_RECV_DONE,
+        .flags = flags,
+        .ssn = GUINT16_TO_LE(ssn),
+        .qpn = GUINT32_TO_LE(r->b.qpn),
+        .byte_len = GUINT32_TO_LE(len),
+        .data = GUINT32_TO_LE(data),
+    };
+
+    sr_host_post(&r->hb, (struct snic_sr_retry *)&e);
+    fake_run(r->b.h);
+}
+
+/*
+ * Hostile RECV_DONE entries with the WRITE flag are refused and complete
+ * nothing: not the next SSN, a WRITE without its immediate, with an
+ * R_Key to invalidate too, a length beyond IBA's 2^31, none owed; the
+ * host's own complete the SEND and the WRITE in order.
+ */
+static void test_write_imm_recv_done_hostile(void)
+{
+    const uint8_t wf = SNIC_SR_RECV_F_WRITE | SNIC_SR_RECV_F_IMM;
+    struct snic_cqe c;
+    Resp r;
+
+    resp_init(&r, 6);
+    memset(fake_ptr(r.b.h, BUF, 4096), 0, 4096);
+    post_recvs(&r, 2);
+    post_recv_done_flags(&r, 0, 0, wf, 0);      /* nothing reported yet */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 1);
+    wimm(&r, 1, SNIC_OP_RC_WRITE_ONLY_IMM, 1, 0, 0, 1024, 0xe1, 0x77);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1024, 0xe0, 0);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 2));
+    g_assert_false(node_poll_cq(&r.b, &c));     /* both the host's */
+    post_recv_done_flags(&r, 1, 1024, wf, 0x77);    /* not the next */
+    post_recv_done_flags(&r, 0, 1024, SNIC_SR_RECV_F_WRITE, 0);
+    post_recv_done_flags(&r, 0, 1024, wf | SNIC_SR_RECV_F_INV, 0);
+    post_recv_done_flags(&r, 0, (1u << 31) + 1, wf, 0);
+    post_recv_done_flags(&r, 0, 8193, 0, 0);    /* a SEND's: beyond it */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 6);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    sr_host_poll(&r.hb);
+    fake_run(r.b.h);
+    recv_cqe(&r, 100, 1024, 0, 0);
+    wimm_cqe(&r, 101, 1024, 0x77);
+    assert_filled(&r, 0, 0, 1024, 0xe0);
+    assert_filled(&r, 1, 0, 8192, 0);
+    assert_buf(&r, 0, 1024, 0xe1);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 6);
+    /* given back once only: again, it is refused */
+    post_recv_done_flags(&r, 1, 1024, wf, 0x77);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 7);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    resp_free(&r);
+}
+
 /* ---- the requester, fed by hand ---- */
 
 typedef struct Req {
@@ -1150,8 +1516,12 @@ static unsigned writes_per_run(void)
  * losing and reordering 'loss' of its packets, the host software
  * interrupt-driven on both: every WR completes, in order, and every byte
  * of its target (receive buffer, zeroed before each use) is checked.
+ * 'mix': every other SEND is an RDMA WRITE with immediate (its bytes to
+ * a target of its own, its immediate its WR's number), which takes its
+ * receive WQE in turn: b's completions come in post order, each of its
+ * kind, and the WRITE's receive buffer stays untouched.
  */
-static void lossy_run(unsigned pct, bool send)
+static void lossy_run(unsigned pct, bool send, bool mix)
 {
     double loss = pct / 100.0;
     const SnicSimLinkConfig link = {
@@ -1159,13 +1529,14 @@ static void lossy_run(unsigned pct, bool send)
         .loss = loss, .reorder = loss, .reorder_ns = 3000,
         .eth_framing = true,
     };
-    SnicSim *sim = snic_sim_new(77 + pct + (send ? 1000 : 0));
+    SnicSim *sim = snic_sim_new(77 + pct + (send ? 1000 : 0) +
+                                (mix ? 2000 : 0));
     /* as many bytes either way */
     const unsigned n = writes_per_run() * (send ? 4 : 1);
     const unsigned len = send ? 16384 : 65536;
     const unsigned depth = 16, slots = 32;
-    const uint64_t dst = BUF + 0x200000;
-    unsigned posted = 0, done = 0, recvs = 0, got = 0;
+    const uint64_t dst = BUF + 0x200000, wdst = BUF + 0x300000;
+    unsigned posted = 0, done = 0, recvs = 0, got = 0, wimms = 0;
     const SnicSimLinkStats *st;
     SrHost ha, hb;
     struct snic_cqe c;
@@ -1194,13 +1565,16 @@ static void lossy_run(unsigned pct, bool send)
         }
         while (posted < n && posted - done < depth) {
             uint64_t off = (uint64_t)(posted % slots) * len;
+            bool imm = mix && posted % 2;
 
-            if (!send) {
-                memset(fake_ptr(b.h, dst + off, len), 0, len);
+            if (!send || imm) {
+                memset(fake_ptr(b.h, (imm ? wdst : dst) + off, len), 0,
+                       len);
             }
-            node_post_send(&a, posted, send ? SNIC_WR_SEND :
-                           SNIC_WR_RDMA_WRITE, BUF + off, len, dst + off,
-                           b.lkey, 0, a.lkey);
+            node_post_send(&a, posted, imm ? SNIC_WR_RDMA_WRITE_IMM :
+                           send ? SNIC_WR_SEND : SNIC_WR_RDMA_WRITE,
+                           BUF + off, len, (imm ? wdst : dst) + off,
+                           b.lkey, imm ? 0x1000000 + posted : 0, a.lkey);
             posted++;
         }
         snic_sim_run(sim, 1000000);
@@ -1217,13 +1591,27 @@ static void lossy_run(unsigned pct, bool send)
         }
         while (send && node_poll_cq(&b, &c)) {
             uint64_t off = (uint64_t)(got % slots) * len;
+            bool imm = mix && got % 2;
 
             g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, got);
             g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
-            g_assert_cmpuint(c.opcode, ==, SNIC_WC_RECV);
+            g_assert_cmpuint(c.opcode, ==, imm ? SNIC_WC_RECV_RDMA_WITH_IMM :
+                             SNIC_WC_RECV);
             g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, len);
-            g_assert_cmpmem(fake_ptr(b.h, dst + off, len), len,
-                            fake_ptr(a.h, BUF + off, len), len);
+            g_assert_cmpmem(fake_ptr(b.h, (imm ? wdst : dst) + off, len),
+                            len, fake_ptr(a.h, BUF + off, len), len);
+            if (imm) {
+                const uint8_t *rb = fake_ptr(b.h, dst + off, len);
+                unsigned i;
+
+                g_assert_cmpuint(c.wc_flags, ==, SNIC_WC_F_IMM);
+                g_assert_cmpuint(GUINT32_FROM_BE(c.imm), ==,
+                                 0x1000000 + got);
+                for (i = 0; i < len; i++) {
+                    g_assert_cmpuint(rb[i], ==, 0);
+                }
+                wimms++;
+            }
             got++;
         }
         g_assert_cmpuint(snic_sim_now(sim), <, 100000000000ull);
@@ -1238,15 +1626,22 @@ static void lossy_run(unsigned pct, bool send)
         /* SENDs completed by the host's word: some were out of order */
         g_assert_cmpuint(hb.sw.recv_posted, >, 0);
     }
+    g_assert_cmpuint(wimms, ==, mix ? n / 2 : 0);
+    if (mix) {
+        /* WRITEs with immediate completed by the host's word too */
+        g_assert_cmpuint(hb.write_imms, >, 0);
+    }
     g_assert_cmpuint(FAKE_STAT(a.h, sr_retry_refused) +
                      FAKE_STAT(b.h, sr_retry_refused), ==, 0);
     g_test_message("SR-LOSS op=%s loss=%.2f wrs=%u sent=%" G_GUINT64_FORMAT
                    " lost=%" G_GUINT64_FORMAT " ctrlq_entries=%" G_GUINT64_FORMAT
                    " epsn_posted=%u rtx_posted=%u recv_posted=%u"
+                   " write_imm_recvs=%" G_GUINT64_FORMAT
                    " rtx_segments=%u time_ns=%" G_GUINT64_FORMAT,
-                   send ? "send" : "write", loss, n, st->sent, st->lost,
+                   mix ? "send+write_imm" : send ? "send" : "write", loss,
+                   n, st->sent, st->lost,
                    ha.entries + hb.entries, hb.sw.epsn_posted,
-                   ha.sw.rtx_posted, hb.sw.recv_posted,
+                   ha.sw.rtx_posted, hb.sw.recv_posted, hb.write_imms,
                    snic_qp_get(a.h->core, a.qpn)->rtx_segments,
                    snic_sim_now(sim));
     sr_host_free(&ha);
@@ -1256,12 +1651,17 @@ static void lossy_run(unsigned pct, bool send)
 
 static void test_lossy(gconstpointer data)
 {
-    lossy_run(GPOINTER_TO_UINT(data), false);
+    lossy_run(GPOINTER_TO_UINT(data), false, false);
 }
 
 static void test_lossy_send(gconstpointer data)
 {
-    lossy_run(GPOINTER_TO_UINT(data), true);
+    lossy_run(GPOINTER_TO_UINT(data), true, false);
+}
+
+static void test_lossy_write_imm(gconstpointer data)
+{
+    lossy_run(GPOINTER_TO_UINT(data), true, true);
 }
 
 int main(int argc, char **argv)
@@ -1279,6 +1679,12 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/send/recv-done-hostile",
                     test_send_recv_done_hostile);
     g_test_add_func("/sr/send/rnr-and-bad-ssn", test_send_rnr_and_bad_ssn);
+    g_test_add_func("/sr/write-imm/in-order", test_write_imm_in_order);
+    g_test_add_func("/sr/write-imm/ooo", test_write_imm_ooo);
+    g_test_add_func("/sr/write-imm/srq", test_write_imm_srq);
+    g_test_add_func("/sr/write-imm/ctrlq-full", test_write_imm_ctrlq_full);
+    g_test_add_func("/sr/write-imm/recv-done-hostile",
+                    test_write_imm_recv_done_hostile);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/window-in-flight", test_req_window_in_flight);
     g_test_add_func("/sr/req/lost-retransmission",
@@ -1297,5 +1703,9 @@ int main(int argc, char **argv)
                          test_lossy_send);
     g_test_add_data_func("/sr/lossy-send/5", GUINT_TO_POINTER(5),
                          test_lossy_send);
+    g_test_add_data_func("/sr/lossy-write-imm/1", GUINT_TO_POINTER(1),
+                         test_lossy_write_imm);
+    g_test_add_data_func("/sr/lossy-write-imm/5", GUINT_TO_POINTER(5),
+                         test_lossy_write_imm);
     return g_test_run();
 }

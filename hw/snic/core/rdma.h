@@ -228,6 +228,8 @@ uint8_t snic_resp_place_write(SnicCore *c, SnicQp *qp,
                               const struct SnicPkt *p, bool at_epsn);
 bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
                           uint32_t d, uint32_t lag);
+bool snic_resp_msg_posted(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
+                          uint32_t d, uint32_t lag);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_nacks(SnicCore *c, SnicQp *qp);

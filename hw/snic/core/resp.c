@@ -235,12 +235,13 @@ static bool do_write(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         qp->resp.nak_sent = true;   /* no sequence NAK on top of it */
         return false;
     }
-    if (p->xport && snic_prog_ooo(qp) && p->xeth.flags & SNIC_XETH_F_MSG) {
+    if (p->xport && (snic_prog_ooo(qp) || snic_sr_on(qp)) &&
+        p->xeth.flags & SNIC_XETH_F_MSG) {
         /*
-         * a WRITE with immediate that was not placed (ooo_write_imm: an
-         * SRQ's, an RPC QP's): its packets before were placed, not
-         * executed here, so it goes where it says, its offset the
-         * message's bytes before it
+         * a WRITE with immediate that was not placed (ooo_write_imm,
+         * SRNIC's sr.c: an SRQ's, an RPC QP's): its packets before were
+         * placed, not executed here, so it goes where it says, its
+         * offset the message's bytes before it
          */
         syn = (is_first(p->opcode) != !p->xeth.offset ||
                (uint64_t)p->xeth.offset + p->payload_len > (1u << 31)) ?
@@ -790,6 +791,20 @@ static bool msg_wqe(SnicCore *c, SnicQp *qp, const SnicPkt *p,
            (uint64_t)off + p->payload_len <= (1u << 31) &&
            (k <= lag || (k - lag <= d && off / mtu <= d - (k - lag))) &&
            snic_rq_peek(c, qp, k, w);
+}
+
+/*
+ * May the message-numbered packet p, d PSNs from ePSN, be placed into
+ * the receive WQE its number names (msg_wqe(); 'lag' as for
+ * snic_resp_place_send())? For SRNIC's WRITE with immediate, whose
+ * bytes go to its address, not to that WQE (sr.c).
+ */
+bool snic_resp_msg_posted(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                          uint32_t d, uint32_t lag)
+{
+    struct snic_rq_wqe w;
+
+    return msg_wqe(c, qp, p, d, lag, &w);
 }
 
 /*

@@ -27,9 +27,13 @@
  * completed; else the Last's completion (length, immediate, SE) goes to
  * the host (SNIC_SR_CTRL_RESP_RECV) and comes back, once ePSN passed it
  * and in SSN order, as SNIC_SR_RETRY_RECV_DONE: the device keeps nothing
- * of it, and CQEs stay in the RQ's order. READs and atomics run at ePSN
- * only (ahead of it they draw a sequence NAK, go-back-N's answer), WRITE
- * with immediate is refused (NAK invalid request).
+ * of it, and CQEs stay in the RQ's order. A WRITE with immediate is both:
+ * its packets placed at their address as any WRITE's, its immediate
+ * taking the receive WQE its SSN names (it is numbered as the SENDs are),
+ * so its Last completes as a SEND's Last, on the device or through the
+ * host (SNIC_SR_RECV_F_WRITE). On an SRQ or a QP accepting RPCs SENDs and
+ * WRITE with immediate's Last run at ePSN only. READs and atomics run at
+ * ePSN only (ahead of it they draw a sequence NAK, go-back-N's answer).
  *
  * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
  * engine; the first with one starts recovery (to end when the cumulative
@@ -279,8 +283,9 @@ static bool is_send(uint8_t op)
 }
 
 /*
- * Complete the SEND message at the RQ's head (SSN msg.resp): take its
- * WQE (posted: the placement read it), invalidate, write the CQE.
+ * Complete the message at the RQ's head (SSN msg.resp), a SEND or a
+ * WRITE with immediate (op its Last's op-code): take its WQE (posted:
+ * the placement checked it), invalidate, write the CQE.
  */
 static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
                         uint32_t len, uint32_t data, bool se)
@@ -304,14 +309,15 @@ static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
                             psn_add(qp->resp.epsn, -1));
         return;
     }
-    snic_rq_complete(c, qp, SNIC_WC_SUCCESS, SNIC_WC_RECV, len, &p);
+    snic_rq_complete(c, qp, SNIC_WC_SUCCESS, is_send(op) ? SNIC_WC_RECV :
+                     SNIC_WC_RECV_RDMA_WITH_IMM, len, &p);
     if (s->recv_told == s->msg.resp) {
         s->recv_told++;
     }
     s->msg.resp++;
 }
 
-/* A SEND Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV) */
+/* A Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV) */
 static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
                         const SnicPkt *p)
 {
@@ -319,7 +325,8 @@ static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         .type = SNIC_SR_CTRL_RESP_RECV,
         .recv_flags = (p->headers & SNIC_HDR_IMMDT ? SNIC_SR_RECV_F_IMM : 0) |
                       (p->headers & SNIC_HDR_IETH ? SNIC_SR_RECV_F_INV : 0) |
-                      (p->se ? SNIC_SR_RECV_F_SE : 0),
+                      (p->se ? SNIC_SR_RECV_F_SE : 0) |
+                      (is_send(p->opcode) ? 0 : SNIC_SR_RECV_F_WRITE),
         .psn = GUINT32_TO_LE(p->psn),
         .epsn = GUINT32_TO_LE(qp->resp.epsn),
         .ssn = GUINT32_TO_LE(p->xeth.msg),
@@ -394,6 +401,78 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     }
 }
 
+static bool is_write_imm(uint8_t op)
+{
+    return op == SNIC_OP_RC_WRITE_LAST_IMM || op == SNIC_OP_RC_WRITE_ONLY_IMM;
+}
+
+/*
+ * An RDMA WRITE with immediate's Last or Only packet d PSNs from ePSN:
+ * its bytes placed at its address as sr_write() places any WRITE's (its
+ * First and Middle packets were), its completion a SEND Last's (sr_send):
+ * the receive WQE its SSN names must be posted (at ePSN, if the number is
+ * one the device could take, not yet: RNR NAK), and it completes on the
+ * device only at ePSN with every message before it complete, else it
+ * goes to the host, flagged SNIC_SR_RECV_F_WRITE; byte_len the WRITE's
+ * length, as the in-order path's. Nothing is written before the CtrlQ
+ * slots it needs are there and its WQE is posted, so a packet refused is
+ * not placed and none is placed twice.
+ */
+static void sr_write_imm(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                         const SnicPkt *p, uint32_t d)
+{
+    SnicResp *r = &qp->resp;
+    bool was = s->resp_recovery;
+    bool self = !d && p->xeth.msg == s->msg.resp &&
+                s->recv_told == s->msg.resp;
+    uint32_t need = (was || d) + !self;
+    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
+    uint8_t syn;
+
+    if (need && !ctrl_room_n(c, need)) {
+        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
+        if (!was && d && !r->nak_sent) {
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+        }
+        return;
+    }
+    if (!snic_resp_msg_posted(c, qp, p, d, lag)) {
+        if (d) {
+            return;         /* ahead of ePSN: dropped unrecorded */
+        }
+        if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
+            /* no receive WQE for its immediate yet (IBA RNR) */
+            r->nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_RNR |
+                                qp->attr.min_rnr_timer, p->psn);
+        } else {
+            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        }
+        return;
+    }
+    syn = snic_resp_place_write(c, qp, p, !d);
+    if (syn != SNIC_AETH_ACK) {
+        if (!d) {
+            snic_resp_nak_fatal(c, qp, syn, p->psn);
+        }
+        return;         /* ahead of ePSN: dropped unrecorded */
+    }
+    if (!d) {
+        r->in_write = false;
+    }
+    resp_accepted(c, qp, s, p, d, was);
+    if (self) {
+        recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
+                    p->imm, p->se);
+    } else {
+        recv_report(c, qp, s, p);
+    }
+    if (p->ackreq || d || was) {
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    }
+}
+
 bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicSrQp *s = snic_sr_qp(qp);
@@ -407,12 +486,21 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the bitmaps */
         return true;
     }
-    if (p->opcode == SNIC_OP_RC_WRITE_LAST_IMM ||
-        p->opcode == SNIC_OP_RC_WRITE_ONLY_IMM) {
-        /* its completion would need the host's word (not in this slice) */
+    if (is_write_imm(p->opcode) &&
+        (!p->xport || !(p->xeth.flags & SNIC_XETH_F_MSG))) {
+        /*
+         * without its SSN (the requester always sends it): the engine's
+         * in-order path would not keep the host's completions (recv_told)
+         * in step with the receive WQE it takes
+         */
         if (!d) {
             snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         }
+        return true;
+    }
+    if (is_write_imm(p->opcode) && !qp->srqn &&
+        !(qp->rpc.flags & SNIC_QP_RPC_ENABLE)) {
+        sr_write_imm(c, qp, s, p, d);
         return true;
     }
     if (p->xport && is_plain_write(p->opcode)) {
@@ -515,7 +603,10 @@ static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     return SR_RETRY_TAKEN;
 }
 
-/* SNIC_SR_RETRY_RECV_DONE: the next SEND message's completion */
+/*
+ * SNIC_SR_RETRY_RECV_DONE: the next message's completion, a SEND's or
+ * (SNIC_SR_RECV_F_WRITE) a WRITE with immediate's
+ */
 static SrRetryVerdict retry_recv(SnicCore *c, SnicQp *qp, SnicSrQp *s,
                                  const struct snic_sr_retry_recv *e)
 {
@@ -528,16 +619,20 @@ static SrRetryVerdict retry_recv(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     if (GUINT16_FROM_LE(e->ssn) != (uint16_t)s->msg.resp ||
         s->recv_told == s->msg.resp || qp->resp.fatal ||
         !snic_rq_peek(c, qp, 0, &w) ||
-        (e->flags & SNIC_SR_RECV_F_IMM && e->flags & SNIC_SR_RECV_F_INV)) {
+        (e->flags & SNIC_SR_RECV_F_IMM && e->flags & SNIC_SR_RECV_F_INV) ||
+        (e->flags & SNIC_SR_RECV_F_WRITE &&
+         !(e->flags & SNIC_SR_RECV_F_IMM))) {
         return SR_RETRY_REFUSED;    /* not the next one the device told */
     }
     for (i = 0; i < w.num_sge; i++) {
         room += GUINT32_FROM_LE(w.sge[i].length);
     }
-    if (len > room) {
+    /* a WRITE's bytes went to its address, not to the WQE: IBA's bound */
+    if (len > (e->flags & SNIC_SR_RECV_F_WRITE ? 1ull << 31 : room)) {
         return SR_RETRY_REFUSED;    /* more than was placed could be */
     }
-    op = e->flags & SNIC_SR_RECV_F_IMM ? SNIC_OP_RC_SEND_LAST_IMM :
+    op = e->flags & SNIC_SR_RECV_F_WRITE ? SNIC_OP_RC_WRITE_LAST_IMM :
+         e->flags & SNIC_SR_RECV_F_IMM ? SNIC_OP_RC_SEND_LAST_IMM :
          e->flags & SNIC_SR_RECV_F_INV ? SNIC_OP_RC_SEND_LAST_INV :
                                          SNIC_OP_RC_SEND_LAST;
     data = GUINT32_FROM_LE(e->data);

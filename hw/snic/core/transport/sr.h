@@ -48,11 +48,12 @@ typedef struct SnicSrCtrlq {
  * of placed PSNs ending at the highest one placed; the requester lACK
  * (the DDE's wnd_start), whether it is in recovery, where recovery ends
  * and how many PSNs the SACK blocks told of (its window does not count
- * them); both ends the message numbers (SSNs, section 4.4.1) SEND packets
- * carry, and the responder the SSN after the last SEND whose completion
- * it left to the host (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind
- * it, completions wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap:
- * those are the host's.
+ * them); both ends the message numbers (SSNs, section 4.4.1) SEND and
+ * WRITE with immediate packets carry, and the responder the SSN after
+ * the last message whose completion it left to the host
+ * (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind it, completions
+ * wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap: those are the
+ * host's.
  */
 typedef struct SnicSrQp {
     uint64_t retryq;            /* RetryQ ring (SET_QP_SR; 0: none) */
