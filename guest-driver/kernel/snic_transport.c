@@ -33,20 +33,22 @@ static_assert(SNIC_IB_ATTR_TRANSPORT_QP_HANDLE == 1U << UVERBS_ID_NS_SHIFT);
 int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 			  u8 ack_every)
 {
+	bool sr = program == SNIC_TRANSPORT_SRNIC ||
+		  program == SNIC_TRANSPORT_SRNIC_DCTCP;
 	int err;
 
-	if (program == SNIC_TRANSPORT_SRNIC && !snic_sr_enabled(sdev))
+	if (sr && !snic_sr_enabled(sdev))
 		return -EINVAL;		/* as for a program it lacks */
 	err = snic_com_set_qp_transport(sdev, qpn, program, ack_every);
 	if (err)
 		return err;
-	if (program == SNIC_TRANSPORT_SRNIC) {
+	if (sr) {
 		err = snic_sr_qp_enable(sdev, qpn);
 		if (err)
 			snic_com_set_qp_transport(sdev, qpn, SNIC_TRANSPORT_GBN,
 						  0);
 	}
-	if (program != SNIC_TRANSPORT_SRNIC || err)
+	if (!sr || err)
 		snic_sr_qp_put(sdev, snic_sr_qp_take(sdev, qpn));
 	return err;
 }

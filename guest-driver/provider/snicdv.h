@@ -255,6 +255,7 @@ enum snicdv_transport {
 	SNICDV_TRANSPORT_SRNIC = 8,     /* SRNIC's selective repeat, bitmaps
 					 * in the host (the kernel driver's
 					 * CtrlQ/RetryQ); extension */
+	SNICDV_TRANSPORT_SRNIC_DCTCP = 9, /* SRNIC with DCTCP's window */
 };
 
 enum snicdv_transport_credit {

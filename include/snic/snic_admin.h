@@ -227,6 +227,7 @@ enum snic_transport_id {
     SNIC_TRANSPORT_NDP = 6,         /* receiver-driven; snic_xeth (3.3) */
     SNIC_TRANSPORT_IRN = 7,         /* selective repeat; snic_xeth (3.3) */
     SNIC_TRANSPORT_SRNIC = 8,       /* SRNIC; snic_xeth, snic_sr.h (3.5) */
+    SNIC_TRANSPORT_SRNIC_DCTCP = 9, /* SRNIC with DCTCP's window (3.6) */
 };
 
 /* How a program's credit engine limits what a QP sends (Tonic 3.3.1) */

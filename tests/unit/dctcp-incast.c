@@ -8,6 +8,7 @@
 #include "core_int.h"
 #include "dctcp-incast.h"
 #include "fabric.h"
+#include "sr-host.h"
 
 #define RECEIVER    DCTCP_FLOWS
 #define MSG         (64u << 10)
@@ -19,6 +20,7 @@ typedef struct Incast {
     DctcpIncastResult *r;
     Fabric f;
     Node rx[DCTCP_FLOWS];
+    SrHost host[DCTCP_FLOWS];           /* SRNIC-DCTCP's senders */
     unsigned posted[DCTCP_FLOWS];
     uint64_t last_bytes[DCTCP_FLOWS];   /* at the last CSV row */
     uint64_t steady_bytes[DCTCP_FLOWS]; /* when the steady state began */
@@ -118,6 +120,7 @@ bool dctcp_incast_run(const DctcpIncastConfig *cfg, DctcpIncastResult *r)
                   .delay_ns = DCTCP_LINK_DELAY_NS },
     };
     Incast *s = g_new0(Incast, 1);
+    bool sr = cfg->program == SNIC_TRANSPORT_SRNIC_DCTCP;
     double sq = 0;
     struct snic_cqe c;
     bool ok = true;
@@ -130,7 +133,11 @@ bool dctcp_incast_run(const DctcpIncastConfig *cfg, DctcpIncastResult *r)
     fabric_new(&s->f, &fc);
     for (i = 0; i < DCTCP_FLOWS; i++) {
         fabric_flow_program(&s->f, i, RECEIVER, SNIC_MTU_1024, &s->rx[i],
-                            SNIC_TRANSPORT_DCTCP);
+                            sr ? SNIC_TRANSPORT_SRNIC_DCTCP :
+                                 SNIC_TRANSPORT_DCTCP);
+        if (sr) {
+            sr_host_init(&s->host[i], &s->f.node[i], s->f.sim, 10, 8, 0);
+        }
     }
     start_flow(s);
     snic_sim_timer_add(s->f.sim, cfg->steady_ns, steady, s);
@@ -169,6 +176,9 @@ bool dctcp_incast_run(const DctcpIncastConfig *cfg, DctcpIncastResult *r)
     r->q_max = snic_sim_switch_port_stats(s->f.sw, RECEIVER)->max_queue_bytes;
     r->marked = snic_sim_switch_port_stats(s->f.sw, RECEIVER)->ecn_marked;
     r->dropped = snic_sim_switch_port_stats(s->f.sw, RECEIVER)->dropped;
+    for (i = 0; sr && i < DCTCP_FLOWS; i++) {
+        sr_host_free(&s->host[i]);
+    }
     fabric_free(&s->f);
     g_free(s);
     return ok;

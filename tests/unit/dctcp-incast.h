@@ -31,6 +31,12 @@ typedef struct DctcpIncastConfig {
     uint64_t k_bytes;           /* the marking threshold K */
     uint64_t sample_ns;         /* CSV rows (per-flow Gb/s, queue) */
     FILE *csv;                  /* NULL: no rows */
+    /*
+     * 0: SNIC_TRANSPORT_DCTCP (over go-back-N); SNIC_TRANSPORT_SRNIC_DCTCP:
+     * every sender's host runs SRNIC's recovery (sr-host.c); the receiver
+     * has no CtrlQ (the incast loses nothing: a loss would be NAKed)
+     */
+    uint8_t program;
 } DctcpIncastConfig;
 
 typedef struct DctcpIncastResult {

@@ -137,7 +137,7 @@ static void test_incast_lossy(void)
 }
 
 /*
- * Issue 17's DCTCP acceptance: 16 flows, each from its own NIC, into one
+ * Issue 17's DCTCP acceptance, over go-back-N and over SRNIC: 16 flows, each from its own NIC, into one
  * 100 Gb/s port marking CE on a step at K = 65 KB, for 2 ms of virtual
  * time (the last flow starts at 0.3 ms). Over the steady state, the
  * second millisecond: Jain's index of the flows' throughputs >= 0.95,
@@ -147,10 +147,11 @@ static void test_incast_lossy(void)
  * in the round trip before the marks reach it), its time average within
  * K plus one frame a flow.
  */
-static void test_dctcp_incast(void)
+static void test_dctcp_incast(gconstpointer data)
 {
     const DctcpIncastConfig cfg = {
         .run_ns = 2000000, .steady_ns = 1000000, .k_bytes = 65000,
+        .program = GPOINTER_TO_UINT(data),
     };
     const uint64_t frame = 1100;    /* a 1024-byte MTU's frame, at most */
     DctcpIncastResult r;
@@ -160,9 +161,10 @@ static void test_dctcp_incast(void)
     for (i = 0; i < DCTCP_FLOWS; i++) {
         g_test_message("flow %2u: %.3f Gb/s", i, r.gbps[i]);
     }
-    g_test_message("DCTCP incast, 1-2 ms: %.3f Gb/s, Jain %.4f; queue avg "
+    g_test_message("%s incast, 1-2 ms: %.3f Gb/s, Jain %.4f; queue avg "
                    "%.0f B, max %" PRIu64 " B (whole run %" PRIu64 " B), K "
                    "%" PRIu64 " B; %" PRIu64 " marks, %" PRIu64 " drops",
+                   cfg.program ? "SRNIC-DCTCP" : "DCTCP",
                    r.sum_gbps, r.jain, r.q_avg_steady, r.q_max_steady,
                    r.q_max, cfg.k_bytes, r.marked, r.dropped);
     g_assert_cmpuint(r.writes, >, 0);
@@ -179,6 +181,11 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/fabric/incast-pfc", test_incast_pfc);
     g_test_add_func("/fabric/incast-lossy", test_incast_lossy);
-    g_test_add_func("/fabric/dctcp-incast", test_dctcp_incast);
+    g_test_add_data_func("/fabric/dctcp-incast", GUINT_TO_POINTER(0),
+                         test_dctcp_incast);
+    /* the same window over SRNIC's selective repeat (SRNIC section 5) */
+    g_test_add_data_func("/fabric/dctcp-incast-srnic",
+                         GUINT_TO_POINTER(SNIC_TRANSPORT_SRNIC_DCTCP),
+                         test_dctcp_incast);
     return g_test_run();
 }

@@ -1076,14 +1076,15 @@ static void req_init(Req *q)
     q->seen = q->a.h->frames->len;
 }
 
-/* req_init() with a window of 'window' and 'bytes' to send */
-static void req_init_window(Req *q, uint16_t window, uint32_t bytes)
+/* req_init() running 'program' with a window, 'bytes' to send */
+static void req_init_program(Req *q, uint8_t program, uint16_t window,
+                             uint32_t bytes)
 {
     node_init(&q->a, NULL, 1);
     node_init(&q->b, NULL, 2);
-    g_assert_cmpuint(node_set_transport(&q->a, SNIC_TRANSPORT_SRNIC, 0), ==,
+    g_assert_cmpuint(node_set_transport(&q->a, program, 0), ==,
                      SNIC_ADMIN_OK);
-    g_assert_cmpuint(node_set_transport(&q->b, SNIC_TRANSPORT_SRNIC, 0), ==,
+    g_assert_cmpuint(node_set_transport(&q->b, program, 0), ==,
                      SNIC_ADMIN_OK);
     sr_host_init(&q->ha, &q->a, NULL, 6, 2, window);
     node_connect(&q->a, &q->b, SNIC_MTU_1024, 7, 7);
@@ -1095,6 +1096,33 @@ static void req_init_window(Req *q, uint16_t window, uint32_t bytes)
                    0, q->a.lkey);
     fake_run(q->a.h);
     q->seen = 0;
+}
+
+/* ack(), echoing 'ce' CE-marked packets (SNIC_PROG_ECE programs) */
+static void ack_ece(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
+                    uint32_t ce)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(q->b.h->core, snic_qp_get(q->b.h->core, q->b.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = psn_add(q->psn0, cum);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_ECE;
+    p.xeth.offset = ce;
+    if (lo != hi) {
+        p.xeth.flags |= SNIC_XETH_F_SACK;
+        p.xeth.sack_lo = psn_add(q->psn0, lo);
+        p.xeth.sack_hi = psn_add(q->psn0, hi);
+    }
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&q->a, frame, n);
+    fake_run(q->a.h);
 }
 
 /* b's ACK for psn0 + cum with the block [psn0 + lo, psn0 + hi) */
@@ -1240,7 +1268,7 @@ static void test_req_window_in_flight(void)
 {
     Req q;
 
-    req_init_window(&q, 4, 16384);
+    req_init_program(&q, SNIC_TRANSPORT_SRNIC, 4, 16384);
     g_assert_cmpuint(sent_since(&q), ==, 0xf);
     ack(&q, -1, 1, 2);                  /* 0 lost: recovery, 1 SACKed */
     g_assert_true(snic_sr_qp(q.qa)->req_recovery);
@@ -1271,6 +1299,43 @@ static void test_req_window_in_flight(void)
     ack(&q, 9, 0, 0);
     g_assert_false(snic_sr_qp(q.qa)->req_recovery);
     g_assert_cmpuint(sent_since(&q), ==, 0xfu << 10);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * SRNIC with DCTCP's window (SNIC_TRANSPORT_SRNIC_DCTCP, SRNIC section
+ * 5): slow start from 10 segments, echoed CE marks cut the window by
+ * alpha / 2 once a round trip, a loss in the same round trip does not cut
+ * again, and SACKed PSNs still count out of it; a later loss halves it.
+ */
+static void test_req_dctcp(void)
+{
+    Req q;
+
+    req_init_program(&q, SNIC_TRANSPORT_SRNIC_DCTCP, 0, 65536);
+    g_assert_cmpuint(sent_since(&q), ==, 0x3ff);        /* IW 10 */
+    ack_ece(&q, 9, 0, 0, 0);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 20);  /* slow start */
+    g_assert_cmpuint(sent_since(&q), ==, 0xfffffu << 10);
+    /* 5 of 10 marked: alpha 59648/65536, 20 x (1 - alpha / 2) */
+    ack_ece(&q, 19, 0, 0, 5);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 10);
+    g_assert_cmpuint(sent_since(&q), ==, 0);            /* 10 out */
+    /* the same count again: no new marks, congestion avoidance */
+    ack_ece(&q, 20, 0, 0, 5);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 10);
+    /* 21 lost, 22 SACKed: recovery, no second cut this round trip */
+    ack_ece(&q, 20, 22, 23, 5);
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 11);  /* 10 + 1 SACKed */
+    /* repaired past the cut's round trip; then 31 lost: halved */
+    ack_ece(&q, 30, 0, 0, 5);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 10);  /* held */
+    ack_ece(&q, 30, 32, 33, 5);
+    g_assert_cmpuint(q.qa->req.credit.window, ==, 5 + 1);
     g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
     fake_host_free(q.a.h);
     fake_host_free(q.b.h);
@@ -1521,7 +1586,7 @@ static unsigned writes_per_run(void)
  * receive WQE in turn: b's completions come in post order, each of its
  * kind, and the WRITE's receive buffer stays untouched.
  */
-static void lossy_run(unsigned pct, bool send, bool mix)
+static void lossy_run(unsigned pct, bool send, bool mix, uint8_t program)
 {
     double loss = pct / 100.0;
     const SnicSimLinkConfig link = {
@@ -1545,10 +1610,8 @@ static void lossy_run(unsigned pct, bool send, bool mix)
     node_init(&a, sim, 1);
     node_init(&b, sim, 2);
     snic_sim_port_connect(&a.h->port, &b.h->port, &link);
-    g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_SRNIC, 0), ==,
-                     SNIC_ADMIN_OK);
-    g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_SRNIC, 0), ==,
-                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&a, program, 0), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&b, program, 0), ==, SNIC_ADMIN_OK);
     sr_host_init(&ha, &a, sim, 10, 8, 0);
     sr_host_init(&hb, &b, sim, 10, 8, 0);
     node_connect(&a, &b, SNIC_MTU_4096, 7, 7);
@@ -1651,17 +1714,24 @@ static void lossy_run(unsigned pct, bool send, bool mix)
 
 static void test_lossy(gconstpointer data)
 {
-    lossy_run(GPOINTER_TO_UINT(data), false, false);
+    lossy_run(GPOINTER_TO_UINT(data), false, false, SNIC_TRANSPORT_SRNIC);
+}
+
+/* DCTCP's window: loss halves it (RFC 8257 3.5), SRNIC repairs it */
+static void test_lossy_dctcp(gconstpointer data)
+{
+    lossy_run(GPOINTER_TO_UINT(data), false, false,
+              SNIC_TRANSPORT_SRNIC_DCTCP);
 }
 
 static void test_lossy_send(gconstpointer data)
 {
-    lossy_run(GPOINTER_TO_UINT(data), true, false);
+    lossy_run(GPOINTER_TO_UINT(data), true, false, SNIC_TRANSPORT_SRNIC);
 }
 
 static void test_lossy_write_imm(gconstpointer data)
 {
-    lossy_run(GPOINTER_TO_UINT(data), true, true);
+    lossy_run(GPOINTER_TO_UINT(data), true, true, SNIC_TRANSPORT_SRNIC);
 }
 
 int main(int argc, char **argv)
@@ -1687,6 +1757,7 @@ int main(int argc, char **argv)
                     test_write_imm_recv_done_hostile);
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/window-in-flight", test_req_window_in_flight);
+    g_test_add_func("/sr/req/dctcp", test_req_dctcp);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
     g_test_add_func("/sr/req/rtx-after-exit", test_req_rtx_after_exit);
@@ -1699,6 +1770,10 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/req/ssn", test_req_ssn);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
+    g_test_add_data_func("/sr/lossy-dctcp/1", GUINT_TO_POINTER(1),
+                         test_lossy_dctcp);
+    g_test_add_data_func("/sr/lossy-dctcp/5", GUINT_TO_POINTER(5),
+                         test_lossy_dctcp);
     g_test_add_data_func("/sr/lossy-send/1", GUINT_TO_POINTER(1),
                          test_lossy_send);
     g_test_add_data_func("/sr/lossy-send/5", GUINT_TO_POINTER(5),

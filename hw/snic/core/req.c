@@ -311,6 +311,18 @@ uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
 }
 
 /*
+ * SRNIC's window may be a few segments (DCTCP's share of a congested
+ * link): the packet that fills it asks for an ACK, or nothing would
+ * acknowledge it before the AckReq every SNIC_ACKREQ_EVERY PSNs and the
+ * QP would wait for its timeout.
+ */
+static bool window_full(const SnicQp *qp)
+{
+    return snic_qp_program(qp)->flags & SNIC_PROG_SR &&
+           qp->req.dde.sent + 1 >= qp->req.credit.window;
+}
+
+/*
  * Build and send the request for psn of WQE e; burst_end: the last segment
  * the QP's scheduling iteration may send.
  */
@@ -366,7 +378,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
          * ACK the burst's packets would time out and go again.
          */
         p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0 ||
-                   burst_end;
+                   burst_end || window_full(qp);
         p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
                info->opcode != SNIC_WR_RDMA_WRITE;
         if (snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) {

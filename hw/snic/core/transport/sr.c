@@ -53,6 +53,7 @@
 #include "mw.h"
 #include "rdma.h"
 #include "wire.h"
+#include "programs/dctcp_window.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)
@@ -62,9 +63,29 @@ bool snic_sr_on(const SnicQp *qp)
     return snic_programs[qp->program]->flags & SNIC_PROG_SR;
 }
 
+/*
+ * SNIC_TRANSPORT_SRNIC_DCTCP's area: the responder's CE count heads it
+ * (SNIC_PROG_ECE), DCTCP's window (SRNIC section 5) follows SRNIC's state
+ */
+typedef struct SrDctcp {
+    SnicCeEcho echo;
+    SnicSrQp sr;
+    SnicDctcpWindow w;
+} SrDctcp;
+
 SnicSrQp *snic_sr_qp(SnicQp *qp)
 {
-    return snic_sr_on(qp) ? snic_prog_state(qp) : NULL;
+    if (!snic_sr_on(qp)) {
+        return NULL;
+    }
+    return snic_prog_ece(qp) ? &((SrDctcp *)snic_prog_state(qp))->sr :
+                               snic_prog_state(qp);
+}
+
+/* DCTCP's window of an SRNIC QP that runs it, or NULL (a fixed window) */
+static SnicDctcpWindow *sr_dctcp(SnicQp *qp)
+{
+    return snic_prog_ece(qp) ? &((SrDctcp *)snic_prog_state(qp))->w : NULL;
 }
 
 static uint32_t qpn_of(SnicCore *c, SnicQp *qp)
@@ -697,8 +718,30 @@ static void req_sacked(SnicSrQp *s, const SnicFeedback *fb, bool block,
 
 static void req_window(SnicCore *c, SnicQp *qp, SnicSrQp *s)
 {
-    snic_transport_set_window(c, qp, sr_window(s) +
+    SnicDctcpWindow *w = sr_dctcp(qp);
+
+    snic_transport_set_window(c, qp, (w ? snic_dctcp_segments(w) :
+                                      sr_window(s)) +
                               (s->req_recovery ? s->sacked : 0));
+}
+
+/*
+ * DCTCP's reaction to an ACK (dctcp_window.h): marks cut the window once
+ * a round trip; new data grows it outside loss recovery, which holds it
+ * (RFC 6675); the loss itself halved it when recovery began (RFC 8257
+ * 3.5, once a round trip as any cut)
+ */
+static void req_dctcp(SnicQp *qp, SnicDctcpWindow *w, const SnicFeedback *fb,
+                      bool recovery)
+{
+    uint32_t marks = snic_dctcp_marks(w, fb);
+
+    if (fb->progress) {
+        snic_dctcp_ack(qp, w, fb, marks, !recovery, SNIC_SR_SPAN);
+    } else if (marks) {
+        w->win_marked += marks;
+        snic_dctcp_marked(qp, w);
+    }
 }
 
 static void req_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t type,
@@ -713,6 +756,9 @@ static void req_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t type,
 
 static void sr_init(SnicCore *c, SnicQp *qp)
 {
+    if (sr_dctcp(qp)) {
+        snic_dctcp_init(qp, sr_dctcp(qp), SNIC_SR_SPAN);
+    }
     req_window(c, qp, snic_sr_qp(qp));
 }
 
@@ -741,9 +787,16 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
             s->recover = psn_add(end, -1);
             s->sack_hi = fb->sack;
             s->sacked = 0;
+            if (sr_dctcp(qp)) {
+                snic_dctcp_cut(qp, sr_dctcp(qp), sr_dctcp(qp)->cwnd / 2);
+            }
             SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 1, una);
         }
+        if (sr_dctcp(qp)) {
+            req_dctcp(qp, sr_dctcp(qp), fb, s->req_recovery);
+        }
         if (!s->req_recovery) {
+            req_window(c, qp, s);
             break;
         }
         req_sacked(s, fb, block, una);
@@ -768,9 +821,13 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         break;
     case SNIC_FB_NAK_SEQ:
         /* something not placeable out of order was lost: back N */
+        if (sr_dctcp(qp)) {
+            snic_dctcp_cut(qp, sr_dctcp(qp), sr_dctcp(qp)->cwnd / 2);
+        }
         if (s->req_recovery) {
             req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO, fb->psn);
         }
+        req_window(c, qp, s);
         snic_gbn_incoming(c, qp, fb);
         break;
     default:
@@ -782,12 +839,18 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 static void sr_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicSrQp *s = snic_sr_qp(qp);
+    uint32_t flight = snic_transport_outstanding(qp);
 
-    if (snic_transport_rto_expired(qp, now) &&
-        snic_transport_outstanding(qp) && s->req_recovery) {
-        /* a retransmission was lost too: all goes again, host forgets */
-        req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO,
-                 snic_transport_wnd_start(qp));
+    if (snic_transport_rto_expired(qp, now) && flight) {
+        if (sr_dctcp(qp)) {
+            snic_dctcp_timeout(qp, sr_dctcp(qp), flight);
+        }
+        if (s->req_recovery) {
+            /* a retransmission was lost too: all goes again, host forgets */
+            req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO,
+                     snic_transport_wnd_start(qp));
+        }
+        req_window(c, qp, s);
     }
     snic_gbn_periodic(c, qp, now);
 }
@@ -973,6 +1036,18 @@ const SnicProgram snic_program_srnic = {
     .ack_policy = SNIC_ACK_IBA,
     .flags = SNIC_PROG_SR,
     .state_bytes = sizeof(SnicSrQp),
+    .init = sr_init,
+    .incoming = sr_incoming,
+    .periodic = sr_periodic,
+};
+
+/* SRNIC with DCTCP's window (section 5) in place of the fixed one */
+const SnicProgram snic_program_srnic_dctcp = {
+    .name = "SRNIC-DCTCP",
+    .credit = SNIC_CREDIT_WINDOW,
+    .ack_policy = SNIC_ACK_IBA,
+    .flags = SNIC_PROG_SR | SNIC_PROG_ECE,
+    .state_bytes = sizeof(SrDctcp),
     .init = sr_init,
     .incoming = sr_incoming,
     .periodic = sr_periodic,

@@ -20,6 +20,7 @@ const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_NDP] = &snic_program_ndp,
     [SNIC_PROGRAM_IRN] = &snic_program_irn,
     [SNIC_PROGRAM_SRNIC] = &snic_program_srnic,
+    [SNIC_PROGRAM_SRNIC_DCTCP] = &snic_program_srnic_dctcp,
 };
 
 /* ---- the registry: programs and their state areas ---- */

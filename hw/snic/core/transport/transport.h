@@ -340,6 +340,7 @@ enum {
     SNIC_PROGRAM_NDP = SNIC_TRANSPORT_NDP,
     SNIC_PROGRAM_IRN = SNIC_TRANSPORT_IRN,
     SNIC_PROGRAM_SRNIC = SNIC_TRANSPORT_SRNIC,
+    SNIC_PROGRAM_SRNIC_DCTCP = SNIC_TRANSPORT_SRNIC_DCTCP,
     SNIC_PROGRAMS
 };
 extern const SnicProgram snic_program_gbn;
@@ -348,6 +349,7 @@ extern const SnicProgram snic_program_newreno;
 extern const SnicProgram snic_program_dcqcn;
 extern const SnicProgram snic_program_sack;
 extern const SnicProgram snic_program_dctcp;
+extern const SnicProgram snic_program_srnic_dctcp;
 extern const SnicProgram snic_program_ndp;
 extern const SnicProgram snic_program_irn;
 extern const SnicProgram snic_program_srnic;       /* sr.c */
