@@ -4,7 +4,7 @@
  * selection and commands; the responder's loss recovery fed by hand
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
  * duplicates and very late packets, an ePSN update 202 PSNs late, a
- * CtrlQ overflow); the requester's
+ * CtrlQ overflow, the CtrlQ removed in recovery); the requester's
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); SENDs placed by SSN and completed in order (by the
@@ -412,26 +412,43 @@ static void test_resp_epsn_far_behind(void)
 }
 
 /*
- * A full CtrlQ: the packets it could not report are dropped unplaced,
- * counted, and one async event says so (once until the host frees
- * slots); once it does, their retransmissions are placed, and the
- * transfer ends with every byte right and the QP in RTS.
+ * A full CtrlQ: the packets it could not report (ahead of ePSN and at
+ * it) are dropped unplaced, counted, and one async event says so (once
+ * until the host frees slots); the first draws a sequence NAK so the
+ * peer goes back N at once, not at its timeout. Once the host frees
+ * slots, the peer's resends are placed, and the transfer ends with
+ * every byte right and the QP in RTS.
  */
 static void test_ctrlq_overflow(void)
 {
     struct snic_aeqe ev;
-    unsigned i, events = 0;
+    unsigned i, events = 0, frames;
+    SnicPkt p;
     Resp r;
 
     resp_init(&r, SNIC_SR_CTRLQ_MIN_LOG2);
-    for (i = 1; i <= 20; i++) {
+    for (i = 1; i <= 16; i++) {
         wr(&r, i, 0x10 + i);
     }
+    frames = r.b.h->frames->len;
+    wr(&r, 17, 0x10 + 17);
+    /* dropped: go-back-N's NAK asks for ePSN on at once, once a gap */
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, r.e);
+    for (i = 18; i <= 20; i++) {
+        wr(&r, i, 0x10 + i);
+    }
+    wr(&r, 0, 0x10);                    /* at ePSN too: no slot, dropped */
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, r.e);
     g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 16);
-    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 4);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 5);
     for (i = 17; i <= 20; i++) {
         g_assert_cmpuint(at(&r, i), ==, 0);     /* never placed */
     }
+    g_assert_cmpuint(at(&r, 0), ==, 0);
     while (fake_aeq_poll(r.b.h, &ev)) {
         if (GUINT32_FROM_LE(ev.event) == SNIC_EVENT_SR_CTRLQ_OVERFLOW) {
             g_assert_cmpuint(GUINT64_FROM_LE(ev.data), ==, r.b.qpn);
@@ -440,10 +457,10 @@ static void test_ctrlq_overflow(void)
     }
     g_assert_cmpuint(events, ==, 1);
     g_assert_cmpuint(sr_host_poll(&r.hb), ==, 16);
-    for (i = 17; i <= 20; i++) {
-        wr(&r, i, 0x10 + i);            /* sent again: placed now */
+    /* the peer went back N: all of it again, placed now */
+    for (i = 0; i <= 20; i++) {
+        wr(&r, i, 0x10 + i);
     }
-    wr(&r, 0, 0x10);
     g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
     g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 21));
     for (i = 0; i <= 20; i++) {
@@ -453,7 +470,79 @@ static void test_ctrlq_overflow(void)
     resp_free(&r);
 }
 
-/* ---- SENDs placed by SSN (section 4.4.1) ---- */
+static uint16_t remove_ctrlq(Node *n)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SR_CTRLQ,
+                        sizeof(cmd.create_sr_ctrlq));
+    return fake_admin(n->h, &cmd, NULL);
+}
+
+/*
+ * The CtrlQ removed while a WRITE's responder is in recovery: it leaves
+ * it as go-back-N would (ePSN stays, a sequence NAK for it at once; the
+ * host's ePSN already rung is stale, not a guest error), and the peer's
+ * resends, the PSNs placed ahead of ePSN among them, complete the
+ * transfer byte for byte. Without a CtrlQ a new gap draws a NAK, no
+ * recovery.
+ */
+static void test_ctrlq_removed_resp(void)
+{
+    SnicSrQp *s;
+    SnicPkt p;
+    unsigned i;
+    Resp r;
+
+    resp_init(&r, 6);
+    s = snic_sr_qp(r.qb);
+    wr(&r, 1, 0x31);
+    wr(&r, 2, 0x32);
+    wr(&r, 4, 0x34);
+    wr(&r, 0, 0x30);
+    g_assert_true(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    g_assert_cmpuint(sr_host_take(&r.hb), ==, 4);
+    g_assert_cmpuint(r.hb.nout, ==, 1);         /* ePSN e + 3 */
+    /* rung, not yet read by the device when the CtrlQ goes */
+    fake_write(r.b.h, SR_RETRYQ, &r.hb.out[0], sizeof(r.hb.out[0]));
+    r.hb.retry_pi++;
+    fake_doorbell(r.b.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, r.b.qpn,
+                  r.hb.retry_pi);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_OK);
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, psn_add(r.e, 1));
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_stale), ==, 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    /* the peer goes back N from e + 1 */
+    for (i = 1; i <= 5; i++) {
+        wr(&r, i, 0x30 + i);
+    }
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 6));
+    for (i = 0; i <= 5; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0x30 + i);
+    }
+    /* no CtrlQ: a gap is go-back-N's */
+    wr(&r, 7, 0x37);
+    g_assert_false(s->resp_recovery);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, psn_add(r.e, 6));
+    g_assert_cmpuint(at(&r, 7), ==, 0);
+    wr(&r, 6, 0x36);
+    wr(&r, 7, 0x37);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 8));
+    g_assert_cmpuint(at(&r, 6), ==, 0x36);
+    g_assert_cmpuint(at(&r, 7), ==, 0x37);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
 
 #define RBUF        (BUF + 0x100000)    /* b's receive buffers, 8 KiB each */
 
@@ -675,6 +764,35 @@ static void test_send_rnr_and_bad_ssn(void)
     snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 3, 0, 100, 0xf1, 0);
     last_ack(&r, &p);
     g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_INV_REQ);
+    resp_free(&r);
+}
+
+/*
+ * The device keeps no record of the SEND completions it left to the
+ * host: while one is owed, removing the CtrlQ (which the host needs to
+ * learn when ePSN passes them) is refused and changes nothing; once the
+ * host gave them back, the CtrlQ may go.
+ */
+static void test_ctrlq_removed_send(void)
+{
+    Resp r;
+
+    resp_init(&r, 6);
+    post_recvs(&r, 2);
+    snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 1, 0, 1024, 0x41, 0);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_BAD_STATE);
+    g_assert_true(snic_sr_qp(r.qb)->resp_recovery);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1024, 0x40, 0);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_BAD_STATE);
+    sr_host_poll(&r.hb);
+    fake_run(r.b.h);
+    recv_cqe(&r, 100, 1024, 0, 0);
+    recv_cqe(&r, 101, 1024, 0, 0);
+    assert_filled(&r, 0, 0, 1024, 0x40);
+    assert_filled(&r, 1, 0, 1024, 0x41);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
 }
 
@@ -1016,6 +1134,29 @@ static void test_req_lost_retransmission_per_hole(void)
     fake_host_free(q.b.h);
 }
 
+/*
+ * The CtrlQ removed while the requester is in recovery: no host decides
+ * its resends any more, so it goes back N from lACK at once, as on its
+ * timeout, and the rest completes by the cumulative ACK.
+ */
+static void test_ctrlq_removed_req(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 4);
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    g_assert_cmpuint(remove_ctrlq(&q.a), ==, SNIC_ADMIN_OK);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q) & 0xfe, ==, 0xfe);  /* back N from 1 */
+    ack(&q, 7, 0, 0);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 1);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
 /*
@@ -1205,6 +1346,9 @@ int main(int argc, char **argv)
                     test_resp_epsn_whole_window);
     g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
+    g_test_add_func("/sr/ctrlq-removed/resp", test_ctrlq_removed_resp);
+    g_test_add_func("/sr/ctrlq-removed/send", test_ctrlq_removed_send);
+    g_test_add_func("/sr/ctrlq-removed/req", test_ctrlq_removed_req);
     g_test_add_func("/sr/send/ooo", test_send_ooo);
     g_test_add_func("/sr/send/recv-done-hostile",
                     test_send_recv_done_hostile);

@@ -9,7 +9,9 @@
  * recovery. In recovery the metadata of every packet taken (its PSN, the
  * ePSN after it, the fast-exit range) goes to the CtrlQ *before* the
  * packet is taken: a packet whose report finds no slot is dropped
- * unplaced, so the host's bitmap never misses a placed PSN. The device
+ * unplaced, so the host's bitmap never misses a placed PSN (and the
+ * first such drop until ePSN moves draws a sequence NAK: the peer goes
+ * back N at once). Without a CtrlQ (removed) recovery is go-back-N's. The device
  * keeps no bitmap, only the fast-exit range: the run of placed PSNs
  * ending at the highest PSN placed in this recovery. Only the host moves
  * ePSN over PSNs placed out of order (SNIC_SR_RETRY_EPSN); an ePSN in
@@ -101,6 +103,12 @@ static void ctrl_lost(SnicCore *c, SnicQp *qp, uint32_t psn, bool req)
     }
 }
 
+/* A requester's entry (SNIC_SR_CTRL_RESP_RECV, numbered after, is not) */
+static bool ctrl_is_req(uint8_t type)
+{
+    return type >= SNIC_SR_CTRL_REQ_ACK && type <= SNIC_SR_CTRL_REQ_RTO;
+}
+
 /* Write an entry (body, then the phase byte) and raise the vector */
 static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
 {
@@ -108,8 +116,7 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
     uint64_t at;
 
     if (!ctrl_room(c)) {
-        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
-                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn), ctrl_is_req(e->type));
         return false;
     }
     at = q->base + (uint64_t)(q->tail & ((1u << q->log2_depth) - 1)) *
@@ -122,8 +129,7 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
                        &e->flags, sizeof(*e) -
                        offsetof(struct snic_sr_ctrl, flags))) {
         SNIC_GUEST_ERROR(c, GE_SR_RING, 0, qpn_of(c, qp), q->tail);
-        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
-                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn), ctrl_is_req(e->type));
         return false;
     }
     q->tail++;
@@ -150,6 +156,23 @@ static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
 }
 
 /* ---- responder ---- */
+
+/*
+ * A packet whose report found no CtrlQ slot: dropped unplaced (a loss
+ * the peer repairs), and go-back-N's sequence NAK once per gap (until
+ * ePSN moves), so the peer resends from ePSN at once instead of waiting
+ * for its timeout while the host frees slots.
+ */
+static void resp_unreported(SnicCore *c, SnicQp *qp, uint32_t psn)
+{
+    SnicResp *r = &qp->resp;
+
+    ctrl_lost(c, qp, psn, false);
+    if (!r->nak_sent) {
+        r->nak_sent = true;
+        snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+    }
+}
 
 static void resp_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s)
 {
@@ -246,12 +269,7 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     uint8_t syn;
 
     if ((was || d) && !ctrl_room(c)) {
-        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
-        if (!was && !r->nak_sent) {
-            /* no recovery to start (no CtrlQ): go-back-N's answer */
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
-        }
+        resp_unreported(c, qp, p->psn);
         return;
     }
     syn = snic_resp_place_write(c, qp, p, !d);
@@ -310,7 +328,11 @@ static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
     s->msg.resp++;
 }
 
-/* A SEND Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV) */
+/*
+ * A SEND Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV);
+ * placed, so its offset + payload is at most 2^31 (resp.c, msg_wqe()):
+ * byte_len cannot wrap
+ */
 static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
                         const SnicPkt *p)
 {
@@ -351,11 +373,7 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
 
     if (need && !ctrl_room_n(c, need)) {
-        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
-        if (!was && d && !r->nak_sent) {
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
-        }
+        resp_unreported(c, qp, p->psn);
         return;
     }
     /* messages ePSN passed may still await the host's completion */
@@ -432,7 +450,7 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         return true;
     }
     if (s->resp_recovery && !ctrl_room(c)) {
-        ctrl_lost(c, qp, p->psn, false);    /* not executed: sent again */
+        resp_unreported(c, qp, p->psn);     /* not executed: sent again */
         return true;
     }
     return false;       /* in order: the engine's path */
@@ -756,6 +774,61 @@ void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     snic_sched_notify(c, qp);
 }
 
+/*
+ * Without a CtrlQ no QP can report what recovery needs: each SRNIC QP
+ * leaves it as go-back-N would have it. The responder keeps its ePSN and
+ * the PSNs it placed above it are simply received again (a WRITE's and
+ * a SEND's bytes land where they did: placement is idempotent), its
+ * sequence NAK asking for them at once; the requester goes back N as on
+ * its timeout. RetryQ entries rung so far were decided from bitmaps the
+ * host holds no more: stale. A responder owing the host SEND completions
+ * (SNIC_SR_CTRL_RESP_RECV told, SNIC_SR_RETRY_RECV_DONE not yet taken)
+ * keeps no record of them to finish them by itself, and without a CtrlQ
+ * the host never learns when ePSN passes them: BAD_STATE, nothing changed.
+ */
+static uint16_t ctrlq_remove(SnicCore *c)
+{
+    uint32_t i, n = c->cfg.max_qp + 2;
+    SnicSrQp *s;
+    SnicQp *qp;
+
+    for (i = 0; i < n; i++) {
+        qp = &c->qps[i];
+        if (qp->valid && snic_sr_on(qp) &&
+            snic_sr_qp(qp)->recv_told != snic_sr_qp(qp)->msg.resp) {
+            return SNIC_ADMIN_BAD_STATE;
+        }
+    }
+    memset(&c->sr_ctrlq, 0, sizeof(c->sr_ctrlq));
+    for (i = 0; i < n; i++) {
+        qp = &c->qps[i];
+        if (!qp->valid || !snic_sr_on(qp)) {
+            continue;
+        }
+        s = snic_sr_qp(qp);
+        snic_stat_add(&c->stats.sr_retry_stale,
+                      (uint16_t)(s->retry_tail - s->retry_head));
+        s->retry_head = s->retry_tail;
+        if (s->resp_recovery) {
+            resp_exit(c, qp, s);
+            qp->resp.nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, qp->resp.epsn);
+        }
+        if (s->req_recovery) {
+            s->req_recovery = false;
+            SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 0,
+                       snic_transport_wnd_start(qp));
+            if (qp->state == SNIC_QPS_RTS && snic_transport_outstanding(qp)) {
+                snic_transport_retransmit(c, qp,
+                                          snic_transport_wnd_start(qp),
+                                          SNIC_RTX_TIMEOUT);
+                snic_sched_notify(c, qp);
+            }
+        }
+    }
+    return SNIC_ADMIN_OK;
+}
+
 uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
                                   const struct snic_admin_cmd *cmd,
                                   uint64_t *result)
@@ -765,8 +838,7 @@ uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
     uint16_t vector = GUINT16_FROM_LE(a->vector);
 
     if (!base) {
-        memset(&c->sr_ctrlq, 0, sizeof(c->sr_ctrlq));
-        return SNIC_ADMIN_OK;
+        return ctrlq_remove(c);
     }
     if (c->sr_ctrlq.base) {
         return SNIC_ADMIN_BAD_STATE;
