@@ -15,8 +15,9 @@
  *    SNIC_SR_CTRLQ_ENTRY-byte struct snic_sr_ctrl entries the device
  *    writes (body first, then the byte holding SNIC_SR_CTRL_F_PHASE,
  *    set on the first pass over the ring, clear on the second, ... as a
- *    CQ's phase bit) and raises the ring's
- *    MSI-X vector for; software returns slots with an SNIC_DB_SR_CTRLQ
+ *    CQ's phase bit) and raises the ring's MSI-X vector for, once for
+ *    all the entries of a burst (the handler takes every entry it
+ *    finds); software returns slots with an SNIC_DB_SR_CTRLQ
  *    doorbell (qid 0, index = consumer). A full ring: the packet whose
  *    metadata found no slot is dropped unplaced (a loss the selective
  *    recovery repairs), counted (sr_ctrlq_drops) and, once until the

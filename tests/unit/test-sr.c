@@ -4,7 +4,8 @@
  * selection and commands; the responder's loss recovery fed by hand
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
  * duplicates and very late packets, an ePSN update 202 PSNs late, a
- * CtrlQ overflow, the CtrlQ removed in recovery); the requester's
+ * CtrlQ overflow, the CtrlQ removed in recovery, its interrupt
+ * coalesced); the requester's
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); SENDs placed by SSN and completed in order (by the
@@ -118,8 +119,11 @@ static void resp_free(Resp *r)
     fake_host_free(r->b.h);
 }
 
-/* a 1 KiB WRITE Only for PSN e + i to b's BUF + i KiB, filled with 'fill' */
-static void wr(Resp *r, uint32_t i, uint8_t fill)
+/*
+ * a 1 KiB WRITE Only for PSN e + i to b's BUF + i KiB, filled with 'fill',
+ * received; the engine's pass (its ACKs, the CtrlQ's interrupt) not run
+ */
+static void wr_in(Resp *r, uint32_t i, uint8_t fill)
 {
     uint8_t data[1024], frame[2048];
     SnicPkt p;
@@ -142,6 +146,12 @@ static void wr(Resp *r, uint32_t i, uint8_t fill)
     p.xeth.va = p.reth.va;
     n = snic_wire_build(&p, frame, sizeof(frame));
     node_inject(&r->b, frame, n);
+}
+
+/* ... and the engine run */
+static void wr(Resp *r, uint32_t i, uint8_t fill)
+{
+    wr_in(r, i, fill);
     fake_run(r->b.h);
 }
 
@@ -543,6 +553,34 @@ static void test_ctrlq_removed_resp(void)
     g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
 }
+
+/*
+ * The CtrlQ's interrupt is coalesced: the entries written in one pass
+ * of the engine raise its vector once; the next pass's entries once more.
+ */
+static void test_ctrlq_irq_coalesced(void)
+{
+    unsigned irqs, i;
+    Resp r;
+
+    resp_init(&r, 6);
+    irqs = r.b.h->irqs[SR_CTRLQ_VECTOR];
+    for (i = 1; i <= 4; i++) {
+        wr_in(&r, i, 0x60 + i);
+    }
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 4);
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 1);
+    fake_run(r.b.h);                    /* nothing new: no interrupt */
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 1);
+    wr(&r, 6, 0x66);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 5);
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 2);
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 5);
+    resp_free(&r);
+}
+
+/* ---- SENDs placed by SSN (section 4.4.1) ---- */
 
 #define RBUF        (BUF + 0x100000)    /* b's receive buffers, 8 KiB each */
 
@@ -1346,6 +1384,7 @@ int main(int argc, char **argv)
                     test_resp_epsn_whole_window);
     g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
+    g_test_add_func("/sr/ctrlq-irq-coalesced", test_ctrlq_irq_coalesced);
     g_test_add_func("/sr/ctrlq-removed/resp", test_ctrlq_removed_resp);
     g_test_add_func("/sr/ctrlq-removed/send", test_ctrlq_removed_send);
     g_test_add_func("/sr/ctrlq-removed/req", test_ctrlq_removed_req);

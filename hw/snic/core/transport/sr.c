@@ -109,7 +109,12 @@ static bool ctrl_is_req(uint8_t type)
     return type >= SNIC_SR_CTRL_REQ_ACK && type <= SNIC_SR_CTRL_REQ_RTO;
 }
 
-/* Write an entry (body, then the phase byte) and raise the vector */
+/*
+ * Write an entry (body, then the phase byte); its vector rises at the
+ * end of the burst (snic_sr_ctrlq_flush()): one MSI-X message for all
+ * the entries of a scheduler pass, as a CQ's event stands for all its
+ * CQEs until rearmed. The host's handler takes every entry it finds.
+ */
 static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
@@ -134,8 +139,18 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
     }
     q->tail++;
     snic_stat_inc(&c->stats.sr_ctrlq_entries);
-    snic_raise_irq(c, q->vector);
+    q->irq_pending = true;
     return true;
+}
+
+void snic_sr_ctrlq_flush(SnicCore *c)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    if (q->irq_pending) {
+        q->irq_pending = false;
+        snic_raise_irq(c, q->vector);
+    }
 }
 
 static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
