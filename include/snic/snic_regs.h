@@ -249,7 +249,8 @@ struct snic_stats {
     __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
     __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
     __le64 sr_retry_stale;      /* ... skipped: overtaken by the device */
+    __le64 sr_ctrlq_refused;    /* CtrlQ reports refused: dup, QP quota */
 };
-_Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
+_Static_assert(sizeof(struct snic_stats) == 352, "snic_stats is 352 bytes");
 
 #endif /* SNIC_REGS_H */

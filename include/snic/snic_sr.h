@@ -23,7 +23,11 @@
  *    recovery repairs), counted (sr_ctrlq_drops) and, once until the
  *    next doorbell, SNIC_EVENT_SR_CTRLQ_OVERFLOW is posted; the first
  *    drop until ePSN moves draws a sequence NAK (go-back-N's answer), so
- *    the peer resends without waiting for its timeout.
+ *    the peer resends without waiting for its timeout. Each QP may hold
+ *    at most twice its window of the ring's entries (a report beyond is
+ *    refused as a full ring's is, counted in sr_ctrlq_refused), and a
+ *    duplicate of a PSN in the fast-exit range is acknowledged, not
+ *    reported again.
  *  - a RetryQ per QP (SET_QP_SR), of SNIC_SR_RETRYQ_ENTRY-byte struct
  *    snic_sr_retry entries software writes and rings with SNIC_DB_SR_RETRYQ
  *    (qid = QPN, index = producer; free-running 16 bits, at most the

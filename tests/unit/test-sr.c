@@ -5,7 +5,7 @@
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
  * duplicates and very late packets, an ePSN update 202 PSNs late, a
  * CtrlQ overflow, the CtrlQ removed in recovery, its interrupt
- * coalesced); the requester's
+ * coalesced, a hostile QP held to its quota); the requester's
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); SENDs placed by SSN and completed in order (by the
@@ -288,24 +288,33 @@ static void test_resp_fig8_race(void)
 }
 
 /*
- * A duplicate in recovery is placed again (the same bytes: its WQE is
- * still outstanding at the requester) and reported; after ePSN passed
- * it, a very late copy is never placed; one beyond the window neither.
- * An update claiming PSNs never placed is refused.
+ * A duplicate in recovery of a PSN in the fast-exit range is acknowledged
+ * but neither placed nor reported again (counted in sr_ctrlq_refused);
+ * after ePSN passed it, a very late copy is never placed; one beyond
+ * the window neither. An update claiming PSNs never placed is refused.
  */
 static void test_resp_duplicates(void)
 {
     struct snic_sr_retry e = { .type = SNIC_SR_RETRY_EPSN };
+    unsigned frames;
     SnicSrQp *s;
+    SnicPkt p;
     Resp r;
 
     resp_init(&r, 6);
     s = snic_sr_qp(r.qb);
     wr(&r, 1, 0xc1);
-    wr(&r, 1, 0xc1);
+    frames = r.b.h->frames->len;
+    wr(&r, 1, 0xee);
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_ACK);
+    g_assert_true(p.xeth.flags & SNIC_XETH_F_SACK);
+    g_assert_cmpuint(at(&r, 1), ==, 0xc1);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_refused), ==, 1);
     g_assert_cmpuint(s->psn_left, ==, psn_add(r.e, 1));
     g_assert_cmpuint(s->psn_right, ==, psn_add(r.e, 1));
-    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 2);
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
     /* e + 3 was never placed: the host may not claim it */
     e.qpn = GUINT32_TO_LE(r.b.qpn);
     e.psn_from = GUINT32_TO_LE(psn_add(r.e, 3));
@@ -577,6 +586,99 @@ static void test_ctrlq_irq_coalesced(void)
     g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 5);
     g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 2);
     g_assert_cmpuint(sr_host_poll(&r.hb), ==, 5);
+    resp_free(&r);
+}
+
+/* a WRITE Only for PSN psn from QP 'from' to b's 'to' at BUF + slot KiB */
+static void wr_qp(Node *from, Node *to, uint32_t psn, uint32_t slot,
+                  uint8_t fill)
+{
+    uint8_t data[1024], frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(data, fill, sizeof(data));
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(from->h->core, snic_qp_get(from->h->core,
+                                                   from->qpn), &p);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    p.psn = psn;
+    p.reth.va = BUF + slot * 1024ull;
+    p.reth.rkey = to->lkey;
+    p.reth.len = sizeof(data);
+    p.payload = data;
+    p.payload_len = sizeof(data);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = to->lkey;
+    p.xeth.va = p.reth.va;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(to, frame, n);
+    fake_run(to->h);
+}
+
+/*
+ * A hostile peer QP (d -> c, window 4) floods b's device: duplicates of
+ * a PSN in c's fast-exit range (acknowledged, never reported) and of one
+ * below it (reported until c's quota, twice its window, is spent; then
+ * dropped unplaced). The CtrlQ (64 entries) keeps room for the honest
+ * QP b on the same device, which recovers and completes, byte for byte.
+ */
+static void test_ctrlq_hostile_qp(void)
+{
+    uint32_t ce, i;
+    SnicQp *qc;
+    Node c, d;
+    Resp r;
+
+    node_init(&r.a, NULL, 1);
+    node_init(&r.b, NULL, 2);
+    node_add_qp(&d, &r.a);
+    node_add_qp(&c, &r.b);
+    g_assert_cmpuint(node_set_transport(&r.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&r.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&c, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&d, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r.hb, &r.b, NULL, 6, 4, 0);
+    g_assert_cmpuint(set_qp_sr(&c, 0, 0, 4), ==, SNIC_ADMIN_OK);
+    node_connect(&r.a, &r.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&r.b, &r.a, SNIC_MTU_1024, 7, 7);
+    node_connect(&d, &c, SNIC_MTU_1024, 7, 7);
+    node_connect(&c, &d, SNIC_MTU_1024, 7, 7);
+    r.qb = snic_qp_get(r.b.h->core, r.b.qpn);
+    r.e = r.qb->resp.epsn;
+    qc = snic_qp_get(r.b.h->core, c.qpn);
+    ce = qc->resp.epsn;
+    /* c enters recovery: [ce + 3] placed; ce + 1 placed below it */
+    wr_qp(&d, &c, psn_add(ce, 3), 100, 0xd3);
+    wr_qp(&d, &c, psn_add(ce, 1), 101, 0xd1);
+    g_assert_true(snic_sr_qp(qc)->resp_recovery);
+    for (i = 0; i < 100; i++) {
+        wr_qp(&d, &c, psn_add(ce, 3), 100, 0xee);
+        wr_qp(&d, &c, psn_add(ce, 1), 101, 0xee);
+    }
+    /* at most its quota in the ring; the rest refused, counted */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 8);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_refused), ==, 200 - 6);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    g_assert_cmpuint(at(&r, 100), ==, 0xd3);
+    g_assert_cmpuint(qc->state, ==, SNIC_QPS_RTS);
+    /* b, honest, recovers meanwhile: its reports find room */
+    for (i = 1; i <= 20; i++) {
+        wr(&r, i, 0x70 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    wr(&r, 0, 0x70);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 21));
+    for (i = 0; i <= 20; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0x70 + i);
+    }
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
 }
 
@@ -1385,6 +1487,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
     g_test_add_func("/sr/ctrlq-irq-coalesced", test_ctrlq_irq_coalesced);
+    g_test_add_func("/sr/ctrlq-hostile-qp", test_ctrlq_hostile_qp);
     g_test_add_func("/sr/ctrlq-removed/resp", test_ctrlq_removed_resp);
     g_test_add_func("/sr/ctrlq-removed/send", test_ctrlq_removed_send);
     g_test_add_func("/sr/ctrlq-removed/req", test_ctrlq_removed_req);

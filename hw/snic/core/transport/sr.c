@@ -11,7 +11,9 @@
  * packet is taken: a packet whose report finds no slot is dropped
  * unplaced, so the host's bitmap never misses a placed PSN (and the
  * first such drop until ePSN moves draws a sequence NAK: the peer goes
- * back N at once). Without a CtrlQ (removed) recovery is go-back-N's. The device
+ * back N at once). Without a CtrlQ (removed) recovery is go-back-N's.
+ * The CtrlQ is shared: a QP may hold a quota of it (ctrl_quota_ok()), and
+ * a duplicate in the fast-exit range is acknowledged, not reported. The device
  * keeps no bitmap, only the fast-exit range: the run of placed PSNs
  * ending at the highest PSN placed in this recovery. Only the host moves
  * ePSN over PSNs placed out of order (SNIC_SR_RETRY_EPSN); an ePSN in
@@ -90,6 +92,54 @@ static bool ctrl_room(SnicCore *c)
     return ctrl_room_n(c, 1);
 }
 
+/*
+ * The CtrlQ entries a QP may still have in the ring, counted in two
+ * generations (no per-slot record): once the host's consumer index
+ * passes ctrl_mark, where the current one began, the older one's
+ * entries are all taken and the current one becomes the older. An upper
+ * bound: entries of the older generation may be taken already.
+ */
+static uint32_t ctrl_held(SnicCore *c, SnicSrQp *s)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    if (!s->ctrl_cur && !s->ctrl_prev) {
+        s->ctrl_mark = q->tail;
+    } else if ((int32_t)(q->head - s->ctrl_mark) >= 0) {
+        s->ctrl_prev = s->ctrl_cur;
+        s->ctrl_cur = 0;
+        s->ctrl_mark = q->tail;
+    }
+    return s->ctrl_prev + s->ctrl_cur;
+}
+
+/*
+ * A QP's quota of the device-wide CtrlQ: a window of packets, a SEND
+ * Last taking two entries. An honest peer sends each PSN of the window
+ * about once per recovery; a hostile one resending PSNs the device
+ * reported already (it keeps no bitmap to tell) is refused here beyond
+ * that, so it cannot take the ring from the other QPs.
+ */
+static bool ctrl_quota_ok(SnicCore *c, SnicQp *qp, uint32_t n)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    return ctrl_held(c, s) + n <= 2 * sr_window(s);
+}
+
+/* A report refused (a duplicate in the range: type 0), counted */
+static void ctrl_refused(SnicCore *c, SnicQp *qp, uint32_t psn, uint8_t type)
+{
+    snic_stat_inc(&c->stats.sr_ctrlq_refused);
+    SNIC_EVENT(c, SR_CTRLQ_REFUSED, qpn_of(c, qp), psn, type);
+}
+
+/* Room in the ring and in the QP's quota for n entries */
+static bool resp_room(SnicCore *c, SnicQp *qp, uint32_t n)
+{
+    return ctrl_room_n(c, n) && ctrl_quota_ok(c, qp, n);
+}
+
 /* Metadata lost (ring full or absent): counted, told once a doorbell */
 static void ctrl_lost(SnicCore *c, SnicQp *qp, uint32_t psn, bool req)
 {
@@ -118,16 +168,25 @@ static bool ctrl_is_req(uint8_t type)
 static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
+    SnicSrQp *s = snic_sr_qp(qp);
+    bool exit = e->type == SNIC_SR_CTRL_RESP_EXIT ||
+                e->type == SNIC_SR_CTRL_REQ_EXIT ||
+                e->type == SNIC_SR_CTRL_REQ_RTO;
     uint64_t at;
 
     if (!ctrl_room(c)) {
         ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn), ctrl_is_req(e->type));
         return false;
     }
+    /* an exit is never refused: one per recovery, entered by a report */
+    if (!ctrl_quota_ok(c, qp, 1) && !exit) {
+        ctrl_refused(c, qp, GUINT32_FROM_LE(e->psn), e->type);
+        return false;
+    }
     at = q->base + (uint64_t)(q->tail & ((1u << q->log2_depth) - 1)) *
          SNIC_SR_CTRLQ_ENTRY;
     e->qpn = GUINT32_TO_LE(qpn_of(c, qp));
-    e->retry_ci = GUINT16_TO_LE(snic_sr_qp(qp)->retry_head);
+    e->retry_ci = GUINT16_TO_LE(s->retry_head);
     e->flags |= snic_ring_phase(q->tail, q->log2_depth);
     if (snic_dma_write(c, at, e, offsetof(struct snic_sr_ctrl, flags)) ||
         snic_dma_write(c, at + offsetof(struct snic_sr_ctrl, flags),
@@ -138,6 +197,7 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
         return false;
     }
     q->tail++;
+    s->ctrl_cur++;
     snic_stat_inc(&c->stats.sr_ctrlq_entries);
     q->irq_pending = true;
     return true;
@@ -173,16 +233,22 @@ static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
 /* ---- responder ---- */
 
 /*
- * A packet whose report found no CtrlQ slot: dropped unplaced (a loss
- * the peer repairs), and go-back-N's sequence NAK once per gap (until
- * ePSN moves), so the peer resends from ePSN at once instead of waiting
- * for its timeout while the host frees slots.
+ * A packet whose report found no CtrlQ slot (or none left in its QP's
+ * quota): dropped unplaced (a loss the peer repairs), and go-back-N's
+ * sequence NAK once per gap (until ePSN moves), so the peer resends from
+ * ePSN at once instead of waiting for its timeout while the host frees
+ * slots.
  */
-static void resp_unreported(SnicCore *c, SnicQp *qp, uint32_t psn)
+static void resp_unreported(SnicCore *c, SnicQp *qp, uint32_t psn,
+                            uint32_t n)
 {
     SnicResp *r = &qp->resp;
 
-    ctrl_lost(c, qp, psn, false);
+    if (ctrl_room_n(c, n)) {
+        ctrl_refused(c, qp, psn, SNIC_SR_CTRL_RESP);
+    } else {
+        ctrl_lost(c, qp, psn, false);
+    }
     if (!r->nak_sent) {
         r->nak_sent = true;
         snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
@@ -283,8 +349,8 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     bool last = op_last(p->opcode), was = s->resp_recovery;
     uint8_t syn;
 
-    if ((was || d) && !ctrl_room(c)) {
-        resp_unreported(c, qp, p->psn);
+    if ((was || d) && !resp_room(c, qp, 1)) {
+        resp_unreported(c, qp, p->psn, 1);
         return;
     }
     syn = snic_resp_place_write(c, qp, p, !d);
@@ -387,8 +453,8 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     uint32_t need = (was || d) + (last && !self);
     uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
 
-    if (need && !ctrl_room_n(c, need)) {
-        resp_unreported(c, qp, p->psn);
+    if (need && !resp_room(c, qp, need)) {
+        resp_unreported(c, qp, p->psn, need);
         return;
     }
     /* messages ePSN passed may still await the host's completion */
@@ -439,6 +505,13 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the window */
         return true;
     }
+    if (d && s->resp_recovery && snic_psn_cmp(p->psn, s->psn_left) >= 0 &&
+        snic_psn_cmp(p->psn, s->psn_right) <= 0) {
+        /* placed and reported already: acknowledged, not reported again */
+        ctrl_refused(c, qp, p->psn, 0);
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+        return true;
+    }
     if (p->opcode == SNIC_OP_RC_WRITE_LAST_IMM ||
         p->opcode == SNIC_OP_RC_WRITE_ONLY_IMM) {
         /* its completion would need the host's word (not in this slice) */
@@ -464,8 +537,8 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         }
         return true;
     }
-    if (s->resp_recovery && !ctrl_room(c)) {
-        resp_unreported(c, qp, p->psn);     /* not executed: sent again */
+    if (s->resp_recovery && !resp_room(c, qp, 1)) {
+        resp_unreported(c, qp, p->psn, 1);  /* not executed: sent again */
         return true;
     }
     return false;       /* in order: the engine's path */
@@ -821,6 +894,7 @@ static uint16_t ctrlq_remove(SnicCore *c)
             continue;
         }
         s = snic_sr_qp(qp);
+        s->ctrl_cur = s->ctrl_prev = 0;     /* the next ring counts anew */
         snic_stat_add(&c->stats.sr_retry_stale,
                       (uint16_t)(s->retry_tail - s->retry_head));
         s->retry_head = s->retry_tail;

@@ -52,8 +52,9 @@ typedef struct SnicSrCtrlq {
  * ends; both ends the message numbers (SSNs, section 4.4.1) SEND packets
  * carry, and the responder the SSN after the last SEND whose completion
  * it left to the host (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind
- * it, completions wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap:
- * those are the host's.
+ * it, completions wait for the host's SNIC_SR_RETRY_RECV_DONE; and what
+ * the QP may still hold of the CtrlQ, its quota (sr.c, ctrl_held()). No
+ * bitmap: those are the host's.
  */
 typedef struct SnicSrQp {
     uint64_t retryq;            /* RetryQ ring (SET_QP_SR; 0: none) */
@@ -69,6 +70,9 @@ typedef struct SnicSrQp {
     uint32_t recover:24;        /* requester: the highest PSN sent at entry */
     SnicOooMsg msg;             /* SSNs: the requester's, the responder's */
     uint32_t recv_told;         /* responder: SSN after the last one told */
+    uint32_t ctrl_mark;         /* CtrlQ tail when ctrl_cur began */
+    uint16_t ctrl_cur;          /* its CtrlQ entries since ctrl_mark */
+    uint16_t ctrl_prev;         /* ... before it, maybe not all taken */
 } SnicSrQp;
 
 /* Does the QP run SRNIC (its state is snic_sr_qp())? */
