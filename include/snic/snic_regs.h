@@ -61,7 +61,8 @@
  * counts segments in flight (not SACKed), up to SNIC_SR_SPAN PSNs beyond
  * lACK (it was 8 bits at offset 5, counted from lACK); SRNIC
  * takes RDMA WRITE with Immediate (no longer NAKed): its completion may
- * go through the host, SNIC_SR_RECV_F_WRITE.
+ * go through the host, SNIC_SR_RECV_F_WRITE; SNIC_TRANSPORT_SRNIC_DCTCP;
+ * struct snic_stats sr_ctrlq_refused (the CtrlQ quota per QP).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
@@ -254,7 +255,9 @@ struct snic_stats {
     __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
     __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
     __le64 sr_retry_stale;      /* ... skipped: overtaken by the device */
+    /* ABI 3.6 */
+    __le64 sr_ctrlq_refused;    /* CtrlQ reports refused: dup, QP quota */
 };
-_Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
+_Static_assert(sizeof(struct snic_stats) == 352, "snic_stats is 352 bytes");
 
 #endif /* SNIC_REGS_H */

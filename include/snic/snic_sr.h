@@ -18,12 +18,19 @@
  *    SNIC_SR_CTRLQ_ENTRY-byte struct snic_sr_ctrl entries the device
  *    writes (body first, then the byte holding SNIC_SR_CTRL_F_PHASE,
  *    set on the first pass over the ring, clear on the second, ... as a
- *    CQ's phase bit) and raises the ring's
- *    MSI-X vector for; software returns slots with an SNIC_DB_SR_CTRLQ
+ *    CQ's phase bit) and raises the ring's MSI-X vector for, once for
+ *    all the entries of a burst (the handler takes every entry it
+ *    finds); software returns slots with an SNIC_DB_SR_CTRLQ
  *    doorbell (qid 0, index = consumer). A full ring: the packet whose
  *    metadata found no slot is dropped unplaced (a loss the selective
  *    recovery repairs), counted (sr_ctrlq_drops) and, once until the
- *    next doorbell, SNIC_EVENT_SR_CTRLQ_OVERFLOW is posted.
+ *    next doorbell, SNIC_EVENT_SR_CTRLQ_OVERFLOW is posted; the first
+ *    drop until ePSN moves draws a sequence NAK (go-back-N's answer), so
+ *    the peer resends without waiting for its timeout. Each QP may hold
+ *    at most twice its window of the ring's entries (a report beyond is
+ *    refused as a full ring's is, counted in sr_ctrlq_refused), and a
+ *    duplicate of a PSN in the fast-exit range is acknowledged, not
+ *    reported again.
  *  - a RetryQ per QP (SET_QP_SR), of SNIC_SR_RETRYQ_ENTRY-byte struct
  *    snic_sr_retry entries software writes and rings with SNIC_DB_SR_RETRYQ
  *    (qid = QPN, index = producer; free-running 16 bits, at most the
@@ -126,6 +133,15 @@ struct snic_sr_ctrl_recv {
 };
 _Static_assert(sizeof(struct snic_sr_ctrl_recv) == SNIC_SR_CTRLQ_ENTRY,
                "sr_ctrl_recv size");
+_Static_assert(__builtin_offsetof(struct snic_sr_ctrl_recv, type) ==
+               __builtin_offsetof(struct snic_sr_ctrl, type) &&
+               __builtin_offsetof(struct snic_sr_ctrl_recv, flags) ==
+               __builtin_offsetof(struct snic_sr_ctrl, flags) &&
+               __builtin_offsetof(struct snic_sr_ctrl_recv, qpn) ==
+               __builtin_offsetof(struct snic_sr_ctrl, qpn) &&
+               __builtin_offsetof(struct snic_sr_ctrl_recv, retry_ci) ==
+               __builtin_offsetof(struct snic_sr_ctrl, retry_ci),
+               "sr_ctrl_recv shares type, flags, qpn, retry_ci");
 
 /* What a RetryQ entry asks */
 enum snic_sr_retry_type {
@@ -194,8 +210,12 @@ _Static_assert(sizeof(struct snic_sr_retry_recv) == SNIC_SR_RETRYQ_ENTRY,
 /*
  * CREATE_SR_CTRLQ (kernel only): the device's CtrlQ, 2^log2_depth entries
  * at ring_addr (contiguous, SNIC_SR_CTRLQ_ENTRY aligned, zeroed), new
- * entries raise MSI-X vector 'vector'. ring_addr 0 removes it (QPs in
- * recovery then drop what they cannot report). BAD_STATE: one exists.
+ * entries raise MSI-X vector 'vector'. ring_addr 0 removes it: every
+ * SRNIC QP leaves loss recovery as go-back-N would (the responder keeps
+ * ePSN and NAKs it, receiving what it placed above it again; the
+ * requester goes back N), RetryQ entries rung so far are stale; refused
+ * (BAD_STATE) while a responder owes the host SEND completions
+ * (RESP_RECV told, RECV_DONE not taken). BAD_STATE: one exists.
  */
 struct snic_admin_create_sr_ctrlq {
     __le64 ring_addr;

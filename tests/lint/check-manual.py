@@ -165,7 +165,9 @@ class Headers:
         with open(unit, 'w') as f:
             for h in self.files:
                 f.write(f'#include "{h}"\n')
-        pre = subprocess.run(['gcc', '-E', '-P', '-nostdinc', '-I',
+        # pycparser knows offsetof (a header's _Static_assert) by that name
+        pre = subprocess.run(['gcc', '-E', '-P', '-nostdinc',
+                              '-D__builtin_offsetof(t,m)=offsetof(t,m)', '-I',
                               os.path.join(self.tmp, 'fake'), unit],
                              capture_output=True, text=True)
         if pre.returncode:

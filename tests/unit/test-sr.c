@@ -4,7 +4,8 @@
  * selection and commands; the responder's loss recovery fed by hand
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
  * duplicates and very late packets, an ePSN update 202 PSNs late, a
- * CtrlQ overflow); the requester's
+ * CtrlQ overflow, the CtrlQ removed in recovery, its interrupt
+ * coalesced, a hostile QP held to its quota); the requester's
  * (hostile and stale RetryQ entries, the host's resends after the
  * device left recovery by itself, a RetryQ overflow, a lost
  * retransmission); SENDs placed by SSN and completed in order (by the
@@ -122,8 +123,11 @@ static void resp_free(Resp *r)
     fake_host_free(r->b.h);
 }
 
-/* a 1 KiB WRITE Only for PSN e + i to b's BUF + i KiB, filled with 'fill' */
-static void wr(Resp *r, uint32_t i, uint8_t fill)
+/*
+ * a 1 KiB WRITE Only for PSN e + i to b's BUF + i KiB, filled with 'fill',
+ * received; the engine's pass (its ACKs, the CtrlQ's interrupt) not run
+ */
+static void wr_in(Resp *r, uint32_t i, uint8_t fill)
 {
     uint8_t data[1024], frame[2048];
     SnicPkt p;
@@ -146,6 +150,12 @@ static void wr(Resp *r, uint32_t i, uint8_t fill)
     p.xeth.va = p.reth.va;
     n = snic_wire_build(&p, frame, sizeof(frame));
     node_inject(&r->b, frame, n);
+}
+
+/* ... and the engine run */
+static void wr(Resp *r, uint32_t i, uint8_t fill)
+{
+    wr_in(r, i, fill);
     fake_run(r->b.h);
 }
 
@@ -282,24 +292,33 @@ static void test_resp_fig8_race(void)
 }
 
 /*
- * A duplicate in recovery is placed again (the same bytes: its WQE is
- * still outstanding at the requester) and reported; after ePSN passed
- * it, a very late copy is never placed; one beyond the window neither.
- * An update claiming PSNs never placed is refused.
+ * A duplicate in recovery of a PSN in the fast-exit range is acknowledged
+ * but neither placed nor reported again (counted in sr_ctrlq_refused);
+ * after ePSN passed it, a very late copy is never placed; one beyond
+ * the window neither. An update claiming PSNs never placed is refused.
  */
 static void test_resp_duplicates(void)
 {
     struct snic_sr_retry e = { .type = SNIC_SR_RETRY_EPSN };
+    unsigned frames;
     SnicSrQp *s;
+    SnicPkt p;
     Resp r;
 
     resp_init(&r, 6);
     s = snic_sr_qp(r.qb);
     wr(&r, 1, 0xc1);
-    wr(&r, 1, 0xc1);
+    frames = r.b.h->frames->len;
+    wr(&r, 1, 0xee);
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_ACK);
+    g_assert_true(p.xeth.flags & SNIC_XETH_F_SACK);
+    g_assert_cmpuint(at(&r, 1), ==, 0xc1);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_refused), ==, 1);
     g_assert_cmpuint(s->psn_left, ==, psn_add(r.e, 1));
     g_assert_cmpuint(s->psn_right, ==, psn_add(r.e, 1));
-    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 2);
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 1);
     /* e + 3 was never placed: the host may not claim it */
     e.qpn = GUINT32_TO_LE(r.b.qpn);
     e.psn_from = GUINT32_TO_LE(psn_add(r.e, 3));
@@ -416,26 +435,43 @@ static void test_resp_epsn_far_behind(void)
 }
 
 /*
- * A full CtrlQ: the packets it could not report are dropped unplaced,
- * counted, and one async event says so (once until the host frees
- * slots); once it does, their retransmissions are placed, and the
- * transfer ends with every byte right and the QP in RTS.
+ * A full CtrlQ: the packets it could not report (ahead of ePSN and at
+ * it) are dropped unplaced, counted, and one async event says so (once
+ * until the host frees slots); the first draws a sequence NAK so the
+ * peer goes back N at once, not at its timeout. Once the host frees
+ * slots, the peer's resends are placed, and the transfer ends with
+ * every byte right and the QP in RTS.
  */
 static void test_ctrlq_overflow(void)
 {
     struct snic_aeqe ev;
-    unsigned i, events = 0;
+    unsigned i, events = 0, frames;
+    SnicPkt p;
     Resp r;
 
     resp_init(&r, SNIC_SR_CTRLQ_MIN_LOG2);
-    for (i = 1; i <= 20; i++) {
+    for (i = 1; i <= 16; i++) {
         wr(&r, i, 0x10 + i);
     }
+    frames = r.b.h->frames->len;
+    wr(&r, 17, 0x10 + 17);
+    /* dropped: go-back-N's NAK asks for ePSN on at once, once a gap */
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, r.e);
+    for (i = 18; i <= 20; i++) {
+        wr(&r, i, 0x10 + i);
+    }
+    wr(&r, 0, 0x10);                    /* at ePSN too: no slot, dropped */
+    g_assert_cmpuint(r.b.h->frames->len, ==, frames + 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, r.e);
     g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 16);
-    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 4);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 5);
     for (i = 17; i <= 20; i++) {
         g_assert_cmpuint(at(&r, i), ==, 0);     /* never placed */
     }
+    g_assert_cmpuint(at(&r, 0), ==, 0);
     while (fake_aeq_poll(r.b.h, &ev)) {
         if (GUINT32_FROM_LE(ev.event) == SNIC_EVENT_SR_CTRLQ_OVERFLOW) {
             g_assert_cmpuint(GUINT64_FROM_LE(ev.data), ==, r.b.qpn);
@@ -444,14 +480,207 @@ static void test_ctrlq_overflow(void)
     }
     g_assert_cmpuint(events, ==, 1);
     g_assert_cmpuint(sr_host_poll(&r.hb), ==, 16);
-    for (i = 17; i <= 20; i++) {
-        wr(&r, i, 0x10 + i);            /* sent again: placed now */
+    /* the peer went back N: all of it again, placed now */
+    for (i = 0; i <= 20; i++) {
+        wr(&r, i, 0x10 + i);
     }
-    wr(&r, 0, 0x10);
     g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
     g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 21));
     for (i = 0; i <= 20; i++) {
         g_assert_cmpuint(at(&r, i), ==, 0x10 + i);
+    }
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+static uint16_t remove_ctrlq(Node *n)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SR_CTRLQ,
+                        sizeof(cmd.create_sr_ctrlq));
+    return fake_admin(n->h, &cmd, NULL);
+}
+
+/*
+ * The CtrlQ removed while a WRITE's responder is in recovery: it leaves
+ * it as go-back-N would (ePSN stays, a sequence NAK for it at once; the
+ * host's ePSN already rung is stale, not a guest error), and the peer's
+ * resends, the PSNs placed ahead of ePSN among them, complete the
+ * transfer byte for byte. Without a CtrlQ a new gap draws a NAK, no
+ * recovery.
+ */
+static void test_ctrlq_removed_resp(void)
+{
+    SnicSrQp *s;
+    SnicPkt p;
+    unsigned i;
+    Resp r;
+
+    resp_init(&r, 6);
+    s = snic_sr_qp(r.qb);
+    wr(&r, 1, 0x31);
+    wr(&r, 2, 0x32);
+    wr(&r, 4, 0x34);
+    wr(&r, 0, 0x30);
+    g_assert_true(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    g_assert_cmpuint(sr_host_take(&r.hb), ==, 4);
+    g_assert_cmpuint(r.hb.nout, ==, 1);         /* ePSN e + 3 */
+    /* rung, not yet read by the device when the CtrlQ goes */
+    fake_write(r.b.h, SR_RETRYQ, &r.hb.out[0], sizeof(r.hb.out[0]));
+    r.hb.retry_pi++;
+    fake_doorbell(r.b.h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ, r.b.qpn,
+                  r.hb.retry_pi);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_OK);
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, psn_add(r.e, 1));
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_refused), ==, 0);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_retry_stale), ==, 1);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 1));
+    /* the peer goes back N from e + 1 */
+    for (i = 1; i <= 5; i++) {
+        wr(&r, i, 0x30 + i);
+    }
+    g_assert_false(s->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 6));
+    for (i = 0; i <= 5; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0x30 + i);
+    }
+    /* no CtrlQ: a gap is go-back-N's */
+    wr(&r, 7, 0x37);
+    g_assert_false(s->resp_recovery);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, psn_add(r.e, 6));
+    g_assert_cmpuint(at(&r, 7), ==, 0);
+    wr(&r, 6, 0x36);
+    wr(&r, 7, 0x37);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 8));
+    g_assert_cmpuint(at(&r, 6), ==, 0x36);
+    g_assert_cmpuint(at(&r, 7), ==, 0x37);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/*
+ * The CtrlQ's interrupt is coalesced: the entries written in one pass
+ * of the engine raise its vector once; the next pass's entries once more.
+ */
+static void test_ctrlq_irq_coalesced(void)
+{
+    unsigned irqs, i;
+    Resp r;
+
+    resp_init(&r, 6);
+    irqs = r.b.h->irqs[SR_CTRLQ_VECTOR];
+    for (i = 1; i <= 4; i++) {
+        wr_in(&r, i, 0x60 + i);
+    }
+    fake_run(r.b.h);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 4);
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 1);
+    fake_run(r.b.h);                    /* nothing new: no interrupt */
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 1);
+    wr(&r, 6, 0x66);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 5);
+    g_assert_cmpuint(r.b.h->irqs[SR_CTRLQ_VECTOR], ==, irqs + 2);
+    g_assert_cmpuint(sr_host_poll(&r.hb), ==, 5);
+    resp_free(&r);
+}
+
+/* a WRITE Only for PSN psn from QP 'from' to b's 'to' at BUF + slot KiB */
+static void wr_qp(Node *from, Node *to, uint32_t psn, uint32_t slot,
+                  uint8_t fill)
+{
+    uint8_t data[1024], frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(data, fill, sizeof(data));
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(from->h->core, snic_qp_get(from->h->core,
+                                                   from->qpn), &p);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    p.psn = psn;
+    p.reth.va = BUF + slot * 1024ull;
+    p.reth.rkey = to->lkey;
+    p.reth.len = sizeof(data);
+    p.payload = data;
+    p.payload_len = sizeof(data);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = to->lkey;
+    p.xeth.va = p.reth.va;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(to, frame, n);
+    fake_run(to->h);
+}
+
+/*
+ * A hostile peer QP (d -> c, window 4) floods b's device: duplicates of
+ * a PSN in c's fast-exit range (acknowledged, never reported) and of one
+ * below it (reported until c's quota, twice its window, is spent; then
+ * dropped unplaced). The CtrlQ (64 entries) keeps room for the honest
+ * QP b on the same device, which recovers and completes, byte for byte.
+ */
+static void test_ctrlq_hostile_qp(void)
+{
+    uint32_t ce, i;
+    SnicQp *qc;
+    Node c, d;
+    Resp r;
+
+    node_init(&r.a, NULL, 1);
+    node_init(&r.b, NULL, 2);
+    node_add_qp(&d, &r.a);
+    node_add_qp(&c, &r.b);
+    g_assert_cmpuint(node_set_transport(&r.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&r.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&c, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&d, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r.hb, &r.b, NULL, 6, 4, 0);
+    g_assert_cmpuint(set_qp_sr(&c, 0, 0, 4), ==, SNIC_ADMIN_OK);
+    node_connect(&r.a, &r.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&r.b, &r.a, SNIC_MTU_1024, 7, 7);
+    node_connect(&d, &c, SNIC_MTU_1024, 7, 7);
+    node_connect(&c, &d, SNIC_MTU_1024, 7, 7);
+    r.qb = snic_qp_get(r.b.h->core, r.b.qpn);
+    r.e = r.qb->resp.epsn;
+    qc = snic_qp_get(r.b.h->core, c.qpn);
+    ce = qc->resp.epsn;
+    /* c enters recovery: [ce + 3] placed; ce + 1 placed below it */
+    wr_qp(&d, &c, psn_add(ce, 3), 100, 0xd3);
+    wr_qp(&d, &c, psn_add(ce, 1), 101, 0xd1);
+    g_assert_true(snic_sr_qp(qc)->resp_recovery);
+    for (i = 0; i < 100; i++) {
+        wr_qp(&d, &c, psn_add(ce, 3), 100, 0xee);
+        wr_qp(&d, &c, psn_add(ce, 1), 101, 0xee);
+    }
+    /* at most its quota in the ring; the rest refused, counted */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 8);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_refused), ==, 200 - 6);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    g_assert_cmpuint(at(&r, 100), ==, 0xd3);
+    g_assert_cmpuint(qc->state, ==, SNIC_QPS_RTS);
+    /* b, honest, recovers meanwhile: its reports find room */
+    for (i = 1; i <= 20; i++) {
+        wr(&r, i, 0x70 + i);
+    }
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    wr(&r, 0, 0x70);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 21));
+    for (i = 0; i <= 20; i++) {
+        g_assert_cmpuint(at(&r, i), ==, 0x70 + i);
     }
     g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
@@ -1044,6 +1273,35 @@ static void test_write_imm_recv_done_hostile(void)
     resp_free(&r);
 }
 
+/*
+ * The device keeps no record of the SEND completions it left to the
+ * host: while one is owed, removing the CtrlQ (which the host needs to
+ * learn when ePSN passes them) is refused and changes nothing; once the
+ * host gave them back, the CtrlQ may go.
+ */
+static void test_ctrlq_removed_send(void)
+{
+    Resp r;
+
+    resp_init(&r, 6);
+    post_recvs(&r, 2);
+    snd(&r, 1, SNIC_OP_RC_SEND_ONLY, 1, 0, 1024, 0x41, 0);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_BAD_STATE);
+    g_assert_true(snic_sr_qp(r.qb)->resp_recovery);
+    snd(&r, 0, SNIC_OP_RC_SEND_ONLY, 0, 0, 1024, 0x40, 0);
+    g_assert_false(snic_sr_qp(r.qb)->resp_recovery);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_BAD_STATE);
+    sr_host_poll(&r.hb);
+    fake_run(r.b.h);
+    recv_cqe(&r, 100, 1024, 0, 0);
+    recv_cqe(&r, 101, 1024, 0, 0);
+    assert_filled(&r, 0, 0, 1024, 0x40);
+    assert_filled(&r, 1, 0, 1024, 0x41);
+    g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
 /* ---- the requester, fed by hand ---- */
 
 typedef struct Req {
@@ -1517,6 +1775,29 @@ static void test_req_lost_retransmission_per_hole(void)
     fake_host_free(q.b.h);
 }
 
+/*
+ * The CtrlQ removed while the requester is in recovery: no host decides
+ * its resends any more, so it goes back N from lACK at once, as on its
+ * timeout, and the rest completes by the cumulative ACK.
+ */
+static void test_ctrlq_removed_req(void)
+{
+    Req q;
+
+    req_init(&q);
+    ack(&q, 0, 2, 4);
+    g_assert_true(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q), ==, 0);
+    g_assert_cmpuint(remove_ctrlq(&q.a), ==, SNIC_ADMIN_OK);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(sent_since(&q) & 0xfe, ==, 0xfe);  /* back N from 1 */
+    ack(&q, 7, 0, 0);
+    g_assert_cmpuint(q.qa->sq_comp, ==, 1);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
 /* ---- 64 KiB WRITEs over a lossy, reordering wire ---- */
 
 /*
@@ -1745,6 +2026,11 @@ int main(int argc, char **argv)
                     test_resp_epsn_whole_window);
     g_test_add_func("/sr/resp/epsn-far-behind", test_resp_epsn_far_behind);
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
+    g_test_add_func("/sr/ctrlq-irq-coalesced", test_ctrlq_irq_coalesced);
+    g_test_add_func("/sr/ctrlq-hostile-qp", test_ctrlq_hostile_qp);
+    g_test_add_func("/sr/ctrlq-removed/resp", test_ctrlq_removed_resp);
+    g_test_add_func("/sr/ctrlq-removed/send", test_ctrlq_removed_send);
+    g_test_add_func("/sr/ctrlq-removed/req", test_ctrlq_removed_req);
     g_test_add_func("/sr/send/ooo", test_send_ooo);
     g_test_add_func("/sr/send/recv-done-hostile",
                     test_send_recv_done_hostile);

@@ -251,6 +251,7 @@ void snic_core_timer(SnicCore *c)
         c->timer_deadline = next;
         c->ops->timer_mod(c->opaque, next);
     }
+    snic_sr_ctrlq_flush(c);
     snic_link_flush(c);
     snic_leave(c);
 }
@@ -293,6 +294,7 @@ bool snic_core_run(SnicCore *c, unsigned budget)
         snic_link_run_start(c);
         more |= snic_sched_run(c, budget);
     }
+    snic_sr_ctrlq_flush(c);
     snic_link_flush(c);     /* the end of the burst */
     snic_leave(c);
     return more && snic_ready(c);

@@ -71,6 +71,9 @@
     X(SR_CTRLQ_FULL, "qpn %" PRIu64 " psn 0x%" PRIx64 " requester %" PRIu64 \
       ": CtrlQ full or absent, metadata lost (a request: dropped)", qpn, \
       psn, requester) \
+    X(SR_CTRLQ_REFUSED, "qpn %" PRIu64 " psn 0x%" PRIx64 " type %" PRIu64 \
+      ": no CtrlQ entry (0: a duplicate in the fast-exit range, acked; " \
+      "else over the QP's quota, a request dropped)", qpn, psn, type) \
     X(SR_RETRY_STALE, "qpn %" PRIu64 " RetryQ entry %" PRIu64 " (type %" \
       PRIu64 ", psn 0x%" PRIx64 ") stale: skipped", qpn, index, type, psn) \
     X(MR_FAULT, "key 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \

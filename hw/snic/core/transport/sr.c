@@ -9,7 +9,11 @@
  * recovery. In recovery the metadata of every packet taken (its PSN, the
  * ePSN after it, the fast-exit range) goes to the CtrlQ *before* the
  * packet is taken: a packet whose report finds no slot is dropped
- * unplaced, so the host's bitmap never misses a placed PSN. The device
+ * unplaced, so the host's bitmap never misses a placed PSN (and the
+ * first such drop until ePSN moves draws a sequence NAK: the peer goes
+ * back N at once). Without a CtrlQ (removed) recovery is go-back-N's.
+ * The CtrlQ is shared: a QP may hold a quota of it (ctrl_quota_ok()), and
+ * a duplicate in the fast-exit range is acknowledged, not reported. The device
  * keeps no bitmap, only the fast-exit range: the run of placed PSNs
  * ending at the highest PSN placed in this recovery. Only the host moves
  * ePSN over PSNs placed out of order (SNIC_SR_RETRY_EPSN); an ePSN in
@@ -114,6 +118,54 @@ static bool ctrl_room(SnicCore *c)
     return ctrl_room_n(c, 1);
 }
 
+/*
+ * The CtrlQ entries a QP may still have in the ring, counted in two
+ * generations (no per-slot record): once the host's consumer index
+ * passes ctrl_mark, where the current one began, the older one's
+ * entries are all taken and the current one becomes the older. An upper
+ * bound: entries of the older generation may be taken already.
+ */
+static uint32_t ctrl_held(SnicCore *c, SnicSrQp *s)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    if (!s->ctrl_cur && !s->ctrl_prev) {
+        s->ctrl_mark = q->tail;
+    } else if ((int32_t)(q->head - s->ctrl_mark) >= 0) {
+        s->ctrl_prev = s->ctrl_cur;
+        s->ctrl_cur = 0;
+        s->ctrl_mark = q->tail;
+    }
+    return s->ctrl_prev + s->ctrl_cur;
+}
+
+/*
+ * A QP's quota of the device-wide CtrlQ: a window of packets, a SEND
+ * Last taking two entries. An honest peer sends each PSN of the window
+ * about once per recovery; a hostile one resending PSNs the device
+ * reported already (it keeps no bitmap to tell) is refused here beyond
+ * that, so it cannot take the ring from the other QPs.
+ */
+static bool ctrl_quota_ok(SnicCore *c, SnicQp *qp, uint32_t n)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    return ctrl_held(c, s) + n <= 2 * sr_window(s);
+}
+
+/* A report refused (a duplicate in the range: type 0), counted */
+static void ctrl_refused(SnicCore *c, SnicQp *qp, uint32_t psn, uint8_t type)
+{
+    snic_stat_inc(&c->stats.sr_ctrlq_refused);
+    SNIC_EVENT(c, SR_CTRLQ_REFUSED, qpn_of(c, qp), psn, type);
+}
+
+/* Room in the ring and in the QP's quota for n entries */
+static bool resp_room(SnicCore *c, SnicQp *qp, uint32_t n)
+{
+    return ctrl_room_n(c, n) && ctrl_quota_ok(c, qp, n);
+}
+
 /* Metadata lost (ring full or absent): counted, told once a doorbell */
 static void ctrl_lost(SnicCore *c, SnicQp *qp, uint32_t psn, bool req)
 {
@@ -127,35 +179,64 @@ static void ctrl_lost(SnicCore *c, SnicQp *qp, uint32_t psn, bool req)
     }
 }
 
-/* Write an entry (body, then the phase byte) and raise the vector */
+/* A requester's entry (SNIC_SR_CTRL_RESP_RECV, numbered after, is not) */
+static bool ctrl_is_req(uint8_t type)
+{
+    return type >= SNIC_SR_CTRL_REQ_ACK && type <= SNIC_SR_CTRL_REQ_RTO;
+}
+
+/*
+ * Write an entry (body, then the phase byte); its vector rises at the
+ * end of the burst (snic_sr_ctrlq_flush()): one MSI-X message for all
+ * the entries of a scheduler pass, as a CQ's event stands for all its
+ * CQEs until rearmed. The host's handler takes every entry it finds.
+ */
 static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
+    SnicSrQp *s = snic_sr_qp(qp);
+    bool exit = e->type == SNIC_SR_CTRL_RESP_EXIT ||
+                e->type == SNIC_SR_CTRL_REQ_EXIT ||
+                e->type == SNIC_SR_CTRL_REQ_RTO;
     uint64_t at;
 
     if (!ctrl_room(c)) {
-        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
-                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn), ctrl_is_req(e->type));
+        return false;
+    }
+    /* an exit is never refused: one per recovery, entered by a report */
+    if (!ctrl_quota_ok(c, qp, 1) && !exit) {
+        ctrl_refused(c, qp, GUINT32_FROM_LE(e->psn), e->type);
         return false;
     }
     at = q->base + (uint64_t)(q->tail & ((1u << q->log2_depth) - 1)) *
          SNIC_SR_CTRLQ_ENTRY;
     e->qpn = GUINT32_TO_LE(qpn_of(c, qp));
-    e->retry_ci = GUINT16_TO_LE(snic_sr_qp(qp)->retry_head);
+    e->retry_ci = GUINT16_TO_LE(s->retry_head);
     e->flags |= snic_ring_phase(q->tail, q->log2_depth);
     if (snic_dma_write(c, at, e, offsetof(struct snic_sr_ctrl, flags)) ||
         snic_dma_write(c, at + offsetof(struct snic_sr_ctrl, flags),
                        &e->flags, sizeof(*e) -
                        offsetof(struct snic_sr_ctrl, flags))) {
         SNIC_GUEST_ERROR(c, GE_SR_RING, 0, qpn_of(c, qp), q->tail);
-        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn),
-                  e->type >= SNIC_SR_CTRL_REQ_ACK);
+        ctrl_lost(c, qp, GUINT32_FROM_LE(e->psn), ctrl_is_req(e->type));
         return false;
     }
     q->tail++;
+    s->ctrl_cur++;
     snic_stat_inc(&c->stats.sr_ctrlq_entries);
-    snic_raise_irq(c, q->vector);
+    q->irq_pending = true;
     return true;
+}
+
+void snic_sr_ctrlq_flush(SnicCore *c)
+{
+    SnicSrCtrlq *q = &c->sr_ctrlq;
+
+    if (q->irq_pending) {
+        q->irq_pending = false;
+        snic_raise_irq(c, q->vector);
+    }
 }
 
 static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
@@ -176,6 +257,29 @@ static void resp_report(SnicCore *c, SnicQp *qp, uint8_t type, uint32_t psn,
 }
 
 /* ---- responder ---- */
+
+/*
+ * A packet whose report found no CtrlQ slot (or none left in its QP's
+ * quota): dropped unplaced (a loss the peer repairs), and go-back-N's
+ * sequence NAK once per gap (until ePSN moves), so the peer resends from
+ * ePSN at once instead of waiting for its timeout while the host frees
+ * slots.
+ */
+static void resp_unreported(SnicCore *c, SnicQp *qp, uint32_t psn,
+                            uint32_t n)
+{
+    SnicResp *r = &qp->resp;
+
+    if (ctrl_room_n(c, n)) {
+        ctrl_refused(c, qp, psn, SNIC_SR_CTRL_RESP);
+    } else {
+        ctrl_lost(c, qp, psn, false);
+    }
+    if (!r->nak_sent) {
+        r->nak_sent = true;
+        snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+    }
+}
 
 static void resp_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s)
 {
@@ -271,13 +375,8 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     bool last = op_last(p->opcode), was = s->resp_recovery;
     uint8_t syn;
 
-    if ((was || d) && !ctrl_room(c)) {
-        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
-        if (!was && !r->nak_sent) {
-            /* no recovery to start (no CtrlQ): go-back-N's answer */
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
-        }
+    if ((was || d) && !resp_room(c, qp, 1)) {
+        resp_unreported(c, qp, p->psn, 1);
         return;
     }
     syn = snic_resp_place_write(c, qp, p, !d);
@@ -338,7 +437,11 @@ static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
     s->msg.resp++;
 }
 
-/* A Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV) */
+/*
+ * A Last whose completion is the host's (SNIC_SR_CTRL_RESP_RECV); placed,
+ * so its offset + payload is at most 2^31 (resp.c, msg_wqe()): byte_len
+ * cannot wrap
+ */
 static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
                         const SnicPkt *p)
 {
@@ -379,12 +482,8 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     uint32_t need = (was || d) + (last && !self);
     uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
 
-    if (need && !ctrl_room_n(c, need)) {
-        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
-        if (!was && d && !r->nak_sent) {
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
-        }
+    if (need && !resp_room(c, qp, need)) {
+        resp_unreported(c, qp, p->psn, need);
         return;
     }
     /* messages ePSN passed may still await the host's completion */
@@ -450,12 +549,8 @@ static void sr_write_imm(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
     uint8_t syn;
 
-    if (need && !ctrl_room_n(c, need)) {
-        ctrl_lost(c, qp, p->psn, false);    /* never placed: just a loss */
-        if (!was && d && !r->nak_sent) {
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
-        }
+    if (need && !resp_room(c, qp, need)) {
+        resp_unreported(c, qp, p->psn, need);
         return;
     }
     if (!snic_resp_msg_posted(c, qp, p, d, lag)) {
@@ -507,6 +602,13 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_stat_inc(&c->stats.rdma_rx_dropped);   /* beyond the bitmaps */
         return true;
     }
+    if (d && s->resp_recovery && snic_psn_cmp(p->psn, s->psn_left) >= 0 &&
+        snic_psn_cmp(p->psn, s->psn_right) <= 0) {
+        /* placed and reported already: acknowledged, not reported again */
+        ctrl_refused(c, qp, p->psn, 0);
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+        return true;
+    }
     if (is_write_imm(p->opcode) &&
         (!p->xport || !(p->xeth.flags & SNIC_XETH_F_MSG))) {
         /*
@@ -541,8 +643,8 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         }
         return true;
     }
-    if (s->resp_recovery && !ctrl_room(c)) {
-        ctrl_lost(c, qp, p->psn, false);    /* not executed: sent again */
+    if (s->resp_recovery && !resp_room(c, qp, 1)) {
+        resp_unreported(c, qp, p->psn, 1);  /* not executed: sent again */
         return true;
     }
     return false;       /* in order: the engine's path */
@@ -963,6 +1065,62 @@ void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
     snic_sched_notify(c, qp);
 }
 
+/*
+ * Without a CtrlQ no QP can report what recovery needs: each SRNIC QP
+ * leaves it as go-back-N would have it. The responder keeps its ePSN and
+ * the PSNs it placed above it are simply received again (a WRITE's and
+ * a SEND's bytes land where they did: placement is idempotent), its
+ * sequence NAK asking for them at once; the requester goes back N as on
+ * its timeout. RetryQ entries rung so far were decided from bitmaps the
+ * host holds no more: stale. A responder owing the host SEND completions
+ * (SNIC_SR_CTRL_RESP_RECV told, SNIC_SR_RETRY_RECV_DONE not yet taken)
+ * keeps no record of them to finish them by itself, and without a CtrlQ
+ * the host never learns when ePSN passes them: BAD_STATE, nothing changed.
+ */
+static uint16_t ctrlq_remove(SnicCore *c)
+{
+    uint32_t i, n = c->cfg.max_qp + 2;
+    SnicSrQp *s;
+    SnicQp *qp;
+
+    for (i = 0; i < n; i++) {
+        qp = &c->qps[i];
+        if (qp->valid && snic_sr_on(qp) &&
+            snic_sr_qp(qp)->recv_told != snic_sr_qp(qp)->msg.resp) {
+            return SNIC_ADMIN_BAD_STATE;
+        }
+    }
+    memset(&c->sr_ctrlq, 0, sizeof(c->sr_ctrlq));
+    for (i = 0; i < n; i++) {
+        qp = &c->qps[i];
+        if (!qp->valid || !snic_sr_on(qp)) {
+            continue;
+        }
+        s = snic_sr_qp(qp);
+        s->ctrl_cur = s->ctrl_prev = 0;     /* the next ring counts anew */
+        snic_stat_add(&c->stats.sr_retry_stale,
+                      (uint16_t)(s->retry_tail - s->retry_head));
+        s->retry_head = s->retry_tail;
+        if (s->resp_recovery) {
+            resp_exit(c, qp, s);
+            qp->resp.nak_sent = true;
+            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, qp->resp.epsn);
+        }
+        if (s->req_recovery) {
+            s->req_recovery = false;
+            SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 0,
+                       snic_transport_wnd_start(qp));
+            if (qp->state == SNIC_QPS_RTS && snic_transport_outstanding(qp)) {
+                snic_transport_retransmit(c, qp,
+                                          snic_transport_wnd_start(qp),
+                                          SNIC_RTX_TIMEOUT);
+                snic_sched_notify(c, qp);
+            }
+        }
+    }
+    return SNIC_ADMIN_OK;
+}
+
 uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
                                   const struct snic_admin_cmd *cmd,
                                   uint64_t *result)
@@ -972,8 +1130,7 @@ uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
     uint16_t vector = GUINT16_FROM_LE(a->vector);
 
     if (!base) {
-        memset(&c->sr_ctrlq, 0, sizeof(c->sr_ctrlq));
-        return SNIC_ADMIN_OK;
+        return ctrlq_remove(c);
     }
     if (c->sr_ctrlq.base) {
         return SNIC_ADMIN_BAD_STATE;

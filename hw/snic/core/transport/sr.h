@@ -10,8 +10,9 @@
  * cannot reach, each hook declared below with where it is called from:
  * the responder's receive path (resp.c: placement out of order, ePSN,
  * the fast-exit range), the ACK it builds (resp.c: the SACK block), the
- * QP's scheduling iteration (rdma.c: the RetryQ), the doorbells (regs.c)
- * and two admin commands (admin.c). The host software it onloads the
+ * QP's scheduling iteration (rdma.c: the RetryQ), the doorbells (regs.c),
+ * the end of a burst (core.c: the CtrlQ's interrupt) and two admin
+ * commands (admin.c). The host software it onloads the
  * bitmaps to is guest-driver/common/snic_sr_recovery.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,6 +39,7 @@ typedef struct SnicSrCtrlq {
     uint16_t vector;
     uint8_t log2_depth;
     bool overflow_told;         /* async event posted since the doorbell */
+    bool irq_pending;           /* entries written since the vector rose */
 } SnicSrCtrlq;
 
 /*
@@ -52,8 +54,9 @@ typedef struct SnicSrCtrlq {
  * WRITE with immediate packets carry, and the responder the SSN after
  * the last message whose completion it left to the host
  * (SNIC_SR_CTRL_RESP_RECV): while msg.resp is behind it, completions
- * wait for the host's SNIC_SR_RETRY_RECV_DONE. No bitmap: those are the
- * host's.
+ * wait for the host's SNIC_SR_RETRY_RECV_DONE; and what the QP may still
+ * hold of the CtrlQ, its quota (sr.c, ctrl_held()). No bitmap: those are
+ * the host's.
  */
 typedef struct SnicSrQp {
     uint64_t retryq;            /* RetryQ ring (SET_QP_SR; 0: none) */
@@ -72,6 +75,9 @@ typedef struct SnicSrQp {
     uint16_t sacked;            /* ... PSNs SACKed above lACK, at least */
     SnicOooMsg msg;             /* SSNs: the requester's, the responder's */
     uint32_t recv_told;         /* responder: SSN after the last one told */
+    uint32_t ctrl_mark;         /* CtrlQ tail when ctrl_cur began */
+    uint16_t ctrl_cur;          /* its CtrlQ entries since ctrl_mark */
+    uint16_t ctrl_prev;         /* ... before it, maybe not all taken */
 } SnicSrQp;
 
 /* Does the QP run SRNIC (its state is snic_sr_qp())? */
@@ -97,6 +103,12 @@ void snic_sr_ack(SnicQp *qp, struct SnicPkt *p);
  */
 void snic_sr_retry_run(SnicCore *c, SnicQp *qp);
 bool snic_sr_retry_pending(SnicQp *qp);
+
+/*
+ * core.c, the end of a burst (snic_core_run(), snic_core_timer()): raise
+ * the CtrlQ's vector once for the entries written in it
+ */
+void snic_sr_ctrlq_flush(SnicCore *c);
 
 /* regs.c: SNIC_DB_SR_CTRLQ and SNIC_DB_SR_RETRYQ (kernel page only) */
 void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
