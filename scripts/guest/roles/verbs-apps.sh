@@ -271,8 +271,13 @@ srnic_apps() {
     app ib_send_bw_srnic 180 $SR_PRELOAD ib_send_bw $P -s 65536 -n 200
     app verbs-check-srnic 180 $SR_PRELOAD verbs-check -d "$DEV" -g "$GIDX"
     app transport-srnic 180 transport-check -d "$DEV" -g "$GIDX" -P SRNIC -n 300
+    # the same recovery under DCTCP's window (SRNIC section 5; the RetryQ is the kernel's too)
+    app ib_write_bw_srnic_dctcp 180 env SNIC_TRANSPORT=SRNIC-DCTCP \
+        LD_PRELOAD=/usr/local/lib/libsnic-transport.so ib_write_bw $P -s 65536 -n 300
+    app transport-srnic-dctcp 180 transport-check -d "$DEV" -g "$GIDX" -P SRNIC-DCTCP -n 200
     step srnic-selected grep -c "runs SRNIC" "$LOGD/ib_write_bw_srnic.log" "$LOGD/ib_read_bw_srnic.log" \
         "$LOGD/ib_send_bw_srnic.log" "$LOGD/verbs-check-srnic.log"
+    step srnic-dctcp-selected grep -c "runs SRNIC-DCTCP" "$LOGD/ib_write_bw_srnic_dctcp.log"
     step sr-host-worked counters_grew sr_host_entries sr_ctrlq_entries
     step sr-host-took-all sh -c "cd /sys/class/infiniband/$DEV/ports/1/hw_counters &&
         grep . sr_* wire_*_injected && [ \$(cat sr_host_entries) = \$(cat sr_ctrlq_entries) ]"
