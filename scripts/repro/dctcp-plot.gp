@@ -1,11 +1,12 @@
 # DCTCP incast in the simulator: 16 flows from 16 NICs through one switch
 # into one 100 Gb/s port that marks CE on a step at K (CSV from
 # tests/bench/dctcp-repro.c). Run by scripts/repro/dctcp.sh:
-#   gnuplot -e "dir='OUT'; paper='...'; k_kb=K" dctcp-plot.gp
+#   gnuplot -e "dir='OUT'; paper='...'; k_kb=K; name='TITLE'" dctcp-plot.gp
 set datafile separator ","
 set terminal pngcairo size 1000,800 font "sans,10" noenhanced
 set output dir . "/incast.png"
-set multiplot layout 2,1 title "DCTCP incast (simulator): 16 flows into one 100 Gb/s port, ECN step at K = " . sprintf("%.0f", k_kb) . " KB, g = 1/16"
+if (!exists("name")) name = "DCTCP"
+set multiplot layout 2,1 title name . " incast (simulator): 16 flows into one 100 Gb/s port, ECN step at K = " . sprintf("%.0f", k_kb) . " KB, g = 1/16"
 set xlabel "time (ms)"
 set grid
 set key outside right

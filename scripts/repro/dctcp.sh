@@ -9,6 +9,8 @@
 # over the steady state, the run's second half: each flow's mean, Jain's
 # index of them, the queue's time average (1 us samples) and maximum,
 # beside the DCTCP paper's statements (scripts/repro/dctcp-paper.csv).
+# Twice: DCTCP over go-back-N in DIR, SRNIC-DCTCP (the same window over
+# SRNIC's selective repeat, SRNIC section 5) in DIR/srnic.
 #
 #   scripts/repro/dctcp.sh [--smoke] [--out DIR] [--bin DCTCP-REPRO]
 #
@@ -24,19 +26,25 @@ ms=20 sample_us=50 k=65000
 repro_options dctcp "$@"
 if [ ${#smoke[@]} -gt 0 ]; then ms=2 sample_us=50; fi
 
-"$bin" "$ms" "$sample_us" "$k" > "$out/incast.csv" 2> "$out/summary.csv"
-[ "$(sed 1d "$out/incast.csv" | wc -l)" -ge 10 ] || die "too few samples in $out/incast.csv"
-[ "$(wc -l < "$out/summary.csv")" = 2 ] || die "no summary: $(cat "$out/summary.csv")"
-gnuplot -e "dir='$out'; paper='$here/dctcp-paper.csv'; k_kb=$k/1000.0" "$here/dctcp-plot.gp"
-[ -s "$out/incast.png" ] || die "$out/incast.png was not drawn"
-
+# incast DIR TITLE [srnic]: one run, its plot and summary
+incast() {
+    local dir=$1 title=$2
+    mkdir -p "$dir"
+    "$bin" "$ms" "$sample_us" "$k" ${3:+"$3"} > "$dir/incast.csv" 2> "$dir/summary.csv"
+    [ "$(sed 1d "$dir/incast.csv" | wc -l)" -ge 10 ] || die "too few samples in $dir/incast.csv"
+    [ "$(wc -l < "$dir/summary.csv")" = 2 ] || die "no summary: $(cat "$dir/summary.csv")"
+    gnuplot -e "dir='$dir'; paper='$here/dctcp-paper.csv'; k_kb=$k/1000.0; name='$title'" "$here/dctcp-plot.gp"
+    [ -s "$dir/incast.png" ] || die "$dir/incast.png was not drawn"
+    echo "dctcp: $title, 16 flows into one 100 Gb/s port, K = $((k / 1000)) KB, ${ms} ms (paper: g = $g, K > C x RTT / 7):"
+    sed 1d "$dir/summary.csv" | awk -F, '{
+        printf "  steady state %s-%s us: sum %s Gb/s, per flow %s..%s Gb/s, Jain index %s\n", $1, $2, $3, $5, $6, $4
+        printf "  bottleneck queue: average %s KB, max %s KB (steady state), max %s KB over the run (K %s KB); %s CE marks, %s drops, %s WRITEs\n", $7, $8, $9, $10, $11, $12, $13 }'
+    # the paper's Qmax = K + N packets, a packet here being a full 1024-byte
+    # MTU's frame (Ethernet, IPv4, UDP, BTH, ICRC: 58 bytes of headers)
+    awk -F, -v k="$k" 'NR == 2 { printf "  DCTCP paper (section 3.3): the queue peaks at K + N packets = %.1f KB; ours: %s KB\n", (k + 16 * 1082) / 1000, $8 }' \
+        "$dir/summary.csv"
+}
 g=$(awk -F, '$1 == "g" { print $2 }' "$here/dctcp-paper.csv")
-echo "dctcp: 16 flows into one 100 Gb/s port, K = $((k / 1000)) KB, ${ms} ms (paper: g = $g, K > C x RTT / 7):"
-sed 1d "$out/summary.csv" | awk -F, '{
-    printf "  steady state %s-%s us: sum %s Gb/s, per flow %s..%s Gb/s, Jain index %s\n", $1, $2, $3, $5, $6, $4
-    printf "  bottleneck queue: average %s KB, max %s KB (steady state), max %s KB over the run (K %s KB); %s CE marks, %s drops, %s WRITEs\n", $7, $8, $9, $10, $11, $12, $13 }'
-# the paper's Qmax = K + N packets, a packet here being a full 1024-byte
-# MTU's frame (Ethernet, IPv4, UDP, BTH, ICRC: 58 bytes of headers)
-awk -F, -v k="$k" 'NR == 2 { printf "  DCTCP paper (section 3.3): the queue peaks at K + N packets = %.1f KB; ours: %s KB\n", (k + 16 * 1082) / 1000, $8 }' \
-    "$out/summary.csv"
+incast "$out" "DCTCP over go-back-N"
+incast "$out/srnic" "SRNIC-DCTCP (DCTCP over SRNIC selective repeat)" srnic
 log "CSV and PNG in $out"

@@ -2,8 +2,10 @@
  * DCTCP incast in the simulator, for scripts/repro/dctcp.sh (not a test:
  * it only reports; virtual time, the same on every machine).
  *
- *   dctcp-repro MS SAMPLE_US K_BYTES
- *     tests/unit/dctcp-incast.h's scenario for MS milliseconds, K the
+ *   dctcp-repro MS SAMPLE_US K_BYTES [srnic]
+ *     tests/unit/dctcp-incast.h's scenario for MS milliseconds (srnic:
+ *     SNIC_TRANSPORT_SRNIC_DCTCP, SRNIC's selective repeat under DCTCP's
+ *     window, instead of DCTCP over go-back-N), K the
  *     marking threshold: every SAMPLE_US a CSV row on stdout (each flow's
  *     Gb/s into the switch over the last interval, the bottleneck queue
  *     in KB); then on stderr one summary line of CSV (header first) over
@@ -12,10 +14,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib.h>
 
 #include "dctcp-incast.h"
+#include "snic/snic_admin.h"
 
 int main(int argc, char **argv)
 {
@@ -23,11 +27,12 @@ int main(int argc, char **argv)
     DctcpIncastResult r;
     unsigned i;
 
-    if (argc != 4 || atoi(argv[1]) <= 0 || atoi(argv[2]) <= 0 ||
-        atoi(argv[3]) <= 1) {
-        fprintf(stderr, "usage: dctcp-repro MS SAMPLE_US K_BYTES\n");
+    if (argc < 4 || argc > 5 || atoi(argv[1]) <= 0 || atoi(argv[2]) <= 0 ||
+        atoi(argv[3]) <= 1 || (argc == 5 && strcmp(argv[4], "srnic"))) {
+        fprintf(stderr, "usage: dctcp-repro MS SAMPLE_US K_BYTES [srnic]\n");
         return 2;
     }
+    cfg.program = argc == 5 ? SNIC_TRANSPORT_SRNIC_DCTCP : 0;
     cfg.run_ns = atoi(argv[1]) * 1000000ull;
     cfg.steady_ns = cfg.run_ns / 2;
     cfg.sample_ns = atoi(argv[2]) * 1000ull;
