@@ -1312,29 +1312,10 @@ typedef struct Req {
     unsigned seen;          /* a's frames looked at */
 } Req;
 
-/* a sends 8 KiB (8 packets) to b, which is never reached */
-static void req_init(Req *q)
-{
-    node_init(&q->a, NULL, 1);
-    node_init(&q->b, NULL, 2);
-    g_assert_cmpuint(node_set_transport(&q->a, SNIC_TRANSPORT_SRNIC, 0), ==,
-                     SNIC_ADMIN_OK);
-    g_assert_cmpuint(node_set_transport(&q->b, SNIC_TRANSPORT_SRNIC, 0), ==,
-                     SNIC_ADMIN_OK);
-    sr_host_init(&q->ha, &q->a, NULL, 6, 2, 0);
-    node_connect(&q->a, &q->b, SNIC_MTU_1024, 7, 7);
-    node_connect(&q->b, &q->a, SNIC_MTU_1024, 7, 7);
-    q->qa = snic_qp_get(q->a.h->core, q->a.qpn);
-    q->psn0 = q->qa->req.next_psn;
-    node_fill(&q->a, BUF, 8192, 5);
-    node_post_send(&q->a, 1, SNIC_WR_RDMA_WRITE, BUF, 8192, BUF, q->b.lkey,
-                   0, q->a.lkey);
-    fake_run(q->a.h);
-    g_assert_cmpuint(snic_transport_outstanding(q->qa), ==, 8);
-    q->seen = q->a.h->frames->len;
-}
-
-/* req_init() running 'program' with a window, 'bytes' to send */
+/*
+ * a, running 'program' with a window (SET_QP_SR), sends 'bytes' in one
+ * WRITE to b, which is never reached
+ */
 static void req_init_program(Req *q, uint8_t program, uint16_t window,
                              uint32_t bytes)
 {
@@ -1356,9 +1337,20 @@ static void req_init_program(Req *q, uint8_t program, uint16_t window,
     q->seen = 0;
 }
 
-/* ack(), echoing 'ce' CE-marked packets (SNIC_PROG_ECE programs) */
-static void ack_ece(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
-                    uint32_t ce)
+/* a sends 8 KiB (8 packets) to b, which is never reached */
+static void req_init(Req *q)
+{
+    req_init_program(q, SNIC_TRANSPORT_SRNIC, 0, 8192);
+    g_assert_cmpuint(snic_transport_outstanding(q->qa), ==, 8);
+    q->seen = q->a.h->frames->len;
+}
+
+/*
+ * b's ACK for psn0 + cum with the block [psn0 + lo, psn0 + hi); ece: it
+ * echoes 'ce' CE-marked packets (SNIC_PROG_ECE programs)
+ */
+static void ack_with(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
+                     bool ece, uint32_t ce)
 {
     uint8_t frame[256];
     SnicPkt p;
@@ -1371,8 +1363,10 @@ static void ack_ece(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
     p.psn = psn_add(q->psn0, cum);
     p.aeth.syndrome = SNIC_AETH_ACK;
     p.xport = true;
-    p.xeth.flags = SNIC_XETH_F_ECE;
-    p.xeth.offset = ce;
+    if (ece) {
+        p.xeth.flags = SNIC_XETH_F_ECE;
+        p.xeth.offset = ce;
+    }
     if (lo != hi) {
         p.xeth.flags |= SNIC_XETH_F_SACK;
         p.xeth.sack_lo = psn_add(q->psn0, lo);
@@ -1383,28 +1377,15 @@ static void ack_ece(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
     fake_run(q->a.h);
 }
 
-/* b's ACK for psn0 + cum with the block [psn0 + lo, psn0 + hi) */
 static void ack(Req *q, uint32_t cum, uint32_t lo, uint32_t hi)
 {
-    uint8_t frame[256];
-    SnicPkt p;
-    size_t n;
+    ack_with(q, cum, lo, hi, false, 0);
+}
 
-    memset(&p, 0, sizeof(p));
-    snic_rdma_fill_addr(q->b.h->core, snic_qp_get(q->b.h->core, q->b.qpn),
-                        &p);
-    p.opcode = SNIC_OP_RC_ACK;
-    p.psn = psn_add(q->psn0, cum);
-    p.aeth.syndrome = SNIC_AETH_ACK;
-    p.xport = true;
-    if (lo != hi) {
-        p.xeth.flags = SNIC_XETH_F_SACK;
-        p.xeth.sack_lo = psn_add(q->psn0, lo);
-        p.xeth.sack_hi = psn_add(q->psn0, hi);
-    }
-    n = snic_wire_build(&p, frame, sizeof(frame));
-    node_inject(&q->a, frame, n);
-    fake_run(q->a.h);
+static void ack_ece(Req *q, uint32_t cum, uint32_t lo, uint32_t hi,
+                    uint32_t ce)
+{
+    ack_with(q, cum, lo, hi, true, ce);
 }
 
 /* PSNs (from psn0) of a's data frames since the last call, in a bitmask */

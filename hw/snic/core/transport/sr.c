@@ -468,6 +468,53 @@ static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
 }
 
 /*
+ * A message-numbered packet (SEND, WRITE with immediate) at ePSN whose
+ * receive WQE cannot take it. Its message is at most the first ePSN has
+ * not passed (k <= lag): one further is the peer's error; else no
+ * receive WQE is posted for it yet: try again later (IBA RNR).
+ */
+static void msg_refused(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                        const SnicPkt *p)
+{
+    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
+
+    if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
+        qp->resp.nak_sent = true;
+        snic_resp_queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer,
+                            p->psn);
+    } else {
+        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+    }
+}
+
+/*
+ * A message-numbered packet placed d PSNs from ePSN: ePSN and recovery
+ * move on, a Last completes on the device ('self') or goes to the host,
+ * and it is acknowledged as sr_write() acknowledges ('was': in recovery
+ * when it came; 'data': the completion's immediate or invalidated R_Key)
+ */
+static void msg_placed(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                       const SnicPkt *p, uint32_t d, bool was, bool self,
+                       uint32_t data)
+{
+    SnicResp *r = &qp->resp;
+
+    if (!d) {
+        r->in_write = false;    /* a message keeps no in-order state here */
+    }
+    resp_accepted(c, qp, s, p, d, was);
+    if (self) {
+        recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
+                    data, p->se);
+    } else if (op_last(p->opcode)) {
+        recv_report(c, qp, s, p);
+    }
+    if (p->ackreq || d || was) {
+        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    }
+}
+
+/*
  * A SEND packet d PSNs from ePSN (SRNIC section 4.4.1), placed by its SSN
  * as sr_write() places a WRITE by its address. A Last whose completion
  * is the host's needs a second CtrlQ slot for that.
@@ -475,12 +522,11 @@ static void recv_report(SnicCore *c, SnicQp *qp, SnicSrQp *s,
 static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
                     uint32_t d)
 {
-    SnicResp *r = &qp->resp;
     bool last = op_last(p->opcode), was = s->resp_recovery;
     bool self = !d && last && p->xeth.msg == s->msg.resp &&
                 s->recv_told == s->msg.resp;
     uint32_t need = (was || d) + (last && !self);
-    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
+    uint32_t lag = s->recv_told - s->msg.resp;
 
     if (need && !resp_room(c, qp, need)) {
         resp_unreported(c, qp, p->psn, need);
@@ -488,37 +534,13 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     }
     /* messages ePSN passed may still await the host's completion */
     if (!snic_resp_place_send(c, qp, p, d, lag)) {
-        if (d) {
-            return;         /* ahead of ePSN: dropped unrecorded */
+        if (!d) {
+            msg_refused(c, qp, s, p);
         }
-        /*
-         * At ePSN its message is at most the first not passed (k <=
-         * lag): one further is the peer's error, not a missing WQE
-         */
-        if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
-            /* no receive WQE for it yet: try again later (IBA RNR) */
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_RNR |
-                                qp->attr.min_rnr_timer, p->psn);
-        } else {
-            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
-        }
-        return;
+        return;             /* ahead of ePSN: dropped unrecorded */
     }
-    if (!d) {
-        r->in_write = false;    /* a SEND keeps no in-order message state */
-    }
-    resp_accepted(c, qp, s, p, d, was);
-    if (self) {
-        recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
-                    p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm,
-                    p->se);
-    } else if (last) {
-        recv_report(c, qp, s, p);
-    }
-    if (p->ackreq || d || was) {
-        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
-    }
+    msg_placed(c, qp, s, p, d, was, self,
+               p->headers & SNIC_HDR_IETH ? p->ieth_rkey : p->imm);
 }
 
 static bool is_write_imm(uint8_t op)
@@ -541,52 +563,30 @@ static bool is_write_imm(uint8_t op)
 static void sr_write_imm(SnicCore *c, SnicQp *qp, SnicSrQp *s,
                          const SnicPkt *p, uint32_t d)
 {
-    SnicResp *r = &qp->resp;
     bool was = s->resp_recovery;
     bool self = !d && p->xeth.msg == s->msg.resp &&
                 s->recv_told == s->msg.resp;
     uint32_t need = (was || d) + !self;
-    uint32_t k = p->xeth.msg - s->msg.resp, lag = s->recv_told - s->msg.resp;
     uint8_t syn;
 
     if (need && !resp_room(c, qp, need)) {
         resp_unreported(c, qp, p->psn, need);
         return;
     }
-    if (!snic_resp_msg_posted(c, qp, p, d, lag)) {
-        if (d) {
-            return;         /* ahead of ePSN: dropped unrecorded */
+    if (!snic_resp_msg_posted(c, qp, p, d, s->recv_told - s->msg.resp)) {
+        if (!d) {
+            msg_refused(c, qp, s, p);
         }
-        if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
-            /* no receive WQE for its immediate yet (IBA RNR) */
-            r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_RNR |
-                                qp->attr.min_rnr_timer, p->psn);
-        } else {
-            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
-        }
-        return;
+        return;             /* ahead of ePSN: dropped unrecorded */
     }
     syn = snic_resp_place_write(c, qp, p, !d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
             snic_resp_nak_fatal(c, qp, syn, p->psn);
         }
-        return;         /* ahead of ePSN: dropped unrecorded */
+        return;             /* ahead of ePSN: dropped unrecorded */
     }
-    if (!d) {
-        r->in_write = false;
-    }
-    resp_accepted(c, qp, s, p, d, was);
-    if (self) {
-        recv_finish(c, qp, s, p->opcode, p->xeth.offset + p->payload_len,
-                    p->imm, p->se);
-    } else {
-        recv_report(c, qp, s, p);
-    }
-    if (p->ackreq || d || was) {
-        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
-    }
+    msg_placed(c, qp, s, p, d, was, self, p->imm);
 }
 
 bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
