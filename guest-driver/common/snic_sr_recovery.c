@@ -153,7 +153,8 @@ static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
 {
 	memset(q->q_sacked, 0, sizeof(q->q_sacked));
-	q->q_una = q->q_high_sacked = q->q_high_rxt = una;
+	memset(q->q_read, 0, sizeof(q->q_read));
+	q->q_una = q->q_high_sacked = q->q_high_rxt = q->q_lack = una;
 }
 
 static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
@@ -171,7 +172,7 @@ static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 		q->q_active = 1;
 		req_reset(q, una);
 	} else if (psn_before(q->q_una, una)) {
-		slide(q->q_sacked, NULL, q->q_una, una);
+		slide(q->q_sacked, q->q_read, q->q_una, una);
 		q->q_una = una;
 	}
 	q->q_end = end;
@@ -183,8 +184,11 @@ static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 	if (lo == hi || psn_before(lo, una) || psn_before(end, hi) ||
 	    !psn_before(lo, hi) || psn_dist(hi, una) > W)
 		return;
-	for (; lo != hi; lo = psn_add(lo, 1))
+	for (; lo != hi; lo = psn_add(lo, 1)) {
 		bit_set(q->q_sacked, lo, 1);
+		if (e->flags & SNIC_SR_CTRL_F_READ)
+			bit_set(q->q_read, lo, 1);
+	}
 	if (psn_before(q->q_high_sacked, hi))
 		q->q_high_sacked = hi;
 }
@@ -276,6 +280,17 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 		q->r_ssn++;
 		q->recv_posted++;
 		n++;
+	}
+	/* requester: READ responses placed from lACK on, lACK moves over */
+	if (q->q_active && n < max) {
+		e = q->q_una;
+		while (bit_get(q->q_read, e) && psn_dist(e, q->q_una) < W)
+			e = psn_add(e, 1);
+		if (e != q->q_una && psn_before(q->q_lack, e)) {
+			put(&out[n++], SNIC_SR_RETRY_LACK, 0, q->qpn, e, 0);
+			q->q_lack = e;
+			q->lack_posted++;
+		}
 	}
 	/*
 	 * requester: the first hole (PSNs at lACK may be SACKed already,

@@ -18,6 +18,11 @@
  * does not reorder much, as SRNIC and IRN assume) and it goes again
  * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
  * device went back N) or the end of recovery forgets it all. The SEND
+ * READ responses the device placed ahead of lACK (SNIC_SR_CTRL_F_READ,
+ * SRNIC 4.4.1) are SACKed PSNs like those, whose holes are asked for
+ * again the same way, and once lACK reaches them the host moves it over
+ * them (SNIC_SR_RETRY_LACK): the responder does not acknowledge its own
+ * responses. The SEND
  * completions the device leaves to the host (SNIC_SR_CTRL_RESP_RECV) wait
  * here by SSN and go back (SNIC_SR_RETRY_RECV_DONE) in SSN order once the
  * device's ePSN (reported, or the one posted) passed their Last.
@@ -58,10 +63,12 @@ struct snic_sr_sw_qp {
 	__u8 rsvd[2];
 	/* requester: PSNs SACKed at and above q_una */
 	__u32 q_sacked[SNIC_SR_SW_WINDOW / 32];
+	__u32 q_read[SNIC_SR_SW_WINDOW / 32];   /* ... READ responses placed */
 	__u32 q_una;            /* lACK: the oldest PSN not acknowledged */
 	__u32 q_end;            /* the PSN after the highest sent */
 	__u32 q_high_sacked;    /* the PSN after the highest SACKed */
 	__u32 q_high_rxt;       /* holes below it were resent */
+	__u32 q_lack;           /* the last lACK posted (SNIC_SR_RETRY_LACK) */
 	/*
 	 * q_end when each PSN was last resent (by psn % window): PSNs at and
 	 * above it went out after that copy. Per PSN, not one mark, so a
@@ -72,6 +79,7 @@ struct snic_sr_sw_qp {
 	__u32 epsn_posted;
 	__u32 rtx_posted;
 	__u32 rtx_again;        /* ... of which a lost retransmission's */
+	__u32 lack_posted;
 	/* responder: SEND completions to give back, by SSN % SNIC_SR_SW_RECVS */
 	struct snic_sr_sw_recv r_recv[SNIC_SR_SW_RECVS];
 	__u32 r_ssn;            /* the next SSN to give back */

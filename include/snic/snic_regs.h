@@ -57,11 +57,15 @@
  * NewReno speak the selective-transport extension (SNIC_TRANSPORT_F_XPORT:
  * their responders keep out-of-order data, as TCP's receivers); RDMA WRITE
  * with Immediate packets carry SNIC_XETH_F_MSG too, and are placed.
+ * Minor 6 (of major 3): an SRNIC QP's READ responses carry struct
+ * snic_xeth SNIC_XETH_F_RESP (the request's PSN, PSN_OFFSET) and are
+ * placed out of order; SNIC_SR_CTRL_F_READ, SNIC_SR_RETRY_LACK; struct
+ * snic_stats sr_read_placed, sr_read_refused, sr_read_resent.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      5
+#define SNIC_ABI_VERSION_MINOR      6
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -249,7 +253,11 @@ struct snic_stats {
     __le64 sr_ctrlq_drops;      /* packets dropped: CtrlQ full or absent */
     __le64 sr_retry_refused;    /* RetryQ entries refused (guest errors) */
     __le64 sr_retry_stale;      /* ... skipped: overtaken by the device */
+    /* ABI 3.6: SRNIC's READs (SNIC_XETH_F_RESP) */
+    __le64 sr_read_placed;      /* READ responses placed ahead of lACK */
+    __le64 sr_read_refused;     /* ... dropped: malformed, no READ WQE */
+    __le64 sr_read_resent;      /* READ responses sent again for a hole */
 };
-_Static_assert(sizeof(struct snic_stats) == 344, "snic_stats is 344 bytes");
+_Static_assert(sizeof(struct snic_stats) == 368, "snic_stats is 368 bytes");
 
 #endif /* SNIC_REGS_H */

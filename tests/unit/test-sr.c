@@ -11,7 +11,9 @@
  * device, or by the host's RECV_DONE), hostile RECV_DONEs; and 64 KiB
  * WRITEs and 16 KiB SENDs checked by content over a lossy, reordering
  * wire with the host software interrupt-driven (SNIC_TRANSPORT_WRITES=1000
- * for more than 48 WRITEs, 4 times as many SENDs, a run).
+ * for more than 48 WRITEs, 4 times as many SENDs, a run); READ responses
+ * placed out of order (SRNIC 4.4.1, sr_read.c), hostile ones refused, and
+ * 64 KiB READs over the same wire, SRNIC's against go-back-N's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -1194,6 +1196,219 @@ static void test_lossy_send(gconstpointer data)
     lossy_run(GPOINTER_TO_UINT(data), true);
 }
 
+/* b's READ response for a's psn0 + i, echoing request psn0 + req, off */
+static void read_resp(Req *q, uint32_t i, uint32_t req, uint32_t off,
+                      uint32_t len, bool xport)
+{
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(q->b.h->core, snic_qp_get(q->b.h->core, q->b.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_READ_RESP_MIDDLE;
+    p.psn = psn_add(q->psn0, i);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.payload = fake_ptr(q->b.h, BUF + i * 1024ull, len);
+    p.payload_len = len;
+    p.xport = xport;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = psn_add(q->psn0, req);
+    p.xeth.offset = off;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&q->a, frame, n);
+    fake_run(q->a.h);
+}
+
+/*
+ * SRNIC 4.4.1's READ responses (sr_read.c): a response ahead of lACK is
+ * placed at its final address and reported; malformed or hostile ones (a
+ * PSN offset that does not lead to the response, a request outside the
+ * READ, a WRITE's PSN, a short payload, no extension) are dropped and
+ * counted, with nothing written; lACK jumps the placed run and the READ
+ * completes, its content the responder's, before the WRITE after it.
+ */
+static void test_read_hostile(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    uint8_t *local;
+    struct snic_sr_ctrl e;
+    struct snic_cqe cqe;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 2, 0);
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    node_fill(&q.b, BUF, 8192, 3);
+    local = fake_ptr(q.a.h, dst - 1024, 8192 + 2048);
+    memset(local, 0xee, 8192 + 2048);
+    /* an 8 KiB READ (PSNs 0-7), then a 1 KiB WRITE (PSN 8) */
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 8192, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    node_post_send(&q.a, 2, SNIC_WR_RDMA_WRITE, BUF, 1024, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(snic_transport_outstanding(q.qa), ==, 9);
+
+    read_resp(&q, 3, 0, 3, 1024, true);         /* ahead: placed */
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    g_assert_cmpmem(local + 1024 + 3 * 1024, 1024,
+                    fake_ptr(q.b.h, BUF + 3 * 1024, 1024), 1024);
+    g_assert_true(sr_host_peek(&q.ha, &e));
+    g_assert_cmpuint(e.type, ==, SNIC_SR_CTRL_REQ_ACK);
+    g_assert_cmpuint(e.flags & SNIC_SR_CTRL_F_READ, ==, SNIC_SR_CTRL_F_READ);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.psn), ==, psn_add(q.psn0, 3));
+    g_assert_cmpuint(sr_host_poll(&q.ha), ==, 1);
+
+    read_resp(&q, 5, 0, 9, 1024, true);         /* offset: not to PSN 5 */
+    read_resp(&q, 5, (uint32_t)-4, 9, 1024, true);  /* request before it */
+    read_resp(&q, 4, 6, (uint32_t)-2, 1024, true);  /* ... after it */
+    read_resp(&q, 8, 8, 0, 1024, true);         /* the WRITE's PSN */
+    read_resp(&q, 6, 0, 6, 100, true);          /* short */
+    read_resp(&q, 7, 0, 7, 1024, false);        /* no extension */
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_refused), ==, 6);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    /* nothing written but PSN 3's */
+    for (i = 0; i < 8192 + 2048; i++) {
+        if (i < 1024 + 3 * 1024 || i >= 1024 + 4 * 1024) {
+            g_assert_cmpuint(local[i], ==, 0xee);
+        }
+    }
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    g_assert_false(node_poll_cq(&q.a, &cqe));
+
+    /* 0-2 in order: lACK jumps the run [3, 3]; 4-7: the READ completes */
+    for (i = 0; i < 8; i++) {
+        if (i != 3) {
+            read_resp(&q, i, 0, i, 1024, true);
+        }
+        if (i == 2) {
+            g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==,
+                             psn_add(q.psn0, 4));
+        }
+    }
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    g_assert_true(node_poll_cq(&q.a, &cqe));
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, 1);
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    g_assert_false(node_poll_cq(&q.a, &cqe));   /* the WRITE: not ACKed */
+    g_assert_cmpmem(local + 1024, 8192, fake_ptr(q.b.h, BUF, 8192), 8192);
+    g_assert_cmpuint(local[0], ==, 0xee);
+    g_assert_cmpuint(local[1024 + 8192], ==, 0xee);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * 'n' READs of 64 KiB (64 responses each at MTU 1024) from b into a over
+ * a wire losing and reordering 'pct' % of its packets: SRNIC's (both
+ * ends, host software interrupt-driven) or go-back-N's. Every READ
+ * completes in post order with the responder's bytes; the packets b sent
+ * beyond the responses needed (resent) are returned.
+ */
+static uint64_t read_run(unsigned pct, bool sr, unsigned n)
+{
+    double loss = pct / 100.0;
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
+        .loss = loss, .reorder = loss, .reorder_ns = 3000,
+        .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(177 + pct);
+    const unsigned len = 65536, depth = 8, slots = 16;
+    const uint64_t dst = BUF + 0x200000;
+    unsigned posted = 0, done = 0;
+    const SnicSimLinkStats *st;
+    SrHost ha, hb;
+    struct snic_cqe c;
+    uint64_t extra;
+    Node a, b;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    if (sr) {
+        g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        sr_host_init(&ha, &a, sim, 10, 8, 0);
+        sr_host_init(&hb, &b, sim, 10, 8, 0);
+    }
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    node_fill(&b, BUF, slots * len, 11);
+    while (done < n) {
+        while (posted < n && posted - done < depth) {
+            uint64_t off = (uint64_t)(posted % slots) * len;
+
+            memset(fake_ptr(a.h, dst + off, len), 0, len);
+            node_post_send(&a, posted, SNIC_WR_RDMA_READ, dst + off, len,
+                           BUF + off, b.lkey, 0, a.lkey);
+            posted++;
+        }
+        snic_sim_run(sim, 1000000);
+        while (node_poll_cq(&a, &c)) {
+            uint64_t off = (uint64_t)(done % slots) * len;
+
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, done);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            g_assert_cmpmem(fake_ptr(a.h, dst + off, len), len,
+                            fake_ptr(b.h, BUF + off, len), len);
+            done++;
+        }
+        g_assert_cmpuint(snic_sim_now(sim), <, 100000000000ull);
+    }
+    st = snic_sim_link_stats(sim, b.h->port.ep, a.h->port.ep);
+    g_assert_cmpuint(st->lost, >, 0);
+    extra = st->sent - (uint64_t)n * (len / 1024);
+    g_test_message("SR-READ %s loss=%u%% reads=%u b_sent=%" G_GUINT64_FORMAT
+                   " b_lost=%" G_GUINT64_FORMAT " extra=%" G_GUINT64_FORMAT
+                   " placed_ooo=%" G_GUINT64_FORMAT
+                   " resent_holes=%" G_GUINT64_FORMAT " rtx_posted=%u"
+                   " lack_posted=%u time_ns=%" G_GUINT64_FORMAT,
+                   sr ? "srnic" : "gbn", pct, n, st->sent, st->lost, extra,
+                   FAKE_STAT(a.h, sr_read_placed),
+                   FAKE_STAT(b.h, sr_read_resent),
+                   sr ? ha.sw.rtx_posted : 0, sr ? ha.sw.lack_posted : 0,
+                   snic_sim_now(sim));
+    if (sr) {
+        /* placed out of order, holes asked for again and sent again */
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_placed), >, 0);
+        g_assert_cmpuint(ha.sw.rtx_posted, >, 0);
+        g_assert_cmpuint(FAKE_STAT(b.h, sr_read_resent), >, 0);
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_refused), ==, 0);
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_retry_refused) +
+                         FAKE_STAT(b.h, sr_retry_refused), ==, 0);
+        sr_host_free(&ha);
+        sr_host_free(&hb);
+    } else {
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_placed), ==, 0);
+    }
+    node_pair_free(sim, &a, &b);
+    return extra;
+}
+
+/* the same READs, the same wire: SRNIC resends fewer than go-back-N */
+static void test_lossy_read(gconstpointer data)
+{
+    unsigned pct = GPOINTER_TO_UINT(data), n = writes_per_run();
+    uint64_t sr = read_run(pct, true, n), gbn = read_run(pct, false, n);
+
+    g_assert_cmpuint(sr, <, gbn);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1220,7 +1435,12 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/req/lost-retransmission-per-hole",
                     test_req_lost_retransmission_per_hole);
     g_test_add_func("/sr/req/ssn", test_req_ssn);
+    g_test_add_func("/sr/read/hostile", test_read_hostile);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
+    g_test_add_data_func("/sr/lossy-read/1", GUINT_TO_POINTER(1),
+                         test_lossy_read);
+    g_test_add_data_func("/sr/lossy-read/5", GUINT_TO_POINTER(5),
+                         test_lossy_read);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     g_test_add_data_func("/sr/lossy-send/1", GUINT_TO_POINTER(1),
                          test_lossy_send);
