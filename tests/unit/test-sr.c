@@ -1310,6 +1310,176 @@ static void test_read_hostile(void)
     fake_host_free(q.b.h);
 }
 
+/* a's READ requests since the last look: PSN (from psn0) and length */
+static unsigned read_reqs(Req *q, uint32_t *psn, uint32_t *len, unsigned max)
+{
+    unsigned k = 0;
+    SnicPkt p;
+
+    for (; q->seen < q->a.h->frames->len; q->seen++) {
+        GByteArray *f = g_ptr_array_index(q->a.h->frames, q->seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode == SNIC_OP_RC_READ_REQUEST && k < max) {
+            psn[k] = (p.psn - q->psn0) & SNIC_PSN_MASK;
+            len[k++] = p.reth.len;
+        }
+    }
+    return k;
+}
+
+/*
+ * Holes alone asked for again: responses 1 and 4 of an 8 KiB READ lost,
+ * the rest placed; the host asks for [1, 2) and [4, 5) (READ requests of
+ * 1 KiB each, nothing more), moves lACK over 2-3 (SNIC_SR_RETRY_LACK)
+ * once 1 came, and 4 lets lACK jump the run 5-7: the READ completes with
+ * the responder's bytes, recovery over.
+ */
+static void test_read_holes(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    static const unsigned got[] = { 0, 2, 3, 5, 6, 7 };
+    uint32_t psn[4], len[4];
+    struct snic_cqe cqe;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 2, 0);
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    q.seen = q.a.h->frames->len;
+    node_fill(&q.b, BUF, 8192, 21);
+    memset(fake_ptr(q.a.h, dst, 8192), 0, 8192);
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 8192, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 4), ==, 1);
+    g_assert_cmpuint(len[0], ==, 8192);
+
+    for (i = 0; i < G_N_ELEMENTS(got); i++) {
+        read_resp(&q, got[i], 0, got[i], 1024, true);
+    }
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 1));
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 5);
+    req_poll(&q);
+    g_assert_cmpuint(q.ha.sw.rtx_posted, ==, 2);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 4), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 1);
+    g_assert_cmpuint(len[0], ==, 1024);
+    g_assert_cmpuint(psn[1], ==, 4);
+    g_assert_cmpuint(len[1], ==, 1024);
+
+    read_resp(&q, 1, 0, 1, 1024, true);     /* the hole at lACK */
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 2));
+    req_poll(&q);                           /* LACK over 2-3 */
+    g_assert_cmpuint(q.ha.sw.lack_posted, ==, 1);
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 4));
+    g_assert_false(node_poll_cq(&q.a, &cqe));
+
+    read_resp(&q, 4, 0, 4, 1024, true);     /* the run 5-7 jumped */
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 8));
+    g_assert_true(node_poll_cq(&q.a, &cqe));
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, 1);
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpmem(fake_ptr(q.a.h, dst, 8192), 8192,
+                    fake_ptr(q.b.h, BUF, 8192), 8192);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_refused) +
+                     FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/* b's responses since the last look: PSN (from e), op-code, echo */
+static unsigned resps(Resp *r, unsigned *seen, uint32_t *psn, uint8_t *op,
+                      uint32_t *off, unsigned max)
+{
+    unsigned k = 0;
+    SnicPkt p;
+
+    for (; *seen < r->b.h->frames->len; (*seen)++) {
+        GByteArray *f = g_ptr_array_index(r->b.h->frames, *seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode != SNIC_OP_RC_ACK && k < max) {
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            g_assert_cmpuint(p.xeth.msg, ==, r->e);
+            psn[k] = (p.psn - r->e) & SNIC_PSN_MASK;
+            op[k] = p.opcode;
+            off[k++] = p.xeth.offset;
+        }
+    }
+    return k;
+}
+
+/* a READ request to b for PSNs e + i on, 'len' bytes from BUF + i KiB */
+static void read_req(Resp *r, uint32_t i, uint32_t len)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_READ_REQUEST;
+    p.psn = psn_add(r->e, i);
+    p.reth.va = BUF + i * 1024ull;
+    p.reth.rkey = r->b.lkey;
+    p.reth.len = len;
+    p.ackreq = true;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/*
+ * The responder: responses echo their request (SRNIC 4.4.1); a duplicate
+ * READ request for responses 3-4 gets those two alone, as First and Last
+ * (go-back-N's answer: 3-7), counted in sr_read_resent.
+ */
+static void test_read_resp_hole(void)
+{
+    uint32_t psn[16], off[16];
+    uint8_t op[16];
+    unsigned seen, i;
+    Resp r;
+
+    resp_init(&r, 6);
+    seen = r.b.h->frames->len;
+    read_req(&r, 0, 8192);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 8);
+    for (i = 0; i < 8; i++) {
+        g_assert_cmpuint(psn[i], ==, i);
+        g_assert_cmpuint(off[i], ==, i);
+    }
+    read_req(&r, 3, 2048);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 3);
+    g_assert_cmpuint(off[0], ==, 3);
+    g_assert_cmpuint(op[0], ==, SNIC_OP_RC_READ_RESP_FIRST);
+    g_assert_cmpuint(psn[1], ==, 4);
+    g_assert_cmpuint(op[1], ==, SNIC_OP_RC_READ_RESP_LAST);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_read_resent), ==, 2);
+    /* a request past the entry's end: what the entry has, no more */
+    read_req(&r, 6, 8192);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 2);
+    g_assert_cmpuint(psn[1], ==, 7);
+    resp_free(&r);
+}
+
 /*
  * 'n' READs of 64 KiB (64 responses each at MTU 1024) from b into a over
  * a wire losing and reordering 'pct' % of its packets: SRNIC's (both
@@ -1436,6 +1606,8 @@ int main(int argc, char **argv)
                     test_req_lost_retransmission_per_hole);
     g_test_add_func("/sr/req/ssn", test_req_ssn);
     g_test_add_func("/sr/read/hostile", test_read_hostile);
+    g_test_add_func("/sr/read/holes", test_read_holes);
+    g_test_add_func("/sr/read/resp-hole", test_read_resp_hole);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy-read/1", GUINT_TO_POINTER(1),
                          test_lossy_read);
