@@ -253,7 +253,10 @@ enum snic_rpc_opmap {
  * packets its responder received (ECE). An SRNIC QP's READ responses
  * (ABI 3.6) echo their request (SRNIC 4.4.1): its PSN in msg and the
  * response's PSN_OFFSET from it in offset, so the requester places one
- * that arrives ahead of the expected response at once. Little-endian.
+ * that arrives ahead of the expected response at once; its READ requests,
+ * and ACKs it sends the responder of them, carry SNIC_XETH_F_RESP with
+ * msg its lACK (every response below it arrived): the responder keeps at
+ * most its window of responses in flight past it. Little-endian.
  */
 #define SNIC_BTH_TVER_XPORT     2
 #define SNIC_XETH_LEN           32
@@ -264,7 +267,8 @@ enum snic_rpc_opmap {
 #define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */
 #define SNIC_XETH_F_TRIMMED     (1u << 5)   /* NACK: it arrived trimmed */
 #define SNIC_XETH_F_ECE         (1u << 6)   /* ACK: CE count in offset */
-#define SNIC_XETH_F_RESP        (1u << 7)   /* READ resp: msg req PSN, off */
+#define SNIC_XETH_F_RESP        (1u << 7)   /* READ resp: msg req PSN, off; */
+                                            /* READ req, ACK: msg lACK */
 
 struct snic_xeth {
     __u8 flags;             /* SNIC_XETH_F_* */

@@ -1310,7 +1310,12 @@ static void test_read_hostile(void)
     fake_host_free(q.b.h);
 }
 
-/* a's READ requests since the last look: PSN (from psn0) and length */
+/*
+ * a's READ requests since the last look: PSN (from psn0) and length; each
+ * carries a's lACK, the last one a's ACK of responses told: in *lack
+ */
+static uint32_t read_lack, read_acked;
+
 static unsigned read_reqs(Req *q, uint32_t *psn, uint32_t *len, unsigned max)
 {
     unsigned k = 0;
@@ -1322,8 +1327,17 @@ static unsigned read_reqs(Req *q, uint32_t *psn, uint32_t *len, unsigned max)
         g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
                         SNIC_PARSE_OK);
         if (p.opcode == SNIC_OP_RC_READ_REQUEST && k < max) {
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            read_lack = (p.xeth.msg - q->psn0) & SNIC_PSN_MASK;
             psn[k] = (p.psn - q->psn0) & SNIC_PSN_MASK;
             len[k++] = p.reth.len;
+        } else if (p.opcode == SNIC_OP_RC_ACK) {
+            /* SRNIC 4.4.1: the READ responses acknowledged */
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            g_assert_cmpuint(p.xeth.msg, ==, psn_add(p.psn, 1));
+            read_acked = (p.xeth.msg - q->psn0) & SNIC_PSN_MASK;
         }
     }
     return k;
@@ -1332,9 +1346,10 @@ static unsigned read_reqs(Req *q, uint32_t *psn, uint32_t *len, unsigned max)
 /*
  * Holes alone asked for again: responses 1 and 4 of an 8 KiB READ lost,
  * the rest placed; the host asks for [1, 2) and [4, 5) (READ requests of
- * 1 KiB each, nothing more), moves lACK over 2-3 (SNIC_SR_RETRY_LACK)
- * once 1 came, and 4 lets lACK jump the run 5-7: the READ completes with
- * the responder's bytes, recovery over.
+ * 1 KiB each, nothing more, carrying lACK), moves lACK over 2-3
+ * (SNIC_SR_RETRY_LACK) once 1 came, and 4 lets lACK jump the run 5-7:
+ * the READ completes with the responder's bytes, recovery over, and the
+ * responder is told (an ACK of the responses, SRNIC 4.4.1).
  */
 static void test_read_holes(void)
 {
@@ -1377,6 +1392,7 @@ static void test_read_holes(void)
     g_assert_cmpuint(len[0], ==, 1024);
     g_assert_cmpuint(psn[1], ==, 4);
     g_assert_cmpuint(len[1], ==, 1024);
+    g_assert_cmpuint(read_lack, ==, 1);     /* response 0 arrived */
 
     read_resp(&q, 1, 0, 1, 1024, true);     /* the hole at lACK */
     g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 2));
@@ -1387,6 +1403,9 @@ static void test_read_holes(void)
 
     read_resp(&q, 4, 0, 4, 1024, true);     /* the run 5-7 jumped */
     g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 8));
+    /* the responder heard of it: every response arrived */
+    read_reqs(&q, psn, len, 4);
+    g_assert_cmpuint(read_acked, ==, 8);
     g_assert_true(node_poll_cq(&q.a, &cqe));
     g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, 1);
     g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
@@ -1480,14 +1499,75 @@ static void test_read_resp_hole(void)
     resp_free(&r);
 }
 
+/* a's ACK of b's READ responses: every one below e + i arrived */
+static void read_ack(Resp *r, uint32_t i)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = psn_add(r->e, i - 1);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = psn_add(r->e, i);
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/*
+ * READ responses self-clocked (SRNIC 4.4.1): a responder with a window of
+ * 16 sends 16 of a 64-response READ, then as many more as the
+ * requester's ACKs (or the lACK its next READ request carries) say
+ * arrived; an ACK for PSNs never asked for is dropped, opens nothing.
+ */
+static void test_read_resp_window(void)
+{
+    uint32_t psn[64], off[64];
+    uint8_t op[64];
+    uint64_t dropped;
+    unsigned seen;
+    Resp r;
+
+    resp_init(&r, 6);
+    g_assert_cmpuint(set_qp_sr(&r.b, SR_RETRYQ, 4, 16), ==, SNIC_ADMIN_OK);
+    seen = r.b.h->frames->len;
+    read_req(&r, 0, 65536);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 16);
+    g_assert_cmpuint(psn[15], ==, 15);
+    read_ack(&r, 8);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 8);
+    g_assert_cmpuint(psn[0], ==, 16);
+    read_ack(&r, 4);                        /* old: nothing */
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 0);
+    dropped = FAKE_STAT(r.b.h, rdma_rx_dropped);
+    read_ack(&r, 65);                       /* beyond what was asked */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, rdma_rx_dropped), ==, dropped + 1);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 0);
+    read_ack(&r, 24);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 16);
+    g_assert_cmpuint(psn[15], ==, 39);
+    read_ack(&r, 64);                       /* the rest */
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 24);
+    g_assert_cmpuint(psn[23], ==, 63);
+    g_assert_cmpuint(op[23], ==, SNIC_OP_RC_READ_RESP_LAST);
+    resp_free(&r);
+}
+
 /*
  * 'n' READs of 64 KiB (64 responses each at MTU 1024) from b into a over
  * a wire losing and reordering 'pct' % of its packets: SRNIC's (both
- * ends, host software interrupt-driven) or go-back-N's. Every READ
+ * ends, host software interrupt-driven; the responder's window 'rwin',
+ * 0 the largest) or go-back-N's. Every READ
  * completes in post order with the responder's bytes; the packets b sent
  * beyond the responses needed (resent) are returned.
  */
-static uint64_t read_run(unsigned pct, bool sr, unsigned n)
+static uint64_t read_run(unsigned pct, bool sr, unsigned n, uint8_t rwin)
 {
     double loss = pct / 100.0;
     const SnicSimLinkConfig link = {
@@ -1514,7 +1594,7 @@ static uint64_t read_run(unsigned pct, bool sr, unsigned n)
         g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_SRNIC, 0),
                          ==, SNIC_ADMIN_OK);
         sr_host_init(&ha, &a, sim, 10, 8, 0);
-        sr_host_init(&hb, &b, sim, 10, 8, 0);
+        sr_host_init(&hb, &b, sim, 10, 8, rwin);
     }
     node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
     node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
@@ -1543,12 +1623,12 @@ static uint64_t read_run(unsigned pct, bool sr, unsigned n)
     st = snic_sim_link_stats(sim, b.h->port.ep, a.h->port.ep);
     g_assert_cmpuint(st->lost, >, 0);
     extra = st->sent - (uint64_t)n * (len / 1024);
-    g_test_message("SR-READ %s loss=%u%% reads=%u b_sent=%" G_GUINT64_FORMAT
+    g_test_message("SR-READ %s rwin=%u loss=%u%% reads=%u b_sent=%" G_GUINT64_FORMAT
                    " b_lost=%" G_GUINT64_FORMAT " extra=%" G_GUINT64_FORMAT
                    " placed_ooo=%" G_GUINT64_FORMAT
                    " resent_holes=%" G_GUINT64_FORMAT " rtx_posted=%u"
                    " lack_posted=%u time_ns=%" G_GUINT64_FORMAT,
-                   sr ? "srnic" : "gbn", pct, n, st->sent, st->lost, extra,
+                   sr ? "srnic" : "gbn", rwin, pct, n, st->sent, st->lost, extra,
                    FAKE_STAT(a.h, sr_read_placed),
                    FAKE_STAT(b.h, sr_read_resent),
                    sr ? ha.sw.rtx_posted : 0, sr ? ha.sw.lack_posted : 0,
@@ -1574,9 +1654,15 @@ static uint64_t read_run(unsigned pct, bool sr, unsigned n)
 static void test_lossy_read(gconstpointer data)
 {
     unsigned pct = GPOINTER_TO_UINT(data), n = writes_per_run();
-    uint64_t sr = read_run(pct, true, n), gbn = read_run(pct, false, n);
+    uint64_t sr = read_run(pct, true, n, 0), gbn = read_run(pct, false, n, 0);
 
     g_assert_cmpuint(sr, <, gbn);
+}
+
+/* ... the responder's window (16) below the requester's: it clocks them */
+static void test_lossy_read_clocked(gconstpointer data)
+{
+    read_run(GPOINTER_TO_UINT(data), true, writes_per_run(), 16);
 }
 
 int main(int argc, char **argv)
@@ -1608,11 +1694,14 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/read/hostile", test_read_hostile);
     g_test_add_func("/sr/read/holes", test_read_holes);
     g_test_add_func("/sr/read/resp-hole", test_read_resp_hole);
+    g_test_add_func("/sr/read/resp-window", test_read_resp_window);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
     g_test_add_data_func("/sr/lossy-read/1", GUINT_TO_POINTER(1),
                          test_lossy_read);
     g_test_add_data_func("/sr/lossy-read/5", GUINT_TO_POINTER(5),
                          test_lossy_read);
+    g_test_add_data_func("/sr/lossy-read-clocked/2", GUINT_TO_POINTER(2),
+                         test_lossy_read_clocked);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     g_test_add_data_func("/sr/lossy-send/1", GUINT_TO_POINTER(1),
                          test_lossy_send);

@@ -337,6 +337,12 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.reth.len = MIN((uint64_t)count * mtu,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
+        if (snic_sr_on(qp)) {
+            /* SRNIC: the responses that arrived (self-clocking) */
+            p.xport = true;
+            p.xeth.flags = SNIC_XETH_F_RESP;
+            p.xeth.msg = qp->req.dde.wnd_start;
+        }
     } else if (snic_rpc_wr(info->opcode)) {
         st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
                                       &p);
@@ -868,6 +874,14 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         fb.old_wnd_start = wnd_start;
         snic_qp_program(qp)->incoming(c, qp, &fb);
         snic_sched_notify(c, qp);
+        return;
+    }
+    /* SRNIC: the peer's acknowledgement of our READ responses */
+    if (p->opcode == SNIC_OP_RC_ACK && p->xport &&
+        p->xeth.flags & SNIC_XETH_F_RESP) {
+        if (!snic_sr_on(qp) || !snic_sr_read_peer_ack(c, qp, p->xeth.msg)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+        }
         return;
     }
     /* the CE count echoed: only a program that reacts to it (DCTCP) */

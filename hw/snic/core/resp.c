@@ -1177,6 +1177,12 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint32_t epsn = qp->resp.epsn;
 
+    /* SRNIC: a READ request says which responses arrived (sr_read.c) */
+    if (snic_sr_on(qp) && p->opcode == SNIC_OP_RC_READ_REQUEST &&
+        p->xport && p->xeth.flags & SNIC_XETH_F_RESP) {
+        snic_sr_read_peer_ack(c, qp, p->xeth.msg);
+    }
+
     /* SRNIC (transport/sr.c): out of order and in recovery, its own */
     if (snic_sr_on(qp) && snic_sr_request(c, qp, p)) {
         return;
@@ -1349,6 +1355,12 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
                 return false;
             }
             continue;
+        }
+        if (snic_sr_on(qp) && !s->act_atomic &&
+            !snic_sr_read_window(qp, (r->first_psn + r->next) &
+                                     SNIC_PSN_MASK)) {
+            /* SRNIC: a window in flight; the requester's ACK opens it */
+            return false;
         }
         if (!send_response(c, qp, r, s->act_atomic, r->next,
                            s->act_atomic ? SNIC_OP_RC_ATOMIC_ACK :

@@ -90,7 +90,12 @@ typedef struct SnicSrQp {
      */
     uint32_t rd_left:24;
     uint32_t rd_active:1;
+    uint32_t rd_ack_due:1;      /* requester: an ACK of responses owed */
     uint32_t rd_right:24;
+    uint32_t rd_acked_valid:1;  /* responder: rd_acked holds */
+    uint32_t rd_ack_sent:24;    /* requester: lACK its last ACK told */
+    /* responder: the responses below it were acknowledged */
+    uint32_t rd_acked:24;
     uint8_t hole_head, hole_count;
     SnicSrHole hole[SNIC_SR_READ_HOLES];
 } SnicSrQp;
@@ -145,6 +150,19 @@ SrRetryVerdict snic_sr_retry_lack(SnicCore *c, SnicQp *qp,
  */
 bool snic_sr_read_hole(SnicCore *c, SnicQp *qp, unsigned slot, uint32_t psn,
                        uint32_t n);
+/*
+ * Self-clocked READ responses (SRNIC 4.4.1): the requester acknowledges
+ * the responses (an ACK with SNIC_XETH_F_RESP, and its READ requests
+ * carry its lACK), the responder keeps at most its window of them in
+ * flight. snic_sr_read_peer_ack(): req.c (such an ACK) and resp.c (a
+ * READ request): every response below 'psn' arrived; false if it was
+ * not one to take. snic_sr_read_window(): resp.c, may response 'psn' go
+ * now (and it is counted sent)? snic_sr_read_ack_run(): rdma.c, the ACK
+ * owed, if any, sent.
+ */
+bool snic_sr_read_peer_ack(SnicCore *c, SnicQp *qp, uint32_t psn);
+bool snic_sr_read_window(SnicQp *qp, uint32_t psn);
+void snic_sr_read_ack_run(SnicCore *c, SnicQp *qp);
 /* resp.c, snic_resp_run(): the hole to answer first, or NULL; done */
 SnicSrHole *snic_sr_read_hole_head(SnicQp *qp);
 void snic_sr_read_hole_pop(SnicQp *qp);

@@ -32,18 +32,36 @@
  * entry in host memory before the pending entries (resp.c), a few such
  * holes held per QP (SnicSrHole: PSN, count, RDB slot); go-back-N's
  * answer, the rest of the entry and all after it, would resend what the
- * requester placed already. Not yet here: READ requests acknowledged
- * and their responses scheduled as WRITEs (self-clocked, window-limited):
- * a READ request lost still draws a sequence NAK, go-back-N's answer.
+ * requester placed already.
+ *
+ * Self-clocking (4.4.1: "we add acknowledgements to READ requests and
+ * responses ... schedule RDMA READ at the responder side similar to RDMA
+ * WRITE"): the requester tells the responder its lACK, on each READ
+ * request and in an ACK of its own (SNIC_XETH_F_RESP) every eighth of the
+ * window lACK moves, at a response run's end and when nothing is left in
+ * flight; the responder keeps at most its window of responses in flight
+ * past it (rd_acked), as a WRITE's sender does, so a window program
+ * could pace READ data too. A lost ACK is covered by the next, which an
+ * eighth of the window later comes. Not yet here: the responder
+ * retransmitting its responses itself (recovery stays the requester's:
+ * holes asked for again), and a lost READ request still draws a sequence
+ * NAK, go-back-N's answer.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <string.h>
+
 #include "core_int.h"
 #include "rdma.h"
 #include "wire.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)
+
+static uint32_t rd_window(const SnicSrQp *s)
+{
+    return s->window ? s->window : SNIC_TX_WINDOW;
+}
 
 static bool is_read_resp(uint8_t op)
 {
@@ -78,6 +96,19 @@ static uint32_t rd_catch_up(SnicSrQp *s, uint32_t psn)
         return psn_add(s->rd_right, 1);
     }
     return psn;
+}
+
+/*
+ * lACK moved to 'lack': the responder hears of it (self-clocking) every
+ * eighth of its window, at the end of a response run ('end') and when
+ * nothing is left in flight
+ */
+static void rd_ack_owe(SnicQp *qp, SnicSrQp *s, uint32_t lack, bool end)
+{
+    if (end || !snic_transport_outstanding(qp) ||
+        psn_dist(lack, s->rd_ack_sent) >= rd_window(s) / 8) {
+        s->rd_ack_due = true;
+    }
 }
 
 /* Feedback for the program once lACK moved: the run left as a block */
@@ -144,6 +175,8 @@ int snic_sr_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (!d) {
         next = rd_catch_up(s, psn_add(p->psn, 1));
         snic_dde_ack_upto(r, psn_add(next, -1));
+        rd_ack_owe(qp, s, next, p->opcode == SNIC_OP_RC_READ_RESP_LAST ||
+                            p->opcode == SNIC_OP_RC_READ_RESP_ONLY);
         rd_feedback(s, fb);
         return 1;
     }
@@ -182,13 +215,64 @@ SrRetryVerdict snic_sr_retry_lack(SnicCore *c, SnicQp *qp,
         return SR_RETRY_REFUSED;    /* beyond what was sent */
     }
     psn = rd_catch_up(s, psn);
+    rd_ack_owe(qp, s, psn, true);
     fb.psn = psn_add(psn, -1);
     rd_feedback(s, &fb);
     snic_req_read_acked(c, qp, psn_add(psn, -1), &fb);
     return SR_RETRY_TAKEN;
 }
 
+void snic_sr_read_ack_run(SnicCore *c, SnicQp *qp)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+    uint32_t lack = snic_transport_wnd_start(qp);
+    SnicPkt p;
+
+    if (!s->rd_ack_due || qp->state != SNIC_QPS_RTS) {
+        return;
+    }
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = psn_add(lack, -1);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = lack;
+    snic_rdma_xmit(c, &p);
+    s->rd_ack_sent = lack;
+    s->rd_ack_due = false;
+}
+
 /* ---- responder ---- */
+
+bool snic_sr_read_peer_ack(SnicCore *c, SnicQp *qp, uint32_t psn)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    psn &= SNIC_PSN_MASK;
+    if (snic_psn_cmp(psn, qp->resp.epsn) > 0) {
+        return false;   /* for PSNs it never asked for: not taken */
+    }
+    if (s->rd_acked_valid && snic_psn_cmp(psn, s->rd_acked) > 0) {
+        s->rd_acked = psn;
+        snic_sched_notify(c, qp);   /* the window opened */
+    }
+    return true;
+}
+
+bool snic_sr_read_window(SnicQp *qp, uint32_t psn)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    if (!s->rd_acked_valid) {
+        s->rd_acked_valid = true;   /* the first response: nothing before */
+        s->rd_acked = psn;
+    }
+    /* one acknowledged ahead of it (a peer's mistake) blocks nothing */
+    return snic_psn_cmp(psn, s->rd_acked) < 0 ||
+           psn_dist(psn, s->rd_acked) < rd_window(s);
+}
 
 bool snic_sr_read_hole(SnicCore *c, SnicQp *qp, unsigned slot, uint32_t psn,
                        uint32_t n)
