@@ -154,6 +154,7 @@ static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
 {
 	memset(q->q_sacked, 0, sizeof(q->q_sacked));
 	memset(q->q_read, 0, sizeof(q->q_read));
+	memset(q->q_rxt_seq, 0, sizeof(q->q_rxt_seq));
 	q->q_una = q->q_high_sacked = q->q_high_rxt = q->q_lack = una;
 }
 
@@ -237,8 +238,21 @@ static __u32 sacked_above(const struct snic_sr_sw_qp *q, __u32 from)
 /* [from, to) goes again now: PSNs above q_end are sent after it */
 static void rxt_mark(struct snic_sr_sw_qp *q, __u32 from, __u32 to)
 {
-	for (; from != to; from = psn_add(from, 1))
+	q->q_rxt_serial++;
+	for (; from != to; from = psn_add(from, 1)) {
 		q->q_rxt_at[from % W] = q->q_end;
+		q->q_rxt_seq[from % W] = q->q_rxt_serial;
+	}
+}
+
+/* READ responses in of holes asked for again after PSN 'psn' was */
+static __u32 read_resent_after(const struct snic_sr_sw_qp *q, __u32 psn)
+{
+	__u32 seq = q->q_rxt_seq[psn % W], n = 0, p;
+
+	for (p = q->q_una; psn_before(p, q->q_high_sacked); p = psn_add(p, 1))
+		n += bit_get(q->q_read, p) && q->q_rxt_seq[p % W] > seq;
+	return n;
 }
 
 unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
@@ -302,8 +316,10 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 	while (psn_before(from, q->q_high_rxt) && bit_get(q->q_sacked, from))
 		from = psn_add(from, 1);
 	if (q->q_active && n < max && psn_before(from, q->q_high_rxt) &&
-		!psn_before(q->q_rxt_at[from % W], q->q_una) &&
-		sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) {
+		((!psn_before(q->q_rxt_at[from % W], q->q_una) &&
+		  sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) ||
+		 (q->q_rxt_seq[from % W] &&
+		  read_resent_after(q, from) >= SNIC_SR_DUPTHRESH))) {
 		to = from;
 		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
 			to = psn_add(to, 1);

@@ -16,7 +16,9 @@
  * SNIC_SR_DUPTHRESH PSNs sent after its retransmission are SACKed while
  * lACK has not moved, that retransmission was lost too (the network
  * does not reorder much, as SRNIC and IRN assume) and it goes again
- * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
+ * rather than wait for the timeout, and so it does once
+ * SNIC_SR_DUPTHRESH READ responses of holes asked for after it arrived; a
+ * timeout (SNIC_SR_CTRL_REQ_RTO: the
  * device went back N) or the end of recovery forgets it all. The SEND
  * READ responses the device placed ahead of lACK (SNIC_SR_CTRL_F_READ,
  * SRNIC 4.4.1) are SACKed PSNs like those, whose holes are asked for
@@ -75,6 +77,15 @@ struct snic_sr_sw_qp {
 	 * later hole resent meanwhile does not hide the first one's loss.
 	 */
 	__u32 q_rxt_at[SNIC_SR_SW_WINDOW];
+	/*
+	 * The order of each PSN's last resend (0: not resent), by psn %
+	 * window: a READ's holes are answered in the order asked for, so
+	 * responses of holes asked for after one that are in while it is
+	 * not say that its request or response was lost (the window stuck
+	 * at lACK sends nothing new that q_rxt_at could see)
+	 */
+	__u32 q_rxt_seq[SNIC_SR_SW_WINDOW];
+	__u32 q_rxt_serial;
 	/* counters */
 	__u32 epsn_posted;
 	__u32 rtx_posted;
