@@ -153,7 +153,9 @@ static void resp_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 static void req_reset(struct snic_sr_sw_qp *q, __u32 una)
 {
 	memset(q->q_sacked, 0, sizeof(q->q_sacked));
-	q->q_una = q->q_high_sacked = q->q_high_rxt = una;
+	memset(q->q_read, 0, sizeof(q->q_read));
+	memset(q->q_rxt_seq, 0, sizeof(q->q_rxt_seq));
+	q->q_una = q->q_high_sacked = q->q_high_rxt = q->q_lack = una;
 }
 
 static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
@@ -171,7 +173,7 @@ static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 		q->q_active = 1;
 		req_reset(q, una);
 	} else if (psn_before(q->q_una, una)) {
-		slide(q->q_sacked, NULL, q->q_una, una);
+		slide(q->q_sacked, q->q_read, q->q_una, una);
 		q->q_una = una;
 	}
 	q->q_end = end;
@@ -183,8 +185,11 @@ static void req_entry(struct snic_sr_sw_qp *q, const struct snic_sr_ctrl *e)
 	if (lo == hi || psn_before(lo, una) || psn_before(end, hi) ||
 	    !psn_before(lo, hi) || psn_dist(hi, una) > W)
 		return;
-	for (; lo != hi; lo = psn_add(lo, 1))
+	for (; lo != hi; lo = psn_add(lo, 1)) {
 		bit_set(q->q_sacked, lo, 1);
+		if (e->flags & SNIC_SR_CTRL_F_READ)
+			bit_set(q->q_read, lo, 1);
+	}
 	if (psn_before(q->q_high_sacked, hi))
 		q->q_high_sacked = hi;
 }
@@ -233,8 +238,21 @@ static __u32 sacked_above(const struct snic_sr_sw_qp *q, __u32 from)
 /* [from, to) goes again now: PSNs above q_end are sent after it */
 static void rxt_mark(struct snic_sr_sw_qp *q, __u32 from, __u32 to)
 {
-	for (; from != to; from = psn_add(from, 1))
+	q->q_rxt_serial++;
+	for (; from != to; from = psn_add(from, 1)) {
 		q->q_rxt_at[from % W] = q->q_end;
+		q->q_rxt_seq[from % W] = q->q_rxt_serial;
+	}
+}
+
+/* READ responses in of holes asked for again after PSN 'psn' was */
+static __u32 read_resent_after(const struct snic_sr_sw_qp *q, __u32 psn)
+{
+	__u32 seq = q->q_rxt_seq[psn % W], n = 0, p;
+
+	for (p = q->q_una; psn_before(p, q->q_high_sacked); p = psn_add(p, 1))
+		n += bit_get(q->q_read, p) && q->q_rxt_seq[p % W] > seq;
+	return n;
 }
 
 unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
@@ -280,6 +298,17 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 		q->recv_posted++;
 		n++;
 	}
+	/* requester: READ responses placed from lACK on, lACK moves over */
+	if (q->q_active && n < max) {
+		e = q->q_una;
+		while (bit_get(q->q_read, e) && psn_dist(e, q->q_una) < W)
+			e = psn_add(e, 1);
+		if (e != q->q_una && psn_before(q->q_lack, e)) {
+			put(&out[n++], SNIC_SR_RETRY_LACK, 0, q->qpn, e, 0);
+			q->q_lack = e;
+			q->lack_posted++;
+		}
+	}
 	/*
 	 * requester: the first hole (PSNs at lACK may be SACKed already,
 	 * the responder's host not having moved its ePSN yet) was resent,
@@ -290,8 +319,10 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 	while (psn_before(from, q->q_high_rxt) && bit_get(q->q_sacked, from))
 		from = psn_add(from, 1);
 	if (q->q_active && n < max && psn_before(from, q->q_high_rxt) &&
-		!psn_before(q->q_rxt_at[from % W], q->q_una) &&
-		sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) {
+		((!psn_before(q->q_rxt_at[from % W], q->q_una) &&
+		  sacked_above(q, q->q_rxt_at[from % W]) >= SNIC_SR_DUPTHRESH) ||
+		 (q->q_rxt_seq[from % W] &&
+		  read_resent_after(q, from) >= SNIC_SR_DUPTHRESH))) {
 		to = from;
 		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
 			to = psn_add(to, 1);

@@ -16,13 +16,18 @@
  * SNIC_SR_DUPTHRESH PSNs sent after its retransmission are SACKed while
  * lACK has not moved, that retransmission was lost too (the network
  * does not reorder much, as SRNIC and IRN assume) and it goes again
- * rather than wait for the timeout; a timeout (SNIC_SR_CTRL_REQ_RTO: the
- * device went back N) or the end of recovery forgets it all. The
- * completions the device leaves to the host (SNIC_SR_CTRL_RESP_RECV: a
- * SEND's, or a WRITE with immediate's, SNIC_SR_RECV_F_WRITE) wait here
- * by SSN and go back (SNIC_SR_RETRY_RECV_DONE, with the flags they came
- * with) in SSN order once the device's ePSN (reported, or the one
- * posted) passed their Last.
+ * rather than wait for the timeout, and so it does once
+ * SNIC_SR_DUPTHRESH READ responses of holes asked for after it arrived; a
+ * timeout (SNIC_SR_CTRL_REQ_RTO: the device went back N) or the end of
+ * recovery forgets it all. The READ responses the device placed ahead of
+ * lACK (SNIC_SR_CTRL_F_READ, SRNIC 4.4.1) are SACKed PSNs like those,
+ * whose holes are asked for again the same way, and once lACK reaches
+ * them the host moves it over them (SNIC_SR_RETRY_LACK): the responder
+ * does not acknowledge its own responses. The completions the device
+ * leaves to the host (SNIC_SR_CTRL_RESP_RECV: a SEND's, or a WRITE with
+ * immediate's, SNIC_SR_RECV_F_WRITE) wait here by SSN and go back
+ * (SNIC_SR_RETRY_RECV_DONE, with the flags they came with) in SSN order
+ * once the device's ePSN (reported, or the one posted) passed their Last.
  *
  * Use: snic_sr_sw_entry() for each CtrlQ entry of the QP in a batch,
  * then snic_sr_sw_flush() once for the RetryQ entries to post.
@@ -60,20 +65,32 @@ struct snic_sr_sw_qp {
 	__u8 rsvd[2];
 	/* requester: PSNs SACKed at and above q_una */
 	__u32 q_sacked[SNIC_SR_SW_WINDOW / 32];
+	__u32 q_read[SNIC_SR_SW_WINDOW / 32];   /* ... READ responses placed */
 	__u32 q_una;            /* lACK: the oldest PSN not acknowledged */
 	__u32 q_end;            /* the PSN after the highest sent */
 	__u32 q_high_sacked;    /* the PSN after the highest SACKed */
 	__u32 q_high_rxt;       /* holes below it were resent */
+	__u32 q_lack;           /* the last lACK posted (SNIC_SR_RETRY_LACK) */
 	/*
 	 * q_end when each PSN was last resent (by psn % window): PSNs at and
 	 * above it went out after that copy. Per PSN, not one mark, so a
 	 * later hole resent meanwhile does not hide the first one's loss.
 	 */
 	__u32 q_rxt_at[SNIC_SR_SW_WINDOW];
+	/*
+	 * The order of each PSN's last resend (0: not resent), by psn %
+	 * window: a READ's holes are answered in the order asked for, so
+	 * responses of holes asked for after one that are in while it is
+	 * not say that its request or response was lost (the window stuck
+	 * at lACK sends nothing new that q_rxt_at could see)
+	 */
+	__u32 q_rxt_seq[SNIC_SR_SW_WINDOW];
+	__u32 q_rxt_serial;
 	/* counters */
 	__u32 epsn_posted;
 	__u32 rtx_posted;
 	__u32 rtx_again;        /* ... of which a lost retransmission's */
+	__u32 lack_posted;
 	/* responder: completions to give back, by SSN % SNIC_SR_SW_RECVS */
 	struct snic_sr_sw_recv r_recv[SNIC_SR_SW_RECVS];
 	__u32 r_ssn;            /* the next SSN to give back */

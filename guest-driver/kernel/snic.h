@@ -70,7 +70,8 @@ struct snic_dev;
 	X(pfc_paused_ns) X(rx_buffer_max) X(rx_buffer_drops) \
 	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds) \
 	X(wire_ce_marked) X(sr_ctrlq_entries) X(sr_ctrlq_drops) \
-	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused)
+	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused) \
+	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -183,6 +184,7 @@ struct snic_sr {
 	atomic64_t stale;	/* ... of no SRNIC QP (destroyed meanwhile) */
 	atomic64_t epsn_posted;	/* RetryQ entries: new ePSN (responder) */
 	atomic64_t rtx_posted;	/* ... ranges to resend (requester) */
+	atomic64_t lack_posted;	/* ... lACK over READ responses placed */
 	atomic64_t retry_full;	/* decisions put off: RetryQ full */
 	atomic64_t overflows;	/* SNIC_EVENT_SR_CTRLQ_OVERFLOW events */
 };
@@ -441,7 +443,7 @@ void snic_sr_qp_put(struct snic_dev *sdev, struct snic_sr_qp *q);
 void snic_sr_overflow(struct snic_dev *sdev, u64 qpn);
 #define SNIC_SR_HOST_STATS(X) \
 	X(entries) X(stale) X(epsn_posted) X(rtx_posted) X(retry_full) \
-	X(overflows)
+	X(overflows) X(lack_posted)
 void snic_sr_read_stats(struct snic_dev *sdev, u64 *values);
 
 /* snic_netdev.c */

@@ -79,6 +79,8 @@ static void snic_sr_post(struct snic_dev *sdev, struct snic_sr_qp *q)
 				atomic64_inc(&sr->epsn_posted);
 			else if (out[i].type == SNIC_SR_RETRY_RTX)
 				atomic64_inc(&sr->rtx_posted);
+			else if (out[i].type == SNIC_SR_RETRY_LACK)
+				atomic64_inc(&sr->lack_posted);
 		}
 		/* writeq orders the entries before the doorbell */
 		if (n)

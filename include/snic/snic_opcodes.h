@@ -250,7 +250,13 @@ enum snic_rpc_opmap {
  * WQE - SEND, SEND with Immediate or Invalidate, RDMA WRITE with
  * Immediate - from 0 at RTS: message n takes the responder's n-th. A DCTCP QP (ABI
  * 3.2) carries it on its ACKs only: the running count of CE-marked data
- * packets its responder received (ECE). Little-endian.
+ * packets its responder received (ECE). An SRNIC QP's READ responses
+ * (ABI 3.6) echo their request (SRNIC 4.4.1): its PSN in msg and the
+ * response's PSN_OFFSET from it in offset, so the requester places one
+ * that arrives ahead of the expected response at once; its READ requests,
+ * and ACKs it sends the responder of them, carry SNIC_XETH_F_RESP with
+ * msg its lACK (every response below it arrived): the responder keeps at
+ * most its window of responses in flight past it. Little-endian.
  */
 #define SNIC_BTH_TVER_XPORT     2
 #define SNIC_XETH_LEN           32
@@ -261,14 +267,18 @@ enum snic_rpc_opmap {
 #define SNIC_XETH_F_PULL        (1u << 4)   /* ACK: pull counter in msg */
 #define SNIC_XETH_F_TRIMMED     (1u << 5)   /* NACK: it arrived trimmed */
 #define SNIC_XETH_F_ECE         (1u << 6)   /* ACK: CE count in offset */
+#define SNIC_XETH_F_RESP        (1u << 7)   /* READ resp: msg req PSN, off; */
+                                            /* READ req, ACK: msg lACK */
 
 struct snic_xeth {
     __u8 flags;             /* SNIC_XETH_F_* */
     __u8 rsvd[3];
     __le32 rkey;            /* PLACE: the message's R_Key */
     __le64 va;              /* PLACE: where this packet's payload goes */
-    __le32 msg;             /* MSG: message number; PULL: counter */
-    __le32 offset;          /* MSG: byte offset; ECE: CE-marked count */
+    __le32 msg;             /* MSG: message number; PULL: counter; */
+                            /* RESP: the READ request's PSN */
+    __le32 offset;          /* MSG: byte offset; ECE: CE-marked count; */
+                            /* RESP: PSN_OFFSET (response PSN - msg) */
     __le32 sack_lo;         /* SACK: first PSN of the block; NACK: PSN */
     __le32 sack_hi;         /* SACK: the PSN after the block */
 };

@@ -62,7 +62,11 @@
  * lACK (it was 8 bits at offset 5, counted from lACK); SRNIC
  * takes RDMA WRITE with Immediate (no longer NAKed): its completion may
  * go through the host, SNIC_SR_RECV_F_WRITE; SNIC_TRANSPORT_SRNIC_DCTCP;
- * struct snic_stats sr_ctrlq_refused (the CtrlQ quota per QP).
+ * struct snic_stats sr_ctrlq_refused (the CtrlQ quota per QP);
+ * an SRNIC QP's READ responses carry struct snic_xeth SNIC_XETH_F_RESP
+ * (the request's PSN, PSN_OFFSET) and are placed out of order;
+ * SNIC_SR_CTRL_F_READ, SNIC_SR_RETRY_LACK; struct snic_stats
+ * sr_read_placed, sr_read_refused, sr_read_resent.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
@@ -257,7 +261,11 @@ struct snic_stats {
     __le64 sr_retry_stale;      /* ... skipped: overtaken by the device */
     /* ABI 3.6 */
     __le64 sr_ctrlq_refused;    /* CtrlQ reports refused: dup, QP quota */
+    /* ABI 3.6: SRNIC's READs (SNIC_XETH_F_RESP) */
+    __le64 sr_read_placed;      /* READ responses placed ahead of lACK */
+    __le64 sr_read_refused;     /* ... dropped: malformed, no READ WQE */
+    __le64 sr_read_resent;      /* READ responses sent again for a hole */
 };
-_Static_assert(sizeof(struct snic_stats) == 352, "snic_stats is 352 bytes");
+_Static_assert(sizeof(struct snic_stats) == 376, "snic_stats is 376 bytes");
 
 #endif /* SNIC_REGS_H */

@@ -94,6 +94,14 @@ enum snic_sr_ctrl_type {
 
 #define SNIC_SR_CTRL_F_PHASE        (1u << 0)   /* = SNIC_CQE_PHASE */
 #define SNIC_SR_CTRL_F_LAST         (1u << 1)   /* RESP: psn ended a msg */
+/*
+ * REQ_ACK (ABI 3.6): not an ACK but the READ response for PSN psn, placed
+ * ahead of lACK (SRNIC 4.4.1: in place, out of order); sack_lo/sack_hi
+ * [psn, psn + 1). The host keeps it in its bitmap as a SACKed PSN (holes
+ * below it are asked for again by SNIC_SR_RETRY_RTX: a READ request for
+ * just the hole) and moves lACK over such PSNs with SNIC_SR_RETRY_LACK.
+ */
+#define SNIC_SR_CTRL_F_READ         (1u << 2)
 
 struct snic_sr_ctrl {
     __u8 type;              /* enum snic_sr_ctrl_type */
@@ -174,6 +182,18 @@ enum snic_sr_retry_type {
      * it): the host posts it only then, with the flags it was told.
      */
     SNIC_SR_RETRY_RECV_DONE = 3,
+    /*
+     * Requester in recovery (ABI 3.6): the READ responses for every PSN
+     * below psn_from arrived (reported with SNIC_SR_CTRL_F_READ, or at
+     * lACK): lACK moves to psn_from and the READs it covers complete.
+     * Taken if it moves lACK forward, not beyond the PSN after the
+     * highest sent; stale if not forward. If psn_from falls in the
+     * device's run of responses placed ahead (the one ending at the
+     * highest placed), lACK goes to that run's end (as Fig. 8's exit).
+     * The device cannot check the PSNs below it (it keeps no bitmap): a
+     * host that lies completes a READ whose data did not all arrive.
+     */
+    SNIC_SR_RETRY_LACK = 4,
 };
 
 #define SNIC_SR_RETRY_F_IN_MSG      (1u << 0)

@@ -12,14 +12,15 @@ local F = {
   pull_f = ProtoField.bool("snic_xeth.pullf", "PULL", 8, nil, 0x10),
   trim_f = ProtoField.bool("snic_xeth.trimf", "TRIMMED", 8, nil, 0x20),
   ece_f = ProtoField.bool("snic_xeth.ecef", "ECE (CE count in offset)", 8, nil, 0x40),
+  resp_f = ProtoField.bool("snic_xeth.respf", "RESP (READ request PSN, PSN_OFFSET)", 8, nil, 0x80),
   rkey = ProtoField.uint32("snic_xeth.rkey", "R_Key", base.HEX),
   va = ProtoField.uint64("snic_xeth.va", "Target address", base.HEX),
-  msg = ProtoField.uint32("snic_xeth.msg", "Message number / pull counter"),
-  offset = ProtoField.uint32("snic_xeth.offset", "Offset in message / CE count"),
+  msg = ProtoField.uint32("snic_xeth.msg", "Message number / pull counter / request PSN"),
+  offset = ProtoField.uint32("snic_xeth.offset", "Offset in message / CE count / PSN_OFFSET"),
   sack_lo = ProtoField.uint32("snic_xeth.sack_lo", "SACK first PSN / NACK PSN"),
   sack_hi = ProtoField.uint32("snic_xeth.sack_hi", "SACK end PSN"),
 }
-p.fields = { F.flags, F.place, F.msg_f, F.sack_f, F.nack_f, F.pull_f, F.trim_f, F.ece_f,
+p.fields = { F.flags, F.place, F.msg_f, F.sack_f, F.nack_f, F.pull_f, F.trim_f, F.ece_f, F.resp_f,
              F.rkey, F.va, F.msg, F.offset, F.sack_lo, F.sack_hi }
 local fi_ip, fi_ip6, fi_dp = Field.new("ip"), Field.new("ipv6"), Field.new("udp.dstport")
 function p.dissector(tvb, pinfo, tree)
@@ -31,7 +32,8 @@ function p.dissector(tvb, pinfo, tree)
   local x = bth + 12
   local t = tree:add(p, tvb(x, 32))
   local fl = t:add(F.flags, tvb(x, 1))
-  for _, f in ipairs({ F.place, F.msg_f, F.sack_f, F.nack_f, F.pull_f, F.trim_f, F.ece_f }) do
+  for _, f in ipairs({ F.place, F.msg_f, F.sack_f, F.nack_f, F.pull_f, F.trim_f, F.ece_f,
+                       F.resp_f }) do
     fl:add(f, tvb(x, 1))
   end
   t:add_le(F.rkey, tvb(x + 4, 4))

@@ -174,11 +174,13 @@ int main(int argc, char **argv)
     /*
      * The selective-transport extension (TVer 2): a WRITE Middle with its
      * target, a SEND First with its message number and offset, an ACK
-     * with a SACK block, over IPv4 and IPv6; xport.csv holds its fields
+     * with a SACK block, an SRNIC READ response echoing its request's PSN
+     * and PSN_OFFSET, over IPv4 and IPv6; xport.csv holds its fields
      */
     {
         static const uint8_t ops[] = { SNIC_OP_RC_WRITE_MIDDLE,
-                                       SNIC_OP_RC_SEND_FIRST, SNIC_OP_RC_ACK };
+                                       SNIC_OP_RC_SEND_FIRST, SNIC_OP_RC_ACK,
+                                       SNIC_OP_RC_READ_RESP_MIDDLE };
         g_autofree char *xp = g_build_filename(argv[1], "xport.pcap", NULL);
         g_autofree char *xc = g_build_filename(argv[1], "xport.csv", NULL);
 
@@ -187,15 +189,16 @@ int main(int argc, char **argv)
         if (!pc || !out) {
             die("cannot create", xp);
         }
-        for (i = 0; i < 6; i++) {
-            uint8_t xop = ops[i % 3];
+        for (i = 0; i < 8; i++) {
+            uint8_t xop = ops[i % 4];
 
-            make_pkt(&p, xop, i >= 3, payload, xop == SNIC_OP_RC_ACK ? 0 : 1024,
+            make_pkt(&p, xop, i >= 4, payload, xop == SNIC_OP_RC_ACK ? 0 : 1024,
                      i);
             p.xport = true;
             p.xeth.flags = xop == SNIC_OP_RC_ACK ? SNIC_XETH_F_SACK :
                            xop == SNIC_OP_RC_SEND_FIRST ? SNIC_XETH_F_MSG :
-                           SNIC_XETH_F_PLACE;
+                           xop == SNIC_OP_RC_READ_RESP_MIDDLE ?
+                           SNIC_XETH_F_RESP : SNIC_XETH_F_PLACE;
             p.xeth.rkey = 0x4000 + i;
             p.xeth.va = 0x7f0000003000ull + i * 1024;
             p.xeth.msg = 7 + i;

@@ -16,7 +16,9 @@
  * with WRITEs with immediate checked by content (and immediate, and CQE
  * order) over a lossy, reordering wire with the host software
  * interrupt-driven (SNIC_TRANSPORT_WRITES=1000 for more than 48 WRITEs,
- * 4 times as many SENDs, a run).
+ * 4 times as many SENDs, a run); READ responses placed out of order
+ * (SRNIC 4.4.1, sr_read.c), hostile ones refused, and 64 KiB READs over
+ * the same wire, SRNIC's against go-back-N's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -1996,6 +1998,539 @@ static void test_lossy_write_imm(gconstpointer data)
     lossy_run(GPOINTER_TO_UINT(data), true, true, SNIC_TRANSPORT_SRNIC);
 }
 
+/* b's READ response for a's psn0 + i, echoing request psn0 + req, off */
+static void read_resp(Req *q, uint32_t i, uint32_t req, uint32_t off,
+                      uint32_t len, bool xport)
+{
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(q->b.h->core, snic_qp_get(q->b.h->core, q->b.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_READ_RESP_MIDDLE;
+    p.psn = psn_add(q->psn0, i);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.payload = fake_ptr(q->b.h, BUF + i * 1024ull, len);
+    p.payload_len = len;
+    p.xport = xport;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = psn_add(q->psn0, req);
+    p.xeth.offset = off;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&q->a, frame, n);
+    fake_run(q->a.h);
+}
+
+/*
+ * SRNIC 4.4.1's READ responses (sr_read.c): a response ahead of lACK is
+ * placed at its final address and reported; malformed or hostile ones (a
+ * PSN offset that does not lead to the response, a request outside the
+ * READ, a WRITE's PSN, a short payload, no extension) are dropped and
+ * counted, with nothing written; lACK jumps the placed run and the READ
+ * completes, its content the responder's, before the WRITE after it.
+ */
+static void test_read_hostile(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    uint8_t *local;
+    struct snic_sr_ctrl e;
+    struct snic_cqe cqe;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 2, 0);
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    node_fill(&q.b, BUF, 8192, 3);
+    local = fake_ptr(q.a.h, dst - 1024, 8192 + 2048);
+    memset(local, 0xee, 8192 + 2048);
+    /* an 8 KiB READ (PSNs 0-7), then a 1 KiB WRITE (PSN 8) */
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 8192, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    node_post_send(&q.a, 2, SNIC_WR_RDMA_WRITE, BUF, 1024, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(snic_transport_outstanding(q.qa), ==, 9);
+
+    read_resp(&q, 3, 0, 3, 1024, true);         /* ahead: placed */
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    g_assert_cmpmem(local + 1024 + 3 * 1024, 1024,
+                    fake_ptr(q.b.h, BUF + 3 * 1024, 1024), 1024);
+    g_assert_true(sr_host_peek(&q.ha, &e));
+    g_assert_cmpuint(e.type, ==, SNIC_SR_CTRL_REQ_ACK);
+    g_assert_cmpuint(e.flags & SNIC_SR_CTRL_F_READ, ==, SNIC_SR_CTRL_F_READ);
+    g_assert_cmpuint(GUINT32_FROM_LE(e.psn), ==, psn_add(q.psn0, 3));
+    g_assert_cmpuint(sr_host_poll(&q.ha), ==, 1);
+
+    read_resp(&q, 5, 0, 9, 1024, true);         /* offset: not to PSN 5 */
+    read_resp(&q, 5, (uint32_t)-4, 9, 1024, true);  /* request before it */
+    read_resp(&q, 4, 6, (uint32_t)-2, 1024, true);  /* ... after it */
+    read_resp(&q, 8, 8, 0, 1024, true);         /* the WRITE's PSN */
+    read_resp(&q, 6, 0, 6, 100, true);          /* short */
+    read_resp(&q, 7, 0, 7, 1024, false);        /* no extension */
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_refused), ==, 6);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    /* nothing written but PSN 3's */
+    for (i = 0; i < 8192 + 2048; i++) {
+        if (i < 1024 + 3 * 1024 || i >= 1024 + 4 * 1024) {
+            g_assert_cmpuint(local[i], ==, 0xee);
+        }
+    }
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    g_assert_false(node_poll_cq(&q.a, &cqe));
+
+    /* 0-2 in order: lACK jumps the run [3, 3]; 4-7: the READ completes */
+    for (i = 0; i < 8; i++) {
+        if (i != 3) {
+            read_resp(&q, i, 0, i, 1024, true);
+        }
+        if (i == 2) {
+            g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==,
+                             psn_add(q.psn0, 4));
+        }
+    }
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 1);
+    g_assert_true(node_poll_cq(&q.a, &cqe));
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, 1);
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    g_assert_false(node_poll_cq(&q.a, &cqe));   /* the WRITE: not ACKed */
+    g_assert_cmpmem(local + 1024, 8192, fake_ptr(q.b.h, BUF, 8192), 8192);
+    g_assert_cmpuint(local[0], ==, 0xee);
+    g_assert_cmpuint(local[1024 + 8192], ==, 0xee);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * a's READ requests since the last look: PSN (from psn0) and length; each
+ * carries a's lACK, the last one a's ACK of responses told: in *lack
+ */
+static uint32_t read_lack, read_acked;
+
+static unsigned read_reqs(Req *q, uint32_t *psn, uint32_t *len, unsigned max)
+{
+    unsigned k = 0;
+    SnicPkt p;
+
+    for (; q->seen < q->a.h->frames->len; q->seen++) {
+        GByteArray *f = g_ptr_array_index(q->a.h->frames, q->seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode == SNIC_OP_RC_READ_REQUEST && k < max) {
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            read_lack = (p.xeth.msg - q->psn0) & SNIC_PSN_MASK;
+            psn[k] = (p.psn - q->psn0) & SNIC_PSN_MASK;
+            len[k++] = p.reth.len;
+        } else if (p.opcode == SNIC_OP_RC_ACK) {
+            /* SRNIC 4.4.1: the READ responses acknowledged */
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            g_assert_cmpuint(p.xeth.msg, ==, psn_add(p.psn, 1));
+            read_acked = (p.xeth.msg - q->psn0) & SNIC_PSN_MASK;
+        }
+    }
+    return k;
+}
+
+/*
+ * Holes alone asked for again: responses 1 and 4 of an 8 KiB READ lost,
+ * the rest placed; the host asks for [1, 2) and [4, 5) (READ requests of
+ * 1 KiB each, nothing more, carrying lACK), moves lACK over 2-3
+ * (SNIC_SR_RETRY_LACK) once 1 came, and 4 lets lACK jump the run 5-7:
+ * the READ completes with the responder's bytes, recovery over, and the
+ * responder is told (an ACK of the responses, SRNIC 4.4.1).
+ */
+static void test_read_holes(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    static const unsigned got[] = { 0, 2, 3, 5, 6, 7 };
+    uint32_t psn[4], len[4];
+    struct snic_cqe cqe;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 2, 0);
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    q.seen = q.a.h->frames->len;
+    node_fill(&q.b, BUF, 8192, 21);
+    memset(fake_ptr(q.a.h, dst, 8192), 0, 8192);
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 8192, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 4), ==, 1);
+    g_assert_cmpuint(len[0], ==, 8192);
+
+    for (i = 0; i < G_N_ELEMENTS(got); i++) {
+        read_resp(&q, got[i], 0, got[i], 1024, true);
+    }
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 1));
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, 5);
+    req_poll(&q);
+    g_assert_cmpuint(q.ha.sw.rtx_posted, ==, 2);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 4), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 1);
+    g_assert_cmpuint(len[0], ==, 1024);
+    g_assert_cmpuint(psn[1], ==, 4);
+    g_assert_cmpuint(len[1], ==, 1024);
+    g_assert_cmpuint(read_lack, ==, 1);     /* response 0 arrived */
+
+    read_resp(&q, 1, 0, 1, 1024, true);     /* the hole at lACK */
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 2));
+    req_poll(&q);                           /* LACK over 2-3 */
+    g_assert_cmpuint(q.ha.sw.lack_posted, ==, 1);
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 4));
+    g_assert_false(node_poll_cq(&q.a, &cqe));
+
+    read_resp(&q, 4, 0, 4, 1024, true);     /* the run 5-7 jumped */
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 8));
+    /* the responder heard of it: every response arrived */
+    read_reqs(&q, psn, len, 4);
+    g_assert_cmpuint(read_acked, ==, 8);
+    g_assert_true(node_poll_cq(&q.a, &cqe));
+    g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, 1);
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpmem(fake_ptr(q.a.h, dst, 8192), 8192,
+                    fake_ptr(q.b.h, BUF, 8192), 8192);
+    g_assert_false(snic_sr_qp(q.qa)->req_recovery);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_refused) +
+                     FAKE_STAT(q.a.h, sr_retry_refused), ==, 0);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
+ * A hole's request or response lost again: holes 1, 4, 6 and 8 of a
+ * 16 KiB READ asked for in that order; 4, 6 and 8 come back, 1 does not:
+ * with the window stuck at lACK nothing new goes out, yet the host asks
+ * for 1 once more at once (the responder answers holes in order), not
+ * after a timeout.
+ */
+static void test_read_hole_lost_again(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    uint32_t psn[8], len[8];
+    struct snic_cqe cqe;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 3, 0);
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    q.seen = q.a.h->frames->len;
+    node_fill(&q.b, BUF, 16384, 23);
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 16384, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 8), ==, 1);
+    for (i = 0; i < 16; i++) {
+        if (i != 1 && i != 4 && i != 6 && i != 8) {
+            read_resp(&q, i, 0, i, 1024, true);
+        }
+    }
+    req_poll(&q);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 8), ==, 4);
+    g_assert_cmpuint(psn[0], ==, 1);
+    g_assert_cmpuint(psn[3], ==, 8);
+    g_assert_cmpuint(q.ha.sw.rtx_again, ==, 0);
+    read_resp(&q, 4, 0, 4, 1024, true);
+    read_resp(&q, 6, 0, 6, 1024, true);
+    req_poll(&q);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 8), ==, 0);   /* two: wait */
+    read_resp(&q, 8, 0, 8, 1024, true);
+    req_poll(&q);
+    g_assert_cmpuint(q.ha.sw.rtx_again, ==, 1);
+    g_assert_cmpuint(read_reqs(&q, psn, len, 8), ==, 1);
+    g_assert_cmpuint(psn[0], ==, 1);
+    g_assert_cmpuint(len[0], ==, 1024);
+    read_resp(&q, 1, 0, 1, 1024, true);
+    req_poll(&q);                           /* LACK over 2-8 */
+    g_assert_cmpuint(snic_transport_wnd_start(q.qa), ==, psn_add(q.psn0, 16));
+    g_assert_true(node_poll_cq(&q.a, &cqe));
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpmem(fake_ptr(q.a.h, dst, 16384), 16384,
+                    fake_ptr(q.b.h, BUF, 16384), 16384);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/* b's responses since the last look: PSN (from e), op-code, echo */
+static unsigned resps(Resp *r, unsigned *seen, uint32_t *psn, uint8_t *op,
+                      uint32_t *off, unsigned max)
+{
+    unsigned k = 0;
+    SnicPkt p;
+
+    for (; *seen < r->b.h->frames->len; (*seen)++) {
+        GByteArray *f = g_ptr_array_index(r->b.h->frames, *seen);
+
+        g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==,
+                        SNIC_PARSE_OK);
+        if (p.opcode != SNIC_OP_RC_ACK && k < max) {
+            g_assert_true(p.xport);
+            g_assert_cmpuint(p.xeth.flags, ==, SNIC_XETH_F_RESP);
+            g_assert_cmpuint(p.xeth.msg, ==, r->e);
+            psn[k] = (p.psn - r->e) & SNIC_PSN_MASK;
+            op[k] = p.opcode;
+            off[k++] = p.xeth.offset;
+        }
+    }
+    return k;
+}
+
+/* a READ request to b for PSNs e + i on, 'len' bytes from BUF + i KiB */
+static void read_req(Resp *r, uint32_t i, uint32_t len)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_READ_REQUEST;
+    p.psn = psn_add(r->e, i);
+    p.reth.va = BUF + i * 1024ull;
+    p.reth.rkey = r->b.lkey;
+    p.reth.len = len;
+    p.ackreq = true;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/*
+ * The responder: responses echo their request (SRNIC 4.4.1); a duplicate
+ * READ request for responses 3-4 gets those two alone, as First and Last
+ * (go-back-N's answer: 3-7), counted in sr_read_resent.
+ */
+static void test_read_resp_hole(void)
+{
+    uint32_t psn[16], off[16];
+    uint8_t op[16];
+    unsigned seen, i;
+    Resp r;
+
+    resp_init(&r, 6);
+    seen = r.b.h->frames->len;
+    read_req(&r, 0, 8192);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 8);
+    for (i = 0; i < 8; i++) {
+        g_assert_cmpuint(psn[i], ==, i);
+        g_assert_cmpuint(off[i], ==, i);
+    }
+    read_req(&r, 3, 2048);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 2);
+    g_assert_cmpuint(psn[0], ==, 3);
+    g_assert_cmpuint(off[0], ==, 3);
+    g_assert_cmpuint(op[0], ==, SNIC_OP_RC_READ_RESP_FIRST);
+    g_assert_cmpuint(psn[1], ==, 4);
+    g_assert_cmpuint(op[1], ==, SNIC_OP_RC_READ_RESP_LAST);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_read_resent), ==, 2);
+    /* a request past the entry's end: what the entry has, no more */
+    read_req(&r, 6, 8192);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 16), ==, 2);
+    g_assert_cmpuint(psn[1], ==, 7);
+    resp_free(&r);
+}
+
+/* a's ACK of b's READ responses: every one below e + i arrived */
+static void read_ack(Resp *r, uint32_t i)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
+                        &p);
+    p.opcode = SNIC_OP_RC_ACK;
+    p.psn = psn_add(r->e, i - 1);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = psn_add(r->e, i);
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&r->b, frame, n);
+    fake_run(r->b.h);
+}
+
+/*
+ * READ responses self-clocked (SRNIC 4.4.1): a responder with a window of
+ * 16 sends 16 of a 64-response READ, then as many more as the
+ * requester's ACKs (or the lACK its next READ request carries) say
+ * arrived; an ACK for PSNs never asked for is dropped, opens nothing.
+ */
+static void test_read_resp_window(void)
+{
+    uint32_t psn[64], off[64];
+    uint8_t op[64];
+    uint64_t dropped;
+    unsigned seen;
+    Resp r;
+
+    resp_init(&r, 6);
+    g_assert_cmpuint(set_qp_sr(&r.b, SR_RETRYQ, 4, 16), ==, SNIC_ADMIN_OK);
+    seen = r.b.h->frames->len;
+    read_req(&r, 0, 65536);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 16);
+    g_assert_cmpuint(psn[15], ==, 15);
+    read_ack(&r, 8);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 8);
+    g_assert_cmpuint(psn[0], ==, 16);
+    read_ack(&r, 4);                        /* old: nothing */
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 0);
+    dropped = FAKE_STAT(r.b.h, rdma_rx_dropped);
+    read_ack(&r, 65);                       /* beyond what was asked */
+    g_assert_cmpuint(FAKE_STAT(r.b.h, rdma_rx_dropped), ==, dropped + 1);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 0);
+    read_ack(&r, 24);
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 16);
+    g_assert_cmpuint(psn[15], ==, 39);
+    read_ack(&r, 64);                       /* the rest */
+    g_assert_cmpuint(resps(&r, &seen, psn, op, off, 64), ==, 24);
+    g_assert_cmpuint(psn[23], ==, 63);
+    g_assert_cmpuint(op[23], ==, SNIC_OP_RC_READ_RESP_LAST);
+    resp_free(&r);
+}
+
+/*
+ * 'n' READs of 64 KiB (64 responses each at MTU 1024) from b into a over
+ * a wire losing and reordering 'pct' % of its packets: SRNIC's (both
+ * ends, host software interrupt-driven; the responder's window 'rwin',
+ * 0 the largest) or go-back-N's. Every READ
+ * completes in post order with the responder's bytes; the packets b sent
+ * beyond the responses needed (resent) are returned.
+ */
+static uint64_t read_run(unsigned pct, bool sr, unsigned n, uint8_t rwin)
+{
+    double loss = pct / 100.0;
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
+        .loss = loss, .reorder = loss, .reorder_ns = 3000,
+        .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(177 + pct);
+    const unsigned len = 65536, depth = 8, slots = 16;
+    const uint64_t dst = BUF + 0x200000;
+    unsigned posted = 0, done = 0;
+    const SnicSimLinkStats *st;
+    SrHost ha, hb;
+    struct snic_cqe c;
+    uint64_t extra;
+    Node a, b;
+
+    node_init(&a, sim, 1);
+    node_init(&b, sim, 2);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    if (sr) {
+        g_assert_cmpuint(node_set_transport(&a, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&b, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        sr_host_init(&ha, &a, sim, 10, 8, 0);
+        sr_host_init(&hb, &b, sim, 10, 8, rwin);
+    }
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    node_fill(&b, BUF, slots * len, 11);
+    while (done < n) {
+        while (posted < n && posted - done < depth) {
+            uint64_t off = (uint64_t)(posted % slots) * len;
+
+            memset(fake_ptr(a.h, dst + off, len), 0, len);
+            node_post_send(&a, posted, SNIC_WR_RDMA_READ, dst + off, len,
+                           BUF + off, b.lkey, 0, a.lkey);
+            posted++;
+        }
+        snic_sim_run(sim, 1000000);
+        while (node_poll_cq(&a, &c)) {
+            uint64_t off = (uint64_t)(done % slots) * len;
+
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, done);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            g_assert_cmpmem(fake_ptr(a.h, dst + off, len), len,
+                            fake_ptr(b.h, BUF + off, len), len);
+            done++;
+        }
+        g_assert_cmpuint(snic_sim_now(sim), <, 100000000000ull);
+    }
+    st = snic_sim_link_stats(sim, b.h->port.ep, a.h->port.ep);
+    g_assert_cmpuint(st->lost, >, 0);
+    extra = st->sent - (uint64_t)n * (len / 1024);
+    g_test_message("SR-READ %s rwin=%u loss=%u%% reads=%u b_sent=%" G_GUINT64_FORMAT
+                   " b_lost=%" G_GUINT64_FORMAT " extra=%" G_GUINT64_FORMAT
+                   " placed_ooo=%" G_GUINT64_FORMAT
+                   " resent_holes=%" G_GUINT64_FORMAT " rtx_posted=%u"
+                   " lack_posted=%u time_ns=%" G_GUINT64_FORMAT,
+                   sr ? "srnic" : "gbn", rwin, pct, n, st->sent, st->lost, extra,
+                   FAKE_STAT(a.h, sr_read_placed),
+                   FAKE_STAT(b.h, sr_read_resent),
+                   sr ? ha.sw.rtx_posted : 0, sr ? ha.sw.lack_posted : 0,
+                   snic_sim_now(sim));
+    if (sr) {
+        /* placed out of order, holes asked for again and sent again */
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_placed), >, 0);
+        g_assert_cmpuint(ha.sw.rtx_posted, >, 0);
+        g_assert_cmpuint(FAKE_STAT(b.h, sr_read_resent), >, 0);
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_refused), ==, 0);
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_retry_refused) +
+                         FAKE_STAT(b.h, sr_retry_refused), ==, 0);
+        sr_host_free(&ha);
+        sr_host_free(&hb);
+    } else {
+        g_assert_cmpuint(FAKE_STAT(a.h, sr_read_placed), ==, 0);
+    }
+    node_pair_free(sim, &a, &b);
+    return extra;
+}
+
+/* the same READs, the same wire: SRNIC resends fewer than go-back-N */
+static void test_lossy_read(gconstpointer data)
+{
+    unsigned pct = GPOINTER_TO_UINT(data), n = writes_per_run();
+    uint64_t sr = read_run(pct, true, n, 0), gbn = read_run(pct, false, n, 0);
+
+    g_assert_cmpuint(sr, <, gbn);
+}
+
+/* ... the responder's window (16) below the requester's: it clocks them */
+static void test_lossy_read_clocked(gconstpointer data)
+{
+    read_run(GPOINTER_TO_UINT(data), true, writes_per_run(), 16);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2035,7 +2570,18 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/req/lost-retransmission-per-hole",
                     test_req_lost_retransmission_per_hole);
     g_test_add_func("/sr/req/ssn", test_req_ssn);
+    g_test_add_func("/sr/read/hostile", test_read_hostile);
+    g_test_add_func("/sr/read/holes", test_read_holes);
+    g_test_add_func("/sr/read/hole-lost-again", test_read_hole_lost_again);
+    g_test_add_func("/sr/read/resp-hole", test_read_resp_hole);
+    g_test_add_func("/sr/read/resp-window", test_read_resp_window);
     g_test_add_data_func("/sr/lossy/1", GUINT_TO_POINTER(1), test_lossy);
+    g_test_add_data_func("/sr/lossy-read/1", GUINT_TO_POINTER(1),
+                         test_lossy_read);
+    g_test_add_data_func("/sr/lossy-read/5", GUINT_TO_POINTER(5),
+                         test_lossy_read);
+    g_test_add_data_func("/sr/lossy-read-clocked/2", GUINT_TO_POINTER(2),
+                         test_lossy_read_clocked);
     g_test_add_data_func("/sr/lossy/5", GUINT_TO_POINTER(5), test_lossy);
     g_test_add_data_func("/sr/lossy-dctcp/1", GUINT_TO_POINTER(1),
                          test_lossy_dctcp);

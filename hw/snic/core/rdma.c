@@ -325,6 +325,9 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     if (flushed_in_err(c, qp)) {
         return false;       /* after the (fatal) NAK above went out */
     }
+    if (snic_sr_on(qp)) {
+        snic_sr_read_ack_run(c, qp);    /* SRNIC: READ responses taken */
+    }
     if (qp->state == SNIC_QPS_RTS) {
         more |= snic_req_run(c, qp, budget, c->cfg.sched_wqes);
     }

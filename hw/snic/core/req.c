@@ -323,11 +323,11 @@ static bool window_full(const SnicQp *qp)
 }
 
 /*
- * Build and send the request for psn of WQE e; burst_end: the last segment
- * the QP's scheduling iteration may send.
+ * Build and send the request for psn of WQE e (a READ's: for count PSNs);
+ * burst_end: the last segment the QP's scheduling iteration may send.
  */
 static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
-                            uint32_t psn, bool burst_end)
+                            uint32_t psn, uint32_t count, bool burst_end)
 {
     const SnicSendWqe *info = &e->info;
     const struct snic_sq_wqe *w = &e->w;
@@ -346,9 +346,15 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
     if (is_read(info->opcode)) {
         /* one request for the rest of this chunk of the READ */
         p.opcode = SNIC_OP_RC_READ_REQUEST;
-        p.reth.len = MIN((uint64_t)seg_count(info, psn) * mtu,
+        p.reth.len = MIN((uint64_t)count * mtu,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
+        if (snic_sr_on(qp)) {
+            /* SRNIC: the responses that arrived (self-clocking) */
+            p.xport = true;
+            p.xeth.flags = SNIC_XETH_F_RESP;
+            p.xeth.msg = qp->req.dde.wnd_start;
+        }
     } else if (snic_rpc_wr(info->opcode)) {
         st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
                                       &p);
@@ -604,13 +610,27 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             }
         }
         count = seg_count(&e.info, psn);
+        if (rtx && is_read(e.info.opcode) && snic_sr_on(qp)) {
+            /*
+             * SRNIC asks again for the hole alone (the responses after
+             * it were placed, sr_read.c): up to the end of the range
+             * marked, which its host sent (SNIC_SR_RETRY_RTX)
+             */
+            uint32_t k = 1;
+
+            while (k < count &&
+                   snic_transport_rtx_marked(qp, (psn + k) & SNIC_PSN_MASK)) {
+                k++;
+            }
+            count = k;
+        }
         if (!rtx && is_read(e.info.opcode) &&
             (r->dde.sent + count > r->credit.window ||
              (r->wqe_off && r->dde.wnd_start != r->next_psn))) {
             /* a READ chunk needs room, and goes after the previous one */
             break;
         }
-        st = send_segment(c, qp, &e, psn, done + 1 == budget);
+        st = send_segment(c, qp, &e, psn, count, done + 1 == budget);
         if (st != SNIC_WC_SUCCESS) {
             fail_local(c, qp, e.index, st);
             break;
@@ -695,9 +715,10 @@ static bool ack_implied(SnicCore *c, SnicQp *qp, uint32_t upto)
 }
 
 /*
- * A READ response or atomic ACK for psn, which must be the next one.
- * Returns 1 with feedback for the program, 0 to drop it silently, -1 if
- * it failed the QP.
+ * A READ response or atomic ACK for psn, which must be the next one
+ * (SRNIC's READ responses: any one sent, sr_read.c). Returns 1 with
+ * feedback for the program, 0 to drop it silently, -1 if it failed the
+ * QP or was taken without feedback.
  */
 static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                               SnicFeedback *fb)
@@ -713,6 +734,10 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 
     if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
         return 0;   /* a duplicate of a response already taken */
+    }
+    if (snic_sr_on(qp) && !atomic_ack) {
+        /* SRNIC: placed whatever its order (transport/sr_read.c) */
+        return snic_sr_read_response(c, qp, p, fb);
     }
     if (p->psn != r->dde.wnd_start) {
         /* if a response before it is missing, resume from that one, once */
@@ -779,6 +804,56 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     return 1;
 }
 
+int snic_req_read_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    uint32_t mtu = mtu_bytes(qp), s, off, want, req;
+    ReqWqe e;
+    uint8_t st;
+    int found;
+
+    found = wqe_of_psn(c, qp, p->psn, &e);
+    if (found <= 0) {
+        return found;           /* no WQE in flight has it: refused */
+    }
+    /* the request it echoes: in the same READ, not after the response */
+    s = (p->psn - e.info.first_psn) & SNIC_PSN_MASK;
+    req = (p->xeth.msg - e.info.first_psn) & SNIC_PSN_MASK;
+    if (!is_read(e.info.opcode) || req > s ||
+        ((p->xeth.msg + p->xeth.offset) & SNIC_PSN_MASK) != p->psn ||
+        p->xeth.offset > s) {
+        return 0;
+    }
+    off = s * mtu;
+    want = e.info.len > off ? MIN(mtu, e.info.len - off) : 0;
+    if (p->payload_len != want) {
+        return 0;
+    }
+    st = snic_sge_scatter(c, qp->pdn, e.w.sge, e.w.num_sge, off, p->payload,
+                          want);
+    if (st != SNIC_WC_SUCCESS) {
+        fail_local(c, qp, e.index, st);
+        return -1;
+    }
+    return 1;
+}
+
+void snic_req_read_acked(SnicCore *c, SnicQp *qp, uint32_t upto,
+                         SnicFeedback *fb)
+{
+    SnicReq *r = &qp->req;
+    uint32_t wnd_start = r->dde.wnd_start;
+
+    snic_dde_ack_upto(r, upto);
+    complete_acked(c, qp);
+    fb->progress = r->dde.wnd_start != wnd_start;
+    fb->newly_acked = (r->dde.wnd_start - wnd_start) & SNIC_PSN_MASK;
+    fb->old_wnd_start = wnd_start;
+    if (qp->state == SNIC_QPS_RTS) {
+        snic_qp_program(qp)->incoming(c, qp, fb);
+    }
+    snic_sched_notify(c, qp);
+}
+
 void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicReq *r = &qp->req;
@@ -810,6 +885,14 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         fb.old_wnd_start = wnd_start;
         snic_qp_program(qp)->incoming(c, qp, &fb);
         snic_sched_notify(c, qp);
+        return;
+    }
+    /* SRNIC: the peer's acknowledgement of our READ responses */
+    if (p->opcode == SNIC_OP_RC_ACK && p->xport &&
+        p->xeth.flags & SNIC_XETH_F_RESP) {
+        if (!snic_sr_on(qp) || !snic_sr_read_peer_ack(c, qp, p->xeth.msg)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+        }
         return;
     }
     /* the CE count echoed: only a program that reacts to it (DCTCP) */

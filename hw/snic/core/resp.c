@@ -363,6 +363,31 @@ static bool rdb_push(SnicCore *c, SnicQp *qp, const SnicRespActive *a,
 }
 
 /*
+ * SRNIC (transport/sr_read.c): a duplicate READ request of entry 'slot'
+ * ('d' from the one answered) asks for the responses it names alone;
+ * those not sent yet go anyway.
+ */
+static bool sr_hole(SnicCore *c, SnicQp *qp, const SnicPkt *p,
+                    const SnicRespActive *a, unsigned slot, unsigned d)
+{
+    SnicResp *s = &qp->resp;
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t from = (p->psn - a->first_psn) & SNIC_PSN_MASK;
+    uint32_t n = MIN((uint32_t)(((uint64_t)p->reth.len + mtu - 1) / mtu),
+                     act_npsn(qp, a, false) - from);
+
+    if (s->rdb_count && d < s->rdb_count &&
+        (d > 0 || from >= s->act.next)) {
+        return true;    /* not sent yet: it goes in its turn */
+    }
+    if (s->rdb_count && d == 0) {
+        n = MIN(n, s->act.next - from);     /* the rest goes in turn */
+    }
+    return snic_sr_read_hole(c, qp, slot, p->psn,
+                             MAX(MIN(n, SNIC_READ_CHUNK), 1));
+}
+
+/*
  * A duplicate READ (atomic) request at psn: the executed entry of the
  * same kind (and R_Key) with psn among its PSNs is answered again from
  * there, with the entries after it; true if there was one. Distances are
@@ -394,6 +419,9 @@ static bool rdb_replay(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return false;
     }
     d = (i + n - s->rdb_head) % n;
+    if (!atomic && snic_sr_on(qp)) {
+        return sr_hole(c, qp, p, &a, i, d);
+    }
     if (s->rdb_count && d == 0) {
         /* being answered: again from what was asked */
         s->act.next = atomic ? 0 : (p->psn - a.first_psn) & SNIC_PSN_MASK;
@@ -1164,6 +1192,12 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     uint32_t epsn = qp->resp.epsn;
 
+    /* SRNIC: a READ request says which responses arrived (sr_read.c) */
+    if (snic_sr_on(qp) && p->opcode == SNIC_OP_RC_READ_REQUEST &&
+        p->xport && p->xeth.flags & SNIC_XETH_F_RESP) {
+        snic_sr_read_peer_ack(c, qp, p->xeth.msg);
+    }
+
     /* SRNIC (transport/sr.c): out of order and in recovery, its own */
     if (snic_sr_on(qp) && snic_sr_request(c, qp, p)) {
         return;
@@ -1218,21 +1252,116 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     }
 }
 
+/*
+ * Send response 'idx' of READ/atomic entry r as op-code 'op'; false if
+ * its region went away (the QP failed).
+ */
+static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
+                          bool atomic, uint32_t idx, uint8_t op)
+{
+    SnicResp *s = &qp->resp;
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t off = idx * mtu;
+    uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
+    SnicMrCheck why;
+    SnicMr *mr;
+    SnicPkt p;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(c, qp, &p);
+    p.psn = (r->first_psn + idx) & SNIC_PSN_MASK;
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.aeth.msn = s->msn;
+    p.opcode = op;
+    if (atomic) {
+        p.atomic_ack = r->va;
+    } else {
+        /* read now: a duplicate request sees memory as it is */
+        mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
+                                   r->va + off, len, &why) : NULL;
+        if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
+                                         c->rdma_payload, len))) {
+            s->rdb_count = 0;       /* the region went away */
+            nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
+            return false;
+        }
+        snic_fault_tear(c, c->rdma_payload, off, len, r->len);
+        p.payload = c->rdma_payload;
+        p.payload_len = len;
+        if (snic_sr_on(qp)) {
+            /* SRNIC 4.4.1: the request echoed, placed out of order */
+            p.xport = true;
+            p.xeth.flags = SNIC_XETH_F_RESP;
+            p.xeth.msg = r->first_psn;
+            p.xeth.offset = idx;
+        }
+    }
+    snic_rdma_xmit(c, &p);
+    return true;
+}
+
+/* The op-code of response k of n (a READ's, or the ones of a hole) */
+static uint8_t read_resp_op(uint32_t k, uint32_t n)
+{
+    return n == 1 ? SNIC_OP_RC_READ_RESP_ONLY :
+           k == 0 ? SNIC_OP_RC_READ_RESP_FIRST :
+           k == n - 1 ? SNIC_OP_RC_READ_RESP_LAST :
+           SNIC_OP_RC_READ_RESP_MIDDLE;
+}
+
+/*
+ * SRNIC: the holes asked for again (transport/sr_read.c), from their RDB
+ * entries in host memory; the responses sent, or -1 if the QP failed.
+ */
+static int run_holes(SnicCore *c, SnicQp *qp, unsigned budget)
+{
+    SnicSrHole *h;
+    unsigned done = 0;
+
+    while (done < budget && (h = snic_sr_read_hole_head(qp))) {
+        struct snic_rdb_entry e;
+        SnicRespActive a;
+        bool atomic;
+        uint32_t idx;
+
+        if (h->slot >= rdb_slots(qp) ||
+            snic_dma_read(c, rdb_addr(qp, h->slot), &e, sizeof(e)) ||
+            !act_from(&a, &atomic, &e) || atomic ||
+            ((h->psn - a.first_psn) & SNIC_PSN_MASK) + h->n >
+            act_npsn(qp, &a, false)) {
+            /* the guest rewrote its RDB: no answer (the peer times out) */
+            SNIC_GUEST_ERROR(c, GE_RDB_ENTRY, qp - c->qps, h->slot);
+            snic_sr_read_hole_pop(qp);
+            continue;
+        }
+        idx = (h->psn - a.first_psn) & SNIC_PSN_MASK;
+        if (!send_response(c, qp, &a, false, idx + h->next,
+                           read_resp_op(h->next, h->n))) {
+            return -1;
+        }
+        snic_stat_inc(&c->stats.sr_read_resent);
+        done++;
+        if (++h->next == h->n) {
+            snic_sr_read_hole_pop(qp);
+        }
+    }
+    return done;
+}
+
 /* Send the responses of the RDB's pending entries, oldest first. */
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
     SnicResp *s = &qp->resp;
-    uint32_t mtu = 128u << qp->attr.path_mtu;
-    unsigned done = 0;
+    int holes = snic_sr_on(qp) ? run_holes(c, qp, budget) : 0;
+    unsigned done;
 
+    if (holes < 0) {
+        return false;
+    }
+    done = holes;
     while (s->rdb_count && done < budget) {
         SnicRespActive *r = &s->act;
         uint32_t npsn = act_npsn(qp, r, s->act_atomic);
-        uint32_t off = r->next * mtu;
-        uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
-        SnicMrCheck why;
-        SnicMr *mr;
-        SnicPkt p;
 
         if (r->next >= npsn) {
             /* answered: the next pending entry, if any, comes back */
@@ -1242,35 +1371,19 @@ bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget)
             }
             continue;
         }
-        memset(&p, 0, sizeof(p));
-        snic_rdma_fill_addr(c, qp, &p);
-        p.psn = (r->first_psn + r->next) & SNIC_PSN_MASK;
-        p.aeth.syndrome = SNIC_AETH_ACK;
-        p.aeth.msn = s->msn;
-        if (s->act_atomic) {
-            p.opcode = SNIC_OP_RC_ATOMIC_ACK;
-            p.atomic_ack = r->va;
-        } else {
-            p.opcode = npsn == 1 ? SNIC_OP_RC_READ_RESP_ONLY :
-                       r->next == 0 ? SNIC_OP_RC_READ_RESP_FIRST :
-                       r->next == npsn - 1 ? SNIC_OP_RC_READ_RESP_LAST :
-                       SNIC_OP_RC_READ_RESP_MIDDLE;
-            /* read now: a duplicate request sees memory as it is */
-            mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
-                                       r->va + off, len, &why) : NULL;
-            if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
-                                             c->rdma_payload, len))) {
-                s->rdb_count = 0;       /* the region went away */
-                nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
-                return false;
-            }
-            snic_fault_tear(c, c->rdma_payload, off, len, r->len);
-            p.payload = c->rdma_payload;
-            p.payload_len = len;
+        if (snic_sr_on(qp) && !s->act_atomic &&
+            !snic_sr_read_window(qp, (r->first_psn + r->next) &
+                                     SNIC_PSN_MASK)) {
+            /* SRNIC: a window in flight; the requester's ACK opens it */
+            return false;
         }
-        snic_rdma_xmit(c, &p);
+        if (!send_response(c, qp, r, s->act_atomic, r->next,
+                           s->act_atomic ? SNIC_OP_RC_ATOMIC_ACK :
+                           read_resp_op(r->next, npsn))) {
+            return false;
+        }
         r->next++;
         done++;
     }
-    return s->rdb_count && done == budget;
+    return (s->rdb_count || snic_sr_read_hole_head(qp)) && done == budget;
 }

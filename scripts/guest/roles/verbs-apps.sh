@@ -251,7 +251,8 @@ srnic_vs_gbn() {
 # Every application's QPs run SRNIC at both ends (the preload logs "QP N runs SRNIC") and
 # pass by content where they check it (verbs-check, transport-check); this end's host half
 # took the device's CtrlQ entries, all of them, and the device refused none of the RetryQ
-# entries it posted (sr_retry_refused 0: guest errors only; a correct host's decision that
+# entries it posted (sr_retry_refused 0: guest errors only; nor any READ response,
+# sr_read_refused 0; a correct host's decision that
 # the device overtook, a resend posted just after it left recovery by itself or an ePSN
 # update it passed meanwhile, is stale, skipped and counted in sr_retry_stale, printed).
 srnic_apps() {
@@ -267,7 +268,15 @@ srnic_apps() {
     else
         step srnic-vs-gbn srnic_vs_gbn
     fi
+    step sr-read-before counters_snapshot sr_read_placed sr_read_resent
     app ib_read_bw_srnic 180 $SR_PRELOAD ib_read_bw $P -s 65536 -n 200
+    # ib_read_bw's client (side a) READs from the server (b): a placed responses out of order
+    # (SRNIC 4.4.1), b answered the holes a's kernel asked for again, and only those
+    if [ "$SNIC_SIDE" = a ]; then
+        step sr-read-placed counters_grew sr_read_placed
+    else
+        step sr-read-holes counters_grew sr_read_resent
+    fi
     app ib_send_bw_srnic 180 $SR_PRELOAD ib_send_bw $P -s 65536 -n 200
     app verbs-check-srnic 180 $SR_PRELOAD verbs-check -d "$DEV" -g "$GIDX"
     app transport-srnic 180 transport-check -d "$DEV" -g "$GIDX" -P SRNIC -n 300
@@ -282,7 +291,8 @@ srnic_apps() {
     step sr-host-took-all sh -c "cd /sys/class/infiniband/$DEV/ports/1/hw_counters &&
         grep . sr_* wire_*_injected && [ \$(cat sr_host_entries) = \$(cat sr_ctrlq_entries) ]"
     step sr-none-refused sh -c "cd /sys/class/infiniband/$DEV/ports/1/hw_counters &&
-        grep . sr_retry_refused sr_retry_stale && [ \$(cat sr_retry_refused) = 0 ]"
+        grep . sr_retry_refused sr_retry_stale sr_read_refused &&
+        [ \$(cat sr_retry_refused) = 0 ] && [ \$(cat sr_read_refused) = 0 ]"
 }
 
 # --- isolation and teardown (suite isolation) -------------------------------------------

@@ -678,16 +678,12 @@ void snic_sr_ack(SnicQp *qp, SnicPkt *p)
 }
 
 /*
- * What the device made of a RetryQ entry. A stale one was overtaken by
- * the device (the host wrote it before it read the CtrlQ entry that
- * makes it moot) and cannot be avoided by a correct host: skipped,
- * counted apart from the hostile ones, which are guest errors.
+ * What the device made of a RetryQ entry (SrRetryVerdict, sr.h). A stale
+ * one was overtaken by the device (the host wrote it before it read the
+ * CtrlQ entry that makes it moot) and cannot be avoided by a correct
+ * host: skipped, counted apart from the hostile ones, which are guest
+ * errors.
  */
-typedef enum SrRetryVerdict {
-    SR_RETRY_TAKEN,
-    SR_RETRY_STALE,
-    SR_RETRY_REFUSED,
-} SrRetryVerdict;
 
 /* Half the PSN space: how far behind a PSN reads as behind, not ahead */
 #define SR_PSN_HALF         (1u << 23)
@@ -1018,6 +1014,7 @@ void snic_sr_retry_run(SnicCore *c, SnicQp *qp)
             e.type == SNIC_SR_RETRY_RTX ? retry_rtx(c, qp, s, &e) :
             e.type == SNIC_SR_RETRY_RECV_DONE ?
             retry_recv(c, qp, s, (struct snic_sr_retry_recv *)&e) :
+            e.type == SNIC_SR_RETRY_LACK ? snic_sr_retry_lack(c, qp, &e) :
             SR_RETRY_REFUSED;
         if (v == SR_RETRY_STALE) {
             snic_stat_inc(&c->stats.sr_retry_stale);
@@ -1185,6 +1182,22 @@ uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
         sr_init(c, qp);
     }
     return SNIC_ADMIN_OK;
+}
+
+/* ---- the CtrlQ for sr_read.c ---- */
+
+bool snic_sr_ctrl_room(SnicCore *c, SnicQp *qp, uint32_t psn)
+{
+    if (ctrl_room(c)) {
+        return true;
+    }
+    ctrl_lost(c, qp, psn, true);
+    return false;
+}
+
+bool snic_sr_ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
+{
+    return ctrl_post(c, qp, e);
 }
 
 const SnicProgram snic_program_srnic = {

@@ -11,8 +11,10 @@
  * the responder's receive path (resp.c: placement out of order, ePSN,
  * the fast-exit range), the ACK it builds (resp.c: the SACK block), the
  * QP's scheduling iteration (rdma.c: the RetryQ), the doorbells (regs.c),
- * the end of a burst (core.c: the CtrlQ's interrupt) and two admin
- * commands (admin.c). The host software it onloads the
+ * the end of a burst (core.c: the CtrlQ's interrupt), two admin commands
+ * (admin.c), and READs (sr_read.c, SRNIC 4.4.1: responses placed out of
+ * order at the requester, req.c; holes answered alone at the responder,
+ * resp.c). The host software it onloads the
  * bitmaps to is guest-driver/common/snic_sr_recovery.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -41,6 +43,20 @@ typedef struct SnicSrCtrlq {
     bool overflow_told;         /* async event posted since the doorbell */
     bool irq_pending;           /* entries written since the vector rose */
 } SnicSrCtrlq;
+
+/*
+ * A READ request for response PSNs the responder sent already (sr_read.c):
+ * the 'n' responses from psn of its RDB entry 'slot' go again, 'next' of
+ * them went. Held until answered, before the RDB's pending entries.
+ */
+typedef struct SnicSrHole {
+    uint32_t psn:24;
+    uint32_t n:8;               /* <= SNIC_READ_CHUNK */
+    uint8_t next;
+    uint8_t slot;
+} SnicSrHole;
+
+#define SNIC_SR_READ_HOLES      4
 
 /*
  * The per-QP state of SRNIC: all of it in the QP's program area (so only
@@ -78,7 +94,29 @@ typedef struct SnicSrQp {
     uint32_t ctrl_mark;         /* CtrlQ tail when ctrl_cur began */
     uint16_t ctrl_cur;          /* its CtrlQ entries since ctrl_mark */
     uint16_t ctrl_prev;         /* ... before it, maybe not all taken */
+    /*
+     * READs (sr_read.c). Requester: the run of READ responses placed
+     * ahead of lACK ending at the highest placed, [rd_left, rd_right],
+     * as the responder's fast-exit range. Responder: the holes asked for.
+     */
+    uint32_t rd_left:24;
+    uint32_t rd_active:1;
+    uint32_t rd_ack_due:1;      /* requester: an ACK of responses owed */
+    uint32_t rd_right:24;
+    uint32_t rd_acked_valid:1;  /* responder: rd_acked holds */
+    uint32_t rd_ack_sent:24;    /* requester: lACK its last ACK told */
+    /* responder: the responses below it were acknowledged */
+    uint32_t rd_acked:24;
+    uint8_t hole_head, hole_count;
+    SnicSrHole hole[SNIC_SR_READ_HOLES];
 } SnicSrQp;
+
+/* What the device made of a RetryQ entry (sr.c, sr_read.c) */
+typedef enum SrRetryVerdict {
+    SR_RETRY_TAKEN,
+    SR_RETRY_STALE,
+    SR_RETRY_REFUSED,
+} SrRetryVerdict;
 
 /* Does the QP run SRNIC (its state is snic_sr_qp())? */
 bool snic_sr_on(const SnicQp *qp);
@@ -109,6 +147,45 @@ bool snic_sr_retry_pending(SnicQp *qp);
  * the CtrlQ's vector once for the entries written in it
  */
 void snic_sr_ctrlq_flush(SnicCore *c);
+
+/*
+ * sr_read.c: SRNIC's READs (section 4.4.1), in place out of order.
+ * req.c, rd_atomic_response(): a READ response on an SRNIC QP at or
+ * ahead of lACK (not beyond the highest PSN sent): 1 with feedback for
+ * the program (lACK moved: it was the next one), -1 taken here (placed
+ * ahead and reported, or refused and counted), 0 dropped as stale.
+ */
+int snic_sr_read_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
+                          SnicFeedback *fb);
+/* sr.c, the RetryQ: SNIC_SR_RETRY_LACK */
+SrRetryVerdict snic_sr_retry_lack(SnicCore *c, SnicQp *qp,
+                                  const struct snic_sr_retry *e);
+/*
+ * resp.c, rdb_replay(): a duplicate READ request for the 'n' responses
+ * from psn of RDB entry 'slot', which were sent already: they alone go
+ * again (not the rest of the entry); false if no room (dropped).
+ */
+bool snic_sr_read_hole(SnicCore *c, SnicQp *qp, unsigned slot, uint32_t psn,
+                       uint32_t n);
+/*
+ * Self-clocked READ responses (SRNIC 4.4.1): the requester acknowledges
+ * the responses (an ACK with SNIC_XETH_F_RESP, and its READ requests
+ * carry its lACK), the responder keeps at most its window of them in
+ * flight. snic_sr_read_peer_ack(): req.c (such an ACK) and resp.c (a
+ * READ request): every response below 'psn' arrived; false if it was
+ * not one to take. snic_sr_read_window(): resp.c, may response 'psn' go
+ * now (and it is counted sent)? snic_sr_read_ack_run(): rdma.c, the ACK
+ * owed, if any, sent.
+ */
+bool snic_sr_read_peer_ack(SnicCore *c, SnicQp *qp, uint32_t psn);
+bool snic_sr_read_window(SnicQp *qp, uint32_t psn);
+void snic_sr_read_ack_run(SnicCore *c, SnicQp *qp);
+/* resp.c, snic_resp_run(): the hole to answer first, or NULL; done */
+SnicSrHole *snic_sr_read_hole_head(SnicQp *qp);
+void snic_sr_read_hole_pop(SnicQp *qp);
+/* sr.c's CtrlQ for sr_read.c: room for one entry; post one (counted) */
+bool snic_sr_ctrl_room(SnicCore *c, SnicQp *qp, uint32_t psn);
+bool snic_sr_ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e);
 
 /* regs.c: SNIC_DB_SR_CTRLQ and SNIC_DB_SR_RETRYQ (kernel page only) */
 void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
