@@ -2516,6 +2516,64 @@ static uint64_t read_run(unsigned pct, bool sr, unsigned n, uint8_t rwin)
     return extra;
 }
 
+/*
+ * A READ of 256 KiB asks for 64 responses a request, more than a window
+ * of 10 (DCTCP's initial) or 16 holds: with nothing in flight the request
+ * goes anyway (before, the QP waited forever with nothing outstanding).
+ * SRNIC-DCTCP, SRNIC with a window of 16, and DCTCP over go-back-N.
+ */
+static void test_read_small_window(void)
+{
+    static const struct { uint8_t program; uint16_t window; } runs[] = {
+        { SNIC_TRANSPORT_SRNIC_DCTCP, 0 },
+        { SNIC_TRANSPORT_SRNIC, 16 },
+        { SNIC_TRANSPORT_DCTCP, 0 },
+    };
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 10000000000ull, .delay_ns = 5000,
+        .eth_framing = true,
+    };
+    const uint32_t len = 256 * 1024;
+    const uint64_t dst = BUF + 0x200000;
+    struct snic_cqe c;
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(runs); i++) {
+        SnicSim *sim = snic_sim_new(5);
+        bool sr = runs[i].program != SNIC_TRANSPORT_DCTCP;
+        SrHost ha, hb;
+        Node a, b;
+
+        node_init(&a, sim, 1);
+        node_init(&b, sim, 2);
+        snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+        g_assert_cmpuint(node_set_transport(&a, runs[i].program, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&b, runs[i].program, 0), ==,
+                         SNIC_ADMIN_OK);
+        if (sr) {
+            sr_host_init(&ha, &a, sim, 10, 8, runs[i].window);
+            sr_host_init(&hb, &b, sim, 10, 8, runs[i].window);
+        }
+        node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+        node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+        node_fill(&b, BUF, len, 21);
+        memset(fake_ptr(a.h, dst, len), 0, len);
+        node_post_send(&a, 7, SNIC_WR_RDMA_READ, dst, len, BUF, b.lkey, 0,
+                       a.lkey);
+        snic_sim_run(sim, 100000000);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpmem(fake_ptr(a.h, dst, len), len,
+                        fake_ptr(b.h, BUF, len), len);
+        if (sr) {
+            sr_host_free(&ha);
+            sr_host_free(&hb);
+        }
+        node_pair_free(sim, &a, &b);
+    }
+}
+
 /* the same READs, the same wire: SRNIC resends fewer than go-back-N */
 static void test_lossy_read(gconstpointer data)
 {
@@ -2560,6 +2618,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/req/retryq", test_req_retryq);
     g_test_add_func("/sr/req/window-in-flight", test_req_window_in_flight);
     g_test_add_func("/sr/req/dctcp", test_req_dctcp);
+    g_test_add_func("/sr/read/small-window", test_read_small_window);
     g_test_add_func("/sr/req/lost-retransmission",
                     test_req_lost_retransmission);
     g_test_add_func("/sr/req/rtx-after-exit", test_req_rtx_after_exit);

@@ -625,9 +625,14 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             count = k;
         }
         if (!rtx && is_read(e.info.opcode) &&
-            (r->dde.sent + count > r->credit.window ||
+            ((r->dde.sent && r->dde.sent + count > r->credit.window) ||
              (r->wqe_off && r->dde.wnd_start != r->next_psn))) {
-            /* a READ chunk needs room, and goes after the previous one */
+            /*
+             * a READ chunk needs room, and goes after the previous one;
+             * with nothing in flight it goes whole even if the window
+             * is smaller (DCTCP's 10 segments, or 2), or nothing would
+             * ever open it
+             */
             break;
         }
         st = send_segment(c, qp, &e, psn, count, done + 1 == budget);
