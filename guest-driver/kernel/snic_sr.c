@@ -33,8 +33,16 @@
  */
 #define SNIC_SR_CTRLQ_LOG2	11
 #define SNIC_SR_CTRLQ_BYTES	(SNIC_SR_CTRLQ_ENTRY << SNIC_SR_CTRLQ_LOG2)
-/* 256 RetryQ entries (one 4 KiB page): more than a window's holes */
-#define SNIC_SR_RETRYQ_LOG2	8
+/*
+ * 4096 RetryQ entries (64 KiB), the device's largest: room for all the
+ * host can have decided at once (a completion for each of the
+ * SNIC_SR_SW_RECVS SSNs it holds, a range for each hole of the
+ * SNIC_SR_SPAN PSNs, ePSN and lACK moves) twice over, since the consumer
+ * index it knows comes with the CtrlQ entries and may lag. A full ring
+ * would leave decisions to the QP's next entry, which an idle sender
+ * never sends.
+ */
+#define SNIC_SR_RETRYQ_LOG2	12
 #define SNIC_SR_RETRYQ_DEPTH	(1u << SNIC_SR_RETRYQ_LOG2)
 #define SNIC_SR_RETRYQ_BYTES	(SNIC_SR_RETRYQ_ENTRY << SNIC_SR_RETRYQ_LOG2)
 /* CtrlQ slots returned (and decisions posted) at least this often */

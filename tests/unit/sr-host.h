@@ -34,6 +34,7 @@ typedef struct SrHost {
     uint8_t ctrlq_log2, retry_log2;
     uint32_t ci;                /* CtrlQ consumer index */
     uint16_t retry_pi;          /* RetryQ producer index */
+    uint16_t retry_ci;          /* its consumer, as the last entry said */
     struct snic_sr_sw_qp sw;
     /* the interrupt handler on the simulator */
     bool armed, busy;
