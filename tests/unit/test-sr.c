@@ -632,6 +632,7 @@ static void wr_qp(Node *from, Node *to, uint32_t psn, uint32_t slot,
  */
 static void test_ctrlq_hostile_qp(void)
 {
+    uint64_t refused, entries;
     uint32_t ce, i;
     SnicQp *qc;
     Node c, d;
@@ -685,6 +686,24 @@ static void test_ctrlq_hostile_qp(void)
         g_assert_cmpuint(at(&r, i), ==, 0x70 + i);
     }
     g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    /*
+     * the host took every entry: c holds none of the ring, its next
+     * reports are taken (they were refused: the 8 of its last
+     * generation counted again at the generations' turn)
+     */
+    sr_host_poll(&r.hb);
+    /* (its entries as one generation, the quota's worth: white box) */
+    snic_sr_qp(qc)->ctrl_prev = 0;
+    snic_sr_qp(qc)->ctrl_cur = 8;
+    snic_sr_qp(qc)->ctrl_mark = r.b.h->core->sr_ctrlq.tail - 8;
+    refused = FAKE_STAT(r.b.h, sr_ctrlq_refused);
+    entries = FAKE_STAT(r.b.h, sr_ctrlq_entries);
+    wr_qp(&d, &c, psn_add(ce, 5), 102, 0xd5);
+    wr_qp(&d, &c, psn_add(ce, 7), 103, 0xd7);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_refused), ==, refused);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, entries + 2);
+    g_assert_cmpuint(at(&r, 102), ==, 0xd5);
+    g_assert_cmpuint(at(&r, 103), ==, 0xd7);
     resp_free(&r);
 }
 

@@ -123,12 +123,19 @@ static bool ctrl_room(SnicCore *c)
  * generations (no per-slot record): once the host's consumer index
  * passes ctrl_mark, where the current one began, the older one's
  * entries are all taken and the current one becomes the older. An upper
- * bound: entries of the older generation may be taken already.
+ * bound: entries of the older generation may be taken already. Once the
+ * consumer passes the QP's last entry (ctrl_end) it holds none: without
+ * that, a QP that ended a recovery with its quota's worth in one
+ * generation found them all counted again at the next turn and its next
+ * recovery's first report refused.
  */
 static uint32_t ctrl_held(SnicCore *c, SnicSrQp *s)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
 
+    if ((int32_t)(q->head - s->ctrl_end) >= 0) {
+        s->ctrl_cur = s->ctrl_prev = 0;
+    }
     if (!s->ctrl_cur && !s->ctrl_prev) {
         s->ctrl_mark = q->tail;
     } else if ((int32_t)(q->head - s->ctrl_mark) >= 0) {
@@ -224,6 +231,7 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
     }
     q->tail++;
     s->ctrl_cur++;
+    s->ctrl_end = q->tail;
     snic_stat_inc(&c->stats.sr_ctrlq_entries);
     q->irq_pending = true;
     return true;
