@@ -36,8 +36,9 @@
  * taking the receive WQE its SSN names (it is numbered as the SENDs are),
  * so its Last completes as a SEND's Last, on the device or through the
  * host (SNIC_SR_RECV_F_WRITE). On an SRQ or a QP accepting RPCs SENDs and
- * WRITE with immediate's Last run at ePSN only. READs and atomics run at
- * ePSN only (ahead of it they draw a sequence NAK, go-back-N's answer).
+ * WRITE with immediate's Last run at ePSN only. READ requests and
+ * atomics run at ePSN only (ahead of it they draw a sequence NAK,
+ * go-back-N's answer); READ responses are sr_read.c's.
  *
  * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
  * engine; the first with one starts recovery (to end when the cumulative
@@ -47,7 +48,10 @@
  * to the CtrlQ; the host keeps the SACK bitmap and posts the ranges to
  * send again on the QP's RetryQ, which the device checks and marks in the
  * data-delivery engine one range at a time. A timeout goes back N (gbn.c)
- * and tells the host, which forgets the recovery (RFC 6675 5.1).
+ * and tells the host, which forgets the recovery (RFC 6675 5.1). The
+ * window (SET_QP_SR's, or DCTCP's for SNIC_TRANSPORT_SRNIC_DCTCP) counts
+ * what is in flight, not SACKed (req_sacked()), within the host bitmaps'
+ * span of SNIC_SR_SPAN PSNs.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
