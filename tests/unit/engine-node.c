@@ -49,9 +49,11 @@ static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn,
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(sq_pbl);
     cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
     if (!srqn) {
-        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-        cmd.create_qp.rq_npages = GUINT32_TO_LE(4);
-        cmd.create_qp.rq_log2_depth = RQ_LOG2;
+        cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(n->rq_ring == RQ2_RING ?
+                                                  PBL_RQ2 : PBL_RQ);
+        cmd.create_qp.rq_npages =
+            GUINT32_TO_LE(MAX(1, (SNIC_RQ_WQE_SIZE << n->rq_log2) / 4096));
+        cmd.create_qp.rq_log2_depth = n->rq_log2;
     }
     cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
     cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
@@ -107,6 +109,20 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn, RDB2);
 }
 
+void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2)
+{
+    *q = *n;
+    g_assert((SNIC_RQ_WQE_SIZE << rq_log2) <= 0x10000 && !n->srqn);
+    node_pbl(n->h, PBL_SQ2, SQ2_RING, 16);
+    node_pbl(n->h, PBL_RQ2, RQ2_RING,
+             MAX(1, (SNIC_RQ_WQE_SIZE << rq_log2) / 4096));
+    q->sq_ring = SQ2_RING;
+    q->rq_ring = RQ2_RING;
+    q->rq_log2 = rq_log2;
+    q->sq_pi = q->rq_pi = 0;
+    q->qpn = create_qp(q, PBL_SQ2, 0, RDB2);
+}
+
 static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                            uint16_t ctx, const NodeDev *dev)
 {
@@ -134,6 +150,8 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
+    n->rq_ring = RQ_RING;
+    n->rq_log2 = RQ_LOG2;
     n->h = h;
     if (sim) {
         fake_host_attach_sim(n->h, sim);
@@ -358,8 +376,8 @@ void node_post_send(Node *n, uint64_t wr_id, uint8_t opcode, uint64_t addr,
 void node_post_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len)
 {
     struct snic_rq_wqe w;
-    uint64_t slot = RQ_RING +
-                    (n->rq_pi & ((1u << RQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
+    uint64_t slot = n->rq_ring +
+                    (n->rq_pi & ((1u << n->rq_log2) - 1)) * SNIC_RQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
     w.wr_id = GUINT64_TO_LE(wr_id);

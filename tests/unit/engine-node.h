@@ -21,6 +21,8 @@
 #define PBL_SRQ     (FAKE_MEM_BASE + 0x20500)
 #define RDB         (FAKE_MEM_BASE + 0x20600)   /* an RC QP's RDB (512 B) */
 #define RDB2        (FAKE_MEM_BASE + 0x20800)   /* ... node_add_qp()'s */
+#define PBL_RQ2     (FAKE_MEM_BASE + 0x20a00)   /* node_add_qp_rq()'s RQ */
+#define RQ2_RING    (FAKE_MEM_BASE + 0x520000)  /* ... <= 64 KiB (log2 10) */
 #define PBL_MR      (FAKE_MEM_BASE + 0x22000)   /* 1024 entries */
 #define RINGS       (FAKE_MEM_BASE + 0x30000)   /* 29 pages of queues: */
 #define EQ_RING     RINGS                       /* 1 page */
@@ -43,6 +45,8 @@ typedef struct Node {
     uint32_t lkey;
     uint32_t sq_pi, rq_pi, cq_ci;
     uint64_t sq_ring;           /* its SQ: SQ_RING, or SQ2_RING */
+    uint64_t rq_ring;           /* its RQ: RQ_RING, or RQ2_RING */
+    uint8_t rq_log2;            /* ... of 2^rq_log2 WQEs */
     uint64_t rdb;               /* its RDB: RDB, or RDB2; 0 unless RC */
     uint64_t srqn;              /* the device's SRQ (node_create_srq()) */
     uint32_t srq_pi;
@@ -95,6 +99,8 @@ void node_post_srq_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len,
  * (SQ2_RING) and n's SRQ for receive WQEs. Poll completions through n.
  */
 void node_add_qp(Node *q, const Node *n);
+/* ... with an RQ of its own instead, 2^rq_log2 WQEs (at most 1024) */
+void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2);
 
 /* The port's Ethernet MTU (SET_MTU); nodes start with 9000. */
 void node_set_mtu(Node *n, uint32_t mtu);

@@ -711,12 +711,10 @@ static void test_ctrlq_hostile_qp(void)
 
 #define RBUF        (BUF + 0x100000)    /* b's receive buffers, 8 KiB each */
 
-/*
- * A SEND packet op for PSN e + i of message ssn, at byte off of it:
- * len bytes of 'fill'
- */
-static void snd(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint32_t off,
-                uint32_t len, uint8_t fill, uint32_t imm)
+/* A SEND packet op from's QP to to's, for PSN psn: snd()'s */
+static void snd_qp(Node *from, Node *to, uint32_t psn, uint8_t op,
+                   uint32_t ssn, uint32_t off, uint32_t len, uint8_t fill,
+                   uint32_t imm)
 {
     uint8_t data[1024], frame[2048];
     SnicPkt p;
@@ -724,10 +722,10 @@ static void snd(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint32_t off,
 
     memset(data, fill, sizeof(data));
     memset(&p, 0, sizeof(p));
-    snic_rdma_fill_addr(r->a.h->core, snic_qp_get(r->a.h->core, r->a.qpn),
-                        &p);
+    snic_rdma_fill_addr(from->h->core, snic_qp_get(from->h->core,
+                                                   from->qpn), &p);
     p.opcode = op;
-    p.psn = psn_add(r->e, i);
+    p.psn = psn;
     p.imm = imm;
     p.payload = data;
     p.payload_len = len;
@@ -736,8 +734,18 @@ static void snd(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint32_t off,
     p.xeth.msg = ssn;
     p.xeth.offset = off;
     n = snic_wire_build(&p, frame, sizeof(frame));
-    node_inject(&r->b, frame, n);
-    fake_run(r->b.h);
+    node_inject(to, frame, n);
+    fake_run(to->h);
+}
+
+/*
+ * A SEND packet op for PSN e + i of message ssn, at byte off of it:
+ * len bytes of 'fill'
+ */
+static void snd(Resp *r, uint32_t i, uint8_t op, uint32_t ssn, uint32_t off,
+                uint32_t len, uint8_t fill, uint32_t imm)
+{
+    snd_qp(&r->a, &r->b, psn_add(r->e, i), op, ssn, off, len, fill, imm);
 }
 
 /* b's next CQE: a successful receive of wr_id, len bytes */
@@ -1320,6 +1328,62 @@ static void test_ctrlq_removed_send(void)
     assert_filled(&r, 1, 0, 1024, 0x41);
     g_assert_cmpuint(remove_ctrlq(&r.b), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/*
+ * A peer numbering a SEND SNIC_SR_SPAN messages or more past the RQ's
+ * head (an RQ of 1024, 600 receives posted, 500 completions already
+ * with the host: white box) is refused, nothing placed, nothing told the
+ * host, whose table holds SNIC_SR_SPAN of them (before: placed and
+ * reported, a completion the host could not keep); one within it is
+ * taken.
+ */
+static void test_send_ssn_past_host_table(void)
+{
+    uint64_t dropped;
+    uint32_t ce, k;
+    SnicSrQp *s;
+    SnicQp *qc;
+    Node c, d;
+    Resp r;
+
+    node_init(&r.a, NULL, 1);
+    node_init(&r.b, NULL, 2);
+    node_add_qp(&d, &r.a);
+    node_add_qp_rq(&c, &r.b, 10);
+    g_assert_cmpuint(node_set_transport(&r.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&c, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&d, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r.hb, &r.b, NULL, 6, 4, 0);
+    node_connect(&d, &c, SNIC_MTU_1024, 7, 7);
+    node_connect(&c, &d, SNIC_MTU_1024, 7, 7);
+    qc = snic_qp_get(r.b.h->core, c.qpn);
+    s = snic_sr_qp(qc);
+    ce = qc->resp.epsn;
+    memset(fake_ptr(r.b.h, BUF, 0x100000), 0, 0x100000);
+    for (k = 0; k < 600; k++) {
+        node_post_recv(&c, k, BUF + k * 1024ull, 1024);
+    }
+    s->recv_told = s->msg.resp + 500;
+    dropped = FAKE_STAT(r.b.h, rdma_rx_dropped);
+    snd_qp(&d, &c, psn_add(ce, 30), SNIC_OP_RC_SEND_ONLY,
+           s->msg.resp + SNIC_SR_SPAN + 8, 0, 1024, 0xab, 0);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, rdma_rx_dropped), ==, dropped + 1);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 0);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(r.b.h, BUF + 520 * 1024ull, 1),
+                     ==, 0);
+    g_assert_false(s->resp_recovery);
+    /* within the span: placed, reported (its placement and completion) */
+    snd_qp(&d, &c, psn_add(ce, 31), SNIC_OP_RC_SEND_ONLY,
+           s->msg.resp + 505, 0, 1024, 0xcd, 0);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), ==, 2);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(r.b.h, BUF + 505 * 1024ull, 1),
+                     ==, 0xcd);
+    g_assert_cmpuint(qc->state, ==, SNIC_QPS_RTS);
     resp_free(&r);
 }
 
@@ -2648,6 +2712,8 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/send/recv-done-hostile",
                     test_send_recv_done_hostile);
     g_test_add_func("/sr/send/rnr-and-bad-ssn", test_send_rnr_and_bad_ssn);
+    g_test_add_func("/sr/send/ssn-past-host-table",
+                    test_send_ssn_past_host_table);
     g_test_add_func("/sr/write-imm/in-order", test_write_imm_in_order);
     g_test_add_func("/sr/write-imm/ooo", test_write_imm_ooo);
     g_test_add_func("/sr/write-imm/srq", test_write_imm_srq);

@@ -527,6 +527,28 @@ static void msg_placed(SnicCore *c, SnicQp *qp, SnicSrQp *s,
 }
 
 /*
+ * A message-numbered packet whose message is SNIC_SR_SPAN or more past
+ * the RQ's head: no honest requester has that many outstanding (its
+ * WQEs in flight stay below the span), and the host holds completions
+ * for SNIC_SR_SPAN SSNs (SNIC_SR_SW_RECVS): one told it further would
+ * be lost there and the QP's receives never complete. Dropped unplaced
+ * ahead of ePSN (counted), a fatal NAK at it.
+ */
+static bool msg_too_far(SnicCore *c, SnicQp *qp, SnicSrQp *s,
+                        const SnicPkt *p, uint32_t d)
+{
+    if (p->xeth.msg - s->msg.resp < SNIC_SR_SPAN) {
+        return false;
+    }
+    if (d) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+    } else {
+        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+    }
+    return true;
+}
+
+/*
  * A SEND packet d PSNs from ePSN (SRNIC section 4.4.1), placed by its SSN
  * as sr_write() places a WRITE by its address. A Last whose completion
  * is the host's needs a second CtrlQ slot for that.
@@ -540,6 +562,9 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     uint32_t need = (was || d) + (last && !self);
     uint32_t lag = s->recv_told - s->msg.resp;
 
+    if (msg_too_far(c, qp, s, p, d)) {
+        return;
+    }
     if (need && !resp_room(c, qp, need)) {
         resp_unreported(c, qp, p->psn, need);
         return;
@@ -581,6 +606,9 @@ static void sr_write_imm(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     uint32_t need = (was || d) + !self;
     uint8_t syn;
 
+    if (msg_too_far(c, qp, s, p, d)) {
+        return;
+    }
     if (need && !resp_room(c, qp, need)) {
         resp_unreported(c, qp, p->psn, need);
         return;
