@@ -894,15 +894,26 @@ static void req_exit(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t type,
 
 static void sr_init(SnicCore *c, SnicQp *qp)
 {
-    if (sr_dctcp(qp)) {
-        snic_dctcp_init(qp, sr_dctcp(qp), SNIC_SR_SPAN);
+    SnicDctcpWindow *w = sr_dctcp(qp);
+
+    if (w) {
+        snic_dctcp_init(qp, w, SNIC_SR_SPAN);
     }
     req_window(c, qp, snic_sr_qp(qp));
+}
+
+/* A loss halves DCTCP's window, once a round trip (RFC 8257 3.5) */
+static void dctcp_loss(const SnicQp *qp, SnicDctcpWindow *w)
+{
+    if (w) {
+        snic_dctcp_cut(qp, w, w->cwnd / 2);
+    }
 }
 
 static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
     SnicSrQp *s = snic_sr_qp(qp);
+    SnicDctcpWindow *w = sr_dctcp(qp);
     uint32_t una = snic_transport_wnd_start(qp);
     uint32_t end = psn_add(una, snic_transport_outstanding(qp));
     SnicFeedback ack = *fb;
@@ -925,13 +936,11 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
             s->recover = psn_add(end, -1);
             s->sack_hi = fb->sack;
             s->sacked = 0;
-            if (sr_dctcp(qp)) {
-                snic_dctcp_cut(qp, sr_dctcp(qp), sr_dctcp(qp)->cwnd / 2);
-            }
+            dctcp_loss(qp, w);
             SNIC_EVENT(c, SR_RECOVERY, qpn_of(c, qp), 1, 1, una);
         }
-        if (sr_dctcp(qp)) {
-            req_dctcp(qp, sr_dctcp(qp), fb, s->req_recovery);
+        if (w) {
+            req_dctcp(qp, w, fb, s->req_recovery);
         }
         if (!s->req_recovery) {
             req_window(c, qp, s);
@@ -959,13 +968,12 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         break;
     case SNIC_FB_NAK_SEQ:
         /* something not placeable out of order was lost: back N */
-        if (sr_dctcp(qp)) {
-            snic_dctcp_cut(qp, sr_dctcp(qp), sr_dctcp(qp)->cwnd / 2);
-        }
+        dctcp_loss(qp, w);
         if (s->req_recovery) {
             req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO, fb->psn);
+        } else {
+            req_window(c, qp, s);
         }
-        req_window(c, qp, s);
         snic_gbn_incoming(c, qp, fb);
         break;
     default:
@@ -987,8 +995,9 @@ static void sr_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
             /* a retransmission was lost too: all goes again, host forgets */
             req_exit(c, qp, s, SNIC_SR_CTRL_REQ_RTO,
                      snic_transport_wnd_start(qp));
+        } else {
+            req_window(c, qp, s);
         }
-        req_window(c, qp, s);
     }
     snic_gbn_periodic(c, qp, now);
 }
