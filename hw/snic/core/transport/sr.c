@@ -101,12 +101,6 @@ static uint32_t qpn_of(SnicCore *c, SnicQp *qp)
     return qp - c->qps;
 }
 
-/* The segments in flight SET_QP_SR allows (not acknowledged, not SACKed) */
-static uint32_t sr_window(const SnicSrQp *s)
-{
-    return s->window ? s->window : SNIC_TX_WINDOW;
-}
-
 /* ---- the CtrlQ ---- */
 
 /* Free CtrlQ slots, for n entries */
@@ -161,7 +155,7 @@ static bool ctrl_quota_ok(SnicCore *c, SnicQp *qp, uint32_t n)
 {
     SnicSrQp *s = snic_sr_qp(qp);
 
-    return ctrl_held(c, s) + n <= 2 * sr_window(s);
+    return ctrl_held(c, s) + n <= 2 * snic_sr_window(s);
 }
 
 /* A report refused (a duplicate in the range: type 0), counted */
@@ -859,7 +853,7 @@ static void req_window(SnicCore *c, SnicQp *qp, SnicSrQp *s)
     SnicDctcpWindow *w = sr_dctcp(qp);
 
     snic_transport_set_window(c, qp, (w ? snic_dctcp_segments(w) :
-                                      sr_window(s)) +
+                                      snic_sr_window(s)) +
                               (s->req_recovery ? s->sacked : 0));
 }
 

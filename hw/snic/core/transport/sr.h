@@ -119,6 +119,15 @@ typedef enum SrRetryVerdict {
     SR_RETRY_REFUSED,
 } SrRetryVerdict;
 
+/*
+ * The segments in flight SET_QP_SR allows (0: SNIC_TX_WINDOW), the
+ * requester's window without DCTCP and the responder's for READ responses
+ */
+static inline uint32_t snic_sr_window(const SnicSrQp *s)
+{
+    return s->window ? s->window : SNIC_TX_WINDOW;
+}
+
 /* Does the QP run SRNIC (its state is snic_sr_qp())? */
 bool snic_sr_on(const SnicQp *qp);
 SnicSrQp *snic_sr_qp(SnicQp *qp);

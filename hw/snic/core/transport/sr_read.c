@@ -58,11 +58,6 @@
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)
 
-static uint32_t rd_window(const SnicSrQp *s)
-{
-    return s->window ? s->window : SNIC_TX_WINDOW;
-}
-
 static bool is_read_resp(uint8_t op)
 {
     return op == SNIC_OP_RC_READ_RESP_FIRST ||
@@ -106,7 +101,7 @@ static uint32_t rd_catch_up(SnicSrQp *s, uint32_t psn)
 static void rd_ack_owe(SnicQp *qp, SnicSrQp *s, uint32_t lack, bool end)
 {
     if (end || !snic_transport_outstanding(qp) ||
-        psn_dist(lack, s->rd_ack_sent) >= rd_window(s) / 8) {
+        psn_dist(lack, s->rd_ack_sent) >= snic_sr_window(s) / 8) {
         s->rd_ack_due = true;
     }
 }
@@ -271,7 +266,7 @@ bool snic_sr_read_window(SnicQp *qp, uint32_t psn)
     }
     /* one acknowledged ahead of it (a peer's mistake) blocks nothing */
     return snic_psn_cmp(psn, s->rd_acked) < 0 ||
-           psn_dist(psn, s->rd_acked) < rd_window(s);
+           psn_dist(psn, s->rd_acked) < snic_sr_window(s);
 }
 
 bool snic_sr_read_hole(SnicCore *c, SnicQp *qp, unsigned slot, uint32_t psn,
