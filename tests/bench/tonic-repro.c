@@ -40,7 +40,7 @@
 
 #include "core_int.h"
 #include "fabric.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define FLOWS       2
 #define RECEIVER    2

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz-host.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define MAX_FRAME       (SNIC_ETH_MAX_FRAME + 64)
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */

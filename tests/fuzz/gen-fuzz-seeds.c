@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "fuzz-host.h"
-#include "wire.h"
+#include "port/wire.h"
 
 static const char *out_dir;
 

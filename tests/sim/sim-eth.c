@@ -8,7 +8,7 @@
 #include <glib.h>
 
 #include "sim-eth.h"
-#include "wire.h"
+#include "port/wire.h"
 
 static uint16_t be16(const uint8_t *p)
 {

@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "pcap.h"
+#include "port/pcap.h"
 #include "sim-eth.h"
 #include "sim.h"
 

@@ -19,8 +19,8 @@
 
 #include <glib.h>
 
-#include "pcap.h"
-#include "wire.h"
+#include "port/pcap.h"
+#include "port/wire.h"
 
 static void die(const char *what, const char *path)
 {

@@ -11,8 +11,8 @@
 #include <glib/gstdio.h>
 
 #include "engine-node.h"
-#include "link.h"
-#include "wire.h"
+#include "port/link.h"
+#include "port/wire.h"
 
 /* SNIC_SEED varies the simulated wire's randomness (stress runs). */
 static uint64_t seed(uint64_t base)

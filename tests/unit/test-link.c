@@ -13,8 +13,8 @@
 
 #include "core_int.h"
 #include "fake-host.h"
-#include "pcap.h"
-#include "wire.h"
+#include "port/pcap.h"
+#include "port/wire.h"
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 

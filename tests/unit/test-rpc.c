@@ -14,7 +14,7 @@
 
 #include "kernels/kernel.h"
 #include "rpc-node.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define OP_TRAV     0x10ull
 #define OP_CONS     0x11ull

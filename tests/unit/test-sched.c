@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "engine-node.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define MAXQ        (3 * SNIC_SCHED_MAX_FETCHES)
 #define QPBL(i)     (FAKE_MEM_BASE + 0x5f0000 + (i) * 8)

@@ -11,7 +11,7 @@
 
 #include "fake-host.h"
 #include "sim-eth.h"
-#include "wire.h"
+#include "port/wire.h"
 
 /* Round numbers: 16 bytes per ns of PCIe, 12.5 per ns of line rate */
 static const SnicSimNicTiming model = {

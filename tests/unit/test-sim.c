@@ -11,7 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "sim.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define FRAME_LEN 64
 

@@ -26,7 +26,7 @@
 
 #include "engine-node.h"
 #include "sr-host.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 

@@ -15,7 +15,7 @@
 
 #include "sim-mac.h"
 #include "sim-switch.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define GBPS        1000000000ull
 #define SEQ_OFF     (14 + 20 + 8)       /* IPv4 UDP payload: id, seq */

@@ -17,7 +17,7 @@
 
 #include "engine-node.h"
 #include "fabric.h"
-#include "wire.h"
+#include "port/wire.h"
 
 static void query(Node *n, uint32_t qpn, uint8_t program,
                   struct snic_transport_info *t)

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "wire.h"
+#include "port/wire.h"
 
 /*
  * Known-good frames (Ethernet without FCS), from the project's RoCEv2 wire

@@ -11,7 +11,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 /* An error naming a field by its device property, for realize to report */
 static bool config_error(GError **errp, const char *fmt, ...)

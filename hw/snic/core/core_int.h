@@ -10,7 +10,7 @@
 #include <inttypes.h>
 
 #include "snic_core.h"
-#include "link.h"
+#include "port/link.h"
 #include "mcast.h"
 #include "mr.h"
 #include "mw.h"

@@ -8,7 +8,7 @@
 
 #include "core_int.h"
 #include "mcast.h"
-#include "wire.h"
+#include "port/wire.h"
 
 bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip)
 {

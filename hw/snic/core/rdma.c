@@ -12,7 +12,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 /*
  * The port's GID table (SET_GID): the addresses the port owns. RoCE is

@@ -20,7 +20,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 /* A send WQE read from the SQ, with the PSNs it occupies. */
 typedef struct ReqWqe {

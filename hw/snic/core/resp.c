@@ -20,7 +20,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 /*
  * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, an

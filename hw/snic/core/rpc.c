@@ -11,7 +11,7 @@
 #include "core_int.h"
 #include "kernels/kernel.h"
 #include "rpc.h"
-#include "wire.h"
+#include "port/wire.h"
 
 void snic_rpc_init(SnicCore *c)
 {

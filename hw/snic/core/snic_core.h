@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "host.h"
-#include "link.h"
+#include "port/link.h"
 #include "snic/snic_regs.h"
 
 /* Limits left 0 take the defaults below. */

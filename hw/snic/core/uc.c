@@ -16,7 +16,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 static bool is_send(uint8_t wr)
 {

@@ -11,7 +11,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define SNIC_GRH_LEN    40
 /* Is the source address the datagram will carry one of the port's? */

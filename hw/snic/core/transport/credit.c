@@ -19,7 +19,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)
 {

@@ -60,7 +60,7 @@
 #include "core_int.h"
 #include "mw.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 #include "programs/dctcp_window.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)

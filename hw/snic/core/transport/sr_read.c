@@ -53,7 +53,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)

@@ -8,7 +8,7 @@
 
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_GBN] = &snic_program_gbn,

@@ -20,7 +20,7 @@
  */
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 
 typedef struct DcqcnState {
     uint32_t rc;                /* current rate, Mb/s */

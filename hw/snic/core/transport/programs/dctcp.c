@@ -19,7 +19,7 @@
  */
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 #include "dctcp_window.h"
 
 #define DCTCP_DUPTHRESH     3

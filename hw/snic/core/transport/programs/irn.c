@@ -22,8 +22,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "link.h"
-#include "wire.h"      /* PSN arithmetic */
+#include "port/link.h"
+#include "port/wire.h"      /* PSN arithmetic */
 
 /* BDP-FC's cap, in segments: a BDP (64 KiB: 100 Gb/s, 5 us RTT) */
 #define IRN_BDP             16

@@ -16,7 +16,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "wire.h"      /* PSN arithmetic */
+#include "port/wire.h"      /* PSN arithmetic */
 
 /* segments before the first PULL: a BDP (64 KiB: 100 Gb/s, 5 us RTT) */
 #define NDP_IW              16

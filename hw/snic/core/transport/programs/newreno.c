@@ -16,7 +16,7 @@
  */
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 #include "tcp_window.h"
 
 #define NEWRENO_DUPTHRESH   3

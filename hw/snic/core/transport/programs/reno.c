@@ -14,7 +14,7 @@
  */
 #include "core_int.h"
 #include "rdma.h"
-#include "wire.h"
+#include "port/wire.h"
 #include "tcp_window.h"
 
 #define RENO_DUPTHRESH      3

@@ -14,7 +14,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "wire.h"      /* PSN arithmetic */
+#include "port/wire.h"      /* PSN arithmetic */
 #include "tcp_window.h"
 
 #define SACK_DUPTHRESH      3

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pcap.h"
+#include "port/pcap.h"
 
 #define PCAP_MAGIC_NSEC     0xa1b23c4du
 #define PCAP_LINKTYPE_ETH   1

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "link.h"
-#include "pcap.h"
-#include "wire.h"
+#include "port/link.h"
+#include "port/pcap.h"
+#include "port/wire.h"
 
 /* A record in the receive buffer: the frame's length, then the frame */
 #define RXB_HDR     2

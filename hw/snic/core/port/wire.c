@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "wire.h"
+#include "port/wire.h"
 
 #define IPV4_DF             0x4000
 #define IPV4_FRAG_MASK      0x3fff  /* MF + fragment offset */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "wire.h"
+#include "port/wire.h"
 
 uint32_t snic_icrc(const uint8_t *ip, size_t len, bool ipv6)
 {
