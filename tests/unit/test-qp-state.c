@@ -12,7 +12,7 @@
  */
 #include <glib.h>
 
-#include "qp_state.h"
+#include "objects/qp_state.h"
 
 typedef struct Expect {
     uint32_t cur, next;

@@ -8,7 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "mtt.h"
+#include "objects/mtt.h"
 #include "onchip.h"
 #include "rpc.h"
 

@@ -58,7 +58,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "mw.h"
+#include "objects/mw.h"
 #include "rdma.h"
 #include "port/wire.h"
 #include "programs/dctcp_window.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "mw.h"
+#include "objects/mw.h"
 
 #define FIRST_HANDLE    1
 #define REMOTE_RIGHTS   (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_READ | \

@@ -6,7 +6,7 @@
 #ifndef SNIC_CORE_MR_H
 #define SNIC_CORE_MR_H
 
-#include "mtt.h"
+#include "objects/mtt.h"
 #include "snic/snic_admin.h"
 
 typedef struct SnicPd {

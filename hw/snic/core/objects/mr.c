@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "mr.h"
+#include "objects/mr.h"
 
 /* Handles start at 1: a zeroed field never names a live object. */
 #define FIRST_HANDLE    1

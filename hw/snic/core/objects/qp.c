@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "cq.h"
-#include "qp.h"
-#include "qp_state.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
+#include "objects/qp_state.h"
 
 #define FIRST_QPN       2       /* 0 is reserved, 1 is the GSI QP */
 

@@ -13,7 +13,7 @@
 #ifndef SNIC_CORE_MW_H
 #define SNIC_CORE_MW_H
 
-#include "mr.h"
+#include "objects/mr.h"
 #include "snic/snic_verbs.h"
 
 typedef struct SnicQp SnicQp;

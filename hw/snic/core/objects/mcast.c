@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "mcast.h"
+#include "objects/mcast.h"
 #include "port/wire.h"
 
 bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip)

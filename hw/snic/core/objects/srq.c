@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "srq.h"
+#include "objects/srq.h"
 
 #define FIRST_HANDLE    1
 

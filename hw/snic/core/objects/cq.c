@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "cq.h"
+#include "objects/cq.h"
 
 #define FIRST_HANDLE    1
 

@@ -11,7 +11,7 @@
 #ifndef SNIC_CORE_SRQ_H
 #define SNIC_CORE_SRQ_H
 
-#include "mtt.h"
+#include "objects/mtt.h"
 #include "snic/snic_verbs.h"
 #include "snic/snic_admin.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "mtt.h"
+#include "objects/mtt.h"
 
 /* A cache line: the address of one page-list entry and what it held. */
 struct SnicTlbEntry {

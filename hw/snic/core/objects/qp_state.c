@@ -10,7 +10,7 @@
  */
 #include <stddef.h>
 
-#include "qp_state.h"
+#include "objects/qp_state.h"
 
 #define A(x) SNIC_QP_ATTR_##x
 

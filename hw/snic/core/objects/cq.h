@@ -8,7 +8,7 @@
 #ifndef SNIC_CORE_CQ_H
 #define SNIC_CORE_CQ_H
 
-#include "mtt.h"
+#include "objects/mtt.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_CQE_LOG2           23      /* ibv: 4M - 1 CQEs (driver: 2x) */

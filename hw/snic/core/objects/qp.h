@@ -8,8 +8,8 @@
 #ifndef SNIC_CORE_QP_H
 #define SNIC_CORE_QP_H
 
-#include "cq.h"
-#include "mtt.h"
+#include "objects/cq.h"
+#include "objects/mtt.h"
 #include "rdma.h"
 #include "rpc.h"
 #include "scheduler.h"
