@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 
 /* An error naming a field by its device property, for realize to report */

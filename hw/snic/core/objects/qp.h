@@ -10,9 +10,9 @@
 
 #include "objects/cq.h"
 #include "objects/mtt.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "rpc.h"
-#include "scheduler.h"
+#include "engine/scheduler.h"
 #include "snic/snic_admin.h"
 
 #define SNIC_MAX_QP_WR_LOG2         15      /* 32K WRs per queue */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 
 uint16_t snic_cmd_set_qp_transport(SnicCore *c,
                                    const struct snic_admin_cmd *cmd,

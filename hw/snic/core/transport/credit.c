@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 
 void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)

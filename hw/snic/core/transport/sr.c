@@ -59,7 +59,7 @@
 
 #include "core_int.h"
 #include "objects/mw.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 #include "programs/dctcp_window.h"
 

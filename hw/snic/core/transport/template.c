@@ -7,7 +7,7 @@
  */
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 
 const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {

@@ -9,7 +9,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 
 /* RNR NAK timer field -> delay in units of 10 us (IBA 9.7.5.2.8) */
 static const uint32_t rnr_delay_10us[32] = {

@@ -13,7 +13,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 #include "tcp_window.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 
 /*

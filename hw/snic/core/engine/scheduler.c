@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "scheduler.h"
+#include "engine/scheduler.h"
 
 void snic_sched_init(SnicCore *c)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "rdma.h"
+#include "engine/rdma.h"
 #include "port/wire.h"
 
 static bool is_send(uint8_t wr)
