@@ -19,7 +19,7 @@
 #include "rpc.h"
 #include "engine/scheduler.h"
 #include "objects/srq.h"
-#include "transport/sr.h"
+#include "srnic/sr.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
 

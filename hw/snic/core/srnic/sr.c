@@ -61,7 +61,7 @@
 #include "objects/mw.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
-#include "programs/dctcp_window.h"
+#include "transport/programs/dctcp_window.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "snic/snic_sr.h"
-#include "transport.h"
+#include "transport/transport.h"
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
