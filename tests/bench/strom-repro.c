@@ -46,7 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/crc64.h"
+#include "strom/crc64.h"
 #include "rpc-node.h"
 #include "repro-csv.h"
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "kernels/crc64.h"
+#include "strom/crc64.h"
 #include "rpc-node.h"
 
 uint16_t rpc_set(Node *n, uint32_t flags)

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "kernels/crc64.h"
+#include "strom/crc64.h"
 #include "rpc-node.h"
 
 #define OP_TRAV     0x5452415645ull     /* the RPC op-codes deployed */

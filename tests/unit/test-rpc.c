@@ -12,7 +12,7 @@
 
 #include <glib/gstdio.h>
 
-#include "kernels/kernel.h"
+#include "strom/kernel.h"
 #include "rpc-node.h"
 #include "port/wire.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "kernels/kernel.h"
+#include "strom/kernel.h"
 #include "onchip.h"
 
 #define SNIC_FW_VERSION     0x00010000u

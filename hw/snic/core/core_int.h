@@ -16,7 +16,7 @@
 #include "objects/mw.h"
 #include "objects/qp.h"
 #include "engine/rdma.h"
-#include "rpc.h"
+#include "strom/rpc.h"
 #include "engine/scheduler.h"
 #include "objects/srq.h"
 #include "srnic/sr.h"

@@ -10,7 +10,7 @@
 #include "core_int.h"
 #include "objects/mtt.h"
 #include "onchip.h"
-#include "rpc.h"
+#include "strom/rpc.h"
 
 void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
 {

@@ -11,7 +11,7 @@
 #include "objects/cq.h"
 #include "objects/mtt.h"
 #include "engine/rdma.h"
-#include "rpc.h"
+#include "strom/rpc.h"
 #include "engine/scheduler.h"
 #include "snic/snic_admin.h"
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "kernel.h"
-#include "rpc.h"
+#include "strom/kernel.h"
+#include "strom/rpc.h"
 
 static const SnicKernelOps *const builtin[] = {
     &snic_kernel_traversal,

@@ -42,7 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rpc.h"
+#include "strom/rpc.h"
 
 #define SNIC_KERNEL_MAX_STEPS   4096
 #define SNIC_KERNEL_STATE_MAX   128     /* bytes of SnicRpc.kstate */

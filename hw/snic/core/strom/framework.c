@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "kernel.h"
-#include "rpc.h"
+#include "strom/kernel.h"
+#include "strom/rpc.h"
 
 uint32_t snic_kernel_qpn(const SnicRpc *k)
 {

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "crc64.h"
-#include "kernel.h"
+#include "strom/crc64.h"
+#include "strom/kernel.h"
 
 typedef struct ConsistencyState {
     uint64_t addr;

@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "kernel.h"
+#include "strom/kernel.h"
 
 #define WORDS       16          /* 64-byte elements of 4-byte words */
 #define FIELD_MAX   (WORDS - 2) /* an 8-byte field starts at word <= 14 */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "core_int.h"
-#include "kernels/kernel.h"
-#include "rpc.h"
+#include "strom/kernel.h"
+#include "strom/rpc.h"
 #include "port/wire.h"
 
 void snic_rpc_init(SnicCore *c)

@@ -10,7 +10,7 @@
  */
 #include <lzma.h>
 
-#include "crc64.h"
+#include "strom/crc64.h"
 
 uint64_t snic_crc64(uint64_t crc, const void *buf, size_t len)
 {
