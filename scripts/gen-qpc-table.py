@@ -6,7 +6,7 @@
     scripts/gen-qpc-table.py OBJECT --update FILE rewrite FILE's table
 
 OBJECT is an object file of the core with debug information that uses struct SnicQp, e.g.
-build/unit/libsnic-core.a.p/hw_snic_core_qp.c.o. The table sits in FILE between the lines
+build/unit/libsnic-core.a.p/hw_snic_core_objects_qp.c.o. The table sits in FILE between the lines
 <!-- qpc-table begin --> and <!-- qpc-table end -->: one row per field (nested structures
 flattened to a.b.c, bit-fields with their bits), its offset and size in bytes, then the
 holes pahole reports and the total, which is what QUERY_DEVICE reports as qp_state_bytes.

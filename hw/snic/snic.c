@@ -29,8 +29,8 @@
 #include "net/net.h"
 #include "system/runstate.h"
 
-#include "core/pcap.h"
-#include "core/scheduler.h"
+#include "core/port/pcap.h"
+#include "core/engine/scheduler.h"
 #include "core/snic_core.h"
 #include "snic/snic_opcodes.h"
 #include "snic/snic_regs.h"

@@ -133,7 +133,7 @@ enum snic_trav_predicate {
  * Linked lists and hash chains use 1 and 3, a Pilaf-style hash table
  * entry with several buckets 1 with relative positions; binary and
  * B-trees and skip lists (with their forward keys kept in each node) add
- * 2: see hw/snic/core/kernels/traversal.c for the layouts.
+ * 2: see hw/snic/core/strom/traversal.c for the layouts.
  */
 struct snic_traversal_params {
     __le64 remote_address;  /* remoteAddress: the first element */

@@ -9,8 +9,8 @@
 # with QUERY_TRANSPORT (tests/bench/tonic-repro.c table: credit type, own
 # state bytes, Tonic's limit, QPC bytes), and the lines of code of the
 # program's source file, the one under hw/snic/core/transport/programs/
-# whose SnicProgram carries that name, or under transport/ for a mode of
-# the engine (SRNIC: sr.c, all its hooks, and its parts sr_*.c), with the
+# whose SnicProgram carries that name, or under srnic/ for a mode of the
+# engine (SRNIC: sr.c, all its hooks, and its parts sr_*.c), with the
 # headers of programs/ they include (the window rules TCP-like programs
 # share) (lines that are neither blank nor comment). Written as DIR/table3.csv and DIR/table3.md. A program's
 # file under programs/ over 199 lines, or its state over Tonic's limit,
@@ -38,6 +38,7 @@ set -euo pipefail
 # shellcheck source=scripts/repro/lib.sh
 . "$(dirname "$0")/lib.sh"
 progs=$repo/hw/snic/core/transport/programs
+modes=$repo/hw/snic/core/srnic
 ms=100 sample_us=200
 segments=5000
 repro_options tonic "$@"
@@ -67,7 +68,7 @@ with_headers() {
     echo "$f"
     while read -r h; do
         [ ! -f "$progs/$h" ] || with_headers "$progs/$h"
-    done < <(sed -n 's/^#include "\(programs\/\)\{0,1\}\([a-z_]*\.h\)"$/\2/p' "$f")
+    done < <(sed -n 's/^#include "\(transport\/programs\/\)\{0,1\}\([a-z_]*\.h\)"$/\2/p' "$f")
 }
 loc_all() {
     local f n=0 part
@@ -80,7 +81,7 @@ loc_all() {
 echo "program,source,loc,state_bytes,state_max,credit,qpc_bytes,paper_name,paper_loc,paper_state_bytes,paper_credit" \
     > "$out/table3.csv"
 while IFS=, read -r name credit state max qpc; do
-    src=$(grep -l "\.name = \"$name\"" "$progs"/*.c "${progs%/*}"/*.c || true)
+    src=$(grep -l "\.name = \"$name\"" "$progs"/*.c "$modes"/*.c || true)
     [ "$(echo "$src" | grep -c .)" = 1 ] ||
         die "program '$name': not exactly one source file in $progs names it (${src:-none})"
     [ "$state" -le "$max" ] || die "program '$name' keeps $state bytes, over Tonic's $max"

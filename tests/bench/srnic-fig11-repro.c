@@ -3,7 +3,7 @@
  * RC connection sending 4 KiB RDMA WRITEs back to back under uniform
  * random packet loss, go-back-N (snic's default transport, what CX-6
  * runs) against SRNIC's selective repeat with bitmap onloading
- * (SNIC_TRANSPORT_SRNIC, hw/snic/core/transport/sr.c) whose host software
+ * (SNIC_TRANSPORT_SRNIC, hw/snic/core/srnic/sr.c) whose host software
  * (guest-driver/common/snic_sr_recovery.c) runs in the loop behind an
  * interrupt at its documented latency (tests/unit/sr-host.c,
  * tests/sim/README.md). SRNIC 6.3's setup: perftest-like 4 KB messages,

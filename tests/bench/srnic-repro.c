@@ -681,7 +681,7 @@ int main(int argc, char **argv)
     fprintf(f, "sq_wqe,%u,bytes,snic ABI (include/snic/snic_verbs.h)\n",
             SNIC_SQ_WQE_SIZE);
     fprintf(f, "sq_wqe_read,%u,bytes a fetch reads of a 1-SGE WQE,snic "
-            "(hw/snic/core/rdma.h: header and 3 SGEs)\n", SNIC_SQ_WQE_FIRST);
+            "(hw/snic/core/engine/rdma.h: header and 3 SGEs)\n", SNIC_SQ_WQE_FIRST);
     fprintf(f, "desc_priority,%u,bool,ours (tests/sim/README.md: WQE "
             "fetches pass queued payload reads)\n", m.t.desc_priority);
     fprintf(f, "depth,%u,SENDs outstanding per QP,ours (Fig. 9)\n",

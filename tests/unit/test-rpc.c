@@ -1,5 +1,5 @@
 /*
- * Unit tests of StRoM RPCs on the wire (hw/snic/core/rpc.c): the admin
+ * Unit tests of StRoM RPCs on the wire (hw/snic/core/strom/rpc.c): the admin
  * commands, the op-code maps and the extension marker, the answer as the
  * responder's own RDMA WRITE with immediate, go-back-N retransmission of
  * answers on lossy links, the fallback to a user handler, a kernel fed

@@ -1,6 +1,6 @@
 /*
  * SRNIC's memory-free selective repeat with bitmap onloading
- * (hw/snic/core/transport/sr.c, guest-driver/common/snic_sr_recovery.c):
+ * (hw/snic/core/srnic/sr.c, guest-driver/common/snic_sr_recovery.c):
  * selection and commands; the responder's loss recovery fed by hand
  * (entry, exit by itself and by the host's ePSN, Fig. 8's race,
  * duplicates and very late packets, an ePSN update 202 PSNs late, a

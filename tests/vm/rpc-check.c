@@ -13,7 +13,7 @@
  * key slots each and overflow chains ([K 0][V 2][K 4][V 6][K 8][V 10][N 12], relative
  * value positions, 128-byte values) holding 100 keys, and a three-level skip list of 48
  * keys ([K 0][V 2][FK2 4][FK1 6][FK0 8][F2 10][F1 12][F0 14], routing by LESS_EQUAL; see
- * hw/snic/core/kernels/traversal.c); plus a cycle of 8 elements and elements pointing into
+ * hw/snic/core/strom/traversal.c); plus a cycle of 8 elements and elements pointing into
  * a second MR ("secret", also REMOTE_READ, another R_Key). The server deploys the
  * traversal kernel for RPC op-code OP_TRAV and enables RPC on two QPs before RTR: QP 1
  * with the user-space fallback handler, QP 2 without. Checks (client side, each RPC

@@ -140,7 +140,7 @@ struct SnicCore {
     uint64_t timer_deadline;    /* armed host timer, UINT64_MAX if none */
     uint16_t ip_id;             /* IPv4 identification of RDMA packets */
     uint64_t pull_next;         /* NDP's pull queue: the next PULL's turn */
-    SnicSrCtrlq sr_ctrlq;       /* SRNIC's CtrlQ (transport/sr.c) */
+    SnicSrCtrlq sr_ctrlq;       /* SRNIC's CtrlQ (srnic/sr.c) */
     uint32_t gid_valid;         /* bit n: gids[n] is a source address */
     uint8_t gids[SNIC_MAX_GIDS][16];
     SnicMcastGroup mcast[SNIC_MAX_MCAST_GRP];

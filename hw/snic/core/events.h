@@ -64,7 +64,7 @@
     X(TIMEOUT, "qpn %" PRIu64 " oldest psn 0x%" PRIx64 " retries left %" \
       PRIu64, qpn, psn, retries_left) \
     X(EQ_OVERRUN, "eqn %" PRIu64 ": completion event lost", eqn) \
-    /* SRNIC selective repeat (transport/sr.c) */ \
+    /* SRNIC selective repeat (srnic/sr.c) */ \
     X(SR_RECOVERY, "qpn %" PRIu64 " requester %" PRIu64 " enters %" PRIu64 \
       " loss recovery (0: leaves) at psn 0x%" PRIx64, qpn, requester, \
       enters, psn) \

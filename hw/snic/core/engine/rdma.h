@@ -219,7 +219,7 @@ void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
 void snic_req_cnp(SnicCore *c, SnicQp *qp);
 /*
- * SRNIC's READ responses (transport/sr_read.c). Place one at its final
+ * SRNIC's READ responses (srnic/sr_read.c). Place one at its final
  * address whatever its order, after checking it against its WQE and the
  * request it echoes: 1 placed, 0 refused (nothing written), -1 the QP
  * failed (its WQE unreadable, its own buffer gone). Acknowledge every PSN

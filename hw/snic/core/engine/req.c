@@ -741,7 +741,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return 0;   /* a duplicate of a response already taken */
     }
     if (snic_sr_on(qp) && !atomic_ack) {
-        /* SRNIC: placed whatever its order (transport/sr_read.c) */
+        /* SRNIC: placed whatever its order (srnic/sr_read.c) */
         return snic_sr_read_response(c, qp, p, fb);
     }
     if (p->psn != r->dde.wnd_start) {

@@ -363,7 +363,7 @@ static bool rdb_push(SnicCore *c, SnicQp *qp, const SnicRespActive *a,
 }
 
 /*
- * SRNIC (transport/sr_read.c): a duplicate READ request of entry 'slot'
+ * SRNIC (srnic/sr_read.c): a duplicate READ request of entry 'slot'
  * ('d' from the one answered) asks for the responses it names alone;
  * those not sent yet go anyway.
  */
@@ -1198,7 +1198,7 @@ void snic_resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_sr_read_peer_ack(c, qp, p->xeth.msg);
     }
 
-    /* SRNIC (transport/sr.c): out of order and in recovery, its own */
+    /* SRNIC (srnic/sr.c): out of order and in recovery, its own */
     if (snic_sr_on(qp) && snic_sr_request(c, qp, p)) {
         return;
     }
@@ -1310,7 +1310,7 @@ static uint8_t read_resp_op(uint32_t k, uint32_t n)
 }
 
 /*
- * SRNIC: the holes asked for again (transport/sr_read.c), from their RDB
+ * SRNIC: the holes asked for again (srnic/sr_read.c), from their RDB
  * entries in host memory; the responses sent, or -1 if the QP failed.
  */
 static int run_holes(SnicCore *c, SnicQp *qp, unsigned budget)

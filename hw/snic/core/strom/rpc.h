@@ -6,7 +6,7 @@
  * RETH names the kernel (address), the responder's memory (R_Key) and
  * the parameter length, and whose payload starts with the response
  * buffer's header. Responder: an accepted RPC takes a slot from the
- * device's bounded pool; the slot runs the deployed kernel (kernels/)
+ * device's bounded pool; the slot runs the deployed kernel (strom/kernel.h)
  * and then holds the response record (source, length, target address,
  * R_Key, status) while the device sends the answer as one RDMA WRITE
  * with immediate on the QP's own send PSNs: retransmission rebuilds any
@@ -91,7 +91,7 @@ struct SnicRpc {
     uint64_t ready_at;          /* ... not before their data can be read */
     bool payload_pending;       /* an RPC WRITE's payload is arriving */
     uint8_t bytes[SNIC_RPC_INLINE_MAX];
-    /* the kernel run (kernels/framework.c) */
+    /* the kernel run (strom/framework.c) */
     const SnicKernelOps *kernel;
     uint32_t steps;
     uint64_t dma_va;            /* next byte of the read in flight */
@@ -185,7 +185,7 @@ bool snic_rpc_refused(SnicCore *c, SnicQp *qp, uint32_t psn);
 /* rpc.c: the slot's answer was sent and acknowledged (or its QP went) */
 bool snic_rpc_answered(SnicCore *c, SnicRpc *r);
 
-/* kernels/framework.c: run kernels, free answered slots */
+/* strom/framework.c: run kernels, free answered slots */
 bool snic_rpc_run(SnicCore *c, unsigned budget);
 uint64_t snic_rpc_timer(SnicCore *c, uint64_t now);
 
@@ -205,7 +205,7 @@ void snic_rpc_release(SnicCore *c, SnicRpc *r);
 uint8_t *snic_rpc_stage_get(SnicCore *c, SnicRpc *r);
 uint8_t *snic_rpc_stage_buf(SnicCore *c, const SnicRpc *r);
 
-/* kernels/registry.c */
+/* strom/registry.c */
 const SnicKernelOps *snic_kernel_lookup(SnicCore *c, uint16_t ctx,
                                         uint64_t rpc_opcode);
 uint32_t snic_kernel_builtin_mask(void);

@@ -2,7 +2,7 @@
  * snic core: DCTCP's congestion window (DCTCP, SIGCOMM'10, section 3.1;
  * RFC 8257 section 3.3), shared by the DCTCP program over go-back-N
  * (dctcp.c) and SRNIC's selective repeat with DCTCP (SRNIC, NSDI'23,
- * section 5; transport/sr.c). Each keeps its own loss recovery.
+ * section 5; srnic/sr.c). Each keeps its own loss recovery.
  *
  * The responder counts CE-marked data packets and every ACK echoes the
  * count (SNIC_PROG_ECE); the sender:
