@@ -39,6 +39,8 @@ meson_dir "$unit" -- -Dqemu_build="$repo/build/qemu" -Dqemu_src="$src"
 meson_dir "$fuzz" CC=clang -- -Dfuzzing=true
 phase "unit tests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite unit --suite lint --logbase unit
+# The core's call graph (tests/lint/core-graph.py, a lint above): its figures
+python3 "$repo/tests/lint/core-graph.py" "$repo" | sed -n '1,2s/^/core graph: /p'
 phase "fuzzing" meson test -C "$fuzz" --no-rebuild --print-errorlogs \
     --suite fuzz --logbase fuzz
 phase "qtests" meson test -C "$unit" --no-rebuild --print-errorlogs \
