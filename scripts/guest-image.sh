@@ -382,7 +382,7 @@ else
     log "initramfs ready: $IMG ($(du -h "$IMG" | cut -f1), $(du -sh "$ROOT" | cut -f1) unpacked, $(find "$ROOT" | wc -l) entries, ${#MODS[@]} modules${SNIC_KO:+ + snic.ko}${SNIC_PROV:+ + libsnic}) in $(since "$t")"
 fi
 
-# --- rdma-core's Python tests (issue 14): a second initramfs for the suite's VM only -------
+# --- rdma-core's Python tests: a second initramfs for the suite's VM only -------
 # python3 (the host's interpreter and a pruned stdlib), Debian's python3-pyverbs of the
 # guest's rdma-core version and the tests it ships in /usr/share/doc/rdma-core/tests (the
 # .gz ones unpacked, everything byte-compiled here) go into an extra cpio. The kernel

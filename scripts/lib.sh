@@ -89,7 +89,7 @@ stale_check() {     # stale_check FILE: warn (and return 1) if FILE is older tha
 # low (wire_rmem_check). 64 MiB, not 4: the socket is the part of the wire PFC cannot see,
 # and while the host deschedules the receiving QEMU for milliseconds (2 cores, 4 busy
 # threads) the partner, not yet paused, fills it: the pfc role lost 14-32 thousand frames
-# there per run at 4 MiB, 106 in one of 3 runs at 16 MiB, none in 2 at 64 MiB (issue 15).
+# there per run at 4 MiB, 106 in one of 3 runs at 16 MiB, none in 2 at 64 MiB.
 WIRE_RMEM=67108864
 wire_rmem_file=/proc/sys/net/core/rmem_default
 

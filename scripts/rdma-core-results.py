@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Judge rdma-core's Python tests run in a VM (the rdma-core-tests role, issue 14).
+"""Judge rdma-core's Python tests run in a VM (the rdma-core-tests role).
 
     rdma-core-results.py reference CONSOLE-LOG OUT-FILE
         Write the rxe result list (the reference) from a run of the role on rxe.
@@ -128,7 +128,7 @@ def cmd_reference(args):
     v = run['versions']
     with open(args.out, 'w') as f:
         f.write(f"""# rdma-core's Python tests (run_tests.py, python3-pyverbs) on Linux rxe: the reference
-# the snic run is judged against (issue 14; scripts/rdma-core-results.py compare).
+# the snic run is judged against (scripts/rdma-core-results.py compare).
 # Made by scripts/rdma-core-tests-reference.sh on {datetime.date.today().isoformat()}: role rdma-core-tests,
 # rdma_rxe on virtio-net, one TCG VM. Make it again when the guest kernel or rdma-core
 # (python3-pyverbs, libibverbs1) changes.

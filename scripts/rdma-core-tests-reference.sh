@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Make the rxe reference of rdma-core's Python tests (issue 14): run the rdma-core-tests
+# Make the rxe reference of rdma-core's Python tests: run the rdma-core-tests
 # role on Linux rxe (rdma_rxe over virtio-net, one TCG VM) and write its result list, which
 # the snic run in tests/vm/vm-tests.sh is judged against. Commit the list it writes.
 #

@@ -85,12 +85,12 @@ PKGS_MAIN=(
     # busybox ping can miss a reply the guest kernel received (seen: Icmp InEchoReps
     # counted every reply while ping reported a loss): the VM tests use iputils ping.
     iputils-ping
-    # rdma-core's Python tests in the guest (issue 14): the host's interpreter, its stdlib
+    # rdma-core's Python tests in the guest: the host's interpreter, its stdlib
     # and libpython3.11 (python3-pyverbs' modules link it); pyverbs itself is downloaded.
     python3.11 libpython3.11
     # The reference manual's check against include/snic/ (tests/lint/check-manual.py).
     python3-pycparser
-    # README's per-field QP context table is generated from the compiled core (issue 15).
+    # docs/srnic.md's per-field QP context table is generated from the compiled core.
     dwarves
     # Driver development (scripts/vm.sh): gdb on the host for --gdb and its test; strace,
     # ethtool for the interactive guest (copied with their libraries); tmux or socat for the

@@ -7,7 +7,7 @@
 #                       sections. Works anywhere once the module is loaded, and already in
 #                       do_init_module(), before its init function and probe run.
 #
-# Breaking in the probe (README "Debugging"): boot with --no-driver, then
+# Breaking in the probe (docs/driver-development.md, "Long runs"): boot with --no-driver, then
 #   (gdb) break do_init_module if $_streq(mod->name, "snic")
 #   (gdb) continue                   # in the guest: modprobe snic
 #   (gdb) snic-symbols

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DCTCP's incast in the simulator (issue 17; DCTCP, SIGCOMM'10; SRNIC,
+# DCTCP's incast in the simulator (DCTCP, SIGCOMM'10; SRNIC,
 # NSDI'23, section 5): 16 flows from 16 NICs through the simulator's
 # switch into one 100 Gb/s link whose port marks CE on a step at K
 # (tests/unit/dctcp-incast.h: links 1 us each way, MTU 1024, flows

@@ -3,14 +3,14 @@
 # uniform random loss, go-back-N vs SRNIC's selective repeat with its host
 # software in the loop, beside the two numbers the paper states
 # (scripts/repro/srnic-fig11-paper.csv) and go-back-N's analytic bound
-# L/(1+pW); issue 17's acceptance checks printed and enforced.
+# L/(1+pW); the checks printed and enforced (exit 3 on a miss).
 #
 #   scripts/repro/srnic-fig11.sh [--smoke] [--out DIR] [--bin PROGRAM] [-- OPTIONS]
 #
 # Two configurations, each a run of tests/bench/srnic-fig11-repro.c
 # (built without sanitizers in build/bench unless --bin names one):
 #   DIR/bdp  a 4 us cable each way (RTT ~10.8 us), window W = the BDP
-#            (~123 segments in flight): issue 17's setup;
+#            (~123 segments in flight);
 #   DIR/b2b  the two NICs back to back (RTT ~2.8 us), W = 128 segments,
 #            ~4x the BDP: like the paper's testbed (two RNICs through an
 #            FPGA, 6.3), which states no RTT or window.

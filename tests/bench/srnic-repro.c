@@ -688,7 +688,7 @@ int main(int argc, char **argv)
             m.depth);
     fprintf(f, "cq_poll,%" PRIu64 ",ns,ours (hosts poll and repost)\n",
             m.poll_ns);
-    fprintf(f, "qpc_cache,%u,entries,cached mode (issue 15: CX-5 collapses "
+    fprintf(f, "qpc_cache,%u,entries,cached mode (CX-5 collapses "
             "past 256 QPs - SRNIC 6.1)\n", m.cache);
     fprintf(f, "qpc_bytes,%u,bytes,cached mode (SRNIC 2.2: a CX-5 QPC "
             "takes ~375 B)\n", m.qpc_bytes);

@@ -1,6 +1,6 @@
 /*
  * DCTCP incast in the simulator (DCTCP, SIGCOMM'10, section 4; SRNIC,
- * NSDI'23, section 5; issue 17): DCTCP_FLOWS flows, each from its own
+ * NSDI'23, section 5): DCTCP_FLOWS flows, each from its own
  * NIC, through one switch into one receiver whose 100 Gb/s port is the
  * bottleneck. The switch marks CE on a step at K (its RED with
  * Kmin = K - 1 byte and Kmax = K: every ECT frame that finds K bytes or

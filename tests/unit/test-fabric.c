@@ -137,7 +137,7 @@ static void test_incast_lossy(void)
 }
 
 /*
- * Issue 17's DCTCP acceptance, over go-back-N and over SRNIC: 16 flows, each from its own NIC, into one
+ * DCTCP's incast, over go-back-N and over SRNIC: 16 flows, each from its own NIC, into one
  * 100 Gb/s port marking CE on a step at K = 65 KB, for 2 ms of virtual
  * time (the last flow starts at 0.3 ms). Over the steady state, the
  * second millisecond: Jain's index of the flows' throughputs >= 0.95,

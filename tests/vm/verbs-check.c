@@ -42,7 +42,7 @@
  * the client WRITEs a 64-byte pattern of its own into QP i's slot of the server's buffer
  * and SENDs a second one into QP i's receive buffer, on every QP; the server checks every
  * QP's two patterns and that each QP received exactly once; then both destroy everything.
- * (Connection scalability, issue 15: the device must hold N QPs at once, keep each one's
+ * (Connection scalability: the device must hold N QPs at once, keep each one's
  * data apart, and give every one back.)
  *
  * Self-test (-X a|b|c, server side): the server corrupts one word of what check a, b or c

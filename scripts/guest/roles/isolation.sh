@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Role "isolation" (issue 8): one process rings other contexts' queues and tries to map
+# Role "isolation": one process rings other contexts' queues and tries to map
 # their doorbell pages while another process moves data (all refused, counted as guest
 # errors, the data checks pass); a perftest client killed with SIGKILL mid-run leaves no QP
 # behind and a new run works; then rmmod snic, with a clean dmesg. snic on both VMs.

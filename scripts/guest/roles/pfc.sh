@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Role "pfc": the lossless mode's many-QP perftest runs between two snic VMs (issue 15; a pair
+# Role "pfc": the lossless mode's many-QP perftest runs between two snic VMs (a pair
 # of tests/vm/vm-tests.sh): scripts/vm-pair.sh --role pfc --no-wire-drops
 SNIC_VERBS_SUITE=pfc
 # shellcheck source=scripts/guest/roles/verbs-apps.sh

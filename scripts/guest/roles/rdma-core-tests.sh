@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck shell=dash disable=SC2086,SC2317  # word lists; functions run by step
 # Role "rdma-core-tests": rdma-core's own Python test suite (run_tests.py, on Debian's
-# python3-pyverbs) against one RDMA device in one VM (issue 14). Needs the image with python
+# python3-pyverbs) against one RDMA device in one VM. Needs the image with python
 # (vm-run.sh --initrd initramfs-rdma-core-tests.cpio.gz):
 #
 #   scripts/vm-run.sh ... --initrd initramfs-rdma-core-tests.cpio.gz --role rdma-core-tests \

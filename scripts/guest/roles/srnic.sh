@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Role "srnic": SRNIC's selective repeat (issue 17) over a wire that loses and reorders 2 % of
+# Role "srnic": SRNIC's selective repeat over a wire that loses and reorders 2 % of
 # the frames (vm-tests.sh gives both devices wire-drop=2 and wire-reorder=2): both ends
 # select SNIC_TRANSPORT_SRNIC through snicdv (LD_PRELOAD libsnic-transport.so for perftest
 # and verbs-check, transport-check -P SRNIC), snic.ko's CtrlQ interrupt recovers while the

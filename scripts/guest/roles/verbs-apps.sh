@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck shell=dash disable=SC2086,SC2317  # word lists; functions run by step
 # Role "verbs-apps": one side of a two-VM pair running unmodified RDMA applications over an
-# RDMA device (issue 7's acceptance): side b runs each server, side a its client (peer IP).
+# RDMA device: side b runs each server, side a its client (peer IP).
 #
 #   scripts/vm-pair.sh --nic snic   --role verbs-apps                  (snic_0 on snic.ko)
 #   scripts/vm-pair.sh --nic virtio --role verbs-apps                  (rxe0 on virtio-net)
@@ -38,7 +38,7 @@
 # Suite pfc (role pfc): the lossless mode's many-QP perftest runs (pfc_apps:
 # ib_write_bw -q 256, -q 1000, -q 1024, ib_send_bw -q 64 and -q 256, with no frame dropped by
 # either engine; tests/vm/vm-tests.sh runs it as its own pair with vm-pair.sh
-# --no-wire-drops: no frame lost on the host's sockets either; issue 15).
+# --no-wire-drops: no frame lost on the host's sockets either).
 #
 # Each application is one step on both sides, named alike: side b starts the server (under
 # timeout) and waits until it listens on its TCP port, both meet at a barrier, side a runs
@@ -186,7 +186,7 @@ client_run() {
     report "$name" "$LOGD/$name.log"
 }
 
-# --- lossless mode (issue 15): many QPs at once ----------------------------------------------
+# --- lossless mode: many QPs at once ----------------------------------------------
 # The port's receive buffer and PFC counters and the engine's, one line each.
 pfc_counters() {
     local c
@@ -205,7 +205,7 @@ counters_same() {
     done
 }
 
-# Bursts far beyond what the receiving engine takes at once (issue 15: without PFC these
+# Bursts far beyond what the receiving engine takes at once (without PFC these
 # failed with RETRY_EXC, the receiver dropping thousands of frames). With PFC (the default)
 # the receiver pauses the sender instead: every run completes and neither engine drops a
 # frame. perftest sends iterations x QPs messages: small -n. SNIC_PFC_APPS
@@ -227,7 +227,7 @@ pfc_apps() {
     [ "$NIC" != snic ] || step pfc-lossless counters_same rdma_rx_dropped rx_buffer_drops
 }
 
-# --- SRNIC selective repeat (suite srnic, issue 17) -----------------------------------------
+# --- SRNIC selective repeat -----------------------------------------
 # Unmodified applications with SRNIC chosen on each RC QP before RTR through snicdv
 SR_PRELOAD="env SNIC_TRANSPORT=SRNIC LD_PRELOAD=/usr/local/lib/libsnic-transport.so"
 
@@ -430,7 +430,7 @@ transport_ecn() {
         [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_ce_marked) -gt 0 ]"
 }
 
-# Issue 14's applications that need a shared receive queue: ibv_srq_pingpong (4 QPs on
+# The applications that need a shared receive queue: ibv_srq_pingpong (4 QPs on
 # one SRQ, polling and events) and ib_send_bw --use-srq. (No `ib_send_bw -I`: Debian 12's
 # perftest turns inline off on devices it does not know, rxe and snic alike: "Device not
 # recognized to implement inline feature"; verbs-check checks inline data instead.)
@@ -509,7 +509,7 @@ case $SUITE in
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 1000
         srq_apps
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
-        # Connection scalability (issue 15): 1000 RC QPs a side, each checked by content,
+        # Connection scalability: 1000 RC QPs a side, each checked by content,
         # then all destroyed.
         if [ "$NIC" = snic ]; then
             step device-scale device_scale
@@ -573,7 +573,7 @@ case $SUITE in
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
         app ib_read_bw 180 ib_read_bw $P -s 65536 -n 200
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
-        # Every transport program recovers the same losses (issue 16)
+        # Every transport program recovers the same losses
         transport_apps 200 -
         # SENDs under a selective program: every RC QP of an unmodified ib_send_bw runs
         # SACK (libsnic's SNIC_TRANSPORT), whose responder places SEND packets that arrive
@@ -614,7 +614,7 @@ case $SUITE in
         # transport_ecn alone (run with -global snic.wire-ecn-mark=N)
         transport_ecn ;;
     srnic)
-        # SRNIC's selective repeat on the wire srnic.sh describes (issue 17)
+        # SRNIC's selective repeat on the wire srnic.sh describes
         srnic_apps ;;
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).

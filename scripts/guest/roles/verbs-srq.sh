@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# Role "verbs-srq": the applications of issue 14 that need a shared receive queue:
+# Role "verbs-srq": the applications of verbs-apps that need a shared receive queue:
 # ibv_srq_pingpong (4 QPs on one SRQ, by polling and by events) and ib_send_bw --use-srq.
 # Same set-up and environment as verbs-apps.sh:
 #   scripts/vm-pair.sh --nic virtio --role verbs-srq      (passes on Linux rxe, ~45 s)

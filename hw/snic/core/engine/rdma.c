@@ -91,7 +91,7 @@ static bool from_peer(const SnicQp *qp, const SnicPkt *p)
 }
 
 /*
- * DCQCN's notification point (roce-wire.md B6): a CE-marked data packet
+ * DCQCN's notification point (docs/wire.md): a CE-marked data packet
  * asks for a CNP to the sender, at most one per QP every
  * SNIC_NP_CNP_INTERVAL_NS; only on QPs whose program reacts to them.
  * DCTCP's receiver (SNIC_PROG_ECE) counts it instead: its ACKs echo the

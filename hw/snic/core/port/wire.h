@@ -1,7 +1,7 @@
 /*
  * snic core: RoCEv2 wire codec (Ethernet / IPv4 or IPv6 / UDP 4791 / BTH /
- * extended headers / payload / pad / ICRC), as specified in the project's
- * roce-wire reference, Part A. Op-codes and their headers come from the
+ * extended headers / payload / pad / ICRC), as docs/wire.md sums up
+ * the IBA's RoCEv2 annex and Linux rxe. Op-codes and their headers come from the
  * one table in include/snic/snic_opcodes.h.
  *
  * Building and parsing never allocate; parsing accepts any bytes of any

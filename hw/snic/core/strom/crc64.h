@@ -2,7 +2,7 @@
  * snic core: CRC-64/XZ (ECMA-182 polynomial, reflected, init and xorout
  * all ones; check value 0x995DC9BBDF1939FA over "123456789"), the
  * checksum the consistency kernel verifies (StRoM section 6.3 does not
- * name its CRC64; see the roce-wire reference, B7, for the choice).
+ * name its CRC64; docs/wire.md says why this one).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -318,7 +318,7 @@ typedef enum SnicRtxReason {
     SNIC_RTX_TRIMMED,           /* the peer NACKed it: it arrived trimmed */
 } SnicRtxReason;
 
-/* DCQCN's constants (roce-wire.md B6: Tonic's values, the paper's g) */
+/* DCQCN's constants (docs/wire.md: Tonic's values, the paper's g) */
 #define SNIC_DCQCN_ALPHA_Q      20              /* alpha in Q20 */
 #define SNIC_DCQCN_G_SHIFT      8               /* g = 1/256 */
 #define SNIC_DCQCN_R_AI         40              /* Mb/s */

@@ -1,7 +1,7 @@
 /*
  * snic core: RoCEv2 with DCQCN as a Tonic transport program (Tonic,
  * NSDI'20, section 6.1.1; DCQCN, Zhu et al., SIGCOMM'15, section 3;
- * constants of roce-wire.md B6): IBA go-back-N for reliability (gbn.c),
+ * constants in docs/wire.md): IBA go-back-N for reliability (gbn.c),
  * the reaction point on the rate credit. The notification point (CNPs for
  * CE-marked packets, ECT(0) on what the QP sends) is the template's
  * (SNIC_PROG_ECN): the wire stays standard RoCEv2.
