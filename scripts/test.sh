@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command 2: the whole test suite. Sets up (apt, as root), builds QEMU with
 # snic and the guest image, runs the core unit tests, the lint checks, the
-# libFuzzer targets (clang build), the qtests, the driver-developer workflow (README's
+# libFuzzer targets (clang build), the qtests, the driver-developer workflow (the docs'
 # commands as written, tests/dev/) and the VM tests (one VM at a time, each under a timeout), then
 # prints one summary over every test case and exits non-zero on failure.
 #
@@ -45,11 +45,11 @@ phase "fuzzing" meson test -C "$fuzz" --no-rebuild --print-errorlogs \
     --suite fuzz --logbase fuzz
 phase "qtests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite qtest --logbase qtest
-# The driver developer's day: README's commands as written, and the edit-rebuild-reload
+# The driver developer's day: the commands of README.md and docs/ as written, and the edit-rebuild-reload
 # loop and a gdb attach in one interactive guest (tests/dev/).
 readme_results=$repo/build/readme-results.tap dev_results=$repo/build/dev-results.tap
 rm -f "$readme_results" "$dev_results"
-phase "README commands" tests/dev/readme-commands.py README.md "$readme_results"
+phase "README commands" tests/dev/readme-commands.py "$readme_results" README.md docs/*.md
 phase "developer loop" tests/dev/dev-workflow.py "$dev_results"
 
 vm_results=$repo/build/vm-results.tap

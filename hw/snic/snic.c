@@ -699,6 +699,17 @@ static void snic_class_init(ObjectClass *klass, void *data)
         "Number of completion queues");
     object_class_property_set_description(klass, "max-mrs",
         "Number of memory regions");
+    object_class_property_set_description(klass, "sched-policy",
+        "The QP scheduler's policy: rr (round robin, default), wrr "
+        "(weighted by traffic class) or sp (strict priority)");
+    object_class_property_set_description(klass, "sched-wqes",
+        "WQEs a QP's turn of the scheduler fetches at most (fetch-and-drop)");
+    object_class_property_set_description(klass, "sched-burst",
+        "Bytes a QP's turn of the scheduler sends at most; what is not "
+        "sent is fetched again");
+    object_class_property_set_description(klass, "onchip-kb",
+        "KiB of on-chip memory the budget counts (QUERY_DEVICE reports the "
+        "QPs that fit it)");
     object_class_property_set_description(klass, "pcap",
         "Capture every frame the device sends or receives into this "
         "pcap file (time stamps from the virtual clock)");

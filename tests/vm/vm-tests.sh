@@ -27,31 +27,31 @@ pairs=(
     # Our driver and provider on snic both sides. Side a's device loses the MSI-X message
     # of the probe's first admin completion: the driver must re-poll, not give up.
     "guest-driver 600      snic.ko         --nic snic --role guest-driver --qemu-a -global --qemu-a snic.x-drop-msix=1 --append-a snicvm.lost_msix=1"
-    # Unmodified RDMA applications + verbs-check over snic (issue 7). The same role passes on
+    # Unmodified RDMA applications + verbs-check over snic. The same role passes on
     # rxe (--nic virtio, ~80 s; not run here for time).
     # The devices mark CE on 10 % of the ECN-capable frames they receive: only DCQCN QPs
     # send such frames (transport-check's DCQCN run must see CNPs).
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10"
-    # Lossless RoCE with PFC (issue 15): perftest over 256 .. 1024 QPs, no frame dropped by
+    # Lossless RoCE with PFC: perftest over 256 .. 1024 QPs, no frame dropped by
     # either engine nor by the host sockets of the wire.
     "pfc          400      snic.ko         --nic snic --role pfc --no-wire-drops"
-    # rdma_cm over the GSI QP (issue 8): rping, ucmatose, perftest -R.
+    # rdma_cm over the GSI QP: rping, ucmatose, perftest -R.
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
-    # Interoperability with Linux rxe, snic as client and as server (issue 8); the snic
+    # Interoperability with Linux rxe, snic as client and as server; the snic
     # device captures its frames (checked below: no transport extension but the SACK QP's).
     "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
     "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
     "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
-    # SRNIC's selective repeat (issue 17): both devices drop and reorder 2 % of their frames;
+    # SRNIC's selective repeat: both devices drop and reorder 2 % of their frames;
     # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
     "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
-    # (-d guest_errors, checked below); kill -9 mid-run; rmmod (issue 8).
+    # (-d guest_errors, checked below); kill -9 mid-run; rmmod.
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )
 
-# An interop pair's capture of the snic device's frames (issue 16): a snic QP that did not
+# An interop pair's capture of the snic device's frames: a snic QP that did not
 # select an extension program never sends one. Every RoCE frame has BTH TVer 0 except those
 # of the one QP that selected SACK against rxe (transport-check -O -f logs "selected QP
 # N (SACK) to peer QP M"): its frames, to rxe's QP M, carry TVer 2 (there must be some: the
@@ -111,7 +111,7 @@ for t in "${tests[@]}"; do
     fi
 done
 # rdma-core's own Python tests (run_tests.py on python3-pyverbs) on snic in one VM, judged
-# against Linux rxe's committed results (issue 14): one TAP case per test, named
+# against Linux rxe's committed results: one TAP case per test, named
 # vm/rdma-core/<test id>; see scripts/rdma-core-results.py for the rules. The role bounds
 # every test (45 s) and the whole suite (SNIC_RDMA_BUDGET, 600 s): a hang costs its timeout.
 rdma_core_tests() {

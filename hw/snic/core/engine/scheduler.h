@@ -1,38 +1,7 @@
 /*
  * snic core: the cache-free QP scheduler (SRNIC, NSDI'23, section 4.3.1,
- * Figure 6) and the per-QP timers.
- *
- * Event mux: every event that may give a QP something to send - an SQ
- * doorbell, feedback from the completer that opens credit or marks
- * retransmissions, responder work (an ACK, READ responses), a timer, a
- * state change - ends in snic_sched_notify(), which puts a QP that is in
- * no schedule queue at the tail of its class's queue (the QPC's "ready"
- * state). Schedule queue: a FIFO of QPNs per class, linked through the
- * QPCs. An engine run pops QPs as the policy says and gives each one
- * iteration (rdma.c): at most sched_wqes WQEs and min(sched_burst, credit)
- * bytes fetched from its SQ then and dropped afterwards (fetch-and-drop:
- * no WQE cache). A QP with work left goes back to the tail; an idle QP
- * is in no queue and costs nothing.
- *
- * Policies (property sched-policy): round robin; weighted round robin, a
- * QP's weight being its class + 1 iterations per turn; strict priority,
- * a higher class first. A QP's class is its address vector's traffic
- * class >> 5 (the DSCP class selector, which RoCE maps to a priority).
- *
- * With a timing model (SnicHostOps.dma_read_done) an iteration's WQE
- * fetch is issued when its QP is popped; the QP is parked on its timer
- * until the fetch completes, other QPs are served meanwhile, and at most
- * SNIC_SCHED_MAX_FETCHES fetches are in flight (the PCIe tags). A QP whose
- * WQEs arrived waits in the fetched queue, served before any new fetch
- * is issued: the WQEs go to the DMA engine as they return (SRNIC Figure
- * 6), they do not wait behind every QP still to be fetched (with 2K
- * backlogged QPs that wait was a full round of fetches, and the QPs then
- * sent in convoys).
- *
- * Timers (the transport deadline - retransmission or RNR wait -, the
- * program's own timer, the credit engine's rate timer) sit in one indexed
- * min-heap ordered by deadline: arming is O(log n), nothing is scanned.
- * Fetch completions are the tag FIFO's (SnicFetchTag), checked first.
+ * Figure 6) and the per-QP timers in one min-heap. How it works:
+ * docs/srnic.md, "The cache-free scheduler".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

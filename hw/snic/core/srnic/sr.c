@@ -1,57 +1,8 @@
 /*
  * snic core: SRNIC's memory-free selective repeat with bitmap onloading
- * (SRNIC, NSDI'23, section 4.4; the hooks are described in sr.h).
- *
- * Responder (Fig. 7 left, Fig. 8). The packet at ePSN outside recovery
- * takes the engine's fast path. A WRITE packet anywhere in [ePSN, ePSN +
- * window) is placed at the address its header carries (4.4.1's in-place
- * reordering, after the R_Key checks); one ahead of ePSN starts loss
- * recovery. In recovery the metadata of every packet taken (its PSN, the
- * ePSN after it, the fast-exit range) goes to the CtrlQ *before* the
- * packet is taken: a packet whose report finds no slot is dropped
- * unplaced, so the host's bitmap never misses a placed PSN (and the
- * first such drop until ePSN moves draws a sequence NAK: the peer goes
- * back N at once). Without a CtrlQ (removed) recovery is go-back-N's.
- * The CtrlQ is shared: a QP may hold a quota of it (ctrl_quota_ok()), and
- * a duplicate in the fast-exit range is acknowledged, not reported. The device
- * keeps no bitmap, only the fast-exit range: the run of placed PSNs
- * ending at the highest PSN placed in this recovery. Only the host moves
- * ePSN over PSNs placed out of order (SNIC_SR_RETRY_EPSN); an ePSN in
- * [psn_left, psn_right + 1] means everything below psn_right + 1 is here
- * (nothing was placed above psn_right), so ePSN becomes psn_right + 1 and
- * recovery ends - correct even while reports of newer packets are still
- * on their way to the host (Fig. 8's race). The packet at ePSN is still
- * executed in order during recovery (and reported): what cannot be placed
- * out of order (below) must run there, or the QP would wait forever; and
- * when ePSN so reaches the range the device leaves recovery by itself.
- * WRITEs and SENDs are placed out of order: a SEND packet, at ePSN or
- * ahead of it, goes into the receive WQE its SSN names at its offset
- * (4.4.1; resp.c's snic_resp_place_send()). Its message completes on the
- * device only if its Last arrives at ePSN when every message before it
- * completed; else the Last's completion (length, immediate, SE) goes to
- * the host (SNIC_SR_CTRL_RESP_RECV) and comes back, once ePSN passed it
- * and in SSN order, as SNIC_SR_RETRY_RECV_DONE: the device keeps nothing
- * of it, and CQEs stay in the RQ's order. A WRITE with immediate is both:
- * its packets placed at their address as any WRITE's, its immediate
- * taking the receive WQE its SSN names (it is numbered as the SENDs are),
- * so its Last completes as a SEND's Last, on the device or through the
- * host (SNIC_SR_RECV_F_WRITE). On an SRQ or a QP accepting RPCs SENDs and
- * WRITE with immediate's Last run at ePSN only. READ requests and
- * atomics run at ePSN only (ahead of it they draw a sequence NAK,
- * go-back-N's answer); READ responses are sr_read.c's.
- *
- * Requester (Fig. 7 right). ACKs without a SACK block slide lACK in the
- * engine; the first with one starts recovery (to end when the cumulative
- * ACK passes the highest PSN sent by then, unless that ACK still carries
- * a SACK block: then it goes on to the highest PSN sent by now), and each
- * ACK in recovery goes
- * to the CtrlQ; the host keeps the SACK bitmap and posts the ranges to
- * send again on the QP's RetryQ, which the device checks and marks in the
- * data-delivery engine one range at a time. A timeout goes back N (gbn.c)
- * and tells the host, which forgets the recovery (RFC 6675 5.1). The
- * window (SET_QP_SR's, or DCTCP's for SNIC_TRANSPORT_SRNIC_DCTCP) counts
- * what is in flight, not SACKed (req_sacked()), within the host bitmaps'
- * span of SNIC_SR_SPAN PSNs.
+ * (SRNIC, NSDI'23, section 4.4): the responder, the requester, the CtrlQ
+ * and the RetryQs. The hooks are described in sr.h; how it works,
+ * docs/srnic.md, "Selective repeat on the device".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

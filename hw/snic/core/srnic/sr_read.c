@@ -1,51 +1,7 @@
 /*
- * snic core: SRNIC's READs placed in place out of order (SRNIC, NSDI'23,
- * section 4.4.1: "response packets echo the same metadata back", "the
- * requester can locate the WQE and its message quickly with metadata in
- * the response packet header", in-place reordering), a part of the
- * selective repeat of sr.c (hooks in sr.h).
- *
- * An SRNIC QP's READ responses carry struct snic_xeth SNIC_XETH_F_RESP:
- * the PSN of the request they answer and their PSN_OFFSET from it. The
- * requester keeps no table of outstanding READs (req.c finds the WQE of a
- * PSN again from its SQ), so the echo is what it checks a response
- * against: its PSN must be the echoed request's plus the offset, both in
- * one READ WQE, its length the one that PSN's place in the WQE calls for.
- * A response that fails is dropped and counted (sr_read_refused), never
- * written anywhere; one that passes is scattered through the WQE's own
- * SGEs, whatever the order it came in.
- *
- * Requester. The response at lACK moves lACK (and completes READs in
- * post order, req.c); one ahead of it is placed, starts loss recovery as
- * a SACK block does (sr.c), and its metadata goes to the host on the
- * CtrlQ first (SNIC_SR_CTRL_REQ_ACK with SNIC_SR_CTRL_F_READ: no CtrlQ
- * slot, not placed: a loss). The device keeps no bitmap: only the run of
- * responses placed ahead ending at the highest placed, [rd_left,
- * rd_right], over which lACK jumps when it reaches it (Fig. 8's fast exit
- * on this side). The host's bitmap (guest-driver/common/
- * snic_sr_recovery.c) holds the rest: it asks for the holes again
- * (SNIC_SR_RETRY_RTX: a READ request for just the hole's PSNs, req.c) and
- * moves lACK over responses placed in earlier runs (SNIC_SR_RETRY_LACK).
- *
- * Responder. A duplicate READ request (below ePSN) of an SRNIC QP asks
- * for the responses it names and no more: they go again from the RDB
- * entry in host memory before the pending entries (resp.c), a few such
- * holes held per QP (SnicSrHole: PSN, count, RDB slot); go-back-N's
- * answer, the rest of the entry and all after it, would resend what the
- * requester placed already.
- *
- * Self-clocking (4.4.1: "we add acknowledgements to READ requests and
- * responses ... schedule RDMA READ at the responder side similar to RDMA
- * WRITE"): the requester tells the responder its lACK, on each READ
- * request and in an ACK of its own (SNIC_XETH_F_RESP) every eighth of the
- * window lACK moves, at a response run's end and when nothing is left in
- * flight; the responder keeps at most its window of responses in flight
- * past it (rd_acked), as a WRITE's sender does, so a window program
- * could pace READ data too. A lost ACK is covered by the next, which an
- * eighth of the window later comes. Not yet here: the responder
- * retransmitting its responses itself (recovery stays the requester's:
- * holes asked for again), and a lost READ request still draws a sequence
- * NAK, go-back-N's answer.
+ * snic core: SRNIC's READ responses placed out of order and self-clocked
+ * (SRNIC, NSDI'23, section 4.4.1), a part of sr.c's selective repeat
+ * (hooks in sr.h). How it works: docs/srnic.md, "READs".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
