@@ -71,7 +71,9 @@ struct snic_dev;
 	X(obj_qps) X(obj_cqs) X(obj_srqs) X(obj_mrs) X(obj_mws) X(obj_pds) \
 	X(wire_ce_marked) X(sr_ctrlq_entries) X(sr_ctrlq_drops) \
 	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused) \
-	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent)
+	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent) \
+	X(wire_corrupts_injected) X(rdma_rx_icrc_errors) \
+	X(admin_fails_injected)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };

@@ -67,11 +67,13 @@
  * (the request's PSN, PSN_OFFSET) and are placed out of order;
  * SNIC_SR_CTRL_F_READ, SNIC_SR_RETRY_LACK; struct snic_stats
  * sr_read_placed, sr_read_refused, sr_read_resent.
+ * Minor 7 (of major 3): struct snic_stats wire_corrupts_injected,
+ * rdma_rx_icrc_errors and admin_fails_injected (faults injected at run time).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      6
+#define SNIC_ABI_VERSION_MINOR      7
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -265,7 +267,11 @@ struct snic_stats {
     __le64 sr_read_placed;      /* READ responses placed ahead of lACK */
     __le64 sr_read_refused;     /* ... dropped: malformed, no READ WQE */
     __le64 sr_read_resent;      /* READ responses sent again for a hole */
+    /* ABI 3.7: faults injected at run time */
+    __le64 wire_corrupts_injected;  /* RoCE frames sent with a byte flipped */
+    __le64 rdma_rx_icrc_errors;     /* RoCE frames dropped: bad ICRC */
+    __le64 admin_fails_injected;    /* admin commands failed, not executed */
 };
-_Static_assert(sizeof(struct snic_stats) == 376, "snic_stats is 376 bytes");
+_Static_assert(sizeof(struct snic_stats) == 400, "snic_stats is 400 bytes");
 
 #endif /* SNIC_REGS_H */
