@@ -672,7 +672,7 @@ static void test_torn_reads_fault(void)
     obj = fake_ptr(f.b.h, DS, size);
     g_autofree uint8_t *before = g_memdup2(obj, size);
     f.torn_at = DS + size / 2;          /* counts the object's reads only */
-    snic_link_set_faults(f.b.h->core, &torn);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &torn, true, NULL));
     g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
                      SNIC_RPC_CHECKSUM);
     g_assert_cmpuint(f.obj_reads, ==, 4);
@@ -688,7 +688,7 @@ static void test_torn_reads_fault(void)
         g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
                          ==, SNIC_RPC_CHECKSUM);
         g_assert_cmpuint(f.obj_reads, ==, 4);
-        snic_link_set_faults(f.b.h->core, &none);
+        g_assert_true(snic_core_set_faults(f.b.h->core, &none, true, NULL));
         f.obj_reads = 0;
         g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
                          ==, SNIC_RPC_OK);
@@ -697,14 +697,14 @@ static void test_torn_reads_fault(void)
         f.torn_at = DS + size / 2;
     }
 
-    snic_link_set_faults(f.b.h->core, &none);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &none, true, NULL));
     f.obj_reads = 0;
     g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
                      SNIC_RPC_OK);
     assert_value(&f, &c, DS, size);
     g_assert_cmpuint(f.obj_reads, ==, 1);
 
-    snic_link_set_faults(f.b.h->core, &torn);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &torn, true, NULL));
     land = fake_ptr(f.a.h, RESP + 0x10000, size);
     node_post_send(&f.a, 77, SNIC_WR_RDMA_READ, RESP + 0x10000, size, DS,
                    f.b.lkey, 0, f.a.lkey);

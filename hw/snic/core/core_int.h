@@ -66,6 +66,7 @@ struct SnicCore {
     unsigned busy;              /* nesting depth of core entry points */
     SnicResetKind reset_pending;
     SnicLink link;              /* capture and fault injection */
+    SnicAdminFail admin_fail;   /* admin commands to fail, as the host set */
 
     /* Object tables, sized by cfg; their contents are reset by hand. */
     SnicPd *pds;                /* [FIRST_HANDLE, max_pd] */
@@ -220,6 +221,8 @@ void snic_timer_hint(SnicCore *c, uint64_t deadline);
 
 /* admin.c */
 bool snic_admin_config_ok(SnicCore *c);
+/* An admin failure to arm is valid (else the error names the property) */
+bool snic_admin_fail_check(const SnicAdminFail *fail, GError **errp);
 void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                          uint32_t index);
 bool snic_admin_run(SnicCore *c, unsigned budget);

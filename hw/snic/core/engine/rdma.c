@@ -147,6 +147,9 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     snic_stat_inc(&c->stats.rdma_rx_packets);
     st = snic_wire_parse(frame, len, &p);
     if (st != SNIC_PARSE_OK) {
+        if (st == SNIC_PARSE_BAD_ICRC) {
+            snic_stat_inc(&c->stats.rdma_rx_icrc_errors);
+        }
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }

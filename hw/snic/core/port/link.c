@@ -38,7 +38,7 @@ void snic_link_init(SnicCore *c, const SnicLinkFaults *faults)
 {
     SnicLink *l = &c->link;
 
-    snic_link_set_faults(c, faults);
+    snic_link_set_faults(c, faults, true);
     l->held_len = 0;
     l->rxb_size = c->cfg.rx_buffer_kb * 1024;
     l->rxb = g_malloc(l->rxb_size);
@@ -58,11 +58,14 @@ size_t snic_link_rx_buffer_bytes(const SnicCore *c)
     return c->link.rxb_size;
 }
 
-void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults)
+void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults,
+                          bool reseed)
 {
     c->link.faults = *faults;
-    /* xorshift64* must not start at 0 */
-    c->link.rng = faults->seed ^ 0x9e3779b97f4a7c15ull;
+    if (reseed) {
+        /* xorshift64* must not start at 0 */
+        c->link.rng = faults->seed ^ 0x9e3779b97f4a7c15ull;
+    }
 }
 
 static void pcap_close(SnicCore *c)
@@ -107,19 +110,22 @@ void snic_core_set_pcap(SnicCore *c, SnicPcap *pcap)
     c->link.pcap = pcap;
 }
 
-/* Percent chance, from a PRNG of the link's own (reproducible by seed). */
-static bool chance(SnicLink *l, uint32_t pct)
+/* The next number of the link's own PRNG (xorshift64*, seeded) */
+static uint64_t draw(SnicLink *l)
 {
     uint64_t x = l->rng;
 
-    if (!pct) {
-        return false;
-    }
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
     l->rng = x;
-    return (x * 0x2545f4914f6cdd1dull) % 100 < pct;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Percent chance, reproducible by seed; 0 draws nothing. */
+static bool chance(SnicLink *l, uint32_t pct)
+{
+    return pct && draw(l) % 100 < pct;
 }
 
 void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
@@ -154,6 +160,28 @@ static void wire_out(SnicCore *c, const void *frame, size_t len)
     c->ops->tx_frame(c->opaque, frame, len);
 }
 
+/*
+ * x-wire-corrupt: a RoCE frame that draws it goes out with one byte after
+ * the BTH and before the ICRC flipped, so that it still parses up to the
+ * receiver's ICRC check; the copy in l->corrupted, or the frame itself.
+ */
+static const void *corrupt(SnicCore *c, const void *frame, size_t len)
+{
+    SnicLink *l = &c->link;
+    size_t bth, icrc, at;
+
+    if (len > sizeof(l->corrupted) ||
+        !snic_wire_roce_span(frame, len, &bth, &icrc) ||
+        icrc <= bth + SNIC_BTH_LEN || !chance(l, l->faults.corrupt_pct)) {
+        return frame;
+    }
+    memcpy(l->corrupted, frame, len);
+    at = bth + SNIC_BTH_LEN + draw(l) % (icrc - bth - SNIC_BTH_LEN);
+    l->corrupted[at] ^= 1 + draw(l) % 255;     /* never the same byte */
+    snic_stat_inc(&c->stats.wire_corrupts_injected);
+    return l->corrupted;
+}
+
 void snic_link_tx(SnicCore *c, const void *frame, size_t len)
 {
     SnicLink *l = &c->link;
@@ -161,6 +189,9 @@ void snic_link_tx(SnicCore *c, const void *frame, size_t len)
     if (chance(l, l->faults.drop_pct)) {
         snic_stat_inc(&c->stats.wire_drops_injected);
         return;
+    }
+    if (l->faults.corrupt_pct) {
+        frame = corrupt(c, frame, len);
     }
     if (!l->held_len && len <= sizeof(l->held) &&
         chance(l, l->faults.reorder_pct)) {
