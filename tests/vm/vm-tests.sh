@@ -42,12 +42,16 @@ pairs=(
     "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
     "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
+    # Then the pair script changes them while they run (scripts/guest/roles/lossy.host, QMP
+    # qom-set and set_link at the points the role names): wire-drop 0, 5, 1; VM a's link down
+    # for 1 s under verbs-check, and past a QP's retry budget.
     "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
     # SRNIC's selective repeat: both devices drop and reorder 2 % of their frames;
     # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
     "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
-    # (-d guest_errors, checked below); kill -9 mid-run; rmmod.
+    # (-d guest_errors, checked below); kill -9 mid-run; CREATE_QP failed on purpose by VM a's
+    # device (scripts/guest/roles/isolation.host: x-admin-fail-* through QMP); rmmod.
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )
 

@@ -352,6 +352,161 @@ killed_run() {
     step qps-released retry 10 sh -c "! rdma resource show qp | grep -q ib_write_bw"
 }
 
+# --- faults at run time (suites lossy and isolation) ----------------------------------------
+# The host side of the pair changes the devices while they run (QMP qom-set and set_link, from
+# scripts/guest/roles/lossy.host and isolation.host); side a names the points (`host`).
+
+# A started client (side a) whose standard input is a FIFO the role writes to (fd 8): for
+# verbs-check -W and -E, which wait for a line there. flap_client_start NAME ARGS...
+flap_client_start() {
+    local name=$1
+    shift
+    rm -f "$LOGD/$name.in"
+    mkfifo "$LOGD/$name.in" || return 1
+    exec 8<>"$LOGD/$name.in"
+    timeout 120 "$@" < "$LOGD/$name.in" > "$LOGD/$name.log" 2>&1 &
+    FLAP_PID=$!
+}
+
+# Wait (SECS) until the client's output has PATTERN; false if it exited or time ran out.
+flap_client_says() {
+    local name=$1 pattern=$2 secs=$3 i=0
+    while ! grep -Eq "$pattern" "$LOGD/$name.log"; do
+        kill -0 "$FLAP_PID" 2>/dev/null || { echo "verbs-apps: $name exited before '$pattern'"; return 1; }
+        i=$((i + 1))
+        [ $i -ge $((secs * 10)) ] && { echo "verbs-apps: no '$pattern' from $name in ${secs}s"; return 1; }
+        sleep 0.1
+    done
+}
+
+# The client's exit status, its output; fd 8 closed.
+flap_client_done() {
+    local name=$1 rc=0
+    wait "$FLAP_PID" || rc=$?
+    exec 8>&-
+    cat "$LOGD/$name.log"
+    echo "verbs-apps: $name client exit $rc"
+    return "$rc"
+}
+
+# Side a: verbs-check's checks run while the host takes this VM's link down for 1 s
+# (link-flap-short: set_link off, sleep 1, set_link on): the client waits (-W) until the
+# carrier is gone, then its QPs retry until the link is back (268 ms x 8 of budget) and every
+# check passes by content.
+flap_short_client() {
+    local port=$1 rc=0
+    flap_client_start link-flap-short verbs-check -d "$DEV" -g "$GIDX" -W -p "$port" "$PEER_IP" || return 1
+    flap_client_says link-flap-short 'waiting for a line' 60 &&
+        host_ask link-flap-short && carrier_is 0 || rc=1
+    echo go >&8
+    host_wait link-flap-short || rc=1
+    flap_client_done link-flap-short || rc=1
+    return "$rc"
+}
+
+# Side a: ibv_asyncwatch saw the port go down, then come back (IB_EVENT_PORT_ERR, then
+# IB_EVENT_PORT_ACTIVE after it).
+port_events_seen() {
+    local i=0
+    while ! awk '/PORT_ERR/ { e = 1 } e && /PORT_ACTIVE/ { f = 1 } END { exit !f }' "$LOGD/asyncwatch.log"; do
+        i=$((i + 1))
+        [ $i -ge 100 ] && break
+        sleep 0.1
+    done
+    kill "$ASYNCWATCH" 2>/dev/null
+    wait "$ASYNCWATCH" 2>/dev/null
+    cat "$LOGD/asyncwatch.log"
+    awk '/PORT_ERR/ { e = 1 } e && /PORT_ACTIVE/ { f = 1 } END { exit !f }' "$LOGD/asyncwatch.log" ||
+        { echo "verbs-apps: no PORT_ERR followed by PORT_ACTIVE"; return 1; }
+}
+
+# Side a: the link down for longer than a QP's retry budget (link-flap-long): the WRITE the
+# client posts once the carrier is gone fails with RETRY_EXC within the budget + 2 s
+# (verbs-check -E 2), nothing hangs; the link comes back whatever happened.
+flap_long_client() {
+    local port=$1 rc=0
+    flap_client_start link-flap-long verbs-check -d "$DEV" -g "$GIDX" -E 2 -p "$port" "$PEER_IP" || return 1
+    if flap_client_says link-flap-long 'waiting for a line' 60 && host link-down && carrier_is 0; then
+        echo down >&8
+        flap_client_says link-flap-long 'check E: (PASS|FAIL)|FAIL:' 30 || rc=1
+    else
+        rc=1
+    fi
+    host link-up || rc=1
+    carrier_is 1 || rc=1
+    echo up >&8
+    flap_client_done link-flap-long || rc=1
+    return "$rc"
+}
+
+# lossy: wire-drop set on both running devices (qom-set-drop: 0, then 5, then 1) and this
+# VM's link taken down twice, under checked traffic.
+lossy_run_time() {
+    local port ok
+    [ "$NIC" = snic ] || return 0
+    # wire-drop 0: over 5 s of ib_write_bw neither device drops a frame (both send: data, ACKs)
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-0-set host drop-0
+    barrier drop-0
+    step drop-0-before counters_snapshot wire_drops_injected rdma_tx_packets
+    app ib_write_bw_drop0 60 ib_write_bw $P -s 65536 -D 5
+    step qom-set-drop-0 counters_same wire_drops_injected
+    step qom-set-drop-0-traffic counters_grew rdma_tx_packets
+    # wire-drop 5: this device drops what it sends again
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-5-set host drop-5
+    barrier drop-5
+    step drop-5-before counters_snapshot wire_drops_injected
+    app ib_write_bw_drop5 120 ib_write_bw $P -s 65536 -n 100
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-5 counters_grew wire_drops_injected
+    # wire-drop 1, as the pair started: a transfer checked by content
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-1-set host drop-1
+    barrier drop-1
+    app qom-set-drop-1 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
+
+    port=$TCP_PORT
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        ok=1
+        server_start link-flap-short 120 "$port" verbs-check -d "$DEV" -g "$GIDX" || ok=0
+        barrier link-flap-short
+        step link-flap-short server_done link-flap-short "$ok"
+    else
+        ibv_asyncwatch -d "$DEV" > "$LOGD/asyncwatch.log" 2>&1 &
+        ASYNCWATCH=$!
+        barrier link-flap-short
+        step link-flap-short flap_short_client "$port"
+        step link-flap-short-port-events port_events_seen
+    fi
+    port=$TCP_PORT
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        ok=1
+        server_start link-flap-long 120 "$port" verbs-check -d "$DEV" -g "$GIDX" -E 2 || ok=0
+        barrier link-flap-long
+        step link-flap-long server_done link-flap-long "$ok"
+    else
+        barrier link-flap-long
+        step link-flap-long flap_long_client "$port"
+    fi
+    # new QPs once the link is back
+    app verbs-check-after-link 120 verbs-check -d "$DEV" -g "$GIDX"
+}
+
+# isolation, side a: the device fails the next 3 CREATE_QP commands (admin-fail:
+# x-admin-fail-opcode CREATE_QP, x-admin-fail-count 3): each ibv_create_qp returns an errno,
+# the next one works (verbs-check -C 3), the device holds what it held before, and snic.ko
+# unloads and loads again.
+admin_fail() {
+    [ "$NIC" = snic ] && [ "$SNIC_SIDE" = a ] || return 0
+    step admin-fail-before counters_snapshot obj_qps obj_cqs obj_mrs obj_pds obj_srqs obj_mws
+    step admin-fail-armed host admin-fail
+    step admin-fail verbs-check -d "$DEV" -g "$GIDX" -C 3
+    step admin-fail-objects counters_same obj_qps obj_cqs obj_mrs obj_pds obj_srqs obj_mws
+    step admin-fail-rmmod rmmod snic
+    step admin-fail-modprobe modprobe snic
+    step admin-fail-net-up net_up snic
+    step admin-fail-port-active retry 20 port_active "$DEV"
+}
+
 # app_cm NAME SECS "SERVER ARGS" "CLIENT ARGS": for rdma_cm tools whose client names the
 # server by an option rather than a last argument; both get -p PORT.
 app_cm() {
@@ -581,7 +736,9 @@ case $SUITE in
         send_sack
         # The wire really was lossy: this device dropped and held back frames.
         step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
-            [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]" ;;
+            [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]"
+        # Faults changed on the running devices, the link taken down (lossy.host)
+        lossy_run_time ;;
     isolation)
         # Process A (isolation-check) rings every other context's queues through its own
         # doorbell page and tries to map other doorbell pages while process B (verbs-check)
@@ -600,7 +757,9 @@ case $SUITE in
         # kill -9 of a perftest client mid-run: its QPs, MRs and pinned pages go with it,
         # and a new run works.
         killed_run
-        app ib_write_bw_after_kill 180 ib_write_bw $P -s 65536 -n 500 ;;
+        app ib_write_bw_after_kill 180 ib_write_bw $P -s 65536 -n 500
+        # CREATE_QP failed on purpose by the device (isolation.host)
+        admin_fail ;;
     bench)
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
         app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
