@@ -7,7 +7,8 @@
  */
 #include <string.h>
 
-#include "core_int.h"     /* snic_frame_is_rocev2() */
+#include "core_int.h"
+#include "port/wire.h"     /* snic_frame_is_rocev2() */
 #include "fake-host.h"
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };

@@ -1,6 +1,7 @@
 /*
  * snic core: admin queue (command fetch, dispatch, completion) and the
- * async event queue. Formats in include/snic/snic_admin.h.
+ * async event queue's configuration (events are posted by services.c).
+ * Formats in include/snic/snic_admin.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -52,14 +53,6 @@ bool snic_admin_config_ok(SnicCore *c)
         return false;
     }
     return true;
-}
-
-static void snic_fatal(SnicCore *c, uint32_t err)
-{
-    c->error = err;
-    c->status |= SNIC_STATUS_FATAL;
-    SNIC_GUEST_ERROR(c, GE_FATAL, err);
-    snic_intr_cause(c, SNIC_INTR_ADMIN);
 }
 
 /* True if index lies in [lo, lo + span], in free-running arithmetic. */
@@ -636,37 +629,4 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
     }
     return snic_ready(c) && c->sq_head != c->sq_tail &&
            c->cq_tail - c->cq_head < depth;
-}
-
-void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
-{
-    struct snic_aeqe e = {
-        .data = GUINT64_TO_LE(data),
-        .event = GUINT32_TO_LE(event),
-    };
-    const size_t body = offsetof(struct snic_aeqe, flags);
-    uint64_t addr;
-
-    SNIC_EVENT(c, ASYNC_EVENT, event, data);
-    if (!snic_ready(c) || !c->aeq_base) {
-        snic_stat_inc(&c->stats.async_events_lost);
-        return;
-    }
-    /* aeq_log2_depth was validated at enable because aeq_base != 0 */
-    if (c->aeq_tail - c->aeq_head >= 1u << c->aeq_log2_depth) {
-        c->status |= SNIC_STATUS_AEQ_OVERFLOW;
-        snic_stat_inc(&c->stats.async_events_lost);
-        return;
-    }
-    addr = c->aeq_base +
-        (uint64_t)(c->aeq_tail & ring_mask(c->aeq_log2_depth)) * SNIC_AEQE_SIZE;
-    e.flags = snic_ring_phase(c->aeq_tail, c->aeq_log2_depth);
-    if (snic_dma_write(c, addr, &e, body) ||
-        snic_dma_write(c, addr + body, &e.flags, 1)) {
-        snic_fatal(c, SNIC_ERR_AEQ_DMA);
-        return;
-    }
-    c->aeq_tail++;
-    snic_stat_inc(&c->stats.async_events);
-    snic_intr_cause(c, SNIC_INTR_AEQ);
 }

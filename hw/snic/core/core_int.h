@@ -218,6 +218,9 @@ int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
 void snic_raise_irq(SnicCore *c, unsigned vector);
 void snic_intr_cause(SnicCore *c, uint32_t cause);
 void snic_timer_hint(SnicCore *c, uint64_t deadline);
+/* an async event (SNIC_EVENT_*) for the guest's AEQ; the device fails */
+void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data);
+void snic_fatal(SnicCore *c, uint32_t err);
 
 /* admin.c */
 bool snic_admin_config_ok(SnicCore *c);
@@ -226,7 +229,6 @@ bool snic_admin_fail_check(const SnicAdminFail *fail, GError **errp);
 void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                          uint32_t index);
 bool snic_admin_run(SnicCore *c, unsigned budget);
-void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data);
 
 /* eth.c */
 SnicEthQueue *snic_eth_queue(SnicCore *c, uint8_t type, uint32_t qid);
@@ -246,6 +248,5 @@ void snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
                       SnicDropReason reason);
 void snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len);
 uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
-bool snic_frame_is_rocev2(const uint8_t *frame, size_t len);
 
 #endif /* SNIC_CORE_INT_H */

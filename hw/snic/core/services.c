@@ -1,7 +1,8 @@
 /*
  * snic core: the services every unit calls, over SnicHostOps: DMA with
  * failures counted and traced alike, interrupts, guest errors, trace
- * events and the timer deadline. A leaf: it calls into no other unit.
+ * events, the timer deadline, the async event queue and the device's
+ * fatal error. A leaf: it calls into no other unit.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -100,4 +101,46 @@ void snic_timer_hint(SnicCore *c, uint64_t deadline)
         c->timer_deadline = deadline;
         c->ops->timer_mod(c->opaque, deadline);
     }
+}
+
+/* The device stops: the guest must reset it (SNIC_STATUS_FATAL). */
+void snic_fatal(SnicCore *c, uint32_t err)
+{
+    c->error = err;
+    c->status |= SNIC_STATUS_FATAL;
+    SNIC_GUEST_ERROR(c, GE_FATAL, err);
+    snic_intr_cause(c, SNIC_INTR_ADMIN);
+}
+
+void snic_aeq_post(SnicCore *c, uint32_t event, uint64_t data)
+{
+    struct snic_aeqe e = {
+        .data = GUINT64_TO_LE(data),
+        .event = GUINT32_TO_LE(event),
+    };
+    const size_t body = offsetof(struct snic_aeqe, flags);
+    uint64_t addr;
+
+    SNIC_EVENT(c, ASYNC_EVENT, event, data);
+    if (!snic_ready(c) || !c->aeq_base) {
+        snic_stat_inc(&c->stats.async_events_lost);
+        return;
+    }
+    /* aeq_log2_depth was validated at enable because aeq_base != 0 */
+    if (c->aeq_tail - c->aeq_head >= 1u << c->aeq_log2_depth) {
+        c->status |= SNIC_STATUS_AEQ_OVERFLOW;
+        snic_stat_inc(&c->stats.async_events_lost);
+        return;
+    }
+    addr = c->aeq_base +
+        (uint64_t)(c->aeq_tail & ((1u << c->aeq_log2_depth) - 1)) * SNIC_AEQE_SIZE;
+    e.flags = snic_ring_phase(c->aeq_tail, c->aeq_log2_depth);
+    if (snic_dma_write(c, addr, &e, body) ||
+        snic_dma_write(c, addr + body, &e.flags, 1)) {
+        snic_fatal(c, SNIC_ERR_AEQ_DMA);
+        return;
+    }
+    c->aeq_tail++;
+    snic_stat_inc(&c->stats.async_events);
+    snic_intr_cause(c, SNIC_INTR_AEQ);
 }

@@ -580,3 +580,54 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     p->l3 = ip;
     return SNIC_PARSE_OK;
 }
+
+/*
+ * True for IPv4/IPv6 UDP datagrams to the RoCEv2 port: those belong to the
+ * RDMA engine, not to the Ethernet RX ring. Non-first IPv4 fragments carry
+ * no UDP header and stay on the Ethernet path.
+ */
+bool snic_frame_is_rocev2(const uint8_t *f, size_t len)
+{
+    size_t off = SNIC_ETH_HLEN;
+    uint16_t proto;
+    const uint8_t *l4;
+
+    if (len < SNIC_ETH_HLEN) {
+        return false;
+    }
+    proto = get16(f + 12);
+    if (proto == SNIC_ETH_P_8021Q) {
+        if (len < SNIC_ETH_HLEN + 4) {
+            return false;
+        }
+        proto = get16(f + 16);
+        off += 4;
+    }
+    if (proto == SNIC_ETH_P_IPV4) {
+        const uint8_t *ip = f + off;
+        size_t ihl;
+
+        if (len < off + 20 || (ip[0] >> 4) != 4) {
+            return false;
+        }
+        ihl = (size_t)(ip[0] & 0xf) * 4;
+        if (ihl < 20 || ip[9] != SNIC_IPPROTO_UDP ||
+            (get16(ip + 6) & 0x1fff)) {
+            return false;
+        }
+        l4 = ip + ihl;
+    } else if (proto == SNIC_ETH_P_IPV6) {
+        const uint8_t *ip = f + off;
+
+        if (len < off + 40 || (ip[0] >> 4) != 6 || ip[6] != SNIC_IPPROTO_UDP) {
+            return false;
+        }
+        l4 = ip + 40;
+    } else {
+        return false;
+    }
+    if ((size_t)(l4 - f) + 8 > len) {
+        return false;
+    }
+    return get16(l4 + 2) == SNIC_ROCEV2_UDP_PORT;
+}

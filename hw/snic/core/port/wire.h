@@ -140,6 +140,9 @@ size_t snic_wire_frame_len(const SnicPkt *p);
  */
 size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap);
 
+/* Is the frame a UDP datagram to the RoCEv2 port (the RDMA engine's)? */
+bool snic_frame_is_rocev2(const uint8_t *frame, size_t len);
+
 /* Parse and validate a frame (ICRC included) into *p. */
 SnicParseStatus snic_wire_parse(const uint8_t *frame, size_t len, SnicPkt *p);
 
