@@ -29,8 +29,6 @@ CORE = 'hw/snic/core'
 # The engine's restructuring removes them; nothing may be added here.
 QP_HOOKS = 'the QP state machine\'s engine effects, to go through hooks'
 ALLOWED = {
-    ('objects/mcast.c', 'engine/ud.c'):
-        'the group fan-out delivers datagrams through UD\'s receive',
     ('objects/qp.c', 'engine/rdma.c'): QP_HOOKS,
     ('objects/qp.c', 'engine/scheduler.c'): QP_HOOKS,
     ('objects/qp.c', 'strom/rpc.c'): QP_HOOKS,

@@ -159,7 +159,7 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
-        snic_mcast_receive(c, &p);
+        snic_ud_mcast_receive(c, &p);
         return;
     }
     /* RoCE for another address, or to a group MAC, is not ours */

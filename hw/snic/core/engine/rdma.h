@@ -252,5 +252,7 @@ void snic_uc_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* ud.c: datagrams */
 bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget);
 void snic_ud_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+/* a datagram to a multicast address: to each QP of its group */
+void snic_ud_mcast_receive(SnicCore *c, const struct SnicPkt *p);
 
 #endif /* SNIC_CORE_RDMA_H */

@@ -3,7 +3,8 @@
  * QP), one packet per work request, no acknowledgements. A user context's
  * datagrams carry a source address from the port's GID table. Received
  * datagrams are placed after a 40-byte GRH slot holding the packet's IP
- * header (IPv4 in bytes 20-39), as the Linux RoCE GSI path expects.
+ * header (IPv4 in bytes 20-39), as the Linux RoCE GSI path expects. A
+ * datagram to a multicast group goes to each QP attached to it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -147,5 +148,24 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                      p);
     if (st != SNIC_WC_SUCCESS) {
         snic_rdma_qp_error(c, qp);
+    }
+}
+
+void snic_ud_mcast_receive(SnicCore *c, const SnicPkt *p)
+{
+    const SnicMcastGroup *g = snic_mcast_group(c, p->addr.ipv6, p->addr.dip);
+    unsigned i;
+
+    if (!g || p->dqpn != SNIC_MCAST_QPN ||
+        !(snic_opcode_info(p->opcode)->flags & SNIC_OPF_UD)) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    for (i = 0; i < g->nqp; i++) {
+        SnicQp *qp = snic_qp_get(c, g->qpn[i]);
+
+        if (qp && (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS)) {
+            snic_ud_receive(c, qp, p);
+        }
     }
 }

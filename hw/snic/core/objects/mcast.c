@@ -1,6 +1,6 @@
 /*
- * snic core: multicast groups and the fan-out of datagrams to them
- * (mcast.h).
+ * snic core: multicast groups (mcast.h); UD fans datagrams out to them
+ * (engine/ud.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -74,26 +74,13 @@ static void group_remove(SnicMcastGroup *g, unsigned slot)
     g->qpn[slot] = g->qpn[--g->nqp];    /* order does not matter */
 }
 
-void snic_mcast_receive(SnicCore *c, const SnicPkt *p)
+const SnicMcastGroup *snic_mcast_group(SnicCore *c, bool ipv6,
+                                       const uint8_t *ip)
 {
     uint8_t gid[16];
-    SnicMcastGroup *g;
-    unsigned i;
 
-    ip_gid(p->addr.ipv6, p->addr.dip, gid);
-    g = group_find(c, gid);
-    if (!g || p->dqpn != SNIC_MCAST_QPN ||
-        !(snic_opcode_info(p->opcode)->flags & SNIC_OPF_UD)) {
-        snic_stat_inc(&c->stats.rdma_rx_dropped);
-        return;
-    }
-    for (i = 0; i < g->nqp; i++) {
-        SnicQp *qp = snic_qp_get(c, g->qpn[i]);
-
-        if (qp && (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS)) {
-            snic_ud_receive(c, qp, p);
-        }
-    }
+    ip_gid(ipv6, ip, gid);
+    return group_find(c, gid);
 }
 
 void snic_mcast_qp_destroyed(SnicCore *c, uint32_t qpn)

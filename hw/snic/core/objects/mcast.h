@@ -1,8 +1,9 @@
 /*
  * snic core: UD multicast, on RoCE's IP multicast addresses. The
  * port keeps a table of groups, each a GID and the UD QPs attached to it;
- * a datagram to a group's address fans out to them, and the port's own
- * datagrams to a group come back to its QPs as well as going out.
+ * a datagram to a group's address fans out to them (engine/ud.c), and
+ * the port's own datagrams to a group come back to its QPs as well as
+ * going out.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,15 +25,14 @@ typedef struct SnicMcastGroup {
     uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
 } SnicMcastGroup;
 
-struct SnicPkt;
-
 /* Is this destination address (IPv4 or IPv6) a multicast one? */
 bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip);
 /* Is 'mac' the Ethernet address IP multicast maps 'ip' to? */
 bool snic_mcast_mac_ok(bool ipv6, const uint8_t *ip, const uint8_t *mac);
 
-/* A parsed datagram to a multicast address: to each attached QP */
-void snic_mcast_receive(SnicCore *c, const struct SnicPkt *p);
+/* The group of a multicast address, or NULL (no QP attached) */
+const SnicMcastGroup *snic_mcast_group(SnicCore *c, bool ipv6,
+                                       const uint8_t *ip);
 
 /* A destroyed QP leaves every group */
 void snic_mcast_qp_destroyed(SnicCore *c, uint32_t qpn);
