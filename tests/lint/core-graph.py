@@ -30,6 +30,7 @@ CORE = 'hw/snic/core'
 QP_HOOKS = 'the QP state machine\'s engine effects, to go through hooks'
 ALLOWED = {
     ('objects/qp.c', 'engine/rdma.c'): QP_HOOKS,
+    ('objects/qp.c', 'engine/wq.c'): QP_HOOKS,
     ('objects/qp.c', 'engine/scheduler.c'): QP_HOOKS,
     ('objects/qp.c', 'strom/rpc.c'): QP_HOOKS,
     ('objects/qp.c', 'transport/template.c'): QP_HOOKS,
@@ -40,11 +41,6 @@ ALLOWED = {
         'SRNIC falls back on go-back-N\'s hooks by name',
     ('srnic/sr_read.c', 'engine/req.c'):
         'READ responses placed through the completer\'s internals',
-    ('strom/rpc.c', 'engine/req.c'):
-        'RPC answers built beside the requester\'s packet builder, '
-        'to be one builder',
-    ('transport/credit.c', 'engine/rdma.c'):
-        'PULLs and CNPs sent through rdma.c\'s transmit, to be engine/xmit.c',
     ('transport/template.c', 'engine/req.c'):
         'the retransmission timer is armed through the requester',
     ('transport/template.c', 'srnic/sr.c'):

@@ -10,6 +10,7 @@
 #include "core_int.h"
 #include "strom/kernel.h"
 #include "onchip.h"
+#include "port/gid.h"
 
 #define SNIC_FW_VERSION     0x00010000u
 

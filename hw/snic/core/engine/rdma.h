@@ -1,9 +1,9 @@
 /*
  * snic core: the RDMA engine. RC requester and completer (req.c), RC
- * responder (resp.c), UD/GSI datagrams (ud.c) on the transport template
- * (transport/), and what they share (rdma.c): receive dispatch to QPs,
- * the run loop, timers, QP state changes, transmit, work queue access,
- * completions and the error state.
+ * responder (resp.c), UC (uc.c), UD/GSI datagrams (ud.c) on the transport
+ * template (transport/); receive dispatch, one scheduling iteration and
+ * the QP state changes (rdma.c); its shared layers, work queues (wq.h)
+ * and transmit (xmit.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,26 +15,16 @@
 #include <stdint.h>
 
 #include "snic/snic_verbs.h"
+#include "engine/wq.h"
+#include "engine/xmit.h"
 #include "transport/transport.h"
 
 #define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
-#define SNIC_IB_MAX_MTU         4096    /* the largest IB path MTU */
-/* RoCE headers Linux reserves below the Ethernet MTU (iboe_get_mtu()) */
-#define SNIC_ROCE_HDR_MAX       96
 #define SNIC_READ_CHUNK         64      /* PSNs per READ request */
 
 struct SnicPkt;
 struct snic_admin_cmd;
 struct SnicWireAddr;
-
-/* A send WQE and the PSNs it occupies (recomputed, never stored). */
-typedef struct SnicSendWqe {
-    uint32_t first_psn;
-    uint32_t npsn;              /* PSNs the message occupies */
-    uint32_t len;               /* message bytes */
-    uint8_t opcode;             /* enum snic_wr_opcode */
-    uint8_t flags;              /* SNIC_WQE_* */
-} SnicSendWqe;
 
 /* Requester (sender) state of a QP. */
 struct SnicReq {
@@ -129,88 +119,11 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
-/* the QP goes to ERR; both queues are flushed */
-void snic_rdma_qp_error(SnicCore *c, SnicQp *qp);
-
-/* rdma.c: the port's addresses (its GID table) */
-uint16_t snic_cmd_set_gid(SnicCore *c, const struct snic_admin_cmd *cmd,
-                          uint64_t *result);
-bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip);
-/* A source address's GID table index (-1: none); an index's address */
-int snic_gid_index(const SnicCore *c, bool ipv6, const uint8_t gid[16]);
-void snic_gid_get(const SnicCore *c, uint8_t index, uint8_t gid[16]);
-
-/* rdma.c: transmit */
-/* The port's active MTU: the largest IB MTU its Ethernet MTU carries */
-uint32_t snic_port_mtu(const SnicCore *c);
-void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
-                       uint32_t rqpn, struct SnicWireAddr *a);
-void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
-void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
-
-/* rdma.c: work queues and their completions */
-/*
- * A send WQE is read in two parts, as a NIC reads descriptors in blocks
- * (mlx5: 64-byte basic blocks, its control segment giving the WQE's
- * size): its first SNIC_SQ_WQE_FIRST bytes - the header, the op-code's
- * fields and three SGEs, all most WQEs use -, then only if its SGEs or
- * inline data go further, up to where they end. A 512-byte SEND so costs
- * 128 bytes of PCIe reads, not the slot's 256.
- */
-#define SNIC_SQ_WQE_FIRST       128
-/* Bytes of WQE 'w' the device reads (its first part, then its body) */
-uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
-/* ... of WQE 'index' of the QP's SQ, from its header (0: unreadable) */
-uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index);
-int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
-                  struct snic_sq_wqe *w);
-/*
- * Hold the receive WQE of the current message: the one held already, or
- * the next of the QP's RQ or SRQ. False if none is posted.
- */
-bool snic_recv_take(SnicCore *c, SnicQp *qp);
-/* Bytes the held receive WQE's buffers take; -1 if it is malformed */
-int64_t snic_recv_room(SnicCore *c, const SnicQp *qp);
-/*
- * SRQ receive WQEs in progress are copied to a pool on the device shared
- * by all QPs (cfg.recv_pool entries; an RQ's stays in its slot): a QP
- * gives its entry back when the message completes or the QP resets. With
- * the pool used up a SEND meets no receive WQE: RNR, as for an empty SRQ.
- */
-void snic_recv_release(SnicCore *c, SnicQp *qp);
-void snic_recv_pool_reset(SnicCore *c);
-uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
-                        const uint8_t *buf, uint32_t len);
-/*
- * The receive WQE 'ahead' places after the head of the QP's RQ, read
- * without taking it (a SEND packet placed out of order, resp.c). False
- * if the QP uses an SRQ (whose WQEs are not the QP's to pick by number),
- * or that WQE is not posted, unreadable or malformed.
- */
-bool snic_rq_peek(SnicCore *c, const SnicQp *qp, uint32_t ahead,
-                  struct snic_rq_wqe *w);
-void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
-                      uint8_t opcode, uint32_t len,
-                      const struct SnicPkt *p);
-void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
-                        uint64_t wr_id, uint8_t status);
 /* A WRITE packet's payload to memory: SNIC_AETH_ACK or the NAK */
 uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
                          bool first, bool last);
-/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
-uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
-static inline bool snic_wr_is_local(uint8_t opcode)
-{
-    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
-}
-uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
-                             const struct snic_sq_wqe *w, uint64_t *len);
-uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
-                        uint32_t off, void *buf, uint32_t len);
 
 /* req.c: requester and completer */
-/* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */
-uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 /* up to 'budget' segments of at most 'wqes' WQEs started or resent */
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);

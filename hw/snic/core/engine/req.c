@@ -243,7 +243,7 @@ static void fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
             break;
         }
     }
-    snic_rdma_qp_error(c, qp);
+    snic_wq_error(c, qp);
 }
 
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status)
@@ -283,31 +283,6 @@ static uint32_t seg_count(const SnicSendWqe *info, uint32_t psn)
         return 1;
     }
     return MIN((s / SNIC_READ_CHUNK + 1) * SNIC_READ_CHUNK, info->npsn) - s;
-}
-
-uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
-{
-    bool first = seg == 0, last = seg == nseg - 1;
-    bool send = wr == SNIC_WR_SEND || wr == SNIC_WR_SEND_IMM ||
-                wr == SNIC_WR_SEND_INV;
-    bool imm = wr == SNIC_WR_SEND_IMM || wr == SNIC_WR_RDMA_WRITE_IMM;
-    bool inv = wr == SNIC_WR_SEND_INV;
-
-    if (send) {
-        return first && last ? (imm ? SNIC_OP_RC_SEND_ONLY_IMM :
-                                inv ? SNIC_OP_RC_SEND_ONLY_INV :
-                                SNIC_OP_RC_SEND_ONLY) :
-               first ? SNIC_OP_RC_SEND_FIRST :
-               last ? (imm ? SNIC_OP_RC_SEND_LAST_IMM :
-                       inv ? SNIC_OP_RC_SEND_LAST_INV :
-                       SNIC_OP_RC_SEND_LAST) :
-               SNIC_OP_RC_SEND_MIDDLE;
-    }
-    return first && last ? (imm ? SNIC_OP_RC_WRITE_ONLY_IMM :
-                                  SNIC_OP_RC_WRITE_ONLY) :
-           first ? SNIC_OP_RC_WRITE_FIRST :
-           last ? (imm ? SNIC_OP_RC_WRITE_LAST_IMM : SNIC_OP_RC_WRITE_LAST) :
-           SNIC_OP_RC_WRITE_MIDDLE;
 }
 
 /*

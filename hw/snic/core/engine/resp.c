@@ -67,7 +67,7 @@ static void dup_ack(SnicCore *c, SnicQp *qp)
     queue_ack(c, qp, SNIC_AETH_ACK, psn);
 }
 
-/* A fatal NAK: sent, then the QP goes to the error state (rdma.c). */
+/* A fatal NAK: sent, then the QP goes to the error state (send_ack). */
 static void nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn)
 {
     queue_ack(c, qp, syn, psn);
@@ -1248,7 +1248,7 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
                       p.aeth.syndrome == SNIC_AETH_NAK_REM_ACCESS ?
                       SNIC_EVENT_QP_ACCESS_ERR : SNIC_EVENT_QP_FATAL,
                       qp - c->qps);
-        snic_rdma_qp_error(c, qp);
+        snic_wq_error(c, qp);
     }
 }
 

@@ -146,7 +146,7 @@ static SnicFetchTag *tag_take(SnicCore *c, SnicQp *qp)
  * It reads the WQEs its iteration starts with, as many as are posted up
  * to n (the producer index says how many; the last fetch does not read
  * empty slots), or for a retransmission the oldest one: each WQE's first
- * part (rdma.h), reads issued back to back whose round trips overlap.
+ * part (wq.h), reads issued back to back whose round trips overlap.
  */
 static bool issue_fetch(SnicCore *c, SnicQp *qp)
 {

@@ -54,7 +54,7 @@ typedef struct SnicFetchTag {
     uint32_t qpn;               /* 0: its QP was removed meanwhile */
     uint16_t first;             /* SQ index of the first WQE read */
     uint8_t count;              /* WQEs read, <= sched_wqes */
-    bool rest;                  /* the second part (rdma.h) of some */
+    bool rest;                  /* the second part (wq.h) of some */
     uint64_t due;               /* when the data has arrived */
 } SnicFetchTag;
 

@@ -141,7 +141,7 @@ bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget)
             qp->sq_comp++;
             r->sq_head = qp->sq_comp;
             r->wqe_off = 0;
-            snic_rdma_qp_error(c, qp);
+            snic_wq_error(c, qp);
             break;
         }
         r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
@@ -191,7 +191,7 @@ static bool uc_send(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool last)
     if (st != SNIC_WC_SUCCESS) {
         /* the receive WQE itself is bad: the QP's own failure */
         snic_rq_complete(c, qp, st, SNIC_WC_RECV, s->recv_off, p);
-        snic_rdma_qp_error(c, qp);
+        snic_wq_error(c, qp);
         return false;
     }
     s->recv_off += p->payload_len;

@@ -13,6 +13,7 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "port/gid.h"
 
 #define SNIC_GRH_LEN    40
 /* Is the source address the datagram will carry one of the port's? */
@@ -101,7 +102,7 @@ bool snic_ud_run(SnicCore *c, SnicQp *qp, unsigned budget)
         qp->sq_comp++;
         qp->req.sq_head = qp->sq_comp;
         if (st != SNIC_WC_SUCCESS) {
-            snic_rdma_qp_error(c, qp);
+            snic_wq_error(c, qp);
             break;
         }
         done++;
@@ -147,7 +148,7 @@ void snic_ud_receive(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     snic_rq_complete(c, qp, st, SNIC_WC_RECV, sizeof(grh) + p->payload_len,
                      p);
     if (st != SNIC_WC_SUCCESS) {
-        snic_rdma_qp_error(c, qp);
+        snic_wq_error(c, qp);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "objects/cq.h"
 #include "objects/qp.h"
 #include "objects/qp_state.h"
+#include "port/gid.h"
 
 #define FIRST_QPN       2       /* 0 is reserved, 1 is the GSI QP */
 
@@ -312,7 +313,7 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     cur = qp->state;
     if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
-        snic_rdma_qp_error(c, qp);      /* enters ERR and flushes */
+        snic_wq_error(c, qp);      /* enters ERR and flushes */
         return SNIC_ADMIN_OK;
     }
     snic_qp_set_state(c, qp, next);

@@ -1,7 +1,7 @@
 /*
  * snic core: shared receive queue objects, their admin commands and
  * doorbells (srq.h). The responder takes WQEs from them through
- * snic_recv_take() in rdma.c.
+ * snic_recv_take() in engine/wq.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -650,7 +650,7 @@ bool snic_rpc_refused(SnicCore *c, SnicQp *qp, uint32_t psn)
      */
     SNIC_EVENT(c, RPC_REFUSED, qp - c->qps, psn, r->resp_rkey);
     snic_aeq_post(c, SNIC_EVENT_QP_RPC_ERR, qp - c->qps);
-    snic_rdma_qp_error(c, qp);
+    snic_wq_error(c, qp);
     return true;
 }
 

@@ -1,0 +1,406 @@
+/*
+ * snic core: the engine's work queues: send WQEs fetched and their
+ * payload gathered, receive WQEs (an RQ's, or an SRQ's through the
+ * device's pool) taken and scattered into, send and receive completions,
+ * and a QP's move to the error state with the flush of both queues.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "core_int.h"
+#include "engine/wq.h"
+#include "port/wire.h"
+
+/*
+ * A completion of this QP could not be posted (its CQ overran or broke):
+ * IBA makes that a local work queue catastrophic error. The QP enters ERR
+ * with an async event; the engine's iteration flushes its queues (rdma.c) once
+ * the caller, which may be walking them, is done.
+ */
+static void cq_lost(SnicCore *c, SnicQp *qp)
+{
+    if (qp->state == SNIC_QPS_ERR) {
+        return;     /* flushing into the broken CQ: already reported */
+    }
+    snic_aeq_post(c, SNIC_EVENT_QP_FATAL, qp - c->qps);
+    snic_qp_set_state(c, qp, SNIC_QPS_ERR);
+    snic_req_disarm(&qp->req);
+    snic_qp_timer_sync(c, qp);
+    qp->resp.ack_pending = false;
+    snic_sched_notify(c, qp);   /* the flush runs from the engine */
+}
+
+_Static_assert(offsetof(struct snic_sq_wqe, sge) + 3 * sizeof(struct snic_sge)
+               == SNIC_SQ_WQE_FIRST, "the first part: header and 3 SGEs");
+
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w)
+{
+    size_t body = w->flags & SNIC_WQE_INLINE ? w->inline_len :
+                  (size_t)w->num_sge * sizeof(struct snic_sge);
+
+    return MAX(SNIC_SQ_WQE_FIRST,
+               MIN(offsetof(struct snic_sq_wqe, sge) + body,
+                   SNIC_SQ_WQE_SIZE));
+}
+
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+    SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    struct snic_sq_wqe w;
+
+    /* the header alone: wr_id .. imm */
+    if (snic_mtt_read(c, &sq, off, &w, offsetof(struct snic_sq_wqe, rdma))) {
+        return 0;
+    }
+    return snic_sq_wqe_used(&w);
+}
+
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w)
+{
+    uint64_t off = (uint64_t)(index & ((1u << qp->sq_log2_depth) - 1)) *
+                   SNIC_SQ_WQE_SIZE;
+    SnicMtt sq = snic_qp_ring(&qp->sq, qp->sq_log2_depth, SNIC_SQ_WQE_SIZE);
+    uint8_t *b = (uint8_t *)w;
+    uint32_t used;
+
+    if (snic_mtt_read(c, &sq, off, w, SNIC_SQ_WQE_FIRST)) {
+        goto fail;
+    }
+    used = snic_sq_wqe_used(w);
+    if (used > SNIC_SQ_WQE_FIRST &&
+        snic_mtt_read(c, &sq, off + SNIC_SQ_WQE_FIRST, b + SNIC_SQ_WQE_FIRST,
+                      used - SNIC_SQ_WQE_FIRST)) {
+        goto fail;
+    }
+    /* what the device did not read is not there for it */
+    memset(b + used, 0, sizeof(*w) - used);
+    return 0;
+
+fail:
+    SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, index, 0);
+    return -1;
+}
+
+static uint64_t rq_off(const SnicQp *qp, uint32_t index)
+{
+    return (uint64_t)(index & ((1u << qp->rq_log2_depth) - 1)) *
+           SNIC_RQ_WQE_SIZE;
+}
+
+/*
+ * The held receive WQE: an RQ's is read from its slot (the slot is the
+ * QP's until the completion), an SRQ's from the receive-WQE pool it was
+ * copied to (its SRQ slot is free once taken). False if unreadable.
+ */
+static bool recv_wqe(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
+{
+    const SnicResp *s = &qp->resp;
+    SnicMtt rq;
+
+    if (s->recv_slot) {
+        *w = c->recv_pool[s->recv_slot - 1];
+        return true;
+    }
+    rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+    return !snic_mtt_read(c, &rq, rq_off(qp, s->recv_index), w, sizeof(*w));
+}
+
+/* ... for its buffers: also well formed (the guest may rewrite it) */
+static bool recv_sges(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
+{
+    return qp->resp.recv_held && qp->resp.recv_ok && recv_wqe(c, qp, w) &&
+           w->num_sge <= SNIC_RQ_WQE_MAX_SGE;
+}
+
+void snic_recv_release(SnicCore *c, SnicQp *qp)
+{
+    if (qp->resp.recv_slot) {
+        c->recv_free[c->recv_free_n++] = qp->resp.recv_slot - 1;
+        qp->resp.recv_slot = 0;
+    }
+}
+
+void snic_recv_pool_reset(SnicCore *c)
+{
+    for (c->recv_free_n = 0; c->recv_free_n < c->cfg.recv_pool;
+         c->recv_free_n++) {
+        c->recv_free[c->recv_free_n] = c->recv_free_n;
+    }
+}
+
+bool snic_recv_take(SnicCore *c, SnicQp *qp)
+{
+    SnicResp *s = &qp->resp;
+    struct snic_rq_wqe w;
+    uint32_t index;
+    SnicMtt rq;
+    int st;
+
+    if (s->recv_held) {
+        return true;
+    }
+    if (qp->srqn) {
+        if (!c->recv_free_n) {
+            return false;       /* the pool is used up: as if none */
+        }
+        st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &index);
+        if (st < 0) {
+            return false;
+        }
+        s->recv_index = index;      /* modulo 2^16, as the CQE has it */
+        s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
+        c->recv_pool[s->recv_slot - 1] = w;
+    } else {
+        if (qp->rq_head == qp->rq_tail) {
+            return false;
+        }
+        s->recv_index = qp->rq_head;
+        rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+        st = snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head), &w, sizeof(w));
+    }
+    s->recv_held = true;
+    s->recv_ok = false;
+    s->recv_off = 0;
+    if (st) {
+        SNIC_GUEST_ERROR(c, GE_WQE_FETCH, qp - c->qps, s->recv_index, 1);
+    } else if (w.num_sge > SNIC_RQ_WQE_MAX_SGE) {
+        SNIC_GUEST_ERROR(c, GE_RQ_WQE_SGES, qp - c->qps, s->recv_index,
+                         w.num_sge);
+    } else {
+        s->recv_ok = true;
+    }
+    return true;
+}
+
+int64_t snic_recv_room(SnicCore *c, const SnicQp *qp)
+{
+    struct snic_rq_wqe w;
+    int64_t room = 0;
+    unsigned i;
+
+    if (!recv_sges(c, qp, &w)) {
+        return -1;
+    }
+    for (i = 0; i < w.num_sge; i++) {
+        room += GUINT32_FROM_LE(w.sge[i].length);
+    }
+    return room;
+}
+
+bool snic_rq_peek(SnicCore *c, const SnicQp *qp, uint32_t ahead,
+                  struct snic_rq_wqe *w)
+{
+    SnicMtt rq;
+
+    if (qp->srqn || ahead >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
+        return false;
+    }
+    rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
+    return !snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head + ahead), w,
+                          sizeof(*w)) &&
+           w->num_sge <= SNIC_RQ_WQE_MAX_SGE;
+}
+
+/* Scatter into the held receive WQE at byte 'off' of its buffers. */
+uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
+                        const uint8_t *buf, uint32_t len)
+{
+    /* an SRQ's WQEs are checked against the SRQ's PD */
+    uint32_t pdn = qp->srqn ? snic_srq_get(c, qp->srqn)->pdn : qp->pdn;
+    struct snic_rq_wqe w;
+
+    /* read again for every packet: nothing of it is kept for an RQ */
+    if (!recv_sges(c, qp, &w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    return snic_sge_scatter(c, pdn, w.sge, w.num_sge, off, buf, len);
+}
+
+/* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
+static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
+                          bool se)
+{
+    SnicResp *s = &qp->resp;
+    struct snic_rq_wqe w;
+
+    cqe->wr_id = recv_wqe(c, qp, &w) ? w.wr_id : 0;
+    cqe->qpn = GUINT32_TO_LE(qp - c->qps);
+    cqe->wqe_index = GUINT16_TO_LE((uint16_t)s->recv_index);
+    if (!qp->srqn) {
+        qp->rq_head++;
+    }
+    snic_recv_release(c, qp);
+    s->recv_held = false;
+    s->recv_off = 0;
+    if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {
+        cq_lost(c, qp);
+    }
+}
+
+void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                      uint8_t opcode, uint32_t len, const SnicPkt *p)
+{
+    struct snic_cqe cqe;
+
+    memset(&cqe, 0, sizeof(cqe));
+    cqe.byte_len = GUINT32_TO_LE(len);
+    cqe.status = status;
+    cqe.opcode = opcode;
+    if (p->headers & SNIC_HDR_IMMDT) {
+        cqe.imm = GUINT32_TO_BE(p->imm);
+        cqe.wc_flags = SNIC_WC_F_IMM;
+    }
+    if (p->headers & SNIC_HDR_IETH) {
+        cqe.imm = GUINT32_TO_BE(p->ieth_rkey);
+        cqe.wc_flags = SNIC_WC_F_INV;
+    }
+    if (p->headers & SNIC_HDR_DETH) {
+        cqe.src_qp = GUINT32_TO_LE(p->deth.sqpn);
+        cqe.wc_flags |= SNIC_WC_F_GRH |
+                        (p->addr.ipv6 ? SNIC_WC_F_IPV6 : 0);
+    }
+    recv_complete(c, qp, &cqe, p->se);
+}
+
+/*
+ * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
+ * it moves no data and completes in post order like any other.
+ */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
+{
+    if (w->opcode == SNIC_WR_BIND_MW) {
+        return snic_mw_bind(c, qp, &w->bind);
+    }
+    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
+           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
+}
+
+/*
+ * The payload a send WQE names: the sum of its SGEs, or with SNIC_WQE_INLINE
+ * inline_len bytes of the WQE itself, which only SEND and WRITE carry and
+ * which must fit the WQE (else a guest error and LOC_LEN_ERR).
+ */
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len)
+{
+    unsigned i;
+
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA ||
+            w->opcode == SNIC_WR_RDMA_READ ||
+            w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
+            w->opcode == SNIC_WR_ATOMIC_FETCH_ADD) {
+            SNIC_GUEST_ERROR(c, GE_WQE_INLINE, qp - c->qps, index,
+                             w->inline_len);
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        *len = w->inline_len;
+        return SNIC_WC_SUCCESS;
+    }
+    *len = 0;
+    for (i = 0; i < w->num_sge; i++) {
+        *len += GUINT32_FROM_LE(w->sge[i].length);
+    }
+    return SNIC_WC_SUCCESS;
+}
+
+/* Bytes [off, off + len) of a send WQE's payload, SGEs or inline. */
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len)
+{
+    if (w->flags & SNIC_WQE_INLINE) {
+        /* re-read for every segment: the length was checked on another */
+        if (w->inline_len > SNIC_MAX_INLINE_DATA || off > w->inline_len ||
+            len > w->inline_len - off) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        memcpy(buf, w->inline_data + off, len);
+        return SNIC_WC_SUCCESS;
+    }
+    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
+}
+
+void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
+                        uint64_t wr_id, uint8_t status)
+{
+    static const uint8_t wc_op[] = {
+        [SNIC_WR_RDMA_WRITE] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_RDMA_WRITE_IMM] = SNIC_WC_RDMA_WRITE,
+        [SNIC_WR_SEND] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_IMM] = SNIC_WC_SEND,
+        [SNIC_WR_SEND_INV] = SNIC_WC_SEND,
+        [SNIC_WR_RDMA_READ] = SNIC_WC_RDMA_READ,
+        [SNIC_WR_ATOMIC_CMP_SWAP] = SNIC_WC_COMP_SWAP,
+        [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
+        [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
+        [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
+        [SNIC_WR_RPC] = SNIC_WC_RPC,
+        [SNIC_WR_RPC_WRITE] = SNIC_WC_RPC,
+    };
+    struct snic_cqe cqe = {
+        .wr_id = GUINT64_TO_LE(wr_id),
+        .byte_len = GUINT32_TO_LE(info ? info->len : 0),
+        .qpn = GUINT32_TO_LE(qp - c->qps),
+        .status = status,
+        .opcode = info && info->opcode < G_N_ELEMENTS(wc_op) ?
+                  wc_op[info->opcode] : SNIC_WC_SEND,
+        /* send CQEs are posted in SQ order, for the WQE at sq_comp */
+        .wqe_index = GUINT16_TO_LE((uint16_t)qp->sq_comp),
+    };
+
+    if (snic_cq_post(c, qp->send_cqn, &cqe, false)) {
+        cq_lost(c, qp);
+    }
+}
+
+bool snic_recv_pending(const SnicQp *qp)
+{
+    return qp->resp.recv_held || (!qp->srqn && qp->rq_head != qp->rq_tail);
+}
+
+/* Flush every outstanding WQE of both queues (the QP is in ERR). */
+static void flush_queues(SnicCore *c, SnicQp *qp)
+{
+    struct snic_cqe cqe;
+
+    while (qp->sq_comp != qp->sq_tail) {
+        struct snic_sq_wqe w;
+
+        if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
+            w.wr_id = 0;
+        }
+        snic_post_send_cqe(c, qp, NULL, GUINT64_FROM_LE(w.wr_id),
+                           SNIC_WC_WR_FLUSH_ERR);
+        qp->sq_comp++;
+    }
+    qp->req.sq_head = qp->sq_comp;
+    qp->req.wqe_off = 0;
+    qp->req.rd_atomic = 0;
+    /* the held WQE, then (without an SRQ) the rest of the RQ */
+    while (snic_recv_pending(qp) && snic_recv_take(c, qp)) {
+        memset(&cqe, 0, sizeof(cqe));
+        cqe.status = SNIC_WC_WR_FLUSH_ERR;
+        cqe.opcode = SNIC_WC_RECV;
+        recv_complete(c, qp, &cqe, false);
+    }
+}
+
+void snic_wq_error(SnicCore *c, SnicQp *qp)
+{
+    bool entered = qp->state != SNIC_QPS_ERR;
+
+    snic_qp_set_state(c, qp, SNIC_QPS_ERR);
+    snic_req_disarm(&qp->req);
+    snic_qp_timer_sync(c, qp);
+    qp->resp.ack_pending = false;
+    snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */
+    flush_queues(c, qp);
+    if (entered && qp->srqn) {
+        /* it takes no more WQEs from the SRQ: its consumer may detach */
+        snic_aeq_post(c, SNIC_EVENT_QP_LAST_WQE, qp - c->qps);
+    }
+}

@@ -1,0 +1,90 @@
+/*
+ * snic core: the engine's work queues (wq.c), a shared layer of the
+ * engine: send WQEs and their payload, receive WQEs, completions, the
+ * error state and its flush.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SNIC_CORE_WQ_H
+#define SNIC_CORE_WQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snic/snic_verbs.h"
+
+typedef struct SnicCore SnicCore;
+typedef struct SnicQp SnicQp;
+struct SnicPkt;
+
+/* A send WQE and the PSNs it occupies (recomputed, never stored). */
+typedef struct SnicSendWqe {
+    uint32_t first_psn;
+    uint32_t npsn;              /* PSNs the message occupies */
+    uint32_t len;               /* message bytes */
+    uint8_t opcode;             /* enum snic_wr_opcode */
+    uint8_t flags;              /* SNIC_WQE_* */
+} SnicSendWqe;
+
+/*
+ * A send WQE is read in two parts, as a NIC reads descriptors in blocks
+ * (mlx5: 64-byte basic blocks, its control segment giving the WQE's
+ * size): its first SNIC_SQ_WQE_FIRST bytes - the header, the op-code's
+ * fields and three SGEs, all most WQEs use -, then only if its SGEs or
+ * inline data go further, up to where they end. A 512-byte SEND so costs
+ * 128 bytes of PCIe reads, not the slot's 256.
+ */
+#define SNIC_SQ_WQE_FIRST       128
+/* Bytes of WQE 'w' the device reads (its first part, then its body) */
+uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
+/* ... of WQE 'index' of the QP's SQ, from its header (0: unreadable) */
+uint32_t snic_sq_wqe_used_at(SnicCore *c, SnicQp *qp, uint32_t index);
+int snic_sq_fetch(SnicCore *c, SnicQp *qp, uint32_t index,
+                  struct snic_sq_wqe *w);
+/*
+ * Hold the receive WQE of the current message: the one held already, or
+ * the next of the QP's RQ or SRQ. False if none is posted.
+ */
+bool snic_recv_take(SnicCore *c, SnicQp *qp);
+/* Bytes the held receive WQE's buffers take; -1 if it is malformed */
+int64_t snic_recv_room(SnicCore *c, const SnicQp *qp);
+/*
+ * SRQ receive WQEs in progress are copied to a pool on the device shared
+ * by all QPs (cfg.recv_pool entries; an RQ's stays in its slot): a QP
+ * gives its entry back when the message completes or the QP resets. With
+ * the pool used up a SEND meets no receive WQE: RNR, as for an empty SRQ.
+ */
+void snic_recv_release(SnicCore *c, SnicQp *qp);
+void snic_recv_pool_reset(SnicCore *c);
+uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
+                        const uint8_t *buf, uint32_t len);
+/*
+ * The receive WQE 'ahead' places after the head of the QP's RQ, read
+ * without taking it (a SEND packet placed out of order, resp.c). False
+ * if the QP uses an SRQ (whose WQEs are not the QP's to pick by number),
+ * or that WQE is not posted, unreadable or malformed.
+ */
+bool snic_rq_peek(SnicCore *c, const SnicQp *qp, uint32_t ahead,
+                  struct snic_rq_wqe *w);
+void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
+                      uint8_t opcode, uint32_t len,
+                      const struct SnicPkt *p);
+void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
+                        uint64_t wr_id, uint8_t status);
+/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
+uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
+static inline bool snic_wr_is_local(uint8_t opcode)
+{
+    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+}
+uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
+                             const struct snic_sq_wqe *w, uint64_t *len);
+uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
+                        uint32_t off, void *buf, uint32_t len);
+/* A receive WQE is held, or waits in the QP's own RQ (not in an SRQ) */
+bool snic_recv_pending(const SnicQp *qp);
+/* The QP goes to ERR; both of its queues are flushed */
+void snic_wq_error(SnicCore *c, SnicQp *qp);
+
+#endif /* SNIC_CORE_WQ_H */
