@@ -27,13 +27,7 @@ CORE = 'hw/snic/core'
 
 # Arrows the layer rules forbid that exist today, each with the reason.
 # The engine's restructuring removes them; nothing may be added here.
-QP_HOOKS = 'the QP state machine\'s engine effects, to go through hooks'
 ALLOWED = {
-    ('objects/qp.c', 'engine/rdma.c'): QP_HOOKS,
-    ('objects/qp.c', 'engine/wq.c'): QP_HOOKS,
-    ('objects/qp.c', 'engine/scheduler.c'): QP_HOOKS,
-    ('objects/qp.c', 'strom/rpc.c'): QP_HOOKS,
-    ('objects/qp.c', 'transport/template.c'): QP_HOOKS,
     ('srnic/sr.c', 'engine/resp.c'):
         'SRNIC places and acknowledges through the responder\'s internals, '
         'to be one placement layer',

@@ -145,6 +145,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_cq_init(c);
     snic_srq_init(c);
     snic_qp_init(c);
+    snic_wq_init(c);
+    snic_rdma_init(c);
     snic_sched_init(c);
     snic_mr_init(c);
     snic_rpc_init(c);
@@ -157,7 +159,9 @@ void snic_core_free(SnicCore *c)
 {
     snic_link_free(c);
     snic_sched_free(c);
+    snic_transport_release_all(c);
     snic_qp_free(c);
+    snic_wq_free(c);
     snic_cq_free(c);
     snic_srq_free(c);
     g_free(c->rx_fifo);
@@ -181,7 +185,9 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     } else {
         memset(&c->ctrl, 0, sizeof(*c) - offsetof(SnicCore, ctrl));
     }
+    snic_transport_release_all(c);
     snic_qp_reset(c);
+    snic_wq_reset(c);
     c->objects_stale = true;
     snic_rpc_reset(c);
     snic_sched_reset(c);

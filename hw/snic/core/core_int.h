@@ -78,6 +78,7 @@ struct SnicCore {
     SnicSrq *srqs;              /* [1, max_srq] */
     SnicMw *mws;                /* [1, max_mw] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
+    const SnicQpHooks *qp_hooks;    /* the engine's (engine/rdma.c) */
     SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
@@ -91,7 +92,7 @@ struct SnicCore {
     uint32_t free_qpn_head;
     uint32_t free_qpn_tail;
     SnicSched sched;            /* schedule queues and timer heap */
-    /* SRQ receive WQEs in progress (rdma.c), and the free entries */
+    /* SRQ receive WQEs in progress (engine/wq.c), and the free entries */
     struct snic_rq_wqe *recv_pool;
     uint16_t *recv_free;
     uint32_t recv_free_n;

@@ -340,3 +340,26 @@ uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     s->write_left -= p->payload_len;
     return SNIC_AETH_ACK;
 }
+
+/* The QP is about to be destroyed: the engine lets go of it */
+static void qp_destroy(SnicCore *c, SnicQp *qp)
+{
+    snic_rpc_qp_gone(c, qp);
+    snic_sched_remove(c, qp);
+    snic_recv_release(c, qp);
+    snic_transport_release(qp);
+}
+
+static const SnicQpHooks qp_hooks = {
+    .reset = snic_rdma_qp_reset,
+    .rtr = snic_rdma_qp_rtr,
+    .rts = snic_rdma_qp_rts,
+    .error = snic_wq_error,
+    .destroy = qp_destroy,
+    .work = snic_sched_notify,
+};
+
+void snic_rdma_init(SnicCore *c)
+{
+    c->qp_hooks = &qp_hooks;
+}

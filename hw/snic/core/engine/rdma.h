@@ -112,6 +112,8 @@ typedef struct SnicResp {
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */
+/* the engine registers its hooks (the QP objects', SnicQpHooks) */
+void snic_rdma_init(SnicCore *c);
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
 /* Will its next iteration fetch WQEs (timing model: park it first)? */
 bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp);

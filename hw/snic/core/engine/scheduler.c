@@ -11,7 +11,7 @@
 
 void snic_sched_init(SnicCore *c)
 {
-    c->sched.heap = g_new(uint32_t, (size_t)c->cfg.max_qp + 2);
+    c->sched.heap = g_new(uint32_t, (size_t)c->cfg.max_qp + SNIC_FIRST_QPN);
 }
 
 void snic_sched_free(SnicCore *c)

@@ -124,7 +124,19 @@ void snic_recv_release(SnicCore *c, SnicQp *qp)
     }
 }
 
-void snic_recv_pool_reset(SnicCore *c)
+void snic_wq_init(SnicCore *c)
+{
+    c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
+    c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
+}
+
+void snic_wq_free(SnicCore *c)
+{
+    g_free(c->recv_pool);
+    g_free(c->recv_free);
+}
+
+void snic_wq_reset(SnicCore *c)
 {
     for (c->recv_free_n = 0; c->recv_free_n < c->cfg.recv_pool;
          c->recv_free_n++) {

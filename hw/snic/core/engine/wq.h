@@ -36,6 +36,10 @@ typedef struct SnicSendWqe {
  * 128 bytes of PCIe reads, not the slot's 256.
  */
 #define SNIC_SQ_WQE_FIRST       128
+/* The pool of SRQ receive WQEs in progress (below): its life */
+void snic_wq_init(SnicCore *c);
+void snic_wq_free(SnicCore *c);
+void snic_wq_reset(SnicCore *c);
 /* Bytes of WQE 'w' the device reads (its first part, then its body) */
 uint32_t snic_sq_wqe_used(const struct snic_sq_wqe *w);
 /* ... of WQE 'index' of the QP's SQ, from its header (0: unreadable) */
@@ -56,7 +60,6 @@ int64_t snic_recv_room(SnicCore *c, const SnicQp *qp);
  * the pool used up a SEND meets no receive WQE: RNR, as for an empty SRQ.
  */
 void snic_recv_release(SnicCore *c, SnicQp *qp);
-void snic_recv_pool_reset(SnicCore *c);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 /*

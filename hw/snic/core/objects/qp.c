@@ -1,5 +1,7 @@
 /*
  * snic core: QP objects, their admin commands and SQ/RQ doorbells (qp.h).
+ * What a state change, a doorbell or the destruction means to the engine
+ * goes through the hooks it registered (SnicQpHooks).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,47 +13,28 @@
 #include "objects/qp_state.h"
 #include "port/gid.h"
 
-#define FIRST_QPN       2       /* 0 is reserved, 1 is the GSI QP */
-
 void snic_qp_init(SnicCore *c)
 {
-    c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + FIRST_QPN);
+    c->qps = g_new0(SnicQp, (size_t)c->cfg.max_qp + SNIC_FIRST_QPN);
     c->free_qpns = g_new(uint32_t, c->cfg.max_qp);
-    c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
-    c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
-}
-
-/* Every QP's program area goes (device reset, teardown). */
-static void release_areas(SnicCore *c)
-{
-    uint32_t i;
-
-    for (i = 0; i < c->cfg.max_qp + FIRST_QPN; i++) {
-        snic_transport_release(&c->qps[i]);
-    }
 }
 
 void snic_qp_free(SnicCore *c)
 {
-    release_areas(c);
     g_free(c->qps);
     g_free(c->free_qpns);
-    g_free(c->recv_pool);
-    g_free(c->recv_free);
 }
 
 void snic_qp_reset(SnicCore *c)
 {
     uint32_t i;
 
-    release_areas(c);
-    memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + FIRST_QPN));
+    memset(c->qps, 0, sizeof(*c->qps) * (c->cfg.max_qp + SNIC_FIRST_QPN));
     for (i = 0; i < c->cfg.max_qp; i++) {
-        c->free_qpns[i] = FIRST_QPN + i;
+        c->free_qpns[i] = SNIC_FIRST_QPN + i;
     }
     c->free_qpn_head = 0;
     c->free_qpn_tail = c->cfg.max_qp;
-    snic_recv_pool_reset(c);
 }
 
 /* Every state change goes through here, so each one is an event. */
@@ -65,7 +48,7 @@ void snic_qp_set_state(SnicCore *c, SnicQp *qp, uint8_t state)
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn)
 {
-    return qpn >= SNIC_GSI_QPN && qpn < c->cfg.max_qp + FIRST_QPN &&
+    return qpn >= SNIC_GSI_QPN && qpn < c->cfg.max_qp + SNIC_FIRST_QPN &&
            c->qps[qpn].valid ? &c->qps[qpn] : NULL;
 }
 
@@ -168,7 +151,7 @@ uint16_t snic_cmd_create_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
         .rdb = rdb,
         .attr = { .path_mtu = SNIC_MTU_1024 },
     };
-    snic_rdma_qp_reset(c, &c->qps[qpn]);
+    c->qp_hooks->reset(c, &c->qps[qpn]);
     pd->refs++;
     scq->refs++;
     rcq->refs++;
@@ -313,7 +296,7 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     cur = qp->state;
     if (next == SNIC_QPS_ERR && cur != SNIC_QPS_ERR) {
-        snic_wq_error(c, qp);      /* enters ERR and flushes */
+        c->qp_hooks->error(c, qp);     /* enters ERR and flushes */
         return SNIC_ADMIN_OK;
     }
     snic_qp_set_state(c, qp, next);
@@ -322,11 +305,11 @@ uint16_t snic_cmd_modify_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
 
         qp->attr = keep;    /* RESET forgets the connection */
         qp->en_sqd_async_notify = false;
-        snic_rdma_qp_reset(c, qp);
+        c->qp_hooks->reset(c, qp);
     } else if (cur == SNIC_QPS_INIT && next == SNIC_QPS_RTR) {
-        snic_rdma_qp_rtr(c, qp);
+        c->qp_hooks->rtr(c, qp);
     } else if (cur == SNIC_QPS_RTR && next == SNIC_QPS_RTS) {
-        snic_rdma_qp_rts(c, qp);
+        c->qp_hooks->rts(c, qp);
     }
     return SNIC_ADMIN_OK;
 }
@@ -384,9 +367,7 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!qp) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    snic_rpc_qp_gone(c, qp);
-    snic_sched_remove(c, qp);
-    snic_recv_release(c, qp);
+    c->qp_hooks->destroy(c, qp);
     c->pds[qp->pdn].refs--;
     snic_cq_get(c, qp->send_cqn)->refs--;
     snic_cq_get(c, qp->recv_cqn)->refs--;
@@ -403,7 +384,6 @@ uint16_t snic_cmd_destroy_qp(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     snic_mw_qp_destroyed(c, qp - c->qps);
     snic_mcast_qp_destroyed(c, qp - c->qps);
-    snic_transport_release(qp);
     if (qp != &c->qps[SNIC_GSI_QPN]) {
         c->free_qpns[c->free_qpn_tail++ % c->cfg.max_qp] = qp - c->qps;
     }
@@ -440,5 +420,5 @@ void snic_qp_doorbell(SnicCore *c, uint16_t page, uint8_t type, uint32_t qpn,
     }
     *tail = index;
     snic_stat_inc(&c->stats.doorbells);
-    snic_sched_notify(c, qp);
+    c->qp_hooks->work(c, qp);
 }

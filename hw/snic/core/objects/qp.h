@@ -20,6 +20,8 @@
 #define SNIC_MAX_SEND_SGE           SNIC_SQ_WQE_MAX_SGE
 #define SNIC_MAX_RECV_SGE           SNIC_RQ_WQE_MAX_SGE
 #define SNIC_GSI_QPN                1
+/* 0 is reserved, 1 the GSI QP: the QP table holds max_qp + 2 entries */
+#define SNIC_FIRST_QPN              2
 #define SNIC_GSI_QKEY               0x80010000u
 
 /*
@@ -109,6 +111,25 @@ struct SnicQp {
 };
 _Static_assert(SNIC_MAX_OBJECTS < 1u << 24, "object numbers take 24 bits");
 _Static_assert(SNIC_MAX_QP_WR_LOG2 < 16, "queue indices take 16 bits");
+
+/*
+ * What a QP's life means to the engine, which registers these hooks
+ * (engine/rdma.c): the QP objects call no engine function themselves.
+ *  - reset: the QP was created or modified to RESET (its engine state
+ *    starts over, the transport its ends chose is forgotten);
+ *  - rtr, rts: it entered RTR or RTS; error: it is modified to ERR (it
+ *    enters ERR and both queues are flushed);
+ *  - destroy: it is about to be destroyed;
+ *  - work: a doorbell posted work requests.
+ */
+typedef struct SnicQpHooks {
+    void (*reset)(SnicCore *c, SnicQp *qp);
+    void (*rtr)(SnicCore *c, SnicQp *qp);
+    void (*rts)(SnicCore *c, SnicQp *qp);
+    void (*error)(SnicCore *c, SnicQp *qp);
+    void (*destroy)(SnicCore *c, SnicQp *qp);
+    void (*work)(SnicCore *c, SnicQp *qp);
+} SnicQpHooks;
 
 void snic_qp_init(SnicCore *c);
 void snic_qp_free(SnicCore *c);

@@ -1070,7 +1070,7 @@ void snic_sr_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
  */
 static uint16_t ctrlq_remove(SnicCore *c)
 {
-    uint32_t i, n = c->cfg.max_qp + 2;
+    uint32_t i, n = c->cfg.max_qp + SNIC_FIRST_QPN;
     SnicSrQp *s;
     SnicQp *qp;
 

@@ -380,6 +380,15 @@ void snic_transport_release(SnicQp *qp)
     qp->resp.ack_every = 0;
 }
 
+void snic_transport_release_all(SnicCore *c)
+{
+    uint32_t i;
+
+    for (i = 0; i < c->cfg.max_qp + SNIC_FIRST_QPN; i++) {
+        snic_transport_release(&c->qps[i]);
+    }
+}
+
 void snic_transport_start(SnicCore *c, SnicQp *qp)
 {
     const SnicProgram *p = snic_qp_program(qp);

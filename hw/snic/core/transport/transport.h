@@ -363,6 +363,8 @@ extern const SnicProgram *const snic_programs[SNIC_PROGRAMS];
 bool snic_transport_select(SnicQp *qp, uint8_t program, uint8_t ack_every);
 void snic_transport_release(SnicQp *qp);
 void snic_transport_start(SnicCore *c, SnicQp *qp);
+/* Every QP's program area goes (device reset, teardown) */
+void snic_transport_release_all(SnicCore *c);
 
 /* commands.c: the admin commands */
 struct snic_admin_cmd;
