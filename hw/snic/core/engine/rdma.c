@@ -359,7 +359,16 @@ static const SnicQpHooks qp_hooks = {
     .work = snic_sched_notify,
 };
 
+static const SnicSchedOps sched_ops = {
+    .iteration = snic_rdma_iteration,
+    .wants_fetch = snic_rdma_wants_fetch,
+    .wqe_bytes = snic_sq_wqe_used_at,
+    .deadline = snic_transport_deadline,
+    .timer = snic_transport_timer,
+};
+
 void snic_rdma_init(SnicCore *c)
 {
     c->qp_hooks = &qp_hooks;
+    c->sched.ops = &sched_ops;
 }

@@ -112,7 +112,7 @@ typedef struct SnicResp {
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */
-/* the engine registers its hooks (the QP objects', SnicQpHooks) */
+/* the engine registers its hooks: the QP objects', the scheduler's */
 void snic_rdma_init(SnicCore *c);
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
 /* Will its next iteration fetch WQEs (timing model: park it first)? */

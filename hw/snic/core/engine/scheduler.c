@@ -1,6 +1,7 @@
 /*
  * snic core: the schedule queues, their policies and the timer heap
- * (scheduler.h); rdma.c says what one iteration of a QP does.
+ * (scheduler.h); the engine says what one iteration of a QP does and the
+ * transport what its timers are (SnicSchedOps).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -184,7 +185,7 @@ static bool fetch_rest(SnicCore *c, SnicQp *qp, const SnicFetchTag *done)
 
     for (i = 0; i < done->count; i++) {
         /* 0 if unreadable: the iteration reports it */
-        uint32_t used = snic_sq_wqe_used_at(c, qp, done->first + i);
+        uint32_t used = c->sched.ops->wqe_bytes(c, qp, done->first + i);
 
         if (used > SNIC_SQ_WQE_FIRST) {
             due = c->ops->dma_read_done(c->opaque, used - SNIC_SQ_WQE_FIRST);
@@ -259,7 +260,7 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
         }
         qp = &c->qps[q->head];
         if (c->ops->dma_read_done && !qp->sched.fetched &&
-            snic_rdma_wants_fetch(c, qp)) {
+            c->sched.ops->wants_fetch(c, qp)) {
             if (!issue_fetch(c, qp)) {
                 /*
                  * Every tag in flight: nothing to do until a fetch
@@ -273,7 +274,7 @@ bool snic_sched_run(SnicCore *c, unsigned budget)
             continue;
         }
         qp->sched.fetched = false;
-        more = snic_rdma_iteration(c, qp);
+        more = c->sched.ops->iteration(c, qp);
         done++;
         if (!qp->valid || !qp->sched.queued) {
             continue;       /* destroyed, or reset, meanwhile */
@@ -362,23 +363,9 @@ static void heap_remove(SnicCore *c, SnicQp *qp)
     sift_up(c, c->qps[last].sched.timer_pos - 1);
 }
 
-/* The program's timers: the transport deadline (RTO or RNR), its own. */
-static uint64_t program_deadline(SnicQp *qp)
-{
-    uint64_t t = qp->req.deadline;
-
-    return qp->pstate ? MIN(t, snic_prog_head(qp)->timer_at) : t;
-}
-
-/* The earliest of the QP's transport timers and credit timer. */
-static uint64_t qp_deadline(SnicQp *qp)
-{
-    return MIN(program_deadline(qp), snic_credit_deadline(qp));
-}
-
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp)
 {
-    uint64_t t = qp_deadline(qp);
+    uint64_t t = c->sched.ops->deadline(qp);
 
     if (qp->sched.timer_pos) {
         if (t == qp->sched.timer_at) {
@@ -435,16 +422,7 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
         SnicQp *qp = &c->qps[c->sched.heap[0]];
 
         heap_remove(c, qp);
-        if (program_deadline(qp) <= now) {
-            if (qp->pstate && snic_prog_head(qp)->timer_at <= now) {
-                snic_prog_head(qp)->timer_at = UINT64_MAX;  /* one-shot */
-            }
-            snic_qp_program(qp)->periodic(c, qp, now);
-            snic_sched_notify(c, qp);
-        }
-        if (qp->valid) {
-            snic_credit_timer(c, qp, now);
-        }
+        c->sched.ops->timer(c, qp, now);
         if (qp->valid) {
             snic_qp_timer_sync(c, qp);
         }

@@ -58,11 +58,27 @@ typedef struct SnicFetchTag {
     uint64_t due;               /* when the data has arrived */
 } SnicFetchTag;
 
+/*
+ * What the scheduler runs, registered by the engine (engine/rdma.c): a
+ * QP's iteration (true if it has more to do) and whether its next one
+ * fetches WQEs, the bytes of a send WQE the device reads (timing model;
+ * 0: unreadable), and the QP's timers: the earliest (UINT64_MAX: none),
+ * and those due at 'now' fired.
+ */
+typedef struct SnicSchedOps {
+    bool (*iteration)(SnicCore *c, SnicQp *qp);
+    bool (*wants_fetch)(SnicCore *c, const SnicQp *qp);
+    uint32_t (*wqe_bytes)(SnicCore *c, SnicQp *qp, uint32_t index);
+    uint64_t (*deadline)(SnicQp *qp);
+    void (*timer)(SnicCore *c, SnicQp *qp, uint64_t now);
+} SnicSchedOps;
+
 typedef struct SnicSchedQueue {
     uint32_t head, tail;        /* QPNs, 0: empty */
 } SnicSchedQueue;
 
 typedef struct SnicSched {
+    const SnicSchedOps *ops;
     SnicSchedQueue queue[SNIC_SCHED_CLASSES];
     SnicSchedQueue fetched;     /* timing model: QPs whose WQEs arrived */
     /* timing model: fetches in flight, tags[fetch_head] the oldest */

@@ -310,6 +310,33 @@ void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at)
     }
 }
 
+/* The program's timers: the transport deadline (RTO or RNR), its own. */
+static uint64_t program_deadline(SnicQp *qp)
+{
+    uint64_t t = qp->req.deadline;
+
+    return qp->pstate ? MIN(t, snic_prog_head(qp)->timer_at) : t;
+}
+
+uint64_t snic_transport_deadline(SnicQp *qp)
+{
+    return MIN(program_deadline(qp), snic_credit_deadline(qp));
+}
+
+void snic_transport_timer(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    if (program_deadline(qp) <= now) {
+        if (qp->pstate && snic_prog_head(qp)->timer_at <= now) {
+            snic_prog_head(qp)->timer_at = UINT64_MAX;  /* one-shot */
+        }
+        snic_qp_program(qp)->periodic(c, qp, now);
+        snic_sched_notify(c, qp);
+    }
+    if (qp->valid) {
+        snic_credit_timer(c, qp, now);
+    }
+}
+
 void snic_transport_reset_rto(SnicCore *c, SnicQp *qp)
 {
     snic_req_arm_rto(c, qp);

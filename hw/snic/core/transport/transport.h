@@ -365,6 +365,13 @@ void snic_transport_release(SnicQp *qp);
 void snic_transport_start(SnicCore *c, SnicQp *qp);
 /* Every QP's program area goes (device reset, teardown) */
 void snic_transport_release_all(SnicCore *c);
+/*
+ * The QP's timers, kept by the scheduler's heap: the earliest of the
+ * transport deadline (RTO or RNR wait), the program's own timer and the
+ * credit engine's (UINT64_MAX: none); fire those due at 'now'.
+ */
+uint64_t snic_transport_deadline(SnicQp *qp);
+void snic_transport_timer(SnicCore *c, SnicQp *qp, uint64_t now);
 
 /* commands.c: the admin commands */
 struct snic_admin_cmd;
