@@ -35,14 +35,8 @@ ALLOWED = {
         'SRNIC falls back on go-back-N\'s hooks by name',
     ('srnic/sr_read.c', 'engine/req.c'):
         'READ responses placed through the completer\'s internals',
-    ('transport/template.c', 'engine/req.c'):
-        'the retransmission timer is armed through the requester',
     ('transport/template.c', 'srnic/sr.c'):
         'the template asks SRNIC whether a QP is its',
-    ('transport/programs/gbn.c', 'engine/req.c'):
-        'go-back-N fails a QP and arms its timer through the requester',
-    ('transport/programs/gbn.c', 'engine/scheduler.c'):
-        'go-back-N syncs its QP\'s timer with the scheduler',
 }
 
 IDENT = re.compile(r'[A-Za-z_]\w*')

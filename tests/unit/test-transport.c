@@ -1068,7 +1068,7 @@ static void test_newreno(void)
     solo_ack(&s, 9);
     solo_ack(&s, 9);
     g_assert_cmpuint(window(&s), ==, 20);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_ack(&s, 9);                    /* the third: fast retransmit */
     g_assert_cmpuint(window(&s), ==, 10 + 3);   /* ssthresh 20 / 2, + 3 */
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
@@ -1084,7 +1084,7 @@ static void test_newreno(void)
     g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     solo_ack(&s, 29);                   /* full ACK: deflate to ssthresh */
     g_assert_cmpuint(window(&s), ==, 10);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_sent(&s, 40);
     solo_ack(&s, 31);                   /* congestion avoidance: +0 */
     g_assert_cmpuint(window(&s), ==, 10);
@@ -1097,7 +1097,7 @@ static void test_newreno(void)
     solo_ack(&s, 31);
     solo_ack(&s, 31);
     solo_ack(&s, 31);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     g_assert_cmpuint(window(&s), ==, 1);
     solo_free(&s);
 }
@@ -1161,7 +1161,7 @@ static void test_newreno_sack_blocks(void)
     solo_sent(&s, 30);
     solo_sack(&s, 9, 11, 12);           /* 10 lost, 12 too */
     solo_sack(&s, 9, 11, 12);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_sack(&s, 9, 13, 14);           /* the third: fast retransmit */
     g_assert_cmpuint(window(&s), ==, 10 + 3);
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* segment 10 alone */
@@ -1259,7 +1259,7 @@ static void rto_one_segment(uint8_t program)
     for (i = 0; i < 4; i++) {
         g_assert_cmpuint(psn[i], ==, 13 + i);
     }
-    g_assert_true(snic_dde_rtx_pending(&s.qp->req));    /* 17 .. 29 */
+    g_assert_true(snic_dde_rtx_pending(s.qp));    /* 17 .. 29 */
     solo_free(&s);
 }
 
@@ -1287,7 +1287,7 @@ static void test_sack(void)
     solo_sent(&s, 30);                  /* 10..29 in flight */
     solo_sack(&s, 9, 11, 12);
     solo_sack(&s, 9, 11, 13);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     g_assert_cmpuint(window(&s), ==, 20 + 2);   /* SACKed: left the net */
     solo_sack(&s, 9, 11, 14);           /* 3 above segment 10: lost */
     /* ssthresh = (20 - 3 SACKed) / 2; cwnd = ssthresh, + the SACKed */
@@ -1297,14 +1297,14 @@ static void test_sack(void)
     g_assert_cmpuint(s.qp->rtx_segments, ==, 1);
     d->rtx_from = d->rtx_to = 0;        /* the engine resent it */
     solo_sack(&s, 9, 15, 17);           /* 14 has only two above it */
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_sack(&s, 9, 15, 18);           /* now three: 14, never 11..13 */
     g_assert_cmpuint(d->rtx_from, ==, 4);
     g_assert_cmpuint(d->rtx_to, ==, 5);
     g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     d->rtx_from = d->rtx_to = 0;
     solo_sack(&s, 9, 15, 18);           /* the same block: nothing new */
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_ack(&s, 17);                   /* partial: still recovering */
     g_assert_cmpuint(window(&s), ==, 8);
     solo_ack(&s, 29);                   /* recover reached: cwnd 8 */
@@ -1399,7 +1399,7 @@ static void test_dctcp(void)
     solo_sent(&s, 60);
     solo_ece(&s, 52, 13);
     solo_ece(&s, 52, 13);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_ece(&s, 52, 13);
     g_assert_cmpuint(window(&s), ==, (unsigned)(cwnd / 2));
     g_assert_cmpuint(d->rtx_from, ==, 0);
@@ -1409,7 +1409,7 @@ static void test_dctcp(void)
     solo_ece(&s, 52, 13);
     solo_ece(&s, 52, 13);
     solo_ece(&s, 52, 13);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     g_assert_cmpuint(s.qp->rtx_segments, ==, 7);
     /*
      * a peer's count leaping by 2^31 - 1: marks count for no more than
@@ -1462,14 +1462,14 @@ static void test_foreign_feedback(void)
         solo_xack(&s, 0, SNIC_XETH_F_NACK, (s.p0 + 2) & SNIC_PSN_MASK);
         g_assert_cmpuint(FAKE_STAT(s.a.h, rdma_rx_dropped), ==, dropped + 3);
         g_assert_cmpuint(s.qp->req.dde.wnd_start, ==, s.p0);
-        g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+        g_assert_false(snic_dde_rtx_pending(s.qp));
         solo_ack(&s, 0);
         solo_sack(&s, 0, 3, 4);             /* 1, 2 missing */
         if (progs[i] == SNIC_TRANSPORT_IRN) {
             g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
             g_assert_cmpuint(s.qp->req.dde.rtx_to, ==, 2);
         } else {
-            g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+            g_assert_false(snic_dde_rtx_pending(s.qp));
             solo_sack(&s, 0, 3, 5);
             solo_sack(&s, 0, 3, 6);
             g_assert_cmpuint(s.qp->req.dde.rtx_from, ==, 0);
@@ -1566,7 +1566,7 @@ static void test_ndp_timeout(void)
     d = &s.qp->req.dde;
     solo_sent(&s, 8);
     solo_sack(&s, 0, 3, 5);             /* 1, 2 missing; 3, 4 in; 5.. ? */
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     fake_advance(s.a.h, 2000000);       /* the RTO */
     g_assert_cmpuint(s.a.h->events[SNIC_TRACE_TIMEOUT], ==, 1);
     g_assert_cmpuint(d->rtx_from, ==, 0);       /* 1, 2: the first hole */
@@ -1580,7 +1580,7 @@ static void test_ndp_timeout(void)
     g_assert_cmpuint(s.qp->rtx_segments, ==, 5);
     d->rtx_from = d->rtx_to = 0;
     solo_ack(&s, 7);
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     g_assert_cmpuint(s.qp->rtx_segments, ==, 5);
     solo_free(&s);
 }
@@ -1627,7 +1627,7 @@ static void test_irn(void)
     g_assert_cmpuint(s.qp->rtx_segments, ==, 2);
     d->rtx_from = d->rtx_to = 0;        /* the engine resent them */
     solo_sack(&s, 9, 12, 14);           /* the same run grew: nothing */
-    g_assert_false(snic_dde_rtx_pending(&s.qp->req));
+    g_assert_false(snic_dde_rtx_pending(s.qp));
     solo_sack(&s, 9, 15, 16);           /* 14 only, never 10..13 again */
     g_assert_cmpuint(d->rtx_from, ==, 4);
     g_assert_cmpuint(d->rtx_to, ==, 5);
@@ -1730,14 +1730,14 @@ static void test_irn_timeouts(void)
  */
 static void test_dcqcn_five_cnps(void)
 {
-    double rc = SNIC_LINK_SPEED, rt = rc, alpha = 1, g = 1.0 / 256;
+    double rc = SNIC_LINK_SPEED_MBPS, rt = rc, alpha = 1, g = 1.0 / 256;
     struct snic_transport_info t;
     Solo s;
     unsigned i, k;
 
     solo_new(&s, SNIC_TRANSPORT_DCQCN);
     query(&s.a, s.a.qpn, 0, &t);
-    g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, SNIC_LINK_SPEED);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, SNIC_LINK_SPEED_MBPS);
     for (i = 0; i < 5; i++) {
         double ta = 55, tr = 60;
         unsigned stage = 0;
@@ -1752,7 +1752,7 @@ static void test_dcqcn_five_cnps(void)
         if (i == 0) {
             /* alpha starts at 1: the first CNP halves the rate exactly */
             g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==,
-                             SNIC_LINK_SPEED / 2);
+                             SNIC_LINK_SPEED_MBPS / 2);
         }
         g_assert_cmpfloat(fabs(GUINT32_FROM_LE(t.rate_mbps) - rc), <=,
                           rc * 1e-3 + 1);

@@ -78,7 +78,9 @@ struct SnicCore {
     SnicSrq *srqs;              /* [1, max_srq] */
     SnicMw *mws;                /* [1, max_mw] */
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
-    const SnicQpHooks *qp_hooks;    /* the engine's (engine/rdma.c) */
+    /* the engine's hooks (engine/rdma.c) */
+    const SnicQpHooks *qp_hooks;
+    const SnicTransportHooks *transport_hooks;
     SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
@@ -164,18 +166,9 @@ static inline void snic_stat_inc(__le64 *counter)
 /*
  * SNIC_EVENT(c, NAME, args...) reports event NAME of events.h;
  * SNIC_GUEST_ERROR(c, GE_NAME, args...) counts and logs a guest error too.
- * Both check at compile time that the arguments are those of the entry.
+ * Both check at compile time that the arguments are those of the entry
+ * (SNIC_EV_*, events.h).
  */
-#define SNIC_EV_NARGS_(...) SNIC_EV_NARGS__(__VA_ARGS__, 4, 3, 2, 1, 0)
-#define SNIC_EV_NARGS__(a, b, c, d, n, ...) n
-#define SNIC_EV_ARGC_(name, fmt, ...) \
-    enum { SNIC_EV_ARGC_##name = SNIC_EV_NARGS_(__VA_ARGS__) };
-SNIC_EVENTS(SNIC_EV_ARGC_)
-/* the arguments as the four a trace point carries, unused ones 0 */
-#define SNIC_EV_ARGS4_(...) SNIC_EV_ARGS4__(__VA_ARGS__, 0, 0, 0, 0)
-#define SNIC_EV_ARGS4__(a, b, c, d, ...) \
-    { (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d) }
-
 #define SNIC_EVENT(c, name, ...) do { \
         _Static_assert(SNIC_EV_NARGS_(__VA_ARGS__) == SNIC_EV_ARGC_##name, \
                        #name ": arguments differ from events.h"); \

@@ -206,4 +206,19 @@
     X(GE_UD_SOURCE, "QP %" PRIu64 " SQ WQE %" PRIu64 ": source address is " \
       "not in the port's GID table", qpn, index)
 
+/*
+ * For the macros that raise an event (SNIC_EVENT() and the like): the
+ * number of arguments of each entry, SNIC_EV_ARGC_NAME, to check a call
+ * against at compile time, and a call's arguments as the four a trace
+ * point carries, unused ones 0.
+ */
+#define SNIC_EV_NARGS_(...) SNIC_EV_NARGS__(__VA_ARGS__, 4, 3, 2, 1, 0)
+#define SNIC_EV_NARGS__(a, b, c, d, n, ...) n
+#define SNIC_EV_ARGC_(name, fmt, ...) \
+    enum { SNIC_EV_ARGC_##name = SNIC_EV_NARGS_(__VA_ARGS__) };
+SNIC_EVENTS(SNIC_EV_ARGC_)
+#define SNIC_EV_ARGS4_(...) SNIC_EV_ARGS4__(__VA_ARGS__, 0, 0, 0, 0)
+#define SNIC_EV_ARGS4__(a, b, c, d, ...) \
+    { (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d) }
+
 #endif /* SNIC_CORE_EVENTS_H */

@@ -218,7 +218,7 @@ bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp)
     }
     if (qp->type == SNIC_QPT_RC) {
         return qp->req.sq_head != qp->sq_tail ||
-               snic_dde_rtx_pending(&qp->req);
+               snic_dde_rtx_pending(qp);
     }
     return qp->sq_comp != qp->sq_tail;
 }
@@ -367,8 +367,13 @@ static const SnicSchedOps sched_ops = {
     .timer = snic_transport_timer,
 };
 
+static const SnicTransportHooks transport_hooks = {
+    .fail = snic_req_fail,
+};
+
 void snic_rdma_init(SnicCore *c)
 {
     c->qp_hooks = &qp_hooks;
+    c->transport_hooks = &transport_hooks;
     c->sched.ops = &sched_ops;
 }

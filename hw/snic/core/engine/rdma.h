@@ -112,7 +112,8 @@ typedef struct SnicResp {
 } SnicResp;
 
 /* rdma.c: receive dispatch, scheduling iterations, QP state changes */
-/* the engine registers its hooks: the QP objects', the scheduler's */
+/* the engine registers its hooks: the QP objects', the scheduler's, the
+ * template's */
 void snic_rdma_init(SnicCore *c);
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len);
 /* Will its next iteration fetch WQEs (timing model: park it first)? */
@@ -131,7 +132,6 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes);
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 /* fail the oldest send WQE with a status; the QP goes to ERR */
 void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
-void snic_req_arm_rto(SnicCore *c, SnicQp *qp);
 void snic_req_cnp(SnicCore *c, SnicQp *qp);
 /*
  * SRNIC's READ responses (srnic/sr_read.c). Place one at its final

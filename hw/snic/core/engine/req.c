@@ -153,27 +153,6 @@ static int wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, ReqWqe *e)
     return 0;
 }
 
-void snic_req_arm_rto(SnicCore *c, SnicQp *qp)
-{
-    const SnicProgram *p = snic_qp_program(qp);
-    SnicReq *r = &qp->req;
-    uint64_t rto;
-
-    /* while an RNR wait runs, its timer alone governs (IBA 9.7.5.2.8) */
-    if (r->rnr_wait) {
-        return;
-    }
-    if (!qp->attr.timeout || !snic_dde_outstanding(r)) {
-        r->deadline = UINT64_MAX;
-        snic_qp_timer_sync(c, qp);
-        return;
-    }
-    /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
-    rto = 4096ull << qp->attr.timeout;
-    r->deadline = c->ops->now_ns(c->opaque) + (p->rto ? p->rto(qp, rto) : rto);
-    snic_qp_timer_sync(c, qp);
-}
-
 /* Complete, in post order, every WQE whose last PSN is acknowledged. */
 static void complete_acked(SnicCore *c, SnicQp *qp)
 {
@@ -481,7 +460,7 @@ static bool req_has_work(const SnicQp *qp)
     bool rtx;
 
     if (qp->state != SNIC_QPS_RTS || r->rnr_wait ||
-        snic_credit_blocked(qp) || !snic_dde_next(r, &psn, &rtx)) {
+        snic_credit_blocked(qp) || !snic_dde_next(qp, &psn, &rtx)) {
         return false;   /* the window is full, for resent segments too */
     }
     return rtx || (r->sq_head != qp->sq_tail && !r->local_err &&
@@ -508,7 +487,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         bool rtx;
         uint8_t st;
 
-        if (!snic_dde_next(r, &psn, &rtx)) {
+        if (!snic_dde_next(qp, &psn, &rtx)) {
             break;      /* the window is full */
         }
         if (!snic_credit_ready(c, qp)) {
@@ -521,13 +500,13 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
          */
         if (rtx ? snic_rpc_resend(c, qp, psn) :
                   !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
-            snic_dde_sent(r, psn, 1, rtx);
+            snic_dde_sent(qp, psn, 1, rtx);
             snic_credit_spend(c, qp, mtu_bytes(qp));
             if (!rtx) {
                 r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
             }
             if (r->deadline == UINT64_MAX) {     /* no RNR wait here */
-                snic_req_arm_rto(c, qp);
+                snic_transport_arm_rto(c, qp);
             }
             done++;
             continue;
@@ -615,7 +594,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             fail_local(c, qp, e.index, st);
             break;
         }
-        snic_dde_sent(r, psn, count, rtx);
+        snic_dde_sent(qp, psn, count, rtx);
         snic_credit_spend(c, qp, seg_bytes(qp, &e.info, psn));
         sent++;
         if (!rtx) {
@@ -630,7 +609,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             }
         }
         if (r->deadline == UINT64_MAX) {
-            snic_req_arm_rto(c, qp);
+            snic_transport_arm_rto(c, qp);
         }
         done++;
     }
@@ -688,7 +667,7 @@ static bool ack_implied(SnicCore *c, SnicQp *qp, uint32_t upto)
     bool stopped = rd_atomic_barrier(c, qp, &barrier) &&
                    snic_psn_cmp(upto, barrier) >= 0;
 
-    snic_dde_ack_upto(&qp->req,
+    snic_dde_ack_upto(qp,
                       stopped ? (barrier - 1) & SNIC_PSN_MASK : upto);
     complete_acked(c, qp);
     return stopped;
@@ -779,7 +758,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         fail_local(c, qp, e.index, st);
         return -1;
     }
-    snic_dde_ack_upto(r, p->psn);
+    snic_dde_ack_upto(qp, p->psn);
     fb->kind = SNIC_FB_ACK;
     return 1;
 }
@@ -823,7 +802,7 @@ void snic_req_read_acked(SnicCore *c, SnicQp *qp, uint32_t upto,
     SnicReq *r = &qp->req;
     uint32_t wnd_start = r->dde.wnd_start;
 
-    snic_dde_ack_upto(r, upto);
+    snic_dde_ack_upto(qp, upto);
     complete_acked(c, qp);
     fb->progress = r->dde.wnd_start != wnd_start;
     fb->newly_acked = (r->dde.wnd_start - wnd_start) & SNIC_PSN_MASK;

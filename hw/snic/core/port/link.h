@@ -21,8 +21,6 @@
 typedef struct SnicCore SnicCore;
 typedef struct SnicPcap SnicPcap;
 
-#define SNIC_LINK_SPEED         100000u     /* Mb/s, what we report */
-
 /*
  * Fault injection on transmit, in percent of frames (0 = off), and a
  * congested switch on receive: ce_pct of the received RoCE frames that

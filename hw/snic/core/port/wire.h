@@ -18,13 +18,13 @@
 
 #include "snic/snic_eth.h"        /* SNIC_ROCEV2_UDP_PORT */
 #include "snic/snic_opcodes.h"
+#include "psn.h"
 
 #define SNIC_VLAN_TAG_LEN       4
 #define SNIC_IPV4_HDR_LEN       20
 #define SNIC_IPV6_HDR_LEN       40
 #define SNIC_UDP_HDR_LEN        8
 #define SNIC_DEFAULT_PKEY       0xffff
-#define SNIC_PSN_MASK           0xffffffu
 #define SNIC_QPN_MASK           0xffffffu
 
 /* Addressing of one packet (host byte order; IPv4 uses sip/dip[0..3]). */
@@ -166,11 +166,5 @@ uint16_t snic_ipv4_checksum(const uint8_t *hdr);
  * 'ip'), variant fields masked. Transmitted least significant byte first.
  */
 uint32_t snic_icrc(const uint8_t *ip, size_t len, bool ipv6);
-
-/* 24-bit PSN order: > 0 if a is after b, 0 if equal, < 0 if before. */
-static inline int32_t snic_psn_cmp(uint32_t a, uint32_t b)
-{
-    return (int32_t)((a - b) << 8);
-}
 
 #endif /* SNIC_CORE_WIRE_H */

@@ -984,7 +984,7 @@ bool snic_sr_retry_pending(SnicQp *qp)
 
     return s && s->retryq && s->retry_head != s->retry_tail &&
            (qp->state == SNIC_QPS_RTR || qp->state == SNIC_QPS_RTS) &&
-           !snic_dde_rtx_pending(&qp->req);
+           !snic_dde_rtx_pending(qp);
 }
 
 void snic_sr_retry_run(SnicCore *c, SnicQp *qp)

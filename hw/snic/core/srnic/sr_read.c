@@ -125,7 +125,7 @@ int snic_sr_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     }
     if (!d) {
         next = rd_catch_up(s, psn_add(p->psn, 1));
-        snic_dde_ack_upto(r, psn_add(next, -1));
+        snic_dde_ack_upto(qp, psn_add(next, -1));
         rd_ack_owe(qp, s, next, p->opcode == SNIC_OP_RC_READ_RESP_LAST ||
                             p->opcode == SNIC_OP_RC_READ_RESP_ONLY);
         rd_feedback(s, fb);

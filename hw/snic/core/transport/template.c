@@ -142,20 +142,20 @@ SnicCeEcho *snic_prog_ece(SnicQp *qp)
  * ACK programs need, in the QP context.
  */
 
-bool snic_dde_rtx_pending(const SnicReq *r)
+bool snic_dde_rtx_pending(const SnicQp *qp)
 {
-    return r->dde.rtx_from < r->dde.rtx_to;
+    return qp->req.dde.rtx_from < qp->req.dde.rtx_to;
 }
 
-uint32_t snic_dde_outstanding(const SnicReq *r)
+uint32_t snic_dde_outstanding(const SnicQp *qp)
 {
-    return r->dde.sent;
+    return qp->req.dde.sent;
 }
 
 /* Cumulative acknowledgement of every PSN up to and including psn. */
-void snic_dde_ack_upto(SnicReq *r, uint32_t psn)
+void snic_dde_ack_upto(SnicQp *qp, uint32_t psn)
 {
-    SnicDde *d = &r->dde;
+    SnicDde *d = &qp->req.dde;
     uint32_t n = (psn - d->wnd_start + 1) & SNIC_PSN_MASK;
 
     if (snic_psn_cmp(psn, d->wnd_start) < 0 || n > d->sent) {
@@ -230,8 +230,9 @@ void snic_transport_retransmit(SnicCore *c, SnicQp *qp, uint32_t psn,
  * waits, and so does new data behind it. Rate and tokens (credit.c) are
  * spent by resent segments as by new ones.
  */
-bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
+bool snic_dde_next(const SnicQp *qp, uint32_t *psn, bool *retransmit)
 {
+    const SnicReq *r = &qp->req;
     const SnicDde *d = &r->dde;
 
     if (d->rtx_from < d->rtx_to) {
@@ -251,9 +252,10 @@ bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit)
 }
 
 /* A packet covering count PSNs from psn went out. */
-void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count, bool retransmit)
+void snic_dde_sent(SnicQp *qp, uint32_t psn, uint32_t count,
+                   bool retransmit)
 {
-    SnicDde *d = &r->dde;
+    SnicDde *d = &qp->req.dde;
     uint32_t s = (psn - d->wnd_start) & SNIC_PSN_MASK;
 
     if (!retransmit) {
@@ -337,9 +339,97 @@ void snic_transport_timer(SnicCore *c, SnicQp *qp, uint64_t now)
     }
 }
 
-void snic_transport_reset_rto(SnicCore *c, SnicQp *qp)
+void snic_transport_arm_rto(SnicCore *c, SnicQp *qp)
 {
-    snic_req_arm_rto(c, qp);
+    const SnicProgram *p = snic_qp_program(qp);
+    SnicReq *r = &qp->req;
+    uint64_t rto;
+
+    /* while an RNR wait runs, its timer alone governs (IBA 9.7.5.2.8) */
+    if (r->rnr_wait) {
+        return;
+    }
+    if (!qp->attr.timeout || !snic_dde_outstanding(qp)) {
+        r->deadline = UINT64_MAX;
+        snic_qp_timer_sync(c, qp);
+        return;
+    }
+    /* local ACK timeout: 4.096 us * 2^timeout on the virtual clock */
+    rto = 4096ull << qp->attr.timeout;
+    r->deadline = c->ops->now_ns(c->opaque) + (p->rto ? p->rto(qp, rto) : rto);
+    snic_qp_timer_sync(c, qp);
+}
+
+/* ---- IBA's reliability: retry counters, the RNR wait, the RTO ---- */
+
+void snic_transport_retries_reload(SnicQp *qp)
+{
+    qp->req.retry_left = qp->attr.retry_cnt;
+    qp->req.rnr_left = qp->attr.rnr_retry;
+}
+
+uint32_t snic_transport_retries_left(const SnicQp *qp, SnicRetryKind kind)
+{
+    if (kind == SNIC_RETRY_RNR) {
+        /* an RNR retry count of 7 retries for ever */
+        return qp->attr.rnr_retry == 7 ? UINT32_MAX : qp->req.rnr_left;
+    }
+    return qp->req.retry_left;
+}
+
+void snic_transport_retry_used(SnicQp *qp, SnicRetryKind kind)
+{
+    if (kind == SNIC_RETRY_RNR) {
+        if (qp->attr.rnr_retry != 7) {
+            qp->req.rnr_left--;
+        }
+        return;
+    }
+    qp->req.retry_left--;
+}
+
+void snic_transport_rnr_wait(SnicCore *c, SnicQp *qp, uint32_t psn,
+                             uint64_t ns)
+{
+    SnicReq *r = &qp->req;
+
+    r->rnr_psn = psn;
+    /* waiting out an RNR is not a timeout: it replaces the RTO */
+    r->deadline = snic_transport_now(c) + ns;
+    r->rnr_wait = true;
+    SNIC_EVENT(c, RNR_WAIT, qp - c->qps, psn, ns);
+    snic_qp_timer_sync(c, qp);
+}
+
+bool snic_transport_rnr_waiting(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    SnicReq *r = &qp->req;
+
+    if (!r->rnr_wait) {
+        return false;
+    }
+    if (now >= r->deadline) {
+        snic_req_disarm(r);
+        snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
+        snic_transport_arm_rto(c, qp);
+    }
+    return true;
+}
+
+bool snic_transport_rto_fired(SnicQp *qp, uint64_t now)
+{
+    SnicReq *r = &qp->req;
+
+    if (r->deadline == UINT64_MAX || now < r->deadline) {
+        return false;
+    }
+    r->deadline = UINT64_MAX;
+    return true;
+}
+
+void snic_transport_fail(SnicCore *c, SnicQp *qp, uint8_t status)
+{
+    c->transport_hooks->fail(c, qp, status);
 }
 
 bool snic_transport_rto_expired(const SnicQp *qp, uint64_t now)
@@ -372,6 +462,21 @@ uint64_t snic_transport_tx_bytes(const SnicQp *qp)
 uint64_t snic_transport_now(SnicCore *c)
 {
     return c->ops->now_ns(c->opaque);
+}
+
+uint32_t snic_transport_line_rate(SnicCore *c)
+{
+    return SNIC_LINK_SPEED_MBPS;
+}
+
+uint32_t snic_transport_qpn(SnicCore *c, const SnicQp *qp)
+{
+    return qp - c->qps;
+}
+
+void snic_transport_event(SnicCore *c, SnicTracePoint tp, const uint64_t a[4])
+{
+    snic_trace(c, tp, a);
 }
 
 /* ---- selection (SET_QP_TRANSPORT) and start of a QP's program ---- */

@@ -21,11 +21,14 @@
 #ifndef SNIC_CORE_TRANSPORT_H
 #define SNIC_CORE_TRANSPORT_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "snic/snic_admin.h"
 #include "snic/snic_sr.h"
+#include "host.h"
+#include "psn.h"
 
 #define SNIC_TX_WINDOW          128     /* segments (= PSNs) per QP */
 
@@ -429,8 +432,12 @@ uint32_t snic_transport_tokens(const SnicQp *qp);
 void snic_transport_arm_timer(SnicCore *c, SnicQp *qp, uint64_t at);
 /* Is the retransmission timer due at 'now'? (periodic hooks) */
 bool snic_transport_rto_expired(const SnicQp *qp, uint64_t now);
-/* (Re)arm the retransmission timer: local ACK timeout from now. */
-void snic_transport_reset_rto(SnicCore *c, SnicQp *qp);
+/*
+ * (Re)arm the retransmission timer: the local ACK timeout from now (the
+ * program's rto hook may scale it); disarmed with nothing in flight. An
+ * RNR wait, while it runs, stands in for it.
+ */
+void snic_transport_arm_rto(SnicCore *c, SnicQp *qp);
 /* Segments in flight (sent, not acknowledged) and the oldest's PSN. */
 uint32_t snic_transport_outstanding(const SnicQp *qp);
 uint32_t snic_transport_wnd_start(const SnicQp *qp);
@@ -440,6 +447,45 @@ uint32_t snic_transport_snd_nxt(const SnicQp *qp);
 uint64_t snic_transport_tx_bytes(const SnicQp *qp);
 /* Now, on the device's clock (ns). */
 uint64_t snic_transport_now(SnicCore *c);
+/* The port's line rate, Mb/s */
+uint32_t snic_transport_line_rate(SnicCore *c);
+/* The QP's number (an event's argument) */
+uint32_t snic_transport_qpn(SnicCore *c, const SnicQp *qp);
+/*
+ * Report event NAME of events.h: SNIC_TRANSPORT_EVENT(c, NAME, args...)
+ * checks the arguments against the entry at compile time.
+ */
+void snic_transport_event(SnicCore *c, SnicTracePoint tp, const uint64_t a[4]);
+#define SNIC_TRANSPORT_EVENT(c, name, ...) do { \
+        _Static_assert(SNIC_EV_NARGS_(__VA_ARGS__) == SNIC_EV_ARGC_##name, \
+                       #name ": arguments differ from events.h"); \
+        snic_transport_event((c), SNIC_TRACE_##name, \
+                             (const uint64_t[4])SNIC_EV_ARGS4_(__VA_ARGS__)); \
+    } while (0)
+/* Fail the oldest send WQE with an SNIC_WC_* status; the QP goes to ERR */
+void snic_transport_fail(SnicCore *c, SnicQp *qp, uint8_t status);
+
+/*
+ * IBA's reliability (IBA 9.7.5.2), for programs that keep it: the retry
+ * counters of the QP's attributes, reloaded on progress, one used by
+ * each retry (an RNR retry count of 7 retries for ever: none is used);
+ * the RNR wait, which holds everything for 'ns', then sends from 'psn'
+ * again, and stands in for the retransmission timer while it runs.
+ */
+typedef enum SnicRetryKind {
+    SNIC_RETRY_TRANSPORT,       /* retry_cnt: timeouts, sequence NAKs */
+    SNIC_RETRY_RNR,             /* rnr_retry: RNR NAKs */
+} SnicRetryKind;
+
+void snic_transport_retries_reload(SnicQp *qp);
+uint32_t snic_transport_retries_left(const SnicQp *qp, SnicRetryKind kind);
+void snic_transport_retry_used(SnicQp *qp, SnicRetryKind kind);
+void snic_transport_rnr_wait(SnicCore *c, SnicQp *qp, uint32_t psn,
+                             uint64_t ns);
+/* Is an RNR wait running? One that ended by 'now' sends again (false). */
+bool snic_transport_rnr_waiting(SnicCore *c, SnicQp *qp, uint64_t now);
+/* Did the retransmission timer expire by 'now'? It is disarmed then. */
+bool snic_transport_rto_fired(SnicQp *qp, uint64_t now);
 
 /* IBA go-back-N's reliability, for programs that keep it (gbn.c) */
 void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
@@ -473,11 +519,11 @@ void snic_pull_owe(SnicCore *c, SnicQp *qp);
 void snic_pull_run(SnicCore *c, SnicQp *qp);
 
 /* template.c: the data-delivery engine */
-void snic_dde_ack_upto(SnicReq *r, uint32_t psn);
-bool snic_dde_next(const SnicReq *r, uint32_t *psn, bool *retransmit);
-void snic_dde_sent(SnicReq *r, uint32_t psn, uint32_t count,
+void snic_dde_ack_upto(SnicQp *qp, uint32_t psn);
+bool snic_dde_next(const SnicQp *qp, uint32_t *psn, bool *retransmit);
+void snic_dde_sent(SnicQp *qp, uint32_t psn, uint32_t count,
                    bool retransmit);
-uint32_t snic_dde_outstanding(const SnicReq *r);
+uint32_t snic_dde_outstanding(const SnicQp *qp);
 /*
  * How far beyond the oldest unacknowledged PSN a QP may send: the Tonic
  * programs' on-device maps cover SNIC_TX_WINDOW PSNs, SRNIC's host
@@ -485,6 +531,15 @@ uint32_t snic_dde_outstanding(const SnicReq *r);
  */
 uint32_t snic_dde_span(const SnicQp *qp);
 /* Are segments marked for retransmission? */
-bool snic_dde_rtx_pending(const SnicReq *r);
+bool snic_dde_rtx_pending(const SnicQp *qp);
+
+/*
+ * What the template asks of the engine, which registers it
+ * (engine/rdma.c): fail the oldest send WQE with an SNIC_WC_* status,
+ * the QP going to ERR (snic_transport_fail()).
+ */
+typedef struct SnicTransportHooks {
+    void (*fail)(SnicCore *c, SnicQp *qp, uint8_t status);
+} SnicTransportHooks;
 
 #endif /* SNIC_CORE_TRANSPORT_H */

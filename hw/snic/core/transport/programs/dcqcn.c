@@ -18,9 +18,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "engine/rdma.h"
-#include "port/wire.h"
+
+#include "transport/transport.h"
 
 typedef struct DcqcnState {
     uint32_t rc;                /* current rate, Mb/s */
@@ -42,13 +41,14 @@ static void dcqcn_init(SnicCore *c, SnicQp *qp)
 {
     DcqcnState *s = snic_prog_state(qp);
 
-    s->rc = s->rt = SNIC_LINK_SPEED;
+    s->rc = s->rt = snic_transport_line_rate(c);
     s->alpha = 1u << SNIC_DCQCN_ALPHA_Q;     /* DCQCN starts at alpha = 1 */
     s->alpha_at = s->rate_at = UINT64_MAX;  /* no congestion yet */
     snic_transport_set_rate(c, qp, s->rc);
 }
 
-static void increase(DcqcnState *s)
+/* An increase event; line: the port's rate, which Rt never passes */
+static void increase(DcqcnState *s, uint32_t line)
 {
     uint8_t hi = MAX(s->t_stage, s->b_stage), lo = MIN(s->t_stage, s->b_stage);
 
@@ -59,7 +59,7 @@ static void increase(DcqcnState *s)
     } else {
         s->rt += SNIC_DCQCN_R_AI;
     }
-    s->rt = MIN(s->rt, SNIC_LINK_SPEED);
+    s->rt = MIN(s->rt, line);
     /* rounded up, so Rc reaches Rt (and the timer stops) */
     s->rc = (s->rt + s->rc + 1) / 2;
 }
@@ -80,12 +80,12 @@ static void cnp(SnicCore *c, SnicQp *qp, DcqcnState *s)
 }
 
 /* The byte counter: an increase event every SNIC_DCQCN_BYTES sent. */
-static void byte_counter(DcqcnState *s, uint64_t tx)
+static void byte_counter(DcqcnState *s, uint64_t tx, uint32_t line)
 {
-    while (s->rc < SNIC_LINK_SPEED && tx - s->b_mark >= SNIC_DCQCN_BYTES) {
+    while (s->rc < line && tx - s->b_mark >= SNIC_DCQCN_BYTES) {
         s->b_mark += SNIC_DCQCN_BYTES;
         s->b_stage += s->b_stage < UINT8_MAX;
-        increase(s);
+        increase(s, line);
     }
 }
 
@@ -97,7 +97,8 @@ static void dcqcn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         cnp(c, qp, s);
     } else {
         snic_gbn_incoming(c, qp, fb);
-        byte_counter(s, snic_transport_tx_bytes(qp));
+        byte_counter(s, snic_transport_tx_bytes(qp),
+                     snic_transport_line_rate(c));
     }
     snic_transport_set_rate(c, qp, s->rc);
     arm(c, qp, s);
@@ -106,6 +107,7 @@ static void dcqcn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 static void dcqcn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     DcqcnState *s = snic_prog_state(qp);
+    uint32_t line = snic_transport_line_rate(c);
 
     if (now >= s->alpha_at) {
         s->alpha -= s->alpha >> SNIC_DCQCN_G_SHIFT;
@@ -115,11 +117,10 @@ static void dcqcn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     }
     if (now >= s->rate_at) {
         s->t_stage += s->t_stage < UINT8_MAX;
-        increase(s);
-        s->rate_at = s->rc < SNIC_LINK_SPEED ? now + SNIC_DCQCN_RATE_NS :
-                                               UINT64_MAX;
+        increase(s, line);
+        s->rate_at = s->rc < line ? now + SNIC_DCQCN_RATE_NS : UINT64_MAX;
     }
-    byte_counter(s, snic_transport_tx_bytes(qp));
+    byte_counter(s, snic_transport_tx_bytes(qp), line);
     snic_transport_set_rate(c, qp, s->rc);
     arm(c, qp, s);
     snic_gbn_periodic(c, qp, now);

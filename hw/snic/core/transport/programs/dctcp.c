@@ -17,9 +17,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "engine/rdma.h"
-#include "port/wire.h"
+#include "transport/transport.h"
 #include "dctcp_window.h"
 
 #define DCTCP_DUPTHRESH     3

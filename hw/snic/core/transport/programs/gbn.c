@@ -8,8 +8,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "engine/rdma.h"
+#include "transport/transport.h"
 
 /* RNR NAK timer field -> delay in units of 10 us (IBA 9.7.5.2.8) */
 static const uint32_t rnr_delay_10us[32] = {
@@ -25,8 +24,6 @@ static uint64_t rnr_delay_ns(uint8_t code)
 
 void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
 {
-    SnicReq *r = &qp->req;
-
     /*
      * The retry counters count retries without forward progress. A
      * sequence NAK past the oldest unacknowledged PSN is progress too: a
@@ -35,76 +32,59 @@ void snic_gbn_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
      * between them while the transfer still moves on.
      */
     if (fb->progress) {
-        r->retry_left = qp->attr.retry_cnt;
-        r->rnr_left = qp->attr.rnr_retry;
+        snic_transport_retries_reload(qp);
     }
     switch (fb->kind) {
     case SNIC_FB_ACK:
         break;
     case SNIC_FB_NAK_SEQ:
-        if (!r->retry_left) {
-            snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
+        if (!snic_transport_retries_left(qp, SNIC_RETRY_TRANSPORT)) {
+            snic_transport_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
             return;
         }
-        r->retry_left--;
+        snic_transport_retry_used(qp, SNIC_RETRY_TRANSPORT);
         snic_transport_retransmit(c, qp, fb->psn, SNIC_RTX_NAK_SEQ);
         break;
     case SNIC_FB_RNR:
-        if (qp->attr.rnr_retry != 7) {      /* 7 means retry for ever */
-            if (!r->rnr_left) {
-                snic_req_fail(c, qp, SNIC_WC_RNR_RETRY_EXC_ERR);
-                return;
-            }
-            r->rnr_left--;
+        if (!snic_transport_retries_left(qp, SNIC_RETRY_RNR)) {
+            snic_transport_fail(c, qp, SNIC_WC_RNR_RETRY_EXC_ERR);
+            return;
         }
-        r->rnr_psn = fb->psn;
-        /* waiting out an RNR is not a timeout: it replaces the RTO */
-        r->deadline = c->ops->now_ns(c->opaque) + rnr_delay_ns(fb->syndrome);
-        r->rnr_wait = true;
-        SNIC_EVENT(c, RNR_WAIT, qp - c->qps, fb->psn,
-                   rnr_delay_ns(fb->syndrome));
-        snic_qp_timer_sync(c, qp);
+        snic_transport_retry_used(qp, SNIC_RETRY_RNR);
+        snic_transport_rnr_wait(c, qp, fb->psn, rnr_delay_ns(fb->syndrome));
         return;
     default:
         return;     /* no congestion control, no selective feedback */
     }
-    snic_req_arm_rto(c, qp);
+    snic_transport_arm_rto(c, qp);
 }
 
 bool snic_gbn_timeout(SnicCore *c, SnicQp *qp, uint64_t now)
 {
-    SnicReq *r = &qp->req;
+    uint32_t left;
 
     /* the one transport deadline: an RNR wait's end or the RTO */
-    if (r->rnr_wait) {
-        if (now >= r->deadline) {
-            snic_req_disarm(r);
-            snic_transport_retransmit(c, qp, r->rnr_psn, SNIC_RTX_RNR);
-            snic_req_arm_rto(c, qp);
-        }
+    if (snic_transport_rnr_waiting(c, qp, now) ||
+        !snic_transport_rto_fired(qp, now) ||
+        !snic_transport_outstanding(qp)) {
         return false;
     }
-    if (r->deadline == UINT64_MAX || now < r->deadline) {
+    left = snic_transport_retries_left(qp, SNIC_RETRY_TRANSPORT);
+    SNIC_TRANSPORT_EVENT(c, TIMEOUT, snic_transport_qpn(c, qp),
+                         snic_transport_wnd_start(qp), left);
+    if (!left) {
+        snic_transport_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
         return false;
     }
-    r->deadline = UINT64_MAX;
-    if (!snic_dde_outstanding(r)) {
-        return false;
-    }
-    SNIC_EVENT(c, TIMEOUT, qp - c->qps, r->dde.wnd_start, r->retry_left);
-    if (!r->retry_left) {
-        snic_req_fail(c, qp, SNIC_WC_RETRY_EXC_ERR);
-        return false;
-    }
-    r->retry_left--;
-    snic_req_arm_rto(c, qp);
+    snic_transport_retry_used(qp, SNIC_RETRY_TRANSPORT);
+    snic_transport_arm_rto(c, qp);
     return true;
 }
 
 void snic_gbn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     if (snic_gbn_timeout(c, qp, now)) {
-        snic_transport_retransmit(c, qp, qp->req.dde.wnd_start,
+        snic_transport_retransmit(c, qp, snic_transport_wnd_start(qp),
                                   SNIC_RTX_TIMEOUT);
     }
 }

@@ -21,9 +21,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "port/link.h"
-#include "port/wire.h"      /* PSN arithmetic */
+
+#include "transport/transport.h"
 
 /* BDP-FC's cap, in segments: a BDP (64 KiB: 100 Gb/s, 5 us RTT) */
 #define IRN_BDP             16
@@ -48,7 +47,7 @@ typedef struct IrnState {
 
 static void irn_init(SnicCore *c, SnicQp *qp)
 {
-    snic_transport_set_rate(c, qp, SNIC_LINK_SPEED);
+    snic_transport_set_rate(c, qp, snic_transport_line_rate(c));
     snic_transport_set_window(c, qp, IRN_BDP);
 }
 
@@ -68,7 +67,7 @@ static void on_nack(SnicCore *c, SnicQp *qp, IrnState *s, uint32_t lo,
         s->recover = psn_add(end, -1);
         s->high_rxt = una;
     }
-    if (snic_dde_rtx_pending(&qp->req)) {
+    if (snic_dde_rtx_pending(qp)) {
         return;     /* one range at a time: never join two across runs */
     }
     from = snic_psn_cmp(s->high_rxt, una) > 0 ? s->high_rxt : una;
@@ -116,7 +115,7 @@ static void irn_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
     if (snic_transport_rto_expired(qp, now) && flight) {
         if (s->rto_low && flight > IRN_RTO_LOW_N) {
             s->rto_rest = true;         /* too many out for RTO_low */
-            snic_transport_reset_rto(c, qp);
+            snic_transport_arm_rto(c, qp);
             return;
         }
         s->in_recovery = false;         /* everything goes again */

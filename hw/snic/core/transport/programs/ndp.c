@@ -15,8 +15,8 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "port/wire.h"      /* PSN arithmetic */
+
+#include "transport/transport.h"
 
 /* segments before the first PULL: a BDP (64 KiB: 100 Gb/s, 5 us RTT) */
 #define NDP_IW              16
@@ -56,7 +56,7 @@ static void next_nacked(SnicCore *c, SnicQp *qp, NdpState *s,
     uint32_t una = snic_transport_wnd_start(qp), i = 0, n = 0;
     uint32_t flight = snic_transport_outstanding(qp);
 
-    if (snic_dde_rtx_pending(&qp->req)) {
+    if (snic_dde_rtx_pending(qp)) {
         return;
     }
     while (i < flight && !snic_psnmap_get(s->nacked, psn_add(una, i))) {

@@ -12,9 +12,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "engine/rdma.h"
-#include "port/wire.h"
+#include "transport/transport.h"
 #include "tcp_window.h"
 
 #define RENO_DUPTHRESH      3

@@ -13,8 +13,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "core_int.h"
-#include "port/wire.h"      /* PSN arithmetic */
+#include "transport/transport.h"
 #include "tcp_window.h"
 
 #define SACK_DUPTHRESH      3
@@ -68,7 +67,7 @@ static void next_hole(SnicCore *c, SnicQp *qp, SackState *s)
 {
     uint32_t una = snic_transport_wnd_start(qp), from, to;
 
-    if (snic_dde_rtx_pending(&qp->req)) {
+    if (snic_dde_rtx_pending(qp)) {
         return;     /* one range at a time: never join two across SACKs */
     }
     from = snic_psn_cmp(s->high_rxt, una) > 0 ? s->high_rxt : una;
