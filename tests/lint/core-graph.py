@@ -31,12 +31,8 @@ ALLOWED = {
     ('srnic/sr.c', 'engine/resp.c'):
         'SRNIC places and acknowledges through the responder\'s internals, '
         'to be one placement layer',
-    ('srnic/sr.c', 'transport/programs/gbn.c'):
-        'SRNIC falls back on go-back-N\'s hooks by name',
     ('srnic/sr_read.c', 'engine/req.c'):
         'READ responses placed through the completer\'s internals',
-    ('transport/template.c', 'srnic/sr.c'):
-        'the template asks SRNIC whether a QP is its',
 }
 
 IDENT = re.compile(r'[A-Za-z_]\w*')

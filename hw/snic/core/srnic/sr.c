@@ -17,6 +17,19 @@
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)
 
+/*
+ * The host's bitmaps span SNIC_SR_SPAN PSNs (SRNIC 3.2.2 sizes them at
+ * 500 slots, the BDP of 100 Gb/s and a 40 us RTT; here the next power of
+ * two), beyond the on-device maps of the Tonic programs
+ */
+_Static_assert(SNIC_SR_SPAN <= SNIC_DDE_SPAN, "the DDE's offsets hold it");
+
+/*
+ * Go-back-N is SRNIC's fallback: what it does not handle (timeouts,
+ * sequence NAKs, RNR) goes to go-back-N's hooks, through its program
+ */
+static const SnicProgram *const gbn = &snic_program_gbn;
+
 bool snic_sr_on(const SnicQp *qp)
 {
     return snic_programs[qp->program]->flags & SNIC_PROG_SR;
@@ -870,7 +883,7 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
     case SNIC_FB_DUP_ACK:
         if (fb->progress) {
             ack.kind = SNIC_FB_ACK;
-            snic_gbn_incoming(c, qp, &ack);     /* retry counters, timer */
+            gbn->incoming(c, qp, &ack);     /* retry counters, timer */
         }
         block = fb->kind == SNIC_FB_SACK &&
                 snic_psn_cmp(fb->sack, una) > 0 &&
@@ -919,10 +932,10 @@ static void sr_incoming(SnicCore *c, SnicQp *qp, const SnicFeedback *fb)
         } else {
             req_window(c, qp, s);
         }
-        snic_gbn_incoming(c, qp, fb);
+        gbn->incoming(c, qp, fb);
         break;
     default:
-        snic_gbn_incoming(c, qp, fb);   /* RNR, READ responses */
+        gbn->incoming(c, qp, fb);       /* RNR, READ responses */
         break;
     }
 }
@@ -944,7 +957,7 @@ static void sr_periodic(SnicCore *c, SnicQp *qp, uint64_t now)
             req_window(c, qp, s);
         }
     }
-    snic_gbn_periodic(c, qp, now);
+    gbn->periodic(c, qp, now);
 }
 
 /* SNIC_SR_RETRY_RTX */
@@ -1194,12 +1207,19 @@ bool snic_sr_ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
     return ctrl_post(c, qp, e);
 }
 
+static SnicOooMsg *sr_msg(SnicQp *qp)
+{
+    return &snic_sr_qp(qp)->msg;
+}
+
 const SnicProgram snic_program_srnic = {
     .name = "SRNIC",
     .credit = SNIC_CREDIT_WINDOW,
     .ack_policy = SNIC_ACK_IBA,
     .flags = SNIC_PROG_SR,
     .state_bytes = sizeof(SnicSrQp),
+    .span = SNIC_SR_SPAN,
+    .msg = sr_msg,
     .init = sr_init,
     .incoming = sr_incoming,
     .periodic = sr_periodic,
@@ -1212,6 +1232,8 @@ const SnicProgram snic_program_srnic_dctcp = {
     .ack_policy = SNIC_ACK_IBA,
     .flags = SNIC_PROG_SR | SNIC_PROG_ECE,
     .state_bytes = sizeof(SrDctcp),
+    .span = SNIC_SR_SPAN,
+    .msg = sr_msg,
     .init = sr_init,
     .incoming = sr_incoming,
     .periodic = sr_periodic,

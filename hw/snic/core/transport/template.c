@@ -57,6 +57,7 @@ bool snic_program_fits(const SnicProgram *p)
            (!(p->flags & SNIC_PROG_PULL) ||
             (p->flags & SNIC_PROG_XPORT && p->credit == SNIC_CREDIT_TOKEN)) &&
            p->state_bytes >= resp_head_bytes(p) &&
+           p->span <= SNIC_DDE_SPAN &&
            p->state_bytes <= state_max[p->credit];
 }
 
@@ -111,10 +112,10 @@ SnicOooMap *snic_prog_ooo(SnicQp *qp)
 
 SnicOooMsg *snic_prog_msg(SnicQp *qp)
 {
+    const SnicProgram *p = snic_qp_program(qp);
     SnicOooMap *m = snic_prog_ooo(qp);
-    SnicSrQp *s = snic_sr_qp(qp);
 
-    return m ? &m->msg : s ? &s->msg : NULL;
+    return m ? &m->msg : p->msg ? p->msg(qp) : NULL;
 }
 
 SnicTrimMap *snic_prog_trim(SnicQp *qp)
@@ -269,8 +270,9 @@ void snic_dde_sent(SnicQp *qp, uint32_t psn, uint32_t count,
 
 uint32_t snic_dde_span(const SnicQp *qp)
 {
-    return snic_programs[qp->program]->flags & SNIC_PROG_SR ?
-           SNIC_DDE_SPAN : SNIC_TX_WINDOW;
+    const SnicProgram *p = snic_programs[qp->program];
+
+    return p->span ? p->span : SNIC_TX_WINDOW;
 }
 
 void snic_transport_set_window(SnicCore *c, SnicQp *qp, uint32_t segments)

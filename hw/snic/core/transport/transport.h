@@ -26,7 +26,6 @@
 #include <stdint.h>
 
 #include "snic/snic_admin.h"
-#include "snic/snic_sr.h"
 #include "host.h"
 #include "psn.h"
 
@@ -37,12 +36,12 @@ typedef struct SnicQp SnicQp;
 typedef struct SnicReq SnicReq;
 
 /*
- * The most segments an SRNIC QP may have outstanding beyond lACK: its
- * bitmaps are the host's (SRNIC 3.2.2 sizes them at 500 slots, the BDP
- * of 100 Gb/s and a 40 us RTT; here the next power of two), so its span
- * is not bounded by on-device maps as the Tonic programs' is.
+ * The most segments a QP may have outstanding beyond the oldest
+ * unacknowledged one, whatever its program (SnicProgram.span): a Tonic
+ * program's on-device maps cover SNIC_TX_WINDOW, a program whose maps
+ * are the host's (SRNIC's bitmaps) may ask for up to this.
  */
-#define SNIC_DDE_SPAN           SNIC_SR_SPAN
+#define SNIC_DDE_SPAN           512
 
 /*
  * Tonic data-delivery engine: the window of one QP. Offsets into the
@@ -194,10 +193,14 @@ typedef struct SnicProgram {
     uint8_t ack_policy;         /* SnicAckPolicy of the responder */
     uint8_t flags;              /* SNIC_PROG_* */
     uint16_t state_bytes;       /* its own per-QP state */
+    uint16_t span;              /* PSNs beyond the oldest unacked; 0: */
+                                /* SNIC_TX_WINDOW (<= SNIC_DDE_SPAN) */
     void (*init)(SnicCore *c, SnicQp *qp);
     void (*incoming)(SnicCore *c, SnicQp *qp, const SnicFeedback *fb);
     void (*periodic)(SnicCore *c, SnicQp *qp, uint64_t now);
     uint64_t (*rto)(SnicQp *qp, uint64_t timeout_ns);
+    /* where it keeps the QP's message numbers, if not in a placement map */
+    struct SnicOooMsg *(*msg)(SnicQp *qp);
 } SnicProgram;
 
 /*
@@ -401,7 +404,7 @@ SnicTokenCredit *snic_token_credit(const SnicQp *qp);
 SnicOooMap *snic_prog_ooo(SnicQp *qp);
 /*
  * The QP's message numbers (SRNIC's SSN): a selective program's (in its
- * map) or SRNIC's (in its state), or NULL if it keeps none
+ * map) or where its program's msg hook says, or NULL if it keeps none
  */
 SnicOooMsg *snic_prog_msg(SnicQp *qp);
 /* ... and its NACKs owed, if the program is receiver-driven, or NULL */
@@ -524,11 +527,7 @@ bool snic_dde_next(const SnicQp *qp, uint32_t *psn, bool *retransmit);
 void snic_dde_sent(SnicQp *qp, uint32_t psn, uint32_t count,
                    bool retransmit);
 uint32_t snic_dde_outstanding(const SnicQp *qp);
-/*
- * How far beyond the oldest unacknowledged PSN a QP may send: the Tonic
- * programs' on-device maps cover SNIC_TX_WINDOW PSNs, SRNIC's host
- * bitmaps SNIC_DDE_SPAN
- */
+/* How far beyond the oldest unacknowledged PSN a QP may send (span) */
 uint32_t snic_dde_span(const SnicQp *qp);
 /* Are segments marked for retransmission? */
 bool snic_dde_rtx_pending(const SnicQp *qp);
