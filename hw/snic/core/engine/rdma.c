@@ -304,43 +304,6 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
     snic_sched_notify(c, qp);   /* WQEs may already be posted */
 }
 
-/*
- * Place a WRITE packet's payload at its message's next address through
- * the message's R_Key (a First or Only packet's RETH starts the message,
- * bounded to 2 GiB): SNIC_AETH_ACK, or the NAK that refuses it.
- */
-uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
-                         bool first, bool last)
-{
-    SnicResp *s = &qp->resp;
-    SnicMrCheck why;
-    SnicMr *mr;
-
-    if (first) {
-        if (p->reth.len > (1u << 31)) {
-            return SNIC_AETH_NAK_INV_REQ;
-        }
-        s->write_va = p->reth.va;
-        s->write_rkey = p->reth.rkey;
-        s->write_len = s->write_left = p->reth.len;
-    }
-    if (p->payload_len > s->write_left ||
-        (last && p->payload_len != s->write_left)) {
-        return SNIC_AETH_NAK_INV_REQ;   /* length mismatch */
-    }
-    if (p->payload_len) {
-        mr = snic_rkey_check(c, qp, s->write_rkey, SNIC_ACCESS_REMOTE_WRITE,
-                             s->write_va, p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                                  p->payload_len)) {
-            return SNIC_AETH_NAK_REM_ACCESS;
-        }
-    }
-    s->write_va += p->payload_len;
-    s->write_left -= p->payload_len;
-    return SNIC_AETH_ACK;
-}
-
 /* The QP is about to be destroyed: the engine lets go of it */
 static void qp_destroy(SnicCore *c, SnicQp *qp)
 {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "snic/snic_verbs.h"
+#include "engine/place.h"
 #include "engine/wq.h"
 #include "engine/xmit.h"
 #include "transport/transport.h"
@@ -122,9 +123,6 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
-/* A WRITE packet's payload to memory: SNIC_AETH_ACK or the NAK */
-uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
-                         bool first, bool last);
 
 /* req.c: requester and completer */
 /* up to 'budget' segments of at most 'wqes' WQEs started or resent */
@@ -146,19 +144,21 @@ void snic_req_read_acked(SnicCore *c, SnicQp *qp, uint32_t upto,
 
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-/* queue the ACK/NAK to send; a fatal NAK, after which the QP fails */
-void snic_resp_queue_ack(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
-void snic_resp_nak_fatal(SnicCore *c, SnicQp *qp, uint8_t syn, uint32_t psn);
-uint8_t snic_resp_place_write(SnicCore *c, SnicQp *qp,
-                              const struct SnicPkt *p, bool at_epsn);
-bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
-                          uint32_t d, uint32_t lag);
-bool snic_resp_msg_posted(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
-                          uint32_t d, uint32_t lag);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
+bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+
+/*
+ * resp_ooo.c: placement ahead of ePSN (SNIC_PROG_XPORT programs): a
+ * request carrying the extension, d PSNs from ePSN (true: taken there);
+ * ePSN over the PSNs placed ahead of it (true if it moved); an ACK's
+ * SACK block; a receiver-driven program's trimmed packets and NACKs.
+ */
+bool snic_resp_ooo(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
+                   int32_t d);
+bool snic_resp_ooo_sweep(SnicCore *c, SnicQp *qp);
+void snic_resp_ooo_sack(SnicQp *qp, struct SnicPkt *p);
 void snic_resp_trimmed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_nacks(SnicCore *c, SnicQp *qp);
-bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
 
 /* uc.c: unreliable connected QPs */
 bool snic_uc_run(SnicCore *c, SnicQp *qp, unsigned budget);

@@ -214,7 +214,7 @@ static bool uc_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, bool first,
         (imm && !snic_recv_take(c, qp))) {
         return false;
     }
-    if (snic_write_place(c, qp, p, first, last) != SNIC_AETH_ACK) {
+    if (snic_place_write(c, qp, p, first, last) != SNIC_AETH_ACK) {
         return false;
     }
     s->in_write = !last;

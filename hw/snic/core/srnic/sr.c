@@ -247,7 +247,7 @@ static void resp_unreported(SnicCore *c, SnicQp *qp, uint32_t psn,
     }
     if (!r->nak_sent) {
         r->nak_sent = true;
-        snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+        snic_place_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
     }
 }
 
@@ -349,10 +349,10 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
         resp_unreported(c, qp, p->psn, 1);
         return;
     }
-    syn = snic_resp_place_write(c, qp, p, !d);
+    syn = snic_place_write_at(c, qp, p, !d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
-            snic_resp_nak_fatal(c, qp, syn, p->psn);
+            snic_place_nak_fatal(c, qp, syn, p->psn);
         }
         return;         /* ahead of ePSN: dropped unrecorded */
     }
@@ -362,7 +362,7 @@ static void sr_write(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
     resp_accepted(c, qp, s, p, d, was);
     /* ahead of ePSN and in recovery every packet is acknowledged (SACK) */
     if (p->ackreq || d || was) {
-        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+        snic_place_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
     }
 }
 
@@ -388,15 +388,15 @@ static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
     p.imm = p.ieth_rkey = data;
     p.se = se;
     if (!snic_recv_take(c, qp)) {
-        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP,
-                            psn_add(qp->resp.epsn, -1));
+        snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_OP,
+                             psn_add(qp->resp.epsn, -1));
         return;
     }
     if (p.headers & SNIC_HDR_IETH && !snic_mw_invalidate(c, qp, data)) {
         snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV, len,
                          &p);
-        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ,
-                            psn_add(qp->resp.epsn, -1));
+        snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ,
+                             psn_add(qp->resp.epsn, -1));
         return;
     }
     snic_rq_complete(c, qp, SNIC_WC_SUCCESS, is_send(op) ? SNIC_WC_RECV :
@@ -450,10 +450,10 @@ static void msg_refused(SnicCore *c, SnicQp *qp, SnicSrQp *s,
 
     if (k <= lag && k >= (uint16_t)(qp->rq_tail - qp->rq_head)) {
         qp->resp.nak_sent = true;
-        snic_resp_queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer,
-                            p->psn);
+        snic_place_queue_ack(c, qp, SNIC_AETH_RNR | qp->attr.min_rnr_timer,
+                             p->psn);
     } else {
-        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
     }
 }
 
@@ -480,7 +480,7 @@ static void msg_placed(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         recv_report(c, qp, s, p);
     }
     if (p->ackreq || d || was) {
-        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+        snic_place_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
     }
 }
 
@@ -501,7 +501,7 @@ static bool msg_too_far(SnicCore *c, SnicQp *qp, SnicSrQp *s,
     if (d) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
     } else {
-        snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+        snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
     }
     return true;
 }
@@ -528,7 +528,7 @@ static void sr_send(SnicCore *c, SnicQp *qp, SnicSrQp *s, const SnicPkt *p,
         return;
     }
     /* messages ePSN passed may still await the host's completion */
-    if (!snic_resp_place_send(c, qp, p, d, lag)) {
+    if (!snic_place_send(c, qp, p, d, lag)) {
         if (!d) {
             msg_refused(c, qp, s, p);
         }
@@ -571,16 +571,16 @@ static void sr_write_imm(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         resp_unreported(c, qp, p->psn, need);
         return;
     }
-    if (!snic_resp_msg_posted(c, qp, p, d, s->recv_told - s->msg.resp)) {
+    if (!snic_place_msg_posted(c, qp, p, d, s->recv_told - s->msg.resp)) {
         if (!d) {
             msg_refused(c, qp, s, p);
         }
         return;             /* ahead of ePSN: dropped unrecorded */
     }
-    syn = snic_resp_place_write(c, qp, p, !d);
+    syn = snic_place_write_at(c, qp, p, !d);
     if (syn != SNIC_AETH_ACK) {
         if (!d) {
-            snic_resp_nak_fatal(c, qp, syn, p->psn);
+            snic_place_nak_fatal(c, qp, syn, p->psn);
         }
         return;             /* ahead of ePSN: dropped unrecorded */
     }
@@ -604,7 +604,7 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_psn_cmp(p->psn, s->psn_right) <= 0) {
         /* placed and reported already: acknowledged, not reported again */
         ctrl_refused(c, qp, p->psn, 0);
-        snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+        snic_place_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
         return true;
     }
     if (is_write_imm(p->opcode) &&
@@ -615,7 +615,7 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
          * in step with the receive WQE it takes
          */
         if (!d) {
-            snic_resp_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
+            snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, p->psn);
         }
         return true;
     }
@@ -637,7 +637,7 @@ bool snic_sr_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         /* not placeable out of order: where to resume, once per gap */
         if (!r->nak_sent) {
             r->nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
+            snic_place_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, r->epsn);
         }
         return true;
     }
@@ -659,8 +659,8 @@ void snic_sr_executed(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     resp_catch_up(c, qp, s);
     resp_report(c, qp, s->resp_recovery ? SNIC_SR_CTRL_RESP :
                 SNIC_SR_CTRL_RESP_EXIT, p->psn, op_last(p->opcode));
-    snic_resp_queue_ack(c, qp, SNIC_AETH_ACK,
-                        psn_add(qp->resp.epsn, -1));
+    snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
+                         psn_add(qp->resp.epsn, -1));
 }
 
 void snic_sr_ack(SnicQp *qp, SnicPkt *p)
@@ -716,7 +716,7 @@ static SrRetryVerdict retry_epsn(SnicCore *c, SnicQp *qp, SnicSrQp *s,
         r->in_write = e->flags & SNIC_SR_RETRY_F_IN_MSG;
         r->nak_sent = false;
     }
-    snic_resp_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
+    snic_place_queue_ack(c, qp, SNIC_AETH_ACK, psn_add(r->epsn, -1));
     return SR_RETRY_TAKEN;
 }
 
@@ -1108,7 +1108,7 @@ static uint16_t ctrlq_remove(SnicCore *c)
         if (s->resp_recovery) {
             resp_exit(c, qp, s);
             qp->resp.nak_sent = true;
-            snic_resp_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, qp->resp.epsn);
+            snic_place_queue_ack(c, qp, SNIC_AETH_NAK_SEQ, qp->resp.epsn);
         }
         if (s->req_recovery) {
             s->req_recovery = false;
