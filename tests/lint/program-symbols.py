@@ -11,7 +11,7 @@ program declares itself.
     tests/lint/program-symbols.py [--tap] [--self-test] REPO OBJDIR
 
 OBJDIR: the core library's object directory (libsnic-core.a.p).
---self-test compiles a copy of gbn.c that calls snic_req_fail() through
+--self-test compiles a copy of gbn.c that calls snic_sq_fail() through
 its own prototype and expects it reported.
 """
 import argparse
@@ -91,11 +91,11 @@ def self_test(repo, allowed, libc):
         src = os.path.join(tmp, 'planted.c')
         shutil.copy(os.path.join(repo, PROGRAMS, 'gbn.c'), src)
         with open(src, 'a', encoding='utf-8') as fh:
-            fh.write('void snic_req_fail(SnicCore *c, SnicQp *qp, '
+            fh.write('void snic_sq_fail(SnicCore *c, SnicQp *qp, '
                      'uint8_t status);\n'
                      'void planted(SnicCore *c, SnicQp *qp);\n'
                      'void planted(SnicCore *c, SnicQp *qp)\n{\n'
-                     '    snic_req_fail(c, qp, 0);\n}\n')
+                     '    snic_sq_fail(c, qp, 0);\n}\n')
         glib = subprocess.run(['pkg-config', '--cflags', 'glib-2.0'],
                               capture_output=True, text=True,
                               check=True).stdout.split()
@@ -104,7 +104,7 @@ def self_test(repo, allowed, libc):
                         '-I' + os.path.join(repo, 'hw/snic/core'),
                         '-I' + os.path.join(repo, 'include')] + glib,
                        check=True)
-        return 'snic_req_fail' in strays(obj, allowed, libc)
+        return 'snic_sq_fail' in strays(obj, allowed, libc)
     finally:
         shutil.rmtree(tmp)
 
@@ -132,7 +132,7 @@ def main():
                          for s in bad]))
     if args.self_test:
         results.append((self_test(args.repo, allowed, libc),
-                        'self-test: a program calling snic_req_fail() '
+                        'self-test: a program calling snic_sq_fail() '
                         'through its own prototype is reported', []))
     if args.tap:
         print(f'1..{len(results)}')

@@ -5,7 +5,8 @@
  * placed at its message's next address or where its extension header
  * says, a SEND packet's into the receive WQE its message number names,
  * ePSN moved and the message numbers with it, and the one ACK/NAK a QP
- * has queued for the engine to send.
+ * has queued for the engine to send; at the requester, a READ response
+ * placed through its WQE's SGEs whatever its order (SRNIC's).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -263,4 +264,42 @@ uint8_t snic_place_write(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     s->write_va += p->payload_len;
     s->write_left -= p->payload_len;
     return SNIC_AETH_ACK;
+}
+
+static uint32_t qp_mtu(const SnicQp *qp)
+{
+    return 128u << qp->attr.path_mtu;
+}
+
+int snic_place_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
+{
+    uint32_t mtu = qp_mtu(qp), s, off, want, req;
+    SnicReqWqe e;
+    uint8_t st;
+    int found;
+
+    found = snic_sq_wqe_of_psn(c, qp, p->psn, &e);
+    if (found <= 0) {
+        return found;           /* no WQE in flight has it: refused */
+    }
+    /* the request it echoes: in the same READ, not after the response */
+    s = (p->psn - e.info.first_psn) & SNIC_PSN_MASK;
+    req = (p->xeth.msg - e.info.first_psn) & SNIC_PSN_MASK;
+    if (!snic_wr_is_read(e.info.opcode) || req > s ||
+        ((p->xeth.msg + p->xeth.offset) & SNIC_PSN_MASK) != p->psn ||
+        p->xeth.offset > s) {
+        return 0;
+    }
+    off = s * mtu;
+    want = e.info.len > off ? MIN(mtu, e.info.len - off) : 0;
+    if (p->payload_len != want) {
+        return 0;
+    }
+    st = snic_sge_scatter(c, qp->pdn, e.w.sge, e.w.num_sge, off, p->payload,
+                          want);
+    if (st != SNIC_WC_SUCCESS) {
+        snic_sq_fail_local(c, qp, e.index, st);
+        return -1;
+    }
+    return 1;
 }

@@ -50,4 +50,13 @@ bool snic_place_send(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
 bool snic_place_msg_posted(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
                            uint32_t d, uint32_t lag);
 
+/*
+ * At the requester, an SRNIC READ response placed at its final address
+ * whatever its order, after checking it against its WQE and the request
+ * it echoes: 1 placed, 0 refused (nothing written), -1 the QP failed (its
+ * WQE unreadable, its own buffer gone).
+ */
+int snic_place_read_response(SnicCore *c, SnicQp *qp,
+                             const struct SnicPkt *p);
+
 #endif /* SNIC_CORE_PLACE_H */

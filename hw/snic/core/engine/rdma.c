@@ -331,7 +331,7 @@ static const SnicSchedOps sched_ops = {
 };
 
 static const SnicTransportHooks transport_hooks = {
-    .fail = snic_req_fail,
+    .fail = snic_sq_fail,
 };
 
 void snic_rdma_init(SnicCore *c)

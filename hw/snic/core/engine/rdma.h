@@ -21,7 +21,6 @@
 #include "transport/transport.h"
 
 #define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
-#define SNIC_READ_CHUNK         64      /* PSNs per READ request */
 
 struct SnicPkt;
 struct snic_admin_cmd;
@@ -124,23 +123,13 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp);
 void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp);
 
-/* req.c: requester and completer */
+/* req.c: requester */
 /* up to 'budget' segments of at most 'wqes' WQEs started or resent */
 bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes);
+
+/* comp.c: completer (responses, a CNP from the peer) */
 void snic_req_response(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-/* fail the oldest send WQE with a status; the QP goes to ERR */
-void snic_req_fail(SnicCore *c, SnicQp *qp, uint8_t status);
 void snic_req_cnp(SnicCore *c, SnicQp *qp);
-/*
- * SRNIC's READ responses (srnic/sr_read.c). Place one at its final
- * address whatever its order, after checking it against its WQE and the
- * request it echoes: 1 placed, 0 refused (nothing written), -1 the QP
- * failed (its WQE unreadable, its own buffer gone). Acknowledge every PSN
- * up to 'upto' (all their responses placed), complete, feed the program.
- */
-int snic_req_read_place(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
-void snic_req_read_acked(SnicCore *c, SnicQp *qp, uint32_t upto,
-                         struct SnicFeedback *fb);
 
 /* resp.c: responder */
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);

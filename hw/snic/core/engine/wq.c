@@ -4,6 +4,13 @@
  * device's pool) taken and scattered into, send and receive completions,
  * and a QP's move to the error state with the flush of both queues.
  *
+ * No table of outstanding send WQEs is kept (SRNIC's cache-free design,
+ * NSDI'23 section 4.3): the QP context holds where the oldest uncompleted
+ * WQE starts (comp_psn) and how far the newest one got (sq_head,
+ * wqe_off). Which WQE a PSN belongs to, its length and op-code, are found
+ * again by reading the WQEs from comp_psn on: when a segment is resent, a
+ * response arrives, or WQEs complete.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
@@ -415,4 +422,215 @@ void snic_wq_error(SnicCore *c, SnicQp *qp)
         /* it takes no more WQEs from the SRQ: its consumer may detach */
         snic_aeq_post(c, SNIC_EVENT_QP_LAST_WQE, qp - c->qps);
     }
+}
+
+/* ---- the send queue walked from its oldest uncompleted WQE ---- */
+
+static uint32_t mtu_bytes(const SnicQp *qp)
+{
+    return 128u << qp->attr.path_mtu;
+}
+
+static uint32_t wqe_last_psn(const SnicSendWqe *w)
+{
+    return (w->first_psn + w->npsn - 1) & SNIC_PSN_MASK;
+}
+
+/* The PSNs a message of 'len' bytes and op-code 'op' occupies */
+static uint32_t wqe_npsn(const SnicQp *qp, uint8_t op, uint64_t len)
+{
+    if (snic_wr_is_local(op)) {
+        return 0;           /* runs in the SQ's order, sends nothing */
+    }
+    return len && !snic_wr_is_atomic(op) ?
+           (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1;
+}
+
+/*
+ * Read WQE 'index', which starts at PSN first_psn; its span in e->info.
+ * A WQE is validated (with guest errors) once, when it starts; one that
+ * the guest made unreadable or malformed after that fails quietly.
+ */
+uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
+                         uint32_t first_psn, SnicReqWqe *e)
+{
+    const struct snic_sq_wqe *w = &e->w;
+    uint64_t len = 0;
+    unsigned i;
+
+    e->index = index;
+    if (snic_sq_fetch(c, qp, index, &e->w) ||
+        w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    if (w->flags & SNIC_WQE_INLINE) {
+        if (w->inline_len > SNIC_MAX_INLINE_DATA) {
+            return SNIC_WC_LOC_LEN_ERR;
+        }
+        len = w->inline_len;
+    } else {
+        for (i = 0; i < w->num_sge; i++) {
+            len += GUINT32_FROM_LE(w->sge[i].length);
+        }
+    }
+    if (snic_rpc_wr(w->opcode)) {
+        len += SNIC_RPC_HDR_LEN;    /* the message starts with its header */
+    }
+    if (len > (1ull << 31)) {
+        return SNIC_WC_LOC_LEN_ERR;
+    }
+    e->info = (SnicSendWqe) {
+        .first_psn = first_psn,
+        .len = snic_wr_is_local(w->opcode) ? 0 : len,
+        .npsn = wqe_npsn(qp, w->opcode, len),
+        .opcode = w->opcode,
+        .flags = w->flags,
+    };
+    return SNIC_WC_SUCCESS;
+}
+
+/*
+ * The started WQE that PSN psn belongs to, read from comp_psn on (its
+ * message number counted from sq_comp's): 1 found, 0 not in flight, -1 a
+ * WQE could not be read (the QP failed).
+ */
+int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e)
+{
+    SnicReq *r = &qp->req;
+    SnicOooMsg *m = snic_prog_msg(qp);
+    uint32_t first = r->comp_psn, msg = m ? m->req_comp : 0;
+    uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
+
+    for (i = qp->sq_comp; i != end; i++) {
+        uint8_t st;
+
+        first = snic_rpc_skip(c, qp, first, i);     /* answers before it */
+        st = snic_sq_wqe_read(c, qp, i, first, e);
+
+        if (st != SNIC_WC_SUCCESS) {
+            snic_sq_fail_at(c, qp, i, st);
+            return -1;
+        }
+        e->msg = msg;
+        if (e->info.npsn &&
+            ((psn - first) & SNIC_PSN_MASK) < e->info.npsn) {
+            return 1;
+        }
+        first = (first + e->info.npsn) & SNIC_PSN_MASK;
+        msg += snic_wr_takes_recv(e->info.opcode);
+    }
+    return 0;
+}
+
+/* Complete, in post order, every WQE whose last PSN is acknowledged. */
+void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
+{
+    SnicReq *r = &qp->req;
+    SnicOooMsg *m = snic_prog_msg(qp);
+
+    for (;;) {
+        SnicReqWqe e;
+        uint8_t st;
+
+        /* RPC answers sent before this WQE: it starts after them */
+        r->comp_psn = snic_rpc_skip(c, qp, r->comp_psn, qp->sq_comp);
+        if (r->local_err && qp->sq_comp == r->local_err_index) {
+            snic_sq_fail_at(c, qp, qp->sq_comp, r->local_err_status);
+            return;
+        }
+        if (qp->sq_comp == r->sq_head) {
+            break;
+        }
+        /* wr_id lives in host memory: the WQE is ours until here */
+        st = snic_sq_wqe_read(c, qp, qp->sq_comp, r->comp_psn, &e);
+        if (st != SNIC_WC_SUCCESS) {
+            snic_sq_fail_at(c, qp, qp->sq_comp, st);
+            return;
+        }
+        if (snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
+            break;
+        }
+        if (e.info.flags & SNIC_WQE_SIGNALED) {
+            snic_post_send_cqe(c, qp, &e.info, GUINT64_FROM_LE(e.w.wr_id),
+                               SNIC_WC_SUCCESS);
+        }
+        if (snic_wr_is_rd_atomic(e.info.opcode)) {
+            r->rd_atomic--;
+        }
+        r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
+        qp->sq_comp++;
+        if (m && snic_wr_takes_recv(e.info.opcode)) {
+            m->req_comp++;
+        }
+    }
+}
+
+/*
+ * WQE 'index' failed with 'status': the WQEs before it are flushed, it
+ * completes with the status, and the QP goes to ERR (flushing the rest).
+ */
+void snic_sq_fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
+{
+    while (qp->sq_comp != qp->sq_tail) {
+        bool failing = qp->sq_comp == index;
+        bool started = qp->sq_comp != qp->req.sq_head || qp->req.wqe_off;
+        SnicReqWqe e;
+
+        /* only a started WQE's op-code is known; the rest are flushed */
+        if (snic_sq_wqe_read(c, qp, qp->sq_comp, 0, &e) != SNIC_WC_SUCCESS) {
+            started = false;
+            if (snic_sq_fetch(c, qp, qp->sq_comp, &e.w)) {
+                e.w.wr_id = 0;
+            }
+        }
+        snic_post_send_cqe(c, qp, started ? &e.info : NULL,
+                           GUINT64_FROM_LE(e.w.wr_id),
+                           failing ? status : SNIC_WC_WR_FLUSH_ERR);
+        qp->sq_comp++;
+        if (failing) {
+            break;
+        }
+    }
+    snic_wq_error(c, qp);
+}
+
+void snic_sq_fail(SnicCore *c, SnicQp *qp, uint8_t status)
+{
+    snic_sq_fail_at(c, qp, qp->sq_comp, status);
+}
+
+/*
+ * WQE 'index' failed locally (bad SGE, page list, ...). WQEs before it may
+ * already have reached the responder, so they are not flushed: no new
+ * segment goes out, they complete as their ACKs arrive (or time out), then
+ * 'index' completes with 'status' and the QP goes to ERR.
+ */
+void snic_sq_fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
+                        uint8_t status)
+{
+    SnicReq *r = &qp->req;
+
+    if (r->local_err && (uint16_t)(index - qp->sq_comp) >=
+                        (uint16_t)(r->local_err_index - qp->sq_comp)) {
+        return;     /* an earlier WQE failed first */
+    }
+    r->local_err = true;
+    r->local_err_index = index;
+    r->local_err_status = status;
+    snic_sq_complete_acked(c, qp);
+}
+
+void snic_sq_acked(SnicCore *c, SnicQp *qp, uint32_t wnd_start,
+                   SnicFeedback *fb)
+{
+    SnicReq *r = &qp->req;
+
+    snic_sq_complete_acked(c, qp);
+    fb->progress = r->dde.wnd_start != wnd_start;
+    fb->newly_acked = (r->dde.wnd_start - wnd_start) & SNIC_PSN_MASK;
+    fb->old_wnd_start = wnd_start;
+    if (qp->state == SNIC_QPS_RTS) {
+        snic_qp_program(qp)->incoming(c, qp, fb);
+    }
+    snic_sched_notify(c, qp);   /* credit, or segments to resend */
 }

@@ -13,10 +13,12 @@
 #include <stdint.h>
 
 #include "snic/snic_verbs.h"
+#include "psn.h"
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
 struct SnicPkt;
+struct SnicFeedback;
 
 /* A send WQE and the PSNs it occupies (recomputed, never stored). */
 typedef struct SnicSendWqe {
@@ -81,10 +83,84 @@ static inline bool snic_wr_is_local(uint8_t opcode)
 {
     return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
 }
+
+static inline bool snic_wr_is_read(uint8_t op)
+{
+    return op == SNIC_WR_RDMA_READ;
+}
+
+static inline bool snic_wr_is_atomic(uint8_t op)
+{
+    return op == SNIC_WR_ATOMIC_CMP_SWAP || op == SNIC_WR_ATOMIC_FETCH_ADD;
+}
+
+/* A READ or an atomic: it takes a responder resource (max_rd_atomic) */
+static inline bool snic_wr_is_rd_atomic(uint8_t op)
+{
+    return snic_wr_is_read(op) || snic_wr_is_atomic(op);
+}
+
+/* Does its message take a receive WQE at the responder (SnicOooMsg)? */
+static inline bool snic_wr_takes_recv(uint8_t op)
+{
+    return op == SNIC_WR_SEND || op == SNIC_WR_SEND_IMM ||
+           op == SNIC_WR_SEND_INV || op == SNIC_WR_RDMA_WRITE_IMM;
+}
+
+#define SNIC_READ_CHUNK         64      /* PSNs per READ request */
+
+/* PSNs the request for 'psn' covers: a READ chunk's rest, else one */
+static inline uint32_t snic_sq_seg_count(const SnicSendWqe *info,
+                                         uint32_t psn)
+{
+    uint32_t s = (psn - info->first_psn) & SNIC_PSN_MASK;
+    uint32_t end = (s / SNIC_READ_CHUNK + 1) * SNIC_READ_CHUNK;
+
+    if (!snic_wr_is_read(info->opcode)) {
+        return 1;
+    }
+    return (end < info->npsn ? end : info->npsn) - s;
+}
 uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
                              const struct snic_sq_wqe *w, uint64_t *len);
 uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                         uint32_t off, void *buf, uint32_t len);
+/*
+ * The send queue walked from its oldest uncompleted WQE (no table of
+ * outstanding WQEs is kept): a send WQE read with the PSNs it occupies
+ * (from first_psn; validated when it started, so one the guest made
+ * unreadable since fails quietly); the started WQE a PSN belongs to (1,
+ * 0 none in flight, -1 a WQE could not be read and the QP failed).
+ */
+typedef struct SnicReqWqe {
+    uint32_t index;             /* SQ index */
+    uint32_t msg;               /* message number (SnicOooMsg), if kept */
+    struct snic_sq_wqe w;
+    SnicSendWqe info;
+} SnicReqWqe;
+
+uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
+                         uint32_t first_psn, SnicReqWqe *e);
+int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e);
+/* Complete, in post order, every WQE whose last PSN is acknowledged */
+void snic_sq_complete_acked(SnicCore *c, SnicQp *qp);
+/*
+ * ... and feed the program what the window's slide from wnd_start
+ * acknowledged (the completer's last step)
+ */
+void snic_sq_acked(SnicCore *c, SnicQp *qp, uint32_t wnd_start,
+                   struct SnicFeedback *fb);
+/*
+ * WQE 'index' failed: the WQEs before it are flushed, it completes with
+ * the status, and the QP goes to ERR; snic_sq_fail(): the oldest one.
+ * snic_sq_fail_local(): it failed locally while earlier ones may be in
+ * flight: they complete as their ACKs arrive, then it fails.
+ */
+void snic_sq_fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status);
+void snic_sq_fail(SnicCore *c, SnicQp *qp, uint8_t status);
+void snic_sq_fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
+                        uint8_t status);
+
 /* A receive WQE is held, or waits in the QP's own RQ (not in an SRQ) */
 bool snic_recv_pending(const SnicQp *qp);
 /* The QP goes to ERR; both of its queues are flushed */

@@ -115,7 +115,7 @@ int snic_sr_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (d && !snic_sr_ctrl_room(c, qp, p->psn)) {
         return -1;              /* never placed: just a loss */
     }
-    placed = snic_req_read_place(c, qp, p);
+    placed = snic_place_read_response(c, qp, p);
     if (placed < 0) {
         return -1;              /* the QP failed (its own WQE or buffer) */
     }
@@ -169,7 +169,8 @@ SrRetryVerdict snic_sr_retry_lack(SnicCore *c, SnicQp *qp,
     rd_ack_owe(qp, s, psn, true);
     fb.psn = psn_add(psn, -1);
     rd_feedback(s, &fb);
-    snic_req_read_acked(c, qp, psn_add(psn, -1), &fb);
+    snic_dde_ack_upto(qp, psn_add(psn, -1));
+    snic_sq_acked(c, qp, una, &fb);
     return SR_RETRY_TAKEN;
 }
 
