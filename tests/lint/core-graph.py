@@ -12,7 +12,8 @@ lint unless ALLOWED below lists it with the reason; that list only shrinks.
     tests/lint/core-graph.py [--tap] [--self-test] [--dir DIR] [--no-rules] REPO
 
 Prints the number of arrows, the largest circle (strongly connected set of
-files) and the allow-list's length.  --dir DIR graphs another tree of C
+files) and the allow-list's length; fails on a circle of more than
+MAX_CIRCLE files.  --dir DIR graphs another tree of C
 files (e.g. guest-driver/kernel) with no rules.  --self-test plants three
 violations in a copy of the core and expects each reported.
 """
@@ -24,6 +25,9 @@ import sys
 import tempfile
 
 CORE = 'hw/snic/core'
+
+# The largest circle (files that reach each other through calls) allowed
+MAX_CIRCLE = 3
 
 # Arrows the layer rules forbid, allowed for now with the reason for each:
 # none are left, and nothing may be added.
@@ -240,6 +244,9 @@ def check(root, tap, out=sys.stdout, extra=()):
       f'{len(circle)} files: {" ".join(circle)}')
     p(f'allow-list: {len(ALLOWED)} arrows the layer rules forbid')
     results = [
+        (len(circle) <= MAX_CIRCLE,
+         f'no circle of more than {MAX_CIRCLE} files',
+         [] if len(circle) <= MAX_CIRCLE else [' '.join(circle)]),
         (not unfiled, 'every file lies in a folder the rules name',
          [f'{f}: no row for its folder' for f in unfiled]),
         (not unlisted, 'README.md\'s file table names every file',
@@ -256,7 +263,9 @@ def check(root, tap, out=sys.stdout, extra=()):
             print(f'{"ok" if ok else "not ok"} {i} - {what}', file=out)
         for w in why:
             p(('  ' if not tap else '') + w)
-    return bad + [('unfiled', f) for f in unfiled] + \
+    too_big = [('circle',) + tuple(circle)] if len(circle) > MAX_CIRCLE \
+        else []
+    return bad + too_big + [('unfiled', f) for f in unfiled] + \
         [('unlisted', f) for f in unlisted] + \
         [('stale',) + k for k in stale] + [w for ok, w, _ in extra if not ok]
 
