@@ -20,7 +20,6 @@
 #include "engine/xmit.h"
 #include "transport/transport.h"
 
-#define SNIC_ACKREQ_EVERY       32      /* AckReq at least this often */
 
 struct SnicPkt;
 struct snic_admin_cmd;

@@ -52,6 +52,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
+    SnicRcMsg msg;
     SnicPkt p;
     uint8_t st;
 
@@ -93,41 +94,25 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
-        p.opcode = snic_seg_opcode(info->opcode, seg, info->npsn);
+        msg = (SnicRcMsg) {
+            .wr = info->opcode,
+            .flags = info->flags,
+            .len = info->len,
+            .npsn = info->npsn,
+            .va = GUINT64_FROM_LE(w->rdma.remote_addr),
+            .rkey = GUINT32_FROM_LE(w->rdma.rkey),
+            .imm = GUINT32_FROM_BE(w->imm),
+            .numbered = true,
+            .msg = e->msg,
+        };
         /*
          * A burst that leaves its message unfinished asks for an ACK too:
          * the QP's next turn comes a scheduler round later, which with
          * many QPs lasts longer than the ACK timeout, and without that
          * ACK the burst's packets would time out and go again.
          */
-        p.ackreq = seg == info->npsn - 1 || (psn % SNIC_ACKREQ_EVERY) == 0 ||
-                   burst_end || window_full(qp);
-        p.se = seg == info->npsn - 1 && (info->flags & SNIC_WQE_SOLICITED) &&
-               info->opcode != SNIC_WR_RDMA_WRITE;
-        if (snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) {
-            /*
-             * every packet says where it goes: placed as it arrives; a
-             * message taking a receive WQE (a WRITE with immediate too)
-             * says which, and where in the message the packet is
-             */
-            bool send = info->opcode != SNIC_WR_RDMA_WRITE &&
-                        info->opcode != SNIC_WR_RDMA_WRITE_IMM;
-            bool msg = snic_wr_takes_recv(info->opcode);
-
-            p.xport = true;
-            p.xeth.flags = (send ? 0 : SNIC_XETH_F_PLACE) |
-                           (msg ? SNIC_XETH_F_MSG : 0);
-            p.xeth.rkey = send ? 0 : p.reth.rkey;
-            p.xeth.va = send ? 0 : p.reth.va;
-            p.xeth.msg = msg ? e->msg : 0;
-            p.xeth.offset = msg ? off : 0;
-        }
-        p.reth.va -= off;       /* RETH names the whole message */
-        p.reth.len = info->len;
-        p.imm = GUINT32_FROM_BE(w->imm);
-        p.ieth_rkey = GUINT32_FROM_BE(w->imm); /* SEND_INV: rkey to drop */
-        p.payload = c->rdma_payload;
-        p.payload_len = len;
+        snic_rc_segment(qp, &msg, seg, c->rdma_payload, len,
+                        burst_end || window_full(qp), &p);
     }
     snic_rdma_xmit(c, &p);
     return SNIC_WC_SUCCESS;

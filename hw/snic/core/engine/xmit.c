@@ -1,13 +1,16 @@
 /*
  * snic core: the engine's transmit: a packet's addresses (an RC QP's
  * connected peer, or a datagram's address vector) and its way out, to
- * the port or, for the port's own addresses, back in through it.
+ * the port or, for the port's own addresses, back in through it; and the
+ * one builder of an RC SEND or WRITE message's packets, for the
+ * requester's WQEs and StRoM's answers alike.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
 #include "core_int.h"
+#include "engine/wq.h"
 #include "engine/xmit.h"
 #include "port/gid.h"
 #include "port/wire.h"
@@ -118,4 +121,43 @@ uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)
            first ? SNIC_OP_RC_WRITE_FIRST :
            last ? (imm ? SNIC_OP_RC_WRITE_LAST_IMM : SNIC_OP_RC_WRITE_LAST) :
            SNIC_OP_RC_WRITE_MIDDLE;
+}
+
+void snic_rc_segment(const SnicQp *qp, const SnicRcMsg *m, uint32_t seg,
+                     const uint8_t *payload, uint32_t len, bool ackreq,
+                     SnicPkt *p)
+{
+    uint32_t off = seg * (128u << qp->attr.path_mtu);
+    bool last = seg == m->npsn - 1;
+
+    p->opcode = snic_seg_opcode(m->wr, seg, m->npsn);
+    p->ackreq = last || (p->psn % SNIC_ACKREQ_EVERY) == 0 || ackreq;
+    p->se = last && (m->flags & SNIC_WQE_SOLICITED) &&
+            m->wr != SNIC_WR_RDMA_WRITE;
+    if (m->numbered &&
+        snic_qp_program(qp)->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) {
+        /*
+         * every packet says where it goes: placed as it arrives; a
+         * message taking a receive WQE (a WRITE with immediate too) says
+         * which, and where in the message the packet is
+         */
+        bool send = m->wr != SNIC_WR_RDMA_WRITE &&
+                    m->wr != SNIC_WR_RDMA_WRITE_IMM;
+        bool msg = snic_wr_takes_recv(m->wr);
+
+        p->xport = true;
+        p->xeth.flags = (send ? 0 : SNIC_XETH_F_PLACE) |
+                        (msg ? SNIC_XETH_F_MSG : 0);
+        p->xeth.rkey = send ? 0 : m->rkey;
+        p->xeth.va = send ? 0 : m->va + off;
+        p->xeth.msg = msg ? m->msg : 0;
+        p->xeth.offset = msg ? off : 0;
+    }
+    p->reth.va = m->va;         /* RETH names the whole message */
+    p->reth.rkey = m->rkey;
+    p->reth.len = m->len;
+    p->imm = m->imm;
+    p->ieth_rkey = m->imm;      /* SEND with Invalidate: the R_Key to drop */
+    p->payload = payload;
+    p->payload_len = len;
 }

@@ -476,17 +476,13 @@ static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
 {
     uint32_t mtu = mtu_bytes(qp), off = seg * mtu;
     uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
-    bool last = seg == r->npsn - 1;
+    SnicRcMsg msg;
     SnicPkt p;
     uint8_t st;
 
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(c, qp, &p);
     p.psn = psn;
-    p.opcode = snic_seg_opcode(SNIC_WR_RDMA_WRITE_IMM, seg, r->npsn);
-    p.reth.va = r->resp_addr;
-    p.reth.rkey = r->resp_rkey;
-    p.reth.len = r->len;
     if (len) {
         st = answer_bytes(c, r, off, c->rdma_payload, len);
         if (st != SNIC_RPC_OK) {
@@ -499,11 +495,17 @@ static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
             r->status = st;
         }
     }
-    p.payload = c->rdma_payload;
-    p.payload_len = len;
-    p.imm = SNIC_RPC_IMM(r->status, r->tag);
-    p.ackreq = last || (psn % SNIC_ACKREQ_EVERY) == 0;
-    p.se = last;    /* the requester may sleep on a solicited event */
+    /* an RDMA WRITE with immediate; the requester may sleep on its SE */
+    msg = (SnicRcMsg) {
+        .wr = SNIC_WR_RDMA_WRITE_IMM,
+        .flags = SNIC_WQE_SOLICITED,
+        .len = r->len,
+        .npsn = r->npsn,
+        .va = r->resp_addr,
+        .rkey = r->resp_rkey,
+        .imm = SNIC_RPC_IMM(r->status, r->tag),
+    };
+    snic_rc_segment(qp, &msg, seg, c->rdma_payload, len, false, &p);
     snic_rdma_xmit(c, &p);
 }
 
