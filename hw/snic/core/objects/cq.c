@@ -9,14 +9,16 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "objects/table.h"
 #include "objects/cq.h"
 
-#define FIRST_HANDLE    1
+SNIC_TABLE_ENTRY(SnicEq);
+SNIC_TABLE_ENTRY(SnicCq);
 
 void snic_cq_init(SnicCore *c)
 {
-    c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + FIRST_HANDLE);
-    c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + FIRST_HANDLE);
+    c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + SNIC_FIRST_HANDLE);
+    c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + SNIC_FIRST_HANDLE);
 }
 
 void snic_cq_free(SnicCore *c)
@@ -27,19 +29,23 @@ void snic_cq_free(SnicCore *c)
 
 void snic_cq_reset(SnicCore *c)
 {
-    memset(c->eqs, 0, sizeof(*c->eqs) * (c->cfg.max_eq + FIRST_HANDLE));
-    memset(c->cqs, 0, sizeof(*c->cqs) * (c->cfg.max_cq + FIRST_HANDLE));
+    memset(c->eqs, 0,
+           sizeof(*c->eqs) * (c->cfg.max_eq + SNIC_FIRST_HANDLE));
+    memset(c->cqs, 0,
+           sizeof(*c->cqs) * (c->cfg.max_cq + SNIC_FIRST_HANDLE));
 }
 
 static SnicEq *eq_get(SnicCore *c, uint32_t eqn)
 {
-    return eqn >= FIRST_HANDLE && eqn < c->cfg.max_eq + FIRST_HANDLE &&
+    return eqn >= SNIC_FIRST_HANDLE &&
+           eqn < c->cfg.max_eq + SNIC_FIRST_HANDLE &&
            c->eqs[eqn].valid ? &c->eqs[eqn] : NULL;
 }
 
 SnicCq *snic_cq_get(SnicCore *c, uint32_t cqn)
 {
-    return cqn >= FIRST_HANDLE && cqn < c->cfg.max_cq + FIRST_HANDLE &&
+    return cqn >= SNIC_FIRST_HANDLE &&
+           cqn < c->cfg.max_cq + SNIC_FIRST_HANDLE &&
            c->cqs[cqn].valid ? &c->cqs[cqn] : NULL;
 }
 
@@ -67,19 +73,18 @@ uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_eq + FIRST_HANDLE; i++) {
-        if (!c->eqs[i].valid) {
-            c->eqs[i] = (SnicEq) {
-                .valid = true,
-                .log2_depth = p->log2_depth,
-                .vector = vector,
-                .ring = ring,
-            };
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->eqs, sizeof(*c->eqs), c->cfg.max_eq);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->eqs[i] = (SnicEq) {
+        .valid = true,
+        .log2_depth = p->log2_depth,
+        .vector = vector,
+        .ring = ring,
+    };
+    *result = i;
+    return SNIC_ADMIN_OK;
 }
 
 uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
@@ -119,22 +124,21 @@ uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
-        if (!c->cqs[i].valid) {
-            c->cqs[i] = (SnicCq) {
-                .valid = true,
-                .log2_depth = p->log2_depth,
-                .ctx = ctx,
-                .eqn = eqn,
-                .ring = ring,
-                .mod_deadline = UINT64_MAX,
-            };
-            eq->refs++;
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->cqs, sizeof(*c->cqs), c->cfg.max_cq);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->cqs[i] = (SnicCq) {
+        .valid = true,
+        .log2_depth = p->log2_depth,
+        .ctx = ctx,
+        .eqn = eqn,
+        .ring = ring,
+        .mod_deadline = UINT64_MAX,
+    };
+    eq->refs++;
+    *result = i;
+    return SNIC_ADMIN_OK;
 }
 
 uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
@@ -263,7 +267,7 @@ uint64_t snic_cq_timer(SnicCore *c, uint64_t now)
     uint64_t next = UINT64_MAX;
     uint32_t i;
 
-    for (i = FIRST_HANDLE; i < c->cfg.max_cq + FIRST_HANDLE; i++) {
+    for (i = SNIC_FIRST_HANDLE; i < c->cfg.max_cq + SNIC_FIRST_HANDLE; i++) {
         SnicCq *cq = &c->cqs[i];
 
         if (!cq->valid || cq->mod_deadline == UINT64_MAX) {

@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "objects/table.h"
 #include "objects/mr.h"
 
-/* Handles start at 1: a zeroed field never names a live object. */
-#define FIRST_HANDLE    1
+SNIC_TABLE_ENTRY(SnicPd);
+SNIC_TABLE_ENTRY(SnicMr);
 
 void snic_mr_init(SnicCore *c)
 {
-    c->pds = g_new0(SnicPd, (size_t)c->cfg.max_pd + FIRST_HANDLE);
-    c->mrs = g_new0(SnicMr, (size_t)c->cfg.max_mr + FIRST_HANDLE);
+    c->pds = g_new0(SnicPd, (size_t)c->cfg.max_pd + SNIC_FIRST_HANDLE);
+    c->mrs = g_new0(SnicMr, (size_t)c->cfg.max_mr + SNIC_FIRST_HANDLE);
     snic_tlb_init(c, c->cfg.tlb_entries);
 }
 
@@ -27,14 +28,17 @@ void snic_mr_free(SnicCore *c)
 
 void snic_mr_reset(SnicCore *c)
 {
-    memset(c->pds, 0, sizeof(*c->pds) * (c->cfg.max_pd + FIRST_HANDLE));
-    memset(c->mrs, 0, sizeof(*c->mrs) * (c->cfg.max_mr + FIRST_HANDLE));
+    memset(c->pds, 0,
+           sizeof(*c->pds) * (c->cfg.max_pd + SNIC_FIRST_HANDLE));
+    memset(c->mrs, 0,
+           sizeof(*c->mrs) * (c->cfg.max_mr + SNIC_FIRST_HANDLE));
     snic_tlb_flush(c);
 }
 
 SnicPd *snic_pd_get(SnicCore *c, uint32_t pdn)
 {
-    if (pdn < FIRST_HANDLE || pdn >= c->cfg.max_pd + FIRST_HANDLE ||
+    if (pdn < SNIC_FIRST_HANDLE ||
+        pdn >= c->cfg.max_pd + SNIC_FIRST_HANDLE ||
         !c->pds[pdn].valid) {
         return NULL;
     }
@@ -45,7 +49,8 @@ static SnicMr *mr_get(SnicCore *c, uint32_t key)
 {
     uint32_t idx = key >> SNIC_KEY_INDEX_SHIFT;
 
-    if (idx < FIRST_HANDLE || idx >= c->cfg.max_mr + FIRST_HANDLE ||
+    if (idx < SNIC_FIRST_HANDLE ||
+        idx >= c->cfg.max_mr + SNIC_FIRST_HANDLE ||
         !c->mrs[idx].valid ||
         c->mrs[idx].key != (key & SNIC_KEY_BYTE_MASK)) {
         return NULL;
@@ -85,14 +90,13 @@ uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (ctx >= c->cfg.num_db_pages) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_pd + FIRST_HANDLE; i++) {
-        if (!c->pds[i].valid) {
-            c->pds[i] = (SnicPd) { .valid = true, .ctx = ctx };
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->pds, sizeof(*c->pds), c->cfg.max_pd);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->pds[i] = (SnicPd) { .valid = true, .ctx = ctx };
+    *result = i;
+    return SNIC_ADMIN_OK;
 }
 
 uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
@@ -185,25 +189,24 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                          GUINT32_FROM_LE(r->access), st);
         return st;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_mr + FIRST_HANDLE; i++) {
-        if (!c->mrs[i].valid) {
-            c->mrs[i] = (SnicMr) {
-                .valid = true,
-                .key = r->key,
-                .pdn = pdn,
-                .access = GUINT32_FROM_LE(r->access),
-                .mtt = m,
-            };
-            /* the page list may have held another region's entries */
-            if (!m.phys) {
-                snic_tlb_invalidate(c, m.pbl, m.npages);
-            }
-            pd->refs++;
-            *result = i << SNIC_KEY_INDEX_SHIFT | r->key;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->mrs, sizeof(*c->mrs), c->cfg.max_mr);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->mrs[i] = (SnicMr) {
+        .valid = true,
+        .key = r->key,
+        .pdn = pdn,
+        .access = GUINT32_FROM_LE(r->access),
+        .mtt = m,
+    };
+    /* the page list may have held another region's entries */
+    if (!m.phys) {
+        snic_tlb_invalidate(c, m.pbl, m.npages);
+    }
+    pd->refs++;
+    *result = i << SNIC_KEY_INDEX_SHIFT | r->key;
+    return SNIC_ADMIN_OK;
 }
 
 uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,

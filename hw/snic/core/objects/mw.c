@@ -7,15 +7,17 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "objects/table.h"
 #include "objects/mw.h"
 
-#define FIRST_HANDLE    1
+SNIC_TABLE_ENTRY(SnicMw);
+
 #define REMOTE_RIGHTS   (SNIC_ACCESS_REMOTE_WRITE | SNIC_ACCESS_REMOTE_READ | \
                          SNIC_ACCESS_REMOTE_ATOMIC)
 
 void snic_mw_init(SnicCore *c)
 {
-    c->mws = g_new0(SnicMw, (size_t)c->cfg.max_mw + FIRST_HANDLE);
+    c->mws = g_new0(SnicMw, (size_t)c->cfg.max_mw + SNIC_FIRST_HANDLE);
 }
 
 void snic_mw_free(SnicCore *c)
@@ -25,7 +27,8 @@ void snic_mw_free(SnicCore *c)
 
 void snic_mw_reset(SnicCore *c)
 {
-    memset(c->mws, 0, sizeof(*c->mws) * (c->cfg.max_mw + FIRST_HANDLE));
+    memset(c->mws, 0,
+           sizeof(*c->mws) * (c->cfg.max_mw + SNIC_FIRST_HANDLE));
 }
 
 static uint32_t mw_index(uint32_t rkey)
@@ -38,8 +41,8 @@ static SnicMw *mw_slot(SnicCore *c, uint32_t rkey)
 {
     uint32_t idx = mw_index(rkey);
 
-    if (!(rkey & SNIC_KEY_MW) || idx < FIRST_HANDLE ||
-        idx >= c->cfg.max_mw + FIRST_HANDLE || !c->mws[idx].valid) {
+    if (!(rkey & SNIC_KEY_MW) || idx < SNIC_FIRST_HANDLE ||
+        idx >= c->cfg.max_mw + SNIC_FIRST_HANDLE || !c->mws[idx].valid) {
         return NULL;
     }
     return &c->mws[idx];
@@ -155,7 +158,7 @@ void snic_mw_qp_destroyed(SnicCore *c, uint32_t qpn)
 {
     uint32_t i;
 
-    for (i = FIRST_HANDLE; i < c->cfg.max_mw + FIRST_HANDLE; i++) {
+    for (i = SNIC_FIRST_HANDLE; i < c->cfg.max_mw + SNIC_FIRST_HANDLE; i++) {
         if (c->mws[i].bound && c->mws[i].type == SNIC_MW_TYPE_2 &&
             c->mws[i].qpn == qpn) {
             unbind(c, &c->mws[i]);
@@ -174,20 +177,19 @@ uint16_t snic_cmd_alloc_mw(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!pd || (p->type != SNIC_MW_TYPE_1 && p->type != SNIC_MW_TYPE_2)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_mw + FIRST_HANDLE; i++) {
-        if (!c->mws[i].valid) {
-            c->mws[i] = (SnicMw) {
-                .valid = true,
-                .type = p->type,
-                .key = p->key,
-                .pdn = pdn,
-            };
-            pd->refs++;
-            *result = SNIC_KEY_MW | i << SNIC_KEY_INDEX_SHIFT | p->key;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->mws, sizeof(*c->mws), c->cfg.max_mw);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->mws[i] = (SnicMw) {
+        .valid = true,
+        .type = p->type,
+        .key = p->key,
+        .pdn = pdn,
+    };
+    pd->refs++;
+    *result = SNIC_KEY_MW | i << SNIC_KEY_INDEX_SHIFT | p->key;
+    return SNIC_ADMIN_OK;
 }
 
 /* The handle is an R_Key of the window; type 2 binds change its key byte. */

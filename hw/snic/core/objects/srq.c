@@ -8,13 +8,15 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "objects/table.h"
 #include "objects/srq.h"
 
-#define FIRST_HANDLE    1
+SNIC_TABLE_ENTRY(SnicSrq);
+
 
 void snic_srq_init(SnicCore *c)
 {
-    c->srqs = g_new0(SnicSrq, (size_t)c->cfg.max_srq + FIRST_HANDLE);
+    c->srqs = g_new0(SnicSrq, (size_t)c->cfg.max_srq + SNIC_FIRST_HANDLE);
 }
 
 void snic_srq_free(SnicCore *c)
@@ -24,12 +26,14 @@ void snic_srq_free(SnicCore *c)
 
 void snic_srq_reset(SnicCore *c)
 {
-    memset(c->srqs, 0, sizeof(*c->srqs) * (c->cfg.max_srq + FIRST_HANDLE));
+    memset(c->srqs, 0,
+           sizeof(*c->srqs) * (c->cfg.max_srq + SNIC_FIRST_HANDLE));
 }
 
 SnicSrq *snic_srq_get(SnicCore *c, uint32_t srqn)
 {
-    return srqn >= FIRST_HANDLE && srqn < c->cfg.max_srq + FIRST_HANDLE &&
+    return srqn >= SNIC_FIRST_HANDLE &&
+           srqn < c->cfg.max_srq + SNIC_FIRST_HANDLE &&
            c->srqs[srqn].valid ? &c->srqs[srqn] : NULL;
 }
 
@@ -72,15 +76,14 @@ uint16_t snic_cmd_create_srq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    for (i = FIRST_HANDLE; i < c->cfg.max_srq + FIRST_HANDLE; i++) {
-        if (!c->srqs[i].valid) {
-            c->srqs[i] = srq;
-            pd->refs++;
-            *result = i;
-            return SNIC_ADMIN_OK;
-        }
+    i = snic_table_slot(c->srqs, sizeof(*c->srqs), c->cfg.max_srq);
+    if (!i) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
-    return SNIC_ADMIN_NO_RESOURCES;
+    c->srqs[i] = srq;
+    pd->refs++;
+    *result = i;
+    return SNIC_ADMIN_OK;
 }
 
 uint16_t snic_cmd_modify_srq(SnicCore *c, const struct snic_admin_cmd *cmd,
