@@ -118,10 +118,20 @@ struct snic_admin {
 	dma_addr_t resp_dma;
 };
 
+/*
+ * The async events' handlers, by event (SNIC_EVENT_*; data: the event's
+ * word): snic_main.c's table, which snic_admin_init() is given
+ */
+struct snic_aeq_handlers {
+	void (*handler[SNIC_EVENT_SR_CTRLQ_OVERFLOW + 1])(struct snic_dev *sdev,
+							  u64 data);
+};
+
 struct snic_aeq {
 	struct snic_aeqe *ring;
 	dma_addr_t dma;
 	u32 head;
+	const struct snic_aeq_handlers *handlers;
 };
 
 /* A completion event queue on its own MSI-X vector */
@@ -421,11 +431,12 @@ static inline void *__snic_ring_next(void *ring, u32 head,
 /* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
-int snic_admin_init(struct snic_dev *sdev);
+int snic_admin_init(struct snic_dev *sdev,
+		    const struct snic_aeq_handlers *handlers);
 void snic_admin_destroy(struct snic_dev *sdev);
 bool snic_admin_dead(struct snic_dev *sdev);
 
-/* snic_main.c: for the netdev and the ib_device alike */
+/* snic_com.c: for the netdev and the ib_device alike */
 void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len);
 int snic_read_dev_stats(struct snic_dev *sdev, u64 *values);
 
@@ -453,7 +464,7 @@ int snic_netdev_create(struct snic_dev *sdev);
 void snic_netdev_destroy(struct snic_dev *sdev);
 void snic_netdev_link_event(struct snic_dev *sdev, bool up);
 
-/* snic_mr.c */
+/* snic_queue.c: queue rings described to the device */
 int snic_queue_get_user(struct snic_dev *sdev, u64 va, u32 len,
 			struct snic_queue *q);
 int snic_queue_alloc(struct snic_dev *sdev, u32 len, struct snic_queue *q);
@@ -519,9 +530,29 @@ int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);
 bool snic_rpc_ucontext_fini(struct snic_dev *sdev, struct snic_ucontext *uc);
 
+/*
+ * Copy the provider's driver data into cmd (len bytes, of which the first
+ * min_len are required). A newer provider may send more, but only zeros
+ * (efa's rule): a field this driver does not know must not be ignored. A
+ * command without driver data is cmd NULL, len 0.
+ */
+static inline int snic_udata_cmd(struct ib_udata *udata, void *cmd,
+				 size_t len, size_t min_len)
+{
+	if (!udata)
+		return 0;
+	if (udata->inlen < min_len) {
+		pr_debug("snic: %zu bytes of driver data, %zu needed\n",
+			 udata->inlen, min_len);
+		return -EINVAL;
+	}
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EINVAL;
+	return len ? ib_copy_from_udata(cmd, udata, min(len, udata->inlen)) : 0;
+}
+
 /* snic_verbs.c */
-int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
-		   size_t min_len);
 int snic_ib_register(struct snic_dev *sdev);
 void snic_ib_unregister(struct snic_dev *sdev);
 void snic_ib_port_event(struct snic_dev *sdev, bool active);

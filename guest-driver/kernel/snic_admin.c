@@ -243,98 +243,18 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 	return snic_admin_errno(status);
 }
 
-/* An affiliated async event to the QP's or CQ's consumer */
-static void snic_qp_event(struct snic_dev *sdev, u64 qpn,
-			  enum ib_event_type type)
-{
-	struct ib_qp *qp = xa_load(&sdev->qp_xa, (unsigned long)qpn);
-	struct ib_event ev = { .event = type };
-
-	if (!qp) {
-		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "%s for unknown QP %llu\n",
-				     ib_event_msg(type), qpn);
-		return;
-	}
-	if (qp->event_handler) {
-		ev.device = qp->device;
-		ev.element.qp = qp;
-		qp->event_handler(&ev, qp->qp_context);
-	}
-}
-
-static void snic_cq_event(struct snic_dev *sdev, u64 cqn)
-{
-	struct ib_cq *cq = xa_load(&sdev->cq_xa, (unsigned long)cqn);
-	struct ib_event ev = { .event = IB_EVENT_CQ_ERR };
-
-	if (!cq) {
-		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "CQ error event for unknown CQ %llu\n",
-				     cqn);
-		return;
-	}
-	if (cq->event_handler) {
-		ev.device = cq->device;
-		ev.element.cq = cq;
-		cq->event_handler(&ev, cq->cq_context);
-	}
-}
-
-/* The SRQ's armed limit was reached (the device disarmed it) */
-static void snic_srq_event(struct snic_dev *sdev, u64 srqn)
-{
-	struct ib_srq *srq = xa_load(&sdev->srq_xa, (unsigned long)srqn);
-	struct ib_event ev = { .event = IB_EVENT_SRQ_LIMIT_REACHED };
-
-	if (!srq) {
-		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "SRQ limit event for unknown SRQ %llu\n",
-				     srqn);
-		return;
-	}
-	if (srq->event_handler) {
-		ev.device = srq->device;
-		ev.element.srq = srq;
-		srq->event_handler(&ev, srq->srq_context);
-	}
-}
-
+/* An async event to its handler (the table snic_main.c passed) */
 static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 {
-	switch (event) {
-	case SNIC_EVENT_LINK_CHANGE:
-		snic_netdev_link_event(sdev, data != 0);
-		break;
-	case SNIC_EVENT_CQ_ERROR:
-		snic_cq_event(sdev, data);
-		break;
-	case SNIC_EVENT_EQ_OVERFLOW:
-		snic_eq_overflow(sdev, data);
-		break;
-	case SNIC_EVENT_QP_FATAL:
-		snic_qp_event(sdev, data, IB_EVENT_QP_FATAL);
-		break;
-	case SNIC_EVENT_QP_REQ_ERR:
-		snic_qp_event(sdev, data, IB_EVENT_QP_REQ_ERR);
-		break;
-	case SNIC_EVENT_QP_ACCESS_ERR:
-		snic_qp_event(sdev, data, IB_EVENT_QP_ACCESS_ERR);
-		break;
-	case SNIC_EVENT_SRQ_LIMIT:
-		snic_srq_event(sdev, data);
-		break;
-	case SNIC_EVENT_QP_LAST_WQE:
-		snic_qp_event(sdev, data, IB_EVENT_QP_LAST_WQE_REACHED);
-		break;
-	case SNIC_EVENT_SR_CTRLQ_OVERFLOW:
-		snic_sr_overflow(sdev, data);
-		break;
-	default:
-		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "unknown async event %u (data %#llx)\n",
-				     event, data);
+	const struct snic_aeq_handlers *h = sdev->aeq.handlers;
+
+	if (event < ARRAY_SIZE(h->handler) && h->handler[event]) {
+		h->handler[event](sdev, data);
+		return;
 	}
+	dev_warn_ratelimited(&sdev->pdev->dev,
+			     "unknown async event %u (data %#llx)\n",
+			     event, data);
 }
 
 static void snic_aeq_process(struct snic_dev *sdev)
@@ -398,15 +318,18 @@ static void snic_write_addr(struct snic_dev *sdev, u32 lo, dma_addr_t addr)
 
 /*
  * Allocate the admin rings and the AEQ, hook vector 0 and enable the
- * device. The caller reset the device and allocated the vectors.
+ * device; async events go to 'handlers'. The caller reset the device and
+ * allocated the vectors.
  */
-int snic_admin_init(struct snic_dev *sdev)
+int snic_admin_init(struct snic_dev *sdev,
+		    const struct snic_aeq_handlers *handlers)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snic_admin *aq = &sdev->admin;
 	u32 status, i;
 	int err;
 
+	sdev->aeq.handlers = handlers;
 	spin_lock_init(&aq->lock);
 	mutex_init(&aq->resp_lock);
 	sema_init(&aq->slots, SNIC_ADMIN_DEPTH);

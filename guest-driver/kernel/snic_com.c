@@ -2,7 +2,8 @@
 /*
  * snic admin commands: one typed function per command (efa_com_cmd.c's
  * shape). This file alone builds struct snic_admin_cmd; the queue that
- * runs them is snic_admin.c, the callers are the verbs and the netdev.
+ * runs them is snic_admin.c, the callers are the verbs and the netdev,
+ * which also share the firmware version and the device counters here.
  */
 #include <linux/dma-mapping.h>
 
@@ -553,4 +554,38 @@ bool snic_com_destroyed(struct snic_dev *sdev, int err, const char *obj,
 		"%s %u not destroyed (%d): its memory stays allocated\n",
 		obj, handle, err);
 	return false;
+}
+
+/* "major.minor": ethtool's and the ib_device's firmware version */
+void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len)
+{
+	snprintf(str, len, "%u.%u", snic_fw_major(sdev), snic_fw_minor(sdev));
+}
+
+#define SNIC_DEV_STAT_OFFSET(field) offsetof(struct snic_stats, field),
+static const u16 snic_dev_stat_offsets[] = {
+	SNIC_DEV_STATS(SNIC_DEV_STAT_OFFSET)
+};
+static_assert(ARRAY_SIZE(snic_dev_stat_offsets) == SNIC_NUM_DEV_STATS);
+
+/*
+ * The device counters (GET_STATS) in SNIC_DEV_STATS order, values having
+ * SNIC_NUM_DEV_STATS entries: rdma statistic and ethtool -S read them here.
+ */
+int snic_read_dev_stats(struct snic_dev *sdev, u64 *values)
+{
+	struct snic_stats *s;
+	int i, err;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	err = snic_com_get_stats(sdev, s);
+	if (!err) {
+		for (i = 0; i < SNIC_NUM_DEV_STATS; i++)
+			values[i] = le64_to_cpup((__le64 *)
+				((u8 *)s + snic_dev_stat_offsets[i]));
+	}
+	kfree(s);
+	return err;
 }

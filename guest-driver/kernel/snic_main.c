@@ -24,39 +24,106 @@ static const struct pci_device_id snic_pci_tbl[] = {
 };
 MODULE_DEVICE_TABLE(pci, snic_pci_tbl);
 
-/* "major.minor": ethtool's and the ib_device's firmware version */
-void snic_fw_version_str(const struct snic_dev *sdev, char *str, size_t len)
+/* An affiliated async event to the QP's or CQ's consumer */
+static void snic_qp_event(struct snic_dev *sdev, u64 qpn,
+			  enum ib_event_type type)
 {
-	snprintf(str, len, "%u.%u", snic_fw_major(sdev), snic_fw_minor(sdev));
+	struct ib_qp *qp = xa_load(&sdev->qp_xa, (unsigned long)qpn);
+	struct ib_event ev = { .event = type };
+
+	if (!qp) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "%s for unknown QP %llu\n",
+				     ib_event_msg(type), qpn);
+		return;
+	}
+	if (qp->event_handler) {
+		ev.device = qp->device;
+		ev.element.qp = qp;
+		qp->event_handler(&ev, qp->qp_context);
+	}
 }
 
-#define SNIC_DEV_STAT_OFFSET(field) offsetof(struct snic_stats, field),
-static const u16 snic_dev_stat_offsets[] = {
-	SNIC_DEV_STATS(SNIC_DEV_STAT_OFFSET)
-};
-static_assert(ARRAY_SIZE(snic_dev_stat_offsets) == SNIC_NUM_DEV_STATS);
+static void snic_cq_event(struct snic_dev *sdev, u64 cqn)
+{
+	struct ib_cq *cq = xa_load(&sdev->cq_xa, (unsigned long)cqn);
+	struct ib_event ev = { .event = IB_EVENT_CQ_ERR };
+
+	if (!cq) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "CQ error event for unknown CQ %llu\n",
+				     cqn);
+		return;
+	}
+	if (cq->event_handler) {
+		ev.device = cq->device;
+		ev.element.cq = cq;
+		cq->event_handler(&ev, cq->cq_context);
+	}
+}
+
+/* The SRQ's armed limit was reached (the device disarmed it) */
+static void snic_srq_event(struct snic_dev *sdev, u64 srqn)
+{
+	struct ib_srq *srq = xa_load(&sdev->srq_xa, (unsigned long)srqn);
+	struct ib_event ev = { .event = IB_EVENT_SRQ_LIMIT_REACHED };
+
+	if (!srq) {
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "SRQ limit event for unknown SRQ %llu\n",
+				     srqn);
+		return;
+	}
+	if (srq->event_handler) {
+		ev.device = srq->device;
+		ev.element.srq = srq;
+		srq->event_handler(&ev, srq->srq_context);
+	}
+}
+
+static void snic_aeq_link(struct snic_dev *sdev, u64 up)
+{
+	snic_netdev_link_event(sdev, up != 0);
+}
+
+static void snic_aeq_qp_fatal(struct snic_dev *sdev, u64 qpn)
+{
+	snic_qp_event(sdev, qpn, IB_EVENT_QP_FATAL);
+}
+
+static void snic_aeq_qp_req_err(struct snic_dev *sdev, u64 qpn)
+{
+	snic_qp_event(sdev, qpn, IB_EVENT_QP_REQ_ERR);
+}
+
+static void snic_aeq_qp_access_err(struct snic_dev *sdev, u64 qpn)
+{
+	snic_qp_event(sdev, qpn, IB_EVENT_QP_ACCESS_ERR);
+}
+
+static void snic_aeq_qp_last_wqe(struct snic_dev *sdev, u64 qpn)
+{
+	snic_qp_event(sdev, qpn, IB_EVENT_QP_LAST_WQE_REACHED);
+}
 
 /*
- * The device counters (GET_STATS) in SNIC_DEV_STATS order, values having
- * SNIC_NUM_DEV_STATS entries: rdma statistic and ethtool -S read them here.
+ * What each async event means (SNIC_EVENT_*), passed to the admin queue
+ * as efa passes its aenq_handlers to efa_com_admin_init(): the admin
+ * queue calls up into no other part of the driver.
  */
-int snic_read_dev_stats(struct snic_dev *sdev, u64 *values)
-{
-	struct snic_stats *s;
-	int i, err;
-
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	err = snic_com_get_stats(sdev, s);
-	if (!err) {
-		for (i = 0; i < SNIC_NUM_DEV_STATS; i++)
-			values[i] = le64_to_cpup((__le64 *)
-				((u8 *)s + snic_dev_stat_offsets[i]));
-	}
-	kfree(s);
-	return err;
-}
+static const struct snic_aeq_handlers snic_aeq_handlers = {
+	.handler = {
+		[SNIC_EVENT_LINK_CHANGE] = snic_aeq_link,
+		[SNIC_EVENT_CQ_ERROR] = snic_cq_event,
+		[SNIC_EVENT_EQ_OVERFLOW] = snic_eq_overflow,
+		[SNIC_EVENT_QP_FATAL] = snic_aeq_qp_fatal,
+		[SNIC_EVENT_QP_REQ_ERR] = snic_aeq_qp_req_err,
+		[SNIC_EVENT_QP_ACCESS_ERR] = snic_aeq_qp_access_err,
+		[SNIC_EVENT_SRQ_LIMIT] = snic_srq_event,
+		[SNIC_EVENT_QP_LAST_WQE] = snic_aeq_qp_last_wqe,
+		[SNIC_EVENT_SR_CTRLQ_OVERFLOW] = snic_sr_overflow,
+	},
+};
 
 /* Identify the device and bring it to power-on state. */
 static int snic_check_device(struct snic_dev *sdev)
@@ -178,7 +245,7 @@ static struct snic_dev *snic_probe_device(struct pci_dev *pdev)
 	err = snic_alloc_vectors(sdev);
 	if (err)
 		goto err_free_dev;
-	err = snic_admin_init(sdev);
+	err = snic_admin_init(sdev, &snic_aeq_handlers);
 	if (err)
 		goto err_vectors;
 	err = snic_com_query_device(sdev, &sdev->attr);

@@ -190,30 +190,6 @@ static void snic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	snic_fw_version_str(to_sdev(ibdev), str, IB_FW_VERSION_NAME_MAX);
 }
 
-/* --- provider commands ---------------------------------------------------- */
-
-/*
- * Copy the provider's driver data into cmd (len bytes, of which the first
- * min_len are required). A newer provider may send more, but only zeros
- * (efa's rule): a field this driver does not know must not be ignored. A
- * command without driver data is cmd NULL, len 0.
- */
-int snic_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
-		   size_t min_len)
-{
-	if (!udata)
-		return 0;
-	if (udata->inlen < min_len) {
-		pr_debug("snic: %zu bytes of driver data, %zu needed\n",
-			 udata->inlen, min_len);
-		return -EINVAL;
-	}
-	if (udata->inlen > len &&
-	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
-		return -EINVAL;
-	return len ? ib_copy_from_udata(cmd, udata, min(len, udata->inlen)) : 0;
-}
-
 /* --- user contexts and doorbell pages ------------------------------------ */
 
 static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
