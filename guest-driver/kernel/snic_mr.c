@@ -178,8 +178,9 @@ static int snic_mr_map(struct snic_dev *sdev, struct snic_mr *mr, u64 start,
 		return err;
 	}
 	pgsz = ib_umem_find_best_pgsz(mr->umem,
-				      le64_to_cpu(sdev->attr.page_size_cap) &
-				      (SZ_4K | SZ_2M), virt_addr);
+				      snic_fault_mr_pgsz(sdev,
+					le64_to_cpu(sdev->attr.page_size_cap) &
+					(SZ_4K | SZ_2M)), virt_addr);
 	npages = pgsz ? ib_umem_num_dma_blocks(mr->umem, pgsz) : 0;
 	if (!npages || npages > le32_to_cpu(sdev->attr.max_mr_pages)) {
 		err = -EINVAL;
@@ -194,6 +195,7 @@ static int snic_mr_map(struct snic_dev *sdev, struct snic_mr *mr, u64 start,
 	}
 	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
 		mr->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	snic_fault_mr_pbl(sdev, mr->pbl, ilog2(pgsz));
 
 	p->iova = virt_addr;
 	p->length = length;
