@@ -18,7 +18,8 @@
 # (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N) or srnic (srnic.sh:
-# SRNIC's selective repeat on a lossy wire, srnic_apps).
+# SRNIC's selective repeat on a lossy wire, srnic_apps) or iommu (iommu.sh: behind a virtual
+# IOMMU; SNIC_KO_ARGS are snic.ko's module parameters).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -631,7 +632,7 @@ step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
     snic)
         step provider provider_present
-        step modprobe-snic modprobe snic
+        step modprobe-snic modprobe snic ${SNIC_KO_ARGS:-}
         step net-up net_up snic ;;
     virtio)
         step modules-rxe modprobe_all $RXE_MODULES
@@ -784,6 +785,9 @@ case $SUITE in
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
+    iommu)
+        # snic behind a virtual IOMMU (iommu.sh)
+        iommu_apps ;;
     strom)
         # (an empty list skips its figure: "-" defaults only what is unset)
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
@@ -791,7 +795,7 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport or srnic, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic or iommu, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end
