@@ -291,7 +291,9 @@ cmd_shell() {
 FED_PIDS=() FED_FDS=() FED_CONSOLES=()
 start_fed() {
     local base=${1%.console} fd
-    rm -f "$base.in" "$base.status"
+    # (QEMU truncates the console only when it opens it: until then the last run's prompt
+    # would pass for this guest's, and its input would go to a guest still booting)
+    rm -f "$base.in" "$base.status" "$1"
     mkfifo "$base.in" || die "mkfifo $base.in failed"
     if [ -n "$2" ]; then
         ( "${QCMD[@]}" <"$base.in" 2>&1 | sed -u "s/^/$2/"; echo "${PIPESTATUS[0]}" > "$base.status" ) &
