@@ -362,13 +362,14 @@ mw_dereg_refused() {
 # process outside it still opens one.
 cgroup_contexts() {
     local cg=/sys/fs/cgroup rc=0 pid i=0
+    # docs/guest-stack.md shows these commands
     grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg || return 1
     grep -qw rdma $cg/cgroup.controllers || { echo "no rdma controller in $cg"; return 1; }
     echo +rdma > $cg/cgroup.subtree_control || return 1
-    mkdir -p $cg/snic-ctx || return 1
-    echo "$DEV hca_handle=4" > $cg/snic-ctx/rdma.max || return 1
-    echo "rdma.max: $(cat $cg/snic-ctx/rdma.max)"
-    sh -c "echo \$\$ > $cg/snic-ctx/cgroup.procs && exec uverbs-check -d $DEV -c 4 -x -H 4" \
+    mkdir -p $cg/rdma-users || return 1
+    echo "$DEV hca_handle=4" > $cg/rdma-users/rdma.max || return 1
+    echo "rdma.max: $(cat $cg/rdma-users/rdma.max)"
+    sh -c "echo \$\$ > $cg/rdma-users/cgroup.procs && exec uverbs-check -d $DEV -c 4 -x -H 4" \
         > "$LOGD/contexts-in.log" 2>&1 &
     pid=$!
     until grep -q holding "$LOGD/contexts-in.log"; do
@@ -376,14 +377,14 @@ cgroup_contexts() {
         [ $i -ge 60 ] && { echo "no 'holding' line in 30 s"; rc=1; break; }
         sleep 0.5
     done
-    echo "rdma.current: $(cat $cg/snic-ctx/rdma.current)"
-    grep -q "$DEV hca_handle=4" $cg/snic-ctx/rdma.current || rc=1
+    echo "rdma.current: $(cat $cg/rdma-users/rdma.current)"
+    grep -q "$DEV hca_handle=4" $cg/rdma-users/rdma.current || rc=1
     echo "outside the cgroup:"
     timeout 30 uverbs-check -d "$DEV" -c 1 || rc=1
     wait $pid || rc=1
     echo "inside the cgroup:"
     cat "$LOGD/contexts-in.log"
-    rmdir $cg/snic-ctx || rc=1
+    rmdir $cg/rdma-users || rc=1
     return $rc
 }
 
