@@ -228,8 +228,8 @@ static void cq_good(struct cq_cmd *m)
     m->d.buf_len = CQE_SIZE << 4;
 }
 
-/* CREATE_CQ; a CQ it made is destroyed again. Returns 0 or the errno. */
-static int cq_try(struct cq_cmd *m)
+/* CREATE_CQ: 0 or the errno; the CQ is destroyed, or kept in *keep */
+static int cq_make(struct cq_cmd *m, uint32_t *keep)
 {
     struct {
         struct ib_uverbs_create_cq_resp r;
@@ -241,10 +241,38 @@ static int cq_try(struct cq_cmd *m)
     m->c.response = (uintptr_t)&resp;
     err = cmd_write(IB_USER_VERBS_CMD_CREATE_CQ, &m->c, sizeof(m->c), &m->d,
                     sizeof(m->d), sizeof(resp));
-    if (!err) {
+    if (!err && keep) {
+        *keep = resp.r.cq_handle;
+    } else if (!err) {
         destroy_cq(resp.r.cq_handle);
     }
     return err;
+}
+
+static int cq_try(struct cq_cmd *m)
+{
+    return cq_make(m, NULL);
+}
+
+/* RESIZE_CQ of CQ 'handle' to cqe CQEs in a ring of 2^log2 at page 'page' */
+static int cq_resize(uint32_t handle, uint32_t cqe, uint8_t log2,
+                     unsigned page)
+{
+    struct {
+        struct ib_uverbs_resize_cq_resp r;
+        struct snic_ib_resize_cq_resp d;
+    } resp;
+    struct ib_uverbs_resize_cq c = {
+        .response = (uintptr_t)&resp, .cq_handle = handle, .cqe = cqe,
+    };
+    struct snic_ib_resize_cq d = {
+        .buf_va = (uintptr_t)ring_mem + page * PAGE,
+        .buf_len = CQE_SIZE << log2,
+        .log2_depth = log2,
+    };
+
+    return cmd_write(IB_USER_VERBS_CMD_RESIZE_CQ, &c, sizeof(c), &d,
+                     sizeof(d), sizeof(resp));
 }
 
 static void cq_cases(void)
@@ -252,6 +280,7 @@ static void cq_cases(void)
     struct ib_uverbs_ex_create_cq x;
     struct ib_uverbs_ex_create_cq_resp xr;
     struct cq_cmd m;
+    uint32_t h;
 
     cq_good(&m);
     check("cq: well-formed (control)", cq_try(&m), false);
@@ -302,6 +331,19 @@ static void cq_cases(void)
     cq_good(&m);
     m.c.comp_channel = 1000;
     check("cq: comp_channel not a channel", cq_try(&m), true);
+
+    /* a CQ resized: to 0 CQEs, past its ring, to a ring of its own */
+    cq_good(&m);
+    m.d.buf_va = (uintptr_t)ring_mem + 40 * PAGE;
+    if (cq_make(&m, &h)) {
+        die("CREATE_CQ for the resize cases: %s", strerror(errno));
+    }
+    check("cq resize: 0 CQEs", cq_resize(h, 0, 4, 42), true);
+    check("cq resize: 64 CQEs in a ring of 64", cq_resize(h, 64, 6, 42), true);
+    check("cq resize: ring of 2^31", cq_resize(h, 15, 31, 42), true);
+    check("cq resize: 31 CQEs in a ring of 64 (control)",
+          cq_resize(h, 31, 6, 42), false);
+    destroy_cq(h);
 
     /* the extended command: unknown comp_mask and flags bits */
     memset(&x, 0, sizeof(x));
