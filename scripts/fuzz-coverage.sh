@@ -15,7 +15,7 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
-corpus=$repo/tests/fuzz/corpus out= all=
+corpus=$repo/tests/fuzz/corpus out='' all=''
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
@@ -27,8 +27,14 @@ while [ $# -gt 0 ]; do
 done
 build=$repo/build/fuzz-cov
 out=${out:-$build/report}
-command -v llvm-profdata >/dev/null && command -v llvm-cov >/dev/null ||
-    die "llvm-profdata and llvm-cov not found (apt-get install llvm)"
+# clang's own llvm-profdata and llvm-cov (Debian names them NAME-MAJOR)
+major=$(clang -dumpversion | cut -d. -f1)
+llvm_tool() {
+    command -v "$1-$major" || command -v "$1" ||
+        die "$1-$major not found (apt-get install llvm-$major)"
+}
+profdata=$(llvm_tool llvm-profdata)
+cov=$(llvm_tool llvm-cov)
 
 # The functions each named behaviour runs (docs/fuzzing.md, "What the corpora reach")
 required=(
@@ -57,12 +63,12 @@ for t in admin wqe rx wire; do
         > "$out/$t.log" 2>&1 || { tail -n 20 "$out/$t.log"; die "fuzz-$t failed on its corpus"; }
     printf '  %-16s %5d inputs\n' "fuzz-$t" "$(find "$corpus/$t" -type f | wc -l)"
 done
-llvm-profdata merge -sparse "$out"/*.profraw -o "$out/all.profdata"
+"$profdata" merge -sparse "$out"/*.profraw -o "$out/all.profdata"
 filter=(hw/snic/core/transport/ hw/snic/core/srnic/ hw/snic/core/strom/)
 [ -n "$all" ] && filter=(hw/snic/core/)
 # One line per file: lines, lines missed, line coverage (llvm-cov report's
 # columns 8-10), the path from hw/snic/core/ on
-llvm-cov report "${objects[@]:1}" -instr-profile="$out/all.profdata" \
+"$cov" report "${objects[@]:1}" -instr-profile="$out/all.profdata" \
     "$repo/hw/snic/core" > "$out/report.txt"
 echo "line coverage (file, lines, missed, covered)"
 for f in "${filter[@]}"; do
@@ -71,7 +77,7 @@ done | awk '{ sub(/.*hw\/snic\/core\//, "", $1); printf "  %-36s %6s %6s %8s\n",
 awk '$1 == "TOTAL" { printf "  %-36s %6s %6s %8s (the whole core)\n", "all", $8, $9, $10 }' "$out/report.txt"
 
 # Entries into each required function (llvm-cov's function counts)
-llvm-cov export "${objects[@]:1}" -instr-profile="$out/all.profdata" \
+"$cov" export "${objects[@]:1}" -instr-profile="$out/all.profdata" \
     -summary-only=false -skip-expansions > "$out/export.json"
 echo "functions the doc names (times entered by the replay)"
 python3 - "$out/export.json" "${required[@]}" <<'EOF'
