@@ -432,6 +432,8 @@ static inline void *__snic_ring_next(void *ring, u32 head,
 /* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
+int snic_admin_exec_status(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u64 *result, u16 *status);
 int snic_admin_init(struct snic_dev *sdev);
 void snic_admin_destroy(struct snic_dev *sdev);
 bool snic_admin_dead(struct snic_dev *sdev);

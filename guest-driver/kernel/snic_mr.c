@@ -382,18 +382,28 @@ int snic_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
+/*
+ * ibv_dereg_mr. The device refuses while a memory window is bound in the
+ * MR (the window would reach freed pages): the MR, its pages and its page
+ * list stay, the window keeps reaching them, and the caller gets EBUSY (Linux rxe says EINVAL;
+ * EBUSY is the RDMA core's answer for an object still in use, a PD with
+ * MRs). It may try again once the window is deallocated or invalidated;
+ * at process exit the RDMA core destroys the windows and retries, so the
+ * MR goes then. Any other failure is a broken device: the list and the
+ * pages stay pinned (leaked) and the core is told the MR is gone, since
+ * failing would only make it warn and leak too.
+ */
 int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibmr->device);
 	struct snic_mr *mr = to_smr(ibmr);
+	int err;
 
-	/*
-	 * The device stops using the page list before it is freed. If a
-	 * broken device refuses, the list and the pages stay pinned (leaked):
-	 * failing would only make the core warn and leak too.
-	 */
-	if (snic_com_destroyed(sdev, snic_com_dereg_mr(sdev, ibmr->lkey), "MR",
-			       ibmr->lkey))
+	/* The device stops using the page list before it is freed */
+	err = snic_com_dereg_mr(sdev, ibmr->lkey);
+	if (err == -EBUSY && !snic_admin_dead(sdev))
+		return err;
+	if (snic_com_destroyed(sdev, err, "MR", ibmr->lkey))
 		snic_mr_unmap(sdev, mr);
 	kfree(mr);
 	return 0;
