@@ -117,12 +117,13 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
     return 0;
 }
 
-static void fh_tx_frame(void *opaque, const void *frame, size_t len)
+static void fh_tx_frame(void *opaque, const void *frame, size_t len,
+                        size_t host_bytes)
 {
     FuzzHost *h = opaque;
 
     h->tx_frames++;
-    snic_sim_port_tx(&h->port, frame, len);
+    snic_sim_port_tx(&h->port, frame, len, host_bytes);
 }
 
 static void sr_host_irq(FuzzSrHost *s);

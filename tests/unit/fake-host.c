@@ -59,12 +59,13 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
     return 0;
 }
 
-static void fh_tx_frame(void *opaque, const void *frame, size_t len)
+static void fh_tx_frame(void *opaque, const void *frame, size_t len,
+                        size_t host_bytes)
 {
     FakeHost *h = opaque;
     GByteArray *b;
 
-    if (snic_sim_port_tx(&h->port, frame, len)) {
+    if (snic_sim_port_tx(&h->port, frame, len, host_bytes)) {
         return;
     }
     b = g_byte_array_sized_new(len);

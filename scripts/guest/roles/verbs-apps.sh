@@ -31,7 +31,7 @@
 # negative control (the server corrupts check b's data: both sides must fail with the
 # mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
 # small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
-# GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
+# GETs and checked object reads, each answer checked; scripts/repro/strom-vm.sh runs it in
 # full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking); in

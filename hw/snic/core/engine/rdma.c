@@ -134,7 +134,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     p.becn = true;
     qp->resp.cnp_pending = false;
     snic_prog_head(qp)->cnp_tx++;   /* an ECN program's QP: it has one */
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
 }
 
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
@@ -438,7 +438,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     p->dqpn = qp->attr.dest_qpn;
 }
 
-void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
+void snic_rdma_xmit(SnicCore *c, const SnicPkt *p, uint32_t host_bytes)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
     bool mcast;
@@ -471,7 +471,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
             return;
         }
     }
-    snic_link_tx(c, c->rdma_frame, len);
+    snic_link_tx(c, c->rdma_frame, len, host_bytes);
 }
 
 /* ---- work queues and their completions ---- */

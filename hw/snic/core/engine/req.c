@@ -335,6 +335,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
+    uint32_t host_bytes = 0;
     SnicPkt p;
     uint8_t st;
 
@@ -357,7 +358,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         }
     } else if (snic_rpc_wr(info->opcode)) {
         st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
-                                      &p);
+                                      &p, &host_bytes);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -411,8 +412,9 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.ieth_rkey = GUINT32_FROM_BE(w->imm); /* SEND_INV: rkey to drop */
         p.payload = c->rdma_payload;
         p.payload_len = len;
+        host_bytes = snic_wqe_host_bytes(w, len);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, host_bytes);
     return SNIC_WC_SUCCESS;
 }
 

@@ -1036,7 +1036,7 @@ void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
         p.xport = true;
         p.xeth.flags = SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED;
         p.xeth.sack_lo = psn;
-        snic_rdma_xmit(c, &p);
+        snic_rdma_xmit(c, &p, 0);
     }
 }
 
@@ -1239,9 +1239,9 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
     for (; s->ack_copies; s->ack_copies--) {
-        snic_rdma_xmit(c, &p);      /* the duplicate ACKs owed */
+        snic_rdma_xmit(c, &p, 0);   /* the duplicate ACKs owed */
     }
     if (s->fatal) {
         /* the consumer learns of a responder error by an async event */
@@ -1301,7 +1301,7 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
             p.xeth.offset = idx;
         }
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, p.payload_len);   /* a READ's data, from the region */
     return true;
 }
 
