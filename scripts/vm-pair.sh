@@ -6,7 +6,7 @@
 #                      [--nic snic|virtio | --nic-a KIND --nic-b KIND] [--timeout SECONDS]
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
 #                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
-#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops]
+#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops] [--iommu]
 #                      [--image DIR] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
@@ -23,6 +23,9 @@
 #   --append    extra kernel arguments for both guests (repeatable)
 #   --append-a/-b  extra kernel arguments for VM a / b (repeatable)
 #   --qemu-a/-b one extra QEMU argument for VM a / b (repeatable)
+#   --iommu     both guests behind a virtual IOMMU (intel-iommu with interrupt remapping,
+#               before the NIC; kernel intel_iommu=on iommu.passthrough=0 iommu.strict=1):
+#               every DMA of the NIC is translated, and refused where the driver has no mapping
 #   --no-wire-drops  the pair fails if a host socket of the wire dropped a frame (a full
 #               receive buffer: /proc/net/udp's drops; lossless snic devices pause each
 #               other with PFC instead). Always logged: "wire: host socket drops ..."
@@ -53,9 +56,11 @@ IMAGE=$REPO/.cache/guest
 APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
 NO_WIRE_DROPS=
+IOMMU=
 while [ $# -gt 0 ]; do
     case $1 in
         --no-wire-drops) NO_WIRE_DROPS=1; shift; continue ;;
+        --iommu) IOMMU=1; shift; continue ;;
         --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
@@ -136,13 +141,15 @@ vm_args() {
             --log "$LOGDIR/$NAME-$side.log"
             --append "snicvm.side=$side snicvm.nic=$nic snicvm.ip=$ip snicvm.peer=$peer${MTU:+ snicvm.mtu=$MTU}")
     local a
+    [ -z "$IOMMU" ] || VMARGS+=(--append "$IOMMU_APPEND")
     for a in "${APPEND[@]}"; do VMARGS+=(--append "$a"); done
     if [ "$side" = a ]; then
         for a in "${APPEND_A[@]}"; do VMARGS+=(--append "$a"); done
     else
         for a in "${APPEND_B[@]}"; do VMARGS+=(--append "$a"); done
     fi
-    VMARGS+=(-- -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
+    VMARGS+=(-- ${IOMMU:+"${IOMMU_DEVICE[@]}"}
+             -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
              -device "$dev")
     if [ "$side" = a ]; then VMARGS+=("${QA[@]}"); else VMARGS+=("${QB[@]}"); fi
     [ -z "$CTL" ] || VMARGS+=(-qmp "unix:$CTL/$side.qmp,server=on,wait=off"

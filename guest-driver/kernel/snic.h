@@ -201,6 +201,16 @@ struct snic_sr {
 	atomic64_t overflows;	/* SNIC_EVENT_SR_CTRLQ_OVERFLOW events */
 };
 
+/* Fault injection hooks (snic_fault.c, module parameter fault_inject) */
+struct snic_fault {
+	struct dentry *dir;		/* debugfs snic/<pci-name>/ */
+	struct mutex lock;
+	bool uau_armed;			/* mr_use_after_unmap: the next MR */
+	bool uau_used;			/* ... it poisoned one: */
+	bool uau_unmapped;		/* its IOVA untranslated at the time */
+	dma_addr_t uau_iova;
+};
+
 struct snic_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */
 	struct pci_dev *pdev;
@@ -224,6 +234,7 @@ struct snic_dev {
 	struct work_struct port_work;	/* reports port_active to the core */
 	bool port_active;
 	bool ib_registered;
+	struct snic_fault fault;
 };
 
 struct snic_ucontext {
@@ -431,6 +442,8 @@ static inline void *__snic_ring_next(void *ring, u32 head,
 /* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
+int snic_admin_exec_status(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u64 *result, u16 *status);
 int snic_admin_init(struct snic_dev *sdev,
 		    const struct snic_aeq_handlers *handlers);
 void snic_admin_destroy(struct snic_dev *sdev);
@@ -463,6 +476,15 @@ void snic_sr_read_stats(struct snic_dev *sdev, u64 *values);
 int snic_netdev_create(struct snic_dev *sdev);
 void snic_netdev_destroy(struct snic_dev *sdev);
 void snic_netdev_link_event(struct snic_dev *sdev, bool up);
+
+/* snic_fault.c: fault injection for driver development */
+void snic_fault_init(void);
+void snic_fault_exit(void);
+void snic_fault_add(struct snic_dev *sdev);
+void snic_fault_remove(struct snic_dev *sdev);
+unsigned long snic_fault_mr_pgsz(struct snic_dev *sdev, unsigned long pgsz);
+void snic_fault_mr_pbl(struct snic_dev *sdev, __le64 *pbl,
+		       unsigned int shift);
 
 /* snic_queue.c: queue rings described to the device */
 int snic_queue_get_user(struct snic_dev *sdev, u64 va, u32 len,

@@ -763,7 +763,7 @@ static void test_corrupt_roce(void)
         unsigned diff = 0, at = 0;
         SnicPkt p;
 
-        snic_link_tx(h->core, f, len);
+        snic_link_tx(h->core, f, len, 0);
         sent = g_ptr_array_index(h->frames, h->frames->len - 1);
         g_assert_cmpuint(sent->len, ==, len);
         for (i = 0; i < len; i++) {

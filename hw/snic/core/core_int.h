@@ -114,6 +114,17 @@ struct SnicCore {
     struct snic_stats stats;    /* little-endian, as the guest reads it */
     /* an object may have come or gone since stats' obj_* were counted */
     bool objects_stale;
+    /*
+     * The last DMA the host refused (services.c), as an IOMMU refuses an
+     * address the driver never mapped or has unmapped, and the rate limit
+     * of the guest error that names it.
+     */
+    struct {
+        uint64_t addr;
+        bool write;
+        uint64_t quiet_until;   /* no message before this (now_ns) */
+        uint64_t unlogged;      /* faults since the last message */
+    } dma_fault;
 
     /* Runtime state from here on: cleared by disable and by reset. */
     uint32_t ctrl;
@@ -209,6 +220,11 @@ void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4]);
 void snic_stats_objects(SnicCore *c);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
+/*
+ * QP qpn's data buffer access failed on the DMA the host just refused:
+ * a guest error names the QP and the address, at most one a second.
+ */
+void snic_dma_fault_report(SnicCore *c, uint32_t qpn);
 void snic_raise_irq(SnicCore *c, unsigned vector);
 void snic_intr_cause(SnicCore *c, uint32_t cause);
 void snic_timer_hint(SnicCore *c, uint64_t deadline);

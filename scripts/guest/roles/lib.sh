@@ -285,7 +285,8 @@ dmesg_clean() {
     local bad
     bad=$(dmesg | grep -E 'WARNING|BUG|Oops|[Ll]eak|Call Trace')
     if [ -n "$bad" ]; then
-        printf '%s\n' "$bad"
+        # with the lines that say what it was (a Call Trace follows its reason)
+        dmesg | grep -B 3 -A 12 -E 'WARNING|BUG|Oops|[Ll]eak|Call Trace' | head -n 80
         return 1
     fi
     echo "dmesg: no WARNING/BUG/Oops/leak lines"

@@ -18,7 +18,8 @@
 # (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N) or srnic (srnic.sh:
-# SRNIC's selective repeat on a lossy wire, srnic_apps).
+# SRNIC's selective repeat on a lossy wire, srnic_apps) or iommu (iommu.sh: behind a virtual
+# IOMMU; SNIC_KO_ARGS are snic.ko's module parameters).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -30,7 +31,7 @@
 # negative control (the server corrupts check b's data: both sides must fail with the
 # mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
 # small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
-# GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
+# GETs and checked object reads, each answer checked; scripts/repro/strom-vm.sh runs it in
 # full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking); in
@@ -311,6 +312,81 @@ counters_grew() {
         echo "$c: $b -> $a"
         [ "$a" -gt "$b" ] || { echo "$c did not grow"; return 1; }
     done
+}
+
+# A device counter (hw_counters, as `rdma statistic` shows them)
+hw() {
+    cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1"
+}
+
+# Malformed uverbs commands (tests/vm/uverbs-check.c): each refused with an errno, nothing
+# left on the device, no guest error counted (the driver refuses them before the device
+# sees them), a clean kernel log.
+uverbs_hostile() {
+    local ge rc=0
+    ge=$(hw guest_errors)
+    timeout 120 uverbs-check -d "$DEV" -g "$GIDX" || rc=1
+    echo "guest_errors: $ge -> $(hw guest_errors)"
+    [ "$(hw guest_errors)" = "$ge" ] || { echo "the device counted guest errors"; rc=1; }
+    dmesg_clean || rc=1
+    return $rc
+}
+
+# The device's object gauges now ($1 = save) or again ($1 = same: unchanged since save)
+gauges() {
+    local o rc=0
+    for o in obj_qps obj_cqs obj_mrs obj_mws obj_pds; do
+        if [ "$1" = save ]; then
+            hw $o > "$LOGD/$o.gauge"
+        else
+            echo "$o: $(cat "$LOGD/$o.gauge") -> $(hw $o)"
+            [ "$(hw $o)" = "$(cat "$LOGD/$o.gauge")" ] || rc=1
+        fi
+    done
+    return $rc
+}
+
+# ibv_dereg_mr of an MR with a memory window bound fails with EBUSY and keeps the MR
+# (uverbs-check -M); the process exits with such an MR left: the RDMA core's cleanup
+# frees it after the window, the gauges are back where they were.
+mw_dereg_refused() {
+    local rc=0
+    gauges save
+    timeout 60 uverbs-check -d "$DEV" -g "$GIDX" -M || rc=1
+    retry 10 gauges same || rc=1
+    dmesg_clean || rc=1
+    return $rc
+}
+
+# User contexts are bounded per cgroup by the rdma controller (hca_handle): with
+# hca_handle=4 a process in the cgroup opens 4 contexts and the fifth fails, while a
+# process outside it still opens one.
+cgroup_contexts() {
+    local cg=/sys/fs/cgroup rc=0 pid i=0
+    # docs/guest-stack.md shows these commands
+    grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg || return 1
+    grep -qw rdma $cg/cgroup.controllers || { echo "no rdma controller in $cg"; return 1; }
+    echo +rdma > $cg/cgroup.subtree_control || return 1
+    mkdir -p $cg/rdma-users || return 1
+    echo "$DEV hca_handle=4" > $cg/rdma-users/rdma.max || return 1
+    echo "rdma.max: $(cat $cg/rdma-users/rdma.max)"
+    sh -c "echo \$\$ > $cg/rdma-users/cgroup.procs && exec uverbs-check -d $DEV -c 4 -x -H 4" \
+        > "$LOGD/contexts-in.log" 2>&1 &
+    pid=$!
+    until grep -q holding "$LOGD/contexts-in.log"; do
+        i=$((i + 1))
+        [ $i -ge 60 ] && { echo "no 'holding' line in 30 s"; rc=1; break; }
+        sleep 0.5
+    done
+    echo "rdma.current: $(cat $cg/rdma-users/rdma.current)"
+    grep -q "$DEV hca_handle=4" $cg/rdma-users/rdma.current || rc=1
+    echo "outside the cgroup:"
+    timeout 30 uverbs-check -d "$DEV" -c 1 || rc=1
+    wait $pid || rc=1
+    echo "inside the cgroup:"
+    cat "$LOGD/contexts-in.log"
+    rmdir $cg/rdma-users || rc=1
+    return $rc
 }
 
 attacker_done() {
@@ -631,7 +707,7 @@ step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
     snic)
         step provider provider_present
-        step modprobe-snic modprobe snic
+        step modprobe-snic modprobe snic ${SNIC_KO_ARGS:-}
         step net-up net_up snic ;;
     virtio)
         step modules-rxe modprobe_all $RXE_MODULES
@@ -750,6 +826,12 @@ case $SUITE in
         if [ "$SNIC_SIDE" = b ]; then
             app verbs-check-isolated 180 verbs-check -d "$DEV" -g "$GIDX"
         else
+            # First what one process may hand the driver: malformed uverbs commands, an
+            # MR deregistered under a bound window, more contexts than its cgroup allows
+            # (verbs-check then passes after them).
+            step uverbs-hostile uverbs_hostile
+            step mw-dereg-refused mw_dereg_refused
+            step cgroup-contexts cgroup_contexts
             step counters-before counters_snapshot doorbells_invalid guest_errors
             ( sleep 1; isolation-check -d "$DEV" -t 3 > "$LOGD/attacker.log" 2>&1
               echo "rc=$?" >> "$LOGD/attacker.log" ) &
@@ -784,6 +866,9 @@ case $SUITE in
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
+    iommu)
+        # snic behind a virtual IOMMU (iommu.sh)
+        iommu_apps ;;
     strom)
         # (an empty list skips its figure: "-" defaults only what is unset)
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
@@ -791,7 +876,7 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport or srnic, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic or iommu, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean dmesg_clean
 barrier end

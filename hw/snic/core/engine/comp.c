@@ -129,7 +129,8 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (atomic_ack) {
         uint64_t orig = GUINT64_TO_LE(p->atomic_ack);
 
-        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, 0, &orig, 8);
+        st = snic_sge_scatter(c, qp - c->qps, qp->pdn, w->sge, w->num_sge,
+                              0, &orig, 8);
     } else {
         /* the position within its chunk decides the op-code */
         s = (p->psn - info->first_psn) & SNIC_PSN_MASK;
@@ -151,8 +152,8 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             snic_sq_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
             return -1;
         }
-        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, off,
-                              p->payload, want);
+        st = snic_sge_scatter(c, qp - c->qps, qp->pdn, w->sge, w->num_sge,
+                              off, p->payload, want);
     }
     if (st != SNIC_WC_SUCCESS) {
         snic_sq_fail_local(c, qp, e.index, st);

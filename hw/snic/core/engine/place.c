@@ -225,8 +225,8 @@ bool snic_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
            p->payload_len <= mtu && msg_wqe(c, qp, p, d, lag, &w) &&
            snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
                                   p->payload_len) == SNIC_WC_SUCCESS &&
-           snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
-                            p->payload_len) == SNIC_WC_SUCCESS;
+           snic_sge_scatter(c, qp - c->qps, qp->pdn, w.sge, w.num_sge, off,
+                            p->payload, p->payload_len) == SNIC_WC_SUCCESS;
 }
 
 /*
@@ -256,8 +256,10 @@ uint8_t snic_place_write(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (p->payload_len) {
         mr = snic_rkey_check(c, qp, s->write_rkey, SNIC_ACCESS_REMOTE_WRITE,
                              s->write_va, p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                                  p->payload_len)) {
+        if (!mr || snic_xlate_failed(c, qp - c->qps,
+                                     snic_mtt_write(c, &mr->mtt, s->write_va,
+                                                    p->payload,
+                                                    p->payload_len))) {
             return SNIC_AETH_NAK_REM_ACCESS;
         }
     }
@@ -295,8 +297,8 @@ int snic_place_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (p->payload_len != want) {
         return 0;
     }
-    st = snic_sge_scatter(c, qp->pdn, e.w.sge, e.w.num_sge, off, p->payload,
-                          want);
+    st = snic_sge_scatter(c, qp - c->qps, qp->pdn, e.w.sge, e.w.num_sge, off,
+                          p->payload, want);
     if (st != SNIC_WC_SUCCESS) {
         snic_sq_fail_local(c, qp, e.index, st);
         return -1;

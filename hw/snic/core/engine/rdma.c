@@ -70,7 +70,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     p.becn = true;
     qp->resp.cnp_pending = false;
     snic_prog_head(qp)->cnp_tx++;   /* an ECN program's QP: it has one */
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
 }
 
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)

@@ -52,6 +52,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
+    uint32_t host_bytes = 0;
     SnicRcMsg msg;
     SnicPkt p;
     uint8_t st;
@@ -75,7 +76,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
         }
     } else if (snic_rpc_wr(info->opcode)) {
         st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
-                                      &p);
+                                      &p, &host_bytes);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -113,8 +114,9 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
          */
         snic_rc_segment(qp, &msg, seg, c->rdma_payload, len,
                         burst_end || window_full(qp), &p);
+        host_bytes = snic_wqe_host_bytes(w, len);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, host_bytes);
     return SNIC_WC_SUCCESS;
 }
 

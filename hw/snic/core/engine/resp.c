@@ -381,7 +381,9 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     mr = snic_rkey_check(c, qp, p->atomic.rkey, SNIC_ACCESS_REMOTE_ATOMIC,
                          p->atomic.va, 8, &why);
-    if (!mr || snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
+    if (!mr || snic_xlate_failed(c, qp - c->qps,
+                                 snic_mtt_read(c, &mr->mtt, p->atomic.va,
+                                               &v, 8))) {
         snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -395,7 +397,8 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     } else if (orig == p->atomic.compare) {
         v = GUINT64_TO_LE(p->atomic.swap_add);
     }
-    if (snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8)) {
+    if (snic_xlate_failed(c, qp - c->qps,
+                          snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8))) {
         snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -569,9 +572,9 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
     for (; s->ack_copies; s->ack_copies--) {
-        snic_rdma_xmit(c, &p);      /* the duplicate ACKs owed */
+        snic_rdma_xmit(c, &p, 0);   /* the duplicate ACKs owed */
     }
     if (s->fatal) {
         /* the consumer learns of a responder error by an async event */
@@ -612,8 +615,10 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
         /* read now: a duplicate request sees memory as it is */
         mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
                                    r->va + off, len, &why) : NULL;
-        if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
-                                         c->rdma_payload, len))) {
+        if (len && (!mr ||
+                    snic_xlate_failed(c, qp - c->qps,
+                                      snic_mtt_read(c, &mr->mtt, r->va + off,
+                                                    c->rdma_payload, len)))) {
             s->rdb_count = 0;       /* the region went away */
             snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
             return false;
@@ -629,7 +634,7 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
             p.xeth.offset = idx;
         }
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, p.payload_len);   /* a READ's data, from the region */
     return true;
 }
 

@@ -446,7 +446,7 @@ void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
         p.xport = true;
         p.xeth.flags = SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED;
         p.xeth.sack_lo = psn;
-        snic_rdma_xmit(c, &p);
+        snic_rdma_xmit(c, &p, 0);
     }
 }
 

@@ -236,7 +236,8 @@ uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
     if (!recv_sges(c, qp, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_sge_scatter(c, pdn, w.sge, w.num_sge, off, buf, len);
+    return snic_sge_scatter(c, qp - c->qps, pdn, w.sge, w.num_sge, off, buf,
+                            len);
 }
 
 /* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
@@ -340,7 +341,8 @@ uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         memcpy(buf, w->inline_data + off, len);
         return SNIC_WC_SUCCESS;
     }
-    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
+    return snic_sge_gather(c, qp - c->qps, qp->pdn, w->sge, w->num_sge, off,
+                           buf, len);
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,

@@ -125,6 +125,12 @@ uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
                              const struct snic_sq_wqe *w, uint64_t *len);
 uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                         uint32_t off, void *buf, uint32_t len);
+/* Of 'len' gathered bytes, those read from host memory: none if inline */
+static inline uint32_t snic_wqe_host_bytes(const struct snic_sq_wqe *w,
+                                           uint32_t len)
+{
+    return w->flags & SNIC_WQE_INLINE ? 0 : len;
+}
 /*
  * The send queue walked from its oldest uncompleted WQE (no table of
  * outstanding WQEs is kept): a send WQE read with the PSNs it occupies

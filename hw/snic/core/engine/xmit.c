@@ -62,7 +62,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     p->dqpn = qp->attr.dest_qpn;
 }
 
-void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
+void snic_rdma_xmit(SnicCore *c, const SnicPkt *p, uint32_t host_bytes)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
     bool mcast;
@@ -95,7 +95,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
             return;
         }
     }
-    snic_link_tx(c, c->rdma_frame, len);
+    snic_link_tx(c, c->rdma_frame, len, host_bytes);
 }
 
 uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg)

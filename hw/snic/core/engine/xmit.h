@@ -21,7 +21,8 @@ void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
                        uint32_t rqpn, struct SnicWireAddr *a);
 /* ... of an RC or UC QP's packet to its connected peer */
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
-void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
+/* host_bytes: of the payload, read from host memory (SnicHostOps.tx_frame) */
+void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p, uint32_t host_bytes);
 /* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE message */
 uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 

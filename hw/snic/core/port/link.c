@@ -154,10 +154,11 @@ static void capture(SnicCore *c, const void *frame, size_t len)
     }
 }
 
-static void wire_out(SnicCore *c, const void *frame, size_t len)
+static void wire_out(SnicCore *c, const void *frame, size_t len,
+                     size_t host_bytes)
 {
     capture(c, frame, len);
-    c->ops->tx_frame(c->opaque, frame, len);
+    c->ops->tx_frame(c->opaque, frame, len, host_bytes);
 }
 
 /*
@@ -182,7 +183,8 @@ static const void *corrupt(SnicCore *c, const void *frame, size_t len)
     return l->corrupted;
 }
 
-void snic_link_tx(SnicCore *c, const void *frame, size_t len)
+void snic_link_tx(SnicCore *c, const void *frame, size_t len,
+                  size_t host_bytes)
 {
     SnicLink *l = &c->link;
 
@@ -198,13 +200,15 @@ void snic_link_tx(SnicCore *c, const void *frame, size_t len)
         /* goes out after the next frame, or at the end of the burst */
         memcpy(l->held, frame, len);
         l->held_len = len;
+        l->held_host = host_bytes;
         snic_stat_inc(&c->stats.wire_reorders_injected);
         return;
     }
-    wire_out(c, frame, len);
+    wire_out(c, frame, len, host_bytes);
     if (chance(l, l->faults.dup_pct)) {
+        /* the wire's copy: the device read the host once */
         snic_stat_inc(&c->stats.wire_dups_injected);
-        wire_out(c, frame, len);
+        wire_out(c, frame, len, 0);
     }
     snic_link_flush(c);
 }
@@ -220,7 +224,7 @@ void snic_link_flush(SnicCore *c)
 
     if (len) {
         c->link.held_len = 0;
-        wire_out(c, c->link.held, len);
+        wire_out(c, c->link.held, len, c->link.held_host);
     }
 }
 
@@ -260,7 +264,7 @@ static void pfc_send(SnicCore *c, uint16_t quanta)
     wr16be(f + 18 + 2 * prio, quanta);          /* time[prio] */
     snic_stat_inc(&c->stats.pfc_pause_sent);
     SNIC_EVENT(c, PFC_SENT, prio, quanta, l->rxb_bytes);
-    snic_link_tx(c, f, sizeof(f));
+    snic_link_tx(c, f, sizeof(f), 0);
 }
 
 /* The partner's pause is over (resume frame, or its time ran out). */

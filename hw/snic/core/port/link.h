@@ -97,6 +97,7 @@ typedef struct SnicLink {
     uint64_t rng;
     SnicPcap *pcap;
     size_t held_len;            /* a frame held back to be reordered */
+    size_t held_host;           /* ... its bytes read from host memory */
     uint8_t held[SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX];
     /* a frame being sent corrupted (the caller's is const) */
     uint8_t corrupted[SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX];
@@ -158,7 +159,8 @@ void snic_link_free(SnicCore *c);
 void snic_link_reset(SnicCore *c);
 
 /* Send a frame the link is up for; 'frame' may be reused on return. */
-void snic_link_tx(SnicCore *c, const void *frame, size_t len);
+void snic_link_tx(SnicCore *c, const void *frame, size_t len,
+                  size_t host_bytes);
 /*
  * Turn a RoCE frame for the port's own address around (captured as sent
  * and as received) into the receive buffer; false if it has no room (the
