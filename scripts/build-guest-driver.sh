@@ -2,10 +2,12 @@
 # Build the snic guest kernel module (guest-driver/kernel -> build/guest-driver/snic.ko)
 # against the guest kernel's headers.
 #
-#   scripts/build-guest-driver.sh [--src DIR] [--out DIR]
+#   scripts/build-guest-driver.sh [--src DIR] [--out DIR] [--sparse]
 #
 #   --src DIR  build the module from DIR instead of guest-driver/kernel (e.g. a copy)
 #   --out DIR  put snic.ko (and its build tree, kernel/) in DIR instead of build/guest-driver
+#   --sparse   also run sparse over every source file (kbuild's C=2), failing on anything
+#              it reports (CF=-Wsparse-error); the lint phase's check of snic.ko
 #
 # The guest kernel release comes from scripts/guest-image.sh (.cache/guest/kernel.release,
 # resolved from the archive's linux-image-amd64). Its headers, linux-kbuild and the
@@ -18,6 +20,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$REPO/build/guest-driver
 SRC=$REPO/guest-driver/kernel
+CHECK=()
 HDRS=$REPO/.cache/guest/headers
 
 # shellcheck source=scripts/lib.sh
@@ -30,12 +33,15 @@ while [ $# -gt 0 ]; do
             [ -d "$2" ] || [ "$1" = --out ] || die "--src: no directory $2"
             if [ "$1" = --src ]; then SRC=$(cd "$2" && pwd); else mkdir -p "$2"; OUT=$(cd "$2" && pwd); fi
             shift 2 ;;
+        --sparse) CHECK=(C=2 CF=-Wsparse-error); shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
 
-for tool in apt-cache apt-get dpkg-deb make gcc; do
+tools=(apt-cache apt-get dpkg-deb make gcc)
+[ ${#CHECK[@]} = 0 ] || tools+=(sparse)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || die "'$tool' not found; run scripts/setup-deps.sh (as root) first"
 done
 [ -f "$SRC/Kbuild" ] || die "$SRC/Kbuild not found (broken checkout?)"
@@ -89,11 +95,13 @@ cp -a -u "$SRC/." "$BDIR/src/"
 COMMON=$SRC/../common
 [ -d "$COMMON" ] || COMMON=$REPO/guest-driver/common
 cp -a -u "$COMMON/." "$BDIR/common/"
-make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 modules 2>&1 |
+make -s -C "$KDIR" M="$BDIR/src" SNIC_INCLUDE="$REPO/include" W=1 "${CHECK[@]}" modules 2>&1 |
     tee "$OUT/build.log" || die "kernel module build failed (log: $OUT/build.log)"
-if grep -E 'warning:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then
+if grep -E 'warning:|error:|undefined!' "$OUT/build.log" | grep -v 'Skipping BTF'; then
     die "the module build printed warnings (above); fix them"
 fi
+[ ${#CHECK[@]} = 0 ] || log "sparse: nothing to report"
+
 cp "$BDIR/src/snic.ko" "$OUT/snic.ko.tmp" && mv "$OUT/snic.ko.tmp" "$OUT/snic.ko"
 echo "$(driver_sources "$SRC") $SRC" > "$OUT/snic.ko.sources"
 vermagic=$(/sbin/modinfo -F vermagic "$OUT/snic.ko")

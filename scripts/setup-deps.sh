@@ -76,8 +76,8 @@ PKGS_MAIN=(
     # Tonic Fig 3's hard-coded side: ns-3's TcpNewReno (tests/bench/tonic-ns3-newreno.cc,
     # built by scripts/repro/tonic.sh with g++; ns-3's pkg-config files name libgsl).
     libns3-dev libgsl-dev g++
-    # Guest kernel module and rdma-core provider builds.
-    cmake
+    # Guest kernel module and rdma-core provider builds; sparse checks snic.ko (lint).
+    cmake sparse
     # Guest userspace: copied (binaries + ldd closure) into the initramfs. perftest
     # links libmlx5/libefa directly; rping needs libgcc_s; `rdma` is iproute2's.
     libibverbs1 ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest
