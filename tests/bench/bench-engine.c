@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "objects/qp.h"
 
 #define MSG         65536u
 #define RECV_BUF    (BUF + 0x200000)

@@ -49,6 +49,8 @@
 #include "repro-csv.h"
 #include "sim-eth.h"
 #include "sr-host.h"
+#include "objects/qp.h"
+#include "transport/transport.h"
 
 #define MSG         4096u
 #define SEG         1024u               /* RoCE path MTU (SRNIC 6.1) */

@@ -42,6 +42,7 @@
 #include "engine-node.h"
 #include "repro-csv.h"
 #include "sim-eth.h"
+#include "engine/wq.h"
 
 /* The harness's host memory, beside fake-host's admin area */
 #define R_BASE      (FAKE_MEM_BASE + 0x100000)

@@ -41,6 +41,8 @@
 #include "core_int.h"
 #include "fabric.h"
 #include "port/wire.h"
+#include "objects/qp.h"
+#include "transport/transport.h"
 
 #define FLOWS       2
 #define RECEIVER    2

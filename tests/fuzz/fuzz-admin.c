@@ -12,6 +12,13 @@
 #include <string.h>
 
 #include "fuzz-host.h"
+#include "objects/cq.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "transport/transport.h"
 
 #define ADMIN_DEPTH     (1u << FZ_ADMIN_LOG2)
 #define NUM_LISTS       ADM_NUM_LISTS

@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "fuzz-host.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
+#include "strom/rpc.h"
+#include "transport/transport.h"
 
 const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_ALLOC_PD, SNIC_ADMIN_DEALLOC_PD, SNIC_ADMIN_REG_MR,

@@ -17,6 +17,8 @@
 
 #include "fuzz-host.h"
 #include "port/wire.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
 
 #define MAX_FRAME       (SNIC_ETH_MAX_FRAME + 64)
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */

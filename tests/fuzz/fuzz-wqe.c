@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "fuzz-host.h"
+#include "objects/cq.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
 
 #define EVENT_BUDGET    1500    /* simulator events per input */
 #define NQP             2       /* q 0: RC, q 1: UD */

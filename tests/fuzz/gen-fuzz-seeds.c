@@ -16,6 +16,7 @@
 
 #include "fuzz-host.h"
 #include "port/wire.h"
+#include "objects/qp.h"
 
 static const char *out_dir;
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "engine/rdma.h"
+#include "port/link.h"
 
 uint64_t node_admin_ok(FakeHost *h, struct snic_admin_cmd *cmd)
 {

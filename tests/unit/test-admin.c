@@ -8,6 +8,7 @@
 
 #include "core_int.h"
 #include "fake-host.h"
+#include "objects/qp.h"
 
 static void test_identity(void)
 {

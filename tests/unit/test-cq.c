@@ -10,6 +10,8 @@
 
 #include "core_int.h"
 #include "fake-host.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
 
 #define PBL         (FAKE_MEM_BASE + 0x3000)
 #define EQ_PAGE     (FAKE_MEM_BASE + 0x100000)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "objects/qp.h"
 
 static const SnicSimLinkConfig clean = {
     .bandwidth_bps = 10000000000ull,

@@ -13,6 +13,11 @@
 #include "engine-node.h"
 #include "port/link.h"
 #include "port/wire.h"
+#include "engine/rdma.h"
+#include "engine/xmit.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
+#include "transport/transport.h"
 
 /* SNIC_SEED varies the simulated wire's randomness (stress runs). */
 static uint64_t seed(uint64_t base)

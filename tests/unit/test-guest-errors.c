@@ -10,6 +10,8 @@
 
 #include "engine-node.h"
 #include "sr-host.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
 
 /* Guest memory the device can never reach (outside the fake RAM) */
 #define NOWHERE     (FAKE_MEM_BASE + FAKE_MEM_SIZE)

@@ -15,6 +15,8 @@
 #include "fake-host.h"
 #include "port/pcap.h"
 #include "port/wire.h"
+#include "port/link.h"
+#include "transport/transport.h"
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 

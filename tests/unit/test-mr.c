@@ -10,6 +10,8 @@
 
 #include "core_int.h"
 #include "fake-host.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
 
 #define PBL         (FAKE_MEM_BASE + 0x3000)
 #define PAGES       (FAKE_MEM_BASE + 0x100000)  /* 4 KiB pages live here */

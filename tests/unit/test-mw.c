@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "objects/qp.h"
 
 #define WIN         (BUF + 0x10000)     /* the window's bytes in b's MR */
 #define WIN_LEN     0x1000

@@ -9,6 +9,7 @@
 
 #include "core_int.h"
 #include "fake-host.h"
+#include "objects/qp.h"
 
 #define QPBL        (FAKE_MEM_BASE + 0x3000)    /* one-page page list */
 #define QPAGE       (FAKE_MEM_BASE + 0x100000)

@@ -15,6 +15,7 @@
 #include "strom/kernel.h"
 #include "rpc-node.h"
 #include "port/wire.h"
+#include "objects/qp.h"
 
 #define OP_TRAV     0x10ull
 #define OP_CONS     0x11ull

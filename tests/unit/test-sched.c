@@ -19,6 +19,8 @@
 
 #include "engine-node.h"
 #include "port/wire.h"
+#include "engine/wq.h"
+#include "objects/qp.h"
 
 #define MAXQ        (3 * SNIC_SCHED_MAX_FETCHES)
 #define QPBL(i)     (FAKE_MEM_BASE + 0x5f0000 + (i) * 8)

@@ -27,6 +27,10 @@
 #include "engine-node.h"
 #include "sr-host.h"
 #include "port/wire.h"
+#include "engine/xmit.h"
+#include "objects/qp.h"
+#include "srnic/sr.h"
+#include "transport/transport.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
 
 #define NOWHERE     (FAKE_MEM_BASE + FAKE_MEM_SIZE)
 #define MSG_LEN     3000        /* three packets at path MTU 1024 */

@@ -18,6 +18,10 @@
 #include "engine-node.h"
 #include "fabric.h"
 #include "port/wire.h"
+#include "engine/rdma.h"
+#include "engine/xmit.h"
+#include "objects/qp.h"
+#include "transport/transport.h"
 
 static void query(Node *n, uint32_t qpn, uint8_t program,
                   struct snic_transport_info *t)

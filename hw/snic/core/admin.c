@@ -11,6 +11,14 @@
 #include "strom/kernel.h"
 #include "onchip.h"
 #include "port/gid.h"
+#include "objects/cq.h"
+#include "objects/mcast.h"
+#include "objects/mr.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "srnic/sr.h"
+#include "transport/transport.h"
 
 #define SNIC_FW_VERSION     0x00010000u
 

@@ -12,6 +12,15 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/cq.h"
+#include "objects/mr.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "port/link.h"
+#include "srnic/sr.h"
+#include "strom/rpc.h"
 
 /* An error naming a field by its device property, for realize to report */
 static bool config_error(GError **errp, const char *fmt, ...)

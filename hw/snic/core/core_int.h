@@ -9,19 +9,30 @@
 #include <glib.h>
 #include <inttypes.h>
 
+/*
+ * What SnicCore holds by value comes from types-only headers; a unit's
+ * functions are in its own header, which its callers include.
+ */
 #include "snic_core.h"
-#include "port/link.h"
-#include "objects/mcast.h"
-#include "objects/mr.h"
-#include "objects/mw.h"
-#include "objects/qp.h"
-#include "engine/rdma.h"
-#include "strom/rpc.h"
-#include "engine/scheduler.h"
-#include "objects/srq.h"
-#include "srnic/sr.h"
+#include "engine/sched_types.h"
+#include "objects/mcast_types.h"
+#include "port/link_types.h"
+#include "srnic/sr_types.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_eth.h"
+
+/* The objects SnicCore points to (objects/, the engine, StRoM) */
+typedef struct SnicPd SnicPd;
+typedef struct SnicMr SnicMr;
+typedef struct SnicMw SnicMw;
+typedef struct SnicEq SnicEq;
+typedef struct SnicCq SnicCq;
+typedef struct SnicSrq SnicSrq;
+typedef struct SnicQp SnicQp;
+typedef struct SnicQpHooks SnicQpHooks;
+typedef struct SnicTransportHooks SnicTransportHooks;
+typedef struct SnicRpcDev SnicRpcDev;
+struct snic_rq_wqe;
 
 /* Capabilities this core implements (SNIC_REG_CAPS_*, QUERY_DEVICE). */
 #define SNIC_CAPS (SNIC_CAP_ADMINQ | SNIC_CAP_AEQ | SNIC_CAP_ETH | \

@@ -11,6 +11,12 @@
 #include "objects/mtt.h"
 #include "onchip.h"
 #include "strom/rpc.h"
+#include "objects/cq.h"
+#include "objects/mr.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "port/link.h"
 
 void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
 {

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "objects/cq.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "srnic/sr.h"
 
 static void snic_set_enable(SnicCore *c, bool enable)
 {

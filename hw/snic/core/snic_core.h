@@ -18,7 +18,8 @@
 #include <sys/types.h>
 
 #include "host.h"
-#include "port/link.h"
+#include "port/link_types.h"
+#include "port/pcap.h"
 #include "snic/snic_regs.h"
 
 /* Limits left 0 take the defaults below. */
@@ -34,6 +35,16 @@
 #define SNIC_DEFAULT_MAX_SRQ        1024
 #define SNIC_DEFAULT_MAX_MW         1024
 #define SNIC_DEFAULT_RECV_POOL      1024
+/* The scheduler (SRNIC, NSDI'23, section 4.3.1): its n and burst_size */
+#define SNIC_SCHED_DEFAULT_WQES     8           /* SRNIC's n */
+#define SNIC_SCHED_DEFAULT_BURST    (16 * 1024) /* SRNIC's burst_size */
+
+typedef enum SnicSchedPolicy {
+    SNIC_SCHED_RR,
+    SNIC_SCHED_WRR,
+    SNIC_SCHED_SP,
+} SnicSchedPolicy;
+
 #define SNIC_SCHED_MAX_WQES         64
 #define SNIC_SCHED_MAX_BURST        (1u << 20)
 #define SNIC_MAX_OBJECTS            (1u << 20)
@@ -71,7 +82,7 @@ typedef struct SnicCoreConfig {
     uint32_t max_mw;
     uint32_t recv_pool;         /* SRQ receive WQEs in progress at once */
     uint32_t onchip_kb;         /* on-chip memory budget (onchip.h) */
-    /* the QP scheduler (sched.h); 0: its default */
+    /* the QP scheduler (engine/scheduler.h); 0: its default */
     uint32_t sched_policy;      /* SnicSchedPolicy */
     uint32_t sched_wqes;        /* WQEs fetched per iteration */
     uint32_t sched_burst;       /* bytes sent per iteration */

@@ -12,6 +12,11 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/mr.h"
+#include "objects/qp.h"
+#include "srnic/sr.h"
+#include "strom/rpc.h"
 
 static uint32_t mtu_bytes(const SnicQp *qp)
 {

@@ -14,6 +14,13 @@
 #include "engine/place.h"
 #include "engine/wq.h"
 #include "port/wire.h"
+#include "engine/rdma.h"
+#include "engine/scheduler.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "transport/transport.h"
 
 /*
  * Queue the ACK/NAK to send. One slot: a fatal NAK is never replaced, an

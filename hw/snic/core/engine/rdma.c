@@ -13,6 +13,11 @@
 #include "engine/rdma.h"
 #include "port/gid.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/mcast.h"
+#include "objects/qp.h"
+#include "srnic/sr.h"
+#include "strom/rpc.h"
 
 /* RC packets must come from the connected peer's address. */
 static bool from_peer(const SnicQp *qp, const SnicPkt *p)

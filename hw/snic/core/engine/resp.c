@@ -24,6 +24,14 @@
 #include "engine/place.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "port/link.h"
+#include "srnic/sr.h"
+#include "strom/rpc.h"
 
 static bool is_first(uint8_t op)
 {

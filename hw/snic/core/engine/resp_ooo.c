@@ -12,6 +12,9 @@
 #include "engine/place.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
 
 static bool is_first(uint8_t op)
 {

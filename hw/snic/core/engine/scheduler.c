@@ -9,6 +9,9 @@
 
 #include "core_int.h"
 #include "engine/scheduler.h"
+#include "engine/wq.h"
+#include "objects/qp.h"
+#include "port/link.h"
 
 void snic_sched_init(SnicCore *c)
 {

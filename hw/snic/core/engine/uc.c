@@ -17,6 +17,7 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "objects/qp.h"
 
 static bool is_send(uint8_t wr)
 {

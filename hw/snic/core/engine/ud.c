@@ -14,6 +14,8 @@
 #include "engine/rdma.h"
 #include "port/wire.h"
 #include "port/gid.h"
+#include "objects/mcast.h"
+#include "objects/qp.h"
 
 #define SNIC_GRH_LEN    40
 /* Is the source address the datagram will carry one of the port's? */

@@ -18,6 +18,16 @@
 #include "core_int.h"
 #include "engine/wq.h"
 #include "port/wire.h"
+#include "engine/rdma.h"
+#include "engine/scheduler.h"
+#include "objects/cq.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
+#include "objects/srq.h"
+#include "strom/rpc.h"
+#include "transport/transport.h"
 
 /*
  * A completion of this QP could not be posted (its CQ overran or broke):

@@ -14,6 +14,10 @@
 #include "engine/xmit.h"
 #include "port/gid.h"
 #include "port/wire.h"
+#include "objects/mcast.h"
+#include "objects/qp.h"
+#include "port/link.h"
+#include "transport/transport.h"
 
 /*
  * Addressing of a packet on the path an address vector describes: the

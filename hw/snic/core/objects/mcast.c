@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "objects/mcast.h"
 #include "port/wire.h"
+#include "objects/qp.h"
 
 bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip)
 {

@@ -13,17 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "objects/mcast_types.h"
 #include "snic/snic_admin.h"
 
-#define SNIC_MAX_MCAST_GRP          32
-#define SNIC_MAX_MCAST_QP_ATTACH    16
-#define SNIC_MCAST_QPN              0xffffffu
-
-typedef struct SnicMcastGroup {
-    uint8_t gid[16];
-    uint8_t nqp;                /* 0: the entry is free */
-    uint32_t qpn[SNIC_MAX_MCAST_QP_ATTACH];
-} SnicMcastGroup;
+typedef struct SnicCore SnicCore;
 
 /* Is this destination address (IPv4 or IPv6) a multicast one? */
 bool snic_ip_is_mcast(bool ipv6, const uint8_t *ip);

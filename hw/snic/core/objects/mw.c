@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "objects/table.h"
 #include "objects/mw.h"
+#include "objects/qp.h"
 
 SNIC_TABLE_ENTRY(SnicMw);
 

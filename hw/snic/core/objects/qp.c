@@ -12,6 +12,10 @@
 #include "objects/qp.h"
 #include "objects/qp_state.h"
 #include "port/gid.h"
+#include "objects/mcast.h"
+#include "objects/mr.h"
+#include "objects/mw.h"
+#include "objects/srq.h"
 
 void snic_qp_init(SnicCore *c)
 {

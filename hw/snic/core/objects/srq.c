@@ -10,6 +10,9 @@
 #include "core_int.h"
 #include "objects/table.h"
 #include "objects/srq.h"
+#include "objects/cq.h"
+#include "objects/mr.h"
+#include "objects/qp.h"
 
 SNIC_TABLE_ENTRY(SnicSrq);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "port/link.h"
 
 SnicEthQueue *snic_eth_queue(SnicCore *c, uint8_t type, uint32_t qid)
 {

@@ -10,6 +10,7 @@
 #include "port/link.h"
 #include "port/pcap.h"
 #include "port/wire.h"
+#include "transport/transport.h"
 
 /* A record in the receive buffer: the frame's length, then the frame */
 #define RXB_HDR     2

@@ -13,6 +13,9 @@
 #include "engine/rdma.h"
 #include "port/wire.h"
 #include "transport/programs/dctcp_window.h"
+#include "engine/scheduler.h"
+#include "objects/qp.h"
+#include "srnic/sr.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)

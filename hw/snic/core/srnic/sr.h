@@ -26,23 +26,13 @@
 #include <stdint.h>
 
 #include "snic/snic_sr.h"
+#include "srnic/sr_types.h"
 #include "transport/transport.h"
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
 struct SnicPkt;
 struct snic_admin_cmd;
-
-/* The device's CtrlQ (CREATE_SR_CTRLQ); in SnicCore, runtime state */
-typedef struct SnicSrCtrlq {
-    uint64_t base;              /* 0: none */
-    uint32_t head;              /* consumer (doorbell), free-running */
-    uint32_t tail;              /* next slot the device writes */
-    uint16_t vector;
-    uint8_t log2_depth;
-    bool overflow_told;         /* async event posted since the doorbell */
-    bool irq_pending;           /* entries written since the vector rose */
-} SnicSrCtrlq;
 
 /*
  * A READ request for response PSNs the responder sent already (sr_read.c):

@@ -10,6 +10,9 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/qp.h"
+#include "srnic/sr.h"
 
 #define psn_add(psn, n)     (((psn) + (n)) & SNIC_PSN_MASK)
 #define psn_dist(to, from)  (((to) - (from)) & SNIC_PSN_MASK)

@@ -11,6 +11,9 @@
 #include "core_int.h"
 #include "strom/kernel.h"
 #include "strom/rpc.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "port/link.h"
 
 uint32_t snic_kernel_qpn(const SnicRpc *k)
 {

@@ -12,6 +12,14 @@
 #include "strom/kernel.h"
 #include "strom/rpc.h"
 #include "port/wire.h"
+#include "engine/rdma.h"
+#include "engine/scheduler.h"
+#include "engine/wq.h"
+#include "engine/xmit.h"
+#include "objects/mr.h"
+#include "objects/mtt.h"
+#include "objects/mw.h"
+#include "objects/qp.h"
 
 void snic_rpc_init(SnicCore *c)
 {

@@ -10,6 +10,7 @@
 
 #include "core_int.h"
 #include "engine/rdma.h"
+#include "objects/qp.h"
 
 uint16_t snic_cmd_set_qp_transport(SnicCore *c,
                                    const struct snic_admin_cmd *cmd,

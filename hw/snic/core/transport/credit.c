@@ -20,6 +20,8 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/qp.h"
 
 void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)
 {

@@ -9,6 +9,8 @@
 #include "core_int.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
+#include "engine/scheduler.h"
+#include "objects/qp.h"
 
 const SnicProgram *const snic_programs[SNIC_PROGRAMS] = {
     [SNIC_PROGRAM_GBN] = &snic_program_gbn,
