@@ -30,8 +30,7 @@
 #include "net/net.h"
 #include "system/runstate.h"
 
-#include "core/port/pcap.h"
-#include "core/engine/scheduler.h"
+#include "core/host.h"
 #include "core/snic_core.h"
 #include "snic/snic_admin.h"
 #include "snic/snic_opcodes.h"
@@ -607,10 +606,16 @@ static const PropertyInfo snic_prop_admin_fail_opcode = {
     .realized_set_allowed = true,
 };
 
-static void snic_realize(PCIDevice *pdev, Error **errp)
+/*
+ * The core's configuration from the properties, every value checked
+ * (the core validates its own; the glue the PCI function's limits).
+ */
+static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
+                                Error **errp)
 {
-    SnicState *s = SNIC(pdev);
-    SnicCoreConfig cfg = {
+    g_autoptr(GError) err = NULL;
+
+    *cfg = (SnicCoreConfig) {
         .num_db_pages = s->db_pages,
         .num_vectors = s->vectors,
         .tlb_entries = s->tlb_entries,
@@ -633,54 +638,48 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .pfc_priority = s->pfc_priority,
         .lossy = !s->pfc,
     };
-    g_autoptr(GError) err = NULL;
-    SnicPcap *pcap = NULL;
-    unsigned v;
-    int ret;
-
     if (!s->rpc_opcodes || !strcmp(s->rpc_opcodes, "strom")) {
-        cfg.rpc_opmap = SNIC_RPC_OPMAP_STROM;
+        cfg->rpc_opmap = SNIC_RPC_OPMAP_STROM;
     } else if (!strcmp(s->rpc_opcodes, "iba15")) {
-        cfg.rpc_opmap = SNIC_RPC_OPMAP_IBA15;
+        cfg->rpc_opmap = SNIC_RPC_OPMAP_IBA15;
     } else {
         error_setg(errp, "snic: rpc-opcodes=%s: use strom or iba15",
                    s->rpc_opcodes);
-        return;
+        return false;
     }
     if (!g_strcmp0(s->sched_policy, "wrr")) {
-        cfg.sched_policy = SNIC_SCHED_WRR;
+        cfg->sched_policy = SNIC_SCHED_WRR;
     } else if (!g_strcmp0(s->sched_policy, "sp")) {
-        cfg.sched_policy = SNIC_SCHED_SP;
+        cfg->sched_policy = SNIC_SCHED_SP;
     } else if (s->sched_policy && strcmp(s->sched_policy, "rr")) {
         error_setg(errp, "snic: sched-policy=%s is not rr, wrr or sp",
                    s->sched_policy);
-        return;
+        return false;
     }
     /* one validation of every property, the core's */
-    if (!snic_core_config_check(&cfg, &err)) {
+    if (!snic_core_config_check(cfg, &err)) {
         error_setg(errp, "snic: %s", err->message);
-        return;
+        return false;
     }
     if (s->vectors < SNIC_MIN_VECTORS) {
         error_setg(errp, "snic: vectors=%u is below the minimum of %u (vector "
                    "0: admin queue and async events, 1: Ethernet, 2 and up: "
                    "completion EQs)", s->vectors, SNIC_MIN_VECTORS);
-        return;
+        return false;
     }
     if (s->db_pages < SNIC_MIN_DB_PAGES) {
         error_setg(errp, "snic: doorbell-pages=%u is below the minimum of %u "
                    "(page 0 is the kernel's, each user context needs one)",
                    s->db_pages, SNIC_MIN_DB_PAGES);
-        return;
+        return false;
     }
-    if (s->pcap) {
-        pcap = snic_pcap_open(s->pcap);
-        if (!pcap) {
-            error_setg_errno(errp, errno, "snic: cannot create pcap=%s",
-                             s->pcap);
-            return;
-        }
-    }
+    return true;
+}
+
+/* IDs and the three BARs: registers, doorbells, MSI-X table and PBA */
+static void snic_realize_bars(SnicState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
 
     pci_config_set_vendor_id(pdev->config, s->vendor_id);
     pci_config_set_device_id(pdev->config, s->device_id);
@@ -700,11 +699,22 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
                        SNIC_MSIX_BAR_SIZE);
     pci_register_bar(pdev, SNIC_BAR_MSIX, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar_msix);
+}
+
+/*
+ * The capabilities: PCI Express with FLR, power management, MSI-X with
+ * every vector in use. Undone by snic_exit() (or here, on failure).
+ */
+static bool snic_realize_caps(SnicState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    unsigned v;
+    int ret;
 
     ret = pcie_endpoint_cap_init(pdev, SNIC_PCIE_CAP_OFFSET);
     if (ret < 0) {
         error_setg(errp, "snic: cannot add the PCIe capability (%d)", ret);
-        goto err_pcap;
+        return false;
     }
     pcie_cap_flr_init(pdev);
     if (pci_pm_init(pdev, SNIC_PM_CAP_OFFSET, errp) < 0) {
@@ -729,19 +739,26 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     for (v = 0; v < s->vectors; v++) {
         msix_vector_use(pdev, v);
     }
+    return true;
 
-    error_setg(&s->migration_blocker, "snic: migration is not supported yet: "
-               "queue and transport state live only in the device model");
-    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
-        goto err_msix;
-    }
+err_pcie:
+    pcie_cap_exit(pdev);
+    return false;
+}
 
+/*
+ * The device core and its host side: the engine's bottom half and timer,
+ * the wire (the NIC backend) and the VM's run state.
+ */
+static void snic_realize_core(SnicState *s, SnicCoreConfig *cfg,
+                              SnicPcap *pcap)
+{
     s->bh = qemu_bh_new_guarded(snic_bh, s, &DEVICE(s)->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snic_timer_cb, s);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
-    memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
-    s->core = snic_core_new(&cfg, &snic_host_ops, s, NULL);
-    assert(s->core);    /* its configuration was checked above */
+    memcpy(cfg->mac, s->conf.macaddr.a, sizeof(cfg->mac));
+    s->core = snic_core_new(cfg, &snic_host_ops, s, NULL);
+    assert(s->core);    /* its configuration was checked before */
     if (pcap) {
         snic_core_set_pcap(s->core, pcap);
     }
@@ -754,12 +771,41 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
     s->vmstate_change = qdev_add_vm_change_state_handler(DEVICE(s),
                                                          snic_vm_state_change,
                                                          s);
+}
+
+/* As igb_pci_realize(): configuration, PCI function, then the device */
+static void snic_realize(PCIDevice *pdev, Error **errp)
+{
+    SnicState *s = SNIC(pdev);
+    SnicCoreConfig cfg;
+    SnicPcap *pcap = NULL;
+
+    if (!snic_realize_config(s, &cfg, errp)) {
+        return;
+    }
+    if (s->pcap) {
+        pcap = snic_pcap_open(s->pcap);
+        if (!pcap) {
+            error_setg_errno(errp, errno, "snic: cannot create pcap=%s",
+                             s->pcap);
+            return;
+        }
+    }
+    snic_realize_bars(s);
+    if (!snic_realize_caps(s, errp)) {
+        goto err_pcap;
+    }
+    error_setg(&s->migration_blocker, "snic: migration is not supported yet: "
+               "queue and transport state live only in the device model");
+    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
+        goto err_caps;
+    }
+    snic_realize_core(s, &cfg, pcap);
     return;
 
-err_msix:
+err_caps:
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->bar_msix, &s->bar_msix);
-err_pcie:
     pcie_cap_exit(pdev);
 err_pcap:
     if (pcap) {
