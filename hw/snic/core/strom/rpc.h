@@ -40,16 +40,8 @@ typedef struct SnicKernelOps SnicKernelOps;
 typedef struct SnicMr SnicMr;
 struct snic_sq_wqe;
 
-/* The RPC state of a QP (part of SnicQp: counted in qp_state_bytes). */
-typedef struct SnicQpRpc {
-    uint8_t flags:2;            /* SNIC_QP_RPC_* (SET_QP_RPC) */
-    bool in_msg:1;              /* between RPC WRITE First and Last */
-    bool to_host:1;             /* ... delivered to the receive queue */
-    uint8_t slots;              /* slots this QP holds */
-    int8_t cur;                 /* ... fed to this slot's kernel; -1 */
-    uint32_t left;              /* ... payload bytes still to come */
-} SnicQpRpc;
-_Static_assert(SNIC_RPC_SLOTS <= INT8_MAX, "SnicQpRpc.cur holds a slot");
+_Static_assert(SNIC_RPC_SLOTS <= INT8_MAX,
+               "SnicQpRpc.cur (objects/qpc.h) holds a slot");
 
 /* Where the bytes of an answer come from, when it is (re)sent */
 typedef enum SnicRpcSource {
