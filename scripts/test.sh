@@ -39,8 +39,9 @@ meson_dir "$unit" -- -Dqemu_build="$repo/build/qemu" -Dqemu_src="$src"
 meson_dir "$fuzz" CC=clang -- -Dfuzzing=true
 phase "unit tests" meson test -C "$unit" --no-rebuild --print-errorlogs \
     --suite unit --suite lint --logbase unit
-# The core's call graph (tests/lint/core-graph.py, a lint above): its figures
+# The core's and the driver's call graphs (tests/lint/core-graph.py, lints above): their figures
 python3 "$repo/tests/lint/core-graph.py" "$repo" | sed -n '1,2s/^/core graph: /p'
+python3 "$repo/tests/lint/core-graph.py" --dir guest-driver/kernel "$repo" | sed 's/^/driver graph: /'
 phase "fuzzing" meson test -C "$fuzz" --no-rebuild --print-errorlogs \
     --suite fuzz --logbase fuzz
 phase "qtests" meson test -C "$unit" --no-rebuild --print-errorlogs \
