@@ -238,6 +238,14 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
+        /*
+         * The first packet in RTR establishes the connection (IBA
+         * 11.6.2): its consumer may move to RTS without the CM's RTU
+         */
+        if (qp->state == SNIC_QPS_RTR && !qp->comm_est) {
+            qp->comm_est = true;
+            snic_aeq_post(c, SNIC_EVENT_QP_COMM_EST, qp - c->qps);
+        }
         if (snic_prog_trim(qp) && op->flags & SNIC_OPF_PAYLOAD) {
             snic_pull_owe(c, qp);   /* NDP: one pulled for each arrival */
         }
@@ -353,6 +361,7 @@ void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp)
     static const uint8_t empty[SNIC_RDB_BYTES];
 
     qp->resp.epsn = qp->attr.rq_psn;
+    qp->comm_est = false;
     /* no entry of an earlier connection may match a duplicate */
     if (qp->rdb) {
         snic_dma_write(c, qp->rdb, empty, sizeof(empty));
@@ -764,17 +773,33 @@ uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     return SNIC_AETH_ACK;
 }
 
+/* Invalidate a window's R_Key (SNIC_KEY_MW) or an FRWR MR's key. */
+static bool invalidate(SnicCore *c, SnicQp *qp, uint32_t key, bool remote)
+{
+    return key & SNIC_KEY_MW ? snic_mw_invalidate(c, qp, key) :
+           snic_mr_invalidate(c, qp->pdn, key, remote);
+}
+
+bool snic_remote_invalidate(SnicCore *c, SnicQp *qp, uint32_t rkey)
+{
+    return invalidate(c, qp, rkey, true);
+}
+
 /*
- * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
- * it moves no data and completes in post order like any other.
+ * Execute a local work request (BIND_MW, LOCAL_INV, REG_MR) of an RC or
+ * UC QP: it moves no data and completes in post order like any other.
  */
 uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
 {
-    if (w->opcode == SNIC_WR_BIND_MW) {
+    switch (w->opcode) {
+    case SNIC_WR_BIND_MW:
         return snic_mw_bind(c, qp, &w->bind);
+    case SNIC_WR_REG_MR:
+        return snic_mr_fast_register(c, qp->pdn, &w->reg);
+    default:
+        return invalidate(c, qp, GUINT32_FROM_BE(w->imm), false) ?
+               SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
-           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
 }
 
 /*
@@ -836,6 +861,7 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
         [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
         [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
+        [SNIC_WR_REG_MR] = SNIC_WC_REG_MR,
         [SNIC_WR_RPC] = SNIC_WC_RPC,
         [SNIC_WR_RPC_WRITE] = SNIC_WC_RPC,
     };

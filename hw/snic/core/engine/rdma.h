@@ -197,12 +197,15 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
 /* A WRITE packet's payload to memory: SNIC_AETH_ACK or the NAK */
 uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
                          bool first, bool last);
-/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
+/* BIND_MW, LOCAL_INV and REG_MR: an SNIC_WC_* status */
 uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
 static inline bool snic_wr_is_local(uint8_t opcode)
 {
-    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV ||
+           opcode == SNIC_WR_REG_MR;
 }
+/* A SEND with Invalidate's IETH: a type 2 window's or an FRWR MR's key */
+bool snic_remote_invalidate(SnicCore *c, SnicQp *qp, uint32_t rkey);
 uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
                              const struct snic_sq_wqe *w, uint64_t *len);
 uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
