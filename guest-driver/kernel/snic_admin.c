@@ -327,6 +327,9 @@ static void snic_aeq_event(struct snic_dev *sdev, u32 event, u64 data)
 	case SNIC_EVENT_QP_LAST_WQE:
 		snic_qp_event(sdev, data, IB_EVENT_QP_LAST_WQE_REACHED);
 		break;
+	case SNIC_EVENT_QP_COMM_EST:
+		snic_qp_event(sdev, data, IB_EVENT_COMM_EST);
+		break;
 	case SNIC_EVENT_SR_CTRLQ_OVERFLOW:
 		snic_sr_overflow(sdev, data);
 		break;
