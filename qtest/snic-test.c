@@ -20,6 +20,7 @@
 #include "libqos/snic.h"
 #include "hw/pci/pci_regs.h"
 #include "qobject/qdict.h"
+#include "qobject/qjson.h"
 
 /*
  * WRITE, READ, SEND/RECV and both atomics between two devices in one QEMU,
@@ -1118,6 +1119,230 @@ static void test_eth_link_event(void)
     qsnic_machine_stop(m);
 }
 
+/* ---- faults at run time (qom-set) ---- */
+
+/* The error text of a QMP command's response (NULL: it succeeded) */
+static char *qmp_error(QDict *resp)
+{
+    QDict *err = qdict_get_qdict(resp, "error");
+    char *desc = err ? g_strdup(qdict_get_str(err, "desc")) : NULL;
+
+    qobject_unref(resp);
+    return desc;
+}
+
+static char *qom_set_int(QTestState *qts, const char *id, const char *prop,
+                         int64_t value)
+{
+    g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
+
+    return qmp_error(qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': "
+                               "{'path': %s, 'property': %s, "
+                               "'value': %" PRId64 "}}", path, prop, value));
+}
+
+static char *qom_set_str(QTestState *qts, const char *id, const char *prop,
+                         const char *value)
+{
+    g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
+
+    return qmp_error(qtest_qmp(qts, "{'execute': 'qom-set', 'arguments': "
+                               "{'path': %s, 'property': %s, "
+                               "'value': %s}}", path, prop, value));
+}
+
+/* qom-get: the value, as JSON text ("7", "\"CREATE_QP\"") */
+static char *qom_get(QTestState *qts, const char *id, const char *prop)
+{
+    g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
+    QDict *resp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': "
+                            "{'path': %s, 'property': %s}}", path, prop);
+    GString *json;
+
+    g_assert_true(qdict_haskey(resp, "return"));
+    json = qobject_to_json(qdict_get(resp, "return"));
+    qobject_unref(resp);
+    return g_string_free(json, false);
+}
+
+#define assert_qom(qts, id, prop, want) do {                            \
+        g_autofree char *got_ = qom_get(qts, id, prop);                 \
+        g_assert_cmpstr(got_, ==, want);                                \
+    } while (0)
+
+/*
+ * Every fault property is accepted by qom-set on the running device,
+ * checked as at start-up, and read back by qom-get; a property that is
+ * configuration (max-qps) is still refused after realize.
+ */
+static void test_faults_qom_set(void)
+{
+    static const char *const pct[] = {
+        "wire-drop", "wire-dup", "wire-reorder", "wire-ecn-mark",
+        "x-torn-reads", "x-wire-corrupt",
+    };
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,id=nic0,addr=04.0,"
+                                          "netdev=h0");
+    QTestState *qts = m->qts;
+    char *err;
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(pct); i++) {
+        g_autofree char *want = g_strdup_printf("%s=101 is not a percentage",
+                                                pct[i]);
+
+        g_assert_null(qom_set_int(qts, "nic0", pct[i], 7));
+        assert_qom(qts, "nic0", pct[i], "7");
+        err = qom_set_int(qts, "nic0", pct[i], 101);
+        g_assert_nonnull(strstr(err, want));
+        g_free(err);
+        assert_qom(qts, "nic0", pct[i], "7");
+        g_assert_null(qom_set_int(qts, "nic0", pct[i], 0));
+    }
+    assert_qom(qts, "nic0", "wire-seed", "1");
+    g_assert_null(qom_set_int(qts, "nic0", "wire-seed", 42));
+    assert_qom(qts, "nic0", "wire-seed", "42");
+
+    assert_qom(qts, "nic0", "x-admin-fail-count", "0");
+    assert_qom(qts, "nic0", "x-admin-fail-status", "\"NO_RESOURCES\"");
+    assert_qom(qts, "nic0", "x-admin-fail-opcode", "\"create\"");
+    g_assert_null(qom_set_str(qts, "nic0", "x-admin-fail-opcode",
+                              "create_qp"));
+    assert_qom(qts, "nic0", "x-admin-fail-opcode", "\"CREATE_QP\"");
+    g_assert_null(qom_set_str(qts, "nic0", "x-admin-fail-status", "6"));
+    assert_qom(qts, "nic0", "x-admin-fail-status", "\"BAD_STATE\"");
+    g_assert_null(qom_set_int(qts, "nic0", "x-admin-fail-count", 3));
+    assert_qom(qts, "nic0", "x-admin-fail-count", "3");
+    err = qom_set_str(qts, "nic0", "x-admin-fail-opcode", "CREATE_PQ");
+    g_assert_nonnull(strstr(err, "x-admin-fail-opcode=CREATE_PQ is not"));
+    g_free(err);
+    err = qom_set_str(qts, "nic0", "x-admin-fail-status", "OK");
+    g_assert_nonnull(strstr(err, "x-admin-fail-status=OK is not a failure"));
+    g_free(err);
+    assert_qom(qts, "nic0", "x-admin-fail-status", "\"BAD_STATE\"");
+
+    err = qom_set_int(qts, "nic0", "max-qps", 10);
+    g_assert_nonnull(strstr(err, "after it was realized"));
+    g_free(err);
+    assert_qom(qts, "nic0", "max-qps", "65536");
+    qsnic_machine_stop(m);
+}
+
+/*
+ * Wait for wr_id's completion on a lossy wire: go-back-N's timeouts take
+ * 67 ms of virtual time each (timeout 14), so the clock moves by 1 ms
+ * between polls, not by qsnic_rdma_poll's 10 us.
+ */
+static void expect_lossy(QSnicRdmaNode *n, uint64_t wr_id)
+{
+    struct snic_cqe c;
+    int ms;
+
+    for (ms = 0; ms < 10000; ms++) {
+        if (qsnic_rdma_poll_for(n, &c, 1)) {
+            g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, wr_id);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+            return;
+        }
+        qtest_clock_step(n->s->qts, 1000000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Faults set on a running pair: x-wire-corrupt flips a byte of a's RoCE
+ * frames, b drops each at its ICRC check and counts it, go-back-N resends
+ * and the WRITEs land intact; set back to 0, nothing more is corrupted.
+ * wire-drop set at run time drops, and stops.
+ */
+static void test_faults_wire_run_time(void)
+{
+    QSnicRdmaNode a, b;
+    QSnicMachine *m = qsnic_rdma_pair_opts(&a, &b, ",id=a", ",id=b");
+    QTestState *qts = m->qts;
+    uint64_t corrupted, drops;
+    unsigned i;
+
+    g_assert_null(qom_set_int(qts, "a", "x-wire-corrupt", 20));
+    for (i = 0; i < 8; i++) {
+        qsnic_fill_pattern(qts, a.buf, 9000, 20 + i);
+        qsnic_rdma_post(&a, i, SNIC_WR_RDMA_WRITE, 0, 9000,
+                        b.buf + 0x4000, b.lkey, 0, 0);
+        expect_lossy(&a, i);
+        qsnic_assert_same(qts, a.buf, b.buf + 0x4000, 9000);
+    }
+    corrupted = QSNIC_STAT(a.s, wire_corrupts_injected);
+    g_assert_cmpuint(corrupted, >, 0);
+    g_assert_cmpuint(QSNIC_STAT(b.s, rdma_rx_icrc_errors), ==, corrupted);
+    g_assert_cmpuint(QSNIC_STAT(b.s, wire_corrupts_injected), ==, 0);
+    g_assert_cmpuint(QSNIC_STAT(a.s, rdma_rx_icrc_errors), ==, 0);
+
+    g_assert_null(qom_set_int(qts, "a", "x-wire-corrupt", 0));
+    g_assert_null(qom_set_int(qts, "a", "wire-drop", 30));
+    for (i = 8; i < 12; i++) {
+        qsnic_rdma_post(&a, i, SNIC_WR_RDMA_WRITE, 0, 9000,
+                        b.buf + 0x4000, b.lkey, 0, 0);
+        expect_lossy(&a, i);
+    }
+    g_assert_cmpuint(QSNIC_STAT(a.s, wire_corrupts_injected), ==, corrupted);
+    drops = QSNIC_STAT(a.s, wire_drops_injected);
+    g_assert_cmpuint(drops, >, 0);
+    g_assert_null(qom_set_int(qts, "a", "wire-drop", 0));
+    qsnic_rdma_post(&a, 12, SNIC_WR_RDMA_WRITE, 0, 9000, b.buf + 0x4000,
+                    b.lkey, 0, 0);
+    expect_lossy(&a, 12);
+    g_assert_cmpuint(QSNIC_STAT(a.s, wire_drops_injected), ==, drops);
+    qsnic_close(a.s);
+    qsnic_close(b.s);
+    qsnic_machine_stop(m);
+}
+
+static uint16_t alloc_pd(QSnic *s)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    return qsnic_admin(s, &cmd, NULL);
+}
+
+/*
+ * x-admin-fail-*: the next commands of the op-code complete with the
+ * status and create nothing, counted; others run; the count reads back.
+ */
+static void test_faults_admin_fail(void)
+{
+    QSnicMachine *m = qsnic_machine_start("-device snic,id=nic0,addr=04.0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
+    QTestState *qts = m->qts;
+
+    qsnic_enable(s);
+    g_assert_null(qom_set_str(qts, "nic0", "x-admin-fail-opcode",
+                              "ALLOC_PD"));
+    g_assert_null(qom_set_int(qts, "nic0", "x-admin-fail-count", 2));
+    qsnic_admin_nop_ok(s);
+    g_assert_cmpuint(alloc_pd(s), ==, SNIC_ADMIN_NO_RESOURCES);
+    assert_qom(qts, "nic0", "x-admin-fail-count", "1");
+    g_assert_cmpuint(alloc_pd(s), ==, SNIC_ADMIN_NO_RESOURCES);
+    assert_qom(qts, "nic0", "x-admin-fail-count", "0");
+    g_assert_cmpuint(QSNIC_STAT(s, obj_pds), ==, 0);
+    g_assert_cmpuint(alloc_pd(s), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(QSNIC_STAT(s, obj_pds), ==, 1);
+    g_assert_cmpuint(QSNIC_STAT(s, admin_fails_injected), ==, 2);
+
+    /* every creating command, another status */
+    g_assert_null(qom_set_str(qts, "nic0", "x-admin-fail-opcode", "create"));
+    g_assert_null(qom_set_str(qts, "nic0", "x-admin-fail-status",
+                              "BAD_PARAM"));
+    g_assert_null(qom_set_int(qts, "nic0", "x-admin-fail-count", 1));
+    g_assert_cmpuint(alloc_pd(s), ==, SNIC_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(alloc_pd(s), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(QSNIC_STAT(s, admin_fails_injected), ==, 3);
+    g_assert_cmpuint(QSNIC_STAT(s, obj_pds), ==, 2);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1142,6 +1367,9 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/eth/back-to-back", test_eth_back_to_back);
     qtest_add_func("/snic/eth/socket-peer", test_eth_socket_peer);
     qtest_add_func("/snic/eth/link-event", test_eth_link_event);
+    qtest_add_func("/snic/faults/qom-set", test_faults_qom_set);
+    qtest_add_func("/snic/faults/wire-run-time", test_faults_wire_run_time);
+    qtest_add_func("/snic/faults/admin-fail", test_faults_admin_fail);
     qtest_add_func("/snic/rdma/back-to-back", test_rdma_back_to_back);
     qtest_add_func("/snic/rdma/remote-access-error",
                    test_rdma_remote_access_error);

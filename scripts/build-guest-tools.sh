@@ -35,6 +35,7 @@ CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Werror)
 PROGS=(
     "verbs-check tests/vm/verbs-check.c,tests/vm/vmtool.c -libverbs"
     "isolation-check tests/vm/isolation-check.c -libverbs"
+    "uverbs-check tests/vm/uverbs-check.c -libverbs"
     "rpc-check tests/vm/rpc-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "strom-bench tests/vm/strom-bench.c,tests/vm/vmtool.c -libverbs -llzma SNICDV"
@@ -57,7 +58,8 @@ for p in "${PROGS[@]}"; do
         [ -f "$REPO/$f" ] || die "$f not found (broken checkout?)"
         files+=("$REPO/$f")
     done
-    extra=() deps=("${files[@]}" "$REPO"/tests/vm/*.h)
+    # (uverbs-check includes the device's headers, include/snic/*.h)
+    extra=() deps=("${files[@]}" "$REPO"/tests/vm/*.h "$REPO"/include/snic/*.h)
     if [[ " $libs " == *" SHARED "* ]]; then
         libs=${libs/SHARED/}
         extra=(-shared -fPIC)

@@ -10,6 +10,7 @@
 # QEMU run from the build tree searches. Outputs:
 #   build/qemu/qemu-system-x86_64
 #   build/qemu/tests/qtest/snic-test
+#   build/qemu/tests/qtest/snic-iommu-test (snic behind intel-iommu)
 #   build/qemu/tests/qtest/qos-test     (snic's qgraph test, on q35)
 # Needs scripts/setup-deps.sh to have run (as root).
 set -euo pipefail
@@ -79,6 +80,8 @@ add_line_after "$src/hw/Kconfig" "source nvme/Kconfig" "source snic/Kconfig"
 add_line_after "$src/meson.build" "    'hw/nvme'," "    'hw/snic',"
 add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
     "qtests_x86_64 += (config_all_devices.has_key('CONFIG_SNIC') ? ['snic-test'] : [])"
+add_line_after "$src/tests/qtest/meson.build" "qtests_x86_64 = qtests_i386" \
+    "qtests_x86_64 += (config_all_devices.has_key('CONFIG_VTD') ? ['snic-iommu-test'] : [])"
 add_line_after "$src/tests/qtest/meson.build" "  'igb-test.c'," "  'snic-unplug-test.c',"
 # libqos: the snic driver node and the helpers snic-test shares with it, and a
 # q35 machine node (QEMU 10.0 has one for pc only).
@@ -98,8 +101,11 @@ python3 "$repo/scripts/gen-trace-events.py" "$repo/hw/snic/core/events.h" \
 
 mak=$src/configs/devices/x86_64-softmmu/snic.mak
 # virtio-9p shares the host's checkout with interactive guests (scripts/vm.sh).
-want_mak='# snic: minimal q35 machine with virtio, virtio-9p and the snic device
+# VT-d (intel-iommu) puts the device behind a translating IOMMU: Q35 only
+# implies it, and an implied device is left out under --without-default-devices.
+want_mak='# snic: minimal q35 machine with virtio, virtio-9p, VT-d and the snic device
 CONFIG_Q35=y
+CONFIG_VTD=y
 CONFIG_VIRTIO_PCI=y
 CONFIG_VIRTIO_NET=y
 CONFIG_VIRTIO_BLK=y
@@ -128,13 +134,16 @@ if [ "$(cat "$build/.snic-src" 2>/dev/null)" != "$src" ]; then
 fi
 
 # ---- 4. build only what we use ----
-log "building qemu-system-x86_64, tests/qtest/snic-test and tests/qtest/qos-test"
-ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test tests/qtest/qos-test ||
+log "building qemu-system-x86_64, tests/qtest/snic-test, snic-iommu-test and qos-test"
+ninja --quiet -C "$build" qemu-system-x86_64 tests/qtest/snic-test \
+    tests/qtest/snic-iommu-test tests/qtest/qos-test ||
     die "ninja failed (see the compiler errors above)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "snic"' ||
     die "the built QEMU has no snic device: the overlay did not take (see $src/hw/meson.build)"
 "$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "virtio-9p-pci"' ||
     die "the built QEMU has no virtio-9p-pci (scripts/vm.sh shares the checkout with it): see 'VirtFS' in $build.configure.log"
+"$build/qemu-system-x86_64" -nodefaults -device help 2>&1 | grep -q '^name "intel-iommu"' ||
+    die "the built QEMU has no intel-iommu (the iommu VM pair and snic-iommu-test need it): see CONFIG_VTD in $mak"
 
 # ---- 5. firmware ----
 # The +ds source has no firmware blobs. A q35 machine loads SeaBIOS'

@@ -35,7 +35,7 @@ GUEST_BINS=(
     /usr/bin/lspci          # busybox has no lspci
     # rdma-core (ibverbs-utils, rdmacm-utils)
     /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong /usr/bin/ibv_ud_pingpong
-    /usr/bin/ibv_srq_pingpong /usr/bin/ibv_uc_pingpong
+    /usr/bin/ibv_srq_pingpong /usr/bin/ibv_uc_pingpong /usr/bin/ibv_asyncwatch
     /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy
     # iproute2: `rdma` (link add/show, statistic) and a full `ip`
     /usr/bin/rdma /usr/bin/ip

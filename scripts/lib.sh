@@ -4,6 +4,15 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck disable=SC2034  # used by the scripts that source this
 qemu_bin=$repo/build/qemu/qemu-system-x86_64
 
+# A guest behind a virtual IOMMU (vm-pair.sh and vm.sh --iommu): VT-d with interrupt
+# remapping, given before the NIC (a PCI device takes its DMA address space when it is
+# created), and a kernel that translates every DMA and unmaps at once, so a stale DMA
+# address faults at its first use.
+# shellcheck disable=SC2034,SC2054  # used by the scripts that source this; QEMU's commas
+IOMMU_DEVICE=(-device intel-iommu,intremap=on)
+# shellcheck disable=SC2034  # used by the scripts that source this
+IOMMU_APPEND="intel_iommu=on iommu.passthrough=0 iommu.strict=1"
+
 # log MSG...: "NAME: MSG" on stdout; die MSG...: "NAME: error: MSG" on stderr,
 # then exit with $die_status (1 unless the script sets it). NAME is the
 # script's file name without .sh.

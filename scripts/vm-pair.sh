@@ -6,7 +6,7 @@
 #                      [--nic snic|virtio | --nic-a KIND --nic-b KIND] [--timeout SECONDS]
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
 #                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
-#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops]
+#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops] [--iommu]
 #                      [--image DIR] [--initrd FILE] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
@@ -26,12 +26,18 @@
 #   --initrd    the initramfs both VMs boot, a path or a file name in the image directory
 #               (default initramfs.cpio.gz; initramfs-ulp.cpio.gz adds NVMe, NFS, UCX and
 #               libfabric, see scripts/guest-image.sh)
+#   --iommu     both guests behind a virtual IOMMU (intel-iommu with interrupt remapping,
+#               before the NIC; kernel intel_iommu=on iommu.passthrough=0 iommu.strict=1):
+#               every DMA of the NIC is translated, and refused where the driver has no mapping
 #   --no-wire-drops  the pair fails if a host socket of the wire dropped a frame (a full
 #               receive buffer: /proc/net/udp's drops; lossless snic devices pause each
 #               other with PFC instead). Always logged: "wire: host socket drops ..."
 #
 # VM a is 10.0.0.1/24 (snicvm.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
-# listens). Exit status: 0 when both roles passed; 1 a role failed; 2 usage or setup error;
+# listens). The NIC of each is QEMU device nic0. A role with a host schedule
+# (scripts/guest/roles/ROLE.host) gets QMP on its VM's QEMU and a second serial port: at the
+# points of its run it names there, scripts/vm-host.py runs the schedule's qom-set, set_link
+# and sleep actions on either VM and answers (logged in NAME.host.log). Exit status: 0 when both roles passed; 1 a role failed; 2 usage or setup error;
 # 3 a VM timed out or crashed without a result.
 set -euo pipefail
 
@@ -54,9 +60,11 @@ INITRD=initramfs.cpio.gz
 APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
 NO_WIRE_DROPS=
+IOMMU=
 while [ $# -gt 0 ]; do
     case $1 in
         --no-wire-drops) NO_WIRE_DROPS=1; shift; continue ;;
+        --iommu) IOMMU=1; shift; continue ;;
         --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image|--initrd)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
@@ -111,6 +119,17 @@ s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*(x.getsockname()[1] for x in s))') || die "cannot pick free UDP ports"
 
+# Roles with a host schedule: QMP and a second serial port for each VM, their sockets in a
+# short directory (a socket path has at most 107 bytes), and scripts/vm-host.py for the pair.
+SCHED_A=$REPO/scripts/guest/roles/$ROLE_A.host SCHED_B=$REPO/scripts/guest/roles/$ROLE_B.host
+[ -f "$SCHED_A" ] || SCHED_A=
+[ -f "$SCHED_B" ] || SCHED_B=
+CTL=
+if [ -n "$SCHED_A$SCHED_B" ]; then
+    command -v python3 >/dev/null || die "python3 not found (scripts/vm-host.py runs the host schedule)"
+    CTL=$(mktemp -d /tmp/snic-pair.XXXXXX) || die "cannot make a directory for the QMP sockets"
+fi
+
 # vm_args SIDE: the vm-run.sh arguments of VM a or b (into the array VMARGS).
 vm_args() {
     local side=$1 role nic ip peer mac lport rport dev
@@ -120,22 +139,26 @@ vm_args() {
         role=$ROLE_B nic=$NIC_B ip=10.0.0.2/24 peer=10.0.0.1 mac=52:54:00:5a:00:02 lport=$PB rport=$PA
     fi
     case $nic in
-        snic) dev=snic,netdev=n0,mac=$mac ;;
-        virtio) dev=virtio-net-pci,netdev=n0,mac=$mac,romfile= ;;   # no efi-virtio.rom here
+        snic) dev=snic,id=nic0,netdev=n0,mac=$mac ;;
+        virtio) dev=virtio-net-pci,id=nic0,netdev=n0,mac=$mac,romfile= ;;   # no efi-virtio.rom here
     esac
     VMARGS=(--qemu "$QEMU" --role "$role" --timeout "$TIMEOUT" --image "$IMAGE" --initrd "$INITRD" --no-build
             --log "$LOGDIR/$NAME-$side.log"
             --append "snicvm.side=$side snicvm.nic=$nic snicvm.ip=$ip snicvm.peer=$peer${MTU:+ snicvm.mtu=$MTU}")
     local a
+    [ -z "$IOMMU" ] || VMARGS+=(--append "$IOMMU_APPEND")
     for a in "${APPEND[@]}"; do VMARGS+=(--append "$a"); done
     if [ "$side" = a ]; then
         for a in "${APPEND_A[@]}"; do VMARGS+=(--append "$a"); done
     else
         for a in "${APPEND_B[@]}"; do VMARGS+=(--append "$a"); done
     fi
-    VMARGS+=(-- -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
+    VMARGS+=(-- ${IOMMU:+"${IOMMU_DEVICE[@]}"}
+             -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport"
              -device "$dev")
     if [ "$side" = a ]; then VMARGS+=("${QA[@]}"); else VMARGS+=("${QB[@]}"); fi
+    [ -z "$CTL" ] || VMARGS+=(-qmp "unix:$CTL/$side.qmp,server=on,wait=off"
+                              -serial "unix:$CTL/$side.host,server=on,wait=off")
     VMARGS+=("${EXTRA[@]}")
 }
 
@@ -177,6 +200,13 @@ PID[a]=$!
 vm_args b
 "$REPO/scripts/vm-run.sh" "${VMARGS[@]}" > >(progress b) 2>&1 &
 PID[b]=$!
+HOST_PID=
+if [ -n "$CTL" ]; then
+    python3 "$REPO/scripts/vm-host.py" --vm "a:$CTL/a.qmp:$CTL/a.host${SCHED_A:+:$SCHED_A}" \
+        --vm "b:$CTL/b.qmp:$CTL/b.host${SCHED_B:+:$SCHED_B}" \
+        > >(tee "$LOGDIR/$NAME.host.log" | sed -u 's/^/[host] /') 2>&1 &
+    HOST_PID=$!
+fi
 
 stop_all() {
     local s
@@ -184,7 +214,8 @@ stop_all() {
         [ -n "${RC[$s]:-}" ] || kill -TERM "${PID[$s]}" 2>/dev/null || true
     done
 }
-trap 'log "interrupted: stopping both VMs"; stop_all; wait; exit 130' INT TERM HUP
+trap 'log "interrupted: stopping both VMs"; stop_all; [ -z "$HOST_PID" ] || kill -TERM "$HOST_PID" 2>/dev/null
+      wait; [ -z "$CTL" ] || rm -rf "$CTL"; exit 130' INT TERM HUP
 
 # Poll: collect exits; once one VM has ended, give the other GRACE seconds.
 # Each vm-run stops its VM after TIMEOUT s; should one not end anyway, both are
@@ -224,6 +255,11 @@ while [ -z "${RC[a]:-}" ] || [ -z "${RC[b]:-}" ]; do
     done
 done
 trap - INT TERM HUP
+if [ -n "$HOST_PID" ]; then
+    kill -TERM "$HOST_PID" 2>/dev/null || true   # ends with the VMs' serial ports anyway
+    wait "$HOST_PID" 2>/dev/null || true
+fi
+[ -z "$CTL" ] || rm -rf "$CTL"
 sleep 0.2   # let the progress pipes drain
 elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 

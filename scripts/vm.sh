@@ -33,6 +33,9 @@
 #   --name NAME       name of the logs (default shell, pair)
 #   --timeout SECS    stop the guests after SECS seconds (default: never)
 #   --no-build        boot the image as it is (default: rebuild what changed first)
+#   --iommu           the guest behind a virtual IOMMU (-device intel-iommu,intremap=on, the
+#                     kernel's intel_iommu=on iommu.passthrough=0 iommu.strict=1): every DMA
+#                     of snic is translated, and refused where the driver has no mapping
 #   -- QEMU ARGS      more QEMU arguments (pair: for both guests)
 # Options of pair:
 #   --shell           a shell in each guest (the only mode so far)
@@ -112,7 +115,7 @@ cmd_cc() {
 
 # ---- guests ------------------------------------------------------------------------------
 SHARE='' GDB='' GDB_PORT=1234 SYMBOLS=1 DRIVER=1 TRACE='' PCAP='' MTU=9000 NAME='' TIMEOUT=''
-BUILD=1 SOCKETS='' SHELL_MODE='' EXTRA=()
+BUILD=1 SOCKETS='' SHELL_MODE='' IOMMU='' EXTRA=()
 parse_vm_opts() {   # parse_vm_opts pair|shell ARGS...
     local mode=$1
     shift
@@ -132,6 +135,7 @@ parse_vm_opts() {   # parse_vm_opts pair|shell ARGS...
             --trace) TRACE='snic_*'; shift ;;
             --trace=*) TRACE=${1#--trace=}; shift ;;
             --no-build) BUILD=; shift ;;
+            --iommu) IOMMU=1; shift ;;
             --shell) [ "$mode" = pair ] || die "--shell is an option of pair"; SHELL_MODE=1; shift ;;
             --sockets) [ "$mode" = pair ] || die "--sockets is an option of pair"; SOCKETS=1; shift ;;
             --) shift; EXTRA=("$@"); break ;;
@@ -216,6 +220,7 @@ qemu_cmd() {
     append+=" snicvm.ip=$ip snicvm.mtu=$MTU snicvm.shares=$shares"
     [ -n "$DRIVER" ] || append+=" snicvm.nodriver=1"
     [ -n "$GDB" ] && append+=" nokaslr"
+    [ -n "$IOMMU" ] && append+=" $IOMMU_APPEND"
     if [ -t 0 ] && [ -t 1 ]; then
         append+=" snicvm.term=${TERM:-vt100} snicvm.rows=$(tput lines 2>/dev/null || echo 24) snicvm.cols=$(tput cols 2>/dev/null || echo 80)"
     else
@@ -228,6 +233,7 @@ qemu_cmd() {
           -display none -vga none -no-reboot -nodefaults
           -chardev "$chardev" -serial chardev:con0 -mon chardev=con0,mode=readline
           -kernel "$IMAGE/vmlinuz" -initrd "$DEV_INITRD" -append "$append"
+          ${IOMMU:+"${IOMMU_DEVICE[@]}"}
           -netdev "$netdev" -device "snic,netdev=n0,mac=$mac${pcap:+,pcap=$pcap}"
           -fsdev "local,id=fs0,path=$REPO,security_model=none"
           -device virtio-9p-pci,fsdev=fs0,mount_tag=snic)
@@ -285,7 +291,9 @@ cmd_shell() {
 FED_PIDS=() FED_FDS=() FED_CONSOLES=()
 start_fed() {
     local base=${1%.console} fd
-    rm -f "$base.in" "$base.status"
+    # (QEMU truncates the console only when it opens it: until then the last run's prompt
+    # would pass for this guest's, and its input would go to a guest still booting)
+    rm -f "$base.in" "$base.status" "$1"
     mkfifo "$base.in" || die "mkfifo $base.in failed"
     if [ -n "$2" ]; then
         ( "${QCMD[@]}" <"$base.in" 2>&1 | sed -u "s/^/$2/"; echo "${PIPESTATUS[0]}" > "$base.status" ) &

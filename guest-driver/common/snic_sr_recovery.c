@@ -50,8 +50,21 @@ static void wr32(__le32 *p, __u32 v)
 	b[3] = v >> 24;
 }
 
+/*
+ * Bitmap bits read: a unit test counts them (SNIC_SR_COUNT_PROBES) to
+ * bound the decisions' work, which must stay linear in the window (the
+ * driver runs them in its interrupt handler)
+ */
+#ifdef SNIC_SR_COUNT_PROBES
+extern unsigned long snic_sr_probes;
+#define PROBE()		(snic_sr_probes++)
+#else
+#define PROBE()		((void)0)
+#endif
+
 static int bit_get(const __u32 *m, __u32 psn)
 {
+	PROBE();
 	return m[psn % W / 32] >> (psn % 32) & 1;
 }
 
@@ -259,7 +272,7 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 			      struct snic_sr_retry *out, unsigned int max)
 {
 	unsigned int n = 0;
-	__u32 e, from, to;
+	__u32 e, from, to, above;
 
 	/* responder: the first PSN not here is the new ePSN */
 	if (q->r_active && n < max) {
@@ -331,17 +344,24 @@ unsigned int snic_sr_sw_flush(struct snic_sr_sw_qp *q,
 		q->rtx_again++;
 		rxt_mark(q, from, to);
 	}
-	/* requester: each lost hole once, oldest first (RFC 6675 NextSeg) */
+	/*
+	 * requester: each lost hole once, oldest first (RFC 6675 NextSeg).
+	 * 'above' counts the SACKed PSNs from 'from' up: one pass over the
+	 * window, not one per hole (a hole holds none, so as many lie above
+	 * its end as above its start)
+	 */
 	from = q->q_high_rxt;
+	above = q->q_active && n < max ? sacked_above(q, from) : 0;
 	while (q->q_active && n < max && psn_before(from, q->q_high_sacked)) {
 		if (bit_get(q->q_sacked, from)) {
+			above--;
 			from = psn_add(from, 1);
 			continue;
 		}
 		to = from;
 		while (psn_before(to, q->q_high_sacked) && !bit_get(q->q_sacked, to))
 			to = psn_add(to, 1);
-		if (sacked_above(q, to) < SNIC_SR_DUPTHRESH)
+		if (above < SNIC_SR_DUPTHRESH)
 			break;      /* not yet known lost: reordering, maybe */
 		put(&out[n++], SNIC_SR_RETRY_RTX, 0, q->qpn, from, to);
 		q->rtx_posted++;

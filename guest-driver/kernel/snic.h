@@ -72,7 +72,8 @@ struct snic_dev;
 	X(wire_ce_marked) X(sr_ctrlq_entries) X(sr_ctrlq_drops) \
 	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused) \
 	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent) \
-	X(frwr_registered) X(frwr_invalidated)
+	X(wire_corrupts_injected) X(rdma_rx_icrc_errors) \
+	X(admin_fails_injected) X(frwr_registered) X(frwr_invalidated)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -190,6 +191,16 @@ struct snic_sr {
 	atomic64_t overflows;	/* SNIC_EVENT_SR_CTRLQ_OVERFLOW events */
 };
 
+/* Fault injection hooks (snic_fault.c, module parameter fault_inject) */
+struct snic_fault {
+	struct dentry *dir;		/* debugfs snic/<pci-name>/ */
+	struct mutex lock;
+	bool uau_armed;			/* mr_use_after_unmap: the next MR */
+	bool uau_used;			/* ... it poisoned one: */
+	bool uau_unmapped;		/* its IOVA untranslated at the time */
+	dma_addr_t uau_iova;
+};
+
 struct snic_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */
 	struct pci_dev *pdev;
@@ -213,6 +224,7 @@ struct snic_dev {
 	struct work_struct port_work;	/* reports port_active to the core */
 	bool port_active;
 	bool ib_registered;
+	struct snic_fault fault;
 };
 
 struct snic_ucontext {
@@ -429,6 +441,8 @@ static inline void *__snic_ring_next(void *ring, u32 head,
 /* snic_admin.c: the admin queue; commands are built in snic_com.c */
 int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 		    u64 *result);
+int snic_admin_exec_status(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u64 *result, u16 *status);
 int snic_admin_init(struct snic_dev *sdev);
 void snic_admin_destroy(struct snic_dev *sdev);
 bool snic_admin_dead(struct snic_dev *sdev);
@@ -460,6 +474,15 @@ void snic_sr_read_stats(struct snic_dev *sdev, u64 *values);
 int snic_netdev_create(struct snic_dev *sdev);
 void snic_netdev_destroy(struct snic_dev *sdev);
 void snic_netdev_link_event(struct snic_dev *sdev, bool up);
+
+/* snic_fault.c: fault injection for driver development */
+void snic_fault_init(void);
+void snic_fault_exit(void);
+void snic_fault_add(struct snic_dev *sdev);
+void snic_fault_remove(struct snic_dev *sdev);
+unsigned long snic_fault_mr_pgsz(struct snic_dev *sdev, unsigned long pgsz);
+void snic_fault_mr_pbl(struct snic_dev *sdev, __le64 *pbl,
+		       unsigned int shift);
 
 /* snic_mr.c */
 int snic_queue_get_user(struct snic_dev *sdev, u64 va, u32 len,

@@ -190,10 +190,12 @@ static bool snic_admin_repoll(struct snic_dev *sdev,
 
 /*
  * Run one admin command and wait for it. Returns 0 or a negative errno
- * (device status mapped); *result gets the completion's result.
+ * (device status mapped); *result gets the completion's result, *status
+ * the device's status (if the device answered) for callers whose errno
+ * depends on it.
  */
-int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
-		    u64 *result)
+int snic_admin_exec_status(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+			   u64 *result, u16 *status_out)
 {
 	struct snic_admin *aq = &sdev->admin;
 	struct snic_admin_ctx *ctx;
@@ -234,6 +236,8 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 
 	if (result)
 		*result = res;
+	if (status_out)
+		*status_out = status;
 	if (status != SNIC_ADMIN_OK)
 		dev_dbg(&sdev->pdev->dev, "admin command 0x%02x: %s (%u)\n",
 			cmd->hdr.opcode,
@@ -241,6 +245,12 @@ int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
 			snic_admin_status_str[status] : "unknown status",
 			status);
 	return snic_admin_errno(status);
+}
+
+int snic_admin_exec(struct snic_dev *sdev, struct snic_admin_cmd *cmd,
+		    u64 *result)
+{
+	return snic_admin_exec_status(sdev, cmd, result, NULL);
 }
 
 /* An affiliated async event to the QP's or CQ's consumer */

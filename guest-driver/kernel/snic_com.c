@@ -198,7 +198,15 @@ int snic_com_reg_mr(struct snic_dev *sdev,
 
 int snic_com_dereg_mr(struct snic_dev *sdev, u32 key)
 {
-	return snic_com_obj_cmd(sdev, SNIC_ADMIN_DEREG_MR, key);
+	struct snic_admin_cmd cmd;
+	u16 status = SNIC_ADMIN_OK;
+	int err;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_DEREG_MR, sizeof(cmd.obj));
+	cmd.obj.handle = cpu_to_le32(key);
+	err = snic_admin_exec_status(sdev, &cmd, NULL, &status);
+	/* the one refusal a correct driver meets: a window is bound in it */
+	return status == SNIC_ADMIN_BAD_STATE ? -EBUSY : err;
 }
 
 int snic_com_create_eq(struct snic_dev *sdev,

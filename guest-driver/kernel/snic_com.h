@@ -64,6 +64,7 @@ struct snic_com_reg_mr_params {
 
 int snic_com_reg_mr(struct snic_dev *sdev,
 		    const struct snic_com_reg_mr_params *p, u32 *key);
+/* -EBUSY: the device keeps the MR, a memory window is bound in it */
 int snic_com_dereg_mr(struct snic_dev *sdev, u32 key);
 
 struct snic_com_create_eq_params {

@@ -16,7 +16,8 @@
 
 /*
  * A user ring of 2^log2_depth CQEs, buf_len bytes at buf_va, for a CQ
- * of cqe entries (create and resize): pinned into *ring.
+ * of cqe entries, at least one (create and resize; a CQ that can hold
+ * no completion is refused, as rxe refuses it): pinned into *ring.
  */
 static int snic_cq_user_ring(struct snic_dev *sdev, u64 buf_va, u32 buf_len,
 			     u8 log2_depth, const u8 *reserved, int cqe,
@@ -25,7 +26,7 @@ static int snic_cq_user_ring(struct snic_dev *sdev, u64 buf_va, u32 buf_len,
 	if (memchr_inv(reserved, 0, 3) ||
 	    log2_depth < 2 || log2_depth > 30 ||
 	    (1ull << log2_depth) > le32_to_cpu(sdev->attr.max_cqe) ||
-	    cqe < 0 || (1u << log2_depth) <= cqe ||
+	    cqe < 1 || (1u << log2_depth) <= cqe ||
 	    buf_len != (u64)SNIC_CQE_SIZE << log2_depth) {
 		ibdev_dbg(&sdev->ibdev, "CQ of %d CQEs in a ring of log2 %u, %u bytes refused\n",
 			  cqe, log2_depth, buf_len);

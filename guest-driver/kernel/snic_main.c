@@ -254,8 +254,10 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	sdev = snic_probe_device(pdev);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
+	snic_fault_add(sdev);		/* before the first MR can come */
 	err = snic_ib_device_add(sdev);
 	if (err) {
+		snic_fault_remove(sdev);
 		snic_remove_device(pdev);
 		return err;
 	}
@@ -268,6 +270,7 @@ static int snic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 static void snic_remove(struct pci_dev *pdev)
 {
 	snic_ib_device_remove(pci_get_drvdata(pdev));
+	snic_fault_remove(pci_get_drvdata(pdev));
 	snic_remove_device(pdev);
 }
 
@@ -287,4 +290,22 @@ static struct pci_driver snic_pci_driver = {
 	.shutdown = snic_shutdown,
 };
 
-module_pci_driver(snic_pci_driver);
+static int __init snic_init(void)
+{
+	int err;
+
+	snic_fault_init();
+	err = pci_register_driver(&snic_pci_driver);
+	if (err)
+		snic_fault_exit();
+	return err;
+}
+
+static void __exit snic_exit(void)
+{
+	pci_unregister_driver(&snic_pci_driver);
+	snic_fault_exit();
+}
+
+module_init(snic_init);
+module_exit(snic_exit);

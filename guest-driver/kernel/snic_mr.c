@@ -178,8 +178,9 @@ static int snic_mr_map(struct snic_dev *sdev, struct snic_mr *mr, u64 start,
 		return err;
 	}
 	pgsz = ib_umem_find_best_pgsz(mr->umem,
-				      le64_to_cpu(sdev->attr.page_size_cap) &
-				      (SZ_4K | SZ_2M), virt_addr);
+				      snic_fault_mr_pgsz(sdev,
+					le64_to_cpu(sdev->attr.page_size_cap) &
+					(SZ_4K | SZ_2M)), virt_addr);
 	npages = pgsz ? ib_umem_num_dma_blocks(mr->umem, pgsz) : 0;
 	if (!npages || npages > le32_to_cpu(sdev->attr.max_mr_pages)) {
 		err = -EINVAL;
@@ -194,6 +195,7 @@ static int snic_mr_map(struct snic_dev *sdev, struct snic_mr *mr, u64 start,
 	}
 	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
 		mr->pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	snic_fault_mr_pbl(sdev, mr->pbl, ilog2(pgsz));
 
 	p->iova = virt_addr;
 	p->length = length;
@@ -460,18 +462,28 @@ int snic_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
+/*
+ * ibv_dereg_mr. The device refuses while a memory window is bound in the
+ * MR (the window would reach freed pages): the MR, its pages and its page
+ * list stay, the window keeps reaching them, and the caller gets EBUSY (Linux rxe says EINVAL;
+ * EBUSY is the RDMA core's answer for an object still in use, a PD with
+ * MRs). It may try again once the window is deallocated or invalidated;
+ * at process exit the RDMA core destroys the windows and retries, so the
+ * MR goes then. Any other failure is a broken device: the list and the
+ * pages stay pinned (leaked) and the core is told the MR is gone, since
+ * failing would only make it warn and leak too.
+ */
 int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct snic_dev *sdev = to_sdev(ibmr->device);
 	struct snic_mr *mr = to_smr(ibmr);
+	int err;
 
-	/*
-	 * The device stops using the page list before it is freed. If a
-	 * broken device refuses, the list and the pages stay pinned (leaked):
-	 * failing would only make the core warn and leak too.
-	 */
-	if (snic_com_destroyed(sdev, snic_com_dereg_mr(sdev, ibmr->lkey), "MR",
-			       ibmr->lkey))
+	/* The device stops using the page list before it is freed */
+	err = snic_com_dereg_mr(sdev, ibmr->lkey);
+	if (err == -EBUSY && !snic_admin_dead(sdev))
+		return err;
+	if (snic_com_destroyed(sdev, err, "MR", ibmr->lkey))
 		snic_mr_unmap(sdev, mr);
 	kfree(mr);
 	return 0;

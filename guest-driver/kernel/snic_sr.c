@@ -64,12 +64,16 @@ bool snic_sr_enabled(const struct snic_dev *sdev)
 	return sdev->sr.ring;
 }
 
-/* Whatever the batch's QPs decided, onto their RetryQs */
+/*
+ * Whatever the QP decided, onto its RetryQ: written in place, in at most
+ * two runs of free slots (before and after the ring's end), so that the
+ * decisions take one pass over the QP's bitmaps, not one per chunk
+ */
 static void snic_sr_post(struct snic_dev *sdev, struct snic_sr_qp *q)
 {
 	struct snic_sr *sr = &sdev->sr;
-	struct snic_sr_retry out[8];
-	unsigned int room, n, i;
+	unsigned int room, run, slot, n, i;
+	bool posted = false;
 
 	do {
 		room = SNIC_SR_RETRYQ_DEPTH - (u16)(q->pi - q->ci);
@@ -78,22 +82,23 @@ static void snic_sr_post(struct snic_dev *sdev, struct snic_sr_qp *q)
 			atomic64_inc(&sr->retry_full);
 			break;
 		}
-		n = snic_sr_sw_flush(&q->sw, out, min_t(unsigned int, room,
-							ARRAY_SIZE(out)));
+		slot = q->pi & (SNIC_SR_RETRYQ_DEPTH - 1);
+		run = min(room, SNIC_SR_RETRYQ_DEPTH - slot);
+		n = snic_sr_sw_flush(&q->sw, &q->ring[slot], run);
 		for (i = 0; i < n; i++) {
-			q->ring[q->pi & (SNIC_SR_RETRYQ_DEPTH - 1)] = out[i];
-			q->pi++;
-			if (out[i].type == SNIC_SR_RETRY_EPSN)
+			if (q->ring[slot + i].type == SNIC_SR_RETRY_EPSN)
 				atomic64_inc(&sr->epsn_posted);
-			else if (out[i].type == SNIC_SR_RETRY_RTX)
+			else if (q->ring[slot + i].type == SNIC_SR_RETRY_RTX)
 				atomic64_inc(&sr->rtx_posted);
-			else if (out[i].type == SNIC_SR_RETRY_LACK)
+			else if (q->ring[slot + i].type == SNIC_SR_RETRY_LACK)
 				atomic64_inc(&sr->lack_posted);
 		}
-		/* writeq orders the entries before the doorbell */
-		if (n)
-			snic_ring_db(sdev, SNIC_DB_SR_RETRYQ, q->sw.qpn, q->pi);
-	} while (n == ARRAY_SIZE(out));
+		q->pi += n;
+		posted |= n;
+	} while (n == run);
+	/* writeq orders the entries before the doorbell */
+	if (posted)
+		snic_ring_db(sdev, SNIC_DB_SR_RETRYQ, q->sw.qpn, q->pi);
 }
 
 static void snic_sr_flush_batch(struct snic_dev *sdev,

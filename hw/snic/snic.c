@@ -21,6 +21,7 @@
 #include "qemu/timer.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
@@ -32,6 +33,7 @@
 #include "core/port/pcap.h"
 #include "core/engine/scheduler.h"
 #include "core/snic_core.h"
+#include "snic/snic_admin.h"
 #include "snic/snic_opcodes.h"
 #include "snic/snic_regs.h"
 #include "trace.h"
@@ -118,7 +120,12 @@ struct SnicState {
     uint32_t wire_reorder;
     uint32_t wire_ecn_mark;
     uint32_t torn_reads;        /* x-torn-reads: fault injection (link.h) */
+    uint32_t wire_corrupt;      /* x-wire-corrupt */
     uint64_t wire_seed;
+    /* x-admin-fail-*: as set; after realize the count is the core's */
+    uint32_t admin_fail_count;
+    uint16_t admin_fail_status;
+    uint16_t admin_fail_opcode;
     uint32_t rx_buffer_kb;
     bool pfc;
     uint32_t pfc_priority;
@@ -151,7 +158,9 @@ static int snic_host_dma_write(void *opaque, uint64_t addr, const void *buf,
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-static void snic_host_tx_frame(void *opaque, const void *frame, size_t len)
+/* QEMU's DMA costs no time: what the device read from guest memory is moot */
+static void snic_host_tx_frame(void *opaque, const void *frame, size_t len,
+                               size_t host_bytes)
 {
     SnicState *s = opaque;
 
@@ -413,6 +422,191 @@ static void snic_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
     pcie_cap_flr_write_config(pdev, addr, val, len);
 }
 
+/* ---- faults at run time (qom-set) ---- */
+
+static const PropertyInfo snic_prop_admin_fail_status;
+
+static SnicLinkFaults snic_faults(SnicState *s)
+{
+    return (SnicLinkFaults) {
+        .drop_pct = s->wire_drop,
+        .dup_pct = s->wire_dup,
+        .reorder_pct = s->wire_reorder,
+        .ce_pct = s->wire_ecn_mark,
+        .torn_pct = s->torn_reads,
+        .corrupt_pct = s->wire_corrupt,
+        .seed = s->wire_seed,
+    };
+}
+
+/*
+ * A fault property changed: before realize it is configuration, after it
+ * the running device's state (its PRNG restarts only when the seed is set).
+ */
+static void snic_faults_changed(SnicState *s, bool reseed)
+{
+    SnicLinkFaults f = snic_faults(s);
+    bool ok;
+
+    if (!DEVICE(s)->realized) {
+        return;
+    }
+    trace_snic_faults(f.drop_pct, f.dup_pct, f.reorder_pct, f.ce_pct,
+                      f.torn_pct, f.corrupt_pct, f.seed, reseed);
+    ok = snic_core_set_faults(s->core, &f, reseed, NULL);
+    assert(ok);     /* every value was checked by its setter */
+}
+
+static void snic_set_fault_pct(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    uint32_t *field = object_field_prop_ptr(obj, opaque);
+    uint32_t pct;
+
+    if (!visit_type_uint32(v, name, &pct, errp)) {
+        return;
+    }
+    if (pct > 100) {
+        error_setg(errp, "snic: %s=%" PRIu32 " is not a percentage (0..100)",
+                   name, pct);
+        return;
+    }
+    *field = pct;
+    snic_faults_changed(SNIC(obj), false);
+}
+
+static void snic_set_fault_seed(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    uint64_t *field = object_field_prop_ptr(obj, opaque);
+
+    if (visit_type_uint64(v, name, field, errp)) {
+        snic_faults_changed(SNIC(obj), true);
+    }
+}
+
+/* The admin failures to arm: the properties, with the core's count left */
+static SnicAdminFail snic_admin_fail(SnicState *s)
+{
+    SnicAdminFail f = {
+        .count = s->admin_fail_count,
+        .status = s->admin_fail_status,
+        .opcode = s->admin_fail_opcode,
+    };
+
+    if (DEVICE(s)->realized) {
+        SnicAdminFail now;
+
+        snic_core_get_admin_fail(s->core, &now);
+        f.count = now.count;
+    }
+    return f;
+}
+
+/* Arm f: into the properties, and into the core once realized */
+static bool snic_admin_fail_set(SnicState *s, const SnicAdminFail *f,
+                                Error **errp)
+{
+    g_autoptr(GError) err = NULL;
+
+    if (DEVICE(s)->realized) {
+        if (!snic_core_set_admin_fail(s->core, f, &err)) {
+            error_setg(errp, "snic: %s", err->message);
+            return false;
+        }
+        trace_snic_admin_fail(f->count, f->status, f->opcode);
+    }
+    s->admin_fail_count = f->count;
+    s->admin_fail_status = f->status;
+    s->admin_fail_opcode = f->opcode;
+    return true;
+}
+
+static void snic_get_admin_fail_count(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    SnicAdminFail f = snic_admin_fail(SNIC(obj));
+
+    visit_type_uint32(v, name, &f.count, errp);
+}
+
+static void snic_set_admin_fail_count(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    SnicState *s = SNIC(obj);
+    SnicAdminFail f = snic_admin_fail(s);
+
+    if (visit_type_uint32(v, name, &f.count, errp)) {
+        snic_admin_fail_set(s, &f, errp);
+    }
+}
+
+/*
+ * x-admin-fail-status and -opcode: names (NO_RESOURCES, CREATE_QP,
+ * create) or numbers; read back as names where they have one.
+ */
+static void snic_get_admin_fail_name(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    const Property *prop = opaque;
+    SnicAdminFail f = snic_admin_fail(SNIC(obj));
+    bool status = prop->info == &snic_prop_admin_fail_status;
+    uint16_t val = status ? f.status : f.opcode;
+    const char *known = status ? snic_admin_status_name(val) :
+                                 snic_admin_opcode_name(val);
+    g_autofree char *text = known ? g_strdup(known) :
+                            g_strdup_printf("%u", val);
+
+    visit_type_str(v, name, &text, errp);
+}
+
+static void snic_set_admin_fail_name(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    const Property *prop = opaque;
+    SnicState *s = SNIC(obj);
+    SnicAdminFail f = snic_admin_fail(s);
+    g_autofree char *text = NULL;
+    bool status = prop->info == &snic_prop_admin_fail_status;
+    bool ok;
+
+    if (!visit_type_str(v, name, &text, errp)) {
+        return;
+    }
+    ok = status ? snic_admin_status_parse(text, &f.status) :
+                  snic_admin_opcode_parse(text, &f.opcode);
+    if (!ok) {
+        error_setg(errp, "snic: %s=%s is not %s", name, text,
+                   status ? "an admin status (e.g. NO_RESOURCES)" :
+                   "an admin op-code (e.g. CREATE_QP) nor create");
+        return;
+    }
+    snic_admin_fail_set(s, &f, errp);
+}
+
+/* Settable after realize: cloned from QEMU's integer properties */
+static PropertyInfo snic_prop_fault_pct;
+static PropertyInfo snic_prop_fault_seed;
+static PropertyInfo snic_prop_admin_fail_count;
+
+static const PropertyInfo snic_prop_admin_fail_status = {
+    .type = "str",
+    .get = snic_get_admin_fail_name,
+    .set = snic_set_admin_fail_name,
+    .realized_set_allowed = true,
+};
+
+static const PropertyInfo snic_prop_admin_fail_opcode = {
+    .type = "str",
+    .get = snic_get_admin_fail_name,
+    .set = snic_set_admin_fail_name,
+    .realized_set_allowed = true,
+};
+
 static void snic_realize(PCIDevice *pdev, Error **errp)
 {
     SnicState *s = SNIC(pdev);
@@ -433,14 +627,8 @@ static void snic_realize(PCIDevice *pdev, Error **errp)
         .max_mw = SNIC_DEFAULT_MAX_MW,
         .recv_pool = SNIC_DEFAULT_RECV_POOL,
         .max_mr_pages = SNIC_DEFAULT_MAX_MR_PAGES,
-        .faults = {
-            .drop_pct = s->wire_drop,
-            .dup_pct = s->wire_dup,
-            .reorder_pct = s->wire_reorder,
-            .ce_pct = s->wire_ecn_mark,
-            .torn_pct = s->torn_reads,
-            .seed = s->wire_seed,
-        },
+        .faults = snic_faults(s),
+        .admin_fail = snic_admin_fail(s),
         .rx_buffer_kb = s->rx_buffer_kb,
         .pfc_priority = s->pfc_priority,
         .lossy = !s->pfc,
@@ -594,6 +782,14 @@ static void snic_exit(PCIDevice *pdev)
     pcie_cap_exit(pdev);
 }
 
+static void snic_instance_init(Object *obj)
+{
+    SnicState *s = SNIC(obj);
+
+    s->admin_fail_status = SNIC_ADMIN_NO_RESOURCES;
+    s->admin_fail_opcode = SNIC_ADMIN_FAIL_CREATE;
+}
+
 static void snic_instance_finalize(Object *obj)
 {
     SnicState *s = SNIC(obj);
@@ -638,12 +834,27 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("onchip-kb", SnicState, onchip_kb,
                        SNIC_DEFAULT_ONCHIP_KB),
     DEFINE_PROP_STRING("pcap", SnicState, pcap),
-    DEFINE_PROP_UINT32("wire-drop", SnicState, wire_drop, 0),
-    DEFINE_PROP_UINT32("wire-dup", SnicState, wire_dup, 0),
-    DEFINE_PROP_UINT32("wire-reorder", SnicState, wire_reorder, 0),
-    DEFINE_PROP_UINT32("wire-ecn-mark", SnicState, wire_ecn_mark, 0),
-    DEFINE_PROP_UINT32("x-torn-reads", SnicState, torn_reads, 0),
-    DEFINE_PROP_UINT64("wire-seed", SnicState, wire_seed, 1),
+    /* faults: settable after realize too (qom-set) */
+    DEFINE_PROP_UNSIGNED("wire-drop", SnicState, wire_drop, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("wire-dup", SnicState, wire_dup, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("wire-reorder", SnicState, wire_reorder, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("wire-ecn-mark", SnicState, wire_ecn_mark, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-torn-reads", SnicState, torn_reads, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-wire-corrupt", SnicState, wire_corrupt, 0,
+                         snic_prop_fault_pct, uint32_t),
+    DEFINE_PROP_UNSIGNED("wire-seed", SnicState, wire_seed, 1,
+                         snic_prop_fault_seed, uint64_t),
+    DEFINE_PROP_UNSIGNED("x-admin-fail-count", SnicState, admin_fail_count, 0,
+                         snic_prop_admin_fail_count, uint32_t),
+    DEFINE_PROP("x-admin-fail-status", SnicState, admin_fail_status,
+                snic_prop_admin_fail_status, uint16_t),
+    DEFINE_PROP("x-admin-fail-opcode", SnicState, admin_fail_opcode,
+                snic_prop_admin_fail_opcode, uint16_t),
     DEFINE_PROP_UINT32("rx-buffer-kb", SnicState, rx_buffer_kb,
                        SNIC_DEFAULT_RX_BUFFER_KB),
     DEFINE_PROP_BOOL("pfc", SnicState, pfc, true),
@@ -669,6 +880,21 @@ static void snic_class_init(ObjectClass *klass, void *data)
     rc->phases.hold = snic_reset_hold;
     dc->desc = "snic programmable RDMA NIC";
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    /*
+     * Faults change on a running device (hw/misc/xlnx-versal-trng.c does
+     * the same): QEMU's integer properties, allowed after realize, with
+     * setters that check the value and pass it to the core.
+     */
+    snic_prop_fault_pct = qdev_prop_uint32;
+    snic_prop_fault_pct.set = snic_set_fault_pct;
+    snic_prop_fault_pct.realized_set_allowed = true;
+    snic_prop_fault_seed = qdev_prop_uint64;
+    snic_prop_fault_seed.set = snic_set_fault_seed;
+    snic_prop_fault_seed.realized_set_allowed = true;
+    snic_prop_admin_fail_count = qdev_prop_uint32;
+    snic_prop_admin_fail_count.get = snic_get_admin_fail_count;
+    snic_prop_admin_fail_count.set = snic_set_admin_fail_count;
+    snic_prop_admin_fail_count.realized_set_allowed = true;
     device_class_set_props(dc, snic_properties);
 
     object_class_property_set_description(klass, "mac",
@@ -714,7 +940,8 @@ static void snic_class_init(ObjectClass *klass, void *data)
         "Capture every frame the device sends or receives into this "
         "pcap file (time stamps from the virtual clock)");
     object_class_property_set_description(klass, "wire-drop",
-        "Percentage of transmitted frames dropped (fault injection)");
+        "Percentage of transmitted frames dropped (fault injection; "
+        "qom-set changes it on a running device, as every fault property)");
     object_class_property_set_description(klass, "wire-dup",
         "Percentage of transmitted frames sent twice (fault injection)");
     object_class_property_set_description(klass, "wire-reorder",
@@ -726,8 +953,23 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "x-torn-reads",
         "Percentage of host reads (RDMA READ responses, StRoM kernels) "
         "returned torn, as racing a writer (fault injection, Fig. 10)");
+    object_class_property_set_description(klass, "x-wire-corrupt",
+        "Percentage of transmitted RoCE frames with one byte between the "
+        "BTH and the ICRC flipped: the receiver's ICRC check drops them");
     object_class_property_set_description(klass, "wire-seed",
-        "Seed of the fault injection: same seed, same faults");
+        "Seed of the fault injection: same seed, same faults (setting it "
+        "on a running device starts the faults over from it)");
+    object_class_property_set_description(klass, "x-admin-fail-count",
+        "Test hook: the next N admin commands of x-admin-fail-opcode "
+        "complete with x-admin-fail-status without executing; reads back "
+        "how many are left");
+    object_class_property_set_description(klass, "x-admin-fail-status",
+        "Status the failed admin commands complete with: a name "
+        "(NO_RESOURCES, the default; BAD_STATE, ...) or a number");
+    object_class_property_set_description(klass, "x-admin-fail-opcode",
+        "Admin commands x-admin-fail-count fails: create (the default: "
+        "every CREATE, ALLOC and REG command), a name (CREATE_QP) or a "
+        "number");
     object_class_property_set_description(klass, "rx-buffer-kb",
         "KiB of the port's receive buffer, where RoCE frames wait for the "
         "engine (64..65536); with PFC, XOFF at a quarter, XON at an eighth");
@@ -750,6 +992,7 @@ static const TypeInfo snic_info = {
     .name = TYPE_SNIC,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(SnicState),
+    .instance_init = snic_instance_init,
     .instance_finalize = snic_instance_finalize,
     .class_init = snic_class_init,
     .interfaces = (InterfaceInfo[]) {

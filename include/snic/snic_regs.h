@@ -67,7 +67,9 @@
  * (the request's PSN, PSN_OFFSET) and are placed out of order;
  * SNIC_SR_CTRL_F_READ, SNIC_SR_RETRY_LACK; struct snic_stats
  * sr_read_placed, sr_read_refused, sr_read_resent.
- * Minor 7 (of major 3): fast registration (SNIC_CAP_FRWR): REG_MR's
+ * Minor 7 (of major 3): struct snic_stats wire_corrupts_injected,
+ * rdma_rx_icrc_errors and admin_fails_injected (faults injected at run time).
+ * Minor 8 (of major 3): fast registration (SNIC_CAP_FRWR): REG_MR's
  * SNIC_MR_FRWR, the REG_MR work request (struct snic_reg_mr_wr,
  * SNIC_WR_REG_MR, SNIC_WC_REG_MR), LOCAL_INV and SEND with Invalidate of
  * FRWR MRs; SNIC_EVENT_QP_COMM_EST; struct snic_stats frwr_registered,
@@ -76,7 +78,7 @@
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      7
+#define SNIC_ABI_VERSION_MINOR      8
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -271,10 +273,14 @@ struct snic_stats {
     __le64 sr_read_placed;      /* READ responses placed ahead of lACK */
     __le64 sr_read_refused;     /* ... dropped: malformed, no READ WQE */
     __le64 sr_read_resent;      /* READ responses sent again for a hole */
-    /* ABI 3.7: fast registration (SNIC_CAP_FRWR) */
+    /* ABI 3.7: faults injected at run time */
+    __le64 wire_corrupts_injected;  /* RoCE frames sent with a byte flipped */
+    __le64 rdma_rx_icrc_errors;     /* RoCE frames dropped: bad ICRC */
+    __le64 admin_fails_injected;    /* admin commands failed, not executed */
+    /* ABI 3.8: fast registration (SNIC_CAP_FRWR) */
     __le64 frwr_registered;     /* REG_MR work requests that mapped an MR */
     __le64 frwr_invalidated;    /* FRWR MRs invalidated: LOCAL_INV, IETH */
 };
-_Static_assert(sizeof(struct snic_stats) == 392, "snic_stats is 392 bytes");
+_Static_assert(sizeof(struct snic_stats) == 416, "snic_stats is 416 bytes");
 
 #endif /* SNIC_REGS_H */

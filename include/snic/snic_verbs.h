@@ -116,7 +116,7 @@ struct snic_admin_obj_ref {
 _Static_assert(sizeof(struct snic_admin_obj_ref) == 8, "obj_ref size");
 
 #define SNIC_MR_PHYS    (1u << 0)   /* iova is the DMA address (kernel only) */
-#define SNIC_MR_FRWR    (1u << 1)   /* ABI 3.7: for fast registration */
+#define SNIC_MR_FRWR    (1u << 1)   /* ABI 3.8: for fast registration */
 
 /*
  * REG_MR: [iova, iova + length) is mapped page by page through a page list
@@ -201,7 +201,7 @@ enum snic_wr_opcode {
     SNIC_WR_LOCAL_INV = 7,      /* ABI 2.0: imm = the R_Key to invalidate */
     SNIC_WR_BIND_MW = 8,        /* ABI 2.0: 'bind' */
     SNIC_WR_SEND_INV = 9,       /* imm = the R_Key the responder drops */
-    SNIC_WR_REG_MR = 0x10,      /* ABI 3.7: 'reg' (SNIC_CAP_FRWR) */
+    SNIC_WR_REG_MR = 0x10,      /* ABI 3.8: 'reg' (SNIC_CAP_FRWR) */
     /* ABI 2.1, on QPs with SNIC_QP_RPC_ENABLE (snic_rpc.h): 'rpc' */
     SNIC_WR_RPC = 0x20,         /* RPC Params: the SGEs are the params */
     SNIC_WR_RPC_WRITE = 0x21,   /* RPC WRITE: the SGEs are the payload */
@@ -231,7 +231,7 @@ enum snic_wr_opcode {
  * length 0 unbinds it; a type 2 window binds only when free (after an
  * invalidate), to the posting QP, with length > 0. Failures complete with
  * SNIC_WC_MW_BIND_ERR. LOCAL_INV (imm = R_Key) frees a bound type 2 window
- * of the QP's PD, or (ABI 3.7) an FRWR MR of the QP's PD that no window
+ * of the QP's PD, or (ABI 3.8) an FRWR MR of the QP's PD that no window
  * is bound in; a SEND with Invalidate does so at the responder.
  */
 struct snic_bind_mw {
@@ -345,7 +345,7 @@ enum snic_wc_opcode {
     SNIC_WC_FETCH_ADD = 4,
     SNIC_WC_BIND_MW = 5,        /* ABI 2.0 */
     SNIC_WC_LOCAL_INV = 6,      /* ABI 2.0 */
-    SNIC_WC_REG_MR = 8,         /* ABI 3.7 */
+    SNIC_WC_REG_MR = 8,         /* ABI 3.8 */
     SNIC_WC_RPC = 0x20,         /* ABI 2.1: an RPC or RPC WRITE was acked */
     SNIC_WC_RECV = 128,
     SNIC_WC_RECV_RDMA_WITH_IMM = 129,

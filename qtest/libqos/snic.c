@@ -547,17 +547,11 @@ void qsnic_rdma_expect(QSnicRdmaNode *n, uint64_t wr_id, uint8_t status)
     g_assert_cmpuint(c.status, ==, status);
 }
 
-QSnicMachine *qsnic_rdma_pair_opts(QSnicRdmaNode *a, QSnicRdmaNode *b,
-                                   const char *opt_a, const char *opt_b)
+void qsnic_rdma_pair_nodes(QSnicMachine *m, QSnicRdmaNode *a,
+                           QSnicRdmaNode *b)
 {
     static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
     static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-    g_autofree char *args = g_strdup_printf(
-        "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
-        "-device snic,addr=04.0,netdev=h0,mac=02:00:00:00:00:01%s "
-        "-device snic,addr=05.0,netdev=h1,mac=02:00:00:00:00:02%s",
-        opt_a, opt_b);
-    QSnicMachine *m = qsnic_machine_start(args);
     QSnic *sa = qsnic_open(m, QSNIC_SLOT_A), *sb = qsnic_open(m, QSNIC_SLOT_B);
 
     qsnic_enable(sa);
@@ -568,6 +562,19 @@ QSnicMachine *qsnic_rdma_pair_opts(QSnicRdmaNode *a, QSnicRdmaNode *b,
     memcpy(b->mac, mac_b, 6);
     qsnic_rdma_connect(a, b);
     qsnic_rdma_connect(b, a);
+}
+
+QSnicMachine *qsnic_rdma_pair_opts(QSnicRdmaNode *a, QSnicRdmaNode *b,
+                                   const char *opt_a, const char *opt_b)
+{
+    g_autofree char *args = g_strdup_printf(
+        "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
+        "-device snic,addr=04.0,netdev=h0,mac=02:00:00:00:00:01%s "
+        "-device snic,addr=05.0,netdev=h1,mac=02:00:00:00:00:02%s",
+        opt_a, opt_b);
+    QSnicMachine *m = qsnic_machine_start(args);
+
+    qsnic_rdma_pair_nodes(m, a, b);
     return m;
 }
 

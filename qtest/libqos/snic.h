@@ -144,6 +144,12 @@ bool qsnic_rdma_poll_for(QSnicRdmaNode *n, struct snic_cqe *c, int iters);
 bool qsnic_rdma_poll(QSnicRdmaNode *n, struct snic_cqe *c);
 void qsnic_rdma_expect(QSnicRdmaNode *n, uint64_t wr_id, uint8_t status);
 /*
+ * The RC nodes of the two snic devices at QSNIC_SLOT_A and QSNIC_SLOT_B
+ * (MACs 02:00:00:00:00:01 and :02, on one hub), connected to each other.
+ */
+void qsnic_rdma_pair_nodes(QSnicMachine *m, QSnicRdmaNode *a,
+                           QSnicRdmaNode *b);
+/*
  * Two snic devices on one hub, an RC QP each, connected to each other;
  * 'opt_a' and 'opt_b' are extra properties of each device.
  */

@@ -7,18 +7,20 @@
 here=$repo/scripts/repro
 
 # repro_options NAME [--pass] ARGS...: the options every reproduction takes, --smoke,
-# --out DIR, --bin PROGRAM and -h/--help; with --pass also "-- OPTIONS" for the program.
-# Sets out (default build/repro/NAME), smoke (empty or (--smoke)), pass (the OPTIONS);
-# then bin: PROGRAM, else NAME-repro built without sanitizers in build/bench. Needs gnuplot.
+# --out DIR, --bin PROGRAM, --no-plot and -h/--help; with --pass also "-- OPTIONS" for the
+# program. Sets out (default build/repro/NAME), smoke (empty or (--smoke)), pass (the
+# OPTIONS), plot (0 with --no-plot: CSV only, no gnuplot needed); then bin: PROGRAM, else
+# NAME-repro built without sanitizers in build/bench.
 repro_options() {
     local name=$1 takes_pass=0
     shift
     [ "${1:-}" = --pass ] && { takes_pass=1; shift; }
-    out=$repo/build/repro/$name bin='' smoke=() pass=()
+    out=$repo/build/repro/$name bin='' smoke=() pass=() plot=1
     # shellcheck disable=SC2034  # smoke and pass: for the script that calls this
     while [ $# -gt 0 ]; do
         case $1 in
             --smoke) smoke=(--smoke) ;;
+            --no-plot) plot=0 ;;
             --out) out=$2; shift ;;
             --bin) bin=$2; shift ;;
             --) [ "$takes_pass" = 1 ] || die "unknown argument $1 (see --help)"
@@ -28,7 +30,8 @@ repro_options() {
         esac
         shift
     done
-    command -v gnuplot >/dev/null || die "gnuplot not found: run scripts/setup-deps.sh (as root)"
+    [ "$plot" = 0 ] || command -v gnuplot >/dev/null ||
+        die "gnuplot not found: run scripts/setup-deps.sh (as root), or give --no-plot"
     if [ -z "$bin" ]; then
         local bench=$repo/build/bench
         if [ ! -f "$bench/build.ninja" ]; then
@@ -43,11 +46,35 @@ repro_options() {
 
 # repro_plot NAME FIG...: draws with scripts/repro/NAME-plot.gp (gnuplot variables dir,
 # the output directory, and paper, NAME-paper.csv); each $out/FIG.png must be drawn.
+# Nothing with --no-plot.
 repro_plot() {
-    local name=$1 f
+    local name=$1
     shift
-    gnuplot -e "dir='$out'; paper='$here/$name-paper.csv'" "$here/$name-plot.gp"
-    for f in "$@"; do
-        [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"
+    repro_gnuplot "$out" "$@" -- -e "dir='$out'; paper='$here/$name-paper.csv'" "$here/$name-plot.gp"
+}
+
+# repro_gnuplot DIR FIG... -- GNUPLOT-ARGS...: gnuplot, then each DIR/FIG.png must be drawn.
+# Nothing with --no-plot.
+repro_gnuplot() {
+    local dir=$1 figs=() f
+    shift
+    while [ "$1" != -- ]; do figs+=("$1"); shift; done
+    shift
+    [ "$plot" = 1 ] || return 0
+    gnuplot "$@"
+    for f in "${figs[@]}"; do
+        [ -s "$dir/$f.png" ] || die "$dir/$f.png was not drawn"
     done
+}
+
+# repro_done NAME [ARGS...]: DIR/run.txt (what the run depends on, and ARGS, the options
+# that shape its results: by default --smoke and the program's), then the docs' blocks of
+# NAME rendered from the run: rewritten in docs/ if DIR is docs/repro/NAME (the reference
+# run), else printed (scripts/repro/render.py).
+repro_done() {
+    local name=$1
+    shift
+    [ $# -gt 0 ] || set -- "${smoke[@]}" "${pass[@]}"
+    python3 "$here/render.py" "$name" "$out" --args="$*" ||
+        die "rendering the docs' blocks from $out failed"
 }

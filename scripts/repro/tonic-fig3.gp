@@ -3,8 +3,8 @@
 # scripts/repro/tonic.sh). Run by tonic.sh:
 #   gnuplot -e "dir='OUT'" tonic-fig3.gp
 set datafile separator ","
-set terminal pngcairo size 1000,500 font "sans,10" noenhanced
-set key top left
+set terminal pngcairo size 1100,500 font "sans,10" noenhanced
+set key outside right top
 set grid
 set xlabel "time (us)"
 is(s, v) = strcol(1) eq s ? v : NaN
@@ -12,8 +12,8 @@ is(s, v) = strcol(1) eq s ? v : NaN
 set output dir . "/fig3a.png"
 set title "Tonic Fig 3a: NewReno congestion window, one flow, random drops (10 Gb/s, RTT 10 us)"
 set ylabel "cwnd (1 KiB segments)"
-plot dir . "/fig3a.csv" skip 1 using 2:(is("ours", $3)) with steps lw 2 title "ours (NewReno program, simulator; window capped at 128)", \
-     "" skip 1 using 2:(is("ns-3", $3)) with steps lw 1 dt 2 title "ns-3 TcpNewReno (cwnd bytes / 1024)"
+plot dir . "/fig3a.csv" skip 1 using 2:(is("ours", $3)) with steps lw 2 title "ours (simulator, cap 128)", \
+     "" skip 1 using 2:(is("ns-3", $3)) with steps lw 1 dt 2 title "ns-3 TcpNewReno (bytes / 1024)"
 
 set output dir . "/fig3b.png"
 set title "Tonic Fig 3b: transmitted segments, retransmissions as large dots (10 Gb/s, RTT 10 us)"

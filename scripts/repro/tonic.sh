@@ -3,7 +3,7 @@
 # simulator: CSV, Markdown and PNG beside what the paper states
 # (scripts/repro/tonic-paper.csv: Table 3's numbers; Fig 4 has none).
 #
-#   scripts/repro/tonic.sh [--smoke] [--out DIR] [--bin TONIC-REPRO]
+#   scripts/repro/tonic.sh [--smoke] [--no-plot] [--out DIR] [--bin TONIC-REPRO]
 #
 # Table 3: every program the core registers, asked from a simulated device
 # with QUERY_TRANSPORT (tests/bench/tonic-repro.c table: credit type, own
@@ -17,8 +17,9 @@
 # fails the run.
 # Fig 4: two DCQCN flows from two NICs through the simulator's switch to
 # a 40 Gb/s bottleneck with RED ECN marking (tonic-repro fig4): DIR/fig4.csv
-# and DIR/fig4.png (gnuplot), and each flow's mean throughput over the
-# run's second half; the paper states only that the flows converge to the
+# and DIR/fig4.png (gnuplot), and DIR/fig4-summary.csv: flow 0 alone, each
+# flow's mean throughput over the run's second half, the bottleneck's CE
+# marks and drops; the paper states only that the flows converge to the
 # same rate. 100 ms of virtual time (about 10 s here); --smoke: 5 ms (the
 # test suite's run, the pipeline only).
 # Fig 3a/3b: one NewReno flow, 10 Gb/s, RTT 10 us, 1 KiB segments, random
@@ -30,10 +31,13 @@
 # DIR/fig3a.csv (cwnd over time), DIR/fig3b.csv (every transmitted
 # segment, retransmissions marked; time from each one's first data
 # segment), their PNGs, and DIR/fig3-summary.csv:
-# retransmissions, recovery episodes and the window at each episode's
-# start, per implementation. 5000 segments; --smoke: 300. Builds tests/bench/tonic-repro.c
+# retransmissions, recovery episodes, the window at each episode's
+# start, its least and greatest, the retransmissions a partial ACK asked
+# for inside an episode, per implementation. 5000 segments; --smoke: 300. Builds tests/bench/tonic-repro.c
 # without sanitizers (build/bench) unless --bin names a built one.
-# Default DIR: build/repro/tonic.
+# --no-plot: CSV and Markdown only (no gnuplot needed). Default DIR:
+# build/repro/tonic. Then DIR/run.txt and the docs' blocks from the run
+# (scripts/repro/render.py: rewritten in docs/ when DIR is docs/repro/tonic).
 set -euo pipefail
 # shellcheck source=scripts/repro/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -100,12 +104,18 @@ done < <(sed 1d "$out/device.csv") >> "$out/table3.csv"
 # ---- Fig 4 ----
 "$bin" fig4 "$ms" "$sample_us" > "$out/fig4.csv" 2> "$out/fig4.log"
 [ "$(sed 1d "$out/fig4.csv" | wc -l)" -ge 10 ] || die "fig4: too few samples ($out/fig4.log)"
+marks=$(sed -n 's/^tonic-repro: fig4: \([0-9]*\) CE marks, \([0-9]*\) drops.*/\1,\2/p' "$out/fig4.log")
+[ -n "$marks" ] || die "fig4: no CE mark count in $out/fig4.log"
 repro_plot tonic fig4
-# each flow's mean over the second half, and Jain's fairness index of the two
-awk -F, -v half=$((ms * 500)) 'NR > 1 && $1 > half { a += $2; b += $4; n++ }
+# flow 0's mean alone (before flow 1 starts, at a tenth of the run), each flow's mean over
+# the second half and Jain's fairness index of the two; the bottleneck's CE marks and drops
+awk -F, -v start=$((ms * 100)) -v half=$((ms * 500)) -v marks="$marks" '
+    NR > 1 && $1 <= start { alone += $2; na++ }
+    NR > 1 && $1 > half { a += $2; b += $4; n++ }
     END { a /= n; b /= n
-          printf "flow0_gbps,flow1_gbps,sum_gbps,jain\n%.2f,%.2f,%.2f,%.4f\n",
-                 a, b, a + b, (a + b) ^ 2 / (2 * (a * a + b * b)) }' \
+          printf "flow0_alone_gbps,flow0_gbps,flow1_gbps,sum_gbps,jain,ce_marks,drops\n"
+          printf "%.2f,%.2f,%.2f,%.2f,%.4f,%s\n", alone / na, a, b, a + b,
+                 (a + b) ^ 2 / (2 * (a * a + b * b)), marks }' \
     "$out/fig4.csv" > "$out/fig4-summary.csv"
 
 # ---- Fig 3a/3b ----
@@ -144,32 +154,41 @@ for impl in $impls; do
 done
 # An episode starts at a retransmission above 'recover', the highest segment
 # sent before it (RFC 6582's rule, read off the trace); the window then is
-# the last cwnd at or before that time.
-awk -F, 'FNR == 1 { next }
-    FILENAME ~ /fig3a/ { n[$1]++; ct[$1, n[$1]] = $2; cw[$1, n[$1]] = $3; next }
+# the last cwnd at or before that time. A retransmission at or below 'recover'
+# is repaired inside the episode of the one that started it (a partial ACK's);
+# the window's least and greatest over the run.
+awk -F, -v drops="$drops" 'FNR == 1 { next }
+    FILENAME ~ /fig3a/ { n[$1]++; ct[$1, n[$1]] = $2; cw[$1, n[$1]] = $3
+                         if (!($1 in lo) || $3 < lo[$1]) lo[$1] = $3 + 0
+                         if (!($1 in up) || $3 > up[$1]) up[$1] = $3 + 0; next }
     { if (!($1 in hi)) { hi[$1] = -1; rec[$1] = -1; order[++ni] = $1 }
       if ($4 == 1) {
           rtx[$1]++
           if ($3 > rec[$1]) {
-              ep[$1]++; rec[$1] = hi[$1]; w = ""
-              for (k = 1; k <= n[$1] && ct[$1, k] <= $2; k++) w = cw[$1, k]
+              ep[$1]++; rec[$1] = hi[$1]; w = ""; start[$1] = $3
+              for (k = 1; k <= n[$1] && ct[$1, k] <= $2; k++) w = cw[$1, k] + 0
               cws[$1] = cws[$1] (cws[$1] == "" ? "" : " ") w
+              if (ep[$1] == 1) first[$1] = w
+          } else {
+              in_ep[$1] = in_ep[$1] (in_ep[$1] == "" ? "" : " ") $3 " (" start[$1] ")"
           }
       }
       if ($3 > hi[$1]) hi[$1] = $3; tx[$1]++; last[$1] = $2 }
-    END { print "impl,transmissions,retransmissions,episodes,cwnd_at_episodes,end_us"
+    END { nd = drops == "-" ? 0 : split(drops, d, ",")
+          print "impl,transmissions,dropped,retransmissions,episodes,cwnd_at_episodes,cwnd_first_episode,cwnd_min,cwnd_max,partial_ack_repairs,end_us"
           for (j = 1; j <= ni; j++) { i = order[j]
-              printf "%s,%d,%d,%d,%s,%.1f\n", i, tx[i], rtx[i] + 0, ep[i] + 0, cws[i], last[i] } }' \
+              printf "%s,%d,%d,%d,%d,%s,%s,%s,%s,%s,%.1f\n", i, tx[i], nd, rtx[i] + 0, ep[i] + 0,
+                     cws[i], first[i], lo[i], up[i], in_ep[i], last[i] } }' \
     "$out/fig3a.csv" "$out/fig3b.csv" > "$out/fig3-summary.csv"
 rm -f "$out/fig3-ours.csv" "$out/fig3-ns3.csv"     # all in fig3a and fig3b
 [ "$(grep -c '^ours,' "$out/fig3-summary.csv")" = 1 ] || die "fig3: no trace of ours"
-gnuplot -e "dir='$out'" "$here/tonic-fig3.gp"
-for f in fig3a fig3b; do [ -s "$out/$f.png" ] || die "$out/$f.png was not drawn"; done
+repro_gnuplot "$out" fig3a fig3b -- -e "dir='$out'" "$here/tonic-fig3.gp"
 
 echo "tonic: Table 3 (ours from the code; Tonic's from its Table 3):"
 cat "$out/table3.md"
-echo "tonic: Fig 4, two DCQCN flows on a 40 Gb/s bottleneck, ${ms} ms: $(cat "$out/fig4.log")"
-sed 1d "$out/fig4-summary.csv" | awk -F, '{ printf "  second half: flow 0 %s Gb/s, flow 1 %s Gb/s (sum %s), Jain index %s (paper: \"they both converge to the same rate\")\n", $1, $2, $3, $4 }'
+echo "tonic: Fig 4, two DCQCN flows on a 40 Gb/s bottleneck, ${ms} ms:"
+sed 1d "$out/fig4-summary.csv" | awk -F, '{ printf "  flow 0 alone %s Gb/s; second half: flow 0 %s Gb/s, flow 1 %s Gb/s (sum %s), Jain index %s (paper: \"they both converge to the same rate\"); %s CE marks, %s drops\n", $1, $2, $3, $4, $5, $6, $7 }'
 echo "tonic: Fig 3, one NewReno flow of $segments segments, 10 Gb/s, RTT 10 us, dropped once: $(echo "$drops" | tr , ' ')"
-sed 1d "$out/fig3-summary.csv" | awk -F, '{ printf "  %-5s %d transmissions, %d retransmissions, %d recovery episodes, done at %s us; window (segments) at each episode start: %s\n", $1, $2, $3, $4, $6, $5 }'
+sed 1d "$out/fig3-summary.csv" | awk -F, '{ printf "  %-5s %d transmissions, %d retransmissions, %d recovery episodes, done at %s us; window (segments) at each episode start: %s\n", $1, $2, $4, $5, $11, $6 }'
+repro_done tonic "${smoke[@]}"
 log "CSV, Markdown and PNG in $out"

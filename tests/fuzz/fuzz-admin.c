@@ -449,6 +449,61 @@ static void fix_fields(struct snic_admin_cmd *cmd)
         cmd->query_qp.resp_addr = GUINT64_TO_LE(
             scratch_addr(GUINT64_FROM_LE(cmd->query_qp.resp_addr), 128));
         break;
+    case SNIC_ADMIN_SET_GID:
+        /* one of the table's entries or just past it; the port's address */
+        cmd->set_gid.index = r[0] % (SNIC_MAX_GIDS + 1);
+        cmd->set_gid.flags &= r[2] & 0x80 ? 0xff : SNIC_GID_VALID;
+        if (r[3] & 1) {
+            struct snic_av av;
+
+            fz_av(&av, 1 + (r[3] >> 7), 2, r[3] & 2);
+            memcpy(cmd->set_gid.gid, av.sgid, 16);
+        }
+        break;
+    case SNIC_ADMIN_SET_QP_RPC:
+        cmd->set_qp_rpc.qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        cmd->set_qp_rpc.flags = le32(r[4] & 0x80 ? r[4] : r[4] & 3);
+        break;
+    case SNIC_ADMIN_DEPLOY_KERNEL:
+    case SNIC_ADMIN_UNDEPLOY_KERNEL:
+        /* a few op-codes of a few contexts, the kernels and one past */
+        cmd->deploy_kernel.rpc_opcode = GUINT64_TO_LE(r[0] % 4);
+        cmd->deploy_kernel.ctx = GUINT16_TO_LE(r[8] % 4 == 3 ? r[8] : r[8] % 3);
+        cmd->deploy_kernel.kernel_id = GUINT16_TO_LE(r[10] % 4);
+        break;
+    case SNIC_ADMIN_SET_QP_TRANSPORT:
+        cmd->set_qp_transport.qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        cmd->set_qp_transport.program = r[4] % (SNIC_PROGRAMS + 1);
+        break;
+    case SNIC_ADMIN_QUERY_TRANSPORT:
+        cmd->query_transport.qpn = le32(r[0] & 1 ? 0 : r[0] % (FZ_MAX_QP + 3));
+        cmd->query_transport.program = r[4] % (SNIC_PROGRAMS + 1);
+        cmd->query_transport.resp_addr = GUINT64_TO_LE(r[8] & 0x80 ?
+            scratch_addr(r[9], 64) + (r[8] & 7) :
+            scratch_addr(r[9] | r[10] << 8, 64));
+        break;
+    case SNIC_ADMIN_CREATE_SR_CTRLQ: {
+        struct snic_admin_create_sr_ctrlq *q = &cmd->create_sr_ctrlq;
+
+        /* none (removal), aligned in the free area, misaligned */
+        q->log2_depth = SNIC_SR_CTRLQ_MIN_LOG2 - 1 + q->log2_depth % 4;
+        q->ring_addr = GUINT64_TO_LE(r[0] % 4 == 0 ? 0 :
+            scratch_addr(r[1], SNIC_SR_CTRLQ_ENTRY << q->log2_depth) +
+            (r[0] % 4 == 3 ? 8 : 0));
+        q->vector = GUINT16_TO_LE(r[10] % (FZ_VECTORS + 1));
+        break;
+    }
+    case SNIC_ADMIN_SET_QP_SR: {
+        struct snic_admin_set_qp_sr *q = &cmd->set_qp_sr;
+
+        q->qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        q->log2_depth = SNIC_SR_RETRYQ_MIN_LOG2 - 1 + q->log2_depth % 4;
+        q->window = GUINT16_TO_LE(r[6] & 0x80 ? r[6] << 3 : r[6]);
+        q->ring_addr = GUINT64_TO_LE(r[8] % 4 == 0 ? 0 :
+            scratch_addr(r[9], SNIC_SR_RETRYQ_ENTRY << q->log2_depth) +
+            (r[8] % 4 == 3 ? 4 : 0));
+        break;
+    }
     default:
         break;
     }

@@ -25,7 +25,19 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_CREATE_SRQ, SNIC_ADMIN_MODIFY_SRQ, SNIC_ADMIN_QUERY_SRQ,
     SNIC_ADMIN_DESTROY_SRQ, SNIC_ADMIN_ALLOC_MW, SNIC_ADMIN_DEALLOC_MW,
     SNIC_ADMIN_REREG_MR, SNIC_ADMIN_RESIZE_CQ, SNIC_ADMIN_MODIFY_CQ,
-    SNIC_ADMIN_ATTACH_MCAST, SNIC_ADMIN_DETACH_MCAST,
+    SNIC_ADMIN_ATTACH_MCAST, SNIC_ADMIN_DETACH_MCAST, SNIC_ADMIN_SET_GID,
+    SNIC_ADMIN_SET_QP_RPC, SNIC_ADMIN_DEPLOY_KERNEL,
+    SNIC_ADMIN_UNDEPLOY_KERNEL, SNIC_ADMIN_SET_QP_TRANSPORT,
+    SNIC_ADMIN_QUERY_TRANSPORT, SNIC_ADMIN_CREATE_SR_CTRLQ,
+    SNIC_ADMIN_SET_QP_SR,
+};
+
+/* go-back-N first: an input's byte 0 of zero keeps the default */
+const uint8_t fz_programs[FZ_NUM_PROGRAMS] = {
+    SNIC_TRANSPORT_GBN, SNIC_TRANSPORT_SACK, SNIC_TRANSPORT_NDP,
+    SNIC_TRANSPORT_IRN, SNIC_TRANSPORT_SRNIC, SNIC_TRANSPORT_SRNIC_DCTCP,
+    SNIC_TRANSPORT_RENO, SNIC_TRANSPORT_NEWRENO, SNIC_TRANSPORT_DCQCN,
+    SNIC_TRANSPORT_DCTCP,
 };
 
 static const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -105,18 +117,26 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
     return 0;
 }
 
-static void fh_tx_frame(void *opaque, const void *frame, size_t len)
+static void fh_tx_frame(void *opaque, const void *frame, size_t len,
+                        size_t host_bytes)
 {
     FuzzHost *h = opaque;
 
     h->tx_frames++;
-    snic_sim_port_tx(&h->port, frame, len);
+    snic_sim_port_tx(&h->port, frame, len, host_bytes);
 }
+
+static void sr_host_irq(FuzzSrHost *s);
 
 static void fh_raise_irq(void *opaque, unsigned vector)
 {
+    FuzzHost *h = opaque;
+
     if (vector >= FZ_VECTORS) {
         fz_fail("raise_irq: vector %u of %u", vector, FZ_VECTORS);
+    }
+    if (vector == FZ_SR_VECTOR && h->sr && h->port.sim) {
+        sr_host_irq(h->sr);
     }
 }
 
@@ -366,6 +386,21 @@ int fz_admin_payload_len(uint8_t opcode)
         return sizeof(struct snic_admin_modify_qp);
     case SNIC_ADMIN_QUERY_QP:
         return sizeof(struct snic_admin_query_qp);
+    case SNIC_ADMIN_SET_GID:
+        return sizeof(struct snic_admin_set_gid);
+    case SNIC_ADMIN_SET_QP_RPC:
+        return sizeof(struct snic_admin_set_qp_rpc);
+    case SNIC_ADMIN_DEPLOY_KERNEL:
+    case SNIC_ADMIN_UNDEPLOY_KERNEL:
+        return sizeof(struct snic_admin_deploy_kernel);
+    case SNIC_ADMIN_SET_QP_TRANSPORT:
+        return sizeof(struct snic_admin_set_qp_transport);
+    case SNIC_ADMIN_QUERY_TRANSPORT:
+        return sizeof(struct snic_admin_query_transport);
+    case SNIC_ADMIN_CREATE_SR_CTRLQ:
+        return sizeof(struct snic_admin_create_sr_ctrlq);
+    case SNIC_ADMIN_SET_QP_SR:
+        return sizeof(struct snic_admin_set_qp_sr);
     default:
         return -1;
     }
@@ -488,6 +523,12 @@ void fz_check(FuzzHost *h)
         fz_fail("admin/AEQ indices: SQ %u..%u CQ %u..%u AEQ %u..%u",
                 c->sq_head, c->sq_tail, c->cq_head, c->cq_tail,
                 c->aeq_head, c->aeq_tail);
+    }
+    if (c->sr_ctrlq.base &&
+        !in_window(c->sr_ctrlq.tail, c->sr_ctrlq.head,
+                   1u << c->sr_ctrlq.log2_depth)) {
+        fz_fail("CtrlQ: head %u tail %u", c->sr_ctrlq.head,
+                c->sr_ctrlq.tail);
     }
     for (i = 1; i <= FZ_MAX_EQ; i++) {
         const SnicEq *eq = &c->eqs[i];
@@ -779,6 +820,140 @@ void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey)
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
     a.sq_psn = GUINT32_TO_LE(FZ_SQ_PSN(n->ip));
     node_modify_ok(n, q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN, &a);
+}
+
+bool fz_program_sr(uint8_t program)
+{
+    return program == SNIC_TRANSPORT_SRNIC ||
+           program == SNIC_TRANSPORT_SRNIC_DCTCP;
+}
+
+void fz_node_set_transport(FuzzNode *n, unsigned q, uint8_t program)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_TRANSPORT,
+                        sizeof(cmd.set_qp_transport));
+    cmd.set_qp_transport.qpn = GUINT32_TO_LE(n->qpn[q]);
+    cmd.set_qp_transport.program = program;
+    cmd.set_qp_transport.ack_every = 2;
+    node_admin_ok(n, &cmd);
+}
+
+void fz_sr_host_init(FuzzSrHost *s, FuzzNode *n, unsigned q, uint16_t window)
+{
+    struct snic_admin_cmd cmd;
+
+    memset(s, 0, sizeof(*s));
+    s->n = n;
+    s->q = q;
+    memset(fz_ptr(n->h, FZ_SR_CTRLQ, SNIC_SR_CTRLQ_ENTRY << FZ_SR_CTRLQ_LOG2),
+           0, SNIC_SR_CTRLQ_ENTRY << FZ_SR_CTRLQ_LOG2);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SR_CTRLQ,
+                        sizeof(cmd.create_sr_ctrlq));
+    cmd.create_sr_ctrlq.ring_addr = GUINT64_TO_LE(FZ_SR_CTRLQ);
+    cmd.create_sr_ctrlq.log2_depth = FZ_SR_CTRLQ_LOG2;
+    cmd.create_sr_ctrlq.vector = GUINT16_TO_LE(FZ_SR_VECTOR);
+    node_admin_ok(n, &cmd);
+    n->h->sr = s;
+    fz_sr_host_qp(s, window);
+}
+
+void fz_sr_host_qp(FuzzSrHost *s, uint16_t window)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_sr_sw_init(&s->sw, s->n->qpn[s->q]);
+    s->retry_pi = s->retry_ci = 0;
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_SR, sizeof(cmd.set_qp_sr));
+    cmd.set_qp_sr.qpn = GUINT32_TO_LE(s->n->qpn[s->q]);
+    cmd.set_qp_sr.log2_depth = FZ_SR_RETRYQ_LOG2;
+    cmd.set_qp_sr.window = GUINT16_TO_LE(window);
+    cmd.set_qp_sr.ring_addr = GUINT64_TO_LE(FZ_SR_RETRYQ);
+    node_admin_ok(s->n, &cmd);
+}
+
+void fz_sr_host_post(FuzzSrHost *s, const struct snic_sr_retry *e,
+                     unsigned n, uint16_t ahead)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        uint32_t slot = (uint16_t)(s->retry_pi + i) &
+                        ((1u << FZ_SR_RETRYQ_LOG2) - 1);
+
+        fz_write(s->n->h, FZ_SR_RETRYQ + slot * SNIC_SR_RETRYQ_ENTRY, &e[i],
+                 sizeof(e[i]));
+    }
+    s->retry_pi += ahead;
+    s->posted += n;
+    fz_doorbell(s->n->h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_RETRYQ,
+                s->n->qpn[s->q], s->retry_pi);
+}
+
+/*
+ * As snic.ko's handler: every new entry into the recovery logic, then
+ * its decisions into the RetryQ while there is room (a full RetryQ
+ * keeps the rest: the recovery logic forgets them, as it would a lost
+ * write), then the CtrlQ's slots back.
+ */
+unsigned fz_sr_host_poll(FuzzSrHost *s)
+{
+    struct snic_sr_retry out[16];
+    struct snic_sr_ctrl e;
+    unsigned n = 0, k, room;
+    uint16_t used;
+
+    for (;;) {
+        uint32_t slot = s->ci & ((1u << FZ_SR_CTRLQ_LOG2) - 1);
+
+        fz_read(s->n->h, FZ_SR_CTRLQ + slot * SNIC_SR_CTRLQ_ENTRY, &e,
+                sizeof(e));
+        if ((e.flags & SNIC_SR_CTRL_F_PHASE) !=
+            snic_ring_phase(s->ci, FZ_SR_CTRLQ_LOG2)) {
+            break;
+        }
+        if (GUINT32_FROM_LE(e.qpn) == s->sw.qpn) {
+            snic_sr_sw_entry(&s->sw, &e);
+            s->retry_ci = GUINT16_FROM_LE(e.retry_ci);
+        }
+        s->ci++;
+        n++;
+    }
+    s->entries += n;
+    while (n) {
+        used = s->retry_pi - s->retry_ci;
+        room = used < 1u << FZ_SR_RETRYQ_LOG2 ?
+               (1u << FZ_SR_RETRYQ_LOG2) - used : 0;
+        k = snic_sr_sw_flush(&s->sw, out, MIN(room, G_N_ELEMENTS(out)));
+        if (!k) {
+            break;
+        }
+        fz_sr_host_post(s, out, k, k);
+    }
+    if (n) {
+        fz_doorbell(s->n->h, SNIC_DB_KERNEL_PAGE, SNIC_DB_SR_CTRLQ, 0, s->ci);
+    }
+    return n;
+}
+
+static void sr_host_run(void *opaque)
+{
+    FuzzSrHost *s = opaque;
+
+    s->armed = false;
+    fz_sr_host_poll(s);
+}
+
+/* The CtrlQ's vector on the simulator: the handler runs 2 us later */
+static void sr_host_irq(FuzzSrHost *s)
+{
+    SnicSim *sim = s->n->h->port.sim;
+
+    if (!s->armed) {
+        s->armed = true;
+        snic_sim_timer_add(sim, snic_sim_now(sim) + 2000, sr_host_run, s);
+    }
 }
 
 void fz_post_send(FuzzNode *n, unsigned q, const struct snic_sq_wqe *w)

@@ -19,6 +19,7 @@
 
 #include "core_int.h"
 #include "sim-port.h"
+#include "snic_sr_recovery.h"
 
 #define FZ_MEM_BASE     0x200000ull
 #define FZ_MEM_SIZE     0x30000u
@@ -58,6 +59,12 @@
 #define FZ_BUF          (FZ_MEM_BASE + 0x10000) /* the node's MR */
 #define FZ_BUF_LEN      0x10000u
 #define FZ_SCRATCH      (FZ_MEM_BASE + 0x20000) /* 64 KiB, free */
+/* A node's SRNIC rings (fuzz-admin's commands use the scratch area) */
+#define FZ_SR_CTRLQ     (FZ_SCRATCH + 0x0000)   /* 2^FZ_SR_CTRLQ_LOG2 x 32 */
+#define FZ_SR_RETRYQ    (FZ_SCRATCH + 0x1000)   /* 2^FZ_SR_RETRYQ_LOG2 x 16 */
+#define FZ_SR_CTRLQ_LOG2  5
+#define FZ_SR_RETRYQ_LOG2 8
+#define FZ_SR_VECTOR    2
 
 /* Node objects */
 #define FZ_MAX_NODE_QP  4
@@ -89,6 +96,8 @@ uint8_t fz_take8(FzInput *in);
 /* The libFuzzer entry point of each target */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+typedef struct FuzzSrHost FuzzSrHost;
+
 typedef struct FuzzHost {
     SnicCore *core;
     uint8_t *mem;               /* FZ_MEM_SIZE bytes at FZ_MEM_BASE */
@@ -104,6 +113,9 @@ typedef struct FuzzHost {
     uint32_t sq_tail;
     uint32_t cq_head;
     uint16_t next_cmd_id;
+
+    /* SRNIC's host software, if a QP of this host runs it */
+    FuzzSrHost *sr;
 } FuzzHost;
 
 /*
@@ -193,6 +205,44 @@ void fz_node_connect(FuzzNode *n, unsigned q, uint8_t peer_ip,
 void fz_node_attach_mcast(FuzzNode *n, unsigned q);
 /* UD or GSI QP q to RTS with Q_Key qkey. */
 void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey);
+/*
+ * Transport program 'program' (enum snic_transport_id) on QP q, in RESET
+ * or INIT: before fz_node_connect(), as on both ends of a connection.
+ */
+void fz_node_set_transport(FuzzNode *n, unsigned q, uint8_t program);
+/* Does the program run SRNIC (a CtrlQ and the QP's RetryQ needed)? */
+bool fz_program_sr(uint8_t program);
+
+/*
+ * SRNIC's host software for QP q of a node: the node's CtrlQ at
+ * FZ_SR_CTRLQ (vector FZ_SR_VECTOR), the QP's RetryQ at FZ_SR_RETRYQ,
+ * and the recovery logic snic.ko runs (guest-driver/common). On the
+ * simulator the CtrlQ's interrupt runs it 2 us later (as tests/unit's
+ * sr-host); alone, the target calls fz_sr_host_poll().
+ */
+struct FuzzSrHost {
+    FuzzNode *n;
+    unsigned q;
+    uint32_t ci;                /* CtrlQ consumer index */
+    uint16_t retry_pi;          /* RetryQ producer index */
+    uint16_t retry_ci;          /* its consumer, as the last entry said */
+    bool armed;                 /* the handler is due (simulator) */
+    struct snic_sr_sw_qp sw;
+    uint64_t entries, posted;
+};
+
+void fz_sr_host_init(FuzzSrHost *s, FuzzNode *n, unsigned q, uint16_t window);
+/* SET_QP_SR again (the QP selected SRNIC anew after RESET), state reset */
+void fz_sr_host_qp(FuzzSrHost *s, uint16_t window);
+/* Take every new CtrlQ entry, post the decisions: entries taken */
+unsigned fz_sr_host_poll(FuzzSrHost *s);
+/*
+ * Write n RetryQ entries as they are at the producer index and ring the
+ * RetryQ with producer index + 'ahead' (n for a driver that counts right)
+ */
+void fz_sr_host_post(FuzzSrHost *s, const struct snic_sr_retry *e,
+                     unsigned n, uint16_t ahead);
+
 /* Write a WQE at the producer slot of QP q and ring its doorbell. */
 void fz_post_send(FuzzNode *n, unsigned q, const struct snic_sq_wqe *w);
 /* ... to its RQ, or for the SRQ's QP to the SRQ */
@@ -202,10 +252,16 @@ bool fz_poll_cq(FuzzNode *n, struct snic_cqe *c);
 /* Address vector from node 'from' to node 'to': 10.0.0.n or fd00::n. */
 void fz_av(struct snic_av *av, uint8_t from, uint8_t to, bool ipv6);
 
+/* The transport programs an input picks: fz_programs[byte % N] */
+#define FZ_NUM_PROGRAMS 10
+extern const uint8_t fz_programs[FZ_NUM_PROGRAMS];
+
 /* ---- fuzz-wqe input format ---- */
 /*
  * u8 profile: bits 0-1 simulated link, bits 2-4 the devices' own fault
- * injection, bit 7 the RC pair talks IPv6. Then ops: u8 op, u8 sel,
+ * injection, bit 7 the RC pair talks IPv6. u8: the RC pair's transport
+ * program (fz_programs; an SRNIC QP's CtrlQ and RetryQ served by the
+ * host software on each node, WQE_SR_WINDOW). Then ops: u8 op, u8 sel,
  * operands. sel: bit 0 node, bits 1-2 QP index (mod 2: 0 RC, 1 UD), bit 3
  * fix up keys, addresses and peers, bit 6 ring from doorbell page 1 (not
  * the QP's).
@@ -220,19 +276,34 @@ enum {
     WQE_OP_CTRL,        /* u8 what: link, QP state changes, page lists */
     WQE_OP_COUNT
 };
+#define WQE_SR_WINDOW   32
 #define WQE_SEL_FIX     0x08
 #define WQE_SEL_PAGE1   0x40
 
 /* ---- fuzz-rx input format ---- */
 /*
- * Records: u8 flags, u16 length (big-endian), frame. Flag bits:
- * fix the IP/UDP lengths, the IPv4 checksum and the ICRC after mutation;
- * run the engine after the frame; move the clock past the next timer.
+ * u8: the RC QP's transport program, fz_programs[(byte & 0x7f) %
+ * FZ_NUM_PROGRAMS] (both ends run it: the peer's frames carry what it
+ * sends); with RX_NO_RPC the QP takes no StRoM RPCs (the selective
+ * programs and SRNIC place SENDs out of order only on such a QP). Then
+ * records: u8 flags, u16 length (big-endian), bytes: a
+ * frame, or with RX_RETRYQ RetryQ entries. Flag bits: fix the IP/UDP
+ * lengths, the IPv4 checksum and the ICRC after mutation; run the engine
+ * after the record; move the clock past the next timer; run SRNIC's host
+ * software (take the CtrlQ, post its decisions); the record's bytes are
+ * RetryQ entries (fuzz-rx.c: retryq_record()); trim the frame to its
+ * headers (lengths and IPv4 checksum fixed, no ICRC), as an NDP switch.
  */
 #define RX_FIX_CRC      0x01
 #define RX_FIX_LEN      0x02
 #define RX_RUN          0x04
 #define RX_TIMER        0x08
+#define RX_HOST         0x10
+#define RX_RETRYQ       0x20
+#define RX_TRIM         0x40
+#define RX_NO_RPC       0x80    /* in the first byte */
+/* An SRNIC QP's window (SET_QP_SR): its segments in flight */
+#define RX_SR_WINDOW    64
 /*
  * The node: 10.0.0.1 with RC QP 2 (connected to QP RX_PEER_QPN of
  * 10.0.0.2), UD QP 3 (Q_Key FZ_QKEY) and the GSI QP 1. The RC responder
@@ -249,9 +320,9 @@ enum {
 #define RX_WRITE_LEN    100
 #define RX_READ_LEN     3000
 /*
- * The RC QP takes RPCs (FZ_RPC): RPC op-code RX_RPC_TRAV runs the
- * traversal kernel, RX_RPC_CONS the consistency kernel, any other goes to
- * its receive queue.
+ * The RC QP takes RPCs (FZ_RPC, unless RX_NO_RPC): RPC op-code
+ * RX_RPC_TRAV runs the traversal kernel, RX_RPC_CONS the consistency
+ * kernel, any other goes to its receive queue.
  */
 #define RX_RPC_TRAV     1
 #define RX_RPC_CONS     2
@@ -272,7 +343,7 @@ enum {
 #define ADM_LIST_AT(i)  (FZ_PBL + (i) * 0x80)   /* 16 pages each */
 #define ADM_ATTR_AT(i)  (FZ_ATTR + (i) * 0x80)  /* see prepare_memory() */
 /* ADM_FIX_HDR: opcode = fz_admin_opcodes[byte % FZ_ADMIN_NUM_OPCODES] */
-#define FZ_ADMIN_NUM_OPCODES 41
+#define FZ_ADMIN_NUM_OPCODES 49
 extern const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES];
 
 #endif /* SNIC_FUZZ_HOST_H */

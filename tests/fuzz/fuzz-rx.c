@@ -3,9 +3,13 @@
  * receive path of a node with RC SEND/WRITE/READ/atomic requests in
  * flight, a UD and the GSI QP, a UC QP on an SRQ, receive WQEs posted;
  * the RC QP takes StRoM RPCs (traversal and consistency kernels deployed,
- * others to its receive queue). Record flags fix lengths, IPv4 checksum
- * and ICRC after mutation so frames reach the transport. Rebuilt per
- * input: exact replay.
+ * others to its receive queue) and runs the transport program the
+ * input's first byte picks; an SRNIC QP has the node's CtrlQ and its
+ * RetryQ, served by snic.ko's recovery logic when a record says so, and
+ * records may write RetryQ entries themselves. Record flags fix lengths,
+ * IPv4 checksum and ICRC after mutation so frames reach the transport,
+ * or trim a data packet to its headers as an NDP switch does. Rebuilt
+ * per input: exact replay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,9 +21,6 @@
 #define MAX_FRAME       (SNIC_ETH_MAX_FRAME + 64)
 #define RQ_KEEP         8       /* receive WQEs kept posted per QP */
 
-static const uint8_t types[FZ_MAX_NODE_QP] = {
-    SNIC_QPT_RC | FZ_RPC, SNIC_QPT_UD, SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
-};
 
 static void deploy(FuzzNode *n, uint64_t rpc_opcode, uint16_t kernel)
 {
@@ -47,11 +48,36 @@ static uint16_t get16(const uint8_t *p)
 }
 
 /*
+ * The frame cut after its RoCE headers (BTH, the extension header of
+ * TVer 2, the op-code's own), as an NDP switch trims: its new length, or
+ * 'len' if it has no such headers to keep.
+ */
+static size_t trim(const uint8_t *f, size_t len, size_t udp)
+{
+    const uint8_t *bth = f + udp + SNIC_UDP_HDR_LEN;
+    const struct snic_opcode_info *op;
+    size_t keep;
+
+    if (len < udp + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN) {
+        return len;
+    }
+    op = snic_opcode_info(bth[0]);
+    if (!op) {
+        return len;
+    }
+    keep = bth + SNIC_BTH_LEN - f + snic_opcode_hdr_len(op->headers) +
+           ((bth[1] & 0x0f) == SNIC_BTH_TVER_XPORT ? SNIC_XETH_LEN : 0);
+    return MIN(keep, len);
+}
+
+/*
  * Make a mutated frame consistent again: IP and UDP lengths from the
  * frame length (RX_FIX_LEN), the IPv4 header checksum and the ICRC
- * (RX_FIX_CRC). Frames too broken to locate the datagram stay as they are.
+ * (RX_FIX_CRC); or trim it (RX_TRIM: lengths and checksum fixed, no
+ * ICRC). Frames too broken to locate the datagram stay as they are.
+ * Returns the frame's length.
  */
-static void fix_frame(uint8_t *f, size_t len, uint8_t flags)
+static size_t fix_frame(uint8_t *f, size_t len, uint8_t flags)
 {
     size_t off = SNIC_ETH_HLEN, hlen, ip_len;
     uint16_t type;
@@ -60,7 +86,7 @@ static void fix_frame(uint8_t *f, size_t len, uint8_t flags)
     uint32_t crc;
 
     if (len < SNIC_ETH_HLEN + SNIC_VLAN_TAG_LEN) {
-        return;
+        return len;
     }
     type = get16(f + 12);
     if (type == 0x8100) {
@@ -68,33 +94,38 @@ static void fix_frame(uint8_t *f, size_t len, uint8_t flags)
         off += SNIC_VLAN_TAG_LEN;
     }
     if (type != 0x0800 && type != 0x86dd) {
-        return;
+        return len;
     }
     v6 = type == 0x86dd;
     hlen = v6 ? SNIC_IPV6_HDR_LEN : SNIC_IPV4_HDR_LEN;
     if (len < off + hlen + SNIC_UDP_HDR_LEN) {
-        return;
+        return len;
     }
     ip = f + off;
+    if (flags & RX_TRIM) {
+        len = trim(f, len, off + hlen);
+        flags |= RX_FIX_LEN;
+    }
     if (flags & RX_FIX_LEN) {
         ip_len = MIN(len - off, 0xffff);
         put16(ip + (v6 ? 4 : 2), v6 ? ip_len - hlen : ip_len);
         put16(ip + hlen + 4, ip_len - hlen);
     }
-    ip_len = v6 ? hlen + get16(ip + 4) : get16(ip + 2);
-    if (!(flags & RX_FIX_CRC) || ip_len > len - off ||
-        ip_len < hlen + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN + SNIC_ICRC_LEN) {
-        return;
-    }
-    if (!v6) {
+    if (!v6 && flags & (RX_FIX_CRC | RX_TRIM)) {
         put16(ip + 10, 0);
         put16(ip + 10, snic_ipv4_checksum(ip));
+    }
+    ip_len = v6 ? hlen + get16(ip + 4) : get16(ip + 2);
+    if (!(flags & RX_FIX_CRC) || flags & RX_TRIM || ip_len > len - off ||
+        ip_len < hlen + SNIC_UDP_HDR_LEN + SNIC_BTH_LEN + SNIC_ICRC_LEN) {
+        return len;
     }
     crc = snic_icrc(ip, ip_len - SNIC_ICRC_LEN, v6);
     ip[ip_len - 4] = crc;
     ip[ip_len - 3] = crc >> 8;
     ip[ip_len - 2] = crc >> 16;
     ip[ip_len - 1] = crc >> 24;
+    return len;
 }
 
 static void post_recv(FuzzNode *n, unsigned q)
@@ -169,15 +200,55 @@ static void poll_all(FuzzNode *n)
     }
 }
 
+/*
+ * RetryQ entries of a record (16 bytes each, at most 16), the RC QP's
+ * number in them with RX_FIX_LEN; rung with the producer index moved by
+ * their count, or by the u16 (little-endian) after them if there is one
+ */
+static void retryq_record(FuzzSrHost *sr, const uint8_t *b, size_t len,
+                          uint8_t flags)
+{
+    struct snic_sr_retry e[16];
+    unsigned n = MIN(len / sizeof(e[0]), G_N_ELEMENTS(e)), i;
+    size_t used = n * sizeof(e[0]);
+    uint16_t ahead = n;
+
+    memcpy(e, b, used);
+    for (i = 0; flags & RX_FIX_LEN && i < n; i++) {
+        e[i].qpn = GUINT32_TO_LE(sr->n->qpn[sr->q]);
+    }
+    if (len - used >= 2) {
+        ahead = b[used] | b[used + 1] << 8;
+    }
+    fz_sr_host_post(sr, e, n, ahead);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint8_t frame[MAX_FRAME];
+    static FuzzSrHost sr;
     FuzzNode n;
     unsigned records = 0;
+    uint8_t first = size ? data[0] : 0;
+    uint8_t program = fz_programs[(first & 0x7f) % FZ_NUM_PROGRAMS];
+    uint8_t types[FZ_MAX_NODE_QP] = {
+        SNIC_QPT_RC | (first & RX_NO_RPC ? 0 : FZ_RPC), SNIC_QPT_UD,
+        SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
+    };
 
+    data += !!size;
+    size -= !!size;
     fz_node_init(&n, NULL, NULL, FZ_IP(1), types, FZ_MAX_NODE_QP);
     deploy(&n, RX_RPC_TRAV, SNIC_KERNEL_TRAVERSAL);
     deploy(&n, RX_RPC_CONS, SNIC_KERNEL_CONSISTENCY);
+    fz_node_set_transport(&n, 0, program);
+    if (fz_program_sr(program)) {
+        fz_sr_host_init(&sr, &n, 0, RX_SR_WINDOW);
+    } else {
+        /* the rings' memory and doorbells, for records that use them */
+        memset(&sr, 0, sizeof(sr));
+        sr.n = &n;
+    }
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
     fz_node_ud_up(&n, 1, FZ_QKEY);
     fz_node_attach_mcast(&n, 1);
@@ -199,13 +270,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(frame, data + 3, len);
         data += 3 + len;
         size -= 3 + len;
-        fix_frame(frame, len, flags);
-        snic_core_receive(n.h->core, frame, len);
+        if (flags & RX_RETRYQ) {
+            retryq_record(&sr, frame, len, flags);
+        } else {
+            len = fix_frame(frame, len, flags);
+            snic_core_receive(n.h->core, frame, len);
+        }
         if (flags & RX_TIMER && n.h->port.timer_deadline != UINT64_MAX) {
             fz_advance(n.h, n.h->port.timer_deadline > n.h->port.now ?
                             n.h->port.timer_deadline - n.h->port.now : 0);
         }
         if (flags & (RX_RUN | RX_TIMER)) {
+            fz_run(n.h);
+        }
+        if (flags & RX_HOST && n.h->sr) {
+            fz_sr_host_poll(&sr);
             fz_run(n.h);
         }
         poll_all(&n);

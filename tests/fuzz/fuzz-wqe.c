@@ -1,8 +1,11 @@
 /*
  * libFuzzer target: fuzzer-written SQ/RQ WQEs, doorbells and QP state
  * changes on two nodes (connected RC pair, UD QPs) on the simulated wire,
- * faults picked by the first byte; bounded simulator runs, CQ polls. Both
- * nodes are rebuilt per input on small fuzz hosts: cheap and exact replay.
+ * faults picked by the first byte, the RC pair's transport program by the
+ * second (SRNIC with each node's CtrlQ and RetryQ served by the host
+ * software, on the CtrlQ's interrupt); bounded simulator runs, CQ polls.
+ * Both nodes are rebuilt per input on small fuzz hosts: cheap and exact
+ * replay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -179,11 +182,19 @@ static void doorbell(FuzzNode *n, unsigned q, bool page1, uint8_t type,
     resync(n);
 }
 
+/* The RC pair's program (RESET returns a QP to go-back-N) */
+static uint8_t program;
+static FuzzSrHost sr[2];
+
 /* Bring QP q back to RTS from RESET. */
 static void reconnect(FuzzNode *n, const FuzzNode *peer, unsigned q,
                       bool ipv6)
 {
     if (n->type[q] == SNIC_QPT_RC) {
+        fz_node_set_transport(n, q, program);
+        if (fz_program_sr(program)) {
+            fz_sr_host_qp(n->h->sr, WQE_SR_WINDOW);
+        }
         fz_node_connect(n, q, peer->ip, peer->qpn[q], ipv6);
     } else {
         fz_node_ud_up(n, q, FZ_QKEY);
@@ -254,7 +265,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned ops = 0;
     uint8_t profile = fz_take8(&in);
     bool ipv6 = profile & 0x80;
+    unsigned i;
 
+    program = fz_programs[fz_take8(&in) % FZ_NUM_PROGRAMS];
     sim = snic_sim_new(1);
     fz_node_init(&node[0], sim, &faults[(profile >> 2) & 7], FZ_IP(1),
                  types, NQP);
@@ -262,6 +275,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  types, NQP);
     snic_sim_port_connect(&node[0].h->port, &node[1].h->port,
                           &links[profile % G_N_ELEMENTS(links)]);
+    for (i = 0; i < 2; i++) {
+        fz_node_set_transport(&node[i], 0, program);
+        if (fz_program_sr(program)) {
+            fz_sr_host_init(&sr[i], &node[i], 0, WQE_SR_WINDOW);
+        }
+    }
     fz_node_connect(&node[0], 0, node[1].ip, node[1].qpn[0], ipv6);
     fz_node_connect(&node[1], 0, node[0].ip, node[0].qpn[0], ipv6);
     fz_node_ud_up(&node[0], 1, FZ_QKEY);

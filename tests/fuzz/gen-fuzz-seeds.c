@@ -64,6 +64,20 @@ static void save(const char *target, const char *name, const Seed *s)
     g_free(dir);
 }
 
+/* An input's byte that picks transport program 'program' (fz_programs) */
+static uint8_t prog(uint8_t program)
+{
+    uint8_t i;
+
+    for (i = 0; i < FZ_NUM_PROGRAMS; i++) {
+        if (fz_programs[i] == program) {
+            return i;
+        }
+    }
+    fprintf(stderr, "program %u is not in fz_programs\n", program);
+    exit(1);
+}
+
 /* ---- fuzz-admin ---- */
 
 static void adm_cmd(Seed *s, uint8_t fix, const struct snic_admin_cmd *cmd)
@@ -389,13 +403,105 @@ static void gen_admin(void)
     adm_pd(&s, 0);
     save("admin", "aeq-layout", &s);
 
+    /*
+     * The extension commands: a QP's transport program (SRNIC, its CtrlQ
+     * and RetryQ), queried; StRoM's SET_QP_RPC and kernels; the port's
+     * GID table; each also refused (state, range, twice, removal)
+     */
+    memset(&s, 0, sizeof(s));
+    adm_pd(&s, 0);
+    adm_eq(&s, 0, 4);
+    adm_cq(&s, 1, 1, 0);
+    adm_qp(&s, SNIC_QPT_RC, 2, 3, 1, 1, 0);
+    adm_qp(&s, SNIC_QPT_UD, 5, 6, 1, 1, 0);
+    for (i = 0; i < 3; i++) {
+        cmd_init(&c, SNIC_ADMIN_SET_QP_TRANSPORT);
+        c.set_qp_transport.qpn = GUINT32_TO_LE(i ? 2 : 3);
+        c.set_qp_transport.program = i == 2 ? 99 : SNIC_TRANSPORT_SRNIC;
+        adm_cmd(&s, 0, &c);
+    }
+    cmd_init(&c, SNIC_ADMIN_CREATE_SR_CTRLQ);
+    c.create_sr_ctrlq.ring_addr = GUINT64_TO_LE(FZ_SCRATCH + 0x4000);
+    c.create_sr_ctrlq.log2_depth = 5;
+    c.create_sr_ctrlq.vector = GUINT16_TO_LE(2);
+    adm_cmd(&s, 0, &c);
+    adm_cmd(&s, 0, &c);
+    cmd_init(&c, SNIC_ADMIN_SET_QP_SR);
+    c.set_qp_sr.qpn = GUINT32_TO_LE(2);
+    c.set_qp_sr.log2_depth = 6;
+    c.set_qp_sr.window = GUINT16_TO_LE(64);
+    c.set_qp_sr.ring_addr = GUINT64_TO_LE(FZ_SCRATCH + 0x6000);
+    adm_cmd(&s, 0, &c);
+    c.set_qp_sr.qpn = GUINT32_TO_LE(3);
+    adm_cmd(&s, 0, &c);
+    c.set_qp_sr.qpn = GUINT32_TO_LE(2);
+    c.set_qp_sr.window = GUINT16_TO_LE(SNIC_SR_SPAN + 1);
+    adm_cmd(&s, 0, &c);
+    cmd_init(&c, SNIC_ADMIN_SET_QP_RPC);
+    c.set_qp_rpc.qpn = GUINT32_TO_LE(2);
+    c.set_qp_rpc.flags = GUINT32_TO_LE(SNIC_QP_RPC_ENABLE |
+                                       SNIC_QP_RPC_FALLBACK);
+    adm_cmd(&s, 0, &c);
+    c.set_qp_rpc.flags = GUINT32_TO_LE(SNIC_QP_RPC_FALLBACK);
+    adm_cmd(&s, 0, &c);
+    c.set_qp_rpc.qpn = GUINT32_TO_LE(3);
+    adm_cmd(&s, 0, &c);
+    adm_mr(&s, 4, 1, 0x4000, FZ_MR_KEY);
+    adm_modify(&s, 2, RC_INIT, 0);
+    adm_modify(&s, 2, RC_RTR, 1);
+    adm_modify(&s, 2, RC_RTS, 2);
+    cmd_init(&c, SNIC_ADMIN_SET_QP_TRANSPORT);
+    c.set_qp_transport.qpn = GUINT32_TO_LE(2);
+    c.set_qp_transport.program = SNIC_TRANSPORT_SACK;
+    adm_cmd(&s, 0, &c);
+    adm_doorbell(&s, 0, SNIC_DB_SR_RETRYQ, 2, 1);
+    adm_doorbell(&s, 1, SNIC_DB_SR_RETRYQ, 2, 1);
+    adm_doorbell(&s, 0, SNIC_DB_SR_CTRLQ, 0, 40);
+    adm_doorbell(&s, 0, SNIC_DB_SR_RETRYQ, 2, 0x9000);
+    for (i = 0; i < 3; i++) {
+        cmd_init(&c, SNIC_ADMIN_QUERY_TRANSPORT);
+        c.query_transport.qpn = GUINT32_TO_LE(i == 0 ? 2 : 0);
+        c.query_transport.program = i == 2 ? 200 : SNIC_TRANSPORT_NDP;
+        c.query_transport.resp_addr = GUINT64_TO_LE(FZ_SCRATCH + 0x8000 +
+                                                    (i == 2 ? 4 : 0));
+        adm_cmd(&s, 0, &c);
+    }
+    for (i = 0; i < 4; i++) {
+        cmd_init(&c, i < 3 ? SNIC_ADMIN_DEPLOY_KERNEL :
+                 SNIC_ADMIN_UNDEPLOY_KERNEL);
+        c.deploy_kernel.rpc_opcode = GUINT64_TO_LE(5);
+        c.deploy_kernel.kernel_id = GUINT16_TO_LE(i == 2 ? 9 :
+                                                  i < 3 ? SNIC_KERNEL_TRAVERSAL
+                                                        : 0);
+        adm_cmd(&s, 0, &c);
+    }
+    adm_cmd(&s, 0, &c);
+    for (i = 0; i < 3; i++) {
+        struct snic_av av;
+
+        fz_av(&av, 1, 2, i == 1);
+        cmd_init(&c, SNIC_ADMIN_SET_GID);
+        c.set_gid.index = i == 2 ? SNIC_MAX_GIDS : 3;
+        c.set_gid.flags = SNIC_GID_VALID;
+        memcpy(c.set_gid.gid, av.sgid, 16);
+        adm_cmd(&s, 0, &c);
+    }
+    c.set_gid.index = 3;
+    c.set_gid.flags = 0;
+    adm_cmd(&s, 0, &c);
+    cmd_init(&c, SNIC_ADMIN_CREATE_SR_CTRLQ);
+    adm_cmd(&s, 0, &c);
+    adm_modify(&s, 2, SNIC_QP_ATTR_STATE, 5);
+    adm_obj(&s, SNIC_ADMIN_DESTROY_QP, 2);
+    save("admin", "extensions", &s);
+
     /* fixed-up commands from patterned bytes */
-    for (i = 0; i < 6; i++) {
+    for (i = 0; i < 7; i++) {
         char name[32];
         unsigned k, j;
 
         memset(&s, 0, sizeof(s));
-        for (k = 0; k < 12; k++) {
+        for (k = 0; k < (i == 6 ? 14u : 12u); k++) {
             memset(&c, 0, sizeof(c));
             for (j = 0; j < sizeof(c); j++) {
                 ((uint8_t *)&c)[j] = (uint8_t)(i * 37 + k * 11 + j * 7);
@@ -403,6 +509,10 @@ static void gen_admin(void)
             /* walk the opcode table: creates first, then the rest */
             c.hdr.opcode = (uint8_t)(k < 6 ? k * 2 + (k == 5 ? 6 : 0) :
                                      i * 5 + k);
+            /* the last input: the extensions' commands (the table's end) */
+            if (i == 6 && k >= 6) {
+                c.hdr.opcode = FZ_ADMIN_NUM_OPCODES - 8 + k - 6;
+            }
             adm_cmd(&s, ADM_FIX_HDR | ADM_FIX_FIELDS, &c);
         }
         snprintf(name, sizeof(name), "fixed-%u", i);
@@ -411,6 +521,14 @@ static void gen_admin(void)
 }
 
 /* ---- fuzz-wqe ---- */
+
+/* A new input: its link and fault profile, the RC pair's program */
+static void wqe_begin(Seed *s, uint8_t profile, uint8_t program)
+{
+    memset(s, 0, sizeof(*s));
+    put8(s, profile);
+    put8(s, prog(program));
+}
 
 static void wqe_send(Seed *s, uint8_t sel, const struct snic_sq_wqe *w)
 {
@@ -505,8 +623,7 @@ static void gen_wqe(void)
     Seed s;
 
     /* SEND of two segments into a posted receive */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 1, 0x4000, 0x2000);
     rc_wqe(&w, SNIC_WR_SEND, 0, 1500, 0);
     wqe_send(&s, 0, &w);
@@ -516,8 +633,7 @@ static void gen_wqe(void)
     save("wqe", "rc-send", &s);
 
     /* WRITE, WRITE with immediate, READ, both atomics */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 1, 0x6000, 0x1000);
     rc_wqe(&w, SNIC_WR_RDMA_WRITE, 0x1000, 3000, 0x2000);
     wqe_send(&s, 0, &w);
@@ -535,8 +651,7 @@ static void gen_wqe(void)
     save("wqe", "rc-rdma", &s);
 
     /* the same on a lossy link, and both directions at once */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 1);
+    wqe_begin(&s, 1, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 0, 0x4000, 0x2000);
     wqe_recv(&s, 1, 0x4000, 0x2000);
     rc_wqe(&w, SNIC_WR_RDMA_WRITE, 0, 8000, 0x2000);
@@ -551,8 +666,7 @@ static void gen_wqe(void)
     save("wqe", "rc-lossy", &s);
 
     /* reordering and corrupting links, the devices' fault injection */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 2);
+    wqe_begin(&s, 2, SNIC_TRANSPORT_GBN);
     rc_wqe(&w, SNIC_WR_RDMA_WRITE, 0, 6000, 0x2000);
     wqe_send(&s, 0, &w);
     wqe_run(&s, 200);
@@ -565,8 +679,7 @@ static void gen_wqe(void)
     save("wqe", "rc-reorder-all", &s);
 
     /* SEND without a receive WQE: RNR, then one is posted */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     rc_wqe(&w, SNIC_WR_SEND_IMM, 0, 64, 0);
     wqe_send(&s, 0, &w);
     wqe_run(&s, 10);
@@ -577,8 +690,7 @@ static void gen_wqe(void)
     save("wqe", "rc-rnr", &s);
 
     /* bad WQEs: unknown opcode, too many SGEs, bad key, SEND_INV */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     rc_wqe(&w, SNIC_WR_RDMA_WRITE, 0, 64, 0);
     w.sge[0].lkey = GUINT32_TO_LE(0x200 | FZ_MR_KEY);
     wqe_send(&s, 0, &w);
@@ -594,8 +706,7 @@ static void gen_wqe(void)
     save("wqe", "rc-errors", &s);
 
     /* UD both ways, a wrong Q_Key, arming and EQ doorbells */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 1 | SEL_UD, 0x4000, 0x1000);
     wqe_recv(&s, 0 | SEL_UD, 0x4000, 0x1000);
     wqe_doorbell(&s, 1, 3, 0);
@@ -613,8 +724,7 @@ static void gen_wqe(void)
     save("wqe", "ud", &s);
 
     /* fixed-up WQEs, a rewritten slot, raw doorbells */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0);
+    wqe_begin(&s, 0, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 1 | WQE_SEL_FIX, 0x123, 0x777);
     memset(&w, 0x5a, sizeof(w));
     w.opcode = 2;
@@ -633,8 +743,7 @@ static void gen_wqe(void)
     save("wqe", "fixed", &s);
 
     /* IPv6 RC; QP state changes, link down, a broken ring, mid-transfer */
-    memset(&s, 0, sizeof(s));
-    put8(&s, 0x80);
+    wqe_begin(&s, 0x80, SNIC_TRANSPORT_GBN);
     wqe_recv(&s, 1, 0x4000, 0x2000);
     rc_wqe(&w, SNIC_WR_SEND, 0, 3000, 0);
     wqe_send(&s, 0, &w);
@@ -658,9 +767,64 @@ static void gen_wqe(void)
     wqe_poll(&s, 0);
     wqe_poll(&s, 1);
     save("wqe", "ctrl-ipv6", &s);
+
+    /*
+     * Each transport program under loss (10 %), reordering or ECN
+     * marking: WRITEs, SENDs, a READ and a WRITE with immediate both
+     * ways; SRNIC's hosts serve their CtrlQs
+     */
+    {
+        static const struct {
+            uint8_t program, profile;
+            const char *name;
+        } runs[] = {
+            { SNIC_TRANSPORT_SACK, 1, "prog-sack" },
+            { SNIC_TRANSPORT_NDP, 1, "prog-ndp" },
+            { SNIC_TRANSPORT_IRN, 2, "prog-irn" },
+            { SNIC_TRANSPORT_SRNIC, 1, "prog-srnic" },
+            { SNIC_TRANSPORT_SRNIC, 2 | 1 << 2, "prog-srnic-faults" },
+            { SNIC_TRANSPORT_SRNIC_DCTCP, 3, "prog-srnic-dctcp" },
+            { SNIC_TRANSPORT_RENO, 1, "prog-reno" },
+            { SNIC_TRANSPORT_NEWRENO, 2, "prog-newreno" },
+            { SNIC_TRANSPORT_DCQCN, 3, "prog-dcqcn" },
+            { SNIC_TRANSPORT_DCTCP, 3, "prog-dctcp" },
+        };
+        unsigned i;
+
+        for (i = 0; i < G_N_ELEMENTS(runs); i++) {
+            wqe_begin(&s, runs[i].profile, runs[i].program);
+            wqe_recv(&s, 1, 0x4000, 0x2000);
+            wqe_recv(&s, 1, 0x6000, 0x1000);
+            wqe_recv(&s, 0, 0x4000, 0x2000);
+            rc_wqe(&w, SNIC_WR_RDMA_WRITE, 0, 8000, 0x2000);
+            wqe_send(&s, 0, &w);
+            rc_wqe(&w, SNIC_WR_SEND, 0, 3000, 0);
+            wqe_send(&s, 0, &w);
+            rc_wqe(&w, SNIC_WR_RDMA_READ, 0x8000, 4000, 0);
+            wqe_send(&s, 0, &w);
+            rc_wqe(&w, SNIC_WR_RDMA_WRITE_IMM, 0x1000, 100, 0x3000);
+            wqe_send(&s, 0, &w);
+            rc_wqe(&w, SNIC_WR_SEND_IMM, 0, 2000, 0);
+            wqe_send(&s, 1, &w);
+            wqe_run(&s, 255);
+            wqe_poll(&s, 0);
+            wqe_poll(&s, 1);
+            wqe_run(&s, 255);
+            wqe_poll(&s, 0);
+            wqe_poll(&s, 1);
+            save("wqe", runs[i].name, &s);
+        }
+    }
 }
 
 /* ---- fuzz-rx ---- */
+
+/* A new input whose RC QP runs 'program' (and takes StRoM RPCs or not) */
+static void rx_begin(Seed *s, uint8_t program, bool rpc)
+{
+    memset(s, 0, sizeof(*s));
+    put8(s, prog(program) | (rpc ? 0 : RX_NO_RPC));
+}
 
 static void rx_record(Seed *s, uint8_t flags, const SnicPkt *p)
 {
@@ -736,14 +900,14 @@ static void gen_rx(void)
     Seed s;
 
     /* responder: SEND Only, SEND First/Middle/Last */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_SEND_ONLY, RX_RC_QPN, e);
     rx_payload(&p, 64);
     p.ackreq = true;
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "send-only", &s);
 
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_SEND_FIRST, RX_RC_QPN, e);
     rx_payload(&p, 1024);
     rx_record(&s, FIX, &p);
@@ -759,7 +923,7 @@ static void gen_rx(void)
     save("rx", "send-multi", &s);
 
     /* WRITE Only, WRITE First/Last with immediate, READ, atomics */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_WRITE_ONLY, RX_RC_QPN, e);
     p.reth.va = FZ_MR_IOVA + 0x100;
     p.reth.rkey = FZ_LKEY;
@@ -779,7 +943,7 @@ static void gen_rx(void)
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "write", &s);
 
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_READ_REQUEST, RX_RC_QPN, e);
     p.reth.va = FZ_MR_IOVA + 0x10;
     p.reth.rkey = FZ_LKEY;
@@ -805,7 +969,7 @@ static void gen_rx(void)
     save("rx", "read-atomic", &s);
 
     /* out of order (NAK), duplicate (re-ACK), bad key (fatal NAK) */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_SEND_ONLY, RX_RC_QPN, e + 5);
     rx_payload(&p, 8);
     rx_record(&s, FIX | RX_RUN, &p);
@@ -821,7 +985,7 @@ static void gen_rx(void)
     save("rx", "sequence-errors", &s);
 
     /* requester: ACKs, NAKs, READ responses, atomic ACK */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r + 2);
     p.aeth.syndrome = SNIC_AETH_ACK;
     p.aeth.msn = 2;
@@ -843,7 +1007,7 @@ static void gen_rx(void)
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "responses", &s);
 
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_ACK, RX_RC_QPN, r);
     p.aeth.syndrome = SNIC_AETH_NAK_SEQ;   /* go back */
     rx_record(&s, FIX | RX_RUN, &p);
@@ -857,7 +1021,7 @@ static void gen_rx(void)
     save("rx", "naks", &s);
 
     /* nothing answers: retransmission timeouts until retries run out */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_CNP, RX_RC_QPN, 0);
     rx_record(&s, FIX | RX_TIMER, &p);
     rx_record(&s, RX_TIMER, &p);
@@ -867,7 +1031,7 @@ static void gen_rx(void)
     save("rx", "timeouts", &s);
 
     /* UD and GSI datagrams, a wrong Q_Key, IPv6 */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_UD_SEND_ONLY, RX_UD_QPN, 0);
     p.deth.qkey = FZ_QKEY;
     p.deth.sqpn = 3;
@@ -890,7 +1054,7 @@ static void gen_rx(void)
     rx_record(&s, FIX | RX_RUN, &p);
     save("rx", "ud-gsi", &s);
 
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_UD_SEND_ONLY, RX_UD_QPN, 0);
     ipv6_addr(&p);
     p.deth.qkey = FZ_QKEY;
@@ -904,7 +1068,7 @@ static void gen_rx(void)
     save("rx", "ipv6", &s);
 
     /* a datagram to the UD QP's multicast group, and one to another */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_UD_SEND_ONLY, SNIC_MCAST_QPN, 0);
     p.addr.dip[0] = (uint8_t)(FZ_MCAST_IP >> 24);
     p.addr.dip[1] = (uint8_t)(FZ_MCAST_IP >> 16);
@@ -921,7 +1085,7 @@ static void gen_rx(void)
     save("rx", "multicast", &s);
 
     /* VLAN tag, SEND with Invalidate, CNP, a frame without fix-up */
-    memset(&s, 0, sizeof(s));
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_RC_SEND_ONLY, RX_RC_QPN, e);
     p.addr.vlan = true;
     p.addr.vlan_tci = 5;
@@ -968,7 +1132,7 @@ static void gen_rx(void)
         };
         static uint8_t msg[1024];
 
-        memset(&s, 0, sizeof(s));
+        rx_begin(&s, SNIC_TRANSPORT_GBN, true);
         memcpy(msg, &h, sizeof(h));
         memcpy(msg + sizeof(h), &tp, sizeof(tp));
         rx_pkt(&p, SNIC_OP_RC_RPC_PARAMS, RX_RC_QPN, e);
@@ -1020,7 +1184,7 @@ static void gen_rx(void)
         Seed w;
         size_t n;
 
-        memset(&s, 0, sizeof(s));
+        rx_begin(&s, SNIC_TRANSPORT_SACK, true);
         rx_pkt(&p, SNIC_OP_RC_WRITE_MIDDLE, RX_RC_QPN, e + 1);
         rx_payload(&p, 1024);
         p.xport = true;
@@ -1064,7 +1228,7 @@ static void gen_rx(void)
         uint16_t q[SNIC_SIM_PRIORITIES] = { 0 };
         uint8_t f[SNIC_SIM_PFC_FRAME_LEN];
 
-        memset(&s, 0, sizeof(s));
+        rx_begin(&s, SNIC_TRANSPORT_GBN, true);
         q[SNIC_DEFAULT_PFC_PRIORITY] = 1000;
         snic_sim_pfc_build(f, peer_mac, 1u << SNIC_DEFAULT_PFC_PRIORITY, q);
         rx_raw(&s, RX_RUN, f, sizeof(f));
@@ -1086,6 +1250,318 @@ static void gen_rx(void)
     }
 }
 
+/* A WRITE packet with its own target (the extension's PLACE): MR offset */
+static void rx_xwrite(SnicPkt *p, uint8_t opcode, uint32_t psn, uint32_t off,
+                      uint32_t len, uint32_t msg_len)
+{
+    rx_pkt(p, opcode, RX_RC_QPN, psn);
+    rx_payload(p, len);
+    p->reth.va = FZ_MR_IOVA + off;
+    p->reth.rkey = FZ_LKEY;
+    p->reth.len = msg_len;
+    p->xport = true;
+    p->xeth.flags = SNIC_XETH_F_PLACE;
+    p->xeth.rkey = FZ_LKEY;
+    p->xeth.va = FZ_MR_IOVA + off;
+}
+
+/* A SEND packet of message 'msg' at byte 'off' of it (the extension's MSG) */
+static void rx_xsend(SnicPkt *p, uint8_t opcode, uint32_t psn, uint32_t msg,
+                     uint32_t off, uint32_t len)
+{
+    rx_pkt(p, opcode, RX_RC_QPN, psn);
+    rx_payload(p, len);
+    p->xport = true;
+    p->xeth.flags = SNIC_XETH_F_MSG;
+    p->xeth.msg = msg;
+    p->xeth.offset = off;
+}
+
+/* An ACK of PSN psn to the requester with the extension's 'flags' */
+static void rx_xack(SnicPkt *p, uint32_t psn, uint8_t flags, uint32_t lo,
+                    uint32_t hi)
+{
+    rx_pkt(p, SNIC_OP_RC_ACK, RX_RC_QPN, psn);
+    p->aeth.syndrome = SNIC_AETH_ACK;
+    p->xport = true;
+    p->xeth.flags = flags;
+    p->xeth.sack_lo = lo & SNIC_PSN_MASK;
+    p->xeth.sack_hi = hi & SNIC_PSN_MASK;
+}
+
+/* RetryQ entries as a record (RX_FIX_LEN: the QP's number in them) */
+static void rx_retry(Seed *s, uint8_t flags, const struct snic_sr_retry *e,
+                     unsigned n, const uint16_t *ahead)
+{
+    size_t len = n * sizeof(*e) + (ahead ? 2 : 0);
+
+    put8(s, RX_RETRYQ | flags);
+    put8(s, len >> 8);
+    put8(s, len);
+    put(s, e, n * sizeof(*e));
+    if (ahead) {
+        put8(s, *ahead);
+        put8(s, *ahead >> 8);
+    }
+}
+
+static void retry_entry(struct snic_sr_retry *e, uint8_t type, uint32_t from,
+                        uint32_t to)
+{
+    memset(e, 0, sizeof(*e));
+    e->type = type;
+    e->psn_from = GUINT32_TO_LE(from & SNIC_PSN_MASK);
+    e->psn_to = GUINT32_TO_LE(to & SNIC_PSN_MASK);
+}
+
+/*
+ * Each transport program with the extension its peer would send: data
+ * placed ahead of ePSN, SACK blocks, NACKs, PULLs, trimmed headers, ECN
+ * echoes; SRNIC's CtrlQ served by the host software, and RetryQ entries
+ * right and wrong
+ */
+static void gen_rx_programs(void)
+{
+    const uint32_t e = RX_EPSN, r = RX_REQ_PSN;
+    struct snic_sr_retry q[8];
+    uint16_t ahead;
+    SnicPkt p;
+    Seed s;
+    unsigned i;
+
+    /* SACK: WRITE and SEND placed out of order, SACKs and dup ACKs */
+    rx_begin(&s, SNIC_TRANSPORT_SACK, false);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_MIDDLE, e + 1, 0x1400, 1024, 0);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_LAST, e + 2, 0x1800, 100, 0);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_FIRST, e, 0x1000, 1024, 2148);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xsend(&p, SNIC_OP_RC_SEND_LAST, e + 4, 0, 1024, 200);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xsend(&p, SNIC_OP_RC_SEND_ONLY_IMM, e + 6, 2, 0, 64);
+    p.imm = 0x1234;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xsend(&p, SNIC_OP_RC_SEND_FIRST, e + 3, 0, 0, 1024);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xsend(&p, SNIC_OP_RC_SEND_ONLY, e + 5, 1, 0, 300);
+    p.ackreq = true;
+    rx_record(&s, FIX | RX_RUN, &p);
+    for (i = 0; i < 4; i++) {
+        rx_xack(&p, r, SNIC_XETH_F_SACK, r + 2, r + 3 + i);
+        rx_record(&s, FIX | RX_RUN, &p);
+    }
+    rx_record(&s, RX_TIMER, &p);
+    rx_xack(&p, r + 6, 0, 0, 0);
+    rx_record(&s, FIX | RX_RUN, &p);
+    save("rx", "sack", &s);
+
+    /* NDP: a trimmed WRITE (NACKed at once), then whole; PULLs, NACKs */
+    rx_begin(&s, SNIC_TRANSPORT_NDP, false);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0x2000, 512, 512);
+    rx_record(&s, RX_TRIM | RX_RUN, &p);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 2, 0x2400, 256, 256);
+    rx_record(&s, RX_TRIM | RX_RUN, &p);
+    rx_xsend(&p, SNIC_OP_RC_SEND_ONLY, e + 1, 0, 0, 128);
+    rx_record(&s, RX_TRIM | RX_RUN, &p);
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    rx_xack(&p, r, SNIC_XETH_F_PULL, 0, 0);
+    p.xeth.msg = 3;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r, SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED, r + 2, 0);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r + 1, SNIC_XETH_F_NACK | SNIC_XETH_F_PULL, r + 3, 0);
+    p.xeth.msg = 6;
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    rx_xack(&p, r + 6, SNIC_XETH_F_PULL, 0, 0);
+    p.xeth.msg = 9;
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    save("rx", "ndp", &s);
+
+    /* IRN: out of order, a NACK, SACK blocks, the timeout */
+    rx_begin(&s, SNIC_TRANSPORT_IRN, false);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x3000, 64, 64);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY_IMM, e + 2, 0x3100, 64, 64);
+    p.xeth.flags |= SNIC_XETH_F_MSG;
+    p.imm = 5;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0x3200, 64, 64);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r, SNIC_XETH_F_NACK, r + 1, 0);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r, SNIC_XETH_F_SACK, r + 2, r + 4);
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    rx_record(&s, RX_TIMER, &p);
+    save("rx", "irn", &s);
+
+    /* Reno and NewReno: TCP's ACKs, three duplicates, a partial ACK */
+    for (i = 0; i < 2; i++) {
+        unsigned k;
+
+        rx_begin(&s, i ? SNIC_TRANSPORT_NEWRENO : SNIC_TRANSPORT_RENO,
+                 false);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x3000, 64, 64);
+        rx_record(&s, FIX | RX_RUN, &p);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0x3100, 64, 64);
+        rx_record(&s, FIX | RX_RUN, &p);
+        for (k = 0; k < 4; k++) {
+            rx_xack(&p, r - 1, 0, 0, 0);
+            rx_record(&s, FIX | RX_RUN, &p);
+        }
+        rx_xack(&p, r + 2, 0, 0, 0);
+        rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+        rx_xack(&p, r + 6, 0, 0, 0);
+        rx_record(&s, FIX | RX_RUN, &p);
+        save("rx", i ? "newreno" : "reno", &s);
+    }
+
+    /* DCQCN: CE-marked data (a CNP back), CNPs, the rate timer */
+    rx_begin(&s, SNIC_TRANSPORT_DCQCN, true);
+    rx_pkt(&p, SNIC_OP_RC_SEND_ONLY, RX_RC_QPN, e);
+    p.addr.tclass = 3;
+    rx_payload(&p, 64);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_pkt(&p, SNIC_OP_CNP, RX_RC_QPN, 0);
+    p.becn = true;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    rx_record(&s, RX_TIMER, &p);
+    rx_record(&s, RX_TIMER, &p);
+    save("rx", "dcqcn", &s);
+
+    /* DCTCP: CE-marked data, ACKs echoing CE counts */
+    rx_begin(&s, SNIC_TRANSPORT_DCTCP, false);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0x3000, 64, 64);
+    p.addr.tclass = 3;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r + 1, SNIC_XETH_F_ECE, 0, 0);
+    p.xeth.offset = 1;
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xack(&p, r + 6, SNIC_XETH_F_ECE, 0, 0);
+    p.xeth.offset = 3;
+    rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+    save("rx", "dctcp", &s);
+
+    /*
+     * SRNIC's responder: WRITEs and SENDs ahead of ePSN reported on the
+     * CtrlQ, the host's new ePSN and completions back on the RetryQ; a
+     * duplicate in the fast-exit range; one beyond the bitmaps
+     */
+    for (i = 0; i < 2; i++) {
+        rx_begin(&s, i ? SNIC_TRANSPORT_SRNIC_DCTCP : SNIC_TRANSPORT_SRNIC,
+                 false);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 2, 0x800, 64, 64);
+        rx_record(&s, FIX | RX_RUN, &p);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x900, 64, 64);
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_record(&s, FIX | RX_RUN, &p);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0xa00, 64, 64);
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_xsend(&p, SNIC_OP_RC_SEND_ONLY, e + 4, 1, 0, 100);
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_xsend(&p, SNIC_OP_RC_SEND_ONLY_IMM, e + 3, 0, 0, 100);
+        p.imm = 9;
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY_IMM, e + 6, 0xb00, 32, 32);
+        p.xeth.flags |= SNIC_XETH_F_MSG;
+        p.xeth.msg = 3;
+        p.imm = 10;
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_record(&s, FIX | RX_RUN, &p);
+        rx_xsend(&p, SNIC_OP_RC_SEND_ONLY, e + 5, 2, 0, 100);
+        p.addr.tclass = i ? 3 : 0;
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 600, 0xc00, 64, 64);
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+        save("rx", i ? "srnic-dctcp-responder" : "srnic-responder", &s);
+    }
+
+    /*
+     * SRNIC's requester: SACK blocks (the host resends the holes), READ
+     * responses placed ahead of lACK (the host moves lACK over them), the
+     * timeout, the end of recovery
+     */
+    rx_begin(&s, SNIC_TRANSPORT_SRNIC, false);
+    for (i = 0; i < 4; i++) {
+        rx_xack(&p, r, SNIC_XETH_F_SACK, r + 2, r + 3 + i);
+        rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    }
+    rx_pkt(&p, SNIC_OP_RC_READ_RESP_MIDDLE, RX_RC_QPN, r + 4);
+    rx_payload(&p, 1024);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
+    p.xeth.offset = 1;
+    rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    rx_pkt(&p, SNIC_OP_RC_READ_RESP_LAST, RX_RC_QPN, r + 5);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    rx_payload(&p, RX_READ_LEN - 2048);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
+    p.xeth.offset = 2;
+    rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    rx_record(&s, RX_TIMER | RX_HOST, &p);
+    rx_pkt(&p, SNIC_OP_RC_READ_RESP_FIRST, RX_RC_QPN, r + 3);
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    rx_payload(&p, 1024);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
+    rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    rx_xack(&p, r + 6, 0, 0, 0);
+    rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    save("rx", "srnic-requester", &s);
+
+    /* SRNIC's CtrlQ full: 40 WRITEs ahead before the host looks */
+    rx_begin(&s, SNIC_TRANSPORT_SRNIC, false);
+    for (i = 1; i <= 40; i++) {
+        rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + i, 0x40 * i, 64, 64);
+        rx_record(&s, FIX | RX_RUN, &p);
+    }
+    rx_record(&s, RX_RUN | RX_HOST, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e, 0, 64, 64);
+    rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
+    rx_record(&s, RX_RUN | RX_HOST, &p);
+    save("rx", "srnic-ctrlq-full", &s);
+
+    /*
+     * RetryQ entries a host writes, right and wrong: ePSN forward, back,
+     * far ahead; a resend of PSNs never sent and one outside recovery;
+     * a completion of no message; lACK; unknown types; another QP's
+     * number; a producer index far ahead of the ring
+     */
+    rx_begin(&s, SNIC_TRANSPORT_SRNIC, false);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 1, 0x800, 64, 64);
+    rx_record(&s, FIX | RX_RUN, &p);
+    rx_xwrite(&p, SNIC_OP_RC_WRITE_ONLY, e + 3, 0x900, 64, 64);
+    rx_record(&s, FIX | RX_RUN, &p);
+    retry_entry(&q[0], SNIC_SR_RETRY_EPSN, e + 2, 0);
+    retry_entry(&q[1], SNIC_SR_RETRY_EPSN, e - 5, 0);
+    retry_entry(&q[2], SNIC_SR_RETRY_EPSN, e + 300, 0);
+    retry_entry(&q[3], SNIC_SR_RETRY_RTX, r, r + 20);
+    retry_entry(&q[4], SNIC_SR_RETRY_RTX, r + 1, r + 2);
+    retry_entry(&q[5], SNIC_SR_RETRY_RECV_DONE, 7, 0);
+    retry_entry(&q[6], SNIC_SR_RETRY_LACK, r + 4, 0);
+    retry_entry(&q[7], 9, 0, 0);
+    rx_retry(&s, RX_FIX_LEN | RX_RUN, q, 8, NULL);
+    retry_entry(&q[0], SNIC_SR_RETRY_EPSN, e + 4, 0);
+    q[0].flags = SNIC_SR_RETRY_F_IN_MSG;
+    rx_retry(&s, RX_RUN, q, 1, NULL);
+    rx_retry(&s, RX_FIX_LEN | RX_RUN, q, 1, NULL);
+    ahead = 0x1000;
+    rx_retry(&s, RX_FIX_LEN | RX_RUN | RX_HOST, q, 1, &ahead);
+    rx_xack(&p, r, SNIC_XETH_F_SACK, r + 2, r + 4);
+    rx_record(&s, FIX | RX_RUN, &p);
+    retry_entry(&q[0], SNIC_SR_RETRY_RTX, r, r + 1);
+    retry_entry(&q[1], SNIC_SR_RETRY_RTX, r + 5, r + 4);
+    retry_entry(&q[2], SNIC_SR_RETRY_LACK, r + 9, 0);
+    rx_retry(&s, RX_FIX_LEN | RX_RUN | RX_HOST, q, 3, NULL);
+    save("rx", "srnic-retryq", &s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1097,5 +1573,6 @@ int main(int argc, char **argv)
     gen_admin();
     gen_wqe();
     gen_rx();
+    gen_rx_programs();
     return 0;
 }

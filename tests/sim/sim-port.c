@@ -186,19 +186,8 @@ uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len)
                                      pcie_read(p, now, len);
 }
 
-/* Bytes the NIC reads from host memory to send this frame. */
-static uint64_t tx_read_bytes(const SnicSimFrameInfo *fi, size_t len)
-{
-    if (fi->roce) {
-        /* payloads come from host memory; headers are the NIC's */
-        return fi->payload_len;
-    }
-    /* the Ethernet function sends from host buffers; MAC control is ours */
-    return fi->ethertype == SNIC_SIM_ETH_P_MAC_CTRL ? 0 : len;
-}
-
 /* RC/UC op-codes (UC's are RC's + 0x20) that take a receive WQE. */
-static bool takes_recv_wqe(uint8_t op)
+static bool takes_recv_wqe(const SnicSimPort *p, uint8_t op)
 {
     if (op == SNIC_OP_UD_SEND_ONLY || op == SNIC_OP_UD_SEND_ONLY_IMM) {
         return true;
@@ -213,7 +202,7 @@ static bool takes_recv_wqe(uint8_t op)
     case SNIC_OP_RC_SEND_ONLY_INV:
     case SNIC_OP_RC_WRITE_LAST_IMM:     /* the immediate completes one */
     case SNIC_OP_RC_WRITE_ONLY_IMM:
-        return true;
+        return !p->timing.write_imm_no_recv_wqe;
     default:
         return false;
     }
@@ -259,7 +248,7 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
     if (fi.roce) {
         /* a miss costs the pipeline one round trip, nothing else */
         qpc_miss(p, fi.dqpn, now, &p->rx_pipe_free);
-        if (takes_recv_wqe(fi.opcode)) {
+        if (takes_recv_wqe(p, fi.opcode)) {
             t = pcie_read(p, now, SNIC_RQ_WQE_SIZE);
             p->stats.rq_wqe_fetches++;
         } else if (fi.opcode == SNIC_OP_RC_CMP_SWAP ||
@@ -376,12 +365,15 @@ void snic_sim_port_kick(SnicSimPort *p)
 }
 
 /*
- * Timed: the frame's payload is read from host memory, the pipeline takes
- * it, and the MAC sends it at the line rate; frames keep their order.
+ * Timed: what the core read from host memory for the frame is read (the
+ * core says how much: a payload from SGEs, not inline data or a staged
+ * answer), the pipeline takes it, and the MAC sends it at the line rate;
+ * frames keep their order.
  */
-bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len)
+bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len,
+                      size_t host_bytes)
 {
-    uint64_t now, read, t;
+    uint64_t now, t;
     SnicSimFrameInfo fi;
 
     if (!p->sim) {
@@ -393,8 +385,7 @@ bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len)
     }
     now = snic_sim_now(p->sim);
     snic_sim_frame_info(frame, len, &fi);
-    read = tx_read_bytes(&fi, len);
-    t = read ? pcie_read(p, now, read) : now;
+    t = host_bytes ? pcie_read(p, now, host_bytes) : now;
     if (fi.roce && p->timing.qpc_cache_entries) {
         uint32_t key = p->tx_qpn ? p->tx_qpn(p->tx_qpn_opaque, fi.dqpn) :
                                    fi.dqpn + (1u << 24);

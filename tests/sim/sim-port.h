@@ -49,6 +49,12 @@ typedef struct SnicSimNicTiming {
      */
     unsigned qpc_cache_entries;
     unsigned qpc_bytes;
+    /*
+     * A WRITE with immediate fetches no receive WQE, as a plain RDMA
+     * WRITE: what a StRoM answer costs its requester (StRoM 5.1), beside
+     * ours, which completes a receive (tests/bench/strom-repro.c)
+     */
+    bool write_imm_no_recv_wqe;
 } SnicSimNicTiming;
 
 /* SRNIC's figures (NSDI'23 §6.2, tests/sim/README.md says why each) */
@@ -152,8 +158,13 @@ uint64_t snic_sim_port_now(const SnicSimPort *p);
 void snic_sim_port_timer_mod(SnicSimPort *p, uint64_t deadline);
 /* An engine run, soon: on the simulator, at the current time. */
 void snic_sim_port_kick(SnicSimPort *p);
-/* Send a frame to the peer; false if the port is alone. */
-bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len);
+/*
+ * SnicHostOps.tx_frame: send a frame to the peer, after reading the
+ * 'host_bytes' the core read from host memory for it (timed); false if
+ * the port is alone.
+ */
+bool snic_sim_port_tx(SnicSimPort *p, const void *frame, size_t len,
+                      size_t host_bytes);
 
 /* Alone: run the engine until it is idle or run_rounds; rounds used. */
 unsigned snic_sim_port_run(SnicSimPort *p);

@@ -16,11 +16,22 @@ static bool fake_in_mem(uint64_t addr, size_t len)
            addr - FAKE_MEM_BASE <= FAKE_MEM_SIZE - len;
 }
 
+/* The access touches the unmapped range: refused, and counted. */
+static bool fake_unmapped(FakeHost *h, uint64_t addr, size_t len)
+{
+    if (!h->unmapped_len || addr >= h->unmapped_at + h->unmapped_len ||
+        addr + len <= h->unmapped_at) {
+        return false;
+    }
+    h->unmapped_refused++;
+    return true;
+}
+
 static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
-    if (!fake_in_mem(addr, len) ||
+    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len) ||
         (h->fail_read_at && addr <= h->fail_read_at &&
          h->fail_read_at - addr < len)) {
         return -1;
@@ -41,19 +52,20 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
         h->reset_on_write - addr < len) {
         snic_core_reset(h->core);   /* from inside a device operation */
     }
-    if (!fake_in_mem(addr, len)) {
+    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len)) {
         return -1;
     }
     memcpy(h->mem + (addr - FAKE_MEM_BASE), buf, len);
     return 0;
 }
 
-static void fh_tx_frame(void *opaque, const void *frame, size_t len)
+static void fh_tx_frame(void *opaque, const void *frame, size_t len,
+                        size_t host_bytes)
 {
     FakeHost *h = opaque;
     GByteArray *b;
 
-    if (snic_sim_port_tx(&h->port, frame, len)) {
+    if (snic_sim_port_tx(&h->port, frame, len, host_bytes)) {
         return;
     }
     b = g_byte_array_sized_new(len);

@@ -43,6 +43,14 @@ typedef struct FakeHost {
     /* A DMA read covering this address fails (memory gone under it). */
     uint64_t fail_read_at;
     /*
+     * An IOMMU's unmapped range: every DMA read or write touching
+     * [unmapped_at, unmapped_at + unmapped_len) fails, as a translation
+     * fault does; the refused accesses are counted.
+     */
+    uint64_t unmapped_at;
+    uint64_t unmapped_len;
+    unsigned unmapped_refused;
+    /*
      * Called before every DMA read of the device (after the bounds check
      * of host memory): tests watch what the device reads and change
      * memory under it, as a racing writer does.

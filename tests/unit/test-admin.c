@@ -690,6 +690,112 @@ static void test_aeq_absent(void)
     fake_host_free(h);
 }
 
+static uint16_t alloc_pd(FakeHost *h, uint64_t *pdn)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    return fake_admin(h, &cmd, pdn);
+}
+
+/*
+ * x-admin-fail-*: the next 'count' commands of the op-code (create: every
+ * CREATE, ALLOC and REG) complete with the status and create nothing;
+ * others run; then the queue works as before. Counted, read back.
+ */
+static void test_admin_fail(void)
+{
+    FakeHost *h = fake_host_new();
+    SnicAdminFail f = {
+        .count = 2, .status = SNIC_ADMIN_NO_RESOURCES,
+        .opcode = SNIC_ADMIN_FAIL_CREATE,
+    };
+    struct snic_admin_cmd cmd;
+    uint64_t pdn = 99;
+
+    fake_enable(h, 4, 4);
+    g_assert_true(snic_core_set_admin_fail(h->core, &f, NULL));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_NOP, 0);
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(alloc_pd(h, &pdn), ==, SNIC_ADMIN_NO_RESOURCES);
+    g_assert_cmpuint(pdn, ==, 0);       /* the result of no command */
+    g_assert_cmpuint(alloc_pd(h, &pdn), ==, SNIC_ADMIN_NO_RESOURCES);
+    snic_core_get_admin_fail(h->core, &f);
+    g_assert_cmpuint(f.count, ==, 0);
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 0);
+    g_assert_cmpuint(alloc_pd(h, &pdn), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(h, admin_fails_injected), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(h, admin_errors), ==, 2);
+
+    /* one op-code, another status: ALLOC_PD runs, CREATE_CQ fails once */
+    f = (SnicAdminFail) { .count = 1, .status = SNIC_ADMIN_BAD_STATE,
+                          .opcode = SNIC_ADMIN_CREATE_CQ };
+    g_assert_true(snic_core_set_admin_fail(h->core, &f, NULL));
+    g_assert_cmpuint(alloc_pd(h, &pdn), ==, SNIC_ADMIN_OK);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    g_assert_cmpuint(fake_admin(h, &cmd, NULL), ==, SNIC_ADMIN_BAD_STATE);
+    g_assert_cmpuint(FAKE_STAT(h, admin_fails_injected), ==, 3);
+    g_assert_cmpuint(FAKE_STAT(h, obj_cqs), ==, 0);
+    /* a reset of the device does not disarm what the host armed */
+    f.count = 1;
+    g_assert_true(snic_core_set_admin_fail(h->core, &f, NULL));
+    snic_core_reset(h->core);
+    snic_core_get_admin_fail(h->core, &f);
+    g_assert_cmpuint(f.count, ==, 1);
+    fake_host_free(h);
+}
+
+/* What cannot be armed is refused, naming the property; names both ways */
+static void test_admin_fail_names(void)
+{
+    FakeHost *h = fake_host_new();
+    SnicAdminFail f = { .count = 1, .status = SNIC_ADMIN_OK,
+                        .opcode = SNIC_ADMIN_FAIL_CREATE };
+    GError *err = NULL;
+    uint16_t v;
+
+    g_assert_false(snic_core_set_admin_fail(h->core, &f, &err));
+    g_assert_cmpstr(err->message, ==, "x-admin-fail-status=OK is not a "
+                    "failure");
+    g_clear_error(&err);
+    f.status = SNIC_ADMIN_NO_RESOURCES;
+    f.opcode = 0x1ff;
+    g_assert_false(snic_core_set_admin_fail(h->core, &f, &err));
+    g_assert_cmpstr(err->message, ==, "x-admin-fail-opcode=511 is not an "
+                    "op-code");
+    g_clear_error(&err);
+    snic_core_get_admin_fail(h->core, &f);
+    g_assert_cmpuint(f.count, ==, 0);   /* nothing was armed */
+
+    g_assert_true(snic_admin_opcode_parse("CREATE_QP", &v));
+    g_assert_cmpuint(v, ==, SNIC_ADMIN_CREATE_QP);
+    g_assert_true(snic_admin_opcode_parse("snic_admin_alloc_pd", &v));
+    g_assert_cmpuint(v, ==, SNIC_ADMIN_ALLOC_PD);
+    g_assert_true(snic_admin_opcode_parse("0x28", &v));
+    g_assert_cmpuint(v, ==, SNIC_ADMIN_CREATE_QP);
+    g_assert_true(snic_admin_opcode_parse("create", &v));
+    g_assert_cmpuint(v, ==, SNIC_ADMIN_FAIL_CREATE);
+    g_assert_false(snic_admin_opcode_parse("CREATE_PQ", &v));
+    g_assert_false(snic_admin_opcode_parse("256", &v));
+    g_assert_false(snic_admin_opcode_parse("-1", &v));
+    g_assert_false(snic_admin_opcode_parse("", &v));
+    g_assert_true(snic_admin_status_parse("no_resources", &v));
+    g_assert_cmpuint(v, ==, SNIC_ADMIN_NO_RESOURCES);
+    g_assert_true(snic_admin_status_parse("300", &v));
+    g_assert_cmpuint(v, ==, 300);
+    g_assert_false(snic_admin_status_parse("70000", &v));
+    g_assert_cmpstr(snic_admin_opcode_name(SNIC_ADMIN_SET_QP_SR), ==,
+                    "SET_QP_SR");
+    g_assert_cmpstr(snic_admin_opcode_name(SNIC_ADMIN_FAIL_CREATE), ==,
+                    "create");
+    g_assert_null(snic_admin_opcode_name(0x06));
+    g_assert_cmpstr(snic_admin_status_name(SNIC_ADMIN_BAD_STATE), ==,
+                    "BAD_STATE");
+    g_assert_null(snic_admin_status_name(300));
+    fake_host_free(h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -715,6 +821,8 @@ int main(int argc, char **argv)
     g_test_add_func("/core/admin/sq-dma-error-is-fatal",
                     test_sq_dma_error_is_fatal);
     g_test_add_func("/core/admin/get-stats", test_get_stats);
+    g_test_add_func("/core/admin/fail-injected", test_admin_fail);
+    g_test_add_func("/core/admin/fail-names", test_admin_fail_names);
     g_test_add_func("/core/aeq/link-events", test_aeq_link_events);
     g_test_add_func("/core/aeq/overflow", test_aeq_overflow);
     g_test_add_func("/core/aeq/absent", test_aeq_absent);

@@ -241,9 +241,9 @@ static void test_write_bw_lossy_bursts(void)
 
     node_pair_new(sim, &a, &b, &instant, SNIC_MTU_4096, 7, 7);
     faults.seed = seed(1);
-    snic_link_set_faults(a.h->core, &faults);
+    g_assert_true(snic_core_set_faults(a.h->core, &faults, true, NULL));
     faults.seed = seed(2);
-    snic_link_set_faults(b.h->core, &faults);
+    g_assert_true(snic_core_set_faults(b.h->core, &faults, true, NULL));
     node_fill(&a, BUF, len, 27);
     while (done < n) {
         while (posted < n && posted - done < depth) {
@@ -265,6 +265,52 @@ static void test_write_bw_lossy_bursts(void)
     g_assert_cmpuint(FAKE_STAT(a.h, wire_reorders_injected), >, 0);
     g_test_message("%u WRITEs in %" G_GUINT64_FORMAT " ns of virtual time",
                    n, snic_sim_now(sim));
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * Both ports corrupt 5 % of their RoCE frames (x-wire-corrupt): every
+ * corrupted frame is dropped at the other's ICRC check, counted there, and
+ * go-back-N resends it; WRITEs and READs land intact.
+ */
+static void test_corrupt_recovered(void)
+{
+    SnicSim *sim = snic_sim_new(seed(31));
+    SnicLinkFaults faults = { .corrupt_pct = 5 };
+    const unsigned len = 16384;
+    Node a, b;
+    struct snic_cqe c;
+    unsigned i;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    faults.seed = seed(5);
+    g_assert_true(snic_core_set_faults(a.h->core, &faults, true, NULL));
+    faults.seed = seed(6);
+    g_assert_true(snic_core_set_faults(b.h->core, &faults, true, NULL));
+    node_fill(&a, BUF, len, 31);
+    node_fill(&b, BUF + 0x100000, len, 32);
+    for (i = 0; i < 20; i++) {
+        bool read = i & 1;
+
+        node_post_send(&a, i, read ? SNIC_WR_RDMA_READ : SNIC_WR_RDMA_WRITE,
+                       BUF + (read ? 0x200000 : 0), len,
+                       BUF + (read ? 0x100000 : 0x300000), b.lkey, 0,
+                       a.lkey);
+        snic_sim_run(sim, 100000000);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    }
+    g_assert_cmpmem(fake_ptr(b.h, BUF + 0x300000, len), len,
+                    fake_ptr(a.h, BUF, len), len);
+    g_assert_cmpmem(fake_ptr(a.h, BUF + 0x200000, len), len,
+                    fake_ptr(b.h, BUF + 0x100000, len), len);
+    g_assert_cmpuint(FAKE_STAT(a.h, wire_corrupts_injected), >, 0);
+    g_assert_cmpuint(FAKE_STAT(b.h, wire_corrupts_injected), >, 0);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_icrc_errors), ==,
+                     FAKE_STAT(a.h, wire_corrupts_injected));
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_icrc_errors), ==,
+                     FAKE_STAT(b.h, wire_corrupts_injected));
     node_pair_free(sim, &a, &b);
 }
 
@@ -2524,6 +2570,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/loss-5pct", test_loss_5);
     g_test_add_func("/engine/write-bw-lossy-bursts",
                     test_write_bw_lossy_bursts);
+    g_test_add_func("/engine/corrupt-recovered", test_corrupt_recovered);
     g_test_add_func("/engine/remote-access-error", test_remote_access_error);
     g_test_add_func("/engine/local-protection-error",
                     test_local_protection_error);

@@ -568,6 +568,16 @@ static void ge_wqe_fetch(Env *e)
     snic_sim_run(e->sim, 100000);
 }
 
+/* A data buffer's page the host refuses (an IOMMU's unmapped page) */
+static void ge_dma_fault(Env *e)
+{
+    pair(e);
+    e->h->unmapped_at = BUF;
+    e->h->unmapped_len = 0x1000;
+    node_post_send(&e->a, 1, SNIC_WR_SEND, BUF, 10, 0, 0, 0, e->a.lkey);
+    snic_sim_run(e->sim, 100000);
+}
+
 static void ge_wqe_invalid(Env *e)
 {
     pair(e);
@@ -699,6 +709,7 @@ static const GeCase cases[] = {
     CASE(GE_EQ_RING, ge_eq_ring),
     CASE(GE_CQ_RING, ge_cq_ring),
     CASE(GE_CQ_OVERRUN, ge_cq_overrun),
+    CASE(GE_DMA_FAULT, ge_dma_fault),
     CASE(GE_WQE_FETCH, ge_wqe_fetch),
     CASE(GE_WQE_INVALID, ge_wqe_invalid),
     CASE(GE_WQE_FLAGS, ge_wqe_flags),

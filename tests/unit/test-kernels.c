@@ -5,12 +5,14 @@
  * hash chains, binary and B-trees, skip lists, a cycle, pointers outside
  * the R_Key's region (nothing outside is read), keys not found, bad
  * parameters. Consistency: 0, 1 and always-failing checksums, objects
- * answered in several segments, staging buffers running out.
+ * answered in several segments, staging buffers running out. Timed: the
+ * PCIe reads each port charges for a consistency RPC and a traversal.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
 
+#include "engine/rdma.h"
 #include "strom/crc64.h"
 #include "rpc-node.h"
 
@@ -32,6 +34,7 @@ typedef struct Fix {
     RpcCqes q;
     uint64_t reads;             /* b's DMA reads of [watch, watch_end) */
     uint64_t watch, watch_end;
+    uint64_t watch_bytes;       /* ... their bytes in it */
     uint64_t torn_at;           /* b: this byte reads flipped ... */
     unsigned torn_left;         /* ... this many more times */
     bool torn;                  /* it is flipped now */
@@ -54,6 +57,7 @@ static void read_hook(FakeHost *h, uint64_t addr, size_t len)
     }
     if (addr < f->watch_end && addr + len > f->watch) {
         f->reads++;
+        f->watch_bytes += MIN(addr + len, f->watch_end) - MAX(addr, f->watch);
     }
     if (f->torn_at && addr <= f->torn_at && f->torn_at - addr < len) {
         f->obj_reads++;
@@ -65,18 +69,24 @@ static void read_hook(FakeHost *h, uint64_t addr, size_t len)
     }
 }
 
-static void fix_init(Fix *f, uint8_t mtu)
+/* dev: both devices (NULL: the defaults, untimed) */
+static void fix_init_dev(Fix *f, uint8_t mtu, const NodeDev *dev)
 {
     memset(f, 0, sizeof(*f));
     f->sim = snic_sim_new(7);
     rpc_pair_new(f->sim, &f->a, &f->b, &wire, mtu, SNIC_QP_RPC_ENABLE,
-                 SNIC_QP_RPC_ENABLE, NULL, NULL);
+                 SNIC_QP_RPC_ENABLE, dev, dev);
     g_assert_cmpuint(rpc_deploy(&f->b, OP_TRAV, SNIC_KERNEL_TRAVERSAL), ==,
                      SNIC_ADMIN_OK);
     g_assert_cmpuint(rpc_deploy(&f->b, OP_CONS, SNIC_KERNEL_CONSISTENCY), ==,
                      SNIC_ADMIN_OK);
     f->b.h->read_hook = read_hook;
     f->b.h->hook_opaque = f;
+}
+
+static void fix_init(Fix *f, uint8_t mtu)
+{
+    fix_init_dev(f, mtu, NULL);
 }
 
 static void fix_free(Fix *f)
@@ -672,7 +682,7 @@ static void test_torn_reads_fault(void)
     obj = fake_ptr(f.b.h, DS, size);
     g_autofree uint8_t *before = g_memdup2(obj, size);
     f.torn_at = DS + size / 2;          /* counts the object's reads only */
-    snic_link_set_faults(f.b.h->core, &torn);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &torn, true, NULL));
     g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
                      SNIC_RPC_CHECKSUM);
     g_assert_cmpuint(f.obj_reads, ==, 4);
@@ -688,7 +698,7 @@ static void test_torn_reads_fault(void)
         g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
                          ==, SNIC_RPC_CHECKSUM);
         g_assert_cmpuint(f.obj_reads, ==, 4);
-        snic_link_set_faults(f.b.h->core, &none);
+        g_assert_true(snic_core_set_faults(f.b.h->core, &none, true, NULL));
         f.obj_reads = 0;
         g_assert_cmpuint(call(&f, OP_CONS, &big, sizeof(big), 16384, &c),
                          ==, SNIC_RPC_OK);
@@ -697,14 +707,14 @@ static void test_torn_reads_fault(void)
         f.torn_at = DS + size / 2;
     }
 
-    snic_link_set_faults(f.b.h->core, &none);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &none, true, NULL));
     f.obj_reads = 0;
     g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
                      SNIC_RPC_OK);
     assert_value(&f, &c, DS, size);
     g_assert_cmpuint(f.obj_reads, ==, 1);
 
-    snic_link_set_faults(f.b.h->core, &torn);
+    g_assert_true(snic_core_set_faults(f.b.h->core, &torn, true, NULL));
     land = fake_ptr(f.a.h, RESP + 0x10000, size);
     node_post_send(&f.a, 77, SNIC_WR_RDMA_READ, RESP + 0x10000, size, DS,
                    f.b.lkey, 0, f.a.lkey);
@@ -757,6 +767,80 @@ static void test_consistency_busy(void)
     fix_free(&f);
 }
 
+/*
+ * In the timed simulator (StRoM's PCIe: 1.5 us, Gen3 x8), what each port
+ * charges as PCIe reads is what its device read from host memory, once:
+ * the responder a consistency RPC's 16 KiB object (not the staged answer
+ * sent from it), a traversal's entry and its 4 KiB value (read as the
+ * answer goes out, not before); the requester its SQ WQE fetch and, for
+ * the answer (a WRITE with immediate), a receive-WQE fetch.
+ */
+static void test_timed_pcie_charges(void)
+{
+    const NodeDev dev = {
+        .timing = { .pcie_rtt_ns = 1500, .pcie_bps = 63000000000ull },
+    };
+    const uint32_t size = 16384, value = 4096;
+    const uint64_t entry = DS + 0x8000;
+    struct snic_consistency_params p = cons_params(DS, size, 3);
+    struct snic_traversal_params t = {
+        .remote_address = GUINT64_TO_LE(entry),
+        .key = GUINT64_TO_LE(42),
+        .value_size = GUINT32_TO_LE(value),
+        .key_mask = GUINT16_TO_LE(1),
+        .predicate = SNIC_TRAV_EQUAL,
+        .value_ptr_pos = 2,
+    };
+    SnicSimPortStats a0, b0;
+    struct snic_cqe c;
+    Fix f;
+
+    fix_init_dev(&f, SNIC_MTU_1024, &dev);
+    rpc_build_object(&f.b, DS, size, 11);
+    memset(fake_ptr(f.b.h, entry, 64), 0, 64);
+    node_wr64(&f.b, entry, 42);
+    node_wr64(&f.b, entry + 8, VALUES);
+    node_fill(&f.b, VALUES, value, 12);
+
+    /* consistency: the object read once; the staged answer reads nothing */
+    a0 = f.a.h->port.stats;
+    b0 = f.b.h->port.stats;
+    f.watch = DS;
+    f.watch_end = DS + size;
+    g_assert_cmpuint(call(&f, OP_CONS, &p, sizeof(p), size, &c), ==,
+                     SNIC_RPC_OK);
+    assert_value(&f, &c, DS, size);
+    g_assert_cmpuint(f.watch_bytes, ==, size);
+    g_assert_cmpuint(f.b.h->port.stats.pcie_read_bytes - b0.pcie_read_bytes,
+                     ==, size);
+    g_assert_cmpuint(f.b.h->port.stats.rq_wqe_fetches, ==, b0.rq_wqe_fetches);
+    /* the requester: its WQE (parameters inline), the answer's RQ WQE */
+    g_assert_cmpuint(f.a.h->port.stats.rq_wqe_fetches - a0.rq_wqe_fetches,
+                     ==, 1);
+    g_assert_cmpuint(f.a.h->port.stats.pcie_read_bytes - a0.pcie_read_bytes,
+                     >=, SNIC_SQ_WQE_FIRST + SNIC_RQ_WQE_SIZE);
+    g_assert_cmpuint(f.a.h->port.stats.pcie_read_bytes - a0.pcie_read_bytes,
+                     <=, SNIC_SQ_WQE_SIZE + SNIC_RQ_WQE_SIZE);
+
+    /* traversal: the entry's words, then the value once, as it is sent */
+    a0 = f.a.h->port.stats;
+    b0 = f.b.h->port.stats;
+    f.watch = VALUES;
+    f.watch_end = VALUES + value;
+    f.watch_bytes = f.reads = 0;
+    memset(fake_ptr(f.a.h, RESP, value), 0, value);
+    g_assert_cmpuint(trav(&f, &t, value, &c), ==, SNIC_RPC_OK);
+    assert_value(&f, &c, VALUES, value);
+    g_assert_cmpuint(f.watch_bytes, ==, value);
+    g_assert_cmpuint(f.reads, ==, value / 1024);     /* a segment each */
+    /* [key 0][.][value pointer 2]: four 4-byte words of the entry */
+    g_assert_cmpuint(f.b.h->port.stats.pcie_read_bytes - b0.pcie_read_bytes,
+                     ==, 16 + value);
+    g_assert_cmpuint(f.a.h->port.stats.rq_wqe_fetches - a0.rq_wqe_fetches,
+                     ==, 1);
+    fix_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -775,5 +859,6 @@ int main(int argc, char **argv)
     g_test_add_func("/kernels/consistency/busy", test_consistency_busy);
     g_test_add_func("/kernels/consistency/torn-reads-fault",
                     test_torn_reads_fault);
+    g_test_add_func("/kernels/timed/pcie-charges", test_timed_pcie_charges);
     return g_test_run();
 }

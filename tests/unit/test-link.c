@@ -173,6 +173,74 @@ static void test_bad_percentages(void)
     g_assert_cmpstr(err->message, ==, "wire-ecn-mark=101 is not a "
                     "percentage (0..100)");
     g_clear_error(&err);
+    cfg.faults.ce_pct = 0;
+    cfg.faults.corrupt_pct = 101;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "x-wire-corrupt=101 is not a "
+                    "percentage (0..100)");
+    g_clear_error(&err);
+}
+
+/* ---- faults changed at run time (qom-set) ---- */
+
+/* A burst of 16: which of its frames went out (bit i: frame i) */
+static unsigned burst_kept(FakeHost *h, uint32_t *pi)
+{
+    unsigned before = h->frames->len, kept = 0, i;
+
+    send_burst(h, pi, 16);
+    for (i = before; i < h->frames->len; i++) {
+        kept |= 1u << sent_id(h, i);
+    }
+    return kept;
+}
+
+static void set_drop(FakeHost *h, uint32_t pct, uint64_t seed, bool reseed)
+{
+    SnicLinkFaults f = { .drop_pct = pct, .seed = seed };
+
+    g_assert_true(snic_core_set_faults(h->core, &f, reseed, NULL));
+}
+
+/*
+ * A new percentage keeps the PRNG where it was: the frames after a burst
+ * at another percentage are dropped as they would have been without the
+ * change (each frame draws once, at any percentage but 0). Setting the
+ * seed starts the draws over: the same frames are dropped again.
+ */
+static void test_faults_run_time(void)
+{
+    FakeHost *ref = host_with(50, 0, 0), *h = host_with(50, 0, 0);
+    unsigned want[4], b;
+    uint32_t pr = 0, ph = 0;
+    GError *err = NULL;
+
+    for (b = 0; b < 4; b++) {
+        want[b] = burst_kept(ref, &pr);
+    }
+    g_assert_cmphex(want[0], !=, want[1]);      /* the seed gives a mix */
+    g_assert_cmphex(burst_kept(h, &ph), ==, want[0]);
+    set_drop(h, 100, 1, false);
+    g_assert_cmphex(burst_kept(h, &ph), ==, 0);
+    set_drop(h, 50, 1, false);
+    g_assert_cmphex(burst_kept(h, &ph), ==, want[2]);
+    set_drop(h, 50, 1, true);
+    g_assert_cmphex(burst_kept(h, &ph), ==, want[0]);
+    g_assert_cmphex(burst_kept(h, &ph), ==, want[1]);
+    set_drop(h, 0, 1, false);
+    g_assert_cmphex(burst_kept(h, &ph), ==, 0xffff);
+    /* refused as at start, and nothing changes */
+    {
+        SnicLinkFaults bad = { .drop_pct = 50, .dup_pct = 101 };
+
+        g_assert_false(snic_core_set_faults(h->core, &bad, true, &err));
+        g_assert_cmpstr(err->message, ==, "wire-dup=101 is not a "
+                        "percentage (0..100)");
+        g_clear_error(&err);
+    }
+    g_assert_cmphex(burst_kept(h, &ph), ==, 0xffff);
+    fake_host_free(ref);
+    fake_host_free(h);
 }
 
 /* Frames sent and received land in the capture, in order, whole. */
@@ -655,6 +723,80 @@ static void test_ecn_mark_rate_and_seed(void)
     g_assert_cmpuint(got[2], <, 500);
 }
 
+/* ---- corrupted RoCE frames (x-wire-corrupt) ---- */
+
+/*
+ * At 100 %: every RoCE frame sent differs from what the engine built in
+ * one byte after the BTH and before the ICRC, and fails the ICRC check;
+ * Ethernet frames go out as they were. A receiving port drops the
+ * corrupted frame at its ICRC check and counts it there.
+ */
+static void test_corrupt_roce(void)
+{
+    SnicCoreConfig cfg = {
+        .faults = { .corrupt_pct = 100, .seed = 3 },
+        .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY,
+    };
+    FakeHost *h = fake_host_new_cfg(&cfg), *rx = host_rxb(false);
+    uint8_t f[2048];
+    size_t len = roce_frame(f, sizeof(f), -1), bth, icrc, i;
+    uint32_t pi = 0;
+    unsigned n;
+
+    fake_enable(h, 4, 4);
+    fake_eth_queue(h, SNIC_ETH_QUEUE_TX, 4, 2, 0);
+    send_burst(h, &pi, 4);
+    for (n = 0; n < 4; n++) {
+        uint8_t want[FRAME_LEN];
+        GByteArray *sent = g_ptr_array_index(h->frames, n);
+
+        fake_frame(want, bcast, 0x0800, 64, 0);
+        want[14] = n;
+        g_assert_cmpmem(sent->data, sent->len, want, FRAME_LEN);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, wire_corrupts_injected), ==, 0);
+
+    g_assert_true(snic_wire_roce_span(f, len, &bth, &icrc));
+    g_assert_cmpuint(icrc, ==, len - SNIC_ICRC_LEN);
+    for (n = 0; n < 20; n++) {
+        GByteArray *sent;
+        unsigned diff = 0, at = 0;
+        SnicPkt p;
+
+        snic_link_tx(h->core, f, len, 0);
+        sent = g_ptr_array_index(h->frames, h->frames->len - 1);
+        g_assert_cmpuint(sent->len, ==, len);
+        for (i = 0; i < len; i++) {
+            if (sent->data[i] != f[i]) {
+                diff++;
+                at = i;
+            }
+        }
+        g_assert_cmpuint(diff, ==, 1);
+        g_assert_cmpuint(at, >=, bth + SNIC_BTH_LEN);
+        g_assert_cmpuint(at, <, icrc);
+        g_assert_cmpint(snic_wire_parse(sent->data, len, &p), ==,
+                        SNIC_PARSE_BAD_ICRC);
+        if (!n) {
+            g_assert_cmpint(snic_core_receive(rx->core, sent->data, len), ==,
+                            len);
+            fake_run(rx);
+        }
+    }
+    g_assert_cmpuint(FAKE_STAT(h, wire_corrupts_injected), ==, 20);
+    g_assert_cmpuint(FAKE_STAT(rx, rdma_rx_icrc_errors), ==, 1);
+    g_assert_cmpuint(FAKE_STAT(rx, rdma_rx_dropped), ==, 1);
+    /* the frame as built: dropped too (no QP 5), but not at the ICRC */
+    g_assert_cmpint(snic_core_receive(rx->core, f, len), ==, len);
+    fake_run(rx);
+    g_assert_cmpuint(FAKE_STAT(rx, rdma_rx_dropped), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(rx, rdma_rx_icrc_errors), ==, 1);
+    /* no frame of the port but RoCE ones has a datagram to corrupt */
+    g_assert_false(snic_wire_roce_span(f, SNIC_ETH_HLEN + 20, &bth, &icrc));
+    fake_host_free(h);
+    fake_host_free(rx);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -665,6 +807,8 @@ int main(int argc, char **argv)
     g_test_add_func("/link/drop-rate-and-seed", test_drop_rate_and_seed);
     g_test_add_func("/link/bad-percentages", test_bad_percentages);
     g_test_add_func("/link/capture", test_capture);
+    g_test_add_func("/link/faults-run-time", test_faults_run_time);
+    g_test_add_func("/link/corrupt-roce", test_corrupt_roce);
     g_test_add_func("/link/pfc/xoff-xon", test_pfc_xoff_xon);
     g_test_add_func("/link/pfc/refresh", test_pfc_refresh);
     g_test_add_data_func("/link/pfc/wire-backlog", GINT_TO_POINTER(false),

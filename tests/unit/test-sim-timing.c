@@ -168,7 +168,7 @@ static void test_desc_priority(void)
         prio.desc_priority = on;
         h = timed_host(sim, &prio, &k);
         snic_sim_run_until(sim, t);
-        snic_sim_port_tx(&h->port, big, blen);  /* 4 KiB: 256 ns of data */
+        snic_sim_port_tx(&h->port, big, blen, 4096); /* 256 ns of data */
         if (on) {
             g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==, t + 4 + 1000);
             g_assert_cmpuint(h->ops.dma_read_done(h, 64), ==, t + 8 + 1000);
@@ -179,7 +179,7 @@ static void test_desc_priority(void)
                              t + 256 + 8 + 1000);
         }
         /* the next payload read queues behind all of it either way */
-        snic_sim_port_tx(&h->port, big, blen);
+        snic_sim_port_tx(&h->port, big, blen, 4096);
         g_assert_cmpuint(h->port.rd_free_ps, ==, (t + 256 + 8 + 256) * 1000);
         g_assert_cmpuint(h->port.stats.pcie_read_bytes, ==, 2 * 4096 + 128);
         snic_sim_run(sim, UINT64_MAX);
@@ -216,8 +216,8 @@ static void test_tx_payload_and_order(void)
     uint64_t t = 2000, ready, start_ack;
 
     snic_sim_run_until(sim, t);
-    snic_sim_port_tx(&h->port, big, blen);
-    snic_sim_port_tx(&h->port, ack, alen);
+    snic_sim_port_tx(&h->port, big, blen, 4096);
+    snic_sim_port_tx(&h->port, ack, alen, 0);
     snic_sim_run(sim, UINT64_MAX);
     g_assert_cmpuint(k.n, ==, 2);
     g_assert_cmpuint(k.op[0], ==, SNIC_OP_RC_WRITE_ONLY);
@@ -252,7 +252,7 @@ static void test_tx_line_rate(void)
     unsigned i;
 
     for (i = 0; i < 10; i++) {
-        snic_sim_port_tx(&h->port, f, len);
+        snic_sim_port_tx(&h->port, f, len, 0);
     }
     snic_sim_run(sim, UINT64_MAX);
     g_assert_cmpuint(k.n, ==, 10);
@@ -317,6 +317,40 @@ static void test_rx_wqe_fetch_and_order(void)
     snic_sim_free(sim);
 }
 
+/*
+ * A WRITE with immediate fetches a receive WQE as it arrives; with
+ * write_imm_no_recv_wqe (a plain WRITE's cost, the StRoM reproduction's
+ * "plain" answer) it does not, and reaches the core a round trip sooner.
+ */
+static void test_rx_write_imm_wqe(void)
+{
+    unsigned plain;
+
+    for (plain = 0; plain < 2; plain++) {
+        SnicSim *sim = snic_sim_new(1);
+        Sink k = { 0 };
+        SnicSimNicTiming t = model;
+        FakeHost *h;
+        uint8_t f[1200];
+        size_t len = roce_frame(f, sizeof(f), SNIC_OP_RC_WRITE_ONLY_IMM, 1024);
+        uint64_t at = 10000, done;
+
+        t.write_imm_no_recv_wqe = plain;
+        h = timed_host(sim, &t, &k);
+        fake_enable(h, 4, 4);
+        inject(sim, h, at, f, len);
+        /* (WQE: 64 B, 4 ns, + RTT;) pipeline; payload write 64 ns */
+        done = at + (plain ? 0 : 4 + 1000) + 10 + 64;
+        snic_sim_run_until(sim, done - 1);
+        g_assert_cmpuint(rdma_rx(h), ==, 0);
+        snic_sim_run_until(sim, done);
+        g_assert_cmpuint(rdma_rx(h), ==, 1);
+        g_assert_cmpuint(h->port.stats.rq_wqe_fetches, ==, !plain);
+        fake_host_free(h);
+        snic_sim_free(sim);
+    }
+}
+
 /* A reset loses what is still in the receive pipeline. */
 static void test_rx_purge(void)
 {
@@ -366,7 +400,7 @@ static void test_mac_obeys_pause(void)
     snic_sim_pfc_build(pfc, sw_mac, 1u << 3, quanta);
     inject(sim, h, arrive, pfc, sizeof(pfc));
     snic_sim_run_until(sim, arrive);
-    snic_sim_port_tx(&h->port, f, len);
+    snic_sim_port_tx(&h->port, f, len, 0);
     snic_sim_run(sim, UINT64_MAX);
     g_assert_cmpuint(k.n, ==, 1);
     g_assert_cmpuint(k.at[0], ==, arrive + pause_ns +
@@ -387,7 +421,7 @@ static void test_mac_obeys_pause(void)
     arrive = 20000;
     inject(sim, h, arrive, pfc, sizeof(pfc));
     snic_sim_run_until(sim, arrive);
-    snic_sim_port_tx(&h->port, f, len);
+    snic_sim_port_tx(&h->port, f, len, 0);
     quanta[3] = 0;
     snic_sim_pfc_build(pfc, sw_mac, 1u << 3, quanta);
     inject(sim, h, arrive + 3000, pfc, sizeof(pfc));
@@ -506,7 +540,7 @@ static void test_qpc_miss(void)
     g_assert_cmpuint(h->port.stats.qpc_hits, ==, 2);
     /* sending to 0x99 is QP 7's: 7's frames in are hits after it */
     snic_sim_port_set_tx_qpn(&h->port, tx_qpn_7, NULL);
-    g_assert_true(snic_sim_port_tx(&h->port, f99, l99));
+    g_assert_true(snic_sim_port_tx(&h->port, f99, l99, 1024));
     inject(sim, h, 60000, f7, l7);
     snic_sim_run_until(sim, 70000);
     g_assert_cmpuint(h->port.stats.qpc_misses, ==, 4);
@@ -530,6 +564,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-timing/tx-line-rate", test_tx_line_rate);
     g_test_add_func("/sim-timing/rx-wqe-fetch-and-order",
                     test_rx_wqe_fetch_and_order);
+    g_test_add_func("/sim-timing/rx-write-imm-wqe", test_rx_write_imm_wqe);
     g_test_add_func("/sim-timing/rx-purge", test_rx_purge);
     g_test_add_func("/sim-timing/mac-obeys-pause", test_mac_obeys_pause);
     g_test_add_func("/sim-timing/pause-to-core", test_pause_to_core);

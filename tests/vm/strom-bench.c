@@ -42,7 +42,7 @@
  * network round trips whatever the host's speed. Fig. 10's rows are "fig10,SIZE,PCT,
  * readsw_avg_us,strom_avg_us,readsw_reads,strom_asks": average latencies, the client's
  * READs per checked read and the RPCs per checked kernel read (more than 1 only when a
- * kernel ran out of retries). scripts/repro/strom.sh --vm collects the
+ * kernel ran out of retries). scripts/repro/strom-vm.sh collects the
  * rows. Benchmark figures, not checks: the run fails only on a wrong answer, an error
  * completion or a deadline (-t, default 30 s). Exits 0 when every lookup was answered
  * correctly, 1 on a failure, 2 on a usage error.

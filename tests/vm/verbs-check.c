@@ -48,6 +48,27 @@
  * Self-test (-X a|b|c, server side): the server corrupts one word of what check a, b or c
  * verifies, so that check must fail; proves the checks can fail.
  *
+ * Faults from outside (the VM tests take the port down with QEMU's set_link and arm
+ * failing admin commands with qom-set; the role says when):
+ *   -W (client): once the QPs are connected, wait for a line on standard input before the
+ *      checks, so that they run while the link is down for a while (their QPs retry until
+ *      it is back: every check must still pass by content).
+ *   -E SECS (both sides): instead of the checks, the client waits for a line on standard
+ *      input (the link is down), posts a 64 KiB WRITE on QP A, which must complete with
+ *      IBV_WC_RETRY_EXC_ERR no sooner than 0.9 times the QP's retry budget ((retry_cnt + 1)
+ *      local ACK timeouts) and no later than the budget + SECS; then it waits for a second
+ *      line (the link is back) and tells the server, which waited for it.
+ *   -C N (alone, no peer): the device fails the next N CREATE_QP commands: N ibv_create_qp
+ *      calls must each fail with an errno, the next one must succeed; all is given back.
+ *
+ * Use after unmap (-U FILE, client side; behind an IOMMU in translating, strict mode with
+ * snic.ko's fault_inject=1): check c's bad WRITE comes instead from a fresh MR registered
+ * right after writing 1 to FILE (debugfs snic/<pci-name>/mr_use_after_unmap), which makes
+ * the driver list as that MR's first page a DMA address it has already unmapped. The
+ * WRITE, inside the MR, must complete with IBV_WC_LOC_PROT_ERR; FILE's report of the
+ * address is printed as "use-after-unmap: iova=... unmapped=1". The rest of check c is
+ * unchanged.
+ *
  * RoCE: every QP is addressed with a GRH (sgid_index = -g, the peer's GID from the
  * exchange); the path MTU is the port's active_mtu. Every verbs call is checked; every wait
  * has a deadline (-t, default 30 s per completion or message; the whole run is bounded by
@@ -378,6 +399,45 @@ static void post_rdma(struct ctx *c, int qi, enum ibv_wr_opcode op, uint64_t wr_
         fail("ibv_post_send (%s): %s", what, strerror(r));
 }
 
+/*
+ * Check c's bad WRITE with -U: from a 64 KiB MR registered right after arming the driver's
+ * mr_use_after_unmap hook (path), whose first page the driver has unmapped; the hook must
+ * report the IOVA unmapped. Returns the MR (its buffer in *bufp), to free after the check.
+ */
+static struct ibv_mr *poisoned_write(struct ctx *c, const char *path, uint64_t wr_id, uint64_t raddr,
+                                     uint32_t rkey, void **bufp)
+{
+    char report[128] = "";
+    void *buf;
+    FILE *f;
+
+    if (posix_memalign(&buf, 4096, SMALL))
+        fail("posix_memalign %d bytes failed", SMALL);
+    pat_fill(buf, SMALL, PAT_C);
+    if (!(f = fopen(path, "w")) || fputs("1\n", f) == EOF || fclose(f))
+        fail("arming %s: %s", path, strerror(errno));
+    struct ibv_mr *mr = ibv_reg_mr(c->pd, buf, SMALL, IBV_ACCESS_LOCAL_WRITE);
+    if (!mr)
+        fail("ibv_reg_mr of the poisoned MR: %s", strerror(errno));
+    if (!(f = fopen(path, "r")) || !fgets(report, sizeof(report), f))
+        fail("reading %s: %s", path, strerror(errno));
+    fclose(f);
+    report[strcspn(report, "\n")] = 0;
+    say("use-after-unmap: %s (lkey %#x)", report, mr->lkey);
+    if (!strstr(report, "armed=0 iova=0x") || !strstr(report, " unmapped=1"))
+        fail("%s: the driver did not poison the MR or the IOVA is still mapped: '%s'", path, report);
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 4096, .lkey = mr->lkey };
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+        .send_flags = IBV_SEND_SIGNALED, .wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+    }, *bad = NULL;
+    int r = ibv_post_send(c->qp[1], &wr, &bad);
+    if (r)
+        fail("ibv_post_send (check c WRITE from the poisoned MR): %s", strerror(r));
+    *bufp = buf;
+    return mr;
+}
+
 static void post_recv(struct ctx *c, int qi, uint64_t wr_id, uint64_t laddr, uint32_t len)
 {
     struct ibv_sge sge = { .addr = laddr, .length = len, .lkey = c->mr->lkey };
@@ -568,6 +628,78 @@ static void mq_wait(struct ibv_cq *cq, int n, struct ibv_wc *out, const char *wh
     }
 }
 
+/* -W, -E: a line on standard input says the fault the role waited for is there */
+static void wait_stdin_line(const char *why)
+{
+    char line[64];
+
+    say("waiting for a line on standard input (%s)", why);
+    if (!fgets(line, sizeof(line), stdin))
+        fail("standard input ended before the line (%s)", why);
+}
+
+/* -C N: see the header comment */
+static int create_failures(struct ctx *c, int n)
+{
+    struct ibv_qp_init_attr ia = {
+        .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+    struct ibv_qp *qp;
+    int r;
+
+    c->pd = ibv_alloc_pd(c->vctx);
+    if (!c->pd)
+        fail("ibv_alloc_pd: %s", strerror(errno));
+    c->cq[0] = ibv_create_cq(c->vctx, 16, NULL, NULL, 0);
+    if (!c->cq[0])
+        fail("ibv_create_cq: %s", strerror(errno));
+    ia.send_cq = ia.recv_cq = c->cq[0];
+    for (int i = 1; i <= n; i++) {
+        errno = 0;
+        qp = ibv_create_qp(c->pd, &ia);
+        if (qp)
+            fail("ibv_create_qp %d of %d succeeded (QP %#x): the device was to fail it", i, n, qp->qp_num);
+        if (!errno)
+            fail("ibv_create_qp %d of %d failed without an errno", i, n);
+        say("ibv_create_qp %d of %d failed, as the device was told: %s (errno %d)", i, n, strerror(errno), errno);
+    }
+    qp = ibv_create_qp(c->pd, &ia);
+    if (!qp)
+        fail("ibv_create_qp after the %d failures: %s", n, strerror(errno));
+    say("ibv_create_qp after them: QP %#x", qp->qp_num);
+    if ((r = ibv_destroy_qp(qp)) || (r = ibv_destroy_cq(c->cq[0])) || (r = ibv_dealloc_pd(c->pd)) ||
+        (r = ibv_close_device(c->vctx)))
+        fail("teardown: %s", strerror(r));
+    say("PASS");
+    return 0;
+}
+
+/* -E SECS, the client: see the header comment */
+static void retry_exceeded(struct ctx *c, uint64_t base, uint64_t raddr, uint32_t rkey, int slack)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    int r = ibv_query_qp(c->qp[QA], &a, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT, &ia);
+    if (r)
+        fail("ibv_query_qp(QP A): %s", strerror(r));
+    double budget = (a.retry_cnt + 1) * 4.096e-6 * (double)(1u << a.timeout);
+
+    wait_stdin_line("the link is down");
+    say("check E: WRITE of %d bytes on QP A with the link down: retry_cnt %u, timeout %u: budget %.3f s", SMALL,
+        a.retry_cnt, a.timeout, budget);
+    double t = now_s();
+    post_rdma(c, QA, IBV_WR_RDMA_WRITE, 1, base, SMALL, raddr, rkey, "check E WRITE");
+    expect_wc(c->cq[QA], 1, IBV_WC_RETRY_EXC_ERR, "check E: WRITE with the link down");
+    t = now_s() - t;
+    if (t < 0.9 * budget || t > budget + slack)
+        fail("check E: %s after %.3f s, outside [0.9 x the budget, the budget + %d s] = [%.3f, %.3f] s",
+             ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR), t, slack, 0.9 * budget, budget + slack);
+    say("check E: PASS (%s after %.3f s: the budget is %.3f s)", ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR), t,
+        budget);
+    wait_stdin_line("the link is back");
+}
+
 /* Layout of each side's buffer: N WRITE slots, then N receive (server) or source (client) slots. */
 static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, int tcp_port)
 {
@@ -703,22 +835,35 @@ static int many_qps(struct ctx *c, int nq, bool client, const char *server_ip, i
 int main(int argc, char **argv)
 {
     struct vm_opts o = { .gidx = -1, .port = 18516, .ib_port = 1 };
-    int opt, corrupt = 0, many = 0;
+    int opt, corrupt = 0, many = 0, retry_exc = 0, creates = 0;
+    bool wait_first = false;
+    const char *uau = NULL;
     size_t n = 1 << 20;
-    while ((opt = getopt(argc, argv, VM_OPTS "s:X:Q:h")) != -1) {
+    while ((opt = getopt(argc, argv, VM_OPTS "s:X:Q:WE:C:U:h")) != -1) {
         if (vm_opt(&o, opt, optarg))
             continue;
         switch (opt) {
         case 's': n = strtoull(optarg, NULL, 0); break;
         case 'X': corrupt = optarg[0]; break;
         case 'Q': many = atoi(optarg); break;
+        case 'W': wait_first = true; break;
+        case 'E': retry_exc = atoi(optarg); break;
+        case 'C': creates = atoi(optarg); break;
+        case 'U': uau = optarg; break;
         default:
             fprintf(stderr,
                     "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18516)] [-i IB-PORT (1)] [-t SECS (30)]\n"
-                    "          [-s BYTES (1048576)] [-X a|b|c] [-Q QPS] [SERVER-IPv4]\n"
+                    "          [-s BYTES (1048576)] [-X a|b|c] [-Q QPS] [-W] [-E SECS] [-C N] [-U FILE]\n"
+                    "          [SERVER-IPv4]\n"
                     "  without SERVER-IPv4: the server (listens); with it: the client (drives the checks)\n"
                     "  -X CHECK (server): self-test, corrupt one word of what CHECK verifies: it must fail\n"
-                    "  -Q QPS: only check g, a WRITE and a SEND by content on each of QPS RC QPs\n",
+                    "  -Q QPS: only check g, a WRITE and a SEND by content on each of QPS RC QPs\n"
+                    "  -W (client): wait for a line on standard input before the checks\n"
+                    "  -E SECS: a WRITE posted after a line on standard input must fail with RETRY_EXC\n"
+                    "     within the QP's retry budget + SECS\n"
+                    "  -C N (no peer): N ibv_create_qp must fail, the next one succeed\n"
+                    "  -U FILE (client): check c's bad WRITE from an MR poisoned through snic.ko's debugfs\n"
+                    "          FILE (snic/<pci-name>/mr_use_after_unmap, fault_inject=1), behind an IOMMU\n",
                     argv[0]);
             return 2;
         }
@@ -726,18 +871,22 @@ int main(int argc, char **argv)
     const char *server_ip = optind < argc ? argv[optind] : NULL;
     if (optind + 1 < argc || o.gidx < 0 || timeout_s < 1 || o.port < 1 || o.port > 65535 || n < SMALL ||
         n % 4096 || n > (1u << 30) || (corrupt && (server_ip || !strchr("abc", corrupt))) || many < 0 ||
-        many > 65536) {
+        many > 65536 || retry_exc < 0 || creates < 0 || (creates && server_ip) ||
+        (uau && (!server_ip || many || retry_exc))) {
         fprintf(stderr, "verbs-check: usage error: need -g GID-INDEX, at most one SERVER-IPv4, -t >= 1, "
-                        "-s a multiple of 4096 in [%d, 1 GiB], -X a|b|c on the server only (try -h)\n", SMALL);
+                        "-s a multiple of 4096 in [%d, 1 GiB], -X a|b|c on the server only, -U on the "
+                        "client only (try -h)\n", SMALL);
         return 2;
     }
     bool client = server_ip != NULL;
-    role = client ? "client" : "server";
+    role = creates ? "creates" : client ? "client" : "server";
     arm_alarm((unsigned)(20 * timeout_s));
     double t_start = now_s();
 
     struct ctx c = { .ib_port = o.ib_port, .gidx = o.gidx, .buflen = layout_len(n) };
     open_device(&c, o.dev);
+    if (creates)
+        return create_failures(&c, creates);
     if (many)
         return many_qps(&c, many, client, server_ip, o.port);
     create_resources(&c, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
@@ -809,7 +958,17 @@ int main(int argc, char **argv)
     uint64_t rb = peer.addr;
     int checks = 0;
     double t;
-    if (client) {
+    if (retry_exc) {
+        if (client) {
+            retry_exceeded(&c, base, rb + off_w, peer.rkey, retry_exc);
+            send_msg("DONE");
+        } else {
+            recv_msg(m, "DONE");
+        }
+        checks++;
+    } else if (client) {
+        if (wait_first)
+            wait_stdin_line("the checks start");
         /* (a) */
         say("check a: RDMA WRITE %zu bytes (pattern A) to the server on QP A, then a %d-byte SEND", n, SEND_LEN);
         t = now_s();
@@ -840,10 +999,19 @@ int main(int argc, char **argv)
         checks++;
 
         /* (c) */
-        say("check c: WRITE on QP B with its local SGE outside the MR (addr = MR end + 4096, len 4096, valid lkey)");
-        post_rdma(&c, 1, IBV_WR_RDMA_WRITE, 4, base + c.buflen + 4096, 4096, rb + off_w2, peer.rkey,
-                  "check c bad WRITE");
-        expect_wc(c.cq[1], 4, IBV_WC_LOC_PROT_ERR, "check c: out-of-MR WRITE on QP B");
+        struct ibv_mr *pmr = NULL;
+        void *pbuf = NULL;
+        if (uau) {
+            say("check c: WRITE on QP B from an MR whose first page the driver unmapped (%s)", uau);
+            pmr = poisoned_write(&c, uau, 4, rb + off_w2, peer.rkey, &pbuf);
+            expect_wc(c.cq[1], 4, IBV_WC_LOC_PROT_ERR, "check c: WRITE from the poisoned MR on QP B");
+        } else {
+            say("check c: WRITE on QP B with its local SGE outside the MR (addr = MR end + 4096, len 4096, "
+                "valid lkey)");
+            post_rdma(&c, 1, IBV_WR_RDMA_WRITE, 4, base + c.buflen + 4096, 4096, rb + off_w2, peer.rkey,
+                      "check c bad WRITE");
+            expect_wc(c.cq[1], 4, IBV_WC_LOC_PROT_ERR, "check c: out-of-MR WRITE on QP B");
+        }
         say("check c: the bad WRITE completed with %s", ibv_wc_status_str(IBV_WC_LOC_PROT_ERR));
         enum ibv_qp_state s = qp_state(c.qp[1]);
         if (s != IBV_QPS_ERR)
@@ -866,6 +1034,11 @@ int main(int argc, char **argv)
         expect_wc(c.cq[0], 8, IBV_WC_SUCCESS, "check c: READ on QP A");
         if (pat_check(b + 2 * n + 2 * SMALL, SMALL, PAT_D, why, sizeof(why)))
             fail("check c: QP A's READ gave wrong data: %s", why);
+        if (pmr) {
+            if ((r = ibv_dereg_mr(pmr)))
+                fail("ibv_dereg_mr of the poisoned MR: %s", strerror(r));
+            free(pbuf);
+        }
         send_msg("C-DONE");
         recv_msg(m, "C-OK");
         say("check c: PASS (QP A still works: WRITE %d bytes, READ back and READ %d bytes of pattern D, all "

@@ -42,12 +42,20 @@ pairs=(
     "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
     "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
+    # Then the pair script changes them while they run (scripts/guest/roles/lossy.host, QMP
+    # qom-set and set_link at the points the role names): wire-drop 0, 5, 1; VM a's link down
+    # for 1 s under verbs-check, and past a QP's retry budget.
     "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
     # SRNIC's selective repeat: both devices drop and reorder 2 % of their frames;
     # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
     "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
+    # Both guests behind intel-iommu in translating, strict mode: data by content through
+    # it, then a use-after-unmap made on purpose (snic.ko's fault_inject=1 hook) refused by
+    # the IOMMU and completed as a protection error; QEMU's side is checked below.
+    "iommu        300      snic.ko         --nic snic --role iommu --iommu --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-iommu-a.qemu.log"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
-    # (-d guest_errors, checked below); kill -9 mid-run; rmmod.
+    # (-d guest_errors, checked below); kill -9 mid-run; CREATE_QP failed on purpose by VM a's
+    # device (scripts/guest/roles/isolation.host: x-admin-fail-* through QMP); rmmod.
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )
 
@@ -72,6 +80,31 @@ xport_capture_ok() {
         $1 == 2 && q == peer { x++ }
         END { printf "%d RoCE frames, %d with TVer 2 to the SACK peer QP %s, %d others with TVer != 0\n", n, x, peer, w
               exit bad || !n || !x }'
+}
+
+# The iommu pair's QEMU side (VM a): the IOVA that snic.ko's hook poisoned (verbs-check -U
+# prints "use-after-unmap: armed=0 iova=0x... unmapped=1") is the one the device's guest
+# error names and intel-iommu's translation failure too; the device logged nothing else
+# (-d guest_errors), and QEMU printed nothing but intel-iommu's own lines (one refused DMA
+# is several translation failures to it: the later ones it does not record). Prints why on
+# failure, the IOVA on success.
+iommu_qemu_ok() {
+    local console=$logs/pair-iommu-a.log qlog=$logs/pair-iommu-a.qemu.log iova other
+    iova=$(tr -d '\r' < "$console" 2>/dev/null |
+           sed -n 's/.*use-after-unmap: armed=0 iova=\(0x[0-9a-f]*\) unmapped=1.*/\1/p' | head -n 1)
+    [ -n "$iova" ] || { echo "no 'use-after-unmap: ... iova=' line in $console"; return 1; }
+    grep -q "snic: QP [0-9]*: DMA (write 0) at IOVA $iova of a data buffer refused" "$qlog" 2>/dev/null ||
+        { echo "no guest error naming IOVA $iova in $qlog"; return 1; }
+    other=$(grep -v 'snic: QP [0-9]*: DMA (write [01]) at IOVA 0x[0-9a-f]* of a data buffer refused' "$qlog" | head -n 1)
+    [ -z "$other" ] || { echo "another line in $qlog: $other"; return 1; }
+    tr -d '\r' < "$console" | grep -q "^qemu-system-x86_64: vtd_iommu_translate: detected translation failure (dev=[0-9a-f:]*, iova=$iova)" ||
+        { echo "no intel-iommu translation failure at $iova in $console"; return 1; }
+    # intel-iommu's own lines: its functions' names, and how it records (or not) a fault
+    other=$(tr -d '\r' < "$console" | grep '^qemu-system-x86_64: ' |
+            grep -Ev '^qemu-system-x86_64: (vtd_|New fault is not recorded|Next Fault Recording Reg is used|There are pending faults)' |
+            head -n 1)
+    [ -z "$other" ] || { echo "QEMU printed: $other"; return 1; }
+    echo "IOVA $iova: the device's guest error and intel-iommu's translation failure name it"
 }
 
 # Each TAP line goes to RESULTS as soon as it is known, the plan last (TAP allows a
@@ -174,6 +207,14 @@ for t in "${pairs[@]}"; do
             tap ok "vm/pair-$name/qemu-logged-guest-errors"
         else
             tap "not ok" "vm/pair-$name/qemu-logged-guest-errors (no 'not owned' line in $logs/pair-isolation-a.qemu.log)"
+        fi
+    fi
+    if [ "$name" = iommu ]; then
+        if out=$(iommu_qemu_ok); then
+            echo "# $out" >> "$results"
+            tap ok "vm/pair-$name/qemu-logged-the-fault"
+        else
+            tap "not ok" "vm/pair-$name/qemu-logged-the-fault ($out)"
         fi
     fi
     case $name in

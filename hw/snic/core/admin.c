@@ -318,95 +318,221 @@ static uint16_t snic_cmd_stop_eth_queue(SnicCore *c,
 }
 
 typedef struct SnicAdminOp {
+    const char *name;           /* the enumerator without SNIC_ADMIN_ */
     uint16_t payload_len;
     uint16_t (*exec)(SnicCore *c, const struct snic_admin_cmd *cmd,
                      uint64_t *result);
 } SnicAdminOp;
 
+#define ADMIN_OP(op, payload, fn) \
+    [SNIC_ADMIN_##op] = { #op, payload, fn }
+
 static const SnicAdminOp snic_admin_ops[] = {
-    [SNIC_ADMIN_NOP] = { 0, snic_cmd_nop },
-    [SNIC_ADMIN_QUERY_DEVICE] = {
-        sizeof(struct snic_admin_resp_buf), snic_cmd_query_device },
-    [SNIC_ADMIN_GET_STATS] = {
-        sizeof(struct snic_admin_resp_buf), snic_cmd_get_stats },
-    [SNIC_ADMIN_SET_MTU] = {
-        sizeof(struct snic_admin_set_mtu), snic_cmd_set_mtu },
-    [SNIC_ADMIN_GET_MTU] = { 0, snic_cmd_get_mtu },
-    [SNIC_ADMIN_SET_MAC] = {
-        sizeof(struct snic_admin_set_mac), snic_cmd_set_mac },
-    [SNIC_ADMIN_CREATE_ETH_QUEUE] = {
-        sizeof(struct snic_admin_create_eth_queue),
-        snic_cmd_create_eth_queue },
-    [SNIC_ADMIN_DESTROY_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_destroy_eth_queue },
-    [SNIC_ADMIN_START_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_start_eth_queue },
-    [SNIC_ADMIN_STOP_ETH_QUEUE] = {
-        sizeof(struct snic_admin_eth_queue_ref), snic_cmd_stop_eth_queue },
-    [SNIC_ADMIN_ALLOC_PD] = {
-        sizeof(struct snic_admin_alloc_pd), snic_cmd_alloc_pd },
-    [SNIC_ADMIN_DEALLOC_PD] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_dealloc_pd },
-    [SNIC_ADMIN_REG_MR] = {
-        sizeof(struct snic_admin_reg_mr), snic_cmd_reg_mr },
-    [SNIC_ADMIN_DEREG_MR] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_dereg_mr },
-    [SNIC_ADMIN_CREATE_EQ] = {
-        sizeof(struct snic_admin_create_eq), snic_cmd_create_eq },
-    [SNIC_ADMIN_DESTROY_EQ] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_eq },
-    [SNIC_ADMIN_CREATE_CQ] = {
-        sizeof(struct snic_admin_create_cq), snic_cmd_create_cq },
-    [SNIC_ADMIN_DESTROY_CQ] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_cq },
-    [SNIC_ADMIN_CREATE_QP] = {
-        sizeof(struct snic_admin_create_qp), snic_cmd_create_qp },
-    [SNIC_ADMIN_MODIFY_QP] = {
-        sizeof(struct snic_admin_modify_qp), snic_cmd_modify_qp },
-    [SNIC_ADMIN_QUERY_QP] = {
-        sizeof(struct snic_admin_query_qp), snic_cmd_query_qp },
-    [SNIC_ADMIN_DESTROY_QP] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_qp },
-    [SNIC_ADMIN_SET_GID] = {
-        sizeof(struct snic_admin_set_gid), snic_cmd_set_gid },
-    [SNIC_ADMIN_REREG_MR] = {
-        sizeof(struct snic_admin_rereg_mr), snic_cmd_rereg_mr },
-    [SNIC_ADMIN_ALLOC_MW] = {
-        sizeof(struct snic_admin_alloc_mw), snic_cmd_alloc_mw },
-    [SNIC_ADMIN_DEALLOC_MW] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_dealloc_mw },
-    [SNIC_ADMIN_RESIZE_CQ] = {
-        sizeof(struct snic_admin_resize_cq), snic_cmd_resize_cq },
-    [SNIC_ADMIN_MODIFY_CQ] = {
-        sizeof(struct snic_admin_modify_cq), snic_cmd_modify_cq },
-    [SNIC_ADMIN_ATTACH_MCAST] = {
-        sizeof(struct snic_admin_mcast), snic_cmd_attach_mcast },
-    [SNIC_ADMIN_DETACH_MCAST] = {
-        sizeof(struct snic_admin_mcast), snic_cmd_detach_mcast },
-    [SNIC_ADMIN_CREATE_SRQ] = {
-        sizeof(struct snic_admin_create_srq), snic_cmd_create_srq },
-    [SNIC_ADMIN_MODIFY_SRQ] = {
-        sizeof(struct snic_admin_modify_srq), snic_cmd_modify_srq },
-    [SNIC_ADMIN_QUERY_SRQ] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_query_srq },
-    [SNIC_ADMIN_DESTROY_SRQ] = {
-        sizeof(struct snic_admin_obj_ref), snic_cmd_destroy_srq },
-    [SNIC_ADMIN_SET_QP_RPC] = {
-        sizeof(struct snic_admin_set_qp_rpc), snic_cmd_set_qp_rpc },
-    [SNIC_ADMIN_DEPLOY_KERNEL] = {
-        sizeof(struct snic_admin_deploy_kernel), snic_cmd_deploy_kernel },
-    [SNIC_ADMIN_UNDEPLOY_KERNEL] = {
-        sizeof(struct snic_admin_deploy_kernel), snic_cmd_undeploy_kernel },
-    [SNIC_ADMIN_SET_QP_TRANSPORT] = {
-        sizeof(struct snic_admin_set_qp_transport),
-        snic_cmd_set_qp_transport },
-    [SNIC_ADMIN_QUERY_TRANSPORT] = {
-        sizeof(struct snic_admin_query_transport), snic_cmd_query_transport },
-    [SNIC_ADMIN_CREATE_SR_CTRLQ] = {
-        sizeof(struct snic_admin_create_sr_ctrlq), snic_cmd_create_sr_ctrlq },
-    [SNIC_ADMIN_SET_QP_SR] = {
-        sizeof(struct snic_admin_set_qp_sr), snic_cmd_set_qp_sr },
+    ADMIN_OP(NOP, 0, snic_cmd_nop),
+    ADMIN_OP(QUERY_DEVICE, sizeof(struct snic_admin_resp_buf),
+             snic_cmd_query_device),
+    ADMIN_OP(GET_STATS, sizeof(struct snic_admin_resp_buf), snic_cmd_get_stats),
+    ADMIN_OP(SET_MTU, sizeof(struct snic_admin_set_mtu), snic_cmd_set_mtu),
+    ADMIN_OP(GET_MTU, 0, snic_cmd_get_mtu),
+    ADMIN_OP(SET_MAC, sizeof(struct snic_admin_set_mac), snic_cmd_set_mac),
+    ADMIN_OP(CREATE_ETH_QUEUE, sizeof(struct snic_admin_create_eth_queue),
+             snic_cmd_create_eth_queue),
+    ADMIN_OP(DESTROY_ETH_QUEUE, sizeof(struct snic_admin_eth_queue_ref),
+             snic_cmd_destroy_eth_queue),
+    ADMIN_OP(START_ETH_QUEUE, sizeof(struct snic_admin_eth_queue_ref),
+             snic_cmd_start_eth_queue),
+    ADMIN_OP(STOP_ETH_QUEUE, sizeof(struct snic_admin_eth_queue_ref),
+             snic_cmd_stop_eth_queue),
+    ADMIN_OP(ALLOC_PD, sizeof(struct snic_admin_alloc_pd), snic_cmd_alloc_pd),
+    ADMIN_OP(DEALLOC_PD, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_dealloc_pd),
+    ADMIN_OP(REG_MR, sizeof(struct snic_admin_reg_mr), snic_cmd_reg_mr),
+    ADMIN_OP(DEREG_MR, sizeof(struct snic_admin_obj_ref), snic_cmd_dereg_mr),
+    ADMIN_OP(CREATE_EQ, sizeof(struct snic_admin_create_eq),
+             snic_cmd_create_eq),
+    ADMIN_OP(DESTROY_EQ, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_destroy_eq),
+    ADMIN_OP(CREATE_CQ, sizeof(struct snic_admin_create_cq),
+             snic_cmd_create_cq),
+    ADMIN_OP(DESTROY_CQ, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_destroy_cq),
+    ADMIN_OP(CREATE_QP, sizeof(struct snic_admin_create_qp),
+             snic_cmd_create_qp),
+    ADMIN_OP(MODIFY_QP, sizeof(struct snic_admin_modify_qp),
+             snic_cmd_modify_qp),
+    ADMIN_OP(QUERY_QP, sizeof(struct snic_admin_query_qp), snic_cmd_query_qp),
+    ADMIN_OP(DESTROY_QP, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_destroy_qp),
+    ADMIN_OP(SET_GID, sizeof(struct snic_admin_set_gid), snic_cmd_set_gid),
+    ADMIN_OP(REREG_MR, sizeof(struct snic_admin_rereg_mr), snic_cmd_rereg_mr),
+    ADMIN_OP(ALLOC_MW, sizeof(struct snic_admin_alloc_mw), snic_cmd_alloc_mw),
+    ADMIN_OP(DEALLOC_MW, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_dealloc_mw),
+    ADMIN_OP(RESIZE_CQ, sizeof(struct snic_admin_resize_cq),
+             snic_cmd_resize_cq),
+    ADMIN_OP(MODIFY_CQ, sizeof(struct snic_admin_modify_cq),
+             snic_cmd_modify_cq),
+    ADMIN_OP(ATTACH_MCAST, sizeof(struct snic_admin_mcast),
+             snic_cmd_attach_mcast),
+    ADMIN_OP(DETACH_MCAST, sizeof(struct snic_admin_mcast),
+             snic_cmd_detach_mcast),
+    ADMIN_OP(CREATE_SRQ, sizeof(struct snic_admin_create_srq),
+             snic_cmd_create_srq),
+    ADMIN_OP(MODIFY_SRQ, sizeof(struct snic_admin_modify_srq),
+             snic_cmd_modify_srq),
+    ADMIN_OP(QUERY_SRQ, sizeof(struct snic_admin_obj_ref), snic_cmd_query_srq),
+    ADMIN_OP(DESTROY_SRQ, sizeof(struct snic_admin_obj_ref),
+             snic_cmd_destroy_srq),
+    ADMIN_OP(SET_QP_RPC, sizeof(struct snic_admin_set_qp_rpc),
+             snic_cmd_set_qp_rpc),
+    ADMIN_OP(DEPLOY_KERNEL, sizeof(struct snic_admin_deploy_kernel),
+             snic_cmd_deploy_kernel),
+    ADMIN_OP(UNDEPLOY_KERNEL, sizeof(struct snic_admin_deploy_kernel),
+             snic_cmd_undeploy_kernel),
+    ADMIN_OP(SET_QP_TRANSPORT, sizeof(struct snic_admin_set_qp_transport),
+             snic_cmd_set_qp_transport),
+    ADMIN_OP(QUERY_TRANSPORT, sizeof(struct snic_admin_query_transport),
+             snic_cmd_query_transport),
+    ADMIN_OP(CREATE_SR_CTRLQ, sizeof(struct snic_admin_create_sr_ctrlq),
+             snic_cmd_create_sr_ctrlq),
+    ADMIN_OP(SET_QP_SR, sizeof(struct snic_admin_set_qp_sr),
+             snic_cmd_set_qp_sr),
 };
+
+static const char *const snic_admin_status_names[] = {
+    [SNIC_ADMIN_OK] = "OK",
+    [SNIC_ADMIN_BAD_OPCODE] = "BAD_OPCODE",
+    [SNIC_ADMIN_BAD_VERSION] = "BAD_VERSION",
+    [SNIC_ADMIN_BAD_LENGTH] = "BAD_LENGTH",
+    [SNIC_ADMIN_BAD_PARAM] = "BAD_PARAM",
+    [SNIC_ADMIN_BAD_ADDRESS] = "BAD_ADDRESS",
+    [SNIC_ADMIN_BAD_STATE] = "BAD_STATE",
+    [SNIC_ADMIN_NO_RESOURCES] = "NO_RESOURCES",
+    [SNIC_ADMIN_NOT_SUPPORTED] = "NOT_SUPPORTED",
+};
+
+#define ADMIN_FAIL_CREATE_NAME  "create"
+
+const char *snic_admin_opcode_name(uint16_t opcode)
+{
+    if (opcode == SNIC_ADMIN_FAIL_CREATE) {
+        return ADMIN_FAIL_CREATE_NAME;
+    }
+    return opcode < G_N_ELEMENTS(snic_admin_ops) ?
+           snic_admin_ops[opcode].name : NULL;
+}
+
+const char *snic_admin_status_name(uint16_t status)
+{
+    return status < G_N_ELEMENTS(snic_admin_status_names) ?
+           snic_admin_status_names[status] : NULL;
+}
+
+/*
+ * s as a name of one of the first n values (the enumerator, with or
+ * without its SNIC_ADMIN_ prefix, any case) or a number up to max: the
+ * value, or -1.
+ */
+static int64_t admin_lookup(const char *s, const char *(*name_of)(uint16_t),
+                            unsigned n, uint64_t max)
+{
+    const char *bare = s;
+    char *end;
+    guint64 v;
+    unsigned i;
+
+    if (!g_ascii_strncasecmp(s, "SNIC_ADMIN_", 11)) {
+        bare = s + 11;
+    }
+    for (i = 0; i < n; i++) {
+        if (name_of(i) && !g_ascii_strcasecmp(bare, name_of(i))) {
+            return i;
+        }
+    }
+    if (!g_ascii_isdigit(s[0])) {
+        return -1;
+    }
+    v = g_ascii_strtoull(s, &end, 0);   /* 7 or 0x7 */
+    return *end || v > max ? -1 : (int64_t)v;
+}
+
+bool snic_admin_opcode_parse(const char *s, uint16_t *opcode)
+{
+    int64_t v;
+
+    if (!g_ascii_strcasecmp(s, ADMIN_FAIL_CREATE_NAME)) {
+        *opcode = SNIC_ADMIN_FAIL_CREATE;
+        return true;
+    }
+    v = admin_lookup(s, snic_admin_opcode_name, G_N_ELEMENTS(snic_admin_ops),
+                     UINT8_MAX);
+    if (v < 0) {
+        return false;
+    }
+    *opcode = v;
+    return true;
+}
+
+bool snic_admin_status_parse(const char *s, uint16_t *status)
+{
+    int64_t v = admin_lookup(s, snic_admin_status_name,
+                             G_N_ELEMENTS(snic_admin_status_names),
+                             UINT16_MAX);
+
+    if (v < 0) {
+        return false;
+    }
+    *status = v;
+    return true;
+}
+
+bool snic_admin_fail_check(const SnicAdminFail *fail, GError **errp)
+{
+    if (fail->count && fail->status == SNIC_ADMIN_OK) {
+        g_set_error(errp, g_quark_from_static_string("snic-config"), 0,
+                    "x-admin-fail-status=OK is not a failure");
+        return false;
+    }
+    if (fail->opcode != SNIC_ADMIN_FAIL_CREATE && fail->opcode > UINT8_MAX) {
+        g_set_error(errp, g_quark_from_static_string("snic-config"), 0,
+                    "x-admin-fail-opcode=%u is not an op-code",
+                    fail->opcode);
+        return false;
+    }
+    return true;
+}
+
+/* The commands that make an object: what x-admin-fail-opcode=create fails */
+static bool admin_creates(uint8_t opcode)
+{
+    switch (opcode) {
+    case SNIC_ADMIN_CREATE_ETH_QUEUE:
+    case SNIC_ADMIN_ALLOC_PD:
+    case SNIC_ADMIN_REG_MR:
+    case SNIC_ADMIN_CREATE_EQ:
+    case SNIC_ADMIN_CREATE_CQ:
+    case SNIC_ADMIN_CREATE_QP:
+    case SNIC_ADMIN_ALLOC_MW:
+    case SNIC_ADMIN_CREATE_SRQ:
+    case SNIC_ADMIN_CREATE_SR_CTRLQ:
+        return true;
+    }
+    return false;
+}
+
+/* The host asked for this command to fail (x-admin-fail-*): it does */
+static bool admin_fail_now(SnicCore *c, uint8_t opcode)
+{
+    SnicAdminFail *f = &c->admin_fail;
+
+    if (!f->count || (f->opcode == SNIC_ADMIN_FAIL_CREATE ?
+                      !admin_creates(opcode) : f->opcode != opcode)) {
+        return false;
+    }
+    f->count--;
+    snic_stat_inc(&c->stats.admin_fails_injected);
+    return true;
+}
 
 static uint16_t snic_admin_exec(SnicCore *c, const struct snic_admin_cmd *cmd,
                                 uint64_t *result)
@@ -487,7 +613,11 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
         SNIC_EVENT(c, ADMIN_CMD, cmd.hdr.opcode,
                    GUINT16_FROM_LE(cmd.hdr.cmd_id), slot);
         c->sq_head++;
-        status = snic_admin_exec(c, &cmd, &result);
+        if (admin_fail_now(c, cmd.hdr.opcode)) {
+            status = c->admin_fail.status;      /* and nothing executes */
+        } else {
+            status = snic_admin_exec(c, &cmd, &result);
+        }
         c->objects_stale = true;    /* objects come and go by commands */
         snic_stat_inc(&c->stats.admin_cmds);
         if (status != SNIC_ADMIN_OK) {

@@ -59,6 +59,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "wire-reorder", cfg->faults.reorder_pct },
         { "wire-ecn-mark", cfg->faults.ce_pct },
         { "x-torn-reads", cfg->faults.torn_pct },
+        { "x-wire-corrupt", cfg->faults.corrupt_pct },
     };
     unsigned i;
 
@@ -84,6 +85,9 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
             return config_error(errp, "%s=%u is not a percentage (0..100)",
                                 faults[i].name, faults[i].pct);
         }
+    }
+    if (!snic_admin_fail_check(&cfg->admin_fail, errp)) {
+        return false;
     }
     if (cfg->rpc_opmap >= SNIC_RPC_OPMAPS) {
         return config_error(errp, "rpc-opcodes map %u does not exist",
@@ -135,6 +139,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->opaque = opaque;
     c->link_up = true;
     snic_link_init(c, &cf.faults);
+    c->admin_fail = cf.admin_fail;
     /* out of line: resets clear the indices, never the frames */
     c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
     snic_cq_init(c);
@@ -328,6 +333,35 @@ void snic_core_set_link(SnicCore *c, bool up)
     c->link_up = up;
     snic_aeq_post(c, SNIC_EVENT_LINK_CHANGE, up);
     snic_leave(c);
+}
+
+bool snic_core_set_faults(SnicCore *c, const SnicLinkFaults *faults,
+                          bool reseed, GError **errp)
+{
+    SnicCoreConfig cfg = c->cfg;
+
+    cfg.faults = *faults;
+    if (!snic_core_config_check(&cfg, errp)) {
+        return false;
+    }
+    c->cfg.faults = *faults;
+    snic_link_set_faults(c, faults, reseed);
+    return true;
+}
+
+bool snic_core_set_admin_fail(SnicCore *c, const SnicAdminFail *fail,
+                              GError **errp)
+{
+    if (!snic_admin_fail_check(fail, errp)) {
+        return false;
+    }
+    c->admin_fail = *fail;
+    return true;
+}
+
+void snic_core_get_admin_fail(SnicCore *c, SnicAdminFail *fail)
+{
+    *fail = c->admin_fail;
 }
 
 void snic_core_get_mac(SnicCore *c, uint8_t mac[6])

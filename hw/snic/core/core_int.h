@@ -66,6 +66,7 @@ struct SnicCore {
     unsigned busy;              /* nesting depth of core entry points */
     SnicResetKind reset_pending;
     SnicLink link;              /* capture and fault injection */
+    SnicAdminFail admin_fail;   /* admin commands to fail, as the host set */
 
     /* Object tables, sized by cfg; their contents are reset by hand. */
     SnicPd *pds;                /* [FIRST_HANDLE, max_pd] */
@@ -110,6 +111,17 @@ struct SnicCore {
     struct snic_stats stats;    /* little-endian, as the guest reads it */
     /* an object may have come or gone since stats' obj_* were counted */
     bool objects_stale;
+    /*
+     * The last DMA the host refused (services.c), as an IOMMU refuses an
+     * address the driver never mapped or has unmapped, and the rate limit
+     * of the guest error that names it.
+     */
+    struct {
+        uint64_t addr;
+        bool write;
+        uint64_t quiet_until;   /* no message before this (now_ns) */
+        uint64_t unlogged;      /* faults since the last message */
+    } dma_fault;
 
     /* Runtime state from here on: cleared by disable and by reset. */
     uint32_t ctrl;
@@ -214,12 +226,19 @@ void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4]);
 void snic_stats_objects(SnicCore *c);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
+/*
+ * QP qpn's data buffer access failed on the DMA the host just refused:
+ * a guest error names the QP and the address, at most one a second.
+ */
+void snic_dma_fault_report(SnicCore *c, uint32_t qpn);
 void snic_raise_irq(SnicCore *c, unsigned vector);
 void snic_intr_cause(SnicCore *c, uint32_t cause);
 void snic_timer_hint(SnicCore *c, uint64_t deadline);
 
 /* admin.c */
 bool snic_admin_config_ok(SnicCore *c);
+/* An admin failure to arm is valid (else the error names the property) */
+bool snic_admin_fail_check(const SnicAdminFail *fail, GError **errp);
 void snic_admin_doorbell(SnicCore *c, uint8_t type, uint32_t qid,
                          uint32_t index);
 bool snic_admin_run(SnicCore *c, unsigned budget);

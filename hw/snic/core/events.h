@@ -195,6 +195,10 @@
       cqn) \
     X(GE_CQ_OVERRUN, "CQ %" PRIu64 ": overrun, %" PRIu64 " CQEs not " \
       "consumed", cqn, pending) \
+    X(GE_DMA_FAULT, "QP %" PRIu64 ": DMA (write %" PRIu64 ") at IOVA 0x%" \
+      PRIx64 " of a data buffer refused by the host: not mapped for the " \
+      "device, or unmapped while in use (%" PRIu64 " more not logged)", \
+      qpn, is_write, iova, unlogged) \
     X(GE_WQE_FETCH, "QP %" PRIu64 " WQE %" PRIu64 " (rq %" PRIu64 \
       "): not readable through the queue's page list", qpn, index, is_rq) \
     X(GE_WQE_INVALID, "QP %" PRIu64 " SQ WQE %" PRIu64 ": op-code %" PRIu64 \

@@ -68,8 +68,16 @@ typedef struct SnicHostOps {
      */
     uint64_t (*dma_read_done)(void *opaque, size_t len);
 
-    /* Hand one complete Ethernet frame to the wire. */
-    void (*tx_frame)(void *opaque, const void *frame, size_t len);
+    /*
+     * Hand one complete Ethernet frame to the wire. 'host_bytes': how many
+     * of its bytes the device read from host memory to build it (a
+     * payload gathered from SGEs, a READ response's data, an answer read
+     * from a region; the whole frame of the Ethernet function), 0 for what
+     * the device makes itself (headers, ACKs, inline WQE data, answers
+     * from its staging buffers): what a timing model charges as a read.
+     */
+    void (*tx_frame)(void *opaque, const void *frame, size_t len,
+                     size_t host_bytes);
 
     /* Raise an MSI-X vector (vector < configured vectors). */
     void (*raise_irq)(void *opaque, unsigned vector);

@@ -48,13 +48,23 @@ void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4])
     g_free(msg);
 }
 
-/* Every DMA goes through here so failures are counted and traced alike. */
+/*
+ * Every DMA goes through here so failures are counted, traced and
+ * recorded alike. Behind an IOMMU a failure is the IOMMU's refusal.
+ */
+static int dma_refused(SnicCore *c, uint64_t addr, size_t len, bool write)
+{
+    snic_stat_inc(&c->stats.dma_errors);
+    SNIC_EVENT(c, DMA_ERROR, addr, len, write);
+    c->dma_fault.addr = addr;
+    c->dma_fault.write = write;
+    return -1;
+}
+
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
 {
     if (addr + len < addr || c->ops->dma_read(c->opaque, addr, buf, len)) {
-        snic_stat_inc(&c->stats.dma_errors);
-        SNIC_EVENT(c, DMA_ERROR, addr, len, 0);
-        return -1;
+        return dma_refused(c, addr, len, false);
     }
     return 0;
 }
@@ -62,11 +72,30 @@ int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len)
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
 {
     if (addr + len < addr || c->ops->dma_write(c->opaque, addr, buf, len)) {
-        snic_stat_inc(&c->stats.dma_errors);
-        SNIC_EVENT(c, DMA_ERROR, addr, len, 1);
-        return -1;
+        return dma_refused(c, addr, len, true);
     }
     return 0;
+}
+
+/*
+ * A buffer the driver unmapped faults on every packet that touches it:
+ * the first fault is logged, then at most one a second, each saying how
+ * many went unlogged since the last (dma_errors counts them all).
+ */
+#define SNIC_DMA_FAULT_LOG_NS   1000000000ull
+
+void snic_dma_fault_report(SnicCore *c, uint32_t qpn)
+{
+    uint64_t now = c->ops->now_ns(c->opaque);
+
+    if (now < c->dma_fault.quiet_until) {
+        c->dma_fault.unlogged++;
+        return;
+    }
+    SNIC_GUEST_ERROR(c, GE_DMA_FAULT, qpn, c->dma_fault.write,
+                     c->dma_fault.addr, c->dma_fault.unlogged);
+    c->dma_fault.unlogged = 0;
+    c->dma_fault.quiet_until = now + SNIC_DMA_FAULT_LOG_NS;
 }
 
 void snic_raise_irq(SnicCore *c, unsigned vector)

@@ -40,6 +40,19 @@
 #define SNIC_MAX_VECTORS            64
 
 /*
+ * Failing admin commands on purpose (x-admin-fail-count, -status,
+ * -opcode), to test a driver's error paths: the next 'count' commands
+ * of 'opcode' complete with 'status' without executing, counted in
+ * admin_fails_injected (and admin_cmds, admin_errors).
+ */
+#define SNIC_ADMIN_FAIL_CREATE  0x100   /* opcode: every CREATE, ALLOC, REG */
+typedef struct SnicAdminFail {
+    uint32_t count;             /* commands still to fail; 0 = off */
+    uint16_t status;            /* enum snic_admin_status, not OK */
+    uint16_t opcode;            /* enum snic_admin_opcode, or the above */
+} SnicAdminFail;
+
+/*
  * The device's configuration (QEMU: its properties, named in errors).
  * Validated in one place, snic_core_config_check().
  */
@@ -63,6 +76,7 @@ typedef struct SnicCoreConfig {
     uint32_t sched_wqes;        /* WQEs fetched per iteration */
     uint32_t sched_burst;       /* bytes sent per iteration */
     SnicLinkFaults faults;      /* each percentage 0..100 */
+    SnicAdminFail admin_fail;   /* none: count 0 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
     /* the port's receive buffer and PFC (link.h) */
     uint32_t rx_buffer_kb;      /* SNIC_RX_BUFFER_{MIN,MAX}_KB; 0 default */
@@ -131,6 +145,34 @@ void snic_core_timer(SnicCore *c);
  */
 ssize_t snic_core_receive(SnicCore *c, const void *frame, size_t len);
 void snic_core_set_link(SnicCore *c, bool up);
+
+/*
+ * Faults at run time (QEMU: qom-set of wire-drop, wire-dup, wire-reorder,
+ * wire-ecn-mark, x-torn-reads, x-wire-corrupt, wire-seed). The PRNG that
+ * draws them keeps its state, so a change of percentages does not replay
+ * the faults already drawn; reseed (the seed was set) starts it over from
+ * faults->seed: same seed, same faults from here on. False, with an
+ * error naming the property, for a value out of range (nothing changes).
+ */
+bool snic_core_set_faults(SnicCore *c, const SnicLinkFaults *faults,
+                          bool reseed, GError **errp);
+
+/* Arm (count > 0) or disarm admin command failures (SnicAdminFail) */
+bool snic_core_set_admin_fail(SnicCore *c, const SnicAdminFail *fail,
+                              GError **errp);
+/* What is armed now: count is the commands still to fail */
+void snic_core_get_admin_fail(SnicCore *c, SnicAdminFail *fail);
+
+/*
+ * Admin op-codes and statuses by name (e.g. "CREATE_QP", "NO_RESOURCES":
+ * the enumerators without SNIC_ADMIN_, any case, the prefix allowed) or
+ * number; op-code "create" is SNIC_ADMIN_FAIL_CREATE. False if unknown.
+ */
+bool snic_admin_opcode_parse(const char *s, uint16_t *opcode);
+bool snic_admin_status_parse(const char *s, uint16_t *status);
+/* Their names ("CREATE_QP", "create"), or NULL for a number without one */
+const char *snic_admin_opcode_name(uint16_t opcode);
+const char *snic_admin_status_name(uint16_t status);
 
 /* Current MAC address (it changes with SNIC_ADMIN_SET_MAC). */
 void snic_core_get_mac(SnicCore *c, uint8_t mac[6]);

@@ -16,12 +16,20 @@
 #                        sets SNIC_IF. Default kind: SNIC_NIC, else snic.
 #   retry SECS CMD...    run CMD until it succeeds or SECS pass; prints the last attempt's output.
 #   modprobe_all MOD...  modprobe each module in order.
-#   ping_peer [COUNT]    ping SNIC_PEER COUNT (20) times, 5 per second; passes on 0% loss.
+#   ping_peer [COUNT [LOSS]]  ping SNIC_PEER COUNT (20) times, 5 per second; passes when
+#                        at most LOSS % (0) of the replies are lost (a wire that drops frames).
 #   port_active DEV [MTU]  `ibv_devinfo -v -d DEV`: PORT_ACTIVE, link_layer Ethernet (and
 #                        active_mtu MTU, e.g. "4096 (5)").
 #   gid_check DEV        the sysfs GID table of DEV port 1 has ::ffff:<own IP>, type RoCE v2.
 #   configfs_ready       configfs is mounted on /sys/kernel/config, with rdma_cm's directory.
 #   dmesg_clean          no WARNING/BUG/Oops/leak lines in the kernel log.
+#   host POINT           ask the host side of the pair to run what the role's schedule
+#                        (scripts/guest/roles/ROLE.host) lists for POINT, e.g. a qom-set or a
+#                        set_link on either VM (scripts/vm-pair.sh, scripts/vm-host.py), and wait
+#                        for it to be done (SNIC_HOST_TIMEOUT, 60 s): the request and the answer
+#                        go over the second serial port, /dev/ttyS1. host_ask POINT sends the
+#                        request only, host_wait POINT waits for the answer.
+#   carrier_is 0|1       wait (10 s) until SNIC_IF's carrier is down (0) or up (1).
 #   finish               print the summary and exit 1 if a step failed, else 0.
 #
 # Environment, from `snicvm.KEY=VAL` kernel arguments (see /init): SNIC_IP (10.0.0.1/24),
@@ -205,11 +213,14 @@ net_up() {
 }
 
 ping_peer() {
-    local n=${1:-20} out rc
+    local n=${1:-20} max=${2:-0} out rc lost
     [ -n "$PEER_IP" ] || { echo "ping_peer: SNIC_PEER is not set (snicvm.peer=)"; return 2; }
     out=$(timeout $((n + 30)) "$PING" -c "$n" -i 0.2 -W 5 "$PEER_IP" 2>&1)
     rc=$?
-    if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -q ' 0% packet loss'; then
+    lost=$(printf '%s\n' "$out" | sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p')
+    # ping exits 1 when a reply is missing: what counts is the share lost
+    if [ -n "$lost" ] && { [ "$rc" = 0 ] || [ "$max" != 0 ]; } &&
+       awk -v l="$lost" -v m="$max" 'BEGIN { exit !(l <= m && l < 100) }'; then
         printf '%s\n' "$out" | tail -n 3
         return 0
     fi
@@ -274,10 +285,61 @@ dmesg_clean() {
     local bad
     bad=$(dmesg | grep -E 'WARNING|BUG|Oops|[Ll]eak|Call Trace')
     if [ -n "$bad" ]; then
-        printf '%s\n' "$bad"
+        # with the lines that say what it was (a Call Trace follows its reason)
+        dmesg | grep -B 3 -A 12 -E 'WARNING|BUG|Oops|[Ll]eak|Call Trace' | head -n 80
         return 1
     fi
     echo "dmesg: no WARNING/BUG/Oops/leak lines"
+}
+
+# --- the host side of the pair ------------------------------------------------------------
+# fd 7 is the second serial port, opened once: bytes the host sends while it is closed are lost.
+SNIC_HOST_OPEN=
+_host_open() {
+    [ -n "$SNIC_HOST_OPEN" ] && return 0
+    [ -c /dev/ttyS1 ] || { echo "host: no /dev/ttyS1"; return 1; }
+    exec 7<>/dev/ttyS1 || return 1
+    stty raw -echo <&7 || return 1
+    SNIC_HOST_OPEN=1
+}
+
+host_ask() {
+    _host_open || return 1
+    echo "host: asking for $1"
+    printf 'snic-host %s\n' "$1" >&7
+}
+
+host_wait() {
+    local point=$1 end line
+    end=$(($(_now) + ${SNIC_HOST_TIMEOUT:-60}))
+    while [ "$(_now)" -lt "$end" ]; do
+        line=
+        # shellcheck disable=SC3045  # busybox ash has read -t
+        read -r -t 5 line <&7 || continue
+        line=$(printf '%s' "$line" | tr -d '\r')
+        case $line in
+            "done $point") echo "host: $point done"; return 0 ;;
+            "fail $point "*) echo "host: $point failed: ${line#fail "$point" }"; return 1 ;;
+            *) echo "host: ignoring '$line'" ;;
+        esac
+    done
+    echo "host: no answer for $point within ${SNIC_HOST_TIMEOUT:-60}s (no host schedule for the role?)"
+    return 1
+}
+
+host() {
+    host_ask "$1" && host_wait "$1"
+}
+
+carrier_is() {
+    local want=$1 i=0 c
+    while :; do
+        read -r c < "/sys/class/net/$SNIC_IF/carrier" 2>/dev/null || c=0
+        [ "$c" = "$want" ] && { echo "$SNIC_IF: carrier $c"; return 0; }
+        i=$((i + 1))
+        [ $i -ge 100 ] && { echo "$SNIC_IF: carrier is $c, not $want, after 10 s"; return 1; }
+        sleep 0.1
+    done
 }
 
 echo "role ${SNIC_ROLE:-?}: side=${SNIC_SIDE:--} nic=${SNIC_NIC:--} ip=${SNIC_IP:--} peer=${SNIC_PEER:--} mtu=${SNIC_MTU:-9000} kernel=$(uname -r)"

@@ -18,7 +18,8 @@
 # (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N) or srnic (srnic.sh:
-# SRNIC's selective repeat on a lossy wire, srnic_apps).
+# SRNIC's selective repeat on a lossy wire, srnic_apps) or iommu (iommu.sh: behind a virtual
+# IOMMU; SNIC_KO_ARGS are snic.ko's module parameters).
 # The GID index is looked up: the one whose sysfs GID is ::ffff:<own IP>, RoCE v2.
 #
 # Applications: ibv_rc_pingpong (-c, then -c -e, then 128-byte messages, which it sends
@@ -30,7 +31,7 @@
 # negative control (the server corrupts check b's data: both sides must fail with the
 # mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
 # small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
-# GETs and checked object reads, each answer checked; scripts/repro/strom.sh --vm runs it in
+# GETs and checked object reads, each answer checked; scripts/repro/strom-vm.sh runs it in
 # full) and
 # transport-check once per transport program (tests/vm/transport-check.c: the program chosen
 # through snicdv, WRITEs content-checked; DCQCN's CNPs under the wire's ECN marking); in
@@ -319,6 +320,81 @@ counters_grew() {
     done
 }
 
+# A device counter (hw_counters, as `rdma statistic` shows them)
+hw() {
+    cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$1"
+}
+
+# Malformed uverbs commands (tests/vm/uverbs-check.c): each refused with an errno, nothing
+# left on the device, no guest error counted (the driver refuses them before the device
+# sees them), a clean kernel log.
+uverbs_hostile() {
+    local ge rc=0
+    ge=$(hw guest_errors)
+    timeout 120 uverbs-check -d "$DEV" -g "$GIDX" || rc=1
+    echo "guest_errors: $ge -> $(hw guest_errors)"
+    [ "$(hw guest_errors)" = "$ge" ] || { echo "the device counted guest errors"; rc=1; }
+    dmesg_clean || rc=1
+    return $rc
+}
+
+# The device's object gauges now ($1 = save) or again ($1 = same: unchanged since save)
+gauges() {
+    local o rc=0
+    for o in obj_qps obj_cqs obj_mrs obj_mws obj_pds; do
+        if [ "$1" = save ]; then
+            hw $o > "$LOGD/$o.gauge"
+        else
+            echo "$o: $(cat "$LOGD/$o.gauge") -> $(hw $o)"
+            [ "$(hw $o)" = "$(cat "$LOGD/$o.gauge")" ] || rc=1
+        fi
+    done
+    return $rc
+}
+
+# ibv_dereg_mr of an MR with a memory window bound fails with EBUSY and keeps the MR
+# (uverbs-check -M); the process exits with such an MR left: the RDMA core's cleanup
+# frees it after the window, the gauges are back where they were.
+mw_dereg_refused() {
+    local rc=0
+    gauges save
+    timeout 60 uverbs-check -d "$DEV" -g "$GIDX" -M || rc=1
+    retry 10 gauges same || rc=1
+    dmesg_clean || rc=1
+    return $rc
+}
+
+# User contexts are bounded per cgroup by the rdma controller (hca_handle): with
+# hca_handle=4 a process in the cgroup opens 4 contexts and the fifth fails, while a
+# process outside it still opens one.
+cgroup_contexts() {
+    local cg=/sys/fs/cgroup rc=0 pid i=0
+    # docs/guest-stack.md shows these commands
+    grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg || return 1
+    grep -qw rdma $cg/cgroup.controllers || { echo "no rdma controller in $cg"; return 1; }
+    echo +rdma > $cg/cgroup.subtree_control || return 1
+    mkdir -p $cg/rdma-users || return 1
+    echo "$DEV hca_handle=4" > $cg/rdma-users/rdma.max || return 1
+    echo "rdma.max: $(cat $cg/rdma-users/rdma.max)"
+    sh -c "echo \$\$ > $cg/rdma-users/cgroup.procs && exec uverbs-check -d $DEV -c 4 -x -H 4" \
+        > "$LOGD/contexts-in.log" 2>&1 &
+    pid=$!
+    until grep -q holding "$LOGD/contexts-in.log"; do
+        i=$((i + 1))
+        [ $i -ge 60 ] && { echo "no 'holding' line in 30 s"; rc=1; break; }
+        sleep 0.5
+    done
+    echo "rdma.current: $(cat $cg/rdma-users/rdma.current)"
+    grep -q "$DEV hca_handle=4" $cg/rdma-users/rdma.current || rc=1
+    echo "outside the cgroup:"
+    timeout 30 uverbs-check -d "$DEV" -c 1 || rc=1
+    wait $pid || rc=1
+    echo "inside the cgroup:"
+    cat "$LOGD/contexts-in.log"
+    rmdir $cg/rdma-users || rc=1
+    return $rc
+}
+
 attacker_done() {
     wait "$ATTACKER"
     cat "$LOGD/attacker.log"
@@ -356,6 +432,161 @@ killed_run() {
         barrier killed-done
     fi
     step qps-released retry 10 sh -c "! rdma resource show qp | grep -q ib_write_bw"
+}
+
+# --- faults at run time (suites lossy and isolation) ----------------------------------------
+# The host side of the pair changes the devices while they run (QMP qom-set and set_link, from
+# scripts/guest/roles/lossy.host and isolation.host); side a names the points (`host`).
+
+# A started client (side a) whose standard input is a FIFO the role writes to (fd 8): for
+# verbs-check -W and -E, which wait for a line there. flap_client_start NAME ARGS...
+flap_client_start() {
+    local name=$1
+    shift
+    rm -f "$LOGD/$name.in"
+    mkfifo "$LOGD/$name.in" || return 1
+    exec 8<>"$LOGD/$name.in"
+    timeout 120 "$@" < "$LOGD/$name.in" > "$LOGD/$name.log" 2>&1 &
+    FLAP_PID=$!
+}
+
+# Wait (SECS) until the client's output has PATTERN; false if it exited or time ran out.
+flap_client_says() {
+    local name=$1 pattern=$2 secs=$3 i=0
+    while ! grep -Eq "$pattern" "$LOGD/$name.log"; do
+        kill -0 "$FLAP_PID" 2>/dev/null || { echo "verbs-apps: $name exited before '$pattern'"; return 1; }
+        i=$((i + 1))
+        [ $i -ge $((secs * 10)) ] && { echo "verbs-apps: no '$pattern' from $name in ${secs}s"; return 1; }
+        sleep 0.1
+    done
+}
+
+# The client's exit status, its output; fd 8 closed.
+flap_client_done() {
+    local name=$1 rc=0
+    wait "$FLAP_PID" || rc=$?
+    exec 8>&-
+    cat "$LOGD/$name.log"
+    echo "verbs-apps: $name client exit $rc"
+    return "$rc"
+}
+
+# Side a: verbs-check's checks run while the host takes this VM's link down for 1 s
+# (link-flap-short: set_link off, sleep 1, set_link on): the client waits (-W) until the
+# carrier is gone, then its QPs retry until the link is back (268 ms x 8 of budget) and every
+# check passes by content.
+flap_short_client() {
+    local port=$1 rc=0
+    flap_client_start link-flap-short verbs-check -d "$DEV" -g "$GIDX" -W -p "$port" "$PEER_IP" || return 1
+    flap_client_says link-flap-short 'waiting for a line' 60 &&
+        host_ask link-flap-short && carrier_is 0 || rc=1
+    echo go >&8
+    host_wait link-flap-short || rc=1
+    flap_client_done link-flap-short || rc=1
+    return "$rc"
+}
+
+# Side a: ibv_asyncwatch saw the port go down, then come back (IB_EVENT_PORT_ERR, then
+# IB_EVENT_PORT_ACTIVE after it).
+port_events_seen() {
+    local i=0
+    while ! awk '/PORT_ERR/ { e = 1 } e && /PORT_ACTIVE/ { f = 1 } END { exit !f }' "$LOGD/asyncwatch.log"; do
+        i=$((i + 1))
+        [ $i -ge 100 ] && break
+        sleep 0.1
+    done
+    kill "$ASYNCWATCH" 2>/dev/null
+    wait "$ASYNCWATCH" 2>/dev/null
+    cat "$LOGD/asyncwatch.log"
+    awk '/PORT_ERR/ { e = 1 } e && /PORT_ACTIVE/ { f = 1 } END { exit !f }' "$LOGD/asyncwatch.log" ||
+        { echo "verbs-apps: no PORT_ERR followed by PORT_ACTIVE"; return 1; }
+}
+
+# Side a: the link down for longer than a QP's retry budget (link-flap-long): the WRITE the
+# client posts once the carrier is gone fails with RETRY_EXC within the budget + 2 s
+# (verbs-check -E 2), nothing hangs; the link comes back whatever happened.
+flap_long_client() {
+    local port=$1 rc=0
+    flap_client_start link-flap-long verbs-check -d "$DEV" -g "$GIDX" -E 2 -p "$port" "$PEER_IP" || return 1
+    if flap_client_says link-flap-long 'waiting for a line' 60 && host link-down && carrier_is 0; then
+        echo down >&8
+        flap_client_says link-flap-long 'check E: (PASS|FAIL)|FAIL:' 30 || rc=1
+    else
+        rc=1
+    fi
+    host link-up || rc=1
+    carrier_is 1 || rc=1
+    echo up >&8
+    flap_client_done link-flap-long || rc=1
+    return "$rc"
+}
+
+# lossy: wire-drop set on both running devices (qom-set-drop: 0, then 5, then 1) and this
+# VM's link taken down twice, under checked traffic.
+lossy_run_time() {
+    local port ok
+    [ "$NIC" = snic ] || return 0
+    # wire-drop 0: over 5 s of ib_write_bw neither device drops a frame (both send: data, ACKs)
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-0-set host drop-0
+    barrier drop-0
+    step drop-0-before counters_snapshot wire_drops_injected rdma_tx_packets
+    app ib_write_bw_drop0 60 ib_write_bw $P -s 65536 -D 5
+    step qom-set-drop-0 counters_same wire_drops_injected
+    step qom-set-drop-0-traffic counters_grew rdma_tx_packets
+    # wire-drop 5: this device drops what it sends again
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-5-set host drop-5
+    barrier drop-5
+    step drop-5-before counters_snapshot wire_drops_injected
+    app ib_write_bw_drop5 120 ib_write_bw $P -s 65536 -n 100
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-5 counters_grew wire_drops_injected
+    # wire-drop 1, as the pair started: a transfer checked by content
+    [ "$SNIC_SIDE" = a ] && step qom-set-drop-1-set host drop-1
+    barrier drop-1
+    app qom-set-drop-1 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
+
+    port=$TCP_PORT
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        ok=1
+        server_start link-flap-short 120 "$port" verbs-check -d "$DEV" -g "$GIDX" || ok=0
+        barrier link-flap-short
+        step link-flap-short server_done link-flap-short "$ok"
+    else
+        ibv_asyncwatch -d "$DEV" > "$LOGD/asyncwatch.log" 2>&1 &
+        ASYNCWATCH=$!
+        barrier link-flap-short
+        step link-flap-short flap_short_client "$port"
+        step link-flap-short-port-events port_events_seen
+    fi
+    port=$TCP_PORT
+    TCP_PORT=$((TCP_PORT + 1))
+    if [ "$SNIC_SIDE" = b ]; then
+        ok=1
+        server_start link-flap-long 120 "$port" verbs-check -d "$DEV" -g "$GIDX" -E 2 || ok=0
+        barrier link-flap-long
+        step link-flap-long server_done link-flap-long "$ok"
+    else
+        barrier link-flap-long
+        step link-flap-long flap_long_client "$port"
+    fi
+    # new QPs once the link is back
+    app verbs-check-after-link 120 verbs-check -d "$DEV" -g "$GIDX"
+}
+
+# isolation, side a: the device fails the next 3 CREATE_QP commands (admin-fail:
+# x-admin-fail-opcode CREATE_QP, x-admin-fail-count 3): each ibv_create_qp returns an errno,
+# the next one works (verbs-check -C 3), the device holds what it held before, and snic.ko
+# unloads and loads again.
+admin_fail() {
+    [ "$NIC" = snic ] && [ "$SNIC_SIDE" = a ] || return 0
+    step admin-fail-before counters_snapshot obj_qps obj_cqs obj_mrs obj_pds obj_srqs obj_mws
+    step admin-fail-armed host admin-fail
+    step admin-fail verbs-check -d "$DEV" -g "$GIDX" -C 3
+    step admin-fail-objects counters_same obj_qps obj_cqs obj_mrs obj_pds obj_srqs obj_mws
+    step admin-fail-rmmod rmmod snic
+    step admin-fail-modprobe modprobe snic
+    step admin-fail-net-up net_up snic
+    step admin-fail-port-active retry 20 port_active "$DEV"
 }
 
 # app_cm NAME SECS "SERVER ARGS" "CLIENT ARGS": for rdma_cm tools whose client names the
@@ -485,7 +716,7 @@ step modules-rdma modprobe_all $RDMA_MODULES
 case $NIC in
     snic)
         step provider provider_present
-        step modprobe-snic modprobe snic
+        step modprobe-snic modprobe snic ${SNIC_KO_ARGS:-}
         step net-up net_up snic ;;
     virtio)
         step modules-rxe modprobe_all $RXE_MODULES
@@ -498,7 +729,11 @@ esac
 step port-active retry 20 port_active "$DEV" "4096 (5)"
 step gid-index find_gid
 barrier net-up
-step ping ping_peer 5
+case $SUITE in
+    # Both devices drop frames (wire-drop): Ethernet too, so a reply may be lost.
+    lossy|srnic) step ping ping_peer 10 50 ;;
+    *) step ping ping_peer 5 ;;
+esac
 
 P="-F -d $DEV -x $GIDX"     # perftest: no cpufreq warnings, device, GID index
 case $SUITE in
@@ -595,7 +830,9 @@ case $SUITE in
         nvme_rdma_io nvme-rdma-io 1 16
         # The wire really was lossy: this device dropped and held back frames.
         step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
-            [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]" ;;
+            [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]"
+        # Faults changed on the running devices, the link taken down (lossy.host)
+        lossy_run_time ;;
     isolation)
         # Process A (isolation-check) rings every other context's queues through its own
         # doorbell page and tries to map other doorbell pages while process B (verbs-check)
@@ -603,6 +840,12 @@ case $SUITE in
         if [ "$SNIC_SIDE" = b ]; then
             app verbs-check-isolated 180 verbs-check -d "$DEV" -g "$GIDX"
         else
+            # First what one process may hand the driver: malformed uverbs commands, an
+            # MR deregistered under a bound window, more contexts than its cgroup allows
+            # (verbs-check then passes after them).
+            step uverbs-hostile uverbs_hostile
+            step mw-dereg-refused mw_dereg_refused
+            step cgroup-contexts cgroup_contexts
             step counters-before counters_snapshot doorbells_invalid guest_errors
             ( sleep 1; isolation-check -d "$DEV" -t 3 > "$LOGD/attacker.log" 2>&1
               echo "rc=$?" >> "$LOGD/attacker.log" ) &
@@ -614,7 +857,9 @@ case $SUITE in
         # kill -9 of a perftest client mid-run: its QPs, MRs and pinned pages go with it,
         # and a new run works.
         killed_run
-        app ib_write_bw_after_kill 180 ib_write_bw $P -s 65536 -n 500 ;;
+        app ib_write_bw_after_kill 180 ib_write_bw $P -s 65536 -n 500
+        # CREATE_QP failed on purpose by the device (isolation.host)
+        admin_fail ;;
     bench)
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 2000
         app ib_send_bw 180 ib_send_bw $P -s 65536 -n 1000
@@ -650,6 +895,9 @@ case $SUITE in
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
+    iommu)
+        # snic behind a virtual IOMMU (iommu.sh)
+        iommu_apps ;;
     strom)
         # (an empty list skips its figure: "-" defaults only what is unset)
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
@@ -657,7 +905,7 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic or ulp, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic, iommu or ulp, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean ulp_dmesg_clean
 barrier end

@@ -3,7 +3,7 @@
 # Role "verbs-strom": strom-bench alone (tests/vm/strom-bench.c: StRoM Fig. 7-10, a remote
 # linked list, a hash GET and checksummed objects, each by RDMA READs, by the kernel and
 # two-sided, and checked reads under torn reads; every answer checked by content).
-# scripts/repro/strom.sh --vm runs it; by hand:
+# scripts/repro/strom-vm.sh runs it; by hand:
 #   scripts/vm-pair.sh --nic snic --role verbs-strom [--append snicvm.strom_iters=N]
 #       [--append snicvm.strom_lens=1,2,4] [--append snicvm.strom_values=64,4096]
 #       [--append snicvm.strom_objects=64,16384]

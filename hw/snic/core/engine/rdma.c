@@ -134,7 +134,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     p.becn = true;
     qp->resp.cnp_pending = false;
     snic_prog_head(qp)->cnp_tx++;   /* an ECN program's QP: it has one */
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
 }
 
 void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
@@ -147,6 +147,9 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     snic_stat_inc(&c->stats.rdma_rx_packets);
     st = snic_wire_parse(frame, len, &p);
     if (st != SNIC_PARSE_OK) {
+        if (st == SNIC_PARSE_BAD_ICRC) {
+            snic_stat_inc(&c->stats.rdma_rx_icrc_errors);
+        }
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -444,7 +447,7 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     p->dqpn = qp->attr.dest_qpn;
 }
 
-void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
+void snic_rdma_xmit(SnicCore *c, const SnicPkt *p, uint32_t host_bytes)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));
     bool mcast;
@@ -477,7 +480,7 @@ void snic_rdma_xmit(SnicCore *c, const SnicPkt *p)
             return;
         }
     }
-    snic_link_tx(c, c->rdma_frame, len);
+    snic_link_tx(c, c->rdma_frame, len, host_bytes);
 }
 
 /* ---- work queues and their completions ---- */
@@ -687,7 +690,8 @@ uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
     if (!recv_sges(c, qp, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_sge_scatter(c, pdn, w.sge, w.num_sge, off, buf, len);
+    return snic_sge_scatter(c, qp - c->qps, pdn, w.sge, w.num_sge, off, buf,
+                            len);
 }
 
 /* Complete the held receive WQE; it frees an RQ slot (SRQ: when taken). */
@@ -763,8 +767,10 @@ uint8_t snic_write_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (p->payload_len) {
         mr = snic_rkey_check(c, qp, s->write_rkey, SNIC_ACCESS_REMOTE_WRITE,
                              s->write_va, p->payload_len, &why);
-        if (!mr || snic_mtt_write(c, &mr->mtt, s->write_va, p->payload,
-                                  p->payload_len)) {
+        if (!mr || snic_xlate_failed(c, qp - c->qps,
+                                     snic_mtt_write(c, &mr->mtt, s->write_va,
+                                                    p->payload,
+                                                    p->payload_len))) {
             return SNIC_AETH_NAK_REM_ACCESS;
         }
     }
@@ -844,7 +850,8 @@ uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         memcpy(buf, w->inline_data + off, len);
         return SNIC_WC_SUCCESS;
     }
-    return snic_sge_gather(c, qp->pdn, w->sge, w->num_sge, off, buf, len);
+    return snic_sge_gather(c, qp - c->qps, qp->pdn, w->sge, w->num_sge, off,
+                           buf, len);
 }
 
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,

@@ -146,7 +146,8 @@ uint32_t snic_port_mtu(const SnicCore *c);
 void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
                        uint32_t rqpn, struct SnicWireAddr *a);
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
-void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p);
+/* host_bytes: of the payload, read from host memory (SnicHostOps.tx_frame) */
+void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p, uint32_t host_bytes);
 
 /* rdma.c: work queues and their completions */
 /*
@@ -210,6 +211,12 @@ uint8_t snic_wqe_payload_len(SnicCore *c, SnicQp *qp, uint32_t index,
                              const struct snic_sq_wqe *w, uint64_t *len);
 uint8_t snic_wqe_gather(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                         uint32_t off, void *buf, uint32_t len);
+/* Of 'len' gathered bytes, those read from host memory: none if inline */
+static inline uint32_t snic_wqe_host_bytes(const struct snic_sq_wqe *w,
+                                           uint32_t len)
+{
+    return w->flags & SNIC_WQE_INLINE ? 0 : len;
+}
 
 /* req.c: requester and completer */
 /* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE WQE */

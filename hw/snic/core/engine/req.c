@@ -335,6 +335,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
+    uint32_t host_bytes = 0;
     SnicPkt p;
     uint8_t st;
 
@@ -357,7 +358,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         }
     } else if (snic_rpc_wr(info->opcode)) {
         st = snic_rpc_request_segment(c, qp, w, info->len, seg, info->npsn,
-                                      &p);
+                                      &p, &host_bytes);
         if (st != SNIC_WC_SUCCESS) {
             return st;
         }
@@ -411,8 +412,9 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const ReqWqe *e,
         p.ieth_rkey = GUINT32_FROM_BE(w->imm); /* SEND_INV: rkey to drop */
         p.payload = c->rdma_payload;
         p.payload_len = len;
+        host_bytes = snic_wqe_host_bytes(w, len);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, host_bytes);
     return SNIC_WC_SUCCESS;
 }
 
@@ -775,7 +777,8 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     if (atomic_ack) {
         uint64_t orig = GUINT64_TO_LE(p->atomic_ack);
 
-        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, 0, &orig, 8);
+        st = snic_sge_scatter(c, qp - c->qps, qp->pdn, w->sge, w->num_sge,
+                              0, &orig, 8);
     } else {
         /* the position within its chunk decides the op-code */
         s = (p->psn - info->first_psn) & SNIC_PSN_MASK;
@@ -797,8 +800,8 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
             snic_req_fail(c, qp, SNIC_WC_BAD_RESP_ERR);
             return -1;
         }
-        st = snic_sge_scatter(c, qp->pdn, w->sge, w->num_sge, off,
-                              p->payload, want);
+        st = snic_sge_scatter(c, qp - c->qps, qp->pdn, w->sge, w->num_sge,
+                              off, p->payload, want);
     }
     if (st != SNIC_WC_SUCCESS) {
         fail_local(c, qp, e.index, st);
@@ -833,8 +836,8 @@ int snic_req_read_place(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     if (p->payload_len != want) {
         return 0;
     }
-    st = snic_sge_scatter(c, qp->pdn, e.w.sge, e.w.num_sge, off, p->payload,
-                          want);
+    st = snic_sge_scatter(c, qp - c->qps, qp->pdn, e.w.sge, e.w.num_sge, off,
+                          p->payload, want);
     if (st != SNIC_WC_SUCCESS) {
         fail_local(c, qp, e.index, st);
         return -1;

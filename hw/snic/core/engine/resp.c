@@ -485,7 +485,9 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     mr = snic_rkey_check(c, qp, p->atomic.rkey, SNIC_ACCESS_REMOTE_ATOMIC,
                          p->atomic.va, 8, &why);
-    if (!mr || snic_mtt_read(c, &mr->mtt, p->atomic.va, &v, 8)) {
+    if (!mr || snic_xlate_failed(c, qp - c->qps,
+                                 snic_mtt_read(c, &mr->mtt, p->atomic.va,
+                                               &v, 8))) {
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -499,7 +501,8 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     } else if (orig == p->atomic.compare) {
         v = GUINT64_TO_LE(p->atomic.swap_add);
     }
-    if (snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8)) {
+    if (snic_xlate_failed(c, qp - c->qps,
+                          snic_mtt_write(c, &mr->mtt, p->atomic.va, &v, 8))) {
         nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p->psn);
         return 0;
     }
@@ -928,8 +931,8 @@ bool snic_resp_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
            p->payload_len <= mtu && msg_wqe(c, qp, p, d, lag, &w) &&
            snic_sge_scatter_check(c, qp->pdn, w.sge, w.num_sge, off,
                                   p->payload_len) == SNIC_WC_SUCCESS &&
-           snic_sge_scatter(c, qp->pdn, w.sge, w.num_sge, off, p->payload,
-                            p->payload_len) == SNIC_WC_SUCCESS;
+           snic_sge_scatter(c, qp - c->qps, qp->pdn, w.sge, w.num_sge, off,
+                            p->payload, p->payload_len) == SNIC_WC_SUCCESS;
 }
 
 /*
@@ -1033,7 +1036,7 @@ void snic_resp_send_nacks(SnicCore *c, SnicQp *qp)
         p.xport = true;
         p.xeth.flags = SNIC_XETH_F_NACK | SNIC_XETH_F_TRIMMED;
         p.xeth.sack_lo = psn;
-        snic_rdma_xmit(c, &p);
+        snic_rdma_xmit(c, &p, 0);
     }
 }
 
@@ -1236,9 +1239,9 @@ void snic_resp_send_ack(SnicCore *c, SnicQp *qp)
     if (SNIC_AETH_KIND(p.aeth.syndrome) != SNIC_AETH_KIND_ACK) {
         SNIC_EVENT(c, NAK_SENT, qp - c->qps, p.psn, p.aeth.syndrome);
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
     for (; s->ack_copies; s->ack_copies--) {
-        snic_rdma_xmit(c, &p);      /* the duplicate ACKs owed */
+        snic_rdma_xmit(c, &p, 0);   /* the duplicate ACKs owed */
     }
     if (s->fatal) {
         /* the consumer learns of a responder error by an async event */
@@ -1279,8 +1282,10 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
         /* read now: a duplicate request sees memory as it is */
         mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
                                    r->va + off, len, &why) : NULL;
-        if (len && (!mr || snic_mtt_read(c, &mr->mtt, r->va + off,
-                                         c->rdma_payload, len))) {
+        if (len && (!mr ||
+                    snic_xlate_failed(c, qp - c->qps,
+                                      snic_mtt_read(c, &mr->mtt, r->va + off,
+                                                    c->rdma_payload, len)))) {
             s->rdb_count = 0;       /* the region went away */
             nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
             return false;
@@ -1296,7 +1301,7 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
             p.xeth.offset = idx;
         }
     }
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, p.payload_len);   /* a READ's data, from the region */
     return true;
 }
 

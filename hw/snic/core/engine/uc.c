@@ -99,7 +99,7 @@ static uint8_t uc_send_segment(SnicCore *c, SnicQp *qp,
     p.imm = GUINT32_FROM_BE(w->imm);
     p.payload = c->rdma_payload;
     p.payload_len = len;
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, snic_wqe_host_bytes(w, len));
     return SNIC_WC_SUCCESS;
 }
 

@@ -75,7 +75,7 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
     p.imm = GUINT32_FROM_BE(w->imm);
     p.payload = c->rdma_payload;
     p.payload_len = total;
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, snic_wqe_host_bytes(w, total));
     qp->req.next_psn = (qp->req.next_psn + 1) & SNIC_PSN_MASK;
     return SNIC_WC_SUCCESS;
 }

@@ -416,10 +416,14 @@ _Static_assert(SNIC_SQ_WQE_MAX_SGE >= SNIC_RQ_WQE_MAX_SGE, "one SGE limit");
 /*
  * One of 'out' (gather) and 'in' (scatter) is NULL; both NULL: only check
  * that a scatter would succeed (keys, rights, bounds, room), writing none.
+ * A DMA the host refuses fails as a protection error, as IBA has it for a
+ * local access the memory's protection forbids (an IOMMU's refusal is
+ * one): QP qpn's guest error names the address.
  */
-static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
-                        unsigned num_sge, uint32_t off, uint8_t *out,
-                        const uint8_t *in, uint32_t len)
+static uint8_t sge_copy(SnicCore *c, uint32_t qpn, uint32_t pdn,
+                        const struct snic_sge *sge, unsigned num_sge,
+                        uint32_t off, uint8_t *out, const uint8_t *in,
+                        uint32_t len)
 {
     unsigned i;
 
@@ -460,7 +464,7 @@ static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
             x = snic_mtt_read(c, &mr->mtt, va + off, out, n);
             out += n;
         }
-        if (x != SNIC_XLATE_OK) {
+        if (snic_xlate_failed(c, qpn, x)) {
             return SNIC_WC_LOC_PROT_ERR;
         }
         len -= n;
@@ -469,23 +473,23 @@ static uint8_t sge_copy(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
     return len ? SNIC_WC_LOC_LEN_ERR : SNIC_WC_SUCCESS;
 }
 
-uint8_t snic_sge_gather(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
-                        unsigned num_sge, uint32_t off, void *buf,
-                        uint32_t len)
+uint8_t snic_sge_gather(SnicCore *c, uint32_t qpn, uint32_t pdn,
+                        const struct snic_sge *sge, unsigned num_sge,
+                        uint32_t off, void *buf, uint32_t len)
 {
-    return sge_copy(c, pdn, sge, num_sge, off, buf, NULL, len);
+    return sge_copy(c, qpn, pdn, sge, num_sge, off, buf, NULL, len);
 }
 
-uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
+uint8_t snic_sge_scatter(SnicCore *c, uint32_t qpn, uint32_t pdn,
                          const struct snic_sge *sge, unsigned num_sge,
                          uint32_t off, const void *buf, uint32_t len)
 {
-    return sge_copy(c, pdn, sge, num_sge, off, NULL, buf, len);
+    return sge_copy(c, qpn, pdn, sge, num_sge, off, NULL, buf, len);
 }
 
 uint8_t snic_sge_scatter_check(SnicCore *c, uint32_t pdn,
                                const struct snic_sge *sge, unsigned num_sge,
                                uint32_t off, uint32_t len)
 {
-    return sge_copy(c, pdn, sge, num_sge, off, NULL, NULL, len);
+    return sge_copy(c, 0, pdn, sge, num_sge, off, NULL, NULL, len);
 }

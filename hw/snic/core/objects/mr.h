@@ -71,14 +71,15 @@ SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
 
 /*
  * Copy bytes [off, off + len) of the message described by a scatter/gather
- * list out of local memory into 'buf' (gather) or from 'buf' into it
- * (scatter, which needs LOCAL_WRITE). Every segment is checked against PD
- * 'pdn'. Return an SNIC_WC_* status.
+ * list of QP qpn out of local memory into 'buf' (gather) or from 'buf'
+ * into it (scatter, which needs LOCAL_WRITE). Every segment is checked
+ * against PD 'pdn'. Return an SNIC_WC_* status: a DMA the host refused is
+ * SNIC_WC_LOC_PROT_ERR, with a guest error naming qpn and the address.
  */
-uint8_t snic_sge_gather(SnicCore *c, uint32_t pdn, const struct snic_sge *sge,
-                        unsigned num_sge, uint32_t off, void *buf,
-                        uint32_t len);
-uint8_t snic_sge_scatter(SnicCore *c, uint32_t pdn,
+uint8_t snic_sge_gather(SnicCore *c, uint32_t qpn, uint32_t pdn,
+                        const struct snic_sge *sge, unsigned num_sge,
+                        uint32_t off, void *buf, uint32_t len);
+uint8_t snic_sge_scatter(SnicCore *c, uint32_t qpn, uint32_t pdn,
                          const struct snic_sge *sge, unsigned num_sge,
                          uint32_t off, const void *buf, uint32_t len);
 /*

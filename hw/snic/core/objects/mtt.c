@@ -77,8 +77,8 @@ uint64_t snic_mtt_pages(uint64_t iova, uint64_t length, uint8_t page_shift)
 }
 
 /* Page address of page 'idx' of the list, through the cache. */
-static int page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
-                   uint64_t *page)
+static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
+                         uint64_t *page)
 {
     uint64_t entry_addr = m->pbl + idx * 8;
     SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
@@ -87,19 +87,19 @@ static int page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
     if (e->tag == entry_addr + 1) {
         snic_stat_inc(&c->stats.tlb_hits);
         *page = e->page;
-        return 0;
+        return SNIC_XLATE_OK;
     }
     snic_stat_inc(&c->stats.tlb_misses);
     if (snic_dma_read(c, entry_addr, &raw, sizeof(raw))) {
-        return -1;
+        return SNIC_XLATE_DMA;
     }
     *page = GUINT64_FROM_LE(raw);
     if (*page & ((1ull << m->page_shift) - 1)) {
-        return -1;      /* a page list entry must be page aligned */
+        return SNIC_XLATE_FAULT;    /* an entry must be page aligned */
     }
     e->tag = entry_addr + 1;
     e->page = *page;
-    return 0;
+    return SNIC_XLATE_OK;
 }
 
 static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
@@ -115,7 +115,7 @@ static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
         int r = write ? snic_dma_write(c, va, buf, len) :
                         snic_dma_read(c, va, buf, len);
 
-        return r ? SNIC_XLATE_FAULT : SNIC_XLATE_OK;
+        return r ? SNIC_XLATE_DMA : SNIC_XLATE_OK;
     }
     page_size = 1ull << m->page_shift;  /* 12 or 21: checked by REG_MR */
     /* offset from the start of the first page */
@@ -125,15 +125,20 @@ static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
         uint64_t in_page = off & (page_size - 1);
         size_t piece = MIN(len, page_size - in_page);
         uint64_t page;
+        SnicXlate x;
         int r;
 
-        if (idx >= m->npages || page_of(c, m, idx, &page)) {
+        if (idx >= m->npages) {
             return SNIC_XLATE_FAULT;
+        }
+        x = page_of(c, m, idx, &page);
+        if (x != SNIC_XLATE_OK) {
+            return x;
         }
         r = write ? snic_dma_write(c, page + in_page, p, piece) :
                     snic_dma_read(c, page + in_page, p, piece);
         if (r) {
-            return SNIC_XLATE_FAULT;
+            return SNIC_XLATE_DMA;
         }
         p += piece;
         off += piece;
@@ -147,7 +152,7 @@ static SnicXlate snic_mtt_access(SnicCore *c, const SnicMtt *m, uint64_t va,
 {
     SnicXlate x = snic_mtt_copy(c, m, va, buf, len, write);
 
-    if (x == SNIC_XLATE_FAULT) {
+    if (x == SNIC_XLATE_FAULT || x == SNIC_XLATE_DMA) {
         SNIC_EVENT(c, XLATE_FAULT, m->pbl, va, len, write);
     }
     return x;
@@ -163,6 +168,14 @@ SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len)
 {
     return snic_mtt_access(c, m, va, (void *)buf, len, true);
+}
+
+bool snic_xlate_failed(SnicCore *c, uint32_t qpn, SnicXlate x)
+{
+    if (x == SNIC_XLATE_DMA) {
+        snic_dma_fault_report(c, qpn);
+    }
+    return x != SNIC_XLATE_OK;
 }
 
 uint16_t snic_ring_mtt(SnicCore *c, SnicMtt *m, uint64_t pbl, uint32_t npages,

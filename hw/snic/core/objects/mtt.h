@@ -30,7 +30,8 @@ typedef struct SnicMtt {
 typedef enum SnicXlate {
     SNIC_XLATE_OK,
     SNIC_XLATE_BOUNDS,          /* outside [iova, iova + length) */
-    SNIC_XLATE_FAULT,           /* page list or page not accessible */
+    SNIC_XLATE_FAULT,           /* a page list entry not page aligned */
+    SNIC_XLATE_DMA,             /* the host refused a DMA (page list, page) */
 } SnicXlate;
 
 /* Pages needed to map length bytes starting at iova. */
@@ -45,6 +46,13 @@ SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
                         void *buf, size_t len);
 SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len);
+
+/*
+ * The result x of an access to a data buffer of QP qpn: true if it
+ * failed, after reporting a DMA the host refused (an IOMMU fault) with a
+ * guest error naming the QP and the address.
+ */
+bool snic_xlate_failed(SnicCore *c, uint32_t qpn, SnicXlate x);
 
 /*
  * Describe a queue of 'bytes' bytes in 4 KiB pages listed at pbl (npages

@@ -337,7 +337,7 @@ static bool snic_eth_tx_one(SnicCore *c, SnicEthQueue *q, uint32_t qid)
         SNIC_EVENT(c, ETH_DROP, 0, len, SNIC_DROP_LINK_DOWN);
     } else {
         SNIC_EVENT(c, ETH_TX, qid, len);
-        snic_link_tx(c, c->frame, len);
+        snic_link_tx(c, c->frame, len, len);   /* from the host's buffers */
         snic_stat_inc(&c->stats.tx_frames);
         snic_stat_add(&c->stats.tx_bytes, len);
     }

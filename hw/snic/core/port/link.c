@@ -38,7 +38,7 @@ void snic_link_init(SnicCore *c, const SnicLinkFaults *faults)
 {
     SnicLink *l = &c->link;
 
-    snic_link_set_faults(c, faults);
+    snic_link_set_faults(c, faults, true);
     l->held_len = 0;
     l->rxb_size = c->cfg.rx_buffer_kb * 1024;
     l->rxb = g_malloc(l->rxb_size);
@@ -58,11 +58,14 @@ size_t snic_link_rx_buffer_bytes(const SnicCore *c)
     return c->link.rxb_size;
 }
 
-void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults)
+void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults,
+                          bool reseed)
 {
     c->link.faults = *faults;
-    /* xorshift64* must not start at 0 */
-    c->link.rng = faults->seed ^ 0x9e3779b97f4a7c15ull;
+    if (reseed) {
+        /* xorshift64* must not start at 0 */
+        c->link.rng = faults->seed ^ 0x9e3779b97f4a7c15ull;
+    }
 }
 
 static void pcap_close(SnicCore *c)
@@ -107,19 +110,22 @@ void snic_core_set_pcap(SnicCore *c, SnicPcap *pcap)
     c->link.pcap = pcap;
 }
 
-/* Percent chance, from a PRNG of the link's own (reproducible by seed). */
-static bool chance(SnicLink *l, uint32_t pct)
+/* The next number of the link's own PRNG (xorshift64*, seeded) */
+static uint64_t draw(SnicLink *l)
 {
     uint64_t x = l->rng;
 
-    if (!pct) {
-        return false;
-    }
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
     l->rng = x;
-    return (x * 0x2545f4914f6cdd1dull) % 100 < pct;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Percent chance, reproducible by seed; 0 draws nothing. */
+static bool chance(SnicLink *l, uint32_t pct)
+{
+    return pct && draw(l) % 100 < pct;
 }
 
 void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
@@ -148,13 +154,37 @@ static void capture(SnicCore *c, const void *frame, size_t len)
     }
 }
 
-static void wire_out(SnicCore *c, const void *frame, size_t len)
+static void wire_out(SnicCore *c, const void *frame, size_t len,
+                     size_t host_bytes)
 {
     capture(c, frame, len);
-    c->ops->tx_frame(c->opaque, frame, len);
+    c->ops->tx_frame(c->opaque, frame, len, host_bytes);
 }
 
-void snic_link_tx(SnicCore *c, const void *frame, size_t len)
+/*
+ * x-wire-corrupt: a RoCE frame that draws it goes out with one byte after
+ * the BTH and before the ICRC flipped, so that it still parses up to the
+ * receiver's ICRC check; the copy in l->corrupted, or the frame itself.
+ */
+static const void *corrupt(SnicCore *c, const void *frame, size_t len)
+{
+    SnicLink *l = &c->link;
+    size_t bth, icrc, at;
+
+    if (len > sizeof(l->corrupted) ||
+        !snic_wire_roce_span(frame, len, &bth, &icrc) ||
+        icrc <= bth + SNIC_BTH_LEN || !chance(l, l->faults.corrupt_pct)) {
+        return frame;
+    }
+    memcpy(l->corrupted, frame, len);
+    at = bth + SNIC_BTH_LEN + draw(l) % (icrc - bth - SNIC_BTH_LEN);
+    l->corrupted[at] ^= 1 + draw(l) % 255;     /* never the same byte */
+    snic_stat_inc(&c->stats.wire_corrupts_injected);
+    return l->corrupted;
+}
+
+void snic_link_tx(SnicCore *c, const void *frame, size_t len,
+                  size_t host_bytes)
 {
     SnicLink *l = &c->link;
 
@@ -162,18 +192,23 @@ void snic_link_tx(SnicCore *c, const void *frame, size_t len)
         snic_stat_inc(&c->stats.wire_drops_injected);
         return;
     }
+    if (l->faults.corrupt_pct) {
+        frame = corrupt(c, frame, len);
+    }
     if (!l->held_len && len <= sizeof(l->held) &&
         chance(l, l->faults.reorder_pct)) {
         /* goes out after the next frame, or at the end of the burst */
         memcpy(l->held, frame, len);
         l->held_len = len;
+        l->held_host = host_bytes;
         snic_stat_inc(&c->stats.wire_reorders_injected);
         return;
     }
-    wire_out(c, frame, len);
+    wire_out(c, frame, len, host_bytes);
     if (chance(l, l->faults.dup_pct)) {
+        /* the wire's copy: the device read the host once */
         snic_stat_inc(&c->stats.wire_dups_injected);
-        wire_out(c, frame, len);
+        wire_out(c, frame, len, 0);
     }
     snic_link_flush(c);
 }
@@ -189,7 +224,7 @@ void snic_link_flush(SnicCore *c)
 
     if (len) {
         c->link.held_len = 0;
-        wire_out(c, c->link.held, len);
+        wire_out(c, c->link.held, len, c->link.held_host);
     }
 }
 
@@ -229,7 +264,7 @@ static void pfc_send(SnicCore *c, uint16_t quanta)
     wr16be(f + 18 + 2 * prio, quanta);          /* time[prio] */
     snic_stat_inc(&c->stats.pfc_pause_sent);
     SNIC_EVENT(c, PFC_SENT, prio, quanta, l->rxb_bytes);
-    snic_link_tx(c, f, sizeof(f));
+    snic_link_tx(c, f, sizeof(f), 0);
 }
 
 /* The partner's pause is over (resume frame, or its time ran out). */

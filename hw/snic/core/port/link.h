@@ -29,6 +29,15 @@ typedef struct SnicPcap SnicPcap;
  * carry ECT(0) or ECT(1) arrive marked CE (RFC 3168), as a RED queue on
  * the path would mark them, so DCQCN's notification point runs between
  * two VMs (Tonic/DCQCN; counted in wire_ce_marked).
+ *
+ * corrupt_pct of the RoCE frames sent get one byte flipped between the
+ * BTH and the ICRC (an extended header's or the payload's), as a bad
+ * link would: the receiver's ICRC check drops them (rdma_rx_icrc_errors).
+ * Only RoCE frames draw for it, as only ECT frames draw for ce_pct: the
+ * faults a seed gives do not depend on other traffic.
+ *
+ * The settings change at run time (snic_core_set_faults()); one PRNG
+ * draws every fault, and keeps its state across a change of percentages.
  */
 typedef struct SnicLinkFaults {
     uint32_t drop_pct;
@@ -36,6 +45,7 @@ typedef struct SnicLinkFaults {
     uint32_t reorder_pct;
     uint32_t ce_pct;            /* received ECT frames marked CE */
     uint32_t torn_pct;          /* host reads torn (snic_fault_tear()) */
+    uint32_t corrupt_pct;       /* RoCE frames sent with a byte flipped */
     uint64_t seed;              /* same seed, same faults */
 } SnicLinkFaults;
 
@@ -89,7 +99,10 @@ typedef struct SnicLink {
     uint64_t rng;
     SnicPcap *pcap;
     size_t held_len;            /* a frame held back to be reordered */
+    size_t held_host;           /* ... its bytes read from host memory */
     uint8_t held[SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX];
+    /* a frame being sent corrupted (the caller's is const) */
+    uint8_t corrupted[SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX];
 
     /*
      * The receive buffer: a byte ring of records (2-byte length, frame)
@@ -134,8 +147,12 @@ void snic_fault_tear(SnicCore *c, uint8_t *buf, uint64_t off, uint32_t len,
 void snic_link_init(SnicCore *c, const SnicLinkFaults *faults);
 /* Bytes of the port's receive buffer (on-chip memory) */
 size_t snic_link_rx_buffer_bytes(const SnicCore *c);
-/* New faults (and their seed) from now on */
-void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults);
+/*
+ * New faults from now on: the PRNG keeps its state, unless reseed (the
+ * seed was set), which starts it over from faults->seed.
+ */
+void snic_link_set_faults(SnicCore *c, const SnicLinkFaults *faults,
+                          bool reseed);
 void snic_link_free(SnicCore *c);
 /*
  * Reset: forget a held frame and the received ones (the wire does not
@@ -144,7 +161,8 @@ void snic_link_free(SnicCore *c);
 void snic_link_reset(SnicCore *c);
 
 /* Send a frame the link is up for; 'frame' may be reused on return. */
-void snic_link_tx(SnicCore *c, const void *frame, size_t len);
+void snic_link_tx(SnicCore *c, const void *frame, size_t len,
+                  size_t host_bytes);
 /*
  * Turn a RoCE frame for the port's own address around (captured as sent
  * and as received) into the receive buffer; false if it has no room (the

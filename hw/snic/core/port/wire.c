@@ -481,6 +481,22 @@ static SnicParseStatus parse_lower(const uint8_t *f, size_t len, SnicPkt *p,
     return SNIC_PARSE_OK;
 }
 
+bool snic_wire_roce_span(const uint8_t *f, size_t len, size_t *bth_off,
+                         size_t *icrc_off)
+{
+    const uint8_t *ip, *bth;
+    size_t ip_len, roce;
+    SnicPkt p;
+
+    if (parse_lower(f, len, &p, &ip, &ip_len, &bth, &roce) != SNIC_PARSE_OK ||
+        roce < SNIC_BTH_LEN + SNIC_ICRC_LEN) {
+        return false;
+    }
+    *bth_off = bth - f;
+    *icrc_off = *bth_off + roce - SNIC_ICRC_LEN;
+    return true;
+}
+
 SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
 {
     const struct snic_opcode_info *op;

@@ -144,6 +144,15 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap);
 SnicParseStatus snic_wire_parse(const uint8_t *frame, size_t len, SnicPkt *p);
 
 /*
+ * Where a RoCEv2 frame's datagram lies: the BTH at offset *bth, the ICRC
+ * at *icrc. False if the frame is not RoCEv2 up to its UDP header, or
+ * holds no room for a BTH and an ICRC. Nothing past the UDP header is
+ * validated.
+ */
+bool snic_wire_roce_span(const uint8_t *frame, size_t len, size_t *bth,
+                         size_t *icrc);
+
+/*
  * Internet checksum of a 20-byte IPv4 header as it stands: 0 if the header
  * checksum field is right; with that field zeroed, the value to store.
  */

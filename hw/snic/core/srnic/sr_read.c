@@ -190,7 +190,7 @@ void snic_sr_read_ack_run(SnicCore *c, SnicQp *qp)
     p.xport = true;
     p.xeth.flags = SNIC_XETH_F_RESP;
     p.xeth.msg = lack;
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
     s->rd_ack_sent = lack;
     s->rd_ack_due = false;
 }

@@ -18,21 +18,24 @@ uint32_t snic_kernel_qpn(const SnicRpc *k)
 }
 
 /*
- * When the next chunk of the read in flight has arrived: when a read of
- * the bytes up to the end of that chunk, issued with the read, would be
- * done (the host's timing model: the data streams back as it comes, as
- * from StRoM's PCIe DMA engine). Without a model, at once.
+ * When the next chunk of the read in flight has arrived. The read was
+ * issued to the host's timing model as two reads at once, its first
+ * chunk and the rest, so each byte is read once; the rest's data follows
+ * the first chunk's on the read channel, so a later chunk arrives in
+ * proportion between the two completions (the data streams back as it
+ * comes, as from StRoM's PCIe DMA engine). Without a model, at once.
  */
-static uint64_t chunk_arrival(const SnicCore *c, const SnicRpc *k)
+static uint64_t chunk_arrival(const SnicRpc *k)
 {
-    size_t bytes = k->dma_done + MIN(k->dma_left, SNIC_KERNEL_CHUNK);
-    uint64_t now;
+    uint32_t total = k->dma_done + k->dma_left;
+    uint32_t first = MIN(total, SNIC_KERNEL_CHUNK);
+    uint32_t end = k->dma_done + MIN(k->dma_left, SNIC_KERNEL_CHUNK);
 
-    if (!c->ops->dma_read_done) {
-        return k->dma_t0;
+    if (end <= first) {
+        return k->dma_first_at;
     }
-    now = c->ops->now_ns(c->opaque);
-    return k->dma_t0 + (c->ops->dma_read_done(c->opaque, bytes) - now);
+    return k->dma_first_at + (k->dma_last_at - k->dma_first_at) *
+                             (end - first) / (total - first);
 }
 
 uint8_t snic_kernel_dma_read(SnicRpc *k, uint64_t va, uint32_t len)
@@ -50,8 +53,16 @@ uint8_t snic_kernel_dma_read(SnicRpc *k, uint64_t va, uint32_t len)
     k->dma_va = va;
     k->dma_left = len;
     k->dma_done = 0;
-    k->dma_t0 = c->ops->now_ns(c->opaque);
-    k->wait_until = chunk_arrival(c, k);
+    k->dma_first_at = k->dma_last_at = c->ops->now_ns(c->opaque);
+    if (c->ops->dma_read_done) {
+        k->dma_first_at = k->dma_last_at =
+            c->ops->dma_read_done(c->opaque, MIN(len, SNIC_KERNEL_CHUNK));
+        if (len > SNIC_KERNEL_CHUNK) {
+            k->dma_last_at = c->ops->dma_read_done(c->opaque,
+                                                   len - SNIC_KERNEL_CHUNK);
+        }
+    }
+    k->wait_until = chunk_arrival(k);
     return SNIC_RPC_OK;
 }
 
@@ -84,7 +95,7 @@ const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off)
     k->dma_left -= n;
     k->dma_done += n;
     if (k->dma_left) {
-        k->wait_until = chunk_arrival(c, k);
+        k->wait_until = chunk_arrival(k);
     }
     return c->rpc->chunk;
 }
@@ -175,13 +186,10 @@ void snic_kernel_finish(SnicRpc *k, uint8_t status)
     }
     /*
      * An answer from host memory streams out as the DMA engine reads it
-     * (StRoM's GET kernel feeds dmaDataIn to roceDataOut): its first
-     * segment leaves one read of it after the end of the walk.
+     * (StRoM's GET kernel feeds dmaDataIn to roceDataOut): each segment
+     * is read as it is sent, and the host's transmit charges that read
+     * (SnicHostOps.tx_frame's host_bytes), once.
      */
-    if (k->src == SNIC_RPC_SRC_HOST && c->ops->dma_read_done) {
-        k->ready_at = c->ops->dma_read_done(c->opaque,
-                                            MIN(k->len, SNIC_KERNEL_CHUNK));
-    }
     snic_rpc_ready(c, k);
 }
 
@@ -257,20 +265,14 @@ uint64_t snic_rpc_timer(SnicCore *c, uint64_t now)
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         SnicRpc *k = snic_rpc_slot(c, i);
 
-        if (k->state == SNIC_RPC_RUNNING && k->dma_left) {
-            due = k->wait_until;        /* the kernel's data arrives */
-        } else if (k->state == SNIC_RPC_READY && k->ready_at) {
-            due = k->ready_at;          /* the answer's data can go */
-        } else {
+        if (k->state != SNIC_RPC_RUNNING || !k->dma_left) {
             continue;
         }
+        due = k->wait_until;            /* the kernel's data arrives */
         if (due > now) {
             next = MIN(next, due);
-        } else if (k->state == SNIC_RPC_RUNNING) {
+        } else {
             c->ops->kick(c->opaque);    /* the kernel runs in the engine */
-        } else if (snic_qp_get(c, k->qpn)) {
-            /* its QP's send queue takes it */
-            snic_sched_notify(c, snic_qp_get(c, k->qpn));
         }
     }
     return next;

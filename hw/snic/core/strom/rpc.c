@@ -220,7 +220,8 @@ uint8_t snic_rpc_wqe_check(SnicCore *c, SnicQp *qp, uint32_t index,
 
 uint8_t snic_rpc_request_segment(SnicCore *c, SnicQp *qp,
                                  const struct snic_sq_wqe *w, uint32_t len,
-                                 uint32_t seg, uint32_t nseg, SnicPkt *p)
+                                 uint32_t seg, uint32_t nseg, SnicPkt *p,
+                                 uint32_t *host_bytes)
 {
     uint32_t mtu = mtu_bytes(qp), off = seg * mtu;
     uint32_t plen = MIN(mtu, len - off), hdr_part = 0;
@@ -244,6 +245,8 @@ uint8_t snic_rpc_request_segment(SnicCore *c, SnicQp *qp,
     if (st != SNIC_WC_SUCCESS) {
         return st;
     }
+    /* the header is the device's, from the WQE; the rest the WQE's data */
+    *host_bytes = snic_wqe_host_bytes(w, plen - hdr_part);
     op = w->opcode == SNIC_WR_RPC ? SNIC_RPC_PARAMS :
          first && last ? SNIC_RPC_WRITE_ONLY :
          first ? SNIC_RPC_WRITE_FIRST :
@@ -477,6 +480,7 @@ static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
     uint32_t mtu = mtu_bytes(qp), off = seg * mtu;
     uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
     bool last = seg == r->npsn - 1;
+    uint32_t host_bytes = 0;
     SnicPkt p;
     uint8_t st;
 
@@ -497,6 +501,9 @@ static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
              */
             memset(c->rdma_payload, 0, len);
             r->status = st;
+        } else if (r->src == SNIC_RPC_SRC_HOST) {
+            /* read from the region now; staged and inline answers are ours */
+            host_bytes = len;
         }
     }
     p.payload = c->rdma_payload;
@@ -504,7 +511,7 @@ static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
     p.imm = SNIC_RPC_IMM(r->status, r->tag);
     p.ackreq = last || (psn % SNIC_ACKREQ_EVERY) == 0;
     p.se = last;    /* the requester may sleep on a solicited event */
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, host_bytes);
 }
 
 /* The answer of this QP being sent (PSNs assigned, not all sent). */
@@ -523,10 +530,9 @@ static SnicRpc *answer_in_progress(SnicCore *c, uint32_t qpn)
     return NULL;
 }
 
-/* The oldest finished answer of this QP not yet started, if it may go. */
+/* The oldest finished answer of this QP not yet started. */
 static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
 {
-    uint64_t now = c->ops->now_ns(c->opaque);
     SnicRpc *best = NULL;
     unsigned i;
 
@@ -537,10 +543,6 @@ static SnicRpc *answer_next(SnicCore *c, uint32_t qpn)
             (!best || r->ready_seq < best->ready_seq)) {
             best = r;
         }
-    }
-    if (best && best->ready_at > now) {
-        snic_timer_hint(c, best->ready_at);     /* its data is on the way */
-        return NULL;
     }
     return best;
 }

@@ -88,7 +88,6 @@ struct SnicRpc {
     uint32_t sent;              /* segments [0, sent) went out once */
     uint32_t after_sq;          /* it precedes this SQ WQE (index) */
     uint64_t ready_seq;         /* answers go out in the order they end */
-    uint64_t ready_at;          /* ... not before their data can be read */
     bool payload_pending;       /* an RPC WRITE's payload is arriving */
     uint8_t bytes[SNIC_RPC_INLINE_MAX];
     /* the kernel run (strom/framework.c) */
@@ -97,7 +96,8 @@ struct SnicRpc {
     uint64_t dma_va;            /* next byte of the read in flight */
     uint32_t dma_left;          /* its bytes not yet delivered */
     uint32_t dma_done;          /* ... delivered */
-    uint64_t dma_t0;            /* when it was issued (virtual ns) */
+    uint64_t dma_first_at;      /* its first chunk arrives then ... */
+    uint64_t dma_last_at;       /* ... and its last (virtual ns) */
     uint64_t wait_until;        /* the next chunk arrives then */
     uint64_t kstate[16];        /* the kernel's own state, zeroed */
 };
@@ -145,10 +145,14 @@ bool snic_rpc_wr(uint8_t wr_opcode);
 /* Validate an RPC WQE at its start: its message is len bytes (+ hdr). */
 uint8_t snic_rpc_wqe_check(SnicCore *c, SnicQp *qp, uint32_t index,
                            const struct snic_sq_wqe *w, uint64_t len);
-/* Segment 'seg' of 'nseg' of an RPC WQE's message of 'len' bytes. */
+/*
+ * Segment 'seg' of 'nseg' of an RPC WQE's message of 'len' bytes;
+ * *host_bytes: of its payload, those read from host memory.
+ */
 uint8_t snic_rpc_request_segment(SnicCore *c, SnicQp *qp,
                                  const struct snic_sq_wqe *w, uint32_t len,
-                                 uint32_t seg, uint32_t nseg, SnicPkt *p);
+                                 uint32_t seg, uint32_t nseg, SnicPkt *p,
+                                 uint32_t *host_bytes);
 
 /* rpc.c: responder; what resp.c answers the packet with */
 typedef enum SnicRpcVerdict {

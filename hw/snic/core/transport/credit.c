@@ -213,7 +213,7 @@ void snic_pull_run(SnicCore *c, SnicQp *qp)
     p.xeth.msg = ++tc->pulls;
     tc->owed--;
     c->pull_next = now + pull_spacing_ns(qp);
-    snic_rdma_xmit(c, &p);
+    snic_rdma_xmit(c, &p, 0);
     if (tc->owed) {
         tc->pull_at = c->pull_next;
         snic_qp_timer_sync(c, qp);
