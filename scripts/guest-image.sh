@@ -503,7 +503,7 @@ rdma_core_tests_image || rm -f "$IMG_TESTS" "$PY_STAMP"
 # and nvmet-rdma target, brd for a ram-backed namespace), NFS over RDMA (nfsd, nfsv4,
 # rpcrdma and the NFS tools) and the user-space middleware UCX and libfabric. Those would
 # grow the default image by more than it is worth to every other VM (measured in
-# docs/ulps.md); the pairs that run them boot this one (vm-pair.sh --initrd).
+# docs/guest-stack.md); the pairs that run them boot this one (vm-pair.sh --initrd).
 IMG_ULP=$OUT/initramfs-ulp.cpio.gz
 ULP_CPIO=$OUT/ulp.cpio.gz
 ULP_STAMP=$OUT/ulp.stamp
@@ -549,7 +549,7 @@ pkg_tree() {
 }
 
 ulp_image() {
-    local t f x r d tree root deproot closure hash base_libs=() libs=() nfs=() mods=() new_mods=()
+    local t f x r d tree root deproot closure hash base_libs=() libs=() nfs=() mods new_mods=()
     for f in "${ULP_BINS[@]}" "${ULP_LIBS[@]}" "${ULP_FILES[@]}"; do
         [ -e "$f" ] || { log "WARNING: $f missing on the host (package: $(dpkg -S "$f" 2>/dev/null | cut -d: -f1 || true); scripts/setup-deps.sh installs it): no $IMG_ULP"; return 1; }
     done
@@ -597,8 +597,9 @@ ulp_image() {
         cp -L "$OUT/pkgs/${x%%:*}"/*/"${f#/}" "$root$f"
         # the packages' state directory: the export tables (etab, rmtab) and v4recovery,
         # where the server records its NFSv4 clients without a tracking daemon
-        [ ! -d "$OUT/pkgs/${x%%:*}"/*/var/lib/nfs ] ||
-            cp -a "$OUT/pkgs/${x%%:*}"/*/var/lib/nfs/. "$root/var/lib/nfs/"
+        for d in "$OUT/pkgs/${x%%:*}"/*/var/lib/nfs; do
+            [ ! -d "$d" ] || cp -a "$d/." "$root/var/lib/nfs/"
+        done
     done
     for f in "${ULP_LIBS[@]}" ${libs[@]+"${libs[@]}"}; do
         d=$(realpath "$(dirname "$f")")

@@ -43,7 +43,7 @@ nvme_target_up() {
         { echo "modprobe brd failed"; return 1; }
     [ -b /dev/ram0 ] || { echo "no /dev/ram0 after modprobe brd"; return 1; }
     [ -d $s ] || { echo "no $s (configfs or nvmet missing)"; return 1; }
-    mkdir "$s/subsystems/$NVME_NQN" &&
+    { mkdir "$s/subsystems/$NVME_NQN" &&
         echo 1 > "$s/subsystems/$NVME_NQN/attr_allow_any_host" &&
         mkdir "$s/subsystems/$NVME_NQN/namespaces/1" &&
         echo -n /dev/ram0 > "$s/subsystems/$NVME_NQN/namespaces/1/device_path" &&
@@ -53,7 +53,7 @@ nvme_target_up() {
         echo ipv4 > "$s/ports/1/addr_adrfam" &&
         echo "$OWN_IP" > "$s/ports/1/addr_traddr" &&
         echo "$NVME_PORT" > "$s/ports/1/addr_trsvcid" &&
-        ln -s "$s/subsystems/$NVME_NQN" "$s/ports/1/subsystems/$NVME_NQN" ||
+        ln -s "$s/subsystems/$NVME_NQN" "$s/ports/1/subsystems/$NVME_NQN"; } ||
         { echo "nvmet configfs set-up failed"; return 1; }
     NVME_TARGET_UP=1
     echo "nvmet: $NVME_NQN on rdma $OWN_IP:$NVME_PORT, namespace 1 /dev/ram0 ($NVME_RAM_MIB MiB)"
@@ -89,11 +89,12 @@ nvme_connect() {
     echo "nvme connect -t rdma -n $NVME_NQN -a $PEER_IP -s $NVME_PORT -k 30 $*"
     nvme connect -t rdma -n "$NVME_NQN" -a "$PEER_IP" -s "$NVME_PORT" --hostnqn="$NVME_HOSTNQN" \
         --hostid="$NVME_HOSTID" --keep-alive-tmo=30 "$@" || { echo "nvme connect failed"; return 1; }
-    NVME_CTRL= NVME_DEV=
+    NVME_CTRL=''
+    NVME_DEV=''
     i=0
     while [ -z "$NVME_DEV" ]; do
         for c in /sys/class/nvme/nvme*; do
-            [ -e "$c/subsysnqn" ] && [ "$(cat "$c/subsysnqn")" = "$NVME_NQN" ] || continue
+            { [ -e "$c/subsysnqn" ] && [ "$(cat "$c/subsysnqn")" = "$NVME_NQN" ]; } || continue
             NVME_CTRL=${c##*/}
             for n in /sys/block/nvme*n1; do
                 [ -e "$n" ] && NVME_DEV=/dev/${n##*/}
@@ -261,7 +262,7 @@ nfs_client_io() {
     grep ' /mnt/nfs nfs4 .*proto=rdma' /proc/mounts > /dev/null ||
         { echo "/proc/mounts does not show /mnt/nfs with proto=rdma"; umount /mnt/nfs; return 1; }
     want=$(pattern_sum $seed $mib)
-    pattern $seed ${mib}M > /mnt/nfs/data && sync || { echo "writing /mnt/nfs/data failed"; umount /mnt/nfs; return 1; }
+    { pattern $seed ${mib}M > /mnt/nfs/data && sync; } || { echo "writing /mnt/nfs/data failed"; umount /mnt/nfs; return 1; }
     # read from the server, not from this client's page cache
     echo 3 > /proc/sys/vm/drop_caches
     got=$(sha256sum < /mnt/nfs/data | cut -d' ' -f1)
@@ -361,8 +362,10 @@ fi_apps() {
     step fi-info fi_domain
     # fi_pingpong takes its control port as -B (server) and -P (client); -c checks every
     # message's bytes (its -v prints each byte it fills in: minutes on a serial console)
+    # shellcheck disable=SC2034  # app() in verbs-apps.sh reads them
     APP_PORT_OPT_SERVER=-B APP_PORT_OPT_CLIENT=-P
     app fi-pingpong 180 fi_pingpong -p verbs -e msg -d "$DEV" -I 100 -S 4096 -c
+    # shellcheck disable=SC2034
     APP_PORT_OPT_SERVER=-p APP_PORT_OPT_CLIENT=-p
 }
 

@@ -879,11 +879,11 @@ case $SUITE in
         # The middleware first (it needs no fast registration), then the kernel's storage
         # protocols, then the device removed under a connected NVMe controller.
         # SNIC_ULP_PARTS (snicvm.ulp_parts=) picks some, comma-separated.
-        for part in ucx fi nvme nvme-4q nfs rmmod; do
+        for part in ucx libfabric nvme nvme-4q nfs rmmod; do
             case ",${SNIC_ULP_PARTS:-$part}," in *",$part,"*) ;; *) continue ;; esac
             case $part in
                 ucx) ucx_apps ;;
-                fi) fi_apps ;;
+                libfabric) fi_apps ;;
                 nvme) nvme_rdma_io nvme-rdma-io 1 "$NVME_RAM_MIB" ;;
                 nvme-4q) nvme_rdma_4q ;;
                 nfs) nfs_rdma_io ;;
