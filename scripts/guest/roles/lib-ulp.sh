@@ -64,10 +64,29 @@ pattern_sum() {
     pattern "$1" "$2M" | sha256sum | cut -d' ' -f1
 }
 
+# pattern_sum_start SEED MIB, then pattern_sum_wait: the same into WANT, computed in the
+# background meanwhile (under TCG 64 MiB take seconds: the I/O, or the peer's, overlaps them)
+# (one file per pattern: one a failed step left running writes only its own)
+SUM_PID=
+SUM_FILE=
+pattern_sum_start() {
+    SUM_FILE=/tmp/pattern-$1-$2.sum
+    pattern_sum "$1" "$2" > "$SUM_FILE" &
+    SUM_PID=$!
+}
+pattern_sum_wait() {
+    WANT=
+    [ -n "$SUM_PID" ] && wait "$SUM_PID" && read -r WANT < "$SUM_FILE"
+    SUM_PID=
+    [ -n "$WANT" ] || { echo "no pattern checksum"; return 1; }
+}
+
 # Side b: the ram disk's first MIB MiB are pattern SEED (what side a wrote arrived).
 nvme_target_check() {
     local seed=$1 mib=$2 want got
-    want=$(pattern_sum "$seed" "$mib")
+    [ -n "$SUM_PID" ] || pattern_sum_start "$seed" "$mib"
+    pattern_sum_wait || return 1
+    want=$WANT
     # O_DIRECT: nvmet writes the ram disk past this side's page cache
     got=$($DD if=/dev/ram0 bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1)
     echo "target: /dev/ram0's first $mib MiB: sha256 $got, pattern $seed: $want"
@@ -123,13 +142,15 @@ nvme_disconnect() {
 # a fast-registered key), read them back with O_DIRECT and compare.
 nvme_io() {
     local seed=$1 mib=$2 t0 t1 t2 want got _
-    want=$(pattern_sum "$seed" "$mib")
+    pattern_sum_start "$seed" "$mib"
     read -r t0 _ < /proc/uptime
     pattern "$seed" "${mib}M" | $DD of="$NVME_DEV" bs=1M iflag=fullblock oflag=direct status=none ||
         { echo "writing $NVME_DEV failed"; return 1; }
     read -r t1 _ < /proc/uptime
     got=$($DD if="$NVME_DEV" bs=1M count="$mib" iflag=direct status=none | sha256sum | cut -d' ' -f1)
     read -r t2 _ < /proc/uptime
+    pattern_sum_wait || return 1
+    want=$WANT
     echo "wrote $mib MiB of pattern $seed to $NVME_DEV and read it back: sha256 $got, expected $want"
     awk -v n="$NAME_IO" -v m="$mib" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
         printf "SNIC-RESULT name=%s mib=%d write_MBps=%.2f read_MBps=%.2f\n", n, m,
@@ -164,6 +185,7 @@ nvme_rdma_io() {
         step "$name" nvme_host_io "$seed" "$mib" "$@"
         barrier "$name-done"
     else
+        pattern_sum_start "$seed" "$mib"
         barrier "$name-done"
         step "$name" nvme_target_check "$seed" "$mib"
     fi
