@@ -40,6 +40,8 @@ PROGS=(
     "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "strom-bench tests/vm/strom-bench.c,tests/vm/vmtool.c -libverbs -llzma SNICDV"
     "libsnic-transport.so tests/vm/snic-transport.c -libverbs SNICDV SHARED"
+    # the seeded data the storage tests (NVMe and NFS over RDMA) write and compare
+    "pattern tests/vm/pattern.c"
 )
 # snicdv programs compile against infiniband/snicdv.h and link libsnic.so.1 as
 # scripts/build-provider.sh left them in the guest driver directory; without them (the

@@ -498,4 +498,150 @@ rdma_core_tests_image() {
 }
 rdma_core_tests_image || rm -f "$IMG_TESTS" "$PY_STAMP"
 
-log "done in $(since "$T0"): $OUT/vmlinuz ($KREL), $IMG${IMG_TESTS:+, $IMG_TESTS}"
+# --- The ULP image: the kernel's storage protocols and the HPC middleware -------------
+# The same way, IMG_ULP = IMG + a cpio with NVMe over Fabrics (nvme-cli, the nvme-rdma host
+# and nvmet-rdma target, brd for a ram-backed namespace), NFS over RDMA (nfsd, nfsv4,
+# rpcrdma and the NFS tools) and the user-space middleware UCX and libfabric. Those would
+# grow the default image by more than it is worth to every other VM (measured in
+# docs/guest-stack.md); the pairs that run them boot this one (vm-pair.sh --initrd).
+IMG_ULP=$OUT/initramfs-ulp.cpio.gz
+ULP_CPIO=$OUT/ulp.cpio.gz
+ULP_STAMP=$OUT/ulp.stamp
+ULP_BINS=(
+    /usr/sbin/nvme                                      # nvme-cli
+    /usr/bin/dd             # coreutils: O_DIRECT I/O (busybox's dd has no oflag=direct)
+    /usr/bin/ucx_info /usr/bin/ucx_perftest             # ucx-utils
+    /usr/bin/fi_info /usr/bin/fi_pingpong               # libfabric-bin (providers built in)
+)
+# UCX loads its transports (uct_ib: rc_verbs, ud_verbs; uct_rdmacm; uct_cma) with dlopen.
+ULP_LIBS=("/usr/lib/$MULTIARCH/ucx/libuct_ib.so.0" "/usr/lib/$MULTIARCH/ucx/libuct_rdmacm.so.0"
+          "/usr/lib/$MULTIARCH/ucx/libuct_cma.so.0")
+# rpc.nfsd and mount.nfs look ports and transports up in these.
+ULP_FILES=(/etc/services /etc/netconfig)
+ULP_MODULES=(nvme-fabrics nvme-rdma nvmet nvmet-rdma brd nfsd nfsv4 rpcrdma)
+# The NFS tools come from Debian's nfs-kernel-server and nfs-common, downloaded and unpacked
+# (apt-get download + dpkg -x): installing them would start an NFS server on the host.
+# package:path of each tool in the package
+NFS_TOOLS=(nfs-kernel-server:/usr/sbin/rpc.nfsd nfs-kernel-server:/usr/sbin/rpc.mountd
+           nfs-kernel-server:/usr/sbin/exportfs nfs-common:/sbin/mount.nfs)
+
+# The tree of Debian package PKG (candidate version) unpacked in $OUT/pkgs/PKG/VERSION, on
+# stdout; downloaded once.
+pkg_tree() {
+    local pkg=$1 ver deb dir sandbox=()
+    ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')
+    [ -n "$ver" ] || { log "WARNING: apt knows no $pkg (scripts/setup-deps.sh runs apt-get update)"; return 1; }
+    dir=$OUT/pkgs/$pkg/$ver
+    if [ "$(cat "$dir/.complete" 2>/dev/null)" != "$ver" ]; then
+        mkdir -p "$OUT/debs"
+        find "$OUT/debs" -maxdepth 1 -name "${pkg}_*.deb" -delete
+        [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+        (cd "$OUT/debs" && timeout "$apt_timeout" apt-get download -q "${sandbox[@]}" "$pkg=$ver") >&2 ||
+            { log "WARNING: apt-get download $pkg=$ver failed"; return 1; }
+        deb=$(find "$OUT/debs" -maxdepth 1 -name "${pkg}_*.deb" | head -n 1)
+        rm -rf "$OUT/pkgs/$pkg"
+        mkdir -p "$dir.tmp"
+        { [ -n "$deb" ] && dpkg -x "$deb" "$dir.tmp"; } || { log "WARNING: dpkg -x of $pkg failed"; return 1; }
+        mv "$dir.tmp" "$dir"
+        echo "$ver" > "$dir/.complete"
+    fi
+    echo "$dir"
+}
+
+ulp_image() {
+    local t f x r d tree root deproot closure hash base_libs=() libs=() nfs=() mods new_mods=()
+    for f in "${ULP_BINS[@]}" "${ULP_LIBS[@]}" "${ULP_FILES[@]}"; do
+        [ -e "$f" ] || { log "WARNING: $f missing on the host (package: $(dpkg -S "$f" 2>/dev/null | cut -d: -f1 || true); scripts/setup-deps.sh installs it): no $IMG_ULP"; return 1; }
+    done
+    for x in "${NFS_TOOLS[@]}"; do
+        tree=$(pkg_tree "${x%%:*}") || { log "WARNING: no ${x%%:*}: no $IMG_ULP"; return 1; }
+        [ -x "$tree${x#*:}" ] || { log "WARNING: ${x%%:*} has no ${x#*:}: no $IMG_ULP"; return 1; }
+        nfs+=("$tree${x#*:}")
+    done
+    closure=$(lib_closure "${ULP_BINS[@]}" "${ULP_LIBS[@]}" "${nfs[@]}") || return 1
+    for f in "${GUEST_LIBS[@]}" "${BIN_LIBS[@]}"; do base_libs+=("$(realpath "$f")"); done
+    while read -r f; do
+        [ -n "$f" ] || continue
+        case " ${base_libs[*]} " in *" $(realpath "$f") "*) continue ;; esac
+        libs+=("$f")
+    done <<<"$closure"
+    mods=$(module_closure "${ULP_MODULES[@]}") || return 1
+    while read -r f; do
+        [ -n "$f" ] || continue
+        case " ${MODS[*]} " in *" $f "*) continue ;; esac
+        new_mods+=("$f")
+    done <<<"$mods"
+    hash=$({
+        echo "base $HASH"
+        sha256sum "${ULP_BINS[@]}" "${ULP_LIBS[@]}" "${ULP_FILES[@]}" "${nfs[@]}" ${libs[@]+"${libs[@]}"}
+        printf 'module %s\n' "${new_mods[@]}"
+    } | sha256sum | cut -d' ' -f1)
+    if [ -f "$IMG_ULP" ] && [ "$(cat "$ULP_STAMP" 2>/dev/null)" = "$hash" ]; then
+        log "ULP initramfs: up to date ($(du -h "$IMG_ULP" | cut -f1))"
+        return 0
+    fi
+    t=$(now)
+    root=$OUT/ulp-root
+    rm -rf "$root"
+    mkdir -p "$root/var/lib/nfs"
+    for f in "${ULP_BINS[@]}" "${ULP_FILES[@]}"; do
+        mkdir -p "$root$(dirname "$f")"
+        cp -L "$f" "$root$f"
+    done
+    # libfabric's verbs provider resolves "localhost" for a passive endpoint (fi_info, a
+    # server); the host's own /etc/hosts names the host, not the guest
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost\n' > "$root/etc/hosts"
+    for x in "${NFS_TOOLS[@]}"; do
+        f=${x#*:}
+        mkdir -p "$root$(dirname "$f")"
+        cp -L "$OUT/pkgs/${x%%:*}"/*/"${f#/}" "$root$f"
+        # the packages' state directory: the export tables (etab, rmtab) and v4recovery,
+        # where the server records its NFSv4 clients without a tracking daemon
+        for d in "$OUT/pkgs/${x%%:*}"/*/var/lib/nfs; do
+            [ ! -d "$d" ] || cp -a "$d/." "$root/var/lib/nfs/"
+        done
+    done
+    for f in "${ULP_LIBS[@]}" ${libs[@]+"${libs[@]}"}; do
+        d=$(realpath "$(dirname "$f")")
+        r=$(realpath "$f")
+        mkdir -p "$root$d" "$root$(dirname "$r")"
+        [ -e "$root$r" ] || cp "$r" "$root$r"
+        [ "$r" = "$d/$(basename "$f")" ] || ln -sfn "$r" "$root$d/$(basename "$f")"
+    done
+    # depmod over every module the VM will have (the base image's and these), so that the
+    # index files this cpio puts over the base image's know them all; only the new modules
+    # and the index files go into the cpio.
+    deproot=$OUT/ulp-depmod
+    rm -rf "$deproot"
+    for f in "${MODS[@]}" "${new_mods[@]}"; do
+        mkdir -p "$deproot/$(dirname "$f")"
+        cp "$KDIR/$f" "$deproot/$f"
+    done
+    cp "$KDIR/lib/modules/$KREL"/modules.{order,builtin,builtin.modinfo} "$deproot/lib/modules/$KREL/" 2>/dev/null || true
+    if [ -n "$SNIC_KO" ]; then
+        mkdir -p "$deproot/lib/modules/$KREL/extra"
+        cp "$SNIC_KO" "$deproot/lib/modules/$KREL/extra/snic.ko"
+    fi
+    depmod -b "$deproot" "$KREL" || { log "WARNING: depmod for the ULP modules failed: no $IMG_ULP"; return 1; }
+    for f in "${new_mods[@]}"; do
+        mkdir -p "$root/$(dirname "$f")"
+        cp "$deproot/$f" "$root/$f"
+    done
+    cp "$deproot/lib/modules/$KREL"/modules.* "$root/lib/modules/$KREL/"
+    rm -rf "$deproot"
+    # Merged /usr: the base image's /lib is a link to usr/lib; the modules go under usr/lib
+    # here rather than through a "lib" directory entry over that link.
+    mkdir -p "$root/usr/lib"
+    cp -a "$root/lib/." "$root/usr/lib/"
+    rm -rf "${root:?}/lib"
+    (cd "$root" && find . -print0 | LC_ALL=C sort -z |
+        cpio --null --quiet -o -H newc --reproducible -R 0:0 | gzip -n -6 > "$ULP_CPIO.tmp") ||
+        { log "WARNING: cpio/gzip of $root failed: no $IMG_ULP"; return 1; }
+    mv "$ULP_CPIO.tmp" "$ULP_CPIO"
+    cat "$IMG" "$ULP_CPIO" > "$IMG_ULP.tmp" && mv "$IMG_ULP.tmp" "$IMG_ULP"
+    echo "$hash" > "$ULP_STAMP"
+    log "ULP initramfs ready: $IMG_ULP ($(du -h "$IMG_ULP" | cut -f1): the base image + $(du -h "$ULP_CPIO" | cut -f1) ($(stat -c %s "$ULP_CPIO") bytes) for ${#ULP_BINS[@]} + ${#nfs[@]} tools, ${#libs[@]} libraries and ${#new_mods[@]} modules; $(du -sh "$root" | cut -f1) unpacked) in $(since "$t")"
+}
+ulp_image || rm -f "$IMG_ULP" "$ULP_STAMP"
+
+log "done in $(since "$T0"): $OUT/vmlinuz ($KREL), $IMG${IMG_TESTS:+, $IMG_TESTS}${IMG_ULP:+, $IMG_ULP}"

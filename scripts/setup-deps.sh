@@ -97,6 +97,10 @@ PKGS_MAIN=(
     # consoles of `vm.sh pair --shell`; librdmacm-dev for `vm.sh cc`. The guest's gdb is
     # gdb-minimal, downloaded, not installed.
     gdb strace ethtool tmux socat librdmacm-dev
+    # The guest's NVMe over RDMA, UCX and libfabric (initramfs-ulp.cpio.gz: binaries and
+    # their dlopen'ed modules). The NFS tools are downloaded, not installed (it would start
+    # an NFS server here); rpc.mountd and mount.nfs need these libraries from the host.
+    nvme-cli ucx-utils libfabric-bin libwrap0 libtirpc3 libnsl2
 )
 # meson >= 1.5 for QEMU 10.0 only exists in backports.
 PKGS_BACKPORTS=(meson python3-pycotap)

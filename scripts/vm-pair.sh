@@ -7,7 +7,7 @@
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
 #                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
 #                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops] [--iommu]
-#                      [--image DIR] [-- extra qemu args for both VMs...]
+#                      [--image DIR] [--initrd FILE] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
 #   --role      role of both VMs (scripts/guest/roles/NAME.sh); --role-a/--role-b per VM
@@ -23,6 +23,9 @@
 #   --append    extra kernel arguments for both guests (repeatable)
 #   --append-a/-b  extra kernel arguments for VM a / b (repeatable)
 #   --qemu-a/-b one extra QEMU argument for VM a / b (repeatable)
+#   --initrd    the initramfs both VMs boot, a path or a file name in the image directory
+#               (default initramfs.cpio.gz; initramfs-ulp.cpio.gz adds NVMe, NFS, UCX and
+#               libfabric, see scripts/guest-image.sh)
 #   --iommu     both guests behind a virtual IOMMU (intel-iommu with interrupt remapping,
 #               before the NIC; kernel intel_iommu=on iommu.passthrough=0 iommu.strict=1):
 #               every DMA of the NIC is translated, and refused where the driver has no mapping
@@ -53,6 +56,7 @@ LOGDIR=$REPO/.cache/logs
 NAME=
 MTU=
 IMAGE=$REPO/.cache/guest
+INITRD=initramfs.cpio.gz
 APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
 NO_WIRE_DROPS=
@@ -61,7 +65,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --no-wire-drops) NO_WIRE_DROPS=1; shift; continue ;;
         --iommu) IOMMU=1; shift; continue ;;
-        --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image)
+        --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image|--initrd)
             [ $# -ge 2 ] || die "$1 needs a value"
             case $1 in
                 --qemu) QEMU=$2 ;; --role) ROLE=$2 ;; --role-a) ROLE_A=$2 ;; --role-b) ROLE_B=$2 ;;
@@ -70,6 +74,7 @@ while [ $# -gt 0 ]; do
                 --name) NAME=$2 ;; --mtu) MTU=$2 ;; --append) APPEND+=("$2") ;;
                 --append-a) APPEND_A+=("$2") ;; --append-b) APPEND_B+=("$2") ;;
                 --qemu-a) QA+=("$2") ;; --qemu-b) QB+=("$2") ;; --image) IMAGE=$2 ;;
+                --initrd) INITRD=$2 ;;
             esac
             shift 2 ;;
         --) shift; break ;;
@@ -137,7 +142,7 @@ vm_args() {
         snic) dev=snic,id=nic0,netdev=n0,mac=$mac ;;
         virtio) dev=virtio-net-pci,id=nic0,netdev=n0,mac=$mac,romfile= ;;   # no efi-virtio.rom here
     esac
-    VMARGS=(--qemu "$QEMU" --role "$role" --timeout "$TIMEOUT" --image "$IMAGE" --no-build
+    VMARGS=(--qemu "$QEMU" --role "$role" --timeout "$TIMEOUT" --image "$IMAGE" --initrd "$INITRD" --no-build
             --log "$LOGDIR/$NAME-$side.log"
             --append "snicvm.side=$side snicvm.nic=$nic snicvm.ip=$ip snicvm.peer=$peer${MTU:+ snicvm.mtu=$MTU}")
     local a

@@ -73,7 +73,7 @@ struct snic_dev;
 	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused) \
 	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent) \
 	X(wire_corrupts_injected) X(rdma_rx_icrc_errors) \
-	X(admin_fails_injected)
+	X(admin_fails_injected) X(frwr_registered) X(frwr_invalidated)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -276,6 +276,15 @@ struct snic_mr {
 	dma_addr_t pbl_dma;
 	size_t pbl_bytes;
 	int access;		/* IB_ACCESS_* it was registered with */
+	/*
+	 * Fast registration (alloc_mr): the page list map_mr_sg fills (of
+	 * max_pages entries, npages used), and the key the device knows the
+	 * MR by, the one of its last REG_MR work request (ib_mr's keys move
+	 * on before the next is posted: ib_update_fast_reg_key())
+	 */
+	u32 npages;
+	u32 max_pages;
+	u32 hw_key;
 };
 
 struct snic_mw {
@@ -499,6 +508,10 @@ int snic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *snic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt_addr, int access,
 				 struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *snic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int snic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 int snic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int snic_dealloc_mw(struct ib_mw *ibmw);
 

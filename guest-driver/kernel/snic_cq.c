@@ -160,6 +160,11 @@ static struct snic_cqe *snic_cq_peek(struct snic_cq *cq)
 			      cq->log2_depth);
 }
 
+/* Completion op-codes are IB_WC_* numbers */
+static_assert((int)IB_WC_LOCAL_INV == (int)SNIC_WC_LOCAL_INV &&
+	      (int)IB_WC_REG_MR == (int)SNIC_WC_REG_MR &&
+	      (int)IB_WC_RECV == (int)SNIC_WC_RECV);
+
 /*
  * One CQE into an ib_wc; false if its QP is gone (destroyed meanwhile) or
  * is not a kernel QP of this CQ (only those have kernel queues to free).

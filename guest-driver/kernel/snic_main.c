@@ -106,6 +106,11 @@ static void snic_aeq_qp_last_wqe(struct snic_dev *sdev, u64 qpn)
 	snic_qp_event(sdev, qpn, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
+static void snic_aeq_qp_comm_est(struct snic_dev *sdev, u64 qpn)
+{
+	snic_qp_event(sdev, qpn, IB_EVENT_COMM_EST);
+}
+
 /*
  * What each async event means (SNIC_EVENT_*), passed to the admin queue
  * as efa passes its aenq_handlers to efa_com_admin_init(): the admin
@@ -121,6 +126,7 @@ static const struct snic_aeq_handlers snic_aeq_handlers = {
 		[SNIC_EVENT_QP_ACCESS_ERR] = snic_aeq_qp_access_err,
 		[SNIC_EVENT_SRQ_LIMIT] = snic_srq_event,
 		[SNIC_EVENT_QP_LAST_WQE] = snic_aeq_qp_last_wqe,
+		[SNIC_EVENT_QP_COMM_EST] = snic_aeq_qp_comm_est,
 		[SNIC_EVENT_SR_CTRLQ_OVERFLOW] = snic_sr_overflow,
 	},
 };

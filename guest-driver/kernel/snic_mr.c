@@ -246,6 +246,86 @@ struct ib_mr *snic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return NULL;
 }
 
+/* --- fast registration (SNIC_CAP_FRWR) ------------------------------------ */
+
+/*
+ * An MR for fast registration (IB_MR_TYPE_MEM_REG): the device holds its
+ * index in the PD and maps nothing until a REG_MR work request
+ * (snic_qp.c) hands it the page list map_mr_sg() wrote; that list is the
+ * MR's own coherent buffer, which the device reads in place, and is
+ * rewritten only once the MR was invalidated.
+ */
+struct ib_mr *snic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct snic_dev *sdev = to_sdev(ibpd->device);
+	struct snic_com_reg_mr_params params = {
+		.npages = max_num_sg,
+		.pdn = to_spd(ibpd)->pdn,
+		.flags = SNIC_MR_FRWR,
+	};
+	struct snic_mr *mr;
+	u32 key;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SNIC_FRWR_MAX_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_pages = max_num_sg;
+	mr->pbl_bytes = max_num_sg * sizeof(u64);
+	mr->pbl = dma_alloc_coherent(&sdev->pdev->dev, mr->pbl_bytes,
+				     &mr->pbl_dma, GFP_KERNEL);
+	if (!mr->pbl) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	params.key = atomic_inc_return(&sdev->mr_key);
+	err = snic_com_reg_mr(sdev, &params, &key);
+	if (err)
+		goto err_pbl;
+	mr->hw_key = key;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return &mr->ibmr;
+
+err_pbl:
+	dma_free_coherent(&sdev->pdev->dev, mr->pbl_bytes, mr->pbl,
+			  mr->pbl_dma);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int snic_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct snic_mr *mr = to_smr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pbl[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/*
+ * The pages of a DMA-mapped scatterlist into the MR's page list, at the
+ * page size the consumer chose (ib_map_mr_sg()): one the device has.
+ */
+int snic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct snic_dev *sdev = to_sdev(ibmr->device);
+
+	if (!(le64_to_cpu(sdev->attr.page_size_cap) & ibmr->page_size) ||
+	    !(ibmr->page_size & (SZ_4K | SZ_2M)))
+		return -EINVAL;
+	to_smr(ibmr)->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, snic_set_page);
+}
+
 /* --- memory windows (SNIC_CAP_MW) ----------------------------------------- */
 
 /*

@@ -73,7 +73,11 @@ static int snic_av_from_ah_attr(struct snic_av *av,
 	memcpy(av->dmac, ah->roce.dmac, ETH_ALEN);
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
-	av->flow_label = cpu_to_le32(grh->flow_label);
+	/*
+	 * A flow label is 20 bits; consumers may set the ones above (UCX
+	 * sets all 32), which the core's UDP source port ignores too
+	 */
+	av->flow_label = cpu_to_le32(grh->flow_label & IB_GRH_FLOWLABEL_MASK);
 	if (rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV6)
 		av->flags = SNIC_AV_IPV6;
 	else if (!ipv6_addr_v4mapped((const struct in6_addr *)av->dgid))
@@ -531,7 +535,10 @@ static void snic_fill_sges(struct snic_sge *dst, const struct ib_sge *sg,
 	}
 }
 
-/* The IB_WR_* numbers the device shares (it has no FRWR, LSO, ...) */
+/*
+ * The IB_WR_* numbers the device shares; IB_WR_REG_MR (0x20) it has as
+ * SNIC_WR_REG_MR (it has no LSO, ...)
+ */
 static_assert((int)IB_WR_RDMA_WRITE == (int)SNIC_WR_RDMA_WRITE &&
 	      (int)IB_WR_RDMA_WRITE_WITH_IMM == (int)SNIC_WR_RDMA_WRITE_IMM &&
 	      (int)IB_WR_SEND == (int)SNIC_WR_SEND &&
@@ -547,24 +554,55 @@ static_assert((int)IB_WR_RDMA_WRITE == (int)SNIC_WR_RDMA_WRITE &&
 #define SNIC_KOPS_RC	(SNIC_KOPS_SEND | SNIC_KOPS_WRITE | \
 			 BIT(IB_WR_RDMA_READ) | BIT(IB_WR_ATOMIC_CMP_AND_SWP) | \
 			 BIT(IB_WR_ATOMIC_FETCH_AND_ADD))
-/* Invalidation of memory window R_Keys, with SNIC_CAP_MW (RC; UC local only) */
+/*
+ * Invalidation of memory window R_Keys (SNIC_CAP_MW) and FRWR MR keys
+ * (SNIC_CAP_FRWR): RC; UC local only
+ */
 #define SNIC_KOPS_INV	(BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_SEND_WITH_INV))
 
-/* The work requests a kernel QP takes (bit IB_WR_*) */
-static u32 snic_kqp_ops(struct snic_qp *qp)
+/* Does a kernel QP take this work request? */
+static bool snic_kqp_takes(struct snic_qp *qp, enum ib_wr_opcode op)
 {
 	struct snic_dev *sdev = to_sdev(qp->ibqp.device);
+	bool inv = snic_has(sdev, SNIC_CAP_MW) || snic_has(sdev, SNIC_CAP_FRWR);
+	u32 ops;
 
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		return SNIC_KOPS_RC |
-		       (snic_has(sdev, SNIC_CAP_MW) ? SNIC_KOPS_INV : 0);
+		ops = SNIC_KOPS_RC | (inv ? SNIC_KOPS_INV : 0);
+		break;
 	case IB_QPT_UC:
-		return SNIC_KOPS_SEND | SNIC_KOPS_WRITE |
-		       (snic_has(sdev, SNIC_CAP_MW) ? BIT(IB_WR_LOCAL_INV) : 0);
+		ops = SNIC_KOPS_SEND | SNIC_KOPS_WRITE |
+		      (inv ? BIT(IB_WR_LOCAL_INV) : 0);
+		break;
 	default:
-		return SNIC_KOPS_SEND;
+		return op < 32 && SNIC_KOPS_SEND & BIT(op);
 	}
+	if (op == IB_WR_REG_MR)
+		return snic_has(sdev, SNIC_CAP_FRWR);
+	return op < 32 && ops & BIT(op);
+}
+
+/*
+ * IB_WR_REG_MR: what map_mr_sg() left in the MR (its page list, iova,
+ * length, page size) under the key the consumer gave it; the device knows
+ * the MR by the key of its last registration and judges the rest.
+ */
+static void snic_set_reg_wqe(struct snic_sq_wqe *w, const struct ib_reg_wr *wr)
+{
+	struct snic_mr *mr = to_smr(wr->mr);
+
+	w->opcode = SNIC_WR_REG_MR;
+	w->reg.iova = cpu_to_le64(mr->ibmr.iova);
+	w->reg.length = cpu_to_le64(mr->ibmr.length);
+	w->reg.pbl_addr = cpu_to_le64(mr->pbl_dma);
+	w->reg.mr_key = cpu_to_le32(mr->hw_key);
+	w->reg.new_key = cpu_to_le32(wr->key);
+	w->reg.npages = cpu_to_le32(mr->npages);
+	/* IB_ACCESS_* numbers; optional bits (relaxed ordering) may go */
+	w->reg.access = cpu_to_le32(wr->access & ~IB_ACCESS_OPTIONAL);
+	w->reg.page_shift = ilog2(mr->ibmr.page_size);
+	mr->hw_key = wr->key;
 }
 
 /* IB_SEND_INLINE: the payload (kernel virtual addresses) into the WQE */
@@ -594,8 +632,7 @@ static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 			qp->ibqp.qp_type == IB_QPT_GSI;
 	bool inl = wr->send_flags & IB_SEND_INLINE;
 
-	if (wr->opcode >= 32 || !(snic_kqp_ops(qp) & BIT(wr->opcode)) ||
-	    wr->num_sge < 0 ||
+	if (!snic_kqp_takes(qp, wr->opcode) || wr->num_sge < 0 ||
 	    wr->num_sge > (inl ? SNIC_SQ_WQE_MAX_SGE : qp->cap.max_send_sge))
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -614,6 +651,10 @@ static int snic_build_send_wqe(struct snic_qp *qp, struct snic_sq_wqe *w,
 		w->imm = wr->ex.imm_data;	/* big-endian as sent */
 	if (wr->opcode == IB_WR_LOCAL_INV)
 		return 0;
+	if (wr->opcode == IB_WR_REG_MR) {
+		snic_set_reg_wqe(w, reg_wr(wr));
+		return 0;
+	}
 	if (datagram) {
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;

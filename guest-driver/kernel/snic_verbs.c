@@ -60,6 +60,11 @@ static int snic_query_device(struct ib_device *ibdev,
 					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		props->max_mw = le32_to_cpu(a->max_mw);
 	}
+	/* Fast registration: the kernel's storage protocols need it */
+	if (snic_has(sdev, SNIC_CAP_FRWR)) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len = SNIC_FRWR_MAX_PAGES;
+	}
 	if (snic_has(sdev, SNIC_CAP_SRQ)) {
 		/* CQEs name SRQ slots by 16 bits, like work queue slots */
 		props->max_srq = le32_to_cpu(a->max_srq);
@@ -525,6 +530,11 @@ static const struct ib_device_ops snic_mw_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, snic_mw, ibmw),
 };
 
+static const struct ib_device_ops snic_frwr_ops = {
+	.alloc_mr = snic_alloc_mr,
+	.map_mr_sg = snic_map_mr_sg,
+};
+
 static const struct ib_device_ops snic_mcast_ops = {
 	.attach_mcast = snic_attach_mcast,
 	.detach_mcast = snic_detach_mcast,
@@ -550,6 +560,8 @@ int snic_ib_register(struct snic_dev *sdev)
 		ib_set_device_ops(ibdev, &snic_srq_ops);
 	if (snic_has(sdev, SNIC_CAP_MW))
 		ib_set_device_ops(ibdev, &snic_mw_ops);
+	if (snic_has(sdev, SNIC_CAP_FRWR))
+		ib_set_device_ops(ibdev, &snic_frwr_ops);
 	if (snic_has(sdev, SNIC_CAP_CQ_MODERATION))
 		ib_set_device_ops(ibdev, &snic_cq_moderation_ops);
 	if (snic_has(sdev, SNIC_CAP_MCAST))

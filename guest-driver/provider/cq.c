@@ -335,6 +335,20 @@ static __be32 snic_cqe_imm(const struct snic_cqe *cqe)
 	return cqe->imm;
 }
 
+/*
+ * RoCE has no service level. A datagram's completion says in sl which L3
+ * header fills its 40-byte GRH slot, as mlx5 devices do (bit 3: a UDP
+ * header follows, RoCE v2; bits 2:0: 1 IPv6, 2 IPv4): UCX's UD transport
+ * before 1.19 reads it there to find the destination address it checks,
+ * and drops every datagram whose sl says neither.
+ */
+static uint8_t snic_cqe_sl(const struct snic_cqe *cqe)
+{
+	if (!(cqe->wc_flags & SNIC_WC_F_GRH))
+		return 0;
+	return 0x8 | (cqe->wc_flags & SNIC_WC_F_IPV6 ? 0x1 : 0x2);
+}
+
 static void snic_fill_wc(struct ibv_wc *wc, const struct snic_cqe *cqe)
 {
 	wc->wr_id = le64toh(cqe->wr_id);
@@ -348,7 +362,7 @@ static void snic_fill_wc(struct ibv_wc *wc, const struct snic_cqe *cqe)
 	wc->wc_flags = snic_cqe_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
-	wc->sl = 0;
+	wc->sl = snic_cqe_sl(cqe);
 	wc->dlid_path_bits = 0;
 }
 
@@ -454,7 +468,7 @@ static uint32_t snic_wc_read_src_qp(struct ibv_cq_ex *ibvcqx)
 	return le32toh(to_scq_ex(ibvcqx)->cur->src_qp);
 }
 
-/* RoCE: no LIDs, service levels or path bits */
+/* RoCE: no LIDs or path bits; sl: the L3 header type (snic_cqe_sl()) */
 static uint32_t snic_wc_read_slid(struct ibv_cq_ex *ibvcqx)
 {
 	return 0;
@@ -462,7 +476,7 @@ static uint32_t snic_wc_read_slid(struct ibv_cq_ex *ibvcqx)
 
 static uint8_t snic_wc_read_sl(struct ibv_cq_ex *ibvcqx)
 {
-	return 0;
+	return snic_cqe_sl(to_scq_ex(ibvcqx)->cur);
 }
 
 static uint8_t snic_wc_read_dlid_path_bits(struct ibv_cq_ex *ibvcqx)

@@ -460,6 +460,9 @@ enum snic_async_event_type {
                                      * below the armed limit (disarmed) */
     SNIC_EVENT_QP_LAST_WQE = 8,     /* ABI 2.0: data: QPN; a QP of an SRQ
                                      * entered ERR and takes no more */
+    SNIC_EVENT_QP_COMM_EST = 9,     /* ABI 3.8: data: QPN; the first packet
+                                     * arrived at an RC QP in RTR (once
+                                     * per entry into RTR) */
     SNIC_EVENT_QP_RPC_ERR = 16,     /* ABI 2.1: data: QPN; the requester
                                      * refused an RPC response the device
                                      * sent (NAK): the QP entered ERR */

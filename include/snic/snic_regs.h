@@ -69,11 +69,16 @@
  * sr_read_placed, sr_read_refused, sr_read_resent.
  * Minor 7 (of major 3): struct snic_stats wire_corrupts_injected,
  * rdma_rx_icrc_errors and admin_fails_injected (faults injected at run time).
+ * Minor 8 (of major 3): fast registration (SNIC_CAP_FRWR): REG_MR's
+ * SNIC_MR_FRWR, the REG_MR work request (struct snic_reg_mr_wr,
+ * SNIC_WR_REG_MR, SNIC_WC_REG_MR), LOCAL_INV and SEND with Invalidate of
+ * FRWR MRs; SNIC_EVENT_QP_COMM_EST; struct snic_stats frwr_registered,
+ * frwr_invalidated.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      7
+#define SNIC_ABI_VERSION_MINOR      8
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -151,6 +156,7 @@ enum snic_dev_error {
 #define SNIC_CAP_LOOPBACK           (1ull << 8)  /* QPs of one port connect */
 #define SNIC_CAP_CQ_MODERATION      (1ull << 9)  /* MODIFY_CQ */
 #define SNIC_CAP_MCAST              (1ull << 10) /* UD multicast groups */
+#define SNIC_CAP_FRWR               (1ull << 11) /* fast registration */
 #define SNIC_CAP_RPC                (1ull << 16) /* StRoM RPCs, kernels */
 
 /* Queue depths are powers of two within these bounds */
@@ -271,7 +277,10 @@ struct snic_stats {
     __le64 wire_corrupts_injected;  /* RoCE frames sent with a byte flipped */
     __le64 rdma_rx_icrc_errors;     /* RoCE frames dropped: bad ICRC */
     __le64 admin_fails_injected;    /* admin commands failed, not executed */
+    /* ABI 3.8: fast registration (SNIC_CAP_FRWR) */
+    __le64 frwr_registered;     /* REG_MR work requests that mapped an MR */
+    __le64 frwr_invalidated;    /* FRWR MRs invalidated: LOCAL_INV, IETH */
 };
-_Static_assert(sizeof(struct snic_stats) == 400, "snic_stats is 400 bytes");
+_Static_assert(sizeof(struct snic_stats) == 416, "snic_stats is 416 bytes");
 
 #endif /* SNIC_REGS_H */

@@ -116,6 +116,7 @@ struct snic_admin_obj_ref {
 _Static_assert(sizeof(struct snic_admin_obj_ref) == 8, "obj_ref size");
 
 #define SNIC_MR_PHYS    (1u << 0)   /* iova is the DMA address (kernel only) */
+#define SNIC_MR_FRWR    (1u << 1)   /* ABI 3.8: for fast registration */
 
 /*
  * REG_MR: [iova, iova + length) is mapped page by page through a page list
@@ -125,7 +126,18 @@ _Static_assert(sizeof(struct snic_admin_obj_ref) == 8, "obj_ref size");
  * it, so it must stay unchanged until DEREG_MR. SNIC_MR_PHYS registers
  * an identity mapping for the kernel's local DMA key: no page list, local
  * access only, PDs of context 0 only.
+ *
+ * SNIC_MR_FRWR (SNIC_CAP_FRWR, kernel PDs only) allocates an MR for fast
+ * registration: npages is the most pages a registration may list (its
+ * max_num_sg, 1..SNIC_FRWR_MAX_PAGES); iova, length, pbl_addr, access
+ * and page_shift are zero. It maps nothing (the MR is free) until a
+ * REG_MR work request (struct snic_reg_mr_wr) on a QP of its PD maps it
+ * (valid); LOCAL_INV or a SEND with Invalidate of its key frees it
+ * again. Each registration gives it a new key byte; DEREG_MR names it by
+ * its index, whatever its key byte.
  */
+#define SNIC_FRWR_MAX_PAGES     512     /* one 4 KiB page list */
+
 struct snic_admin_reg_mr {
     __le64 iova;
     __le64 length;
@@ -189,6 +201,7 @@ enum snic_wr_opcode {
     SNIC_WR_LOCAL_INV = 7,      /* ABI 2.0: imm = the R_Key to invalidate */
     SNIC_WR_BIND_MW = 8,        /* ABI 2.0: 'bind' */
     SNIC_WR_SEND_INV = 9,       /* imm = the R_Key the responder drops */
+    SNIC_WR_REG_MR = 0x10,      /* ABI 3.8: 'reg' (SNIC_CAP_FRWR) */
     /* ABI 2.1, on QPs with SNIC_QP_RPC_ENABLE (snic_rpc.h): 'rpc' */
     SNIC_WR_RPC = 0x20,         /* RPC Params: the SGEs are the params */
     SNIC_WR_RPC_WRITE = 0x21,   /* RPC WRITE: the SGEs are the payload */
@@ -218,7 +231,8 @@ enum snic_wr_opcode {
  * length 0 unbinds it; a type 2 window binds only when free (after an
  * invalidate), to the posting QP, with length > 0. Failures complete with
  * SNIC_WC_MW_BIND_ERR. LOCAL_INV (imm = R_Key) frees a bound type 2 window
- * of the QP's PD; a SEND with Invalidate does so at the responder.
+ * of the QP's PD, or (ABI 3.8) an FRWR MR of the QP's PD that no window
+ * is bound in; a SEND with Invalidate does so at the responder.
  */
 struct snic_bind_mw {
     __le64 addr;
@@ -232,10 +246,38 @@ struct snic_bind_mw {
 _Static_assert(sizeof(struct snic_bind_mw) == 64, "bind_mw size");
 
 /*
+ * A REG_MR work request (fast registration, RC and UC QPs): the FRWR MR
+ * whose L_Key is now 'mr_key' (of the QP's PD, free: not mapped) maps
+ * [iova, iova + length) from now on through the npages page addresses at
+ * pbl_addr (little-endian, each 2^page_shift aligned; the first holds
+ * iova, whose offset in it is iova mod 2^page_shift; any upper bits),
+ * with 'access' (SNIC_ACCESS_*), under the key 'new_key': the same index
+ * with the key byte the consumer chose (lkey = rkey). The device reads
+ * the page list whole when it executes the request, and its entries
+ * again on each later use; the list may be reused for another
+ * registration once the MR is invalidated. Page sizes: those of
+ * page_size_cap; npages at most the MR's. Failures complete with
+ * SNIC_WC_LOC_QP_OP_ERR and map nothing; the QP enters ERR.
+ */
+struct snic_reg_mr_wr {
+    __le64 iova;
+    __le64 length;
+    __le64 pbl_addr;
+    __le32 mr_key;
+    __le32 new_key;
+    __le32 npages;
+    __le32 access;      /* SNIC_ACCESS_* */
+    __u8 page_shift;
+    __u8 rsvd[23];
+};
+_Static_assert(sizeof(struct snic_reg_mr_wr) == 64, "reg_mr_wr size");
+
+/*
  * Send queue entry (SNIC_SQ_WQE_SIZE bytes). RC/UC use 'rdma' (WRITE/READ:
  * remote_addr, rkey; atomics also compare_add and swap); UD uses 'ud'
  * with the whole address vector inline, so posting needs no device AH
- * object and kernel callers never wait; BIND_MW uses 'bind'. The payload
+ * object and kernel callers never wait; BIND_MW uses 'bind', REG_MR
+ * 'reg'. The payload
  * is num_sge SGEs, or with SNIC_WQE_INLINE the inline_len bytes of
  * inline_data (up to SNIC_MAX_INLINE_DATA), read when the WQE is.
  */
@@ -262,6 +304,7 @@ struct snic_sq_wqe {
             __le64 rsvd;
         } ud;
         struct snic_bind_mw bind;
+        struct snic_reg_mr_wr reg;
         /*
          * RPC and RPC WRITE (snic_rpc.h): the RPC op-code and R_Key the
          * RETH carries, and the response buffer the header names. Params
@@ -302,6 +345,7 @@ enum snic_wc_opcode {
     SNIC_WC_FETCH_ADD = 4,
     SNIC_WC_BIND_MW = 5,        /* ABI 2.0 */
     SNIC_WC_LOCAL_INV = 6,      /* ABI 2.0 */
+    SNIC_WC_REG_MR = 8,         /* ABI 3.8 */
     SNIC_WC_RPC = 0x20,         /* ABI 2.1: an RPC or RPC WRITE was acked */
     SNIC_WC_RECV = 128,
     SNIC_WC_RECV_RDMA_WITH_IMM = 129,

@@ -9,6 +9,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz-host.h"
@@ -78,6 +79,75 @@ static void fix_bind(struct snic_bind_mw *b, const FuzzNode *me, uint8_t raw)
     b->access &= GUINT32_TO_LE(raw & 0x10 ? ~0u : 0xe);
 }
 
+/*
+ * Each node's MR for fast registration: allocated Free, its page list in
+ * scratch memory listing the node's buffer; REG_MR work requests name it
+ * (or any key) with a length, page size and page list of their own.
+ */
+#define WQE_FRWR_PBL    (FZ_SCRATCH + 0xc000)
+#define WQE_FRWR_PAGES  8
+static uint32_t frwr_index[2];
+
+static uint32_t frwr_alloc(FuzzNode *n)
+{
+    struct snic_admin_cmd cmd;
+    uint64_t key = 0;
+
+    fz_pbl(n->h, WQE_FRWR_PBL, FZ_BUF, WQE_FRWR_PAGES, false);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.reg_mr.npages = GUINT32_TO_LE(WQE_FRWR_PAGES);
+    cmd.reg_mr.flags = GUINT16_TO_LE(SNIC_MR_FRWR);
+    cmd.reg_mr.key = 0x10;
+    if (fz_admin(n->h, &cmd, &key) != SNIC_ADMIN_OK) {
+        abort();
+    }
+    return key >> SNIC_KEY_INDEX_SHIFT;
+}
+
+/* The FRWR MR's current key (each registration changes its key byte) */
+static uint32_t frwr_key(const FuzzNode *n)
+{
+    uint32_t idx = frwr_index[n->ip == FZ_IP(2)];
+
+    return idx << SNIC_KEY_INDEX_SHIFT | n->h->core->mrs[idx].key;
+}
+
+/*
+ * A REG_MR of the node's FRWR MR, well formed but for what the bits of
+ * rsvd[0] leave as the fuzzer wrote it (then cleared: it is reserved).
+ */
+static void fix_reg(struct snic_reg_mr_wr *r, const FuzzNode *me)
+{
+    uint32_t key = frwr_key(me);
+    uint64_t iova = GUINT64_FROM_LE(r->iova);
+    uint64_t len = 1 + GUINT64_FROM_LE(r->length) % (WQE_FRWR_PAGES * 4096);
+    uint8_t raw = r->rsvd[0];
+
+    r->rsvd[0] = 0;
+    if (!(raw & 0x01)) {
+        r->mr_key = GUINT32_TO_LE(key);
+    }
+    if (!(raw & 0x02)) {
+        r->new_key = GUINT32_TO_LE((key & ~SNIC_KEY_BYTE_MASK) |
+                                   (GUINT32_FROM_LE(r->new_key) &
+                                    SNIC_KEY_BYTE_MASK));
+    }
+    if (!(raw & 0x04)) {
+        r->access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
+                                  SNIC_ACCESS_REMOTE_WRITE |
+                                  SNIC_ACCESS_REMOTE_READ);
+    }
+    if (!(raw & 0x08)) {
+        r->length = GUINT64_TO_LE(len);
+        r->page_shift = 12;
+        r->npages = GUINT32_TO_LE(((iova & 4095) + len + 4095) >> 12);
+    }
+    if (!(raw & 0x10)) {
+        r->pbl_addr = GUINT64_TO_LE(WQE_FRWR_PBL);
+    }
+}
+
 /* Keys, addresses and peers that name live objects. */
 static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
                      const FuzzNode *peer, unsigned q)
@@ -86,7 +156,7 @@ static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
         SNIC_WR_RDMA_WRITE, SNIC_WR_RDMA_WRITE_IMM, SNIC_WR_SEND,
         SNIC_WR_SEND_IMM, SNIC_WR_RDMA_READ, SNIC_WR_ATOMIC_CMP_SWAP,
         SNIC_WR_ATOMIC_FETCH_ADD, SNIC_WR_SEND_INV, SNIC_WR_BIND_MW,
-        SNIC_WR_LOCAL_INV,
+        SNIC_WR_LOCAL_INV, SNIC_WR_REG_MR,
     };
     uint8_t raw = w->opcode;
 
@@ -106,14 +176,20 @@ static void fix_send(struct snic_sq_wqe *w, const FuzzNode *me,
         fix_bind(&w->bind, me, raw);
         return;
     }
-    if (w->opcode == SNIC_WR_LOCAL_INV || w->opcode == SNIC_WR_SEND_INV) {
-        /* a window of the node that receives the invalidation */
-        w->imm = GUINT32_TO_BE(mw_rkey(w->opcode == SNIC_WR_LOCAL_INV ?
-                                       me : peer, 1 + (raw >> 7)));
+    if (w->opcode == SNIC_WR_REG_MR) {
+        fix_reg(&w->reg, me);
+        return;
     }
-    /* through the peer's MR, or one of its windows */
+    if (w->opcode == SNIC_WR_LOCAL_INV || w->opcode == SNIC_WR_SEND_INV) {
+        /* a window or the FRWR MR of the node that receives it */
+        const FuzzNode *to = w->opcode == SNIC_WR_LOCAL_INV ? me : peer;
+
+        w->imm = GUINT32_TO_BE(raw & 0x02 ? frwr_key(to) :
+                               mw_rkey(to, 1 + (raw >> 7)));
+    }
+    /* through the peer's MR, one of its windows or its FRWR MR */
     w->rdma.rkey = GUINT32_TO_LE(raw & 0x40 ? mw_rkey(peer, 1 + (raw >> 7)) :
-                                 FZ_LKEY);
+                                 raw & 0x02 ? frwr_key(peer) : FZ_LKEY);
     w->rdma.remote_addr = GUINT64_TO_LE(FZ_MR_IOVA +
         GUINT64_FROM_LE(w->rdma.remote_addr) % FZ_BUF_LEN);
     if (w->opcode == SNIC_WR_ATOMIC_CMP_SWAP ||
@@ -276,6 +352,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  types, NQP);
     fz_node_init(&node[1], sim, &faults[(profile >> 2) & 7], FZ_IP(2),
                  types, NQP);
+    for (i = 0; i < 2; i++) {
+        frwr_index[i] = frwr_alloc(&node[i]);
+    }
     snic_sim_port_connect(&node[0].h->port, &node[1].h->port,
                           &links[profile % G_N_ELEMENTS(links)]);
     for (i = 0; i < 2; i++) {

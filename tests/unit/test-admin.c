@@ -22,7 +22,7 @@ static void test_identity(void)
                     SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK |
                     SNIC_CAP_INLINE | SNIC_CAP_UC |
                     SNIC_CAP_SRQ | SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION |
-                    SNIC_CAP_MCAST | SNIC_CAP_RPC);
+                    SNIC_CAP_MCAST | SNIC_CAP_FRWR | SNIC_CAP_RPC);
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_DB_PAGES), ==, FAKE_DB_PAGES);
     g_assert_cmpuint(fake_reg_read(h, SNIC_REG_NUM_VECTORS), ==,
                      FAKE_VECTORS);

@@ -468,6 +468,54 @@ static void test_retry_exceeded(void)
     node_pair_free(sim, &a, &b);
 }
 
+/*
+ * Linux's generic QP drain (ib_drain_qp), which every kernel ULP calls at
+ * teardown: the QP is moved to ERR, then an unsignaled RDMA WRITE with no
+ * SGE and a receive with no SGE are posted; each must complete with
+ * FLUSH_ERR, or the consumer waits for ever.
+ */
+static void test_drain_after_error(void)
+{
+    SnicSim *sim = snic_sim_new(71);
+    struct snic_qp_attr at = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    struct snic_sq_wqe w;
+    struct snic_rq_wqe r;
+    struct snic_cqe c;
+    bool got_send = false, got_recv = false;
+    Node a, b;
+
+    node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+    node_modify(&a, SNIC_QP_ATTR_STATE, &at);
+    g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_ERR);
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(0xd1);
+    w.opcode = SNIC_WR_RDMA_WRITE;      /* no SNIC_WQE_SIGNALED, no SGE */
+    node_post_wqe(&a, &w);
+    memset(&r, 0, sizeof(r));
+    r.wr_id = GUINT64_TO_LE(0xd2);
+    fake_write(a.h, a.rq_ring + (a.rq_pi & ((1u << a.rq_log2) - 1)) *
+               SNIC_RQ_WQE_SIZE, &r, sizeof(r));
+    fake_doorbell(a.h, a.ctx, SNIC_DB_RQ, a.qpn, ++a.rq_pi);
+    snic_sim_run(sim, 100000);
+
+    while (node_poll_cq(&a, &c)) {
+        g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+        if (c.opcode & SNIC_WC_RECV) {
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xd2);
+            got_recv = true;
+        } else {
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0xd1);
+            got_send = true;
+        }
+    }
+    g_assert_true(got_send);
+    g_assert_true(got_recv);
+    /* nothing went on the wire for them */
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 0);
+    node_pair_free(sim, &a, &b);
+}
+
 static void test_read(void)
 {
     SnicSim *sim = snic_sim_new(8);
@@ -2546,6 +2594,7 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/error/local-after-inflight-lossy",
                     test_local_error_after_inflight_lossy);
     g_test_add_func("/engine/rnr", test_rnr);
+    g_test_add_func("/engine/error/drain", test_drain_after_error);
     g_test_add_func("/engine/retry-exceeded", test_retry_exceeded);
     g_test_add_func("/engine/read", test_read);
     g_test_add_func("/engine/read-atomic-lossy", test_read_atomic_lossy);

@@ -39,16 +39,22 @@ pairs=(
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
     # Interoperability with Linux rxe, snic as client and as server; the snic
     # device captures its frames (checked below: no transport extension but the SACK QP's).
-    "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
-    "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
+    # They boot the ULP image: NVMe over RDMA runs between snic and rxe both ways.
+    "interop-snic-rxe 400  snic.ko         --nic-a snic --nic-b virtio --role interop --initrd initramfs-ulp.cpio.gz --qemu-a -global --qemu-a snic.pcap=build/vm-logs/pair-interop-snic-rxe-snic.pcap"
+    "interop-rxe-snic 400  snic.ko         --nic-a virtio --nic-b snic --role interop --initrd initramfs-ulp.cpio.gz --qemu-b -global --qemu-b snic.pcap=build/vm-logs/pair-interop-rxe-snic-snic.pcap"
     # Both devices drop and reorder 1 % of their frames: RC apps and verbs-check still pass.
     # Then the pair script changes them while they run (scripts/guest/roles/lossy.host, QMP
     # qom-set and set_link at the points the role names): wire-drop 0, 5, 1; VM a's link down
-    # for 1 s under verbs-check, and past a QP's retry budget.
-    "lossy        400      snic.ko         --nic snic --role lossy -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
+    # for 1 s under verbs-check, and past a QP's retry budget. NVMe over RDMA (ULP image)
+    # recovers the same losses.
+    "lossy        400      snic.ko         --nic snic --role lossy --initrd initramfs-ulp.cpio.gz -- -global snic.wire-drop=1 -global snic.wire-reorder=1"
     # SRNIC's selective repeat: both devices drop and reorder 2 % of their frames;
     # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
     "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
+    # The RDMA software people run (ULP image): UCX and libfabric, NVMe over RDMA (VM a on
+    # two CPUs for four I/O queues), NFS over RDMA, then rmmod snic under a connected
+    # NVMe controller with I/O running.
+    "ulp          600      snic.ko         --nic snic --role ulp --initrd initramfs-ulp.cpio.gz --qemu-a -smp --qemu-a 2"
     # Both guests behind intel-iommu in translating, strict mode: data by content through
     # it, then a use-after-unmap made on purpose (snic.ko's fault_inject=1 hook) refused by
     # the IOMMU and completed as a protection error; QEMU's side is checked below.

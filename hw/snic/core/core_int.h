@@ -39,7 +39,7 @@ struct snic_rq_wqe;
                    SNIC_CAP_RDMA_MR | SNIC_CAP_LOOPBACK | SNIC_CAP_INLINE | \
                    SNIC_CAP_UC | SNIC_CAP_SRQ | \
                    SNIC_CAP_MW | SNIC_CAP_CQ_MODERATION | SNIC_CAP_MCAST | \
-                   SNIC_CAP_RPC)
+                   SNIC_CAP_FRWR | SNIC_CAP_RPC)
 
 /* The largest frame the Ethernet function moves in either direction. */
 #define SNIC_ETH_MAX_FRAME  (SNIC_ETH_MAX_MTU + SNIC_ETH_HLEN_MAX)

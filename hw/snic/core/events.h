@@ -78,6 +78,10 @@
       PRIu64 ", psn 0x%" PRIx64 ") stale: skipped", qpn, index, type, psn) \
     X(MR_FAULT, "key 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " refused (SnicMrCheck %" PRIu64 ")", key, va, len, why) \
+    X(MR_FAST_REG, "REG_MR of key 0x%" PRIx64 " as 0x%" PRIx64 " at iova 0x%" \
+      PRIx64 " (SnicFrwrCheck %" PRIu64 ")", key, new_key, iova, why) \
+    X(MR_INVALIDATE, "invalidate key 0x%" PRIx64 " (remote %" PRIu64 \
+      ", SnicFrwrCheck %" PRIu64 ")", key, remote, why) \
     X(XLATE_FAULT, "page list 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " write %" PRIu64 ": translation failed", pbl, va, len, is_write) \
     /* StRoM RPCs and kernels */ \

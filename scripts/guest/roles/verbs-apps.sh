@@ -49,6 +49,8 @@
 # usec_per_iter, Mbit_s for ibv_*_pingpong), for scripts/bench-vm.sh and for grep.
 # shellcheck source=scripts/guest/roles/lib.sh
 . /roles/lib.sh
+# shellcheck source=scripts/guest/roles/lib-ulp.sh
+. /roles/lib-ulp.sh
 
 NIC=${SNIC_NIC:-snic}
 case $NIC in
@@ -114,6 +116,10 @@ report() {
             / bytes in .* Mbit\/sec/ { mb = $(NF - 1); bytes = $1 }
             / iters in .* usec\/iter/ { us = $(NF - 1); iters = $1 }
             END { printf "SNIC-RESULT name=%s bytes=%s iters=%s Mbit_s=%s usec_per_iter=%s\n", n, bytes, iters, mb, us }' "$log"
+    elif grep -q 'usec/xfer' "$log"; then
+        # fi_pingpong: "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec", then a row
+        awk -v n="$name" '/usec\/xfer/ { h = 1; next }
+            h && NF >= 8 { printf "SNIC-RESULT name=%s bytes=%s iters=%s MBps=%s usec_per_xfer=%s\n", n, $1, $2, $6, $7; exit }' "$log"
     elif grep -q '^rpc-check\[client\]: PASS' "$log"; then
         awk -v n="$name" '/check a: PASS/ { t = $0; sub(/.*elements? by key, /, "", t); sub(/ ms per.*/, "", t) }
             / RPCs answered as expected/ { r = $2 }
@@ -129,8 +135,8 @@ report() {
 server_start() {
     local name=$1 tmo=$2 port=$3 i=0
     shift 3
-    echo "--- $name server: timeout $tmo $* -p $port"
-    timeout "$tmo" "$@" -p "$port" >"$LOGD/$name.log" 2>&1 &
+    echo "--- $name server: timeout $tmo $* $APP_PORT_OPT_SERVER $port"
+    timeout "$tmo" "$@" "$APP_PORT_OPT_SERVER" "$port" >"$LOGD/$name.log" 2>&1 &
     SERVER_PID=$!
     while ! listening "$port"; do
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -600,7 +606,10 @@ app_cm() {
 
 # app NAME SECS CMD...: CMD -p PORT on side b (server), CMD -p PORT PEER-IP on side a.
 # With XFAIL=PATTERN both sides must exit 1 with PATTERN in their output instead.
+# APP_PORT_OPT_SERVER and _CLIENT: the port's option where it is not -p.
 XFAIL=
+APP_PORT_OPT_SERVER=-p
+APP_PORT_OPT_CLIENT=-p
 app() {
     local name=$1 tmo=$2 port=$TCP_PORT ok=1
     shift 2
@@ -617,7 +626,7 @@ app() {
         step "$name" server_done "$name" "$ok"
     else
         barrier "$name"
-        step "$name" client_run "$name" "$tmo" "$@" -p "$port" "$PEER_IP"
+        step "$name" client_run "$name" "$tmo" "$@" "$APP_PORT_OPT_CLIENT" "$port" "$PEER_IP"
     fi
 }
 
@@ -799,7 +808,9 @@ case $SUITE in
         # (vm-tests.sh checks snic's capture: TVer != 0 only on the SACK QP's frames.)
         app transport-dcqcn-1sided 60 transport-check -d "$DEV" -g "$GIDX" -P DCQCN -O -n 200 -t 30
         app transport-sack-1sided 60 transport-check -d "$DEV" -g "$GIDX" -P SACK -O -f -n 4 -t 30
-        app rc-pingpong-after-sack 60 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 100 -s 4096 -c ;;
+        app rc-pingpong-after-sack 60 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 100 -s 4096 -c
+        # NVMe over RDMA, snic's host against rxe's target and the other way round
+        nvme_rdma_io nvme-rdma-io 1 16 ;;
     lossy)
         # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
         # -global snic.wire-reorder=1): RC recovers by go-back-N, data stays intact. (UD is
@@ -814,6 +825,9 @@ case $SUITE in
         # SACK (libsnic's SNIC_TRANSPORT), whose responder places SEND packets that arrive
         # ahead of the expected PSN; each QP prints its retransmissions when destroyed.
         send_sack
+        # NVMe over RDMA: fast-registered keys, SEND with Invalidate and the target's RDMA
+        # READs and WRITEs all recover the same losses
+        nvme_rdma_io nvme-rdma-io 1 16
         # The wire really was lossy: this device dropped and held back frames.
         step faults-injected sh -c "grep . /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_*_injected &&
             [ \$(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/wire_drops_injected) -gt 0 ]"
@@ -861,6 +875,21 @@ case $SUITE in
     srnic)
         # SRNIC's selective repeat on the wire srnic.sh describes
         srnic_apps ;;
+    ulp)
+        # The middleware first (it needs no fast registration), then the kernel's storage
+        # protocols, then the device removed under a connected NVMe controller.
+        # SNIC_ULP_PARTS (snicvm.ulp_parts=) picks some, comma-separated.
+        for part in ucx libfabric nvme nvme-4q nfs rmmod; do
+            case ",${SNIC_ULP_PARTS:-$part}," in *",$part,"*) ;; *) continue ;; esac
+            case $part in
+                ucx) ucx_apps ;;
+                libfabric) fi_apps ;;
+                nvme) nvme_rdma_io nvme-rdma-io 1 "$NVME_RAM_MIB" ;;
+                nvme-4q) nvme_rdma_4q ;;
+                nfs) nfs_rdma_io ;;
+                rmmod) ulp_rmmod ;;
+            esac
+        done ;;
     srq)
         # The SRQ applications alone (role verbs-srq; the apps suite runs them too).
         srq_apps ;;
@@ -876,9 +905,9 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic or iommu, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic, iommu or ulp, not $SUITE'; exit 2" ;;
 esac
-step dmesg-clean dmesg_clean
+step dmesg-clean ulp_dmesg_clean
 barrier end
 if [ "$SUITE" = isolation ]; then
     # After the last barrier: the netdev goes with the module.

@@ -182,6 +182,14 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
             snic_stat_inc(&c->stats.rdma_rx_dropped);
             return;
         }
+        /*
+         * The first packet in RTR establishes the connection (IBA
+         * 11.6.2): its consumer may move to RTS without the CM's RTU
+         */
+        if (qp->state == SNIC_QPS_RTR && !qp->comm_est) {
+            qp->comm_est = true;
+            snic_aeq_post(c, SNIC_EVENT_QP_COMM_EST, qp - c->qps);
+        }
         if (snic_prog_trim(qp) && op->flags & SNIC_OPF_PAYLOAD) {
             snic_pull_owe(c, qp);   /* NDP: one pulled for each arrival */
         }
@@ -291,6 +299,7 @@ void snic_rdma_qp_rtr(SnicCore *c, SnicQp *qp)
     static const uint8_t empty[SNIC_RDB_BYTES];
 
     qp->resp.epsn = qp->attr.rq_psn;
+    qp->comm_est = false;
     /* no entry of an earlier connection may match a duplicate */
     if (qp->rdb) {
         snic_dma_write(c, qp->rdb, empty, sizeof(empty));

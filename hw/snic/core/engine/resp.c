@@ -106,7 +106,7 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
     if (p->headers & SNIC_HDR_IETH &&
-        !snic_mw_invalidate(c, qp, p->ieth_rkey)) {
+        !snic_remote_invalidate(c, qp, p->ieth_rkey)) {
         /* not a window it may invalidate: an invalid request (class J) */
         snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV,
                          s->recv_off, p);

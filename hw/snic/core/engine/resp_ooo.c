@@ -95,7 +95,8 @@ static bool sweep_send(SnicCore *c, SnicQp *qp, SnicOooMap *m)
     l->opcode = 0;
     s->recv_off += l->len;
     s->in_send = false;
-    if (p.headers & SNIC_HDR_IETH && !snic_mw_invalidate(c, qp, p.ieth_rkey)) {
+    if (p.headers & SNIC_HDR_IETH &&
+        !snic_remote_invalidate(c, qp, p.ieth_rkey)) {
         snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV,
                          s->recv_off, &p);
         snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ, psn);

@@ -296,17 +296,33 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
     recv_complete(c, qp, &cqe, p->se);
 }
 
+/* Invalidate a window's R_Key (SNIC_KEY_MW) or an FRWR MR's key. */
+static bool invalidate(SnicCore *c, SnicQp *qp, uint32_t key, bool remote)
+{
+    return key & SNIC_KEY_MW ? snic_mw_invalidate(c, qp, key) :
+           snic_mr_invalidate(c, qp->pdn, key, remote);
+}
+
+bool snic_remote_invalidate(SnicCore *c, SnicQp *qp, uint32_t rkey)
+{
+    return invalidate(c, qp, rkey, true);
+}
+
 /*
- * Execute a local work request (BIND_MW, LOCAL_INV) of an RC or UC QP:
- * it moves no data and completes in post order like any other.
+ * Execute a local work request (BIND_MW, LOCAL_INV, REG_MR) of an RC or
+ * UC QP: it moves no data and completes in post order like any other.
  */
 uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w)
 {
-    if (w->opcode == SNIC_WR_BIND_MW) {
+    switch (w->opcode) {
+    case SNIC_WR_BIND_MW:
         return snic_mw_bind(c, qp, &w->bind);
+    case SNIC_WR_REG_MR:
+        return snic_mr_fast_register(c, qp->pdn, &w->reg);
+    default:
+        return invalidate(c, qp, GUINT32_FROM_BE(w->imm), false) ?
+               SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
     }
-    return snic_mw_invalidate(c, qp, GUINT32_FROM_BE(w->imm)) ?
-           SNIC_WC_SUCCESS : SNIC_WC_LOC_QP_OP_ERR;
 }
 
 /*
@@ -369,6 +385,7 @@ void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
         [SNIC_WR_ATOMIC_FETCH_ADD] = SNIC_WC_FETCH_ADD,
         [SNIC_WR_LOCAL_INV] = SNIC_WC_LOCAL_INV,
         [SNIC_WR_BIND_MW] = SNIC_WC_BIND_MW,
+        [SNIC_WR_REG_MR] = SNIC_WC_REG_MR,
         [SNIC_WR_RPC] = SNIC_WC_RPC,
         [SNIC_WR_RPC_WRITE] = SNIC_WC_RPC,
     };

@@ -77,12 +77,15 @@ void snic_rq_complete(SnicCore *c, SnicQp *qp, uint8_t status,
                       const struct SnicPkt *p);
 void snic_post_send_cqe(SnicCore *c, SnicQp *qp, const SnicSendWqe *info,
                         uint64_t wr_id, uint8_t status);
-/* BIND_MW and LOCAL_INV: an SNIC_WC_* status */
+/* BIND_MW, LOCAL_INV and REG_MR: an SNIC_WC_* status */
 uint8_t snic_local_op(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w);
 static inline bool snic_wr_is_local(uint8_t opcode)
 {
-    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV;
+    return opcode == SNIC_WR_BIND_MW || opcode == SNIC_WR_LOCAL_INV ||
+           opcode == SNIC_WR_REG_MR;
 }
+/* A SEND with Invalidate's IETH: a type 2 window's or an FRWR MR's key */
+bool snic_remote_invalidate(SnicCore *c, SnicQp *qp, uint32_t rkey);
 
 static inline bool snic_wr_is_read(uint8_t op)
 {

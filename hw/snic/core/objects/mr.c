@@ -45,17 +45,26 @@ SnicPd *snic_pd_get(SnicCore *c, uint32_t pdn)
     return &c->pds[pdn];
 }
 
-static SnicMr *mr_get(SnicCore *c, uint32_t key)
+/* The MR at the key's index, whatever its key byte and state. */
+static SnicMr *mr_slot(SnicCore *c, uint32_t key)
 {
     uint32_t idx = key >> SNIC_KEY_INDEX_SHIFT;
 
     if (idx < SNIC_FIRST_HANDLE ||
         idx >= c->cfg.max_mr + SNIC_FIRST_HANDLE ||
-        !c->mrs[idx].valid ||
-        c->mrs[idx].key != (key & SNIC_KEY_BYTE_MASK)) {
+        !c->mrs[idx].valid) {
         return NULL;
     }
     return &c->mrs[idx];
+}
+
+/* ... only if it maps memory (Valid) under exactly this key */
+static SnicMr *mr_get(SnicCore *c, uint32_t key)
+{
+    SnicMr *mr = mr_slot(c, key);
+
+    return mr && !mr->free && mr->key == (key & SNIC_KEY_BYTE_MASK) ?
+           mr : NULL;
 }
 
 SnicMr *snic_mr_check(SnicCore *c, uint32_t key, uint32_t pdn,
@@ -169,20 +178,39 @@ static uint16_t reg_mr_mtt(SnicCore *c, const struct snic_admin_reg_mr *r,
     return SNIC_ADMIN_OK;
 }
 
+/*
+ * An MR for fast registration (SNIC_MR_FRWR): a kernel PD's, with only its
+ * page budget; it maps nothing until a REG_MR work request.
+ */
+static uint16_t reg_mr_frwr(const struct snic_admin_reg_mr *r, const SnicPd *pd)
+{
+    uint32_t npages = GUINT32_FROM_LE(r->npages);
+
+    if (pd->ctx != SNIC_DB_KERNEL_PAGE ||
+        GUINT16_FROM_LE(r->flags) != SNIC_MR_FRWR ||
+        !npages || npages > SNIC_FRWR_MAX_PAGES || r->iova || r->length ||
+        r->pbl_addr || r->access || r->page_shift) {
+        return SNIC_ADMIN_BAD_PARAM;
+    }
+    return SNIC_ADMIN_OK;
+}
+
 uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                          uint64_t *result)
 {
     const struct snic_admin_reg_mr *r = &cmd->reg_mr;
     uint32_t pdn = GUINT32_FROM_LE(r->pdn);
+    bool frwr = GUINT16_FROM_LE(r->flags) & SNIC_MR_FRWR;
     SnicPd *pd = snic_pd_get(c, pdn);
-    SnicMtt m;
+    SnicMtt m = { 0 };
     uint16_t st;
     uint32_t i;
 
     if (!pd) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    st = reg_mr_mtt(c, r, GUINT32_FROM_LE(r->access), pd, &m);
+    st = frwr ? reg_mr_frwr(r, pd) :
+         reg_mr_mtt(c, r, GUINT32_FROM_LE(r->access), pd, &m);
     if (st != SNIC_ADMIN_OK) {
         SNIC_GUEST_ERROR(c, GE_REG_MR, GUINT64_FROM_LE(r->iova),
                          GUINT64_FROM_LE(r->length),
@@ -195,13 +223,16 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     c->mrs[i] = (SnicMr) {
         .valid = true,
+        .frwr = frwr,
+        .free = frwr,
         .key = r->key,
+        .max_pages = frwr ? GUINT32_FROM_LE(r->npages) : 0,
         .pdn = pdn,
         .access = GUINT32_FROM_LE(r->access),
         .mtt = m,
     };
     /* the page list may have held another region's entries */
-    if (!m.phys) {
+    if (!frwr && !m.phys) {
         snic_tlb_invalidate(c, m.pbl, m.npages);
     }
     pd->refs++;
@@ -209,18 +240,20 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     return SNIC_ADMIN_OK;
 }
 
+/* An FRWR MR is named by its index: each registration changes its key. */
 uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                            uint64_t *result)
 {
-    SnicMr *mr = mr_get(c, GUINT32_FROM_LE(cmd->obj.handle));
+    uint32_t key = GUINT32_FROM_LE(cmd->obj.handle);
+    SnicMr *mr = mr_slot(c, key);
 
-    if (!mr) {
+    if (!mr || (!mr->frwr && mr->key != (key & SNIC_KEY_BYTE_MASK))) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (mr->mw_refs) {
         return SNIC_ADMIN_BAD_STATE;    /* windows are bound in it */
     }
-    if (!mr->mtt.phys) {
+    if (!mr->mtt.phys && !mr->free) {
         snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
     }
     c->pds[mr->pdn].refs--;
@@ -244,7 +277,7 @@ uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     SnicPd *pd;
     uint16_t st;
 
-    if (!mr || mr->mtt.phys || !flags ||
+    if (!mr || mr->mtt.phys || mr->frwr || !flags ||
         flags & ~(SNIC_REREG_TRANS | SNIC_REREG_PD | SNIC_REREG_ACCESS) ||
         p->mr.key || p->mr.flags) {
         return SNIC_ADMIN_BAD_PARAM;
@@ -275,6 +308,109 @@ uint16_t snic_cmd_rereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
     mr->access = access;
     mr->mtt = m;
     return SNIC_ADMIN_OK;
+}
+
+/* ---- fast registration (IBA 10.6.3.6 and 10.6.5) ---- */
+
+/* Why REG_MR work request r may not map the FRWR MR of PD pdn */
+static SnicFrwrCheck fast_reg_check(SnicCore *c, uint32_t pdn,
+                                    const struct snic_reg_mr_wr *r,
+                                    const SnicMr *mr, SnicMtt *m)
+{
+    uint32_t key = GUINT32_FROM_LE(r->mr_key);
+    uint32_t new_key = GUINT32_FROM_LE(r->new_key);
+    __le64 list[SNIC_FRWR_MAX_PAGES];
+    uint32_t i;
+
+    if (!mr || !mr->frwr || mr->key != (key & SNIC_KEY_BYTE_MASK)) {
+        return SNIC_FRWR_BAD_KEY;
+    }
+    if (mr->pdn != pdn) {
+        return SNIC_FRWR_BAD_PD;
+    }
+    if (!mr->free) {
+        return SNIC_FRWR_VALID;     /* it must be invalidated first */
+    }
+    *m = (SnicMtt) {
+        .iova = GUINT64_FROM_LE(r->iova),
+        .length = GUINT64_FROM_LE(r->length),
+        .pbl = GUINT64_FROM_LE(r->pbl_addr),
+        .npages = GUINT32_FROM_LE(r->npages),
+        .page_shift = r->page_shift,
+    };
+    /* the consumer chooses the key byte only (ib_update_fast_reg_key) */
+    if (new_key >> SNIC_KEY_INDEX_SHIFT != key >> SNIC_KEY_INDEX_SHIFT ||
+        !access_ok(GUINT32_FROM_LE(r->access)) ||
+        (m->page_shift != SNIC_PAGE_SHIFT_4K &&
+         m->page_shift != SNIC_PAGE_SHIFT_2M) ||
+        !m->length || m->iova + m->length - 1 < m->iova ||
+        !m->npages || m->npages > mr->max_pages ||
+        m->npages != snic_mtt_pages(m->iova, m->length, m->page_shift)) {
+        return SNIC_FRWR_BAD_ARGS;
+    }
+    /*
+     * The list is at most one 4 KiB page: read whole, every entry checked
+     * now, so a bad list maps nothing (and again on each use, page_of()).
+     */
+    if (m->pbl % 8 ||
+        snic_dma_read(c, m->pbl, list, m->npages * sizeof(list[0]))) {
+        return SNIC_FRWR_PAGE_LIST;
+    }
+    for (i = 0; i < m->npages; i++) {
+        if (GUINT64_FROM_LE(list[i]) & ((1ull << m->page_shift) - 1)) {
+            return SNIC_FRWR_PAGE_LIST;
+        }
+    }
+    return SNIC_FRWR_OK;
+}
+
+uint8_t snic_mr_fast_register(SnicCore *c, uint32_t pdn,
+                              const struct snic_reg_mr_wr *r)
+{
+    SnicMr *mr = mr_slot(c, GUINT32_FROM_LE(r->mr_key));
+    SnicFrwrCheck why;
+    SnicMtt m;
+
+    why = fast_reg_check(c, pdn, r, mr, &m);
+    SNIC_EVENT(c, MR_FAST_REG, GUINT32_FROM_LE(r->mr_key),
+               GUINT32_FROM_LE(r->new_key), GUINT64_FROM_LE(r->iova), why);
+    if (why != SNIC_FRWR_OK) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    /* the list's buffer is reused: drop what it held before */
+    snic_tlb_invalidate(c, m.pbl, m.npages);
+    mr->mtt = m;
+    mr->access = GUINT32_FROM_LE(r->access);
+    mr->key = GUINT32_FROM_LE(r->new_key) & SNIC_KEY_BYTE_MASK;
+    mr->free = false;
+    snic_stat_inc(&c->stats.frwr_registered);
+    return SNIC_WC_SUCCESS;
+}
+
+bool snic_mr_invalidate(SnicCore *c, uint32_t pdn, uint32_t key, bool remote)
+{
+    SnicMr *mr = mr_slot(c, key);
+    SnicFrwrCheck why = SNIC_FRWR_OK;
+
+    if (!mr || !mr->frwr || mr->key != (key & SNIC_KEY_BYTE_MASK)) {
+        why = SNIC_FRWR_BAD_KEY;
+    } else if (mr->pdn != pdn) {
+        why = SNIC_FRWR_BAD_PD;
+    } else if (mr->mw_refs) {
+        why = SNIC_FRWR_BOUND;      /* its windows hold it (IBA 10.6.7) */
+    }
+    SNIC_EVENT(c, MR_INVALIDATE, key, remote, why);
+    if (why != SNIC_FRWR_OK) {
+        return false;
+    }
+    if (!mr->free) {
+        snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
+        memset(&mr->mtt, 0, sizeof(mr->mtt));
+        mr->access = 0;
+        mr->free = true;
+    }
+    snic_stat_inc(&c->stats.frwr_invalidated);
+    return true;
 }
 
 /* WQEs are re-read for every segment: their SGE count is checked here. */

@@ -8,6 +8,7 @@
 
 #include "objects/mtt.h"
 #include "snic/snic_admin.h"
+#include "snic/snic_verbs.h"
 
 typedef struct SnicPd {
     bool valid;
@@ -15,9 +16,18 @@ typedef struct SnicPd {
     uint32_t refs;              /* MRs (and later QPs) using it */
 } SnicPd;
 
+/*
+ * A memory region in one of IBA's states (10.6.1): Invalid (the slot is
+ * not valid), Valid, or - an MR for fast registration (SNIC_MR_FRWR)
+ * between its invalidation and its next REG_MR work request, and from
+ * its allocation - Free: it holds its index and PD and maps nothing.
+ */
 typedef struct SnicMr {
     bool valid;
+    bool frwr:1;                /* for fast registration */
+    bool free:1;                /* FRWR: maps nothing (IBA's Free) */
     uint8_t key;                /* low byte of lkey/rkey */
+    uint16_t max_pages;         /* FRWR: pages a registration may list */
     uint32_t pdn;
     uint32_t access;            /* SNIC_ACCESS_* */
     uint32_t mw_refs;           /* memory windows bound in it */
@@ -32,6 +42,18 @@ typedef enum SnicMrCheck {
     SNIC_MR_NO_ACCESS,          /* access right not granted */
     SNIC_MR_BOUNDS,             /* outside the region */
 } SnicMrCheck;
+
+/* What a fast registration or an invalidation found (trace events). */
+typedef enum SnicFrwrCheck {
+    SNIC_FRWR_OK,
+    SNIC_FRWR_BAD_KEY,          /* no FRWR MR at the index, or a stale key */
+    SNIC_FRWR_BAD_PD,           /* an MR of another protection domain */
+    SNIC_FRWR_VALID,            /* REG_MR of an MR that still maps */
+    SNIC_FRWR_BAD_ARGS,         /* new key's index, access, page size,
+                                 * length or pages (more than max_num_sg) */
+    SNIC_FRWR_PAGE_LIST,        /* unreadable, or an entry not page aligned */
+    SNIC_FRWR_BOUND,            /* invalidate: a window is bound in it */
+} SnicFrwrCheck;
 
 void snic_mr_init(SnicCore *c);
 SnicPd *snic_pd_get(SnicCore *c, uint32_t pdn);
@@ -68,6 +90,16 @@ uint8_t snic_sge_scatter(SnicCore *c, uint32_t qpn, uint32_t pdn,
 uint8_t snic_sge_scatter_check(SnicCore *c, uint32_t pdn,
                                const struct snic_sge *sge, unsigned num_sge,
                                uint32_t off, uint32_t len);
+
+/*
+ * Fast registration (SNIC_CAP_FRWR): the REG_MR work request of a QP of
+ * PD 'pdn' (an SNIC_WC_* status; nothing is mapped unless SUCCESS), and
+ * the invalidation of an FRWR MR's key by LOCAL_INV or a SEND with
+ * Invalidate (true if done).
+ */
+uint8_t snic_mr_fast_register(SnicCore *c, uint32_t pdn,
+                              const struct snic_reg_mr_wr *r);
+bool snic_mr_invalidate(SnicCore *c, uint32_t pdn, uint32_t key, bool remote);
 
 /* Admin commands */
 uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,

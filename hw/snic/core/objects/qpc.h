@@ -175,6 +175,7 @@ typedef struct SnicQpRing {
 struct SnicQp {
     bool valid:1;
     bool en_sqd_async_notify:1;   /* kept for QUERY_QP (no SQD yet) */
+    bool comm_est:1;            /* RC: since RTR, a packet has arrived */
     uint16_t ctx;
     /* object numbers are below SNIC_MAX_OBJECTS: 24 bits each */
     uint32_t pdn:24;

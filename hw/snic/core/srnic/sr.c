@@ -395,7 +395,7 @@ static void recv_finish(SnicCore *c, SnicQp *qp, SnicSrQp *s, uint8_t op,
                              psn_add(qp->resp.epsn, -1));
         return;
     }
-    if (p.headers & SNIC_HDR_IETH && !snic_mw_invalidate(c, qp, data)) {
+    if (p.headers & SNIC_HDR_IETH && !snic_remote_invalidate(c, qp, data)) {
         snic_rq_complete(c, qp, SNIC_WC_REM_INV_REQ_ERR, SNIC_WC_RECV, len,
                          &p);
         snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_INV_REQ,
