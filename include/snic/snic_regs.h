@@ -69,11 +69,13 @@
  * sr_read_placed, sr_read_refused, sr_read_resent.
  * Minor 7 (of major 3): struct snic_stats wire_corrupts_injected,
  * rdma_rx_icrc_errors and admin_fails_injected (faults injected at run time).
+ * Minor 8 (of major 3): the shuffle kernel, SNIC_KERNEL_SHUFFLE, struct
+ * snic_shuffle_params and snic_shuffle_part, SNIC_RPC_PARTITION_FULL.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      7
+#define SNIC_ABI_VERSION_MINOR      8
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -53,10 +53,32 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
         snic_core_reset(h->core);   /* from inside a device operation */
     }
     if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len)) {
+        if (h->log_writes) {
+            FakeDmaWrite w = { .addr = addr, .len = len };
+
+            g_array_append_val(h->writes, w);
+        }
         return -1;
     }
     memcpy(h->mem + (addr - FAKE_MEM_BASE), buf, len);
+    if (h->log_writes) {
+        FakeDmaWrite w = { .addr = addr, .len = len, .ok = true };
+
+        g_array_append_val(h->writes, w);
+    }
     return 0;
+}
+
+unsigned fake_writes_in(FakeHost *h, uint64_t addr, uint64_t len)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < h->writes->len; i++) {
+        const FakeDmaWrite *w = &g_array_index(h->writes, FakeDmaWrite, i);
+
+        n += w->addr < addr + len && w->addr + w->len > addr;
+    }
+    return n;
 }
 
 static void fh_tx_frame(void *opaque, const void *frame, size_t len,
@@ -111,6 +133,11 @@ static void fh_rx_purge(void *opaque)
 static uint64_t fh_dma_read_done(void *opaque, size_t len)
 {
     return snic_sim_port_dma_read_done(&((FakeHost *)opaque)->port, len);
+}
+
+static uint64_t fh_dma_write_done(void *opaque, size_t len)
+{
+    return snic_sim_port_dma_write_done(&((FakeHost *)opaque)->port, len);
 }
 
 static uint64_t fh_now_ns(void *opaque)
@@ -203,13 +230,16 @@ FakeHost *fake_host_new_model(const SnicCoreConfig *config,
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
+    h->writes = g_array_new(false, false, sizeof(FakeDmaWrite));
     snic_sim_port_init(&h->port, 1000);
     h->ops = fake_ops;
     if (timing) {
         /* only a timed host has the op: reads complete at once otherwise */
         snic_sim_port_set_timing(&h->port, timing);
         h->ops.dma_read_done = fh_dma_read_done;
+        h->ops.dma_write_done = fh_dma_write_done;
     }
+    h->port.rpc_opmap = cfg.rpc_opmap;
     h->core = snic_core_new(&cfg, &h->ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
@@ -222,6 +252,7 @@ void fake_host_free(FakeHost *h)
     snic_sim_port_destroy(&h->port);
     g_ptr_array_unref(h->frames);
     g_ptr_array_unref(h->guest_errors);
+    g_array_unref(h->writes);
     g_free(h->mem);
     g_free(h);
 }
