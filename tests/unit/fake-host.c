@@ -10,10 +10,17 @@
 
 const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
-static bool fake_in_mem(uint64_t addr, size_t len)
+static bool fake_in_mem(const FakeHost *h, uint64_t addr, size_t len)
 {
-    return addr >= FAKE_MEM_BASE && len <= FAKE_MEM_SIZE &&
-           addr - FAKE_MEM_BASE <= FAKE_MEM_SIZE - len;
+    return addr >= FAKE_MEM_BASE && len <= h->mem_size &&
+           addr - FAKE_MEM_BASE <= h->mem_size - len;
+}
+
+void fake_host_grow(FakeHost *h, size_t extra)
+{
+    h->mem = g_realloc(h->mem, h->mem_size + extra);
+    memset(h->mem + h->mem_size, 0, extra);
+    h->mem_size += extra;
 }
 
 /* The access touches the unmapped range: refused, and counted. */
@@ -31,7 +38,7 @@ static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
-    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len) ||
+    if (!fake_in_mem(h, addr, len) || fake_unmapped(h, addr, len) ||
         (h->fail_read_at && addr <= h->fail_read_at &&
          h->fail_read_at - addr < len)) {
         return -1;
@@ -52,7 +59,7 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
         h->reset_on_write - addr < len) {
         snic_core_reset(h->core);   /* from inside a device operation */
     }
-    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len)) {
+    if (!fake_in_mem(h, addr, len) || fake_unmapped(h, addr, len)) {
         if (h->log_writes) {
             FakeDmaWrite w = { .addr = addr, .len = len };
 
@@ -227,6 +234,7 @@ FakeHost *fake_host_new_model(const SnicCoreConfig *config,
         memcpy(cfg.mac, fake_mac, 6);
     }
     h->mem = g_malloc0(FAKE_MEM_SIZE);
+    h->mem_size = FAKE_MEM_SIZE;
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
@@ -259,7 +267,7 @@ void fake_host_free(FakeHost *h)
 
 void *fake_ptr(FakeHost *h, uint64_t addr, size_t len)
 {
-    g_assert_true(fake_in_mem(addr, len));
+    g_assert_true(fake_in_mem(h, addr, len));
     return h->mem + (addr - FAKE_MEM_BASE);
 }
 

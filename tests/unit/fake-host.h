@@ -39,6 +39,7 @@ typedef struct FakeHost {
     SnicCore *core;
     SnicHostOps ops;            /* the core's: fake_ops, timed or not */
     uint8_t *mem;
+    size_t mem_size;            /* FAKE_MEM_SIZE, or more: fake_host_grow */
     GPtrArray *frames;          /* GByteArray per transmitted frame */
     unsigned irqs[FAKE_VECTORS];
     unsigned irq_clears[FAKE_VECTORS];
@@ -119,6 +120,11 @@ FakeHost *fake_host_new_model(const SnicCoreConfig *cfg,
  */
 unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim);
 void fake_host_free(FakeHost *h);
+/*
+ * 'extra' bytes of guest memory more, zeroed, from FAKE_MEM_BASE +
+ * FAKE_MEM_SIZE on (before the device uses any pointer into memory)
+ */
+void fake_host_grow(FakeHost *h, size_t extra);
 
 /* Guest memory access by guest address (asserts the range is valid). */
 void *fake_ptr(FakeHost *h, uint64_t addr, size_t len);
