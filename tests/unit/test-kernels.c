@@ -1260,8 +1260,9 @@ static void test_shuffle_busy(void)
 {
     const SnicSimNicTiming slow = { .pcie_bps = 200000000ull };
     struct snic_cqe c;
+    uint64_t bytes;
     uint8_t *pl;
-    uint32_t len;
+    uint32_t len, i;
     Shuffle sh;
     Fix f;
 
@@ -1276,9 +1277,24 @@ static void test_shuffle_busy(void)
     g_assert_cmpuint(rpc_cqe_tag(&f.q.answer[0]), ==, 1);
     g_assert_cmpuint(rpc_cqe_tag(&c), ==, 2);
     g_assert_cmpuint(f.a.h->events[SNIC_TRACE_RNR_WAIT], >, 0);
-    /* every write of the kernels was timed */
+    /*
+     * every write of the kernels was timed, with its TLP's framing, and
+     * nothing else of b's took the write channel: the RPC WRITEs' payload
+     * went to the kernel, not to memory
+     */
     g_assert_cmpuint(f.b.h->port.stats.kernel_writes, ==,
                      fake_writes_in(f.b.h, SH_PARTS, SH_AREA));
+    bytes = 0;
+    for (i = 0; i < f.b.h->writes->len; i++) {
+        const FakeDmaWrite *w = &g_array_index(f.b.h->writes, FakeDmaWrite,
+                                               i);
+
+        if (w->addr >= SH_PARTS && w->addr < SH_PARTS + SH_AREA) {
+            bytes += w->len + SNIC_SIM_PCIE_WRITE_TLP_BYTES;
+        }
+    }
+    g_assert_cmpuint(f.b.h->port.stats.kernel_write_bytes, ==, bytes);
+    g_assert_cmpuint(f.b.h->port.stats.pcie_write_bytes, ==, bytes);
     /* the second wrote the same tuples over the first's */
     g_array_set_size(f.b.h->writes, 0);
     sh_reset(&f);
