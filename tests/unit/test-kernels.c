@@ -1305,6 +1305,35 @@ static void test_shuffle_busy(void)
     fix_free(&f);
 }
 
+/*
+ * A QP that fails while its shuffle's payload arrives gives the unit back
+ * (the slot's release), and the device's next shuffle gets it.
+ */
+static void test_shuffle_qp_gone(void)
+{
+    struct snic_qp_attr err = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    SnicRpcDev *d;
+    uint8_t *pl;
+    uint32_t len;
+    Shuffle sh;
+    Fix f;
+
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, NULL);
+    d = f.b.h->core->rpc;
+    sh_init(&sh, 10, 0, 20000, 83, 0);
+    pl = fake_ptr(f.a.h, SH_SRC, 0x100000);
+    len = sh_payload(&sh, pl);
+    sh_post(&f, len, f.b.lkey, 4096, 1);
+    while (!d->shuffle_used) {
+        g_assert_true(snic_sim_step(f.sim));
+    }
+    node_modify(&f.b, SNIC_QP_ATTR_STATE, &err);
+    g_assert_cmpuint(d->shuffle_used, ==, 0);
+    g_assert_cmpuint(d->stage_used, ==, 0);
+    sh_free(&sh);
+    node_pair_free(f.sim, &f.a, &f.b);
+}
+
 /* The same result on a wire that loses 5 % and reorders. */
 static void test_shuffle_lossy(void)
 {
@@ -1365,6 +1394,7 @@ int main(int argc, char **argv)
                     test_shuffle_bad_histogram);
     g_test_add_func("/kernels/shuffle/overflow", test_shuffle_overflow);
     g_test_add_func("/kernels/shuffle/busy", test_shuffle_busy);
+    g_test_add_func("/kernels/shuffle/qp-gone", test_shuffle_qp_gone);
     g_test_add_func("/kernels/shuffle/lossy", test_shuffle_lossy);
     g_test_add_func("/kernels/shuffle/no-unit", test_shuffle_no_unit);
     return g_test_run();
