@@ -109,8 +109,9 @@ int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
  *
  * From now on RPCs with op-code rpc_opcode arriving on this context's QPs
  * run kernel kernel_id (enum snic_kernel_id: SNIC_KERNEL_TRAVERSAL,
- * SNIC_KERNEL_CONSISTENCY; snicdv_device_attr.builtin_kernels lists what
- * the device has) on the device. The kernel reads and writes only memory
+ * SNIC_KERNEL_CONSISTENCY, SNIC_KERNEL_SHUFFLE on a device with shuffle
+ * units; snicdv_device_attr.builtin_kernels lists what the device has) on
+ * the device. The kernel reads and writes only memory
  * of the MR the RPC's R_Key names, with that MR's rights. RPC op-codes
  * are the application's names: each context has its own.
  *

@@ -130,6 +130,7 @@ struct SnicState {
     uint32_t pfc_priority;
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
+    uint32_t shuffle_units;     /* StRoM shuffle kernel units */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -635,6 +636,7 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .faults = snic_faults(s),
         .admin_fail = snic_admin_fail(s),
         .rx_buffer_kb = s->rx_buffer_kb,
+        .shuffle_units = s->shuffle_units,
         .pfc_priority = s->pfc_priority,
         .lossy = !s->pfc,
     };
@@ -908,6 +910,7 @@ static const Property snic_properties[] = {
                        SNIC_DEFAULT_PFC_PRIORITY),
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
+    DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -1028,6 +1031,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");
+    object_class_property_set_description(klass, "shuffle-units",
+        "StRoM shuffle kernel units (0..4), 144 KiB of on-chip memory "
+        "each; 0: no shuffle kernel");
     object_class_property_set_description(klass, "rpc-opcodes",
         "Where StRoM's RPC op-codes sit on the wire: strom (default, the "
         "paper's 0x18-0x1C) or iba15 (RPC WRITE Only at 0x1E, clear of "

@@ -74,11 +74,13 @@
  * SNIC_WR_REG_MR, SNIC_WC_REG_MR), LOCAL_INV and SEND with Invalidate of
  * FRWR MRs; SNIC_EVENT_QP_COMM_EST; struct snic_stats frwr_registered,
  * frwr_invalidated.
+ * Minor 9 (of major 3): the shuffle kernel, SNIC_KERNEL_SHUFFLE, struct
+ * snic_shuffle_params and snic_shuffle_part, SNIC_RPC_PARTITION_FULL.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      8
+#define SNIC_ABI_VERSION_MINOR      9
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * snic StRoM RPCs and NIC kernels (ABI 2.1, SNIC_CAP_RPC): the formats the
- * device, the driver, the provider and the applications share.
+ * snic StRoM RPCs and NIC kernels (ABI 2.1, SNIC_CAP_RPC; the shuffle 3.9):
+ * the formats the device, the driver, the provider and the applications
+ * share.
  *
  * An RPC (StRoM, EuroSys'20, section 5.1) is one RC message with an RPC
  * op-code (snic_opcodes.h): RPC Params (one packet) or RPC WRITE
@@ -79,6 +80,8 @@ enum snic_rpc_status {
                                  * the re-reads */
     SNIC_RPC_RESP_TOO_LONG = 7, /* answer longer than resp_len */
     SNIC_RPC_DMA_ERR = 8,       /* host memory behind the MR unreadable */
+    SNIC_RPC_PARTITION_FULL = 9,    /* shuffle: a tuple found its partition
+                                     * full; the answer carries the fills */
 };
 
 #define SNIC_RPC_IMM(status, tag) \
@@ -88,11 +91,12 @@ enum snic_rpc_status {
 
 /*
  * Built-in kernels (fixed ids; bit n of QUERY_DEVICE builtin_kernels).
- * 3 (shuffle) and 4 (HyperLogLog) are kept for StRoM's other kernels.
+ * 4 (HyperLogLog) is kept for StRoM's other kernel.
  */
 enum snic_kernel_id {
     SNIC_KERNEL_TRAVERSAL = 1,
     SNIC_KERNEL_CONSISTENCY = 2,
+    SNIC_KERNEL_SHUFFLE = 3,
 };
 
 /* ---- traversal kernel (StRoM section 6.2, Table 2) ---- */
@@ -175,5 +179,43 @@ struct snic_consistency_params {
 };
 _Static_assert(sizeof(struct snic_consistency_params) == 16,
                "consistency_params size");
+
+/* ---- shuffle kernel (StRoM section 6.4) ---- */
+
+/*
+ * Radix partitioning of the tuples an RPC WRITE carries into partitions
+ * of the responder's memory. The payload is this struct, then the
+ * histogram (2^bits struct snic_shuffle_part), then the tuples: 8-byte
+ * little-endian values, tuple v going to partition
+ * (v >> shift) & (2^bits - 1), appended in payload order. Every partition
+ * lies in the region of the RPC's R_Key with REMOTE_WRITE, 8-byte aligned,
+ * no two overlapping, and the bytes after the histogram are a whole
+ * number of tuples; otherwise the answer is SNIC_RPC_BAD_PARAMS or
+ * SNIC_RPC_PROT_ERR and nothing is written. The answer is the fill of
+ * each partition (__le32 tuples, 4 * 2^bits bytes: resp_len at least
+ * that); a tuple whose partition is full ends the RPC: the tuples before
+ * it are written, none after it, and the answer SNIC_RPC_PARTITION_FULL
+ * carries the fills.
+ */
+#define SNIC_SHUFFLE_MAX_BITS       10
+#define SNIC_SHUFFLE_MAX_SHIFT      56
+#define SNIC_SHUFFLE_BUF_TUPLES     16  /* a partition's on-chip buffer */
+
+struct snic_shuffle_params {
+    __u8 bits;              /* 0..SNIC_SHUFFLE_MAX_BITS: 2^bits partitions */
+    __u8 shift;             /* 0..SNIC_SHUFFLE_MAX_SHIFT */
+    __le16 rsvd0;           /* zero */
+    __le32 rsvd1;           /* zero */
+};
+_Static_assert(sizeof(struct snic_shuffle_params) == 8,
+               "shuffle_params size");
+
+/* One partition of the histogram: StRoM's location and size */
+struct snic_shuffle_part {
+    __le64 base;            /* its first tuple, 8-byte aligned */
+    __le32 capacity;        /* tuples it holds */
+    __le32 rsvd;            /* zero */
+};
+_Static_assert(sizeof(struct snic_shuffle_part) == 16, "shuffle_part size");
 
 #endif /* SNIC_RPC_H */

@@ -92,3 +92,28 @@ set logscale y
 sizes = "64 1024 16384"
 plot for [i=1:3] dir . "/fig10.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):3 with linespoints lc i title "READ + CRC, ".word(sizes, i)." B", \
      for [i=1:3] dir . "/fig10.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):4 with linespoints lc i dt 2 pt 6 title "kernel, ".word(sizes, i)." B"
+
+# ---- Fig. 11 ----
+# StRoM gives no numbers for Fig. 11: the paper's sentence is in the title,
+# nothing of the paper is drawn.
+set output dir . "/fig11.png"
+set terminal pngcairo size 1200,900 font "sans,10" noenhanced
+unset title
+unset logscale y
+set lmargin at screen 0.07
+set rmargin at screen 0.6
+set multiplot layout 2,1 title "StRoM Fig. 11: moving N 8-byte tuples into 1024 partitions (simulator, 10 G)\npaper 6.4 (no numbers): StRoM \"close to the same performance as an RDMA WRITE\", far below SW + RDMA WRITE"
+set logscale xy 2
+set xlabel "tuples (8 B each)"
+set ylabel "time (ms)"
+set format x "%.0s%c"
+plot dir . "/fig11.csv" skip 1 using 1:($2 / 1000) with linespoints title "RDMA WRITE (unpartitioned)", \
+     "" skip 1 using 1:($3 / 1000) with linespoints title "StRoM shuffle (histogram pass + one RPC WRITE)", \
+     "" skip 1 using 1:($4 / 1000) with linespoints title "SW + RDMA WRITE (histogram, copy, 128-B WRITEs)"
+unset logscale y
+set ylabel "StRoM shuffle / RDMA WRITE"
+set yrange [0.9:*]
+plot dir . "/fig11.csv" skip 1 using 1:5 with linespoints title "with the client's histogram pass", \
+     "" skip 1 using 1:7 with linespoints title "the RPC alone (from its post)", \
+     1.10 with lines dt 2 title "1.10"
+unset multiplot

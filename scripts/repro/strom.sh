@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# StRoM (EuroSys'20) Fig. 7-10 in the simulator: CSV and PNG beside the
-# numbers the paper states (scripts/repro/strom-paper.csv).
+# StRoM (EuroSys'20) Fig. 7-11 in the simulator: CSV and PNG beside the
+# numbers the paper states (scripts/repro/strom-paper.csv; Fig. 11: none,
+# its shape only).
 #
 #   scripts/repro/strom.sh [--smoke] [--no-plot] [--out DIR] [--bin STROM-REPRO] [-- OPTIONS]
 #
@@ -10,7 +11,7 @@
 # --cpu-rpc-ns, --cpu-mem-ns, --crc-ns-per-byte; see the program's
 # header), derives the increments the paper states numbers about and what
 # our answer's receive-WQE fetch costs the client (the kernel against its
-# run with a plain WRITE answer, StRoM's), draws DIR/fig7..fig10.png with
+# run with a plain WRITE answer, StRoM's), draws DIR/fig7..fig11.png with
 # gnuplot and prints the comparison. --smoke: every point, one iteration
 # (the test suite's run); --no-plot: CSV only (no gnuplot needed).
 # Default DIR: build/repro/strom. Then DIR/run.txt and the docs' blocks
@@ -42,7 +43,7 @@ awk -F, 'NR == 1 { print "object_bytes,readsw_overhead_pct,strom_overhead_pct,st
                   $8 - $2, $8 - $11, 100 * ($11 - $2) / $2, $11 - $2 }' \
     "$out/fig9.csv" > "$out/fig9-derived.csv"
 
-repro_plot strom fig7 fig8 fig9 fig10
+repro_plot strom fig7 fig8 fig9 fig10 fig11
 
 # The comparison, as text
 last() { tail -n 1 "$1" | cut -d, -f"$2"; }
@@ -66,6 +67,14 @@ printf '  Fig. 9  kernel overhead at %s B: %s %%, %s us; with a plain WRITE answ
     "$(last "$out/fig9-derived.csv" 7)"
 echo "  Fig. 10 average latency (us) by failure rate: size,pct,READ+CRC,kernel"
 sed 1d "$out/fig10.csv" | awk -F, '{ printf "    %6s B %4s %%  %9s  %9s\n", $1, $2, $3, $4 }'
+echo "  Fig. 11 time (us) by tuples: WRITE, StRoM (histogram + RPC), SW + WRITE; StRoM/WRITE, the RPC alone/WRITE, PCIe write busy"
+sed 1d "$out/fig11.csv" | awk -F, '{ printf "    %8s  %10s  %10s  %10s  %6s  %6s  %6s\n", $1, $2, $3, $4, $5, $7, $8 }'
+# the shape StRoM 6.4 states: close to an RDMA WRITE (within 10 % from
+# 1 Mi tuples on), below SW + RDMA WRITE everywhere
+awk -F, 'NR > 1 { below = below && $3 < $4; if ($1 >= 1048576) { near = near && $5 <= 1.10; rpc = rpc && $7 <= 1.10 } }
+         BEGIN { below = near = rpc = 1 }
+         END { printf "  Fig. 11 StRoM below SW + WRITE at every N: %s; within 1.10 x WRITE from 1 Mi tuples: %s (the RPC alone: %s)\n",
+                      below ? "yes" : "NO", near ? "yes" : "NO", rpc ? "yes" : "NO" }' "$out/fig11.csv"
 
 repro_done strom
 log "CSV and PNG in $out"

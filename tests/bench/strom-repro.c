@@ -15,6 +15,15 @@
  *   Fig. 10 the same, READ + CRC and the kernel, with a failure rate: the
  *           first read of an operation sees the object torn (a writer in
  *           it) with that probability; the re-read always succeeds.
+ *   Fig. 11 moving N 8-byte tuples into 1024 partitions of the server:
+ *           one RDMA WRITE of the unpartitioned data, the shuffle kernel
+ *           (one RPC WRITE: params, histogram, tuples), and "SW + RDMA
+ *           WRITE": the client copies each tuple into its partition's
+ *           16-tuple buffer and posts a 128-byte WRITE whenever one
+ *           fills (interleaved, as Barthels et al.), its CPU time per
+ *           tuple measured here and charged on the client's clock. The
+ *           client's histogram pass (both need it) is measured here and
+ *           charged to both.
  *
  * The model (every parameter is an option; the defaults and where they
  * come from are written to model.csv):
@@ -32,8 +41,12 @@
  *                    that arrives, the kernels' reads, and on transmit
  *                    what the core read for the frame (a READ response's
  *                    data, a payload, an answer read from a region; not
- *                    an answer from a staging buffer). DMA writes cost no
- *                    time (posted).
+ *                    an answer from a staging buffer). DMA writes are
+ *                    posted: they take the write channel (received
+ *                    payloads, but an RPC WRITE's, which goes to its
+ *                    kernel; the shuffle's 128-byte writes with their
+ *                    TLP framing), and only the shuffle waits for its
+ *                    own before it answers.
  *   Our answer is a WRITE with immediate, whose receive WQE the client
  *   fetches; StRoM's is a plain WRITE. Each kernel operation also runs on
  *   a client that fetches none for it ("plain" columns: what StRoM pays).
@@ -46,8 +59,9 @@
  * The client's own processing between its READs is not charged.
  *
  *   strom-repro [--smoke] [--out DIR] [--iters N] [--ops N] [options]
- * --smoke: every point, one iteration (Fig. 10: 4 operations).
- * writes DIR/fig7.csv .. fig10.csv and DIR/model.csv.
+ * --smoke: every point, one iteration (Fig. 10: 4 operations; Fig. 11:
+ * 16 Ki and 1 Mi tuples).
+ * writes DIR/fig7.csv .. fig11.csv and DIR/model.csv.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -66,6 +80,18 @@
 #define VALUES      (BUF + 0x100000)    /* b: values */
 #define LOCAL       (BUF + 0x200000)    /* a: where READs land, answers */
 #define REQ         (BUF + 0x300000)    /* a, b: two-sided messages */
+#define OP_SHUF     0x3ull
+/* Fig. 11: memory past the nodes' 8 MiB, one MR of 2 MiB pages each */
+#define BIG         (FAKE_MEM_BASE + FAKE_MEM_SIZE)
+#define BIG_LEN     (40u << 20)
+#define BIG_PBL     (FAKE_MEM_BASE + 0x28000)
+#define BIG_KEY     0x55
+#define SH_BITS     10
+#define SH_PARTS    (1u << SH_BITS)
+#define SH_MAX      (2u << 20)          /* tuples, at most */
+#define SH_SRC      BIG                 /* a: params, histogram, tuples */
+#define SH_STAGE    (BIG + (20u << 20)) /* a: SW's partition buffers */
+#define SH_DST      BIG                 /* b: the partitions */
 
 typedef struct Model {
     uint64_t link_gbps;
@@ -75,6 +101,8 @@ typedef struct Model {
     uint64_t cpu_rpc_ns;
     uint64_t cpu_mem_ns;
     double crc_ns_per_byte;     /* measured */
+    double hist_ns_per_tuple;   /* measured: the client's histogram pass */
+    double sw_ns_per_tuple;     /* measured: its software partitioning */
     bool plain_answer;          /* the client fetches no RQ WQE for it */
 } Model;
 
@@ -599,6 +627,360 @@ static void fig10(const Model *m, const char *dir, const uint32_t *sizes,
     bench_free(&B);
 }
 
+/* ---- Fig. 11 ---- */
+
+/* Memory past the node's 8 MiB, registered as one MR: its R_Key */
+static uint32_t big_mr(Node *n)
+{
+    struct snic_admin_cmd cmd;
+    unsigned i;
+
+    fake_host_grow(n->h, BIG_LEN);
+    for (i = 0; i < BIG_LEN >> 21; i++) {
+        node_wr64(n, BIG_PBL + 8 * i, BIG + ((uint64_t)i << 21));
+    }
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BIG);
+    cmd.reg_mr.length = GUINT64_TO_LE(BIG_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(BIG_PBL);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BIG_LEN >> 21);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
+                                      SNIC_ACCESS_REMOTE_WRITE |
+                                      SNIC_ACCESS_REMOTE_READ);
+    cmd.reg_mr.page_shift = SNIC_PAGE_SHIFT_2M;
+    cmd.reg_mr.key = BIG_KEY;
+    return node_admin_ok(n->h, &cmd);
+}
+
+static uint32_t part_of(uint64_t v)
+{
+    return v & (SH_PARTS - 1);
+}
+
+/* The client's histogram pass over n tuples: the count per partition. */
+static void histogram(const uint64_t *t, uint32_t n, uint32_t *count)
+{
+    uint32_t i;
+
+    memset(count, 0, SH_PARTS * sizeof(*count));
+    for (i = 0; i < n; i++) {
+        count[part_of(t[i])]++;
+    }
+}
+
+/*
+ * The client's software partitioning (Barthels et al.'s inner loop):
+ * each tuple copied into its partition's 16-tuple buffer; a full buffer
+ * goes to 'out' (where the client's WRITE would take it from). Returns
+ * how many buffers filled.
+ */
+typedef uint64_t SwBuf[SNIC_SHUFFLE_BUF_TUPLES];
+
+static uint32_t sw_partition(const uint64_t *t, uint32_t n, SwBuf *buf,
+                             uint32_t *fill, uint64_t *out)
+{
+    uint32_t i, full = 0;
+
+    memset(fill, 0, SH_PARTS * sizeof(*fill));
+    for (i = 0; i < n; i++) {
+        uint32_t p = part_of(t[i]);
+
+        buf[p][fill[p]++ % SNIC_SHUFFLE_BUF_TUPLES] = t[i];
+        if (fill[p] % SNIC_SHUFFLE_BUF_TUPLES == 0) {
+            memcpy(out + (uint64_t)SNIC_SHUFFLE_BUF_TUPLES *
+                   (full++ % 1024), buf[p], sizeof(buf[p]));
+        }
+    }
+    return full;
+}
+
+/*
+ * The client's CPU per tuple for both passes, measured here: the
+ * fastest of many bursts over 1 Mi tuples (other work only slows one).
+ */
+static void measure_partition(Model *m, unsigned bursts)
+{
+    const uint32_t n = 1u << 20;
+    g_autofree uint64_t *t = g_new(uint64_t, n);
+    g_autofree uint32_t *count = g_new(uint32_t, SH_PARTS);
+    g_autofree SwBuf *buf = g_new(SwBuf, SH_PARTS);
+    g_autofree uint64_t *out = g_new(uint64_t, 1024 * 16);
+    GRand *r = g_rand_new_with_seed(11);
+    volatile uint32_t sink = 0;
+    double hist = 1e9, sw = 1e9;
+    unsigned b;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        t[i] = (uint64_t)g_rand_int(r) << 32 | g_rand_int(r);
+    }
+    g_rand_free(r);
+    for (b = 0; b < bursts; b++) {
+        gint64 t0 = g_get_monotonic_time(), t1, t2;
+
+        histogram(t, n, count);
+        t1 = g_get_monotonic_time();
+        sink += sw_partition(t, n, buf, count, out);
+        t2 = g_get_monotonic_time();
+        hist = MIN(hist, (t1 - t0) * 1000.0 / n);
+        sw = MIN(sw, (t2 - t1) * 1000.0 / n);
+    }
+    (void)sink;
+    m->hist_ns_per_tuple = hist;
+    m->sw_ns_per_tuple = sw;
+}
+
+typedef struct Fig11 {
+    Bench B;
+    uint32_t a_key, b_key;
+    uint64_t *t;                /* the tuples */
+    uint32_t count[SH_PARTS];
+    uint64_t base[SH_PARTS];    /* b: each partition, 128-byte aligned */
+} Fig11;
+
+/* The client's clock moves 'ns' (its CPU at work) */
+static void cpu(Bench *B, double ns)
+{
+    snic_sim_run_until(B->sim, snic_sim_now(B->sim) + (uint64_t)(ns + 0.5));
+}
+
+/* b's partitions hold a stable radix partition of the n tuples */
+static void check_parts(Fig11 *F, uint32_t n, const char *what)
+{
+    g_autofree uint32_t *at = g_new0(uint32_t, SH_PARTS);
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        uint32_t p = part_of(F->t[i]);
+
+        if (node_rd64(&F->B.b, F->base[p] + 8ull * at[p]++) != F->t[i]) {
+            fprintf(stderr, "strom-repro: fig11 %s: tuple %u misplaced\n",
+                    what, i);
+            exit(1);
+        }
+    }
+}
+
+/* (a) one RDMA WRITE of the n tuples as they are */
+static uint64_t fig11_write(Fig11 *F, uint32_t n)
+{
+    Bench *B = &F->B;
+    uint64_t t0 = snic_sim_now(B->sim);
+
+    node_post_send(&B->a, ++B->wr, SNIC_WR_RDMA_WRITE,
+                   SH_SRC + 8 + 16 * SH_PARTS, 8 * n, SH_DST, F->b_key, 0,
+                   F->a_key);
+    return wait_send(B) - t0;
+}
+
+/* (b) the histogram pass, then one RPC WRITE to the shuffle kernel */
+static uint64_t fig11_strom(Fig11 *F, uint32_t n)
+{
+    Bench *B = &F->B;
+    uint64_t t0 = snic_sim_now(B->sim), t;
+    RpcReq r = {
+        .wr = SNIC_WR_RPC_WRITE, .rpc_opcode = OP_SHUF, .rkey = F->b_key,
+        .src = SH_SRC, .len = 8 + 16 * SH_PARTS + 8 * n, .resp_addr = LOCAL,
+        .resp_len = 4 * SH_PARTS, .tag = ++B->wr & 0xffffff,
+    };
+    struct snic_cqe c;
+    uint32_t p, fill;
+
+    cpu(B, n * B->m.hist_ns_per_tuple);
+    r.lkey = F->a_key;
+    node_post_recv(&B->a, B->wr, BUF, 0);
+    rpc_post(&B->a, B->wr, &r);
+    t = wait_recv(B, &c) - t0;
+    if (rpc_cqe_status(&c) != SNIC_RPC_OK) {
+        die("fig11: the shuffle failed");
+    }
+    for (p = 0; p < SH_PARTS; p++) {
+        memcpy(&fill, fake_ptr(B->a.h, LOCAL + 4 * p, 4), 4);
+        if (GUINT32_FROM_LE(fill) != F->count[p]) {
+            die("fig11: the shuffle's fills are wrong");
+        }
+    }
+    check_parts(F, n, "shuffle");
+    return t;
+}
+
+/*
+ * (c) the histogram pass, then the client partitions in software: each
+ * tuple to its partition's buffer (a's SH_STAGE, laid out as b's
+ * partitions), a 128-byte WRITE posted as a buffer fills, the partly
+ * filled ones at the end; done when every WRITE completed.
+ */
+static uint64_t fig11_sw(Fig11 *F, uint32_t n)
+{
+    Bench *B = &F->B;
+    uint64_t t0 = snic_sim_now(B->sim);
+    uint32_t fill[SH_PARTS] = { 0 };
+    unsigned posted = 0, done = 0;
+    struct snic_cqe c;
+    uint32_t i, p;
+    double owed;
+
+    cpu(B, n * B->m.hist_ns_per_tuple);
+    owed = 0;
+    for (i = 0; i <= n; i++) {
+        uint32_t len = 0;
+        uint64_t off = 0;
+
+        if (i < n) {
+            p = part_of(F->t[i]);
+            off = F->base[p] - SH_DST + 8ull * fill[p];
+            node_wr64(&B->a, SH_STAGE + off, F->t[i]);
+            fill[p]++;
+            owed += B->m.sw_ns_per_tuple;
+            if (fill[p] % SNIC_SHUFFLE_BUF_TUPLES == 0) {
+                len = 8 * SNIC_SHUFFLE_BUF_TUPLES;
+                off -= len - 8;
+            }
+        }
+        if (i == n) {
+            cpu(B, owed);       /* the tuples after the last full buffer */
+        }
+        for (p = 0; i == n && p < SH_PARTS; p++) {
+            /* the end: the partly filled buffers */
+            uint32_t rest = fill[p] % SNIC_SHUFFLE_BUF_TUPLES;
+
+            if (!rest) {
+                continue;
+            }
+            while (posted - done >= (1u << SQ_LOG2) - 1) {
+                step(B);
+                while (node_poll_cq(&B->a, &c)) {
+                    done++;
+                }
+            }
+            off = F->base[p] - SH_DST + 8ull * (fill[p] - rest);
+            node_post_send(&B->a, ++B->wr, SNIC_WR_RDMA_WRITE,
+                           SH_STAGE + off, 8 * rest, SH_DST + off, F->b_key,
+                           0, F->a_key);
+            posted++;
+        }
+        if (!len) {
+            continue;
+        }
+        /* the CPU got here: post, when the send queue has room */
+        cpu(B, owed);
+        owed = 0;
+        while (posted - done >= (1u << SQ_LOG2) - 1) {
+            step(B);
+            while (node_poll_cq(&B->a, &c)) {
+                done++;
+            }
+        }
+        node_post_send(&B->a, ++B->wr, SNIC_WR_RDMA_WRITE, SH_STAGE + off,
+                       len, SH_DST + off, F->b_key, 0, F->a_key);
+        posted++;
+    }
+    while (done < posted) {
+        while (node_poll_cq(&B->a, &c)) {
+            if (c.status != SNIC_WC_SUCCESS) {
+                die("fig11: a WRITE failed");
+            }
+            done++;
+        }
+        if (done < posted) {
+            step(B);
+        }
+    }
+    check_parts(F, n, "SW + WRITE");
+    return snic_sim_now(B->sim) - t0;
+}
+
+static void fig11(const Model *m, const char *dir, const uint32_t *ns,
+                  unsigned nns)
+{
+    FILE *f = repro_csv(dir, "fig11.csv", "tuples,write_us,strom_us,"
+                       "sw_write_us,strom_over_write,hist_us,"
+                       "strom_rpc_over_write,strom_pcie_write_busy");
+    g_autofree Fig11 *F = g_new0(Fig11, 1);
+    NodeDev dev = {
+        .cfg = { .shuffle_units = 1,
+                 .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY },
+        .timing = {
+            .pcie_rtt_ns = m->pcie_rtt_ns,
+            .pcie_bps = m->pcie_gbps * 1000000000ull,
+        },
+    };
+    SnicSimLinkConfig link = {
+        .bandwidth_bps = m->link_gbps * 1000000000ull,
+        .delay_ns = m->net_rtt_ns / 2,
+    };
+    Bench *B = &F->B;
+    GRand *r = g_rand_new_with_seed(11);
+    uint8_t *pl;
+    unsigned k;
+    uint32_t i, p;
+
+    B->m = *m;
+    B->sim = snic_sim_new(11);
+    B->rand = g_rand_new_with_seed(11);
+    rpc_pair_new(B->sim, &B->a, &B->b, &link, SNIC_MTU_1024,
+                 SNIC_QP_RPC_ENABLE, SNIC_QP_RPC_ENABLE, &dev, &dev);
+    if (rpc_deploy(&B->b, OP_SHUF, SNIC_KERNEL_SHUFFLE)) {
+        die("DEPLOY_KERNEL (shuffle) failed");
+    }
+    F->a_key = big_mr(&B->a);
+    F->b_key = big_mr(&B->b);
+    F->t = g_new(uint64_t, SH_MAX);
+    for (i = 0; i < SH_MAX; i++) {
+        F->t[i] = (uint64_t)g_rand_int(r) << 32 | g_rand_int(r);
+    }
+    g_rand_free(r);
+    for (k = 0; k < nns; k++) {
+        uint32_t n = ns[k];
+        uint64_t at = SH_DST, ta, tb, tc, wr0;
+        double busy, hist;
+        struct snic_shuffle_params prm = { .bits = SH_BITS };
+
+        if (n > SH_MAX) {
+            die("fig11: too many tuples");
+        }
+        histogram(F->t, n, F->count);
+        pl = fake_ptr(B->a.h, SH_SRC, 8 + 16 * SH_PARTS + 8ull * n);
+        memcpy(pl, &prm, sizeof(prm));
+        for (p = 0; p < SH_PARTS; p++) {
+            struct snic_shuffle_part h = {
+                .base = GUINT64_TO_LE(at),
+                .capacity = GUINT32_TO_LE(F->count[p]),
+            };
+
+            F->base[p] = at;
+            at += (8ull * F->count[p] + 127) / 128 * 128;
+            memcpy(pl + 8 + 16 * p, &h, sizeof(h));
+        }
+        for (i = 0; i < n; i++) {
+            uint64_t le = GUINT64_TO_LE(F->t[i]);
+
+            memcpy(pl + 8 + 16 * SH_PARTS + 8ull * i, &le, 8);
+        }
+        ta = fig11_write(F, n);
+        settle(B);
+        wr0 = B->b.h->port.stats.pcie_write_bytes;
+        tb = fig11_strom(F, n);
+        /*
+         * the RPC alone (from its post, after the histogram pass), and
+         * the server's PCIe write channel: busy this share of it
+         */
+        hist = n * m->hist_ns_per_tuple;
+        busy = (B->b.h->port.stats.pcie_write_bytes - wr0) * 8.0 /
+               m->pcie_gbps / (tb - hist);
+        settle(B);
+        tc = fig11_sw(F, n);
+        settle(B);
+        fprintf(f, "%u,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f,%.4f\n", n,
+                ta / 1000.0, tb / 1000.0, tc / 1000.0, (double)tb / ta,
+                hist / 1000.0, (tb - hist) / ta, busy);
+    }
+    fclose(f);
+    g_free(F->t);
+    bench_free(B);
+}
+
 /*
  * ---- the client's CRC speed, measured here ----
  * The fastest of many 2 ms bursts over 16 KiB, in ns per byte: a CPU
@@ -641,6 +1023,10 @@ int main(int argc, char **argv)
     };
     static const uint32_t objects10[] = { 64, 1024, 16384 };
     static const double pcts[] = { 0, 1, 5, 10, 20, 30, 40, 50 };
+    static const uint32_t tuples[] = {
+        16384, 65536, 262144, 1048576, 2097152,
+    };
+    static const uint32_t tuples_smoke[] = { 16384, 1048576 };
     Model m = {
         .link_gbps = 10, .net_rtt_ns = 5000, .pcie_rtt_ns = 1500,
         .pcie_gbps = 63, .cpu_rpc_ns = 1000, .cpu_mem_ns = 80,
@@ -699,6 +1085,7 @@ int main(int argc, char **argv)
     out = out ? out : g_strdup(".");
     repro_mkdir(out);
     m.crc_ns_per_byte = crc ? crc : measure_crc(smoke ? 10 : 100);
+    measure_partition(&m, smoke ? 3 : 30);
     f = repro_csv(out, "model.csv", "parameter,value,unit,source");
     fprintf(f, "link_rate,%" PRIu64 ",Gbit/s,StRoM 6.1 (10 G NIC)\n",
             m.link_gbps);
@@ -716,7 +1103,9 @@ int main(int argc, char **argv)
     fprintf(f, "pcie_reads,once,,PCIe: every device read of host memory "
             "(WQE and receive-WQE fetches; kernel reads; READ responses; "
             "answers read from a region) is charged once; staged answers "
-            "and DMA writes none (tests/sim/README.md)\n");
+            "none; writes: received payloads (not an RPC WRITE's: it goes "
+            "to the kernel) and the kernels' writes, posted "
+            "(tests/sim/README.md)\n");
     fprintf(f, "answer,write_imm,,ours: StRoM 5.1 answers with an RDMA "
             "WRITE; ours carries the status in its immediate\n");
     fprintf(f, "answer_recv_wqe_fetch,%u,bytes,ours: the client fetches a "
@@ -725,12 +1114,27 @@ int main(int argc, char **argv)
     fprintf(f, "client_crc64,%.4f,ns/byte,%s\n", m.crc_ns_per_byte,
             crc ? "given (--crc-ns-per-byte)" :
                   "measured here (liblzma lzma_crc64; best 2 ms burst)");
+    fprintf(f, "client_histogram,%.4f,ns/tuple,measured here (Fig. 11: "
+            "count per partition; best pass over 1 Mi tuples)\n",
+            m.hist_ns_per_tuple);
+    fprintf(f, "client_sw_partition,%.4f,ns/tuple,measured here (Fig. 11: "
+            "copy into the partition's 16-tuple buffer; best pass over "
+            "1 Mi tuples)\n", m.sw_ns_per_tuple);
+    fprintf(f, "shuffle_partitions,%u,,ours (StRoM 6.4 names none; its "
+            "kernel takes up to 1024)\n", SH_PARTS);
+    fprintf(f, "kernel_write_tlp,%u,bytes,PCIe 64-bit memory write TLP "
+            "framing per write of at most %u bytes: the shuffle's 128-B "
+            "writes are charged 152 B (tests/sim/README.md)\n",
+            SNIC_SIM_PCIE_WRITE_TLP_BYTES, SNIC_SIM_PCIE_MAX_PAYLOAD);
     fclose(f);
     fig7(&m, out, lens_full, G_N_ELEMENTS(lens_full), iters);
     fig8(&m, out, values, G_N_ELEMENTS(values), iters);
     fig9(&m, out, objects, G_N_ELEMENTS(objects), iters);
     fig10(&m, out, objects10, G_N_ELEMENTS(objects10), pcts,
           G_N_ELEMENTS(pcts), ops);
-    printf("strom-repro: wrote %s/{model,fig7,fig8,fig9,fig10}.csv\n", out);
+    fig11(&m, out, smoke ? tuples_smoke : tuples,
+          smoke ? G_N_ELEMENTS(tuples_smoke) : G_N_ELEMENTS(tuples));
+    printf("strom-repro: wrote %s/{model,fig7,fig8,fig9,fig10,fig11}.csv\n",
+           out);
     return 0;
 }

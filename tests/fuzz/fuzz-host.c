@@ -239,6 +239,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         /* small pools: a fresh device per input must stay cheap */
         .rx_buffer_kb = SNIC_RX_BUFFER_MIN_KB,
         .recv_pool = 16,
+        .shuffle_units = 1,     /* the shuffle kernel takes payload */
     };
 
     memcpy(cfg.mac, fz_mac, 6);

@@ -322,10 +322,11 @@ enum {
 /*
  * The RC QP takes RPCs (FZ_RPC, unless RX_NO_RPC): RPC op-code
  * RX_RPC_TRAV runs the traversal kernel, RX_RPC_CONS the consistency
- * kernel, any other goes to its receive queue.
+ * kernel, RX_RPC_SHUF the shuffle, any other goes to its receive queue.
  */
 #define RX_RPC_TRAV     1
 #define RX_RPC_CONS     2
+#define RX_RPC_SHUF     3
 
 /* ---- fuzz-admin input format ---- */
 enum {

@@ -2,8 +2,8 @@
  * libFuzzer target: RoCEv2 frames (and MAC control frames: PFC) into the
  * receive path of a node with RC SEND/WRITE/READ/atomic requests in
  * flight, a UD and the GSI QP, a UC QP on an SRQ, receive WQEs posted;
- * the RC QP takes StRoM RPCs (traversal and consistency kernels deployed,
- * others to its receive queue) and runs the transport program the
+ * the RC QP takes StRoM RPCs (traversal, consistency and shuffle kernels
+ * deployed, others to its receive queue) and runs the transport program the
  * input's first byte picks; an SRNIC QP has the node's CtrlQ and its
  * RetryQ, served by snic.ko's recovery logic when a record says so, and
  * records may write RetryQ entries themselves. Record flags fix lengths,
@@ -243,6 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_node_init(&n, NULL, NULL, FZ_IP(1), types, FZ_MAX_NODE_QP);
     deploy(&n, RX_RPC_TRAV, SNIC_KERNEL_TRAVERSAL);
     deploy(&n, RX_RPC_CONS, SNIC_KERNEL_CONSISTENCY);
+    deploy(&n, RX_RPC_SHUF, SNIC_KERNEL_SHUFFLE);
     fz_node_set_transport(&n, 0, program);
     if (fz_program_sr(program)) {
         fz_sr_host_init(&sr, &n, 0, RX_SR_WINDOW);

@@ -186,6 +186,34 @@ uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len)
                                      pcie_read(p, now, len);
 }
 
+uint64_t snic_sim_port_dma_write_done(SnicSimPort *p, size_t len)
+{
+    uint64_t tlps = (len + SNIC_SIM_PCIE_MAX_PAYLOAD - 1) /
+                    SNIC_SIM_PCIE_MAX_PAYLOAD;
+    uint64_t bytes = len + tlps * SNIC_SIM_PCIE_WRITE_TLP_BYTES;
+
+    if (!p->timed) {
+        return snic_sim_port_now(p);
+    }
+    p->stats.kernel_writes++;
+    p->stats.kernel_write_bytes += bytes;
+    return pcie_write(p, snic_sim_port_now(p), bytes);
+}
+
+/* An RPC WRITE's payload goes to its kernel, not to host memory. */
+static bool to_kernel(const SnicSimPort *p, uint8_t op)
+{
+    switch (snic_rpc_op_of(p->rpc_opmap, op)) {
+    case SNIC_RPC_WRITE_FIRST:
+    case SNIC_RPC_WRITE_MIDDLE:
+    case SNIC_RPC_WRITE_LAST:
+    case SNIC_RPC_WRITE_ONLY:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* RC/UC op-codes (UC's are RC's + 0x20) that take a receive WQE. */
 static bool takes_recv_wqe(const SnicSimPort *p, uint8_t op)
 {
@@ -256,7 +284,8 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
             t = pcie_read(p, now, 8);       /* the target's old value */
             wr = 8;
         }
-        wr = fi.opcode == SNIC_OP_RC_ATOMIC_ACK ? 8 : wr + fi.payload_len;
+        wr = fi.opcode == SNIC_OP_RC_ATOMIC_ACK ? 8 :
+             to_kernel(p, fi.opcode) ? 0 : wr + fi.payload_len;
     } else if (fi.ethertype != SNIC_SIM_ETH_P_MAC_CTRL) {
         wr = len;           /* the Ethernet function's receive buffer */
     }

@@ -71,8 +71,11 @@ extern const SnicSimNicTiming snic_sim_srnic_timing;
 typedef struct SnicSimPortStats {
     uint64_t pcie_reads;        /* dma_read_done calls, payloads, WQEs */
     uint64_t pcie_read_bytes;
-    uint64_t pcie_writes;       /* received payloads and frames */
-    uint64_t pcie_write_bytes;
+    uint64_t pcie_writes;       /* received payloads and frames, and
+                                 * the core's timed writes */
+    uint64_t pcie_write_bytes;  /* ... with their TLP framing */
+    uint64_t kernel_writes;     /* of them, the core's (StRoM kernels) */
+    uint64_t kernel_write_bytes;
     uint64_t rq_wqe_fetches;    /* receive WQEs fetched on arrival */
     uint64_t qpc_hits;          /* cached-QPC mode: lookups, both ways */
     uint64_t qpc_misses;
@@ -99,6 +102,7 @@ typedef struct SnicSimPort {
 
     SnicSimNicTiming timing;
     bool timed;                 /* a timing cost is on */
+    uint8_t rpc_opmap;          /* the core's RPC op-codes (rpc_opmap) */
     uint64_t rd_free_ps;        /* the PCIe read channel is free from */
     uint64_t desc_free_ps;      /* ... for descriptors (desc_priority) */
     uint64_t wr_free_ps;        /* ... and the write channel */
@@ -150,6 +154,15 @@ unsigned snic_sim_port_connect_switch(SnicSimPort *p, SnicSimSwitch *sw,
  * reads the model charges itself). Now on an untimed port.
  */
 uint64_t snic_sim_port_dma_read_done(SnicSimPort *p, size_t len);
+/*
+ * SnicHostOps.dma_write_done: when a posted write of len bytes the core
+ * issues now has crossed the write channel, with the framing of its TLPs
+ * (SNIC_SIM_PCIE_WRITE_TLP_BYTES per SNIC_SIM_PCIE_MAX_PAYLOAD bytes);
+ * now on an untimed port.
+ */
+#define SNIC_SIM_PCIE_MAX_PAYLOAD       256
+#define SNIC_SIM_PCIE_WRITE_TLP_BYTES   24
+uint64_t snic_sim_port_dma_write_done(SnicSimPort *p, size_t len);
 /* SnicHostOps.rx_purge: frames on their way to the core are lost. */
 void snic_sim_port_rx_purge(SnicSimPort *p);
 

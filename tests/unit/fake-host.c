@@ -10,10 +10,17 @@
 
 const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
-static bool fake_in_mem(uint64_t addr, size_t len)
+static bool fake_in_mem(const FakeHost *h, uint64_t addr, size_t len)
 {
-    return addr >= FAKE_MEM_BASE && len <= FAKE_MEM_SIZE &&
-           addr - FAKE_MEM_BASE <= FAKE_MEM_SIZE - len;
+    return addr >= FAKE_MEM_BASE && len <= h->mem_size &&
+           addr - FAKE_MEM_BASE <= h->mem_size - len;
+}
+
+void fake_host_grow(FakeHost *h, size_t extra)
+{
+    h->mem = g_realloc(h->mem, h->mem_size + extra);
+    memset(h->mem + h->mem_size, 0, extra);
+    h->mem_size += extra;
 }
 
 /* The access touches the unmapped range: refused, and counted. */
@@ -31,7 +38,7 @@ static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
-    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len) ||
+    if (!fake_in_mem(h, addr, len) || fake_unmapped(h, addr, len) ||
         (h->fail_read_at && addr <= h->fail_read_at &&
          h->fail_read_at - addr < len)) {
         return -1;
@@ -52,11 +59,33 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
         h->reset_on_write - addr < len) {
         snic_core_reset(h->core);   /* from inside a device operation */
     }
-    if (!fake_in_mem(addr, len) || fake_unmapped(h, addr, len)) {
+    if (!fake_in_mem(h, addr, len) || fake_unmapped(h, addr, len)) {
+        if (h->log_writes) {
+            FakeDmaWrite w = { .addr = addr, .len = len };
+
+            g_array_append_val(h->writes, w);
+        }
         return -1;
     }
     memcpy(h->mem + (addr - FAKE_MEM_BASE), buf, len);
+    if (h->log_writes) {
+        FakeDmaWrite w = { .addr = addr, .len = len, .ok = true };
+
+        g_array_append_val(h->writes, w);
+    }
     return 0;
+}
+
+unsigned fake_writes_in(FakeHost *h, uint64_t addr, uint64_t len)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < h->writes->len; i++) {
+        const FakeDmaWrite *w = &g_array_index(h->writes, FakeDmaWrite, i);
+
+        n += w->addr < addr + len && w->addr + w->len > addr;
+    }
+    return n;
 }
 
 static void fh_tx_frame(void *opaque, const void *frame, size_t len,
@@ -111,6 +140,11 @@ static void fh_rx_purge(void *opaque)
 static uint64_t fh_dma_read_done(void *opaque, size_t len)
 {
     return snic_sim_port_dma_read_done(&((FakeHost *)opaque)->port, len);
+}
+
+static uint64_t fh_dma_write_done(void *opaque, size_t len)
+{
+    return snic_sim_port_dma_write_done(&((FakeHost *)opaque)->port, len);
 }
 
 static uint64_t fh_now_ns(void *opaque)
@@ -200,16 +234,20 @@ FakeHost *fake_host_new_model(const SnicCoreConfig *config,
         memcpy(cfg.mac, fake_mac, 6);
     }
     h->mem = g_malloc0(FAKE_MEM_SIZE);
+    h->mem_size = FAKE_MEM_SIZE;
     h->frames = g_ptr_array_new_with_free_func(
         (GDestroyNotify)g_byte_array_unref);
     h->guest_errors = g_ptr_array_new_with_free_func(g_free);
+    h->writes = g_array_new(false, false, sizeof(FakeDmaWrite));
     snic_sim_port_init(&h->port, 1000);
     h->ops = fake_ops;
     if (timing) {
         /* only a timed host has the op: reads complete at once otherwise */
         snic_sim_port_set_timing(&h->port, timing);
         h->ops.dma_read_done = fh_dma_read_done;
+        h->ops.dma_write_done = fh_dma_write_done;
     }
+    h->port.rpc_opmap = cfg.rpc_opmap;
     h->core = snic_core_new(&cfg, &h->ops, h, &err);
     g_assert_no_error(err);
     h->port.core = h->core;
@@ -222,13 +260,14 @@ void fake_host_free(FakeHost *h)
     snic_sim_port_destroy(&h->port);
     g_ptr_array_unref(h->frames);
     g_ptr_array_unref(h->guest_errors);
+    g_array_unref(h->writes);
     g_free(h->mem);
     g_free(h);
 }
 
 void *fake_ptr(FakeHost *h, uint64_t addr, size_t len)
 {
-    g_assert_true(fake_in_mem(addr, len));
+    g_assert_true(fake_in_mem(h, addr, len));
     return h->mem + (addr - FAKE_MEM_BASE);
 }
 

@@ -29,10 +29,17 @@
 #define FAKE_RX_RING        (FAKE_MEM_BASE + 0x20000)
 #define FAKE_BUFS           (FAKE_MEM_BASE + 0x40000)
 
+typedef struct FakeDmaWrite {
+    uint64_t addr;
+    uint32_t len;
+    bool ok;                    /* the host took it */
+} FakeDmaWrite;
+
 typedef struct FakeHost {
     SnicCore *core;
     SnicHostOps ops;            /* the core's: fake_ops, timed or not */
     uint8_t *mem;
+    size_t mem_size;            /* FAKE_MEM_SIZE, or more: fake_host_grow */
     GPtrArray *frames;          /* GByteArray per transmitted frame */
     unsigned irqs[FAKE_VECTORS];
     unsigned irq_clears[FAKE_VECTORS];
@@ -63,6 +70,13 @@ typedef struct FakeHost {
      */
     void (*irq_hook)(struct FakeHost *h, unsigned vector);
     void *irq_opaque;
+    /*
+     * The DMA-write log: with log_writes set, every DMA write of the
+     * device (after the MTT split it at pages) is appended as a
+     * FakeDmaWrite, failed ones included.
+     */
+    bool log_writes;
+    GArray *writes;             /* FakeDmaWrite */
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];
@@ -106,6 +120,11 @@ FakeHost *fake_host_new_model(const SnicCoreConfig *cfg,
  */
 unsigned fake_host_attach_sim(FakeHost *h, SnicSim *sim);
 void fake_host_free(FakeHost *h);
+/*
+ * 'extra' bytes of guest memory more, zeroed, from FAKE_MEM_BASE +
+ * FAKE_MEM_SIZE on (before the device uses any pointer into memory)
+ */
+void fake_host_grow(FakeHost *h, size_t extra);
 
 /* Guest memory access by guest address (asserts the range is valid). */
 void *fake_ptr(FakeHost *h, uint64_t addr, size_t len);
@@ -145,6 +164,9 @@ uint32_t fake_eth_queue(FakeHost *h, uint8_t type, uint8_t log2,
 /* A minimal frame: dst, src, ethertype, payload of n bytes of 'fill'. */
 size_t fake_frame(uint8_t *buf, const uint8_t dst[6], uint16_t ethertype,
                   size_t payload, uint8_t fill);
+
+/* The logged DMA writes touching [addr, addr + len): how many. */
+unsigned fake_writes_in(FakeHost *h, uint64_t addr, uint64_t len);
 
 /* Number of captured guest errors whose text contains 'needle'. */
 unsigned fake_guest_errors_matching(FakeHost *h, const char *needle);

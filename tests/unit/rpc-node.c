@@ -79,7 +79,7 @@ void rpc_post(Node *n, uint64_t wr_id, const RpcReq *r)
         w.num_sge = 1;
         w.sge[0].addr = GUINT64_TO_LE(r->src);
         w.sge[0].length = GUINT32_TO_LE(r->len);
-        w.sge[0].lkey = GUINT32_TO_LE(n->lkey);
+        w.sge[0].lkey = GUINT32_TO_LE(r->lkey ? r->lkey : n->lkey);
     }
     node_post_wqe(n, &w);
 }

@@ -34,6 +34,7 @@ typedef struct RpcReq {
     uint32_t rkey;              /* the responder's memory */
     const void *params;         /* inline if <= SNIC_MAX_INLINE_DATA ... */
     uint64_t src;               /* ... else from here, in the node's MR */
+    uint32_t lkey;              /* ... or in this one's (0: the node's) */
     uint32_t len;
     uint64_t resp_addr;         /* in the node's MR ... */
     uint32_t resp_rkey;         /* ... (0: the node's R_Key) */

@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "fake-host.h"
 #include "objects/qp.h"
+#include "strom/rpc.h"
 
 static void test_identity(void)
 {
@@ -198,7 +199,30 @@ static void test_onchip_budget(void)
     g_assert_cmpuint(GUINT32_FROM_LE(big_tlb.performant_qps), <,
                      GUINT32_FROM_LE(a.performant_qps));
 
+    /*
+     * A shuffle unit (shuffle-units) is on chip: exactly its bytes, at
+     * the defaults and with SRNIC's 0.6 MB receive buffer
+     */
     cfg.tlb_entries = 0;
+    for (unsigned rx = 0; rx <= 600; rx += 600) {
+        struct snic_device_attr without, with;
+
+        cfg.rx_buffer_kb = rx;
+        cfg.shuffle_units = 0;
+        without = query_attr(&cfg);
+        cfg.shuffle_units = 1;
+        with = query_attr(&cfg);
+        g_assert_cmpuint(GUINT32_FROM_LE(with.onchip_fixed_bytes) -
+                         GUINT32_FROM_LE(without.onchip_fixed_bytes), ==,
+                         sizeof(SnicShuffleUnit));
+        g_assert_cmpuint(sizeof(SnicShuffleUnit), ==, 147456);
+        g_test_message("rx-buffer-kb=%u: %u performant QPs, %u with a "
+                       "shuffle unit", rx ? rx : SNIC_DEFAULT_RX_BUFFER_KB,
+                       GUINT32_FROM_LE(without.performant_qps),
+                       GUINT32_FROM_LE(with.performant_qps));
+    }
+    cfg.rx_buffer_kb = 0;
+    cfg.shuffle_units = 0;
     cfg.onchip_kb = fixed / 1024;       /* less than the fixed part */
     tiny = query_attr(&cfg);
     g_assert_cmpuint(GUINT32_FROM_LE(tiny.performant_qps), ==, 0);

@@ -14,6 +14,7 @@
 
 #include "engine/rdma.h"
 #include "strom/crc64.h"
+#include "strom/rpc.h"
 #include "rpc-node.h"
 
 #define OP_TRAV     0x5452415645ull     /* the RPC op-codes deployed */
@@ -841,6 +842,535 @@ static void test_timed_pcie_charges(void)
     fix_free(&f);
 }
 
+/* ---- shuffle (StRoM section 6.4) ---- */
+
+#define OP_SHUF     0x53485546ull
+#define SH_SRC      (BUF + 0x10000)     /* a: the RPC WRITE's payload */
+#define SH_PARTS    (BUF + 0x10000)     /* b: partitions and canaries */
+#define SH_AREA     (0x1f0000u)         /* ... their bytes at most */
+#define CANARY      0xc5
+
+typedef struct Shuffle {
+    uint8_t bits, shift;
+    uint32_t ntuples;
+    uint64_t *tuples;
+    uint32_t *cap;              /* per partition */
+    uint64_t *base;
+    /* the software partition: per partition, its tuples in order */
+    uint32_t *fill;             /* taken before the first overflow */
+    uint32_t overflow_at;       /* the tuple that overflowed, or ntuples */
+} Shuffle;
+
+static uint32_t part_of(const Shuffle *sh, uint64_t v)
+{
+    return (v >> sh->shift) & ((1u << sh->bits) - 1);
+}
+
+/*
+ * A shuffle of n tuples from 'seed' into 2^bits partitions with 'slack'
+ * tuples of room beyond their counts (negative: that many short in
+ * partition 0), 128-byte aligned, a gap of 128 canary bytes around each.
+ */
+static void sh_init(Shuffle *sh, uint8_t bits, uint8_t shift, uint32_t n,
+                    uint32_t seed, int slack)
+{
+    uint32_t nparts = 1u << bits, i, p;
+    GRand *r = g_rand_new_with_seed(seed);
+    uint64_t at = SH_PARTS + 128;
+    uint32_t *count;
+
+    memset(sh, 0, sizeof(*sh));
+    sh->bits = bits;
+    sh->shift = shift;
+    sh->ntuples = n;
+    sh->tuples = g_new(uint64_t, n);
+    sh->cap = g_new0(uint32_t, nparts);
+    sh->base = g_new0(uint64_t, nparts);
+    sh->fill = g_new0(uint32_t, nparts);
+    count = g_new0(uint32_t, nparts);
+    for (i = 0; i < n; i++) {
+        sh->tuples[i] = (uint64_t)g_rand_int(r) << 32 | g_rand_int(r);
+        count[part_of(sh, sh->tuples[i])]++;
+    }
+    for (p = 0; p < nparts; p++) {
+        sh->cap[p] = slack < 0 && p == 0 ?
+                     MAX((int)count[p] + slack, 0) : count[p] + MAX(slack, 0);
+        sh->base[p] = at;
+        at += (sh->cap[p] * 8 + 127) / 128 * 128 + 128;
+    }
+    g_assert_cmpuint(at, <=, SH_PARTS + SH_AREA);
+    /* the reference: a stable radix partition, up to the first overflow */
+    sh->overflow_at = n;
+    for (i = 0; i < n; i++) {
+        p = part_of(sh, sh->tuples[i]);
+        if (sh->fill[p] == sh->cap[p]) {
+            sh->overflow_at = i;
+            break;
+        }
+        sh->fill[p]++;
+    }
+    g_free(count);
+    g_rand_free(r);
+}
+
+static void sh_free(Shuffle *sh)
+{
+    g_free(sh->tuples);
+    g_free(sh->cap);
+    g_free(sh->base);
+    g_free(sh->fill);
+}
+
+/* The payload: params, histogram, tuples; its length. */
+static uint32_t sh_payload(const Shuffle *sh, uint8_t *out)
+{
+    struct snic_shuffle_params prm = { .bits = sh->bits, .shift = sh->shift };
+    uint32_t nparts = 1u << sh->bits, p, i, off = sizeof(prm);
+
+    memcpy(out, &prm, sizeof(prm));
+    for (p = 0; p < nparts; p++, off += sizeof(struct snic_shuffle_part)) {
+        struct snic_shuffle_part h = {
+            .base = GUINT64_TO_LE(sh->base[p]),
+            .capacity = GUINT32_TO_LE(sh->cap[p]),
+        };
+
+        memcpy(out + off, &h, sizeof(h));
+    }
+    for (i = 0; i < sh->ntuples; i++, off += 8) {
+        uint64_t le = GUINT64_TO_LE(sh->tuples[i]);
+
+        memcpy(out + off, &le, 8);
+    }
+    return off;
+}
+
+/* Post the shuffle's RPC WRITE of len payload bytes (tag 'tag'). */
+static void sh_post(Fix *f, uint32_t len, uint32_t rkey, uint32_t resp_len,
+                    uint32_t tag)
+{
+    RpcReq r = {
+        .wr = SNIC_WR_RPC_WRITE, .rpc_opcode = OP_SHUF, .rkey = rkey,
+        .src = SH_SRC, .len = len, .resp_addr = RESP + 0x10000 * (tag % 4),
+        .resp_len = resp_len, .tag = tag,
+    };
+
+    node_post_recv(&f->a, tag, BUF, 0);
+    rpc_post(&f->a, tag, &r);
+}
+
+/* Run until 'n' more answers came; the last one's status. */
+static uint32_t sh_wait(Fix *f, unsigned n, struct snic_cqe *out)
+{
+    unsigned want = f->q.answers + n;
+    const struct snic_cqe *c;
+
+    g_assert_true(rpc_run_until_answers(f->sim, &f->a, &f->q, want,
+                                        100000000));
+    snic_sim_run(f->sim, 1000000);
+    rpc_drain(&f->a, &f->q);
+    c = &f->q.answer[want - 1];
+    g_assert_cmpuint(c->status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(c->opcode, ==, SNIC_WC_RECV_RDMA_WITH_IMM);
+    *out = *c;
+    return rpc_cqe_status(c);
+}
+
+/* One shuffle, whole: its status and answer CQE. */
+static uint32_t sh_call(Fix *f, const Shuffle *sh, uint32_t extra,
+                        uint32_t rkey, uint32_t resp_len,
+                        struct snic_cqe *out)
+{
+    static uint32_t tag = 100;
+    uint8_t *pl = fake_ptr(f->a.h, SH_SRC, 0x200000);
+    uint32_t len = sh_payload(sh, pl) + extra;
+
+    sh_post(f, len, rkey, resp_len, ++tag);
+    return sh_wait(f, 1, out);
+}
+
+static void sh_fix_init(Fix *f, uint8_t mtu, const SnicSimLinkConfig *link,
+                        const SnicSimNicTiming *timing)
+{
+    NodeDev dev = {
+        .cfg = { .shuffle_units = 1,
+                 .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY },
+    };
+
+    if (timing) {
+        dev.timing = *timing;
+    }
+    memset(f, 0, sizeof(*f));
+    f->sim = snic_sim_new(9);
+    rpc_pair_new(f->sim, &f->a, &f->b, link ? link : &wire, mtu,
+                 SNIC_QP_RPC_ENABLE, SNIC_QP_RPC_ENABLE, &dev, &dev);
+    g_assert_cmpuint(rpc_deploy(&f->b, OP_SHUF, SNIC_KERNEL_SHUFFLE), ==,
+                     SNIC_ADMIN_OK);
+    memset(fake_ptr(f->b.h, SH_PARTS, SH_AREA), CANARY, SH_AREA);
+    f->b.h->log_writes = true;
+}
+
+/*
+ * b's memory is the canaries with the reference partition written over
+ * them, byte for byte; the answer holds the fills; every partition was
+ * written in 128-byte DMAs but its last (its fill / 16, rounded up),
+ * nothing between partitions.
+ */
+static void sh_check(Fix *f, const Shuffle *sh, const struct snic_cqe *c,
+                     bool answered)
+{
+    uint32_t nparts = 1u << sh->bits, p, i, w, writes = 0;
+    uint8_t *want = g_malloc(SH_AREA);
+    uint32_t *at = g_new0(uint32_t, nparts);
+    GArray *log = f->b.h->writes;
+
+    memset(want, CANARY, SH_AREA);
+    for (i = 0; i < sh->overflow_at; i++) {
+        uint64_t le = GUINT64_TO_LE(sh->tuples[i]);
+
+        p = part_of(sh, sh->tuples[i]);
+        memcpy(want + (sh->base[p] - SH_PARTS) + 8 * at[p]++, &le, 8);
+    }
+    g_assert_cmpmem(fake_ptr(f->b.h, SH_PARTS, SH_AREA), SH_AREA, want,
+                    SH_AREA);
+    for (p = 0; p < nparts; p++) {
+        uint64_t next = sh->base[p];
+        uint32_t n = 0;
+
+        g_assert_cmpuint(at[p], ==, sh->fill[p]);
+        if (answered) {
+            uint32_t fill;
+
+            memcpy(&fill, fake_ptr(f->a.h, RESP + 0x10000 *
+                                   (rpc_cqe_tag(c) % 4) + 4 * p, 4), 4);
+            g_assert_cmpuint(GUINT32_FROM_LE(fill), ==, sh->fill[p]);
+        }
+        /* its writes, in order, 128 bytes but the last */
+        for (w = 0; w < log->len; w++) {
+            const FakeDmaWrite *d = &g_array_index(log, FakeDmaWrite, w);
+
+            if (d->addr < sh->base[p] || d->addr >= sh->base[p] +
+                (uint64_t)sh->cap[p] * 8) {
+                continue;
+            }
+            g_assert_true(d->ok);
+            g_assert_cmphex(d->addr, ==, next);
+            next += d->len;
+            n++;
+            g_assert_cmpuint(d->len, ==,
+                             next == sh->base[p] + 8ull * sh->fill[p] &&
+                             sh->fill[p] % 16 ? 8 * (sh->fill[p] % 16) : 128);
+        }
+        g_assert_cmphex(next, ==, sh->base[p] + 8ull * sh->fill[p]);
+        g_assert_cmpuint(n, ==, (sh->fill[p] + 15) / 16);
+        writes += n;
+    }
+    /* and nothing else in the area: the canaries' gaps */
+    g_assert_cmpuint(fake_writes_in(f->b.h, SH_PARTS, SH_AREA), ==, writes);
+    g_free(at);
+    g_free(want);
+}
+
+static void sh_reset(Fix *f)
+{
+    memset(fake_ptr(f->b.h, SH_PARTS, SH_AREA), CANARY, SH_AREA);
+    g_array_set_size(f->b.h->writes, 0);
+}
+
+/*
+ * The result equals a stable software radix partition byte for byte:
+ * 1, 2 and 1024 partitions, shift 0 and more, MTUs the payload is not
+ * a multiple of; every flush is 128 bytes but each partition's last.
+ */
+static void test_shuffle_radix(void)
+{
+    static const struct {
+        uint8_t bits, shift, mtu;
+        uint32_t n;
+    } cases[] = {
+        { 0, 0, SNIC_MTU_1024, 1001 },
+        { 1, 0, SNIC_MTU_256, 333 },
+        { 1, 61 - SNIC_SHUFFLE_MAX_BITS, SNIC_MTU_4096, 5000 },
+        { 10, 0, SNIC_MTU_1024, 20000 },
+        { 10, 40, SNIC_MTU_4096, 30011 },
+        { 4, 3, SNIC_MTU_512, 7 },
+        { 3, 0, SNIC_MTU_1024, 0 },
+    };
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct snic_cqe c;
+        Shuffle sh;
+        Fix f;
+
+        sh_fix_init(&f, cases[i].mtu, NULL, NULL);
+        sh_init(&sh, cases[i].bits, cases[i].shift, cases[i].n, 20 + i,
+                i % 2 ? 3 : 0);
+        g_assert_cmpuint(sh.overflow_at, ==, sh.ntuples);
+        g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                         SNIC_RPC_OK);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 4u << sh.bits);
+        sh_check(&f, &sh, &c, true);
+        /* the unit is free again: the same shuffle once more */
+        sh_reset(&f);
+        g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                         SNIC_RPC_OK);
+        sh_check(&f, &sh, &c, true);
+        sh_free(&sh);
+        fix_free(&f);
+    }
+}
+
+/* A histogram the device refuses: its status, and no byte written. */
+static void sh_refused(Fix *f, Shuffle *sh, uint32_t extra, uint32_t rkey,
+                       uint32_t resp_len, uint32_t status)
+{
+    uint8_t *want = g_malloc(SH_AREA);
+    struct snic_cqe c;
+
+    sh_reset(f);
+    g_assert_cmpuint(sh_call(f, sh, extra, rkey, resp_len, &c), ==, status);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 0);
+    g_assert_cmpuint(fake_writes_in(f->b.h, SH_PARTS, SH_AREA), ==, 0);
+    g_assert_cmpuint(fake_writes_in(f->b.h, OUTSIDE, 0x100000), ==, 0);
+    memset(want, CANARY, SH_AREA);
+    g_assert_cmpmem(fake_ptr(f->b.h, SH_PARTS, SH_AREA), SH_AREA, want,
+                    SH_AREA);
+    g_free(want);
+}
+
+/*
+ * Histograms outside the MR, without REMOTE_WRITE, overlapping, of more
+ * than 1024 partitions, misaligned, a response buffer too small for the
+ * fills, tuples that are not whole: answered, nothing written; then a
+ * good one on the same QP.
+ */
+static void test_shuffle_bad_histogram(void)
+{
+    struct snic_admin_cmd cmd;
+    struct snic_shuffle_params prm;
+    struct snic_cqe c;
+    uint32_t ro_key;
+    uint8_t *pl;
+    Shuffle sh;
+    Fix f;
+
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, NULL);
+    /* b's buffer again, readable only */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
+    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(f.b.pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_REMOTE_READ);
+    cmd.reg_mr.page_shift = 12;
+    cmd.reg_mr.key = 0x44;
+    ro_key = node_admin_ok(f.b.h, &cmd);
+
+    sh_init(&sh, 4, 0, 3000, 5, 2);
+    sh_refused(&f, &sh, 0, ro_key, 4096, SNIC_RPC_PROT_ERR);
+    sh.base[15] = OUTSIDE;                  /* past the MR */
+    sh_refused(&f, &sh, 0, f.b.lkey, 4096, SNIC_RPC_PROT_ERR);
+    sh.base[15] = BUF + BUF_LEN - 8;        /* its tail past the MR */
+    sh_refused(&f, &sh, 0, f.b.lkey, 4096, SNIC_RPC_PROT_ERR);
+    sh.base[15] = sh.base[3] + 8 * (sh.cap[3] - 1);   /* overlaps 3 */
+    sh_refused(&f, &sh, 0, f.b.lkey, 4096, SNIC_RPC_BAD_PARAMS);
+    sh.base[15] = sh.base[14] + 4;          /* misaligned */
+    sh_refused(&f, &sh, 0, f.b.lkey, 4096, SNIC_RPC_BAD_PARAMS);
+    sh.base[15] = sh.base[14] + 8 * sh.cap[14] + 128;
+    /* the fills need 64 bytes */
+    sh_refused(&f, &sh, 0, f.b.lkey, 63, SNIC_RPC_BAD_PARAMS);
+    /* 3 bytes of a tuple after the last */
+    sh_refused(&f, &sh, 3, f.b.lkey, 4096, SNIC_RPC_BAD_PARAMS);
+    /* 2048 partitions; a shift past 56; reserved bits */
+    pl = fake_ptr(f.a.h, SH_SRC, 8);
+    prm = (struct snic_shuffle_params) { .bits = 11 };
+    memcpy(pl, &prm, sizeof(prm));
+    sh_post(&f, 8 + 16 * 2048, f.b.lkey, 1 << 14, 7);
+    g_assert_cmpuint(sh_wait(&f, 1, &c), ==, SNIC_RPC_BAD_PARAMS);
+    prm = (struct snic_shuffle_params) { .bits = 1, .shift = 57 };
+    memcpy(pl, &prm, sizeof(prm));
+    sh_post(&f, 8 + 32, f.b.lkey, 4096, 8);
+    g_assert_cmpuint(sh_wait(&f, 1, &c), ==, SNIC_RPC_BAD_PARAMS);
+    prm = (struct snic_shuffle_params) { .bits = 1, .rsvd1 = 1 };
+    memcpy(pl, &prm, sizeof(prm));
+    sh_post(&f, 8 + 32, f.b.lkey, 4096, 9);
+    g_assert_cmpuint(sh_wait(&f, 1, &c), ==, SNIC_RPC_BAD_PARAMS);
+    g_assert_cmpuint(fake_writes_in(f.b.h, SH_PARTS, SH_AREA), ==, 0);
+
+    /* the QP and the unit serve a good one afterwards */
+    sh_free(&sh);
+    sh_init(&sh, 4, 0, 3000, 5, 2);
+    sh_reset(&f);
+    g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                     SNIC_RPC_OK);
+    sh_check(&f, &sh, &c, true);
+    sh_free(&sh);
+    fix_free(&f);
+}
+
+/*
+ * A tuple that would overflow its partition ends the RPC: every tuple
+ * before it written (partial buffers flushed), none after it, the canaries
+ * intact, PARTITION_FULL with the fills; the QP goes on.
+ */
+static void test_shuffle_overflow(void)
+{
+    static const struct {
+        uint8_t bits;
+        uint32_t n;
+        int short_by;
+    } cases[] = {
+        { 0, 100, -1 },
+        { 2, 4000, -7 },
+        { 10, 20000, -3 },
+    };
+    unsigned i;
+
+    for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct snic_cqe c;
+        Shuffle sh;
+        Fix f;
+
+        sh_fix_init(&f, SNIC_MTU_1024, NULL, NULL);
+        sh_init(&sh, cases[i].bits, 0, cases[i].n, 40 + i,
+                cases[i].short_by);
+        g_assert_cmpuint(sh.overflow_at, <, sh.ntuples);
+        g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                         SNIC_RPC_PARTITION_FULL);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 4u << sh.bits);
+        sh_check(&f, &sh, &c, true);
+        sh_free(&sh);
+
+        sh_init(&sh, cases[i].bits, 0, cases[i].n, 40 + i, 0);
+        sh_reset(&f);
+        g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                         SNIC_RPC_OK);
+        sh_check(&f, &sh, &c, true);
+        sh_free(&sh);
+        fix_free(&f);
+    }
+}
+
+/*
+ * One unit: a second shuffle that arrives while the first holds it gets
+ * an RNR NAK and completes afterwards (slow PCIe writes keep the first
+ * one's answer waiting for its writes).
+ */
+static void test_shuffle_busy(void)
+{
+    const SnicSimNicTiming slow = { .pcie_bps = 200000000ull };
+    struct snic_cqe c;
+    uint64_t bytes;
+    uint8_t *pl;
+    uint32_t len, i;
+    Shuffle sh;
+    Fix f;
+
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, &slow);
+    sh_init(&sh, 6, 0, 4000, 61, 0);
+    pl = fake_ptr(f.a.h, SH_SRC, 0x100000);
+    len = sh_payload(&sh, pl);
+    sh_post(&f, len, f.b.lkey, 4096, 1);
+    sh_post(&f, len, f.b.lkey, 4096, 2);
+    g_assert_cmpuint(sh_wait(&f, 2, &c), ==, SNIC_RPC_OK);
+    g_assert_cmpuint(rpc_cqe_status(&f.q.answer[0]), ==, SNIC_RPC_OK);
+    g_assert_cmpuint(rpc_cqe_tag(&f.q.answer[0]), ==, 1);
+    g_assert_cmpuint(rpc_cqe_tag(&c), ==, 2);
+    g_assert_cmpuint(f.a.h->events[SNIC_TRACE_RNR_WAIT], >, 0);
+    /*
+     * every write of the kernels was timed, with its TLP's framing, and
+     * nothing else of b's took the write channel: the RPC WRITEs' payload
+     * went to the kernel, not to memory
+     */
+    g_assert_cmpuint(f.b.h->port.stats.kernel_writes, ==,
+                     fake_writes_in(f.b.h, SH_PARTS, SH_AREA));
+    bytes = 0;
+    for (i = 0; i < f.b.h->writes->len; i++) {
+        const FakeDmaWrite *w = &g_array_index(f.b.h->writes, FakeDmaWrite,
+                                               i);
+
+        if (w->addr >= SH_PARTS && w->addr < SH_PARTS + SH_AREA) {
+            bytes += w->len + SNIC_SIM_PCIE_WRITE_TLP_BYTES;
+        }
+    }
+    g_assert_cmpuint(f.b.h->port.stats.kernel_write_bytes, ==, bytes);
+    g_assert_cmpuint(f.b.h->port.stats.pcie_write_bytes, ==, bytes);
+    /* the second wrote the same tuples over the first's */
+    g_array_set_size(f.b.h->writes, 0);
+    sh_reset(&f);
+    g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                     SNIC_RPC_OK);
+    sh_check(&f, &sh, &c, true);
+    sh_free(&sh);
+    fix_free(&f);
+}
+
+/*
+ * A QP that fails while its shuffle's payload arrives gives the unit back
+ * (the slot's release), and the device's next shuffle gets it.
+ */
+static void test_shuffle_qp_gone(void)
+{
+    struct snic_qp_attr err = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    SnicRpcDev *d;
+    uint8_t *pl;
+    uint32_t len;
+    Shuffle sh;
+    Fix f;
+
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, NULL);
+    d = f.b.h->core->rpc;
+    sh_init(&sh, 10, 0, 20000, 83, 0);
+    pl = fake_ptr(f.a.h, SH_SRC, 0x100000);
+    len = sh_payload(&sh, pl);
+    sh_post(&f, len, f.b.lkey, 4096, 1);
+    while (!d->shuffle_used) {
+        g_assert_true(snic_sim_step(f.sim));
+    }
+    node_modify(&f.b, SNIC_QP_ATTR_STATE, &err);
+    g_assert_cmpuint(d->shuffle_used, ==, 0);
+    g_assert_cmpuint(d->stage_used, ==, 0);
+    sh_free(&sh);
+    node_pair_free(f.sim, &f.a, &f.b);
+}
+
+/* The same result on a wire that loses 5 % and reorders. */
+static void test_shuffle_lossy(void)
+{
+    SnicSimLinkConfig lossy = wire;
+    struct snic_cqe c;
+    Shuffle sh;
+    Fix f;
+
+    lossy.loss = 0.05;
+    lossy.reorder = 0.05;
+    sh_fix_init(&f, SNIC_MTU_1024, &lossy, NULL);
+    sh_init(&sh, 10, 7, 40000, 77, 1);
+    g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
+                     SNIC_RPC_OK);
+    sh_check(&f, &sh, &c, true);
+    sh_free(&sh);
+    fix_free(&f);
+}
+
+/* Without a unit the device has no shuffle: not listed, not deployed. */
+static void test_shuffle_no_unit(void)
+{
+    Fix f;
+
+    fix_init(&f, SNIC_MTU_1024);
+    g_assert_cmpuint(rpc_deploy(&f.b, OP_SHUF, SNIC_KERNEL_SHUFFLE), ==,
+                     SNIC_ADMIN_BAD_PARAM);
+    g_assert_false(snic_kernel_builtin_mask(f.b.h->core) &
+                   1u << SNIC_KERNEL_SHUFFLE);
+    fix_free(&f);
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, NULL);
+    g_assert_true(snic_kernel_builtin_mask(f.b.h->core) &
+                  1u << SNIC_KERNEL_SHUFFLE);
+    fix_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -860,5 +1390,13 @@ int main(int argc, char **argv)
     g_test_add_func("/kernels/consistency/torn-reads-fault",
                     test_torn_reads_fault);
     g_test_add_func("/kernels/timed/pcie-charges", test_timed_pcie_charges);
+    g_test_add_func("/kernels/shuffle/radix", test_shuffle_radix);
+    g_test_add_func("/kernels/shuffle/bad-histogram",
+                    test_shuffle_bad_histogram);
+    g_test_add_func("/kernels/shuffle/overflow", test_shuffle_overflow);
+    g_test_add_func("/kernels/shuffle/busy", test_shuffle_busy);
+    g_test_add_func("/kernels/shuffle/qp-gone", test_shuffle_qp_gone);
+    g_test_add_func("/kernels/shuffle/lossy", test_shuffle_lossy);
+    g_test_add_func("/kernels/shuffle/no-unit", test_shuffle_no_unit);
     return g_test_run();
 }

@@ -37,12 +37,17 @@ typedef struct SumState {
     uint64_t sum;
     uint64_t store;             /* first 8 bytes: where to write the sum */
     uint32_t got;
+    uint32_t want;              /* the payload's length start() was told */
     bool done;
 } SumState;
 
+/* RPC WRITE only: no parameters, the payload's length */
 static uint8_t sum_start(SnicRpc *k, const uint8_t *params, uint32_t len)
 {
-    return len ? SNIC_RPC_BAD_PARAMS : SNIC_RPC_OK;
+    SumState *s = snic_kernel_state(k);
+
+    s->want = len;
+    return params ? SNIC_RPC_BAD_PARAMS : SNIC_RPC_OK;
 }
 
 static bool sum_data_in(SnicRpc *k, const uint8_t *data, uint32_t len,
@@ -71,7 +76,8 @@ static void sum_step(SnicRpc *k)
     if (!s->done) {
         return;     /* the rest of the payload is on its way */
     }
-    st = snic_kernel_dma_write(k, s->store, &le, 8);
+    st = s->got == s->want ? snic_kernel_dma_write(k, s->store, &le, 8) :
+                             SNIC_RPC_BAD_PARAMS;
     if (st == SNIC_RPC_OK) {
         st = snic_kernel_respond_bytes(k, &le, 8);
     }

@@ -194,7 +194,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.rpc_slot_bytes = GUINT32_TO_LE(sizeof(SnicRpc));
     a.max_rpc_per_qp = GUINT16_TO_LE(SNIC_RPC_MAX_PER_QP);
     a.max_kernels = GUINT16_TO_LE(snic_kernel_max_deployed());
-    a.builtin_kernels = GUINT32_TO_LE(snic_kernel_builtin_mask());
+    a.builtin_kernels = GUINT32_TO_LE(snic_kernel_builtin_mask(c));
     a.max_rpc_response = GUINT32_TO_LE(SNIC_RPC_MAX_RESPONSE);
     a.kernel_max_steps = GUINT32_TO_LE(SNIC_KERNEL_MAX_STEPS);
     a.rpc_opmap = c->cfg.rpc_opmap;

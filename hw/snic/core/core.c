@@ -102,6 +102,10 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         return config_error(errp, "rpc-opcodes map %u does not exist",
                             cfg->rpc_opmap);
     }
+    if (cfg->shuffle_units > SNIC_SHUFFLE_MAX_UNITS) {
+        return config_error(errp, "shuffle-units=%u is out of range 0..%u",
+                            cfg->shuffle_units, SNIC_SHUFFLE_MAX_UNITS);
+    }
     if (cfg->rx_buffer_kb < SNIC_RX_BUFFER_MIN_KB ||
         cfg->rx_buffer_kb > SNIC_RX_BUFFER_MAX_KB) {
         return config_error(errp, "rx-buffer-kb=%u is out of range %u..%u",

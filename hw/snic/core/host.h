@@ -67,6 +67,13 @@ typedef struct SnicHostOps {
      * RX paths (tests/sim documents the model).
      */
     uint64_t (*dma_read_done)(void *opaque, size_t len);
+    /*
+     * ... and of a device write the core times itself, or NULL (at once):
+     * when a posted write of 'len' bytes issued now is done. StRoM's
+     * kernels call it for their writes to host memory (the host's receive
+     * path charges the writes of received payloads).
+     */
+    uint64_t (*dma_write_done)(void *opaque, size_t len);
 
     /*
      * Hand one complete Ethernet frame to the wire. 'host_bytes': how many

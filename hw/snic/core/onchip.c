@@ -38,7 +38,8 @@ void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
         .recv_pool = (uint64_t)cf->recv_pool *
                      (sizeof(struct snic_rq_wqe) + sizeof(uint16_t)),
         .rpc = sizeof(SnicRpcDev) +
-               (uint64_t)SNIC_RPC_STAGE_BUFS * SNIC_RPC_STAGE_LEN,
+               (uint64_t)SNIC_RPC_STAGE_BUFS * SNIC_RPC_STAGE_LEN +
+               (uint64_t)cf->shuffle_units * sizeof(SnicShuffleUnit),
         /* a fetch's deadline is the tag's, not the QPC's (scheduler.h) */
         .fetch_tags = sizeof(c->sched.tags),
         .qpc = sizeof(SnicQp),

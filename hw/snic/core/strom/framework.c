@@ -103,6 +103,12 @@ const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off)
     return c->rpc->chunk;
 }
 
+uint8_t snic_kernel_check_write(SnicRpc *k, uint64_t va, uint64_t len)
+{
+    return snic_rpc_region(k->core, k, SNIC_ACCESS_REMOTE_WRITE, va, len) ?
+           SNIC_RPC_OK : SNIC_RPC_PROT_ERR;
+}
+
 uint8_t snic_kernel_dma_write(SnicRpc *k, uint64_t va, const void *buf,
                               uint32_t len)
 {
@@ -116,8 +122,17 @@ uint8_t snic_kernel_dma_write(SnicRpc *k, uint64_t va, const void *buf,
     if (!mr) {
         return SNIC_RPC_PROT_ERR;
     }
-    return snic_mtt_write(c, &mr->mtt, va, buf, len) ? SNIC_RPC_DMA_ERR :
-                                                        SNIC_RPC_OK;
+    if (snic_mtt_write(c, &mr->mtt, va, buf, len)) {
+        return SNIC_RPC_DMA_ERR;
+    }
+    /* posted, but the kernel's next step waits until it has landed */
+    if (c->ops->dma_write_done) {
+        uint64_t done = c->ops->dma_write_done(c->opaque, len);
+
+        k->wait_until = k->write_wait ? MAX(k->wait_until, done) : done;
+        k->write_wait = true;
+    }
+    return SNIC_RPC_OK;
 }
 
 /* An answer of len bytes fits the requester's buffer and the device. */
@@ -183,8 +198,9 @@ void snic_kernel_finish(SnicRpc *k, uint8_t status)
     }
     k->dma_left = 0;
     k->status = status;
-    if (status != SNIC_RPC_OK) {
-        k->src = SNIC_RPC_SRC_NONE;     /* an error carries no data */
+    /* an error carries no data; a full partition carries the fills */
+    if (status != SNIC_RPC_OK && status != SNIC_RPC_PARTITION_FULL) {
+        k->src = SNIC_RPC_SRC_NONE;
         k->len = 0;
     }
     /*
@@ -197,13 +213,22 @@ void snic_kernel_finish(SnicRpc *k, uint8_t status)
 }
 
 /*
+ * Does the kernel wait for its read's next chunk or its writes? (While
+ * its payload arrives it waits for that: data_in(), not a timer.)
+ */
+static bool waits(const SnicRpc *k)
+{
+    return !k->payload_pending && (k->dma_left || k->write_wait);
+}
+
+/*
  * Can the kernel make progress now? Not while its RPC WRITE's payload is
  * still arriving (data_in() takes it), nor before the next chunk of its
- * read arrived.
+ * read arrived or its writes landed.
  */
 static bool runnable(const SnicRpc *k, uint64_t now)
 {
-    return !k->payload_pending && (!k->dma_left || k->wait_until <= now);
+    return !k->payload_pending && (!waits(k) || k->wait_until <= now);
 }
 
 bool snic_rpc_run(SnicCore *c, unsigned budget)
@@ -239,6 +264,7 @@ bool snic_rpc_run(SnicCore *c, unsigned budget)
                 snic_kernel_finish(k, SNIC_RPC_STEP_LIMIT);
                 continue;
             }
+            k->write_wait = false;      /* they landed */
             k->kernel->step(k);
             done++;
             stepped = true;
@@ -253,7 +279,7 @@ bool snic_rpc_run(SnicCore *c, unsigned budget)
         }
         if (runnable(k, now)) {
             more = true;                        /* the budget ran out */
-        } else if (k->dma_left) {
+        } else if (waits(k)) {
             snic_timer_hint(c, k->wait_until);  /* its data is on the way */
         }
     }
@@ -268,10 +294,10 @@ uint64_t snic_rpc_timer(SnicCore *c, uint64_t now)
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         SnicRpc *k = snic_rpc_slot(c, i);
 
-        if (k->state != SNIC_RPC_RUNNING || !k->dma_left) {
+        if (k->state != SNIC_RPC_RUNNING || !waits(k)) {
             continue;
         }
-        due = k->wait_until;            /* the kernel's data arrives */
+        due = k->wait_until;            /* its data arrives, writes land */
         if (due > now) {
             next = MIN(next, due);
         } else {

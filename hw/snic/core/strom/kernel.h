@@ -26,6 +26,9 @@
  * checks as an RDMA request: the RPC's R_Key (a region's or a memory
  * window's), the QP's PD, the right (REMOTE_READ / REMOTE_WRITE) and the
  * bounds, before a byte moves; a kernel cannot reach memory outside it.
+ * Writes are posted: the data is in memory at once (QEMU), and the host's
+ * timing model (SnicHostOps.dma_write_done) says when it would have
+ * landed; the kernel's next step waits until then.
  *
  * Kernels run inside the engine's budget: the framework calls step()
  * whenever the slot can make progress (no read in flight, or its next
@@ -56,7 +59,8 @@ struct SnicKernelOps {
     /*
      * qpnIn + paramIn: check the parameters and set up the state (zeroed
      * before); SNIC_RPC_OK to run, another status to answer at once, or
-     * SNIC_KERNEL_BUSY. RPC WRITE gives no parameters (len 0).
+     * SNIC_KERNEL_BUSY. RPC WRITE gives no parameters: params is NULL and
+     * len the length of the payload data_in() will see.
      */
     uint8_t (*start)(SnicRpc *k, const uint8_t *params, uint32_t len);
     /*
@@ -68,6 +72,11 @@ struct SnicKernelOps {
                     bool last);
     /* One step; it ends the RPC with snic_kernel_finish(). */
     void (*step)(SnicRpc *k);
+    /*
+     * The slot is freed (answered, refused by start(), or its QP gone):
+     * give back what start() took besides the staging buffer. May be NULL.
+     */
+    void (*release)(SnicRpc *k);
 };
 
 /* The kernel's private state: SNIC_KERNEL_STATE_MAX bytes, zeroed. */
@@ -98,6 +107,12 @@ const uint8_t *snic_kernel_dma_in(SnicRpc *k, uint32_t *len, uint32_t *off);
 /* Bytes of the current read not yet delivered. */
 uint32_t snic_kernel_dma_left(const SnicRpc *k);
 
+/*
+ * May [va, va + len) of the RPC's region be written (REMOTE_WRITE)?
+ * SNIC_RPC_OK or SNIC_RPC_PROT_ERR; nothing is written.
+ */
+uint8_t snic_kernel_check_write(SnicRpc *k, uint64_t va, uint64_t len);
+
 /* dmaCmdOut + dmaDataOut: write to the RPC's region (REMOTE_WRITE). */
 uint8_t snic_kernel_dma_write(SnicRpc *k, uint64_t va, const void *buf,
                               uint32_t len);
@@ -124,7 +139,10 @@ uint8_t snic_kernel_respond_staged(SnicRpc *k, uint32_t len);
  */
 uint8_t *snic_kernel_stage(SnicRpc *k);
 
-/* The end: the answer (if status is OK) or the status alone goes out. */
+/*
+ * The end: the answer (if status is OK or SNIC_RPC_PARTITION_FULL) or the
+ * status alone goes out.
+ */
 void snic_kernel_finish(SnicRpc *k, uint8_t status);
 
 /*
@@ -139,5 +157,6 @@ bool snic_kernel_register(const SnicKernelOps *ops);
 /* The built-in kernels (one file each) */
 extern const SnicKernelOps snic_kernel_traversal;
 extern const SnicKernelOps snic_kernel_consistency;
+extern const SnicKernelOps snic_kernel_shuffle;
 
 #endif /* SNIC_CORE_KERNEL_H */

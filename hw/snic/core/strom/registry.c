@@ -16,7 +16,14 @@
 static const SnicKernelOps *const builtin[] = {
     &snic_kernel_traversal,
     &snic_kernel_consistency,
+    &snic_kernel_shuffle,
 };
+
+/* A built-in kernel the device can run: the shuffle needs its units. */
+static bool present(const SnicCore *c, const SnicKernelOps *k)
+{
+    return k != &snic_kernel_shuffle || c->cfg.shuffle_units;
+}
 
 /* Kernels added at run time (snic_kernel_register), for every device */
 static const SnicKernelOps *added[SNIC_KERNEL_MAX_ADDED];
@@ -55,13 +62,15 @@ bool snic_kernel_register(const SnicKernelOps *ops)
     return false;
 }
 
-uint32_t snic_kernel_builtin_mask(void)
+uint32_t snic_kernel_builtin_mask(const SnicCore *c)
 {
     uint32_t mask = 0;
     unsigned i;
 
     for (i = 0; i < G_N_ELEMENTS(builtin); i++) {
-        mask |= 1u << builtin[i]->id;
+        if (present(c, builtin[i])) {
+            mask |= 1u << builtin[i]->id;
+        }
     }
     return mask;
 }
@@ -101,9 +110,10 @@ uint16_t snic_cmd_deploy_kernel(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint16_t ctx = GUINT16_FROM_LE(a->ctx);
     uint16_t id = GUINT16_FROM_LE(a->kernel_id);
     uint64_t rpc_opcode = GUINT64_FROM_LE(a->rpc_opcode);
+    const SnicKernelOps *k = kernel_by_id(id);
     unsigned i;
 
-    if (ctx >= c->cfg.num_db_pages || !kernel_by_id(id) || a->rsvd) {
+    if (ctx >= c->cfg.num_db_pages || !k || !present(c, k) || a->rsvd) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (entry_find(c, ctx, rpc_opcode)) {

@@ -24,7 +24,8 @@
 void snic_rpc_init(SnicCore *c)
 {
     c->rpc = g_new0(SnicRpcDev, 1);
-    c->rpc->stage = g_malloc(SNIC_RPC_STAGE_BUFS * sizeof(*c->rpc->stage));
+    c->rpc->stage = g_malloc(SNIC_RPC_STAGE_BUFS * sizeof(*c->rpc->stage) +
+                             c->cfg.shuffle_units * sizeof(SnicShuffleUnit));
 }
 
 void snic_rpc_free(SnicCore *c)
@@ -42,6 +43,7 @@ void snic_rpc_reset(SnicCore *c)
     memset(d->slots, 0, sizeof(d->slots));
     memset(d->deployed, 0, sizeof(d->deployed));
     d->stage_used = 0;
+    d->shuffle_used = 0;
     d->ready_seq = 0;
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         d->slots[i].core = c;
@@ -125,6 +127,9 @@ void snic_rpc_release(SnicCore *c, SnicRpc *r)
     if (qp && qp->rpc.cur == r - c->rpc->slots) {
         qp->rpc.cur = -1;     /* the rest of its payload is dropped */
     }
+    if (r->kernel && r->kernel->release) {
+        r->kernel->release(r);  /* what start() took besides the slot */
+    }
     if (r->stage >= 0) {
         c->rpc->stage_used &= ~(1u << r->stage);
     }
@@ -151,6 +156,11 @@ uint8_t *snic_rpc_stage_get(SnicCore *c, SnicRpc *r)
 uint8_t *snic_rpc_stage_buf(SnicCore *c, const SnicRpc *r)
 {
     return r->stage >= 0 ? c->rpc->stage[r->stage] : NULL;
+}
+
+SnicShuffleUnit *snic_rpc_shuffle_unit(SnicCore *c, unsigned u)
+{
+    return (SnicShuffleUnit *)(c->rpc->stage + SNIC_RPC_STAGE_BUFS) + u;
 }
 
 /* The QP left the connected states: its RPCs are dropped, unanswered. */
@@ -354,7 +364,7 @@ static SnicRpcVerdict rpc_first(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     } else {
         st = k->start(r, op == SNIC_RPC_PARAMS ?
                       p->payload + SNIC_RPC_HDR_LEN : NULL,
-                      op == SNIC_RPC_PARAMS ? data : 0);
+                      op == SNIC_RPC_PARAMS ? data : p->reth.len);
         if (st == SNIC_KERNEL_BUSY ||
             (st == SNIC_RPC_OK && op != SNIC_RPC_PARAMS &&
              !k->data_in(r, p->payload + SNIC_RPC_HDR_LEN, data, last))) {

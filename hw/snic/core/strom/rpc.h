@@ -31,6 +31,7 @@
 #define SNIC_RPC_INLINE_MAX     64      /* answer bytes a record holds */
 #define SNIC_RPC_STAGE_BUFS     8       /* staging buffers ... */
 #define SNIC_RPC_STAGE_LEN      16384   /* ... of this size */
+#define SNIC_SHUFFLE_MAX_UNITS  4       /* shuffle-units */
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
@@ -81,6 +82,7 @@ struct SnicRpc {
     uint32_t after_sq;          /* it precedes this SQ WQE (index) */
     uint64_t ready_seq;         /* answers go out in the order they end */
     bool payload_pending;       /* an RPC WRITE's payload is arriving */
+    bool write_wait;            /* its writes are done at wait_until */
     uint8_t bytes[SNIC_RPC_INLINE_MAX];
     /* the kernel run (strom/framework.c) */
     const SnicKernelOps *kernel;
@@ -105,14 +107,38 @@ typedef struct SnicKernelEntry {
 #define SNIC_KERNEL_MAX_DEPLOYED    16
 #define SNIC_KERNEL_CHUNK           4096    /* dmaDataIn beat, at most */
 
+/*
+ * A shuffle unit (strom/shuffle.c, StRoM section 6.4): an on-chip buffer
+ * of 16 tuples and a cursor per partition, for 1024 partitions. A device
+ * unit, not slot state: 144 KiB do not fit a slot's kernel state, and a
+ * device has few of them (shuffle-units).
+ */
+#define SNIC_SHUFFLE_PARTS      (1u << SNIC_SHUFFLE_MAX_BITS)
+
+typedef struct SnicShuffleCursor {
+    uint64_t base;              /* the partition's first tuple (VA) */
+    uint32_t capacity;          /* tuples it holds */
+    uint32_t fill;              /* tuples taken (written or buffered) */
+} SnicShuffleCursor;
+
+typedef struct SnicShuffleUnit {
+    uint64_t buf[SNIC_SHUFFLE_PARTS][SNIC_SHUFFLE_BUF_TUPLES];
+    SnicShuffleCursor part[SNIC_SHUFFLE_PARTS];
+} SnicShuffleUnit;
+_Static_assert(sizeof(SnicShuffleUnit) == 147456, "a shuffle unit: 144 KiB");
+
 /* The device's RPC state: slots, staging buffers, deployed kernels. */
 typedef struct SnicRpcDev {
     SnicRpc slots[SNIC_RPC_SLOTS];
     uint32_t stage_used;        /* bit b: staging buffer b is held */
+    uint32_t shuffle_used;      /* bit u: shuffle unit u is held */
     uint64_t ready_seq;
     uint32_t rr_next;           /* the slot the next kernel run starts at */
     SnicKernelEntry deployed[SNIC_KERNEL_MAX_DEPLOYED];
-    /* out of line, never cleared: contents matter only while held */
+    /*
+     * Out of line, never cleared: contents matter only while held. One
+     * block: the staging buffers, then cfg.shuffle_units shuffle units.
+     */
     uint8_t (*stage)[SNIC_RPC_STAGE_LEN];
     /* the chunk of host memory handed to a kernel step (dmaDataIn) */
     uint8_t chunk[SNIC_KERNEL_CHUNK];
@@ -200,11 +226,13 @@ void snic_rpc_ready(SnicCore *c, SnicRpc *r);
 void snic_rpc_release(SnicCore *c, SnicRpc *r);
 uint8_t *snic_rpc_stage_get(SnicCore *c, SnicRpc *r);
 uint8_t *snic_rpc_stage_buf(SnicCore *c, const SnicRpc *r);
+/* Shuffle unit u (< cfg.shuffle_units) */
+SnicShuffleUnit *snic_rpc_shuffle_unit(SnicCore *c, unsigned u);
 
 /* strom/registry.c */
 const SnicKernelOps *snic_kernel_lookup(SnicCore *c, uint16_t ctx,
                                         uint64_t rpc_opcode);
-uint32_t snic_kernel_builtin_mask(void);
+uint32_t snic_kernel_builtin_mask(const SnicCore *c);
 unsigned snic_kernel_max_deployed(void);
 uint16_t snic_cmd_deploy_kernel(SnicCore *c, const struct snic_admin_cmd *cmd,
                                 uint64_t *result);
