@@ -93,7 +93,24 @@ step() {
     return "$rc"
 }
 
+# Side a powers off right after the last barrier. On a lossy wire its token or its FIN may
+# still be unacknowledged then, and TCP resends them only while this side lives: side b's nc
+# would wait for them until the pair's time runs out. Wait (at most 10 s) until no socket to
+# the barrier port is in a state other than FIN_WAIT2 (05) or TIME_WAIT (06): the peer has
+# everything this side sent.
+_barrier_settle() {
+    local hex i=0
+    hex=$(printf '%04X' "${SNIC_BARRIER_PORT:-7400}")
+    while [ $i -lt 10 ] &&
+        awk -v p=":$hex\$" '$3 ~ p && $4 != "05" && $4 != "06" { f = 1 } END { exit !f }' \
+            /proc/net/tcp 2>/dev/null; do
+        sleep 1
+        i=$((i + 1))
+    done
+}
+
 finish() {
+    [ "${SNIC_SIDE:-}" = a ] && [ -n "${PEER_IP:-}" ] && _barrier_settle
     echo "role ${SNIC_ROLE:-?}: $SNIC_STEPS steps, $SNIC_FAILED failed${SNIC_FAILED_NAMES:+:$SNIC_FAILED_NAMES}"
     [ "$SNIC_FAILED" = 0 ] && exit 0
     exit 1
