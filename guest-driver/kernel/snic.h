@@ -73,7 +73,8 @@ struct snic_dev;
 	X(sr_retry_refused) X(sr_retry_stale) X(sr_ctrlq_refused) \
 	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent) \
 	X(wire_corrupts_injected) X(rdma_rx_icrc_errors) \
-	X(admin_fails_injected) X(frwr_registered) X(frwr_invalidated)
+	X(admin_fails_injected) X(frwr_registered) X(frwr_invalidated) \
+	X(rdma_timeouts) X(rdma_rtx_segments) X(rdma_rx_stale)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };

@@ -76,11 +76,14 @@
  * frwr_invalidated.
  * Minor 9 (of major 3): the shuffle kernel, SNIC_KERNEL_SHUFFLE, struct
  * snic_shuffle_params and snic_shuffle_part, SNIC_RPC_PARTITION_FULL.
+ * Minor 10 (of major 3): struct snic_stats rdma_timeouts,
+ * rdma_rtx_segments and rdma_rx_stale (why a requester resent, and the
+ * duplicate responses that came back for it).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      9
+#define SNIC_ABI_VERSION_MINOR      10
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -282,7 +285,11 @@ struct snic_stats {
     /* ABI 3.8: fast registration (SNIC_CAP_FRWR) */
     __le64 frwr_registered;     /* REG_MR work requests that mapped an MR */
     __le64 frwr_invalidated;    /* FRWR MRs invalidated: LOCAL_INV, IETH */
+    /* ABI 3.10: the requester's retransmissions and what they cost */
+    __le64 rdma_timeouts;       /* retransmission timer expirations */
+    __le64 rdma_rtx_segments;   /* segments marked to send again */
+    __le64 rdma_rx_stale;       /* responses dropped: already taken */
 };
-_Static_assert(sizeof(struct snic_stats) == 416, "snic_stats is 416 bytes");
+_Static_assert(sizeof(struct snic_stats) == 440, "snic_stats is 440 bytes");
 
 #endif /* SNIC_REGS_H */

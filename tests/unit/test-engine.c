@@ -465,6 +465,39 @@ static void test_retry_exceeded(void)
     g_assert_cmpuint(FAKE_STAT(a.h, rdma_tx_packets), ==, 6);
     /* the timeout elapsed three times: ~1 ms each */
     g_assert_cmpuint(snic_sim_now(sim), >=, 3 * (4096ull << 8));
+    /* the first two resent both WRITEs, the third gave up */
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_timeouts), ==, 2);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rtx_segments), ==, 4);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_stale), ==, 0);
+    node_pair_free(sim, &a, &b);
+}
+
+/*
+ * A round trip longer than the ACK timeout (as when PFC holds the ACKs
+ * back): the requester resends a WRITE whose ACK is still on its way, the
+ * original ACK completes it, and the answers to the copies come back
+ * stale. Every frame dropped is one of those, and the counters say so.
+ */
+static void test_spurious_timeout_stale(void)
+{
+    SnicSimLinkConfig slow = clean;
+    SnicSim *sim = snic_sim_new(8);
+    uint64_t timeouts;
+    Node a, b;
+    struct snic_cqe c;
+
+    slow.delay_ns = 1200000;    /* RTT 2.4 ms, the RTO ~1 ms */
+    node_pair_new(sim, &a, &b, &slow, SNIC_MTU_1024, 7, 7);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0, a.lkey);
+    snic_sim_run(sim, 100000);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    timeouts = FAKE_STAT(a.h, rdma_timeouts);
+    g_assert_cmpuint(timeouts, >=, 1);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rtx_segments), ==, timeouts);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_stale), ==, timeouts);
+    g_assert_cmpuint(FAKE_STAT(a.h, rdma_rx_dropped), ==, timeouts);
+    g_assert_cmpuint(FAKE_STAT(b.h, rdma_rx_dropped), ==, 0);
     node_pair_free(sim, &a, &b);
 }
 
@@ -2596,6 +2629,8 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/rnr", test_rnr);
     g_test_add_func("/engine/error/drain", test_drain_after_error);
     g_test_add_func("/engine/retry-exceeded", test_retry_exceeded);
+    g_test_add_func("/engine/spurious-timeout-stale",
+                    test_spurious_timeout_stale);
     g_test_add_func("/engine/read", test_read);
     g_test_add_func("/engine/read-atomic-lossy", test_read_atomic_lossy);
     g_test_add_func("/engine/atomics", test_atomics);

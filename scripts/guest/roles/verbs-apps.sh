@@ -197,7 +197,7 @@ client_run() {
 # The port's receive buffer and PFC counters and the engine's, one line each.
 pfc_counters() {
     local c
-    for c in rdma_rx_packets rdma_rx_dropped rdma_tx_packets tx_dropped pfc_pause_sent pfc_pause_recv pfc_paused_ns rx_buffer_max rx_buffer_drops; do
+    for c in rdma_rx_packets rdma_rx_dropped rdma_rx_stale rdma_tx_packets rdma_timeouts rdma_rtx_segments tx_dropped pfc_pause_sent pfc_pause_recv pfc_paused_ns rx_buffer_max rx_buffer_drops; do
         echo "counter $c $(cat /sys/class/infiniband/$DEV/ports/1/hw_counters/$c)"
     done
 }
@@ -212,14 +212,30 @@ counters_same() {
     done
 }
 
+# Lossless: the port's buffer dropped nothing, and every RoCE frame the engine dropped was a
+# stale answer to a request sent again (rdma_rx_stale). A sender paused by PFC for longer
+# than its ACK timeout (a loaded host stalls the receiving VM) resends what is still on
+# its way, and the first answer completes it: rdma_timeouts says how often.
+pfc_lossless() {
+    local c d=
+    counters_same rx_buffer_drops || return 1
+    for c in rdma_rx_dropped rdma_rx_stale rdma_timeouts; do
+        d="$d $(( $(cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c") - $(cat "$LOGD/$c.before") ))"
+    done
+    set -- $d
+    echo "dropped $1, of them stale $2; retransmission timeouts $3"
+    [ "$1" = "$2" ] || { echo "frames dropped that were not stale"; return 1; }
+    [ "$2" = 0 ] || [ "$3" -gt 0 ] || { echo "stale answers without a timeout"; return 1; }
+}
+
 # Bursts far beyond what the receiving engine takes at once (without PFC these
 # failed with RETRY_EXC, the receiver dropping thousands of frames). With PFC (the default)
-# the receiver pauses the sender instead: every run completes and neither engine drops a
-# frame. perftest sends iterations x QPs messages: small -n. SNIC_PFC_APPS
+# the receiver pauses the sender instead: every run completes and no frame is lost
+# (pfc_lossless). perftest sends iterations x QPs messages: small -n. SNIC_PFC_APPS
 # (snicvm.pfc_apps=) picks some by name, comma-separated.
 pfc_apps() {
     local t
-    step pfc-counters-before counters_snapshot rdma_rx_dropped rx_buffer_drops
+    step pfc-counters-before counters_snapshot rdma_rx_dropped rx_buffer_drops rdma_rx_stale rdma_timeouts
     for t in write-q256 write-q1000 send-q64 write-q1024 send-q256; do
         case ",${SNIC_PFC_APPS:-$t}," in *",$t,"*) ;; *) continue ;; esac
         case $t in
@@ -231,7 +247,7 @@ pfc_apps() {
         esac
     done
     step pfc-counters pfc_counters
-    [ "$NIC" != snic ] || step pfc-lossless counters_same rdma_rx_dropped rx_buffer_drops
+    [ "$NIC" != snic ] || step pfc-lossless pfc_lossless
 }
 
 # --- SRNIC selective repeat -----------------------------------------

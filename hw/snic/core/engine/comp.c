@@ -97,7 +97,9 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     int found;
 
     if (snic_psn_cmp(p->psn, r->dde.wnd_start) < 0) {
-        return 0;   /* a duplicate of a response already taken */
+        /* a duplicate of a response already taken */
+        snic_stat_inc(&c->stats.rdma_rx_stale);
+        return 0;
     }
     if (snic_sr_on(qp) && !atomic_ack) {
         /* SRNIC: placed whatever its order (srnic/sr_read.c) */
@@ -216,9 +218,15 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         fb.ece = true;
         fb.ce_count = p->xeth.offset;
     }
-    if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0 ||
-        snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0) {
-        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* stale or unexpected */
+    if (snic_psn_cmp(p->psn, (r->dde.wnd_start - 1) & SNIC_PSN_MASK) < 0 ||
+        (!r->dde.sent && snic_psn_cmp(p->psn, last_sent) <= 0)) {
+        /* stale: a resent request's answer, the original already taken */
+        snic_stat_inc(&c->stats.rdma_rx_stale);
+        snic_stat_inc(&c->stats.rdma_rx_dropped);
+        return;
+    }
+    if (!r->dde.sent || snic_psn_cmp(p->psn, last_sent) > 0) {
+        snic_stat_inc(&c->stats.rdma_rx_dropped);   /* for nothing sent */
         return;
     }
     if (p->opcode != SNIC_OP_RC_ACK) {

@@ -202,6 +202,10 @@ void snic_transport_mark_rtx(SnicCore *c, SnicQp *qp, uint32_t from,
     e = MIN(e, d->sent);
     SNIC_EVENT(c, RETRANSMIT, qp - c->qps, from, e > s ? e - s : 0, why);
     qp->rtx_segments += e > s ? e - s : 0;
+    snic_stat_add(&c->stats.rdma_rtx_segments, e > s ? e - s : 0);
+    if (why == SNIC_RTX_TIMEOUT) {
+        snic_stat_inc(&c->stats.rdma_timeouts);
+    }
     dde_mark(&qp->req, s, e);
 }
 
