@@ -141,19 +141,20 @@ modprobe_all() {
 
 # --- barrier ---------------------------------------------------------------------------
 _barrier() {
-    local name=$1 tmo=$2 port=${SNIC_BARRIER_PORT:-7400} tok got end
+    local name=$1 tmo=$2 value=${3:-} port=${SNIC_BARRIER_PORT:-7400} tok got end
     [ -n "$PEER_IP" ] || { echo "barrier: SNIC_PEER is not set (snicvm.peer=)"; return 2; }
     tok="snic-barrier $SNIC_BARRIER_SEQ $name"
+    SNIC_PEER_VALUE=
     case ${SNIC_SIDE:-} in
         b)  # Listen; the connector sends its token and we answer with ours.
-            got=$(echo "$tok" | timeout $((tmo + 10)) nc -l -p "$port" -w "$tmo" 2>/dev/null)
+            got=$(echo "$tok${value:+ $value}" | timeout $((tmo + 10)) nc -l -p "$port" -w "$tmo" 2>/dev/null)
             if [ -z "$got" ]; then
                 echo "barrier $name: no connection from $PEER_IP to port $port within ${tmo}s"
                 return 1
             fi ;;
         a)  end=$(($(_now) + tmo))
             while :; do
-                got=$(echo "$tok" | timeout 20 nc -w 5 "$PEER_IP" "$port" 2>/dev/null)
+                got=$(echo "$tok${value:+ $value}" | timeout 20 nc -w 5 "$PEER_IP" "$port" 2>/dev/null)
                 [ -n "$got" ] && break
                 if [ "$(_now)" -ge "$end" ]; then
                     echo "barrier $name: $PEER_IP:$port did not answer within ${tmo}s"
@@ -164,19 +165,23 @@ _barrier() {
         *)  echo "barrier: SNIC_SIDE must be a or b (snicvm.side=), not '${SNIC_SIDE:-}'"
             return 2 ;;
     esac
-    if [ "$got" = "$tok" ]; then
-        echo "barrier $name: peer $PEER_IP is here"
+    if [ "$got" = "$tok" ] || [ "${got#"$tok "}" != "$got" ]; then
+        SNIC_PEER_VALUE=${got#"$tok"}
+        SNIC_PEER_VALUE=${SNIC_PEER_VALUE# }
+        echo "barrier $name: peer $PEER_IP is here${SNIC_PEER_VALUE:+, its value: $SNIC_PEER_VALUE}"
         return 0
     fi
     echo "barrier $name: expected '$tok' from $PEER_IP, got '$got' (the roles' barriers differ)"
     return 1
 }
 
+# barrier NAME [VALUE]: wait for the peer at NAME; a VALUE (no newline) goes to the
+# peer, whose own is in SNIC_PEER_VALUE afterwards.
 barrier() {
     local tmo=${SNIC_BARRIER_TIMEOUT:-180}
     [ -n "$SNIC_PEER_GONE" ] && tmo=15
     SNIC_BARRIER_SEQ=$((SNIC_BARRIER_SEQ + 1))
-    step "barrier-$1" _barrier "$1" "$tmo" || { SNIC_PEER_GONE=1; return 1; }
+    step "barrier-$1" _barrier "$1" "$tmo" "${2:-}" || { SNIC_PEER_GONE=1; return 1; }
 }
 
 # --- network ---------------------------------------------------------------------------
