@@ -36,6 +36,15 @@
  *      gets NO_KERNEL.
  *   g. QP 3, connected without RPC on either end: snicdv_post_rpc refuses it (EINVAL, the
  *      extension never reaches that wire); an RDMA READ on it reads the list's head.
+ *   h. shuffle (when the server's device has a shuffle unit, as -global snic.shuffle-units=1
+ *      gives it; -S requires one): the server deploys the shuffle kernel and a third MR
+ *      ("parts", REMOTE_WRITE) for 64 partitions with an 8-byte canary before, between and
+ *      after them; the client sends 12000 tuples in one RPC WRITE (snicdv_post_rpc_write:
+ *      parameters, histogram, tuples) three times: partition 0 one tuple short ->
+ *      SNIC_RPC_PARTITION_FULL with the fills; the right histogram -> OK with every
+ *      partition's fill; other tuples with a partition in the secret MR -> PROT_ERR, no
+ *      byte written. The server then checks every partition byte for byte against a
+ *      stable software radix partition and every canary.
  * The server checks the API's errors too: a second deploy of OP_TRAV -> EEXIST, an unknown
  * kernel -> EINVAL, undeploying an op-code never deployed -> ENOENT, snicdv_qp_set_rpc on a
  * connected QP -> EINVAL; and that it served
@@ -89,6 +98,13 @@
 #define FILL 0xee
 #define RECVS 64
 #define FB_ANSWER 48
+#define OP_SHUF 0x5bffull       /* the shuffle kernel's RPC op-code */
+#define SH_BITS 6
+#define SH_PARTS (1u << SH_BITS)
+#define SH_SHIFT 3
+#define SH_N 12000              /* tuples: 96000 bytes, many packets */
+#define SH_CANARY 0xc3
+#define SH_PAYLOAD (sizeof(struct snic_shuffle_params) + SH_PARTS * sizeof(struct snic_shuffle_part) + SH_N * 8)
 
 const char tool_name[] = "rpc-check";
 
@@ -105,6 +121,32 @@ static uint64_t hash_key(int i) { return 5000 + 7 * (uint64_t)i; }
 static uint64_t skip_key(int i) { return 20000 + 3 * (uint64_t)i; }     /* i = 1 .. SKIP_N */
 static unsigned hash_bucket(uint64_t k) { return (unsigned)(((uint32_t)k * 2654435761u) >> 28); }
 
+/* The shuffle's tuple i of a set (splitmix64) and its partition */
+static uint64_t sh_tuple(uint64_t set, uint32_t i)
+{
+    uint64_t z = set * 0x100000000ull + i + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static unsigned sh_part(uint64_t v) { return (unsigned)(v >> SH_SHIFT) & (SH_PARTS - 1); }
+
+/* Tuples per partition, and each partition's offset in the parts region: a canary of 8
+ * bytes before each partition and after the last. Returns the region's length. */
+static size_t sh_layout(uint32_t count[SH_PARTS], size_t off[SH_PARTS])
+{
+    size_t o = 8;
+    memset(count, 0, SH_PARTS * sizeof(*count));
+    for (uint32_t i = 0; i < SH_N; i++)
+        count[sh_part(sh_tuple(1, i))]++;
+    for (unsigned p = 0; p < SH_PARTS; p++) {
+        off[p] = o;
+        o += (size_t)count[p] * 8 + 8;
+    }
+    return o;
+}
+
 /* ---- verbs ------------------------------------------------------------------------------ */
 
 #define NQP 3                   /* QP 1: RPC + fallback, QP 2: RPC, QP 3: no RPC */
@@ -116,7 +158,9 @@ struct ctx {
     struct ibv_mr *mr;          /* server: store; client: params + responses */
     struct ibv_mr *mr2;         /* server: secret; client: unused */
     struct ibv_mr *io;          /* server: fallback receive and reply buffers */
-    uint8_t *buf, *buf2, *iobuf;
+    struct ibv_mr *sh;          /* server: the shuffle's partitions; client: its payload */
+    uint8_t *buf, *buf2, *iobuf, *shbuf;
+    bool shuffle;               /* the device has a shuffle unit */
     int ib_port, gidx;
     enum ibv_mtu mtu;
     union ibv_gid gid;
@@ -147,6 +191,7 @@ static void open_device(struct ctx *c, const char *devname)
         da.kernel_max_steps);
     if (da.max_rpc_response < RESP_SLOT || da.max_rpc_response >= (1u << 30))
         fail("max_rpc_response %u: this test needs %d .. 1 GiB", da.max_rpc_response, RESP_SLOT);
+    c->shuffle = da.builtin_kernels & (1u << SNIC_KERNEL_SHUFFLE);
 }
 
 static struct ibv_mr *reg(struct ctx *c, uint8_t **buf, size_t len, int access)
@@ -344,6 +389,33 @@ static void serve_fallback(struct ctx *c, const struct ibv_wc *wc, int *served)
         found ? "with its value" : "NOT_FOUND");
 }
 
+/* Check h, the server's side: every partition holds its tuples in payload order (a stable
+ * radix partition of set 1), and every canary is intact. */
+static void check_partitions(struct ctx *c, const uint32_t count[SH_PARTS], const size_t off[SH_PARTS],
+                             size_t len)
+{
+    uint32_t fill[SH_PARTS] = { 0 };
+    if (!c->shuffle)
+        fail("check h: the client shuffled, but this device has no shuffle unit");
+    for (uint32_t i = 0; i < SH_N; i++) {
+        uint64_t v = sh_tuple(1, i), got;
+        unsigned p = sh_part(v);
+        memcpy(&got, c->shbuf + off[p] + (size_t)fill[p]++ * 8, 8);
+        if (le64toh(got) != v)
+            fail("check h: partition %u tuple %u is %#" PRIx64 ", expected %#" PRIx64, p, fill[p] - 1,
+                 (uint64_t)le64toh(got), v);
+    }
+    for (unsigned p = 0; p <= SH_PARTS; p++) {
+        size_t at = p < SH_PARTS ? off[p] - 8 : len - 8;
+        for (unsigned b = 0; b < 8; b++)
+            if (c->shbuf[at + b] != SH_CANARY)
+                fail("check h: canary byte %zu (before partition %u) is %#x", at + b, p, c->shbuf[at + b]);
+    }
+    say("check h: every one of %u partitions byte for byte (%u tuples) and %u canaries intact", SH_PARTS, SH_N,
+        SH_PARTS + 1);
+    (void)count;
+}
+
 static void run_server(struct ctx *c)
 {
     struct peer me = { 0 }, peer;
@@ -375,6 +447,16 @@ static void run_server(struct ctx *c)
     for (unsigned k = 1; k < quota; k++)
         if ((r = snicdv_undeploy_kernel(c->vctx, OP_TRAV + k)))
             fail("undeploying op-code %#llx: %s", OP_TRAV + k, strerror(r));
+    uint32_t sh_count[SH_PARTS];
+    size_t sh_off[SH_PARTS], sh_len = sh_layout(sh_count, sh_off);
+    if (c->shuffle) {
+        c->sh = reg(c, &c->shbuf, sh_len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        memset(c->shbuf, SH_CANARY, sh_len);
+        if ((r = snicdv_deploy_kernel(c->vctx, OP_SHUF, SNIC_KERNEL_SHUFFLE)))
+            fail("snicdv_deploy_kernel(shuffle): %s", strerror(r));
+        say("deployed the shuffle kernel for RPC op-code %#llx: %u partitions, %zu bytes", OP_SHUF, SH_PARTS,
+            sh_len);
+    }
     /* before RTR, on both ends: QP 1 with the fallback handler, QP 2 without */
     r = snicdv_qp_set_rpc(c->qp[0], SNICDV_QP_RPC_ENABLE | SNICDV_QP_RPC_FALLBACK);  /* QP 3: none */
     if (!r)
@@ -395,7 +477,8 @@ static void run_server(struct ctx *c)
     for (int i = 0; i < NQP; i++)
         connect_qp(c, i, &peer);
     expect_err(snicdv_qp_set_rpc(c->qp[1], 0), EINVAL, "snicdv_qp_set_rpc on a connected QP");
-    send_msg("READY");
+    send_msg("READY %016" PRIx64 " %08x", c->shuffle ? (uint64_t)(uintptr_t)c->shbuf : 0,
+             c->shuffle ? c->sh->rkey : 0);
 
     /* Serve: the kernel answers lookups without us; we handle fallback RPCs and messages. */
     for (double end = now_s() + 10 * timeout_s;;) {
@@ -426,6 +509,9 @@ static void run_server(struct ctx *c)
                 fail("snicdv_undeploy_kernel: %s", strerror(r));
             say("undeployed the traversal kernel");
             send_msg("UNDEPLOYED");
+        } else if (!strncmp(m, "SHUFFLED", 8)) {
+            check_partitions(c, sh_count, sh_off, sh_len);
+            send_msg("PARTITIONS-OK");
         } else if (!strncmp(m, "DONE ", 5)) {
             if (atoi(m + 5) != served)
                 fail("the client sent %d fallback RPCs, the handler served %d", atoi(m + 5), served);
@@ -448,6 +534,9 @@ struct client {
     bool inline_params;         /* post the parameters inline, from an unregistered buffer */
 };
 
+static uint32_t rpc_wait(struct client *cl, int qi, const struct snicdv_rpc_wr *w, uint32_t *byte_len,
+                         const char *what);
+
 /* One RPC on QP qi; waits for its send completion and its answer. Returns the status. */
 static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, uint32_t plen, uint32_t resp_len,
                     uint32_t *byte_len, const char *what)
@@ -469,6 +558,36 @@ static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, 
     if (r)
         fail("%s: snicdv_post_rpc: %s", what, strerror(r));
     memset(ubuf, 0, sizeof(ubuf));
+    return rpc_wait(cl, qi, &w, byte_len, what);
+}
+
+/* One RPC WRITE of the client's shuffle payload (c->shbuf, len bytes) to the kernel of op,
+ * working in the memory of rkey; the answer (resp_len bytes at most) lands in c->buf. */
+static uint32_t rpc_write(struct client *cl, int qi, uint64_t op, uint32_t rkey, uint32_t len, uint32_t resp_len,
+                          uint32_t *byte_len, const char *what)
+{
+    struct ctx *c = cl->c;
+    memset(c->buf, FILL, RESP_SLOT);
+    uint32_t tag = ++cl->tag & 0xffffff;
+    struct ibv_sge sge = { .addr = (uintptr_t)c->shbuf, .length = len, .lkey = c->sh->lkey };
+    struct snicdv_rpc_wr w = {
+        .wr_id = 0x1000 + tag, .rpc_opcode = op, .rkey = rkey, .resp_rkey = c->mr->rkey,
+        .resp_addr = (uintptr_t)c->buf, .resp_len = resp_len, .tag = tag, .sg_list = &sge, .num_sge = 1,
+        .send_flags = IBV_SEND_SIGNALED,
+    };
+    int r = snicdv_post_rpc_write(c->qp[qi], &w);
+    if (r)
+        fail("%s: snicdv_post_rpc_write: %s", what, strerror(r));
+    return rpc_wait(cl, qi, &w, byte_len, what);
+}
+
+/* Waits for an RPC's send completion and its answer. Returns the status. */
+static uint32_t rpc_wait(struct client *cl, int qi, const struct snicdv_rpc_wr *w, uint32_t *byte_len,
+                         const char *what)
+{
+    struct ctx *c = cl->c;
+    uint32_t tag = w->tag;
+    int r;
     cl->rpcs++;
     bool sent = false, answered = false;
     uint32_t status = 0;
@@ -486,7 +605,7 @@ static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, 
         if (wc.status != IBV_WC_SUCCESS)
             fail("%s: completion wr_id %#" PRIx64 " opcode %#x: %s", what, wc.wr_id, wc.opcode,
                  ibv_wc_status_str(wc.status));
-        if (wc.opcode == SNICDV_WC_RPC && wc.wr_id == w.wr_id) {
+        if (wc.opcode == SNICDV_WC_RPC && wc.wr_id == w->wr_id) {
             sent = true;
         } else if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.qp_num == c->qp[qi]->qp_num &&
                    wc.wc_flags & IBV_WC_WITH_IMM) {
@@ -509,7 +628,7 @@ static uint32_t rpc(struct client *cl, int qi, uint64_t op, const void *params, 
 static const char *status_str(uint32_t s)
 {
     static const char *n[] = { "OK", "NO_KERNEL", "BAD_PARAMS", "PROT_ERR", "NOT_FOUND",
-                               "STEP_LIMIT", "CHECKSUM", "RESP_TOO_LONG", "DMA_ERR" };
+                               "STEP_LIMIT", "CHECKSUM", "RESP_TOO_LONG", "DMA_ERR", "PARTITION_FULL" };
     return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
 }
 
@@ -559,7 +678,84 @@ static uint32_t lookup(struct client *cl, int qi, const struct snic_traversal_pa
     return rpc(cl, qi, OP_TRAV, p, sizeof(*p), resp_len, byte_len, what);
 }
 
-static void run_client(struct ctx *c)
+/* The shuffle payload in c->shbuf: parameters, the histogram (partition p at base + off[p],
+ * holding cap[p] tuples; partition bad_p, if below SH_PARTS, at bad_base instead), the
+ * tuples of set. */
+static void sh_payload(struct ctx *c, uint64_t set, uint64_t base, const size_t off[SH_PARTS],
+                       const uint32_t cap[SH_PARTS], unsigned bad_p, uint64_t bad_base)
+{
+    struct snic_shuffle_params prm = { .bits = SH_BITS, .shift = SH_SHIFT };
+    uint8_t *b = c->shbuf;
+    memcpy(b, &prm, sizeof(prm));
+    b += sizeof(prm);
+    for (unsigned p = 0; p < SH_PARTS; p++, b += sizeof(struct snic_shuffle_part)) {
+        struct snic_shuffle_part h = { .base = htole64(p == bad_p ? bad_base : base + off[p]),
+                                       .capacity = htole32(cap[p]) };
+        memcpy(b, &h, sizeof(h));
+    }
+    for (uint32_t i = 0; i < SH_N; i++, b += 8) {
+        uint64_t v = htole64(sh_tuple(set, i));
+        memcpy(b, &v, 8);
+    }
+}
+
+/* The answer's fills in c->buf against want[] (partition 0 against want0) */
+static void sh_check_fills(struct ctx *c, const uint32_t want[SH_PARTS], uint32_t want0, uint32_t byte_len,
+                           const char *what)
+{
+    if (byte_len != SH_PARTS * 4)
+        fail("%s: %u bytes answered, expected the %u fills", what, byte_len, SH_PARTS * 4);
+    for (unsigned p = 0; p < SH_PARTS; p++) {
+        uint32_t f;
+        memcpy(&f, c->buf + 4 * p, 4);
+        if (le32toh(f) != (p ? want[p] : want0))
+            fail("%s: partition %u's fill is %u, expected %u", what, p, le32toh(f), p ? want[p] : want0);
+    }
+}
+
+/* h. shuffle: see the head of this file */
+static void check_shuffle(struct client *cl, uint64_t base, uint32_t rkey)
+{
+    struct ctx *c = cl->c;
+    uint32_t count[SH_PARTS], cap[SH_PARTS], st, bl;
+    size_t off[SH_PARTS];
+    char m[MSG_LEN];
+
+    sh_layout(count, off);
+    c->sh = reg(c, &c->shbuf, SH_PAYLOAD, IBV_ACCESS_LOCAL_WRITE);
+    /* partition 0 one tuple short, placed so that its end is where it always ends: a tuple
+     * written past its capacity would overwrite the canary after it */
+    memcpy(cap, count, sizeof(cap));
+    cap[0] = count[0] - 1;
+    sh_payload(c, 1, base, off, cap, 0, base + off[0] + 8);
+    st = rpc_write(cl, 1, OP_SHUF, rkey, SH_PAYLOAD, SH_PARTS * 4, &bl, "check h: partition 0 too small");
+    if (st != SNIC_RPC_PARTITION_FULL)
+        fail("check h: partition 0 too small: status %u (%s), expected PARTITION_FULL", st, status_str(st));
+    uint32_t f0;
+    memcpy(&f0, c->buf, 4);
+    if (le32toh(f0) != cap[0] || bl != SH_PARTS * 4)
+        fail("check h: partition 0 too small: fill %u of %u bytes, expected %u of %u", le32toh(f0), bl, cap[0],
+             SH_PARTS * 4);
+    /* the histogram that fits */
+    sh_payload(c, 1, base, off, count, SH_PARTS, 0);
+    st = rpc_write(cl, 1, OP_SHUF, rkey, SH_PAYLOAD, SH_PARTS * 4, &bl, "check h: shuffle");
+    if (st != SNIC_RPC_OK)
+        fail("check h: shuffle: status %u (%s), expected OK", st, status_str(st));
+    sh_check_fills(c, count, count[0], bl, "check h: shuffle");
+    /* other tuples, partition 5 in the secret MR (another R_Key, no REMOTE_WRITE) */
+    sh_payload(c, 2, base, off, count, 5, cl->peer.secret);
+    for (unsigned p = 0; p < SH_PARTS; p++)
+        cap[p] = SH_N;      /* any partition may get any number of set 2's tuples */
+    st = rpc_write(cl, 1, OP_SHUF, rkey, SH_PAYLOAD, SH_PARTS * 4, &bl, "check h: partition outside the MR");
+    check_answer(cl, st, SNIC_RPC_PROT_ERR, bl, 0, 0, "check h: partition outside the MR");
+    send_msg("SHUFFLED");
+    recv_msg(m, "PARTITIONS-OK");
+    say("check h: PASS (shuffle of %u tuples into %u partitions: one short -> PARTITION_FULL with the fills, "
+        "then OK with every fill; a partition outside the MR -> PROT_ERR, nothing written; the server found "
+        "every partition byte for byte and every canary)", SH_N, SH_PARTS);
+}
+
+static void run_client(struct ctx *c, bool need_shuffle)
 {
     struct client cl = { .c = c };
     struct peer me = { 0 };
@@ -583,7 +779,10 @@ static void run_client(struct ctx *c)
     for (int i = 0; i < NQP; i++)
         connect_qp(c, i, &cl.peer);
     recv_msg(m, "READY");
-    uint64_t S = cl.peer.store;
+    uint64_t S = cl.peer.store, sh_base;
+    uint32_t sh_rkey;
+    if (sscanf(m + 5, "%" SCNx64 " %x", &sh_base, &sh_rkey) != 2)
+        fail("cannot parse the server's READY '%.100s'", m);
 
     /* a. linked list: element i is found after a walk of i + 1 elements */
     double t0 = now_s();
@@ -711,6 +910,14 @@ static void run_client(struct ctx *c)
              le64toh(e0[1]));
     say("check g: PASS (a QP without RPC: snicdv_post_rpc EINVAL; an RDMA READ on it reads the list's head)");
 
+    /* h. shuffle, if the server's device has the unit */
+    if (sh_rkey)
+        check_shuffle(&cl, sh_base, sh_rkey);
+    else if (need_shuffle)
+        fail("check h: the server's device has no shuffle unit (-S requires one: -global snic.shuffle-units=1)");
+    else
+        say("check h: not run: the server's device has no shuffle unit (-global snic.shuffle-units=1 gives one)");
+
     send_msg("DONE %d", cl.fallbacks);
     recv_msg(m, "BYE");
     say("%d RPCs answered as expected", cl.rpcs);
@@ -720,10 +927,14 @@ int main(int argc, char **argv)
 {
     struct vm_opts o = { .gidx = -1, .port = 18530, .ib_port = 1 };
     int opt;
-    while ((opt = getopt(argc, argv, VM_OPTS "h")) != -1) {
-        if (!vm_opt(&o, opt, optarg)) {
+    bool need_shuffle = false;
+    while ((opt = getopt(argc, argv, VM_OPTS "Sh")) != -1) {
+        if (opt == 'S') {
+            need_shuffle = true;
+        } else if (!vm_opt(&o, opt, optarg)) {
             fprintf(stderr, "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18530)] [-i IB-PORT (1)] [-t SECS (30)] "
-                            "[SERVER-IPv4]\n  without SERVER-IPv4: the server; with it: the client\n", argv[0]);
+                            "[-S] [SERVER-IPv4]\n  without SERVER-IPv4: the server; with it: the client\n"
+                            "  -S: the shuffle check must run (the server's device has a shuffle unit)\n", argv[0]);
             return 2;
         }
     }
@@ -739,7 +950,7 @@ int main(int argc, char **argv)
     create_qps(&c);
     if (client) {
         tcp_client(argv[optind], o.port);
-        run_client(&c);
+        run_client(&c, need_shuffle);
     } else {
         tcp_server(o.port);
         run_server(&c);

@@ -30,8 +30,9 @@ pairs=(
     # Unmodified RDMA applications + verbs-check over snic. The same role passes on
     # rxe (--nic virtio, ~80 s; not run here for time).
     # The devices mark CE on 10 % of the ECN-capable frames they receive: only DCQCN QPs
-    # send such frames (transport-check's DCQCN run must see CNPs).
-    "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10"
+    # send such frames (transport-check's DCQCN run must see CNPs). Each has a shuffle
+    # unit: rpc-check -S shuffles into VM b's memory.
+    "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10 -global snic.shuffle-units=1"
     # Lossless RoCE with PFC: perftest over 256 .. 1024 QPs, no frame dropped by
     # either engine nor by the host sockets of the wire.
     "pfc          400      snic.ko         --nic snic --role pfc --no-wire-drops"

@@ -29,7 +29,8 @@
 # READ by content, a local protection error on one QP while another keeps working, the
 # extended CQ/QP calls, inline data and an SRQ by content), and verbs-check -X b as a
 # negative control (the server corrupts check b's data: both sides must fail with the
-# mismatch); on snic also rpc-check (tests/vm/rpc-check.c: StRoM RPCs through snicdv), a
+# mismatch); on snic also rpc-check -S (tests/vm/rpc-check.c: StRoM RPCs through snicdv,
+# the shuffle included: the pair gives the devices a shuffle unit), a
 # small strom-bench run (tests/vm/strom-bench.c: StRoM Fig. 7-9's methods, list lookups,
 # GETs and checked object reads, each answer checked; scripts/repro/strom-vm.sh runs it in
 # full) and
@@ -794,7 +795,7 @@ case $SUITE in
         fi
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
         if [ "$NIC" = snic ]; then
-            app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX"
+            app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" -S
             app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32 -V 64,4096 -O 64,16384
         fi
         transport_ecn
