@@ -1,5 +1,5 @@
-# StRoM Fig. 7-10 between two snic VMs: tests/vm/strom-bench.c's results as
-# scripts/repro/strom-vm.sh leaves them in DIR (fig7-vm.csv .. fig9-vm.csv,
+# StRoM Fig. 7-11 between two snic VMs: tests/vm/strom-bench.c's results as
+# scripts/repro/strom-vm.sh leaves them in DIR (fig7-vm.csv .. fig11-vm.csv,
 # the derived CSVs, rtt-vm.csv). Run by it:
 #   gnuplot -e "dir='OUT'; paper='strom-paper.csv'" strom-vm-plot.gp
 # The paper's figures are plots; its text gives the claims drawn beside
@@ -93,3 +93,18 @@ set logscale y
 sizes = system(sprintf("awk -F, 'NR > 1 && !s[$1]++ { printf \"%%s \", $1 }' %s/fig10-vm.csv", dir))
 plot for [i=1:words(sizes)] dir . "/fig10-vm.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):3 with linespoints lc i title "READ + CRC, ".word(sizes, i)." B", \
      for [i=1:words(sizes)] dir . "/fig10-vm.csv" skip 1 using ($1 == word(sizes, i) + 0 ? $2 : NaN):4 with linespoints lc i dt 2 pt 6 title "kernel, ".word(sizes, i)." B"
+
+# ---- Fig. 11 ----
+# §6.4 shows a plot only: its sentence "close to the same performance as an RDMA WRITE"
+# is the claim beside ours.
+set output dir . "/fig11-vm.png"
+set terminal pngcairo size 1100,550 font "sans,10" noenhanced
+set title "StRoM Fig. 11: moving 8-byte tuples into 1024 partitions, two snic VMs (TCG; server device shuffle-units=1)\npaper 6.4: the shuffle kernel performs \"close to the same performance as an RDMA WRITE\" (plot only)"
+set logscale x 2
+set logscale y
+set xlabel "tuples (8 bytes each)"
+set ylabel "time (us), median; bars: 1st-99th percentile"
+plot dir . "/fig11-vm.csv" skip 1 using 1:2:3:4 with yerrorlines title "RDMA WRITE, unpartitioned", \
+     "" skip 1 using 1:5:6:7 with yerrorlines title "StRoM shuffle (histogram + one RPC WRITE)", \
+     "" skip 1 using 1:8:9:10 with yerrorlines title "software partitioning + 128-B RDMA WRITEs", \
+     "" skip 1 using 1:11 with linespoints dt 2 title "of the shuffle: the client's histogram pass"

@@ -24,13 +24,26 @@
  *           x-torn-reads=PCT on VM b, which -P names for the rows; a guest cannot tear
  *           reads at a chosen rate itself). The client's READ + CRC reads again until the
  *           CRC matches; a kernel that runs out of retries (CHECKSUM) is asked again.
+ *   Fig. 11 moving N 8-byte tuples into the server's memory (the server's device needs a
+ *           shuffle unit: -global snic.shuffle-units=1), by
+ *           write   one RDMA WRITE of the tuples, unpartitioned;
+ *           kernel  the client's histogram pass (1024 partitions, radix bits 0..9), then
+ *                   one RPC WRITE of parameters, histogram and tuples to the shuffle kernel
+ *                   (snicdv_post_rpc_write), which partitions them into the server's memory;
+ *           sw      the histogram pass, then the client copies each tuple into its
+ *                   partition's 16-tuple buffer and posts a 128-byte RDMA WRITE whenever one
+ *                   fills (two buffers per partition: one is written while the other
+ *                   fills), the partly filled ones at the end (Barthels et al.'s scheme).
+ *           The server clears its region before each operation and checks it after: the
+ *           tuples in order (write) or a stable radix partition (kernel, sw), byte for byte.
  *
  *   server:  strom-bench [-d DEV] -g GIDX [-p PORT] [-i IBPORT] [-t SECS]
  *   client:  strom-bench [same options] [-n ITERS] [-L LENGTHS] [-V SIZES] [-O SIZES]
- *                        [-T SIZES -P PCT] SERVER-IP
+ *                        [-T SIZES -P PCT] [-S TUPLES] SERVER-IP
  *
  * -L the list lengths (default 1,2,4,8,16,32), -V Fig. 8's value sizes (64,256,1024,4096),
- * -O Fig. 9's object sizes (64,256,1024,4096,16384), -T Fig. 10's (default none); sizes
+ * -O Fig. 9's object sizes (64,256,1024,4096,16384), -T Fig. 10's (default none), -S Fig.
+ * 11's tuple counts (default none; powers of two up to 1048576, 8 MiB); sizes
  * are powers of two; an empty list ("-V ''") skips that figure. The client first times one 64-byte READ (the network
  * round trip everything is made of; ITERS of them after as many untimed) and prints
  * "strom-bench[client]: rtt,MED,P1,P99",
@@ -89,10 +102,29 @@
 #define MAX_POINTS 32
 #define FRAME_RUNS 8            /* untimed lookups per kind whose frames are counted */
 #define MAX_TRIES 1000          /* Fig. 10: reads of one object that may all be torn */
+#define OP_SHUF 0x7e13ull       /* the shuffle kernel's */
+#define SH_BITS 10              /* Fig. 11: 1024 partitions, the kernel's most */
+#define SH_PARTS (1u << SH_BITS)
+#define SH_BUF SNIC_SHUFFLE_BUF_TUPLES      /* tuples per software buffer: 128 bytes */
+#define SH_MAX (1u << 20)       /* tuples: 8 MiB */
+#define SH_HEAD (sizeof(struct snic_shuffle_params) + SH_PARTS * sizeof(struct snic_shuffle_part))
+#define SH_CLEAR 0xee
+#define SH_SQ 256               /* the shuffle QP's send queue: the software scheme's WRITEs */
 
 const char tool_name[] = "strom-bench";
 
 static uint64_t list_key(int i) { return 7000 + (uint64_t)i; }
+
+/* Fig. 11's tuple i (splitmix64) and its partition */
+static uint64_t sh_tuple(uint32_t i)
+{
+    uint64_t z = i + 0x9e3779b97f4a7c15ull * 3;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static unsigned sh_part(uint64_t v) { return (unsigned)v & (SH_PARTS - 1); }
 static uint8_t val_byte(uint64_t k, unsigned i) { return (uint8_t)(k * 131 + i * 7 + (i >> 8) + 1); }
 
 /* The two-sided request: look key up (list: kind 7; hash entry: kind 8), answer size bytes */
@@ -109,6 +141,8 @@ struct ctx {
     struct ibv_qp *qp;
     struct ibv_mr *mr;
     uint8_t *buf;               /* server: store, reply, receive slots; client: see below */
+    struct ibv_mr *sh;          /* Fig. 11: server: the region; client: payload, buffers */
+    uint8_t *shbuf;
     int ib_port, gidx;
     enum ibv_mtu mtu;
     union ibv_gid gid;
@@ -118,6 +152,8 @@ struct peer {
     uint32_t qpn, psn, rkey;
     uint64_t addr;
     union ibv_gid gid;
+    uint64_t sh_addr;           /* Fig. 11: the server's region, 0 without a shuffle unit */
+    uint32_t sh_rkey;
 };
 
 static void setup(struct ctx *c, const char *dev, size_t len, bool server)
@@ -136,7 +172,7 @@ static void setup(struct ctx *c, const char *dev, size_t len, bool server)
         fail("answers up to %u bytes: Fig. 9 needs %d", da.max_rpc_response, MAX_OBJ);
     c->pd = ibv_alloc_pd(c->vctx);
     c->ch = server ? ibv_create_comp_channel(c->vctx) : NULL;
-    c->cq = ibv_create_cq(c->vctx, 4 * RECVS, NULL, c->ch, 0);
+    c->cq = ibv_create_cq(c->vctx, SH_SQ + 4 * RECVS, NULL, c->ch, 0);
     if (!c->pd || (server && !c->ch) || !c->cq)
         fail("ibv_alloc_pd/ibv_create_comp_channel/ibv_create_cq: %s", strerror(errno));
     c->buf = aligned_alloc(4096, len);
@@ -149,7 +185,7 @@ static void setup(struct ctx *c, const char *dev, size_t len, bool server)
         fail("ibv_reg_mr: %s", strerror(errno));
     struct ibv_qp_init_attr ia = {
         .send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
-        .cap = { .max_send_wr = 16, .max_recv_wr = RECVS, .max_send_sge = 1, .max_recv_sge = 1 },
+        .cap = { .max_send_wr = SH_SQ, .max_recv_wr = RECVS, .max_send_sge = 1, .max_recv_sge = 1 },
     };
     c->qp = ibv_create_qp(c->pd, &ia);
     if (!c->qp)
@@ -174,11 +210,11 @@ static void connect_peer(struct ctx *c, struct peer *p)
 {
     char m[MSG_LEN], gs[33], pg[33];
     gid_to_hex(&c->gid, gs);
-    send_msg("INFO %06x %06x %s %016" PRIx64 " %08x", c->qp->qp_num, 0x100u, gs, (uint64_t)(uintptr_t)c->buf,
-             c->mr->rkey);
+    send_msg("INFO %06x %06x %s %016" PRIx64 " %08x %016" PRIx64 " %08x", c->qp->qp_num, 0x100u, gs,
+             (uint64_t)(uintptr_t)c->buf, c->mr->rkey, (uint64_t)(uintptr_t)c->shbuf, c->sh ? c->sh->rkey : 0);
     recv_msg(m, "INFO ");
-    if (sscanf(m + 5, "%x %x %32s %" SCNx64 " %x", &p->qpn, &p->psn, pg, &p->addr, &p->rkey) != 5 ||
-        strlen(pg) != 32)
+    if (sscanf(m + 5, "%x %x %32s %" SCNx64 " %x %" SCNx64 " %x", &p->qpn, &p->psn, pg, &p->addr, &p->rkey,
+               &p->sh_addr, &p->sh_rkey) != 7 || strlen(pg) != 32)
         fail("cannot parse the peer's INFO '%.100s'", m);
     gid_from_hex(pg, &p->gid);
     struct rc_conn rc = { .ib_port = c->ib_port, .gidx = c->gidx, .mtu = c->mtu, .rd_atomic = 1, .timeout = 16,
@@ -258,6 +294,46 @@ static const uint8_t *serve(struct ctx *c, const struct request *rq, uint32_t *l
     return e ? (const uint8_t *)(uintptr_t)le64toh(e[2]) : NULL;
 }
 
+/* Fig. 11, the server's side: "CLEAR" fills the region; "CHECK KIND N" checks it holds N
+ * tuples in order (KIND 0) or partitioned, stable, each partition after the one before. */
+static void shuffle_region(struct ctx *c, const char *m)
+{
+    unsigned kind, n;
+    if (!c->sh)
+        fail("Fig. 11: the client shuffles, but this device has no shuffle unit");
+    if (!strncmp(m, "CLEAR", 5)) {
+        memset(c->shbuf, SH_CLEAR, SH_MAX * 8);
+        send_msg("CLEARED");
+        return;
+    }
+    if (sscanf(m + 6, "%u %u", &kind, &n) != 2 || n > SH_MAX)
+        fail("protocol: '%.60s'", m);
+    static uint32_t at[SH_PARTS];
+    uint32_t o = 0;
+    if (kind) {
+        memset(at, 0, sizeof(at));
+        for (uint32_t i = 0; i < n; i++)
+            at[sh_part(sh_tuple(i))]++;
+        for (unsigned p = 0; p < SH_PARTS; p++) {
+            uint32_t k = at[p];
+            at[p] = o;
+            o += k;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = sh_tuple(i), got;
+        uint32_t slot = kind ? at[sh_part(v)]++ : i;
+        memcpy(&got, c->shbuf + (size_t)slot * 8, 8);
+        if (le64toh(got) != v)
+            fail("Fig. 11 (%s): tuple %u at slot %u is %#" PRIx64 ", expected %#" PRIx64,
+                 kind ? "partitioned" : "written", i, slot, (uint64_t)le64toh(got), v);
+    }
+    for (size_t b = (size_t)n * 8; b < (size_t)SH_MAX * 8; b++)
+        if (c->shbuf[b] != SH_CLEAR)
+            fail("Fig. 11: byte %zu past the %u tuples was written", b, n);
+    send_msg("CHECKED");
+}
+
 static void run_server(struct ctx *c)
 {
     uint8_t *reply = c->buf + STORE_LEN;        /* the two-sided answer */
@@ -270,6 +346,20 @@ static void run_server(struct ctx *c)
     if ((r = snicdv_deploy_kernel(c->vctx, OP_TRAV, SNIC_KERNEL_TRAVERSAL)) ||
         (r = snicdv_deploy_kernel(c->vctx, OP_CONS, SNIC_KERNEL_CONSISTENCY)))
         fail("snicdv_deploy_kernel: %s", strerror(r));
+    struct snicdv_device_attr da;
+    if ((r = snicdv_query_device(c->vctx, &da, sizeof(da))))
+        fail("snicdv_query_device: %s", strerror(r));
+    if (da.builtin_kernels & (1u << SNIC_KERNEL_SHUFFLE)) {
+        /* Fig. 11's region: the tuples, unpartitioned or partitioned */
+        c->shbuf = aligned_alloc(4096, SH_MAX * 8);
+        if (!c->shbuf)
+            fail("out of memory");
+        c->sh = ibv_reg_mr(c->pd, c->shbuf, SH_MAX * 8, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        if (!c->sh)
+            fail("ibv_reg_mr(%u): %s", SH_MAX * 8, strerror(errno));
+        if ((r = snicdv_deploy_kernel(c->vctx, OP_SHUF, SNIC_KERNEL_SHUFFLE)))
+            fail("snicdv_deploy_kernel(shuffle): %s", strerror(r));
+    }
     for (int i = 0; i < RECVS; i++)
         post_recv(c, rx + SLOT * i);
     connect_peer(c, &p);
@@ -331,7 +421,13 @@ static void run_server(struct ctx *c)
         }
         if (!pfd[1].revents)
             continue;
-        recv_msg(m, "DONE ");
+        recv_msg(m, "");
+        if (!strncmp(m, "CLEAR", 5) || !strncmp(m, "CHECK ", 6)) {
+            shuffle_region(c, m);
+            continue;
+        }
+        if (strncmp(m, "DONE ", 5))
+            fail("protocol: unexpected message '%.60s'", m);
         if (atoi(m + 5) != served)
             fail("the client sent %d two-sided requests, the server served %d", atoi(m + 5), served);
         say("served %d two-sided requests", served);
@@ -351,6 +447,7 @@ struct client {
     uint32_t tag;
     int two_sided;
     uint64_t reads, asks;       /* Fig. 10: READs and RPCs its checked reads took */
+    double hist;                /* Fig. 11: the last histogram pass, seconds */
 };
 
 static uint64_t remote(const struct client *cl, uint64_t off) { return cl->p.addr + off; }
@@ -653,6 +750,175 @@ static double frames_per(struct client *cl, method_fn *m, int x)
     return (double)(port_frames(cl->c) - f0) / FRAME_RUNS;
 }
 
+/* ---- Fig. 11 ---- */
+
+/* The client's shuffle memory (c->shbuf): the RPC WRITE's payload (parameters, histogram,
+ * the tuples: the plain WRITE sends these alone), then two 16-tuple buffers per partition. */
+static uint8_t *sh_tuples(struct ctx *c) { return c->shbuf + SH_HEAD; }
+static uint64_t *sh_swbuf(struct ctx *c, unsigned p, unsigned k)
+{
+    return (uint64_t *)(c->shbuf + SH_HEAD + (size_t)SH_MAX * 8) + ((size_t)p * 2 + k) * SH_BUF;
+}
+
+static void sh_server(const char *msg, const char *want)
+{
+    char m[MSG_LEN];
+    send_msg("%s", msg);
+    recv_msg(m, want);
+}
+
+/* The client's histogram pass: tuples per partition, and each partition's first slot. */
+static void sh_histogram(const uint64_t *t, uint32_t n, uint32_t *count, uint32_t *start)
+{
+    memset(count, 0, SH_PARTS * sizeof(*count));
+    for (uint32_t i = 0; i < n; i++)
+        count[sh_part(le64toh(t[i]))]++;
+    for (uint32_t p = 0, o = 0; p < SH_PARTS; p++) {
+        start[p] = o;
+        o += count[p];
+    }
+}
+
+static void sh_post_write(struct client *cl, uint64_t wr_id, const void *from, uint32_t len, uint64_t to)
+{
+    struct ctx *c = cl->c;
+    struct ibv_sge sge = { .addr = (uintptr_t)from, .length = len, .lkey = c->sh->lkey };
+    struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+                              .send_flags = IBV_SEND_SIGNALED,
+                              .wr.rdma = { .remote_addr = to, .rkey = cl->p.sh_rkey } }, *bad;
+    int r = ibv_post_send(c->qp, &wr, &bad);
+    if (r)
+        fail("ibv_post_send(WRITE): %s", strerror(r));
+}
+
+/* The methods, each between the server's CLEAR and CHECK (untimed) */
+static double sh_write(struct client *cl, int n)
+{
+    struct ibv_wc wc;
+    sh_server("CLEAR", "CLEARED");
+    double t0 = now_s();
+    sh_post_write(cl, 11, sh_tuples(cl->c), (uint32_t)n * 8, cl->p.sh_addr);
+    poll_one(cl->c, &wc, "Fig. 11 WRITE");
+    double t = now_s() - t0;
+    char m[32];
+    snprintf(m, sizeof(m), "CHECK 0 %d", n);
+    sh_server(m, "CHECKED");
+    return t;
+}
+
+static double sh_kernel(struct client *cl, int n)
+{
+    struct ctx *c = cl->c;
+    uint32_t count[SH_PARTS], start[SH_PARTS], tag = ++cl->tag & 0xffffff;
+    sh_server("CLEAR", "CLEARED");
+    double t0 = now_s();
+    sh_histogram((const uint64_t *)sh_tuples(c), (uint32_t)n, count, start);
+    cl->hist = now_s() - t0;
+    struct snic_shuffle_params prm = { .bits = SH_BITS, .shift = 0 };
+    memcpy(c->shbuf, &prm, sizeof(prm));
+    struct snic_shuffle_part *h = (struct snic_shuffle_part *)(c->shbuf + sizeof(prm));
+    for (unsigned p = 0; p < SH_PARTS; p++)
+        h[p] = (struct snic_shuffle_part) { .base = htole64(cl->p.sh_addr + (uint64_t)start[p] * 8),
+                                            .capacity = htole32(count[p]) };
+    struct ibv_sge sge = { .addr = (uintptr_t)c->shbuf, .length = SH_HEAD + (uint32_t)n * 8, .lkey = c->sh->lkey };
+    struct snicdv_rpc_wr w = {
+        .wr_id = 12, .rpc_opcode = OP_SHUF, .rkey = cl->p.sh_rkey, .resp_rkey = c->mr->rkey,
+        .resp_addr = (uintptr_t)cl->land, .resp_len = SH_PARTS * 4, .tag = tag, .sg_list = &sge, .num_sge = 1,
+        .send_flags = IBV_SEND_SIGNALED,
+    };
+    int r = snicdv_post_rpc_write(c->qp, &w);
+    if (r)
+        fail("snicdv_post_rpc_write: %s", strerror(r));
+    bool sent = false;
+    double answered = 0;
+    while (!sent || !answered) {
+        struct ibv_wc wc;
+        poll_one(c, &wc, "Fig. 11 shuffle");
+        if (wc.opcode == SNICDV_WC_RPC) {
+            sent = true;
+        } else if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wc_flags & IBV_WC_WITH_IMM) {
+            if (snicdv_rpc_tag(&wc) != tag || snicdv_rpc_status(&wc) != SNIC_RPC_OK ||
+                wc.byte_len != SH_PARTS * 4)
+                fail("shuffle: answer tag %#x status %u, %u bytes (expected tag %#x, OK, %u)",
+                     snicdv_rpc_tag(&wc), snicdv_rpc_status(&wc), wc.byte_len, tag, SH_PARTS * 4);
+            answered = now_s();
+            post_recv(c, (uint8_t *)(uintptr_t)wc.wr_id);
+        } else {
+            fail("shuffle: unexpected completion opcode %#x", wc.opcode);
+        }
+    }
+    double t = answered - t0;
+    for (unsigned p = 0; p < SH_PARTS; p++) {
+        uint32_t f;
+        memcpy(&f, cl->land + 4 * p, 4);
+        if (le32toh(f) != count[p])
+            fail("shuffle: partition %u's fill is %u, expected %u", p, le32toh(f), count[p]);
+    }
+    char m[32];
+    snprintf(m, sizeof(m), "CHECK 1 %d", n);
+    sh_server(m, "CHECKED");
+    return t;
+}
+
+/* Fig. 11's software scheme: its WRITEs carry their number from 1 as wr_id and complete in
+ * order; done is the last completed. */
+struct sh_sw {
+    uint32_t count[SH_PARTS], start[SH_PARTS], fill[SH_PARTS], written[SH_PARTS];
+    uint64_t busy[SH_PARTS][2];     /* the WRITE that last took each buffer */
+    uint64_t posted, done;
+};
+
+static void sh_sw_wait(struct client *cl, struct sh_sw *w, uint64_t upto)
+{
+    struct ibv_wc wc;
+    while (w->done < upto) {
+        poll_one(cl->c, &wc, "Fig. 11 software WRITE");
+        w->done = wc.wr_id;
+    }
+}
+
+/* WRITE partition p's current buffer (f tuples) to where its next tuples go */
+static void sh_sw_flush(struct client *cl, struct sh_sw *w, unsigned p, uint32_t f)
+{
+    unsigned k = (w->written[p] / SH_BUF) & 1;
+    if (w->posted - w->done >= SH_SQ)
+        sh_sw_wait(cl, w, w->posted - SH_SQ + 1);
+    sh_post_write(cl, ++w->posted, sh_swbuf(cl->c, p, k), f * 8,
+                  cl->p.sh_addr + (uint64_t)(w->start[p] + w->written[p]) * 8);
+    w->busy[p][k] = w->posted;
+    w->written[p] += f;
+}
+
+static double sh_sw(struct client *cl, int n)
+{
+    const uint64_t *t = (const uint64_t *)sh_tuples(cl->c);
+    static struct sh_sw w;
+    sh_server("CLEAR", "CLEARED");
+    double t0 = now_s();
+    memset(&w, 0, sizeof(w));
+    sh_histogram(t, (uint32_t)n, w.count, w.start);
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        unsigned p = sh_part(le64toh(t[i]));
+        unsigned k = (w.written[p] / SH_BUF) & 1;
+        uint32_t f = w.fill[p] - w.written[p];
+        if (!f)
+            sh_sw_wait(cl, &w, w.busy[p][k]);  /* the buffer's last WRITE has read it */
+        sh_swbuf(cl->c, p, k)[f] = t[i];
+        w.fill[p]++;
+        if (f + 1 == SH_BUF)
+            sh_sw_flush(cl, &w, p, SH_BUF);
+    }
+    for (unsigned p = 0; p < SH_PARTS; p++)
+        if (w.fill[p] > w.written[p])
+            sh_sw_flush(cl, &w, p, w.fill[p] - w.written[p]);
+    sh_sw_wait(cl, &w, w.posted);
+    double el = now_s() - t0;
+    char m[32];
+    snprintf(m, sizeof(m), "CHECK 1 %d", n);
+    sh_server(m, "CHECKED");
+    return el;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -696,9 +962,40 @@ static void figure(struct client *cl, const char *header, int fig, const int *xs
         free(t[k]);
 }
 
+/* Fig. 11: as figure(), and the median of the kernel method's histogram pass */
+static void fig11(struct client *cl, const int *xs, int nx, int iters)
+{
+    method_fn *m[3] = { sh_write, sh_kernel, sh_sw };
+    double *t[4];
+    for (int k = 0; k < 4; k++)
+        if (!(t[k] = calloc((size_t)iters, sizeof(double))))
+            fail("out of memory");
+    say("fig11,tuples,write_med_us,write_p1_us,write_p99_us,strom_med_us,strom_p1_us,strom_p99_us,"
+        "sw_write_med_us,sw_write_p1_us,sw_write_p99_us,hist_med_us");
+    for (int p = 0; p < nx; p++) {
+        char row[256], *at = row;
+        at += snprintf(row, sizeof(row), "fig11,%d", xs[p]);
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < iters; i++) {
+                t[k][i] = m[k](cl, xs[p]);
+                if (k == 1)
+                    t[3][i] = cl->hist;
+            }
+        for (int k = 0; k < 3; k++) {
+            stats(at, sizeof(row) - (size_t)(at - row), t[k], iters);
+            at += strlen(at);
+        }
+        qsort(t[3], (size_t)iters, sizeof(double), cmp_double);
+        snprintf(at, sizeof(row) - (size_t)(at - row), ",%.3f", t[3][iters / 2] * 1e6);
+        say("%s", row);
+    }
+    for (int k = 0; k < 4; k++)
+        free(t[k]);
+}
+
 struct points {
-    int l[MAX_POINTS], v[MAX_POINTS], o[MAX_POINTS], t[MAX_POINTS];
-    int nl, nv, no, nt;
+    int l[MAX_POINTS], v[MAX_POINTS], o[MAX_POINTS], t[MAX_POINTS], s[MAX_POINTS];
+    int nl, nv, no, nt, ns;
     int torn_pct;               /* -P: VM b's x-torn-reads, for Fig. 10's rows */
 };
 
@@ -734,10 +1031,17 @@ static void run_client(struct ctx *c, const struct points *pt, int iters)
     figure(&cl, "object_bytes,read_med_us,read_p1_us,read_p99_us,readsw_med_us,readsw_p1_us,readsw_p99_us,"
            "strom_med_us,strom_p1_us,strom_p99_us", 9, pt->o, pt->no, iters, f9, false);
     fig10(&cl, pt->t, pt->nt, iters, pt->torn_pct);
+    if (pt->ns) {
+        if (!cl.p.sh_rkey)
+            fail("Fig. 11: the server's device has no shuffle unit (-global snic.shuffle-units=1)");
+        for (uint32_t i = 0; i < SH_MAX; i++)
+            ((uint64_t *)sh_tuples(c))[i] = htole64(sh_tuple(i));
+        fig11(&cl, pt->s, pt->ns, iters);
+    }
     send_msg("DONE %d", cl.two_sided);
     recv_msg(m, "BYE");
     say("%d operations of each method answered with the right data",
-        (iters + FRAME_RUNS) * pt->nl + iters * (pt->nv + pt->no + pt->nt));
+        (iters + FRAME_RUNS) * pt->nl + iters * (pt->nv + pt->no + pt->nt + pt->ns));
 }
 
 /* "1,2,4": each in lo..hi, powers of two if pow2; "" is no point. -1 on a bad list. */
@@ -758,10 +1062,10 @@ int main(int argc, char **argv)
 {
     struct vm_opts o = { .gidx = -1, .port = 18540, .ib_port = 1 };
     struct points pt;
-    const char *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384", *T = "";
+    const char *L = "1,2,4,8,16,32", *V = "64,256,1024,4096", *O = "64,256,1024,4096,16384", *T = "", *S = "";
     int iters = 100, opt;
     pt.torn_pct = 0;
-    while ((opt = getopt(argc, argv, VM_OPTS "n:L:V:O:T:P:h")) != -1) {
+    while ((opt = getopt(argc, argv, VM_OPTS "n:L:V:O:T:P:S:h")) != -1) {
         if (vm_opt(&o, opt, optarg))
             continue;
         switch (opt) {
@@ -771,6 +1075,7 @@ int main(int argc, char **argv)
         case 'O': O = optarg; break;
         case 'T': T = optarg; break;
         case 'P': pt.torn_pct = atoi(optarg); break;
+        case 'S': S = optarg; break;
         default:
             goto usage;
         }
@@ -779,8 +1084,9 @@ int main(int argc, char **argv)
     pt.nv = parse_list(V, pt.v, MIN_SIZE, MAX_VAL, true);
     pt.no = parse_list(O, pt.o, MIN_SIZE, MAX_OBJ, true);
     pt.nt = parse_list(T, pt.t, MIN_SIZE, MAX_OBJ, true);
+    pt.ns = parse_list(S, pt.s, 1, SH_MAX, true);
     struct ctx c = { .ib_port = o.ib_port, .gidx = o.gidx };
-    if (c.gidx < 0 || timeout_s <= 0 || iters < 1 || pt.nl < 0 || pt.nv < 0 || pt.no < 0 || pt.nt < 0 ||
+    if (c.gidx < 0 || timeout_s <= 0 || iters < 1 || pt.nl < 0 || pt.nv < 0 || pt.no < 0 || pt.nt < 0 || pt.ns < 0 ||
         pt.torn_pct < 0 || pt.torn_pct > 100 || optind < argc - 1)
         goto usage;
     bool client = optind == argc - 1;
@@ -788,6 +1094,15 @@ int main(int argc, char **argv)
     arm_alarm((unsigned)(20 * timeout_s));
     if (client) {
         setup(&c, o.dev, MAX_OBJ + 4096 + RECVS * SLOT, false);
+        if (pt.ns) {
+            size_t len = SH_HEAD + (size_t)SH_MAX * 8 + (size_t)SH_PARTS * 2 * SH_BUF * 8;
+            c.shbuf = aligned_alloc(4096, len);
+            if (!c.shbuf)
+                fail("out of memory");
+            c.sh = ibv_reg_mr(c.pd, c.shbuf, len, IBV_ACCESS_LOCAL_WRITE);
+            if (!c.sh)
+                fail("ibv_reg_mr(%zu): %s", len, strerror(errno));
+        }
         tcp_client(argv[optind], o.port);
         run_client(&c, &pt, iters);
     } else {
@@ -800,7 +1115,8 @@ int main(int argc, char **argv)
 usage:
     fprintf(stderr, "usage: %s [-d DEV] -g GID-INDEX [-p TCP-PORT (18540)] [-i IB-PORT (1)] [-t SECS (30)] "
                     "[-n ITERS (100)] [-L LENGTHS (1,2,4,8,16,32; 1..%d)] [-V SIZES (64,256,1024,4096)] "
-                    "[-O SIZES (64,256,1024,4096,16384)] [-T SIZES (none) -P PCT (0)] [SERVER-IPv4]\n"
+                    "[-O SIZES (64,256,1024,4096,16384)] [-T SIZES (none) -P PCT (0)] [-S TUPLES (none)] "
+                    "[SERVER-IPv4]\n"
                     "  without SERVER-IPv4: the server; with it: the client\n", argv[0], LIST_N);
     return 2;
 }

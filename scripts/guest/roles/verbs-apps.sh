@@ -15,7 +15,8 @@
 # strom (verbs-strom.sh: strom-bench, StRoM Fig. 7-10, SNIC_STROM_ITERS iterations per point,
 # default 100, at the list lengths SNIC_STROM_LENS, value sizes SNIC_STROM_VALUES, object
 # sizes SNIC_STROM_OBJECTS (defaults strom-bench's) and Fig. 10's SNIC_STROM_TORN_OBJECTS
-# (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears) or
+# (default none) with the share SNIC_STROM_TORN_PCT VM b's device tears, and Fig. 11's
+# tuple counts SNIC_STROM_SHUFFLE, default none; VM b's device needs a shuffle unit) or
 # pfc (the many-QP runs of the lossless mode: role pfc, pfc.sh) or transport (transport_ecn
 # alone: the transport programs, with -global snic.wire-ecn-mark=N) or srnic (srnic.sh:
 # SRNIC's selective repeat on a lossy wire, srnic_apps) or iommu (iommu.sh: behind a virtual
@@ -933,7 +934,7 @@ case $SUITE in
         app strom-bench 900 strom-bench -d "$DEV" -g "$GIDX" -n "${SNIC_STROM_ITERS:-100}" \
             -L "${SNIC_STROM_LENS-1,2,4,8,16,32}" -V "${SNIC_STROM_VALUES-64,256,1024,4096}" \
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
-            -P "${SNIC_STROM_TORN_PCT:-0}" ;;
+            -P "${SNIC_STROM_TORN_PCT:-0}" -S "${SNIC_STROM_SHUFFLE-}" ;;
     *)
         step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic, iommu or ulp, not $SUITE'; exit 2" ;;
 esac
