@@ -100,8 +100,10 @@ plot for [i=1:words(sizes)] dir . "/fig10-vm.csv" skip 1 using ($1 == word(sizes
 set output dir . "/fig11-vm.png"
 set terminal pngcairo size 1100,550 font "sans,10" noenhanced
 set title "StRoM Fig. 11: moving 8-byte tuples into 1024 partitions, two snic VMs (TCG; server device shuffle-units=1)\npaper 6.4: the shuffle kernel performs \"close to the same performance as an RDMA WRITE\" (plot only)"
+set key inside top left
 set logscale x 2
 set logscale y
+set format x "%.0f"
 set xlabel "tuples (8 bytes each)"
 set ylabel "time (us), median; bars: 1st-99th percentile"
 plot dir . "/fig11-vm.csv" skip 1 using 1:2:3:4 with yerrorlines title "RDMA WRITE, unpartitioned", \
