@@ -1176,6 +1176,61 @@ static void gen_rx(void)
     }
 
     /*
+     * The shuffle kernel: an RPC WRITE of two packets (parameters, a
+     * histogram of four partitions in the node's MR, 200 tuples), then the
+     * same with a partition too small (PARTITION_FULL)
+     */
+    {
+        struct snic_rpc_hdr h = {
+            .resp_addr = GUINT64_TO_LE(0x7000),
+            .resp_rkey = GUINT32_TO_LE(0x100),
+            .resp_len = GUINT32_TO_LE(16),
+            .tag = GUINT32_TO_LE(9),
+        };
+        struct snic_shuffle_params sp = { .bits = 2, .shift = 1 };
+        static uint8_t msg[2048];
+        size_t off = 0, len;
+        unsigned i, round;
+
+        rx_begin(&s, SNIC_TRANSPORT_GBN, true);
+        for (round = 0; round < 2; round++) {
+            off = 0;
+            memcpy(msg + off, &h, sizeof(h));
+            off += sizeof(h);
+            memcpy(msg + off, &sp, sizeof(sp));
+            off += sizeof(sp);
+            for (i = 0; i < 4; i++) {
+                struct snic_shuffle_part pt = {
+                    .base = GUINT64_TO_LE(FZ_MR_IOVA + 0x3000 + i * 0x200),
+                    .capacity = GUINT32_TO_LE(round && !i ? 8 : 64),
+                };
+
+                memcpy(msg + off, &pt, sizeof(pt));
+                off += sizeof(pt);
+            }
+            for (i = 0; i < 200; i++) {
+                uint64_t v = GUINT64_TO_LE((uint64_t)i * 0x9e3779b97f4a7c15ull);
+
+                memcpy(msg + off, &v, 8);
+                off += 8;
+            }
+            len = off;
+            rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_FIRST, RX_RC_QPN, e + 2 * round);
+            p.reth.va = RX_RPC_SHUF;
+            p.reth.rkey = FZ_LKEY;
+            p.reth.len = len - sizeof(h);
+            p.payload = msg;
+            p.payload_len = 1024;
+            rx_record(&s, FIX, &p);
+            rx_pkt(&p, SNIC_OP_RC_RPC_WRITE_LAST, RX_RC_QPN, e + 2 * round + 1);
+            p.payload = msg + 1024;
+            p.payload_len = len - 1024;
+            rx_record(&s, FIX | RX_RUN | RX_TIMER, &p);
+        }
+        save("rx", "rpc-shuffle", &s);
+    }
+
+    /*
      * The selective-transport extension (TVer 2): WRITE packets carrying
      * their own target, out of order, and an ACK with a SACK block; the
      * same WRITE Middle as a raw frame for the wire parser
