@@ -167,4 +167,10 @@ uint16_t snic_ipv4_checksum(const uint8_t *hdr);
  */
 uint32_t snic_icrc(const uint8_t *ip, size_t len, bool ipv6);
 
+/*
+ * zlib's crc32(crc, buf, len): ISA-L's PCLMUL implementation where the
+ * build found libisal, zlib's otherwise (the same value either way).
+ */
+uint32_t snic_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+
 #endif /* SNIC_CORE_WIRE_H */
