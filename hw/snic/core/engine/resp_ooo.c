@@ -220,6 +220,13 @@ static uint8_t ooo_place(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 }
 
 /* A packet was placed at psn, d PSNs from ePSN: sweep, and acknowledge */
+/* The cumulative ACK: everything before ePSN is in place */
+static void ack_in_order(SnicCore *c, SnicQp *qp)
+{
+    snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
+                         (qp->resp.epsn - 1) & SNIC_PSN_MASK);
+}
+
 static void ooo_placed(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
 {
     SnicOooMap *m = snic_prog_ooo(qp);
@@ -238,8 +245,7 @@ static void ooo_placed(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
     if (d || p->ackreq || ooo_gap(m) || (s->epsn - p->psn - 1) &
         SNIC_PSN_MASK || (s->ack_every && ++s->unacked >= s->ack_every)) {
         s->unacked = 0;
-        snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
-                             (s->epsn - 1) & SNIC_PSN_MASK);
+        ack_in_order(c, qp);
     }
 }
 
@@ -252,8 +258,7 @@ static void ooo_write(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
     if (d < 0 || ((p->psn - s->epsn) & SNIC_PSN_MASK) >= SNIC_TX_WINDOW ||
         snic_psnmap_get(m->placed, p->psn)) {
         /* old, beyond the map, or placed already: never twice */
-        snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
-                             (s->epsn - 1) & SNIC_PSN_MASK);
+        ack_in_order(c, qp);
         return;
     }
     syn = ooo_place(c, qp, p, d);
@@ -311,8 +316,7 @@ static bool ooo_write_imm(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     }
     if (snic_psnmap_get(m->placed, p->psn)) {
         /* placed already: never twice */
-        snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
-                             (s->epsn - 1) & SNIC_PSN_MASK);
+        ack_in_order(c, qp);
         return true;
     }
     l = d ? ooo_free_last(m) : &now;
@@ -392,8 +396,7 @@ static bool ooo_send(SnicCore *c, SnicQp *qp, const SnicPkt *p, int32_t d)
     }
     if (snic_psnmap_get(m->placed, p->psn)) {
         /* placed already: never twice */
-        snic_place_queue_ack(c, qp, SNIC_AETH_ACK,
-                             (s->epsn - 1) & SNIC_PSN_MASK);
+        ack_in_order(c, qp);
         return true;
     }
     if (!ooo_send_place(c, qp, p, dist)) {
