@@ -233,6 +233,11 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     node_init_full(n, sim, ip, type, ctx, NULL);
 }
 
+uint32_t node_link_mbps(const SnicSimLinkConfig *link)
+{
+    return link->bandwidth_bps / 1000000;
+}
+
 void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev)
 {
     node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, dev);
@@ -464,8 +469,10 @@ void node_pair_new(SnicSim *sim, Node *a, Node *b,
                    const SnicSimLinkConfig *link, uint8_t mtu,
                    uint8_t retry_cnt, uint8_t rnr_retry)
 {
-    node_init(a, sim, 1);
-    node_init(b, sim, 2);
+    NodeDev dev = { .cfg.link_speed_mbps = node_link_mbps(link) };
+
+    node_init_dev(a, sim, 1, &dev);
+    node_init_dev(b, sim, 2, &dev);
     snic_sim_port_connect(&a->h->port, &b->h->port, link);
     node_connect(a, b, mtu, retry_cnt, rnr_retry);
     node_connect(b, a, mtu, retry_cnt, rnr_retry);

@@ -83,6 +83,12 @@ typedef struct NodeDev {
     SnicSimNicTiming timing;
 } NodeDev;
 
+/*
+ * The port speed (link-speed-mbps) of a device on 'link': its bandwidth,
+ * or 0 (the default) on an unlimited link
+ */
+uint32_t node_link_mbps(const SnicSimLinkConfig *link);
+
 /* ... an RC node with this device (NULL: the defaults) */
 void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev);
 

@@ -26,6 +26,8 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
             .mac = { 0x52, 0x54, 0x00, 0x00, 0x01, i + 1 },
             /* the priority the switch gives untagged RoCE */
             .pfc_priority = cfg->sw.default_priority,
+            /* the port's speed is its link's */
+            .link_speed_mbps = node_link_mbps(&cfg->link),
         };
         Node *n = &f->node[i];
         unsigned port;
