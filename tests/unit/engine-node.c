@@ -111,6 +111,17 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn, RDB2);
 }
 
+void node_add_qp_at(Node *q, const Node *n, uint64_t area)
+{
+    /* the page list, then the RDB (512 B), then the ring from 4 KiB on */
+    *q = *n;
+    g_assert(!(area & 0xfff));
+    node_pbl(n->h, area, area + 0x1000, 16);
+    q->sq_ring = area + 0x1000;
+    q->sq_pi = q->rq_pi = 0;
+    q->qpn = create_qp(q, area, n->srqn, area + 0x800);
+}
+
 void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2)
 {
     *q = *n;
@@ -310,12 +321,18 @@ void node_connect_rtr(Node *n, const Node *peer, uint8_t mtu)
 
 void node_connect_rts(Node *n, uint8_t retry_cnt, uint8_t rnr_retry)
 {
+    node_connect_rts_timeout(n, retry_cnt, rnr_retry, 8);   /* ~1 ms */
+}
+
+void node_connect_rts_timeout(Node *n, uint8_t retry_cnt, uint8_t rnr_retry,
+                              uint8_t timeout)
+{
     struct snic_qp_attr a;
     bool uc = n->type == SNIC_QPT_UC;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
-    a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
+    a.timeout = timeout;
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
     a.sq_psn = GUINT32_TO_LE((0xfffff0 + n->ip) & 0xffffff);
