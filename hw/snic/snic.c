@@ -128,6 +128,7 @@ struct SnicState {
     uint32_t rx_buffer_kb;
     bool pfc;
     uint32_t pfc_priority;
+    uint32_t link_speed_mbps;
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t shuffle_units;     /* StRoM shuffle kernel units */
@@ -638,6 +639,7 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .rx_buffer_kb = s->rx_buffer_kb,
         .shuffle_units = s->shuffle_units,
         .pfc_priority = s->pfc_priority,
+        .link_speed_mbps = s->link_speed_mbps,
         .lossy = !s->pfc,
     };
     if (!s->rpc_opcodes || !strcmp(s->rpc_opcodes, "strom")) {
@@ -908,6 +910,8 @@ static const Property snic_properties[] = {
     DEFINE_PROP_BOOL("pfc", SnicState, pfc, true),
     DEFINE_PROP_UINT32("pfc-priority", SnicState, pfc_priority,
                        SNIC_DEFAULT_PFC_PRIORITY),
+    DEFINE_PROP_UINT32("link-speed-mbps", SnicState, link_speed_mbps,
+                       SNIC_DEFAULT_LINK_SPEED_MBPS),
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
     DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
@@ -1028,6 +1032,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "pfc-priority",
         "The RoCE priority (0..7) PFC pauses and obeys; untagged RoCE "
         "belongs to it");
+    object_class_property_set_description(klass, "link-speed-mbps",
+        "The port's speed in Mb/s, 1000..800000: QUERY_DEVICE reports it, "
+        "PFC times pause quanta by it, rate-based transports start at it");
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");

@@ -78,7 +78,8 @@
  * snic_shuffle_params and snic_shuffle_part, SNIC_RPC_PARTITION_FULL.
  * Minor 10 (of major 3): struct snic_stats rdma_timeouts,
  * rdma_rtx_segments and rdma_rx_stale (why a requester resent, and the
- * duplicate responses that came back for it).
+ * duplicate responses that came back for it); struct snic_device_attr
+ * link_speed_mbps (the port's speed, which DCQCN, IRN, NDP and PFC time by).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

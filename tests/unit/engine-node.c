@@ -111,6 +111,17 @@ void node_add_qp(Node *q, const Node *n)
     q->qpn = create_qp(q, PBL_SQ2, n->srqn, RDB2);
 }
 
+void node_add_qp_at(Node *q, const Node *n, uint64_t area)
+{
+    /* the page list, then the RDB (512 B), then the ring from 4 KiB on */
+    *q = *n;
+    g_assert(!(area & 0xfff));
+    node_pbl(n->h, area, area + 0x1000, 16);
+    q->sq_ring = area + 0x1000;
+    q->sq_pi = q->rq_pi = 0;
+    q->qpn = create_qp(q, area, n->srqn, area + 0x800);
+}
+
 void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2)
 {
     *q = *n;
@@ -233,6 +244,11 @@ void node_init_ctx(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
     node_init_full(n, sim, ip, type, ctx, NULL);
 }
 
+uint32_t node_link_mbps(const SnicSimLinkConfig *link)
+{
+    return link->bandwidth_bps / 1000000;
+}
+
 void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev)
 {
     node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, dev);
@@ -305,12 +321,18 @@ void node_connect_rtr(Node *n, const Node *peer, uint8_t mtu)
 
 void node_connect_rts(Node *n, uint8_t retry_cnt, uint8_t rnr_retry)
 {
+    node_connect_rts_timeout(n, retry_cnt, rnr_retry, 8);   /* ~1 ms */
+}
+
+void node_connect_rts_timeout(Node *n, uint8_t retry_cnt, uint8_t rnr_retry,
+                              uint8_t timeout)
+{
     struct snic_qp_attr a;
     bool uc = n->type == SNIC_QPT_UC;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
-    a.timeout = 8;              /* 4.096 us * 256 = ~1 ms */
+    a.timeout = timeout;
     a.retry_cnt = retry_cnt;
     a.rnr_retry = rnr_retry;
     a.sq_psn = GUINT32_TO_LE((0xfffff0 + n->ip) & 0xffffff);
@@ -464,8 +486,10 @@ void node_pair_new(SnicSim *sim, Node *a, Node *b,
                    const SnicSimLinkConfig *link, uint8_t mtu,
                    uint8_t retry_cnt, uint8_t rnr_retry)
 {
-    node_init(a, sim, 1);
-    node_init(b, sim, 2);
+    NodeDev dev = { .cfg.link_speed_mbps = node_link_mbps(link) };
+
+    node_init_dev(a, sim, 1, &dev);
+    node_init_dev(b, sim, 2, &dev);
     snic_sim_port_connect(&a->h->port, &b->h->port, link);
     node_connect(a, b, mtu, retry_cnt, rnr_retry);
     node_connect(b, a, mtu, retry_cnt, rnr_retry);

@@ -83,6 +83,12 @@ typedef struct NodeDev {
     SnicSimNicTiming timing;
 } NodeDev;
 
+/*
+ * The port speed (link-speed-mbps) of a device on 'link': its bandwidth,
+ * or 0 (the default) on an unlimited link
+ */
+uint32_t node_link_mbps(const SnicSimLinkConfig *link);
+
 /* ... an RC node with this device (NULL: the defaults) */
 void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev);
 
@@ -99,6 +105,13 @@ void node_post_srq_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len,
  * (SQ2_RING) and n's SRQ for receive WQEs. Poll completions through n.
  */
 void node_add_qp(Node *q, const Node *n);
+/*
+ * ... with its SQ (16 pages), page list and RDB in NODE_QP_AREA bytes of
+ * n's memory at 'area' (4 KiB aligned, e.g. past FAKE_MEM_SIZE after
+ * fake_host_grow): as many QPs with sends of their own as areas
+ */
+#define NODE_QP_AREA    0x11000
+void node_add_qp_at(Node *q, const Node *n, uint64_t area);
 /* ... with an RQ of its own instead, 2^rq_log2 WQEs (at most 1024) */
 void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2);
 
@@ -121,6 +134,9 @@ void node_av(struct snic_av *av, uint8_t ip, FakeHost *peer_h,
 /* node_connect()'s steps: RESET -> INIT -> RTR (a responder), -> RTS */
 void node_connect_rtr(Node *n, const Node *peer, uint8_t mtu);
 void node_connect_rts(Node *n, uint8_t retry_cnt, uint8_t rnr_retry);
+/* ... with local ACK timeout 'timeout' (4.096 us << timeout; the above: 8) */
+void node_connect_rts_timeout(Node *n, uint8_t retry_cnt, uint8_t rnr_retry,
+                              uint8_t timeout);
 
 /* Connect n to peer (at peer's MAC): RESET -> INIT -> RTR -> RTS. */
 void node_connect(Node *n, const Node *peer, uint8_t mtu,

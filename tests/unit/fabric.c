@@ -17,6 +17,7 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
              cfg->timing->line_rate_bps == cfg->link.bandwidth_bps);
     memset(f, 0, sizeof(*f));
     f->n = cfg->nodes;
+    f->ack_timeout = cfg->ack_timeout ? cfg->ack_timeout : 8;
     f->sim = snic_sim_new(cfg->seed);
     f->sw = snic_sim_switch_new(f->sim, &cfg->sw);
     f->node = g_new0(Node, f->n);
@@ -26,6 +27,9 @@ void fabric_new(Fabric *f, const FabricConfig *cfg)
             .mac = { 0x52, 0x54, 0x00, 0x00, 0x01, i + 1 },
             /* the priority the switch gives untagged RoCE */
             .pfc_priority = cfg->sw.default_priority,
+            /* the port's speed is its link's */
+            .link_speed_mbps = node_link_mbps(&cfg->link),
+            .sched_burst = cfg->sched_burst,
         };
         Node *n = &f->node[i];
         unsigned port;
@@ -70,4 +74,29 @@ void fabric_flow_program(Fabric *f, unsigned s, unsigned d, uint8_t mtu,
     g_assert_cmpuint(node_set_transport(rx, program, 0), ==, SNIC_ADMIN_OK);
     node_connect(&f->node[s], rx, mtu, 7, 7);
     node_connect(rx, &f->node[s], mtu, 7, 7);
+}
+
+void fabric_flows(Fabric *f, unsigned s, unsigned d, unsigned n,
+                  uint8_t mtu, uint8_t program, Node *tx, Node *rx)
+{
+    Node *src = &f->node[s];
+    uint64_t area = FAKE_MEM_BASE + src->h->mem_size;
+    unsigned i;
+
+    g_assert(s < f->n && d < f->n && s != d);
+    g_assert(!f->sending[s]);
+    f->sending[s] = true;
+    fake_host_grow(src->h, (size_t)n * NODE_QP_AREA);
+    for (i = 0; i < n; i++) {
+        node_add_qp_at(&tx[i], src, area + (uint64_t)i * NODE_QP_AREA);
+        node_add_qp(&rx[i], &f->node[d]);
+        g_assert_cmpuint(node_set_transport(&tx[i], program, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&rx[i], program, 0), ==,
+                         SNIC_ADMIN_OK);
+        node_connect_rtr(&tx[i], &rx[i], mtu);
+        node_connect_rts_timeout(&tx[i], 7, 7, f->ack_timeout);
+        node_connect_rtr(&rx[i], &tx[i], mtu);
+        node_connect_rts_timeout(&rx[i], 7, 7, f->ack_timeout);
+    }
 }

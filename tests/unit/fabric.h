@@ -20,6 +20,9 @@ typedef struct FabricConfig {
     SnicSimSwitchConfig sw;
     SnicSimLinkConfig link;     /* every node's port, both ways */
     const SnicSimNicTiming *timing;     /* every NIC's; NULL: untimed */
+    uint32_t sched_burst;       /* every NIC's sched-burst; 0: default */
+    uint8_t ack_timeout;        /* fabric_flows' QPs' local ACK timeout
+                                 * (4.096 us << it); 0: node_connect's */
 } FabricConfig;
 
 typedef struct Fabric {
@@ -32,6 +35,7 @@ typedef struct Fabric {
      */
     Node *node;
     bool *sending;              /* node i's QP carries a flow */
+    uint8_t ack_timeout;
 } Fabric;
 
 void fabric_new(Fabric *f, const FabricConfig *cfg);
@@ -47,5 +51,15 @@ void fabric_flow(Fabric *f, unsigned s, unsigned d, uint8_t mtu, Node *rx);
 /* The same with both QPs running transport program 'program' */
 void fabric_flow_program(Fabric *f, unsigned s, unsigned d, uint8_t mtu,
                          Node *rx, uint8_t program);
+
+/*
+ * Many flows from one node: n QPs on node s (each with an SQ of its own,
+ * in memory the node grows for them), each connected to a new QP on d,
+ * all running 'program'; tx[i] and rx[i] are flow i's ends (post on
+ * tx[i], poll every completion through &f->node[s] and &f->node[d]).
+ * A node sends either these or one fabric_flow.
+ */
+void fabric_flows(Fabric *f, unsigned s, unsigned d, unsigned n,
+                  uint8_t mtu, uint8_t program, Node *tx, Node *rx);
 
 #endif /* SNIC_TESTS_FABRIC_H */

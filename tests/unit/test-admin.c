@@ -228,6 +228,20 @@ static void test_onchip_budget(void)
     g_assert_cmpuint(GUINT32_FROM_LE(tiny.performant_qps), ==, 0);
 }
 
+/* QUERY_DEVICE reports the port's speed, link-speed-mbps */
+static void test_link_speed(void)
+{
+    SnicCoreConfig cfg = { 0 };
+    struct snic_device_attr a;
+
+    a = query_attr(&cfg);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.link_speed_mbps), ==,
+                     SNIC_DEFAULT_LINK_SPEED_MBPS);
+    cfg.link_speed_mbps = 40000;
+    a = query_attr(&cfg);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.link_speed_mbps), ==, 40000);
+}
+
 static void test_query_device(void)
 {
     FakeHost *h = fake_host_new();
@@ -835,6 +849,7 @@ int main(int argc, char **argv)
                     test_disable_keeps_layout);
     g_test_add_func("/core/admin/nop-and-interrupt", test_nop_and_interrupt);
     g_test_add_func("/core/admin/query-device", test_query_device);
+    g_test_add_func("/core/admin/link-speed", test_link_speed);
     g_test_add_func("/core/admin/bad-commands", test_bad_commands);
     g_test_add_func("/core/admin/bad-response-buffer",
                     test_bad_response_buffer);

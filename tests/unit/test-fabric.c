@@ -176,11 +176,83 @@ static void test_dctcp_incast(gconstpointer data)
     g_assert_cmpfloat(r.q_avg_steady, <=, cfg.k_bytes + DCTCP_FLOWS * frame);
 }
 
+/*
+ * Two NICs with FLOWS QPs each (fabric_flows) write 16 KiB per QP into
+ * one: every byte arrives. With sched-burst of one segment, each QP's
+ * turn sends one packet (Tonic's per-packet round robin), so a NIC's
+ * flows finish together; with the default burst (16 KiB, a message per
+ * turn) one after another. Returns the greatest spread, over the two
+ * senders, between a sender's first and last completion (virtual ns).
+ */
+#define FLOWS       8
+#define FLOW_BYTES  (16u << 10)
+static uint64_t many_flows(uint32_t sched_burst)
+{
+    FabricConfig cfg = {
+        .nodes = 3,
+        .seed = 1,
+        .sw = {
+            .buffer_bytes = 4u << 20,
+            .default_priority = SNIC_SIM_ROCE_PRIORITY,
+        },
+        .link = { .bandwidth_bps = 10 * GBPS, .delay_ns = 1000 },
+        .sched_burst = sched_burst,
+    };
+    Node tx[2][FLOWS], rx[2][FLOWS];
+    uint64_t first[2] = { 0 }, last[2] = { 0 };
+    unsigned s, i, done = 0;
+    struct snic_cqe c;
+    Fabric f;
+
+    fabric_new(&f, &cfg);
+    for (s = 0; s < 2; s++) {
+        fabric_flows(&f, s + 1, 0, FLOWS, SNIC_MTU_1024, SNIC_TRANSPORT_GBN,
+                     tx[s], rx[s]);
+        node_fill(&f.node[s + 1], BUF, FLOWS * FLOW_BYTES, s + 1);
+        for (i = 0; i < FLOWS; i++) {
+            node_post_send(&tx[s][i], i, SNIC_WR_RDMA_WRITE,
+                           BUF + i * FLOW_BYTES, FLOW_BYTES,
+                           BUF + (s * FLOWS + i) * FLOW_BYTES,
+                           f.node[0].lkey, 0, f.node[s + 1].lkey);
+        }
+    }
+    while (done < 2 * FLOWS && snic_sim_step(f.sim)) {
+        for (s = 0; s < 2; s++) {
+            while (node_poll_cq(&f.node[s + 1], &c)) {
+                g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+                first[s] = first[s] ? first[s] : snic_sim_now(f.sim);
+                last[s] = snic_sim_now(f.sim);
+                done++;
+            }
+        }
+    }
+    g_assert_cmpuint(done, ==, 2 * FLOWS);
+    for (s = 0; s < 2; s++) {
+        g_assert_cmpmem(fake_ptr(f.node[0].h, BUF + s * FLOWS * FLOW_BYTES,
+                                 FLOWS * FLOW_BYTES), FLOWS * FLOW_BYTES,
+                        fake_ptr(f.node[s + 1].h, BUF, FLOWS * FLOW_BYTES),
+                        FLOWS * FLOW_BYTES);
+    }
+    fabric_free(&f);
+    return MAX(last[0] - first[0], last[1] - first[1]);
+}
+
+static void test_many_flows(void)
+{
+    uint64_t rr = many_flows(1024), burst = many_flows(0);
+
+    g_test_message("a sender's completions spread over %" PRIu64 " ns with "
+                   "a packet per turn, %" PRIu64 " ns with a message",
+                   rr, burst);
+    g_assert_cmpuint(rr * 4, <, burst);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/fabric/incast-pfc", test_incast_pfc);
     g_test_add_func("/fabric/incast-lossy", test_incast_lossy);
+    g_test_add_func("/fabric/many-flows", test_many_flows);
     g_test_add_data_func("/fabric/dctcp-incast", GUINT_TO_POINTER(0),
                          test_dctcp_incast);
     /* the same window over SRNIC's selective repeat (SRNIC section 5) */

@@ -294,17 +294,24 @@ static void test_capture(void)
 static const uint8_t pfc_mcast[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 
-static FakeHost *host_rxb(bool lossy)
+/* ... with a port of 'mbps' (link-speed-mbps; 0: the default) */
+static FakeHost *host_rxb_speed(bool lossy, uint32_t mbps)
 {
     SnicCoreConfig cfg = {
         .rx_buffer_kb = RXB_KB,
         .pfc_priority = PFC_PRIO,
         .lossy = lossy,
+        .link_speed_mbps = mbps,
     };
     FakeHost *h = fake_host_new_cfg(&cfg);
 
     fake_enable(h, 4, 4);
     return h;
+}
+
+static FakeHost *host_rxb(bool lossy)
+{
+    return host_rxb_speed(lossy, 0);
 }
 
 /*
@@ -436,13 +443,13 @@ static void test_pfc_xoff_xon(void)
 
 /*
  * Still above XON at half the pause's time, the port pauses the partner
- * again, so the pause never lapses while the buffer needs it.
+ * again, so the pause never lapses while the buffer needs it. The
+ * pause's time is the port's: 65535 quanta of 512 bit times at 100 Gb/s
+ * (the default) and at 40 Gb/s (link-speed-mbps), rounded up.
  */
-static void test_pfc_refresh(void)
+static void pfc_refresh(uint32_t mbps, uint64_t pause_ns)
 {
-    FakeHost *h = host_rxb(false);
-    /* 65535 quanta of 512 bit times at 100 Gb/s, rounded up */
-    const uint64_t pause_ns = 335540;
+    FakeHost *h = host_rxb_speed(false, mbps);
     uint16_t q[4];
 
     receive_roce(h, frames_below(RXB_XOFF) + 1, -1);
@@ -464,6 +471,12 @@ static void test_pfc_refresh(void)
     g_assert_cmpuint(take_pfc(h, q, 4), ==, 0);
     g_assert_cmpuint(FAKE_STAT(h, pfc_pause_sent), ==, 3);
     fake_host_free(h);
+}
+
+static void test_pfc_refresh(void)
+{
+    pfc_refresh(0, 335540);
+    pfc_refresh(40000, 838848);
 }
 
 /*
@@ -588,7 +601,7 @@ static void test_mac_control_frames(void)
     fake_host_free(h);
 }
 
-/* The receive buffer's bounds and the priority are checked. */
+/* The receive buffer's bounds, the priority and the speed are checked. */
 static void test_rxb_config(void)
 {
     SnicCoreConfig cfg = {
@@ -609,6 +622,15 @@ static void test_rxb_config(void)
     g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
     g_assert_cmpstr(err->message, ==, "pfc-priority=8 is not a priority "
                     "(0..7)");
+    g_clear_error(&err);
+    cfg.pfc_priority = 0;
+    cfg.link_speed_mbps = SNIC_MIN_LINK_SPEED_MBPS - 1;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
+    g_assert_cmpstr(err->message, ==, "link-speed-mbps=999 is out of range "
+                    "1000..800000");
+    g_clear_error(&err);
+    cfg.link_speed_mbps = SNIC_MAX_LINK_SPEED_MBPS + 1;
+    g_assert_null(snic_core_new(&cfg, NULL, NULL, &err));
     g_clear_error(&err);
 }
 

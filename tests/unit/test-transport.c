@@ -1014,16 +1014,24 @@ typedef struct Solo {
     uint32_t p0;                /* its first PSN */
 } Solo;
 
-static void solo_new(Solo *s, uint8_t program)
+/* ... on ports of 'mbps' (link-speed-mbps; 0: the default) */
+static void solo_new_speed(Solo *s, uint8_t program, uint32_t mbps)
 {
-    node_init(&s->a, NULL, 1);
-    node_init(&s->b, NULL, 2);
+    NodeDev dev = { .cfg.link_speed_mbps = mbps };
+
+    node_init_dev(&s->a, NULL, 1, &dev);
+    node_init_dev(&s->b, NULL, 2, &dev);
     g_assert_cmpuint(node_set_transport(&s->a, program, 1), ==,
                      SNIC_ADMIN_OK);
     node_connect(&s->a, &s->b, SNIC_MTU_1024, 7, 7);
     s->c = s->a.h->core;
     s->qp = snic_qp_get(s->c, s->a.qpn);
     s->p0 = s->qp->req.dde.wnd_start;
+}
+
+static void solo_new(Solo *s, uint8_t program)
+{
+    solo_new_speed(s, program, 0);
 }
 
 static void solo_free(Solo *s)
@@ -1731,17 +1739,19 @@ static void test_irn_timeouts(void)
  * timer (55 us) and the rate timer (60 us) fire three times each. The
  * device's integers follow the DCQCN paper's rules computed in floating
  * point here, in the paper's order (cut with alpha, then update alpha).
+ * The rate starts at the port's speed: 100 Gb/s by default, 40 Gb/s
+ * with link-speed-mbps=40000.
  */
-static void test_dcqcn_five_cnps(void)
+static void dcqcn_five_cnps(uint32_t mbps)
 {
-    double rc = SNIC_LINK_SPEED_MBPS, rt = rc, alpha = 1, g = 1.0 / 256;
+    double rc = mbps, rt = rc, alpha = 1, g = 1.0 / 256;
     struct snic_transport_info t;
     Solo s;
     unsigned i, k;
 
-    solo_new(&s, SNIC_TRANSPORT_DCQCN);
+    solo_new_speed(&s, SNIC_TRANSPORT_DCQCN, mbps);
     query(&s.a, s.a.qpn, 0, &t);
-    g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, SNIC_LINK_SPEED_MBPS);
+    g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, mbps);
     for (i = 0; i < 5; i++) {
         double ta = 55, tr = 60;
         unsigned stage = 0;
@@ -1755,8 +1765,7 @@ static void test_dcqcn_five_cnps(void)
                        GUINT32_FROM_LE(t.rate_mbps), rc);
         if (i == 0) {
             /* alpha starts at 1: the first CNP halves the rate exactly */
-            g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==,
-                             SNIC_LINK_SPEED_MBPS / 2);
+            g_assert_cmpuint(GUINT32_FROM_LE(t.rate_mbps), ==, mbps / 2);
         }
         g_assert_cmpfloat(fabs(GUINT32_FROM_LE(t.rate_mbps) - rc), <=,
                           rc * 1e-3 + 1);
@@ -1783,6 +1792,12 @@ static void test_dcqcn_five_cnps(void)
                           rc * 1e-3 + 1);
     }
     solo_free(&s);
+}
+
+static void test_dcqcn_five_cnps(void)
+{
+    dcqcn_five_cnps(SNIC_DEFAULT_LINK_SPEED_MBPS);
+    dcqcn_five_cnps(40000);
 }
 
 /*

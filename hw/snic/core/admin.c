@@ -167,7 +167,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.eth_max_log2_depth = SNIC_ETH_MAX_LOG2_DEPTH;
     a.admin_max_log2_depth = SNIC_ADMIN_MAX_LOG2_DEPTH;
     a.aeq_max_log2_depth = SNIC_AEQ_MAX_LOG2_DEPTH;
-    a.link_speed_mbps = GUINT32_TO_LE(SNIC_LINK_SPEED_MBPS);
+    a.link_speed_mbps = GUINT32_TO_LE(c->cfg.link_speed_mbps);
     a.max_pd = GUINT32_TO_LE(c->cfg.max_pd);
     a.max_mr = GUINT32_TO_LE(c->cfg.max_mr);
     a.max_mr_pages = GUINT32_TO_LE(c->cfg.max_mr_pages);

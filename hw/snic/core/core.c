@@ -116,6 +116,12 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         return config_error(errp, "pfc-priority=%u is not a priority (0..%u)",
                             cfg->pfc_priority, SNIC_PFC_PRIORITIES - 1);
     }
+    if (cfg->link_speed_mbps < SNIC_MIN_LINK_SPEED_MBPS ||
+        cfg->link_speed_mbps > SNIC_MAX_LINK_SPEED_MBPS) {
+        return config_error(errp, "link-speed-mbps=%u is out of range %u..%u",
+                            cfg->link_speed_mbps, SNIC_MIN_LINK_SPEED_MBPS,
+                            SNIC_MAX_LINK_SPEED_MBPS);
+    }
     return true;
 }
 
@@ -143,6 +149,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
                      SNIC_SCHED_DEFAULT_BURST;
     cf.rx_buffer_kb = cf.rx_buffer_kb ? cf.rx_buffer_kb :
                       SNIC_DEFAULT_RX_BUFFER_KB;
+    cf.link_speed_mbps = cf.link_speed_mbps ? cf.link_speed_mbps :
+                         SNIC_DEFAULT_LINK_SPEED_MBPS;
     if (!snic_core_config_check(&cf, errp)) {
         return NULL;
     }

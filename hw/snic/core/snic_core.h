@@ -94,6 +94,8 @@ typedef struct SnicCoreConfig {
     uint32_t rx_buffer_kb;      /* SNIC_RX_BUFFER_{MIN,MAX}_KB; 0 default */
     uint32_t pfc_priority;      /* 0..7: the RoCE priority PFC pauses */
     bool lossy;                 /* pfc=off: no PAUSE sent, none obeyed */
+    /* SNIC_{MIN,MAX}_LINK_SPEED_MBPS (link_types.h); 0: the default */
+    uint32_t link_speed_mbps;
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

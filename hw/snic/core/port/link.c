@@ -231,12 +231,13 @@ void snic_link_flush(SnicCore *c)
 
 /* ---- 802.1Qbb PFC ---- */
 
-/* How long 'quanta' pause quanta last at the link speed, in ns */
-static uint64_t quanta_ns(uint32_t quanta)
+/* How long 'quanta' pause quanta last at the port's speed, in ns */
+static uint64_t quanta_ns(const SnicCore *c, uint32_t quanta)
 {
+    uint32_t mbps = c->cfg.link_speed_mbps;
+
     /* 512 bit times each: 5.12 ns at 100 Gb/s; rounded up */
-    return ((uint64_t)quanta * SNIC_PFC_QUANTUM_BITS * 1000 +
-            SNIC_LINK_SPEED_MBPS - 1) / SNIC_LINK_SPEED_MBPS;
+    return ((uint64_t)quanta * SNIC_PFC_QUANTUM_BITS * 1000 + mbps - 1) / mbps;
 }
 
 /* Pause (quanta > 0) or resume (0) the partner's RoCE priority. */
@@ -250,7 +251,8 @@ static void pfc_send(SnicCore *c, uint16_t quanta)
     l->xoff_sent = quanta != 0;
     if (quanta) {
         /* renewed at half its time, so it never lapses while needed */
-        l->xoff_refresh = c->ops->now_ns(c->opaque) + quanta_ns(quanta) / 2;
+        l->xoff_refresh = c->ops->now_ns(c->opaque) +
+                          quanta_ns(c, quanta) / 2;
         snic_timer_hint(c, l->xoff_refresh);
     }
     if (!c->link_up) {
@@ -344,7 +346,7 @@ void snic_link_mac_control(SnicCore *c, const uint8_t *f, size_t len)
         l->pause_start = now;
     }
     /* a new time replaces the old one, shorter or longer (802.1Qbb) */
-    l->pause_end = now + quanta_ns(quanta);
+    l->pause_end = now + quanta_ns(c, quanta);
     snic_timer_hint(c, l->pause_end);
 }
 

@@ -76,8 +76,15 @@ typedef struct SnicLinkFaults {
  */
 #define SNIC_PORT_RUN_FRAMES        32
 
-/* The link speed the port reports (QUERY_DEVICE) and times pauses by */
-#define SNIC_LINK_SPEED_MBPS        100000u     /* 100 Gb/s */
+/*
+ * The port's speed, property link-speed-mbps (SnicCoreConfig): what
+ * QUERY_DEVICE reports, what PFC times pause quanta by and the line rate
+ * the transport programs start from and pace at. A real port learns it
+ * from autonegotiation; a model is told it by its host.
+ */
+#define SNIC_DEFAULT_LINK_SPEED_MBPS    100000u     /* 100 Gb/s */
+#define SNIC_MIN_LINK_SPEED_MBPS        1000u       /* 1 Gb/s */
+#define SNIC_MAX_LINK_SPEED_MBPS        800000u     /* 800 Gb/s */
 
 /* IEEE 802.1Qbb PFC frames (MAC control, IEEE 802.3 Annex 31D) */
 #define SNIC_ETH_P_MAC_CONTROL      0x8808

@@ -183,11 +183,11 @@ void snic_pull_owe(SnicCore *c, SnicQp *qp)
     }
 }
 
-static uint64_t pull_spacing_ns(const SnicQp *qp)
+static uint64_t pull_spacing_ns(const SnicCore *c, const SnicQp *qp)
 {
     uint64_t bits = ((128u << qp->attr.path_mtu) + SNIC_RATE_HDR_BYTES) * 8;
 
-    return bits * 1000 / SNIC_LINK_SPEED_MBPS;
+    return bits * 1000 / c->cfg.link_speed_mbps;
 }
 
 void snic_pull_run(SnicCore *c, SnicQp *qp)
@@ -214,7 +214,7 @@ void snic_pull_run(SnicCore *c, SnicQp *qp)
     p.xeth.flags = SNIC_XETH_F_PULL;
     p.xeth.msg = ++tc->pulls;
     tc->owed--;
-    c->pull_next = now + pull_spacing_ns(qp);
+    c->pull_next = now + pull_spacing_ns(c, qp);
     snic_rdma_xmit(c, &p, 0);
     if (tc->owed) {
         tc->pull_at = c->pull_next;

@@ -474,7 +474,7 @@ uint64_t snic_transport_now(SnicCore *c)
 
 uint32_t snic_transport_line_rate(SnicCore *c)
 {
-    return SNIC_LINK_SPEED_MBPS;
+    return c->cfg.link_speed_mbps;
 }
 
 uint32_t snic_transport_qpn(SnicCore *c, const SnicQp *qp)

@@ -450,7 +450,7 @@ uint32_t snic_transport_snd_nxt(const SnicQp *qp);
 uint64_t snic_transport_tx_bytes(const SnicQp *qp);
 /* Now, on the device's clock (ns). */
 uint64_t snic_transport_now(SnicCore *c);
-/* The port's line rate, Mb/s */
+/* The port's line rate, Mb/s (property link-speed-mbps) */
 uint32_t snic_transport_line_rate(SnicCore *c);
 /* The QP's number (an event's argument) */
 uint32_t snic_transport_qpn(SnicCore *c, const SnicQp *qp);
