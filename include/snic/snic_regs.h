@@ -76,11 +76,14 @@
  * frwr_invalidated.
  * Minor 9 (of major 3): the shuffle kernel, SNIC_KERNEL_SHUFFLE, struct
  * snic_shuffle_params and snic_shuffle_part, SNIC_RPC_PARTITION_FULL.
+ * Minor 10 (of major 3): HyperLogLog sketches: ATTACH_HLL, QUERY_HLL,
+ * RESET_HLL, DETACH_HLL (struct snic_admin_hll, snic_hll_info), struct
+ * snic_device_attr hll_sketches (from its reserved bytes).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      9
+#define SNIC_ABI_VERSION_MINOR      10
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
