@@ -77,7 +77,7 @@ static double ref_estimate(const uint8_t *regs)
     return e <= 2.5 * m && v ? m * log(m / v) : e;
 }
 
-/* B7's vectors: the hash, and round(E) for keys 0..n-1 */
+/* The published vectors: the hash, and round(E) for keys 0..n-1 */
 static void test_vectors(void)
 {
     static const struct {
