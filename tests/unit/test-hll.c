@@ -15,6 +15,7 @@
 #include "engine-node.h"
 #include "sr-host.h"
 #include "strom/hll.h"
+#include "objects/qp.h"
 #include "onchip.h"
 
 #define M       SNIC_HLL_REGISTERS
@@ -454,6 +455,54 @@ static void test_duplicates(void)
     g_free(ref);
 }
 
+/*
+ * A sketch attached in the middle of a message counts from the next
+ * packet placed: a 4-packet WRITE, the sketch attached once b has placed
+ * its first packet, holds the items of the other three.
+ */
+static void test_attach_mid_message(void)
+{
+    const SnicSimLinkConfig link = {
+        .bandwidth_bps = 1000000000ull, .delay_ns = 1000,
+    };
+    SnicSim *sim = snic_sim_new(9);
+    uint8_t *regs = g_malloc(M), *ref = g_malloc(M);
+    const uint8_t *p;
+    struct snic_hll_info info;
+    struct snic_cqe cqe;
+    uint32_t i, v;
+    Node a, b;
+
+    node_init_dev(&a, sim, 1, &two_sketches);
+    node_init_dev(&b, sim, 2, &two_sketches);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    fill_items(&a, 1u << 31);
+    node_post_send(&a, 1, SNIC_WR_RDMA_WRITE, BUF, 4096, DST, b.lkey, 0,
+                   a.lkey);
+    while (!snic_qp_get(b.h->core, b.qpn)->resp.in_write) {
+        g_assert_true(snic_sim_step(sim));
+    }
+    g_assert_cmpuint(hll_cmd(&b, SNIC_ADMIN_ATTACH_HLL, b.qpn, 0, 0), ==,
+                     SNIC_ADMIN_OK);
+    snic_sim_run(sim, 100000000);
+    g_assert_true(node_poll_cq(&a, &cqe));
+    g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+    info = query(&b, regs);
+    memset(ref, 0, M);
+    p = fake_ptr(a.h, BUF, 4096);
+    for (i = 256; i < 1024; i++) {      /* the last three packets' items */
+        memcpy(&v, p + 4 * i, 4);
+        ref_add(ref, GUINT32_FROM_LE(v));
+    }
+    g_assert_cmpmem(regs, M, ref, M);
+    g_assert_cmpuint(GUINT64_FROM_LE(info.items), ==, 768);
+    node_pair_free(sim, &a, &b);
+    g_free(regs);
+    g_free(ref);
+}
+
 /* UC: the same placement, the same sketch */
 static void test_uc(void)
 {
@@ -494,6 +543,7 @@ int main(int argc, char **argv)
     g_test_add_func("/hll/pool", test_pool);
     g_test_add_func("/hll/duplicates", test_duplicates);
     g_test_add_func("/hll/uc", test_uc);
+    g_test_add_func("/hll/attach-mid-message", test_attach_mid_message);
     g_test_add_func("/hll/engine/in-order", test_in_order);
     g_test_add_func("/hll/engine/sack", test_sack);
     g_test_add_func("/hll/engine/srnic-lossy", test_srnic);
