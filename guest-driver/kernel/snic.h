@@ -561,6 +561,8 @@ int snic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void snic_rpc_set_methods(struct snic_dev *sdev);
 /* snic_transport.c: the transport programs' driver methods */
 extern const struct uapi_definition snic_transport_uapi_defs[];
+/* snic_hll.c: the HyperLogLog sketches' driver methods */
+extern const struct uapi_definition snic_hll_uapi_defs[];
 int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 			  u8 ack_every);
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);

@@ -514,6 +514,49 @@ int snic_com_query_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 	return err;
 }
 
+/* --- HyperLogLog sketches (ABI 3.10) ------------------------------------- */
+
+int snic_com_hll(struct snic_dev *sdev, u8 opcode, u32 qpn)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, opcode, sizeof(cmd.hll));
+	cmd.hll.qpn = cpu_to_le32(qpn);
+	return snic_admin_exec(sdev, &cmd, NULL);
+}
+
+/*
+ * QUERY_HLL: the information, and with regs the SNIC_HLL_REGISTERS
+ * registers, through one coherent buffer (64 KiB + the information)
+ */
+int snic_com_query_hll(struct snic_dev *sdev, u32 qpn,
+		       struct snic_hll_info *info, u8 *regs)
+{
+	struct device *dev = &sdev->pdev->dev;
+	size_t len = sizeof(*info) + (regs ? SNIC_HLL_REGISTERS : 0);
+	struct snic_admin_cmd cmd;
+	dma_addr_t dma;
+	u8 *buf;
+	int err;
+
+	buf = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_QUERY_HLL, sizeof(cmd.hll));
+	cmd.hll.qpn = cpu_to_le32(qpn);
+	cmd.hll.resp_addr = cpu_to_le64(dma);
+	if (regs)
+		cmd.hll.regs_addr = cpu_to_le64(dma + sizeof(*info));
+	err = snic_admin_exec(sdev, &cmd, NULL);
+	if (!err) {
+		memcpy(info, buf, sizeof(*info));
+		if (regs)
+			memcpy(regs, buf + sizeof(*info), SNIC_HLL_REGISTERS);
+	}
+	dma_free_coherent(dev, len, buf, dma);
+	return err;
+}
+
 /* --- SRNIC selective repeat (ABI 3.4) ------------------------------------ */
 
 int snic_com_create_sr_ctrlq(struct snic_dev *sdev, dma_addr_t ring,

@@ -155,6 +155,14 @@ int snic_com_query_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 int snic_com_deploy_kernel(struct snic_dev *sdev, u16 ctx, u64 rpc_opcode,
 			   u16 kernel_id);
 
+/* --- HyperLogLog sketches (ABI 3.10) ------------------------------------- */
+
+/* ATTACH_HLL, RESET_HLL or DETACH_HLL (opcode) of QP qpn */
+int snic_com_hll(struct snic_dev *sdev, u8 opcode, u32 qpn);
+/* QUERY_HLL: its information and, with regs, its SNIC_HLL_REGISTERS bytes */
+int snic_com_query_hll(struct snic_dev *sdev, u32 qpn,
+		       struct snic_hll_info *info, u8 *regs);
+
 /* --- SRNIC selective repeat (ABI 3.4) ------------------------------------ */
 
 /* CREATE_SR_CTRLQ; ring 0 removes the CtrlQ */

@@ -151,5 +151,6 @@ ADD_UVERBS_METHODS(snic_transport_device, UVERBS_OBJECT_DEVICE,
 const struct uapi_definition snic_transport_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &snic_transport_qp),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &snic_transport_device),
+	UAPI_DEF_CHAIN(snic_hll_uapi_defs),
 	{}
 };

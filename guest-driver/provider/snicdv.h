@@ -341,6 +341,62 @@ int snicdv_query_transport(struct ibv_qp *qp,
 int snicdv_query_program(struct ibv_context *ctx, uint32_t program,
 			 struct snicdv_transport_info *info, uint32_t inlen);
 
+/* ---- HyperLogLog sketches on a QP's RDMA WRITEs ----------------------- */
+
+#define SNICDV_HLL_REGISTERS 65536
+
+/*
+ * snicdv_qp_attach_hll - count the distinct items a QP receives
+ *
+ * SYNOPSIS: int snicdv_qp_attach_hll(struct ibv_qp *qp);
+ *
+ * Attaches one of the device's HyperLogLog sketches, cleared, to an RC or
+ * UC QP: from the next packet it places, every RDMA WRITE and WRITE with
+ * immediate payload the QP receives is read as 4-byte little-endian items
+ * (a message's trailing partial word is none) and each is hashed into the
+ * sketch. Only this end decides: the sender may be any RoCE device. The
+ * sketch stays until snicdv_qp_detach_hll, the QP's move to RESET or its
+ * destruction. Returns 0, or ENOMEM (no sketch free, or the device has
+ * none), EINVAL (not RC or UC, or the QP has one), EOPNOTSUPP (not a
+ * snic device, or a driver without sketches).
+ */
+int snicdv_qp_attach_hll(struct ibv_qp *qp);
+
+struct snicdv_hll_info {
+	double estimate;        /* distinct items, estimated */
+	uint64_t items;         /* items hashed since attach or reset; a
+				 * packet placed again counts again */
+	uint32_t qp_num;
+	uint32_t zero_regs;     /* registers still 0 */
+};
+
+/*
+ * snicdv_qp_query_hll - read a QP's sketch
+ *
+ * SYNOPSIS: int snicdv_qp_query_hll(struct ibv_qp *qp,
+ *                                   struct snicdv_hll_info *info,
+ *                                   uint32_t inlen, uint8_t *regs);
+ *
+ * Fills the first inlen bytes of *info (sizeof(*info) from this header)
+ * and, if regs is not NULL, the SNICDV_HLL_REGISTERS one-byte registers
+ * (register j: the largest rank of the items whose hash's top 16 bits
+ * are j). Returns 0, EINVAL (no sketch on the QP), EFAULT, or EOPNOTSUPP.
+ */
+int snicdv_qp_query_hll(struct ibv_qp *qp, struct snicdv_hll_info *info,
+			uint32_t inlen, uint8_t *regs);
+
+/*
+ * snicdv_qp_reset_hll - clear a QP's sketch (registers and count)
+ * snicdv_qp_detach_hll - give a QP's sketch back to the device
+ *
+ * SYNOPSIS: int snicdv_qp_reset_hll(struct ibv_qp *qp);
+ *           int snicdv_qp_detach_hll(struct ibv_qp *qp);
+ *
+ * Return 0, EINVAL (no sketch on the QP) or EOPNOTSUPP.
+ */
+int snicdv_qp_reset_hll(struct ibv_qp *qp);
+int snicdv_qp_detach_hll(struct ibv_qp *qp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -132,6 +132,7 @@ struct SnicState {
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t shuffle_units;     /* StRoM shuffle kernel units */
+    uint32_t hll_sketches;      /* HyperLogLog sketches for QPs */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -638,6 +639,7 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .admin_fail = snic_admin_fail(s),
         .rx_buffer_kb = s->rx_buffer_kb,
         .shuffle_units = s->shuffle_units,
+        .hll_sketches = s->hll_sketches,
         .pfc_priority = s->pfc_priority,
         .link_speed_mbps = s->link_speed_mbps,
         .lossy = !s->pfc,
@@ -915,6 +917,7 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
     DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
+    DEFINE_PROP_UINT32("hll-sketches", SnicState, hll_sketches, 2),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -1041,6 +1044,9 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "shuffle-units",
         "StRoM shuffle kernel units (0..4), 144 KiB of on-chip memory "
         "each; 0: no shuffle kernel");
+    object_class_property_set_description(klass, "hll-sketches",
+        "HyperLogLog sketches QPs may attach (0..16), 64 KiB of on-chip "
+        "memory each");
     object_class_property_set_description(klass, "rpc-opcodes",
         "Where StRoM's RPC op-codes sit on the wire: strom (default, the "
         "paper's 0x18-0x1C) or iba15 (RPC WRITE Only at 0x1E, clear of "

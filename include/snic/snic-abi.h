@@ -161,6 +161,10 @@ enum snic_ib_qp_methods {
 	SNIC_IB_METHOD_QP_SET_RPC = 0x1000,
 	SNIC_IB_METHOD_QP_SET_TRANSPORT = 0x1001,
 	SNIC_IB_METHOD_QP_QUERY_TRANSPORT = 0x1002,
+	SNIC_IB_METHOD_QP_ATTACH_HLL = 0x1003,
+	SNIC_IB_METHOD_QP_QUERY_HLL = 0x1004,
+	SNIC_IB_METHOD_QP_RESET_HLL = 0x1005,
+	SNIC_IB_METHOD_QP_DETACH_HLL = 0x1006,
 };
 
 enum snic_ib_qp_set_rpc_attrs {
@@ -204,6 +208,23 @@ enum snic_ib_transport_attrs {
 	SNIC_IB_ATTR_TRANSPORT_PROGRAM = 0x1001,
 	SNIC_IB_ATTR_TRANSPORT_ACK_EVERY = 0x1002,
 	SNIC_IB_ATTR_TRANSPORT_INFO = 0x1003,
+};
+
+/*
+ * HyperLogLog sketches (snic_admin.h ATTACH_HLL .. DETACH_HLL): methods
+ * on a QP object, present whatever the device's capabilities (a device
+ * without sketches answers ATTACH with ENOMEM, as when all are taken).
+ * SNIC_IB_METHOD_QP_ATTACH_HLL, RESET_HLL and DETACH_HLL take the QP
+ * alone (EINVAL: not RC or UC, ATTACH with a sketch there, the others
+ * without one). SNIC_IB_METHOD_QP_QUERY_HLL: INFO receives the device's
+ * struct snic_hll_info as is; with REGS (a __u64, the address of
+ * SNIC_HLL_REGISTERS bytes of the caller's memory) the registers are
+ * copied there too (EFAULT if they cannot be).
+ */
+enum snic_ib_hll_attrs {
+	SNIC_IB_ATTR_HLL_QP_HANDLE = 0x1000,
+	SNIC_IB_ATTR_HLL_INFO = 0x1001,
+	SNIC_IB_ATTR_HLL_REGS = 0x1002,
 };
 
 #endif /* SNIC_ABI_USER_H */

@@ -78,6 +78,11 @@ enum snic_admin_opcode {
     /* ABI 3.5: SRNIC selective repeat (snic_sr.h) */
     SNIC_ADMIN_CREATE_SR_CTRLQ = 0x45,
     SNIC_ADMIN_SET_QP_SR = 0x46,
+    /* ABI 3.10: HyperLogLog sketches on a QP's RDMA WRITEs */
+    SNIC_ADMIN_ATTACH_HLL = 0x47,
+    SNIC_ADMIN_QUERY_HLL = 0x48,
+    SNIC_ADMIN_RESET_HLL = 0x49,
+    SNIC_ADMIN_DETACH_HLL = 0x4a,
 };
 
 enum snic_admin_status {
@@ -287,6 +292,44 @@ struct snic_transport_info {
 _Static_assert(sizeof(struct snic_transport_info) == 64,
                "transport_info size");
 
+/*
+ * HyperLogLog sketches (ABI 3.10; StRoM, EuroSys'20, section 7.2): a
+ * sketch attached to an RC or UC QP counts the distinct 4-byte items of
+ * every RDMA WRITE and WRITE with immediate payload the QP places. Each
+ * placed packet's payload is read as little-endian 32-bit items from its
+ * first byte (a trailing partial word is not an item); item x goes to
+ * register h1 >> 48 with rank clz(h1 & (2^48 - 1)) - 15 (49 for 0), h1 the
+ * low half of MurmurHash3_x64_128(x, seed 0xbaadf00d); a register keeps
+ * its maximum, so placing a packet again changes nothing. The device has
+ * QUERY_DEVICE hll_sketches of them. ATTACH_HLL takes one, cleared
+ * (NO_RESOURCES: none free; BAD_STATE: the QP has one; BAD_PARAM: no such
+ * RC/UC QP); it counts from the next packet placed. QUERY_HLL writes
+ * struct snic_hll_info to resp_addr and, if regs_addr is not 0, the
+ * SNIC_HLL_REGISTERS one-byte registers to regs_addr. RESET_HLL clears
+ * the sketch; DETACH_HLL gives it back, as do the QP's move to RESET and
+ * its destruction (BAD_STATE: the QP has no sketch).
+ */
+#define SNIC_HLL_P              16
+#define SNIC_HLL_REGISTERS      (1u << SNIC_HLL_P)
+#define SNIC_HLL_SEED           0xbaadf00du
+
+struct snic_admin_hll {
+    __le32 qpn;
+    __le32 rsvd;        /* zero */
+    __le64 resp_addr;   /* QUERY_HLL: struct snic_hll_info, 8-byte aligned */
+    __le64 regs_addr;   /* QUERY_HLL: 0, or the registers' buffer */
+};
+_Static_assert(sizeof(struct snic_admin_hll) == 24, "admin_hll size");
+
+struct snic_hll_info {
+    __le64 estimate;    /* the estimate, an IEEE-754 double's bits */
+    __le64 items;       /* items hashed since ATTACH or RESET (placed
+                         * again: counted again) */
+    __le32 qpn;
+    __le32 zero_regs;   /* registers still 0 */
+};
+_Static_assert(sizeof(struct snic_hll_info) == 24, "hll_info size");
+
 struct snic_admin_cmd {
     struct snic_admin_hdr hdr;
     union {
@@ -318,6 +361,7 @@ struct snic_admin_cmd {
         struct snic_admin_set_qp_transport set_qp_transport;
         struct snic_admin_query_transport query_transport;
         struct snic_admin_deploy_kernel deploy_kernel;
+        struct snic_admin_hll hll;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -425,7 +469,8 @@ struct snic_device_attr {
     __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
     __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
     __u8 num_transports;        /* transport programs, 0 .. n - 1 */
-    __u8 rsvd2[6];
+    __u8 hll_sketches;          /* ABI 3.10: HyperLogLog sketches */
+    __u8 rsvd2[5];
     /* ABI 3.0: the on-chip memory budget (SRNIC section 3.2) */
     __le32 onchip_bytes;        /* the budget (onchip-kb) */
     __le32 onchip_fixed_bytes;  /* of it, structures not per QP */

@@ -79,7 +79,10 @@
  * Minor 10 (of major 3): struct snic_stats rdma_timeouts,
  * rdma_rtx_segments and rdma_rx_stale (why a requester resent, and the
  * duplicate responses that came back for it); struct snic_device_attr
- * link_speed_mbps (the port's speed, which DCQCN, IRN, NDP and PFC time by).
+ * link_speed_mbps (the port's speed, which DCQCN, IRN, NDP and PFC time by);
+ * HyperLogLog sketches: ATTACH_HLL, QUERY_HLL, RESET_HLL, DETACH_HLL (struct
+ * snic_admin_hll, snic_hll_info), struct snic_device_attr hll_sketches (from
+ * its reserved bytes).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

@@ -90,7 +90,7 @@ DEPENDS = {
 # The key columns of a CSV where not its first column; () for a series (its rows are
 # samples: a smoke run has fewer) or a single row of results.
 KEYS = {
-    'strom': {'fig10.csv': ('object_bytes', 'failure_pct')},
+    'strom': {'fig10.csv': ('object_bytes', 'failure_pct'), 'fig13a.csv': ()},
     'strom-vm': {'fig10-vm.csv': ('object_bytes', 'failure_pct'), 'rtt-vm.csv': (),
                  'host-vm.csv': (), 'fig7-vm-derived.csv': ()},
     'srnic-fig11': {'bdp/fig11.csv': ('loss_pct', 'transport'),

@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "strom/crc64.h"
+#include "strom/hll.h"
 #include "rpc-node.h"
 #include "repro-csv.h"
 
@@ -982,6 +983,190 @@ static void fig11(const Model *m, const char *dir, const uint32_t *ns,
 }
 
 /*
+ * ---- Fig. 13 (StRoM 7.2): HyperLogLog ----
+ *
+ * (b) In the simulator's 100 G model (the NIC timing model's SRNIC
+ * figures: 100 Gbit/s port, PCIe round trip 1.1 us, tests/sim/README.md;
+ * StRoM states neither for the VCU118), a streams WRITEs of 'size' bytes
+ * to b, HLL_DEPTH in flight, and the goodput is the bytes over the time
+ * from the first post to the last completion. Three runs: b's QP without
+ * a sketch; with one, its HLL unit charged in b's receive pipeline at one
+ * 64-byte beat per cycle at 322 MHz (StRoM 7's data path and clock, 3.4's
+ * initiation interval of 1); and a control with a 16-byte beat, which
+ * shows the charge is applied. The sketch must have hashed every item.
+ */
+#define HLL_DEPTH       128
+#define HLL_CLOCK_HZ    322000000ull
+#define HLL_AREA        (4u << 20)      /* BUF: a's source, b's target */
+
+static uint64_t hll_admin(Node *n, uint8_t op, uint64_t resp)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, op, sizeof(cmd.hll));
+    cmd.hll.qpn = GUINT32_TO_LE(n->qpn);
+    cmd.hll.resp_addr = GUINT64_TO_LE(resp);
+    return fake_admin(n->h, &cmd, NULL);
+}
+
+/* Goodput (Gbit/s) of n WRITEs of 'size'; beat 0: no sketch */
+static double fig13b_run(const Model *m, uint32_t size, uint32_t n,
+                         unsigned beat)
+{
+    NodeDev dev = {
+        .cfg = { .hll_sketches = 1,
+                 .pfc_priority = SNIC_DEFAULT_PFC_PRIORITY },
+        .timing = snic_sim_srnic_timing,
+    }, server = dev;
+    SnicSimLinkConfig link = {
+        .bandwidth_bps = SNIC_SIM_SRNIC_LINE_RATE_BPS,
+        .delay_ns = m->net_rtt_ns / 2, .eth_framing = true,
+    };
+    SnicSim *sim = snic_sim_new(13);
+    uint32_t posted = 0, done = 0;
+    struct snic_hll_info info;
+    uint64_t t0, t1 = 0;
+    struct snic_cqe c;
+    Node a, b;
+
+    server.timing.stream_beat_bytes = beat;
+    server.timing.stream_clock_hz = beat ? HLL_CLOCK_HZ : 0;
+    node_init_dev(&a, sim, 1, &dev);
+    node_init_dev(&b, sim, 2, &server);
+    snic_sim_port_connect(&a.h->port, &b.h->port, &link);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    node_fill(&a, BUF, HLL_AREA, 13);
+    if (beat && hll_admin(&b, SNIC_ADMIN_ATTACH_HLL, 0) != SNIC_ADMIN_OK) {
+        die("fig13: ATTACH_HLL failed");
+    }
+    t0 = snic_sim_now(sim);
+    while (done < n) {
+        while (posted < n && posted - done < HLL_DEPTH) {
+            uint64_t off = (uint64_t)posted * size % HLL_AREA;
+
+            node_post_send(&a, posted++, SNIC_WR_RDMA_WRITE, BUF + off, size,
+                           BUF + off, b.lkey, 0, a.lkey);
+        }
+        if (!snic_sim_step(sim)) {
+            die("fig13: the simulation ran dry");
+        }
+        while (node_poll_cq(&a, &c)) {
+            if (c.status != SNIC_WC_SUCCESS) {
+                die("fig13: a WRITE failed");
+            }
+            done++;
+            t1 = snic_sim_now(sim);
+        }
+    }
+    if (beat) {
+        if (hll_admin(&b, SNIC_ADMIN_QUERY_HLL, FAKE_RESP) !=
+            SNIC_ADMIN_OK) {
+            die("fig13: QUERY_HLL failed");
+        }
+        fake_read(b.h, FAKE_RESP, &info, sizeof(info));
+        if (GUINT64_FROM_LE(info.items) != (uint64_t)n * (size / 4) ||
+            b.h->port.stats.stream_beats == 0) {
+            die("fig13: the sketch did not hash every item");
+        }
+    }
+    node_pair_free(sim, &a, &b);
+    return (double)size * n * 8 / (t1 - t0);
+}
+
+static void fig13b(const Model *m, const char *dir, bool smoke)
+{
+    FILE *f = repro_csv(dir, "fig13b.csv", "bytes,write_gbps,hll_gbps,"
+                        "control_gbps,hll_over_write,control_over_write");
+    uint32_t size;
+
+    for (size = 64; size <= (1u << 20); size *= 2) {
+        /* 4 MiB a point, 64 .. 16384 messages (smoke: 16 KiB, from 4) */
+        uint32_t n = MIN(MAX((smoke ? 16u << 10 : 4u << 20) / size,
+                             smoke ? 4u : 64u),
+                         16384u);
+        double w = fig13b_run(m, size, n, 0);
+        double h = fig13b_run(m, size, n, 64);
+        double k = fig13b_run(m, size, n, 16);
+
+        fprintf(f, "%u,%.3f,%.3f,%.3f,%.4f,%.4f\n", size, w, h, k, h / w,
+                k / w);
+    }
+    fclose(f);
+}
+
+/*
+ * (a) The CPU's HyperLogLog over memory-resident items: the device's
+ * scalar code (the device's snic_hll_add), -O2, each thread its own
+ * slice and registers (merged after), 1 .. nproc threads; the best of
+ * a few passes (a shared CPU only ever makes one slower).
+ */
+typedef struct HllSlice {
+    const uint32_t *items;
+    size_t n;
+    uint8_t regs[SNIC_HLL_REGISTERS];
+} HllSlice;
+
+static gpointer hll_slice(gpointer opaque)
+{
+    HllSlice *s = opaque;
+    size_t i;
+
+    memset(s->regs, 0, sizeof(s->regs));
+    for (i = 0; i < s->n; i++) {
+        snic_hll_add(s->regs, s->items[i]);
+    }
+    return NULL;
+}
+
+static void fig13a(const char *dir, bool smoke)
+{
+    FILE *f = repro_csv(dir, "fig13a.csv", "threads,items_per_s,gbps");
+    const size_t n = smoke ? 1u << 18 : 1u << 25;   /* 1 or 128 MiB */
+    unsigned threads, nproc = g_get_num_processors(), pass, t;
+    uint32_t *items = g_new(uint32_t, n);
+    HllSlice *s = g_new0(HllSlice, nproc);
+    GThread **th = g_new(GThread *, nproc);
+    GRand *r = g_rand_new_with_seed(13);
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        items[i] = g_rand_int(r);
+    }
+    g_rand_free(r);
+    for (threads = 1; threads <= nproc; threads++) {
+        double best = 0;
+
+        for (pass = 0; pass < (smoke ? 1u : 3u); pass++) {
+            gint64 t0 = g_get_monotonic_time();
+            double secs;
+
+            for (t = 0; t < threads; t++) {
+                s[t].items = items + n / threads * t;
+                s[t].n = t + 1 < threads ? n / threads :
+                         n - n / threads * t;
+                th[t] = g_thread_new("hll", hll_slice, &s[t]);
+            }
+            for (t = 0; t < threads; t++) {
+                g_thread_join(th[t]);
+            }
+            for (t = 1; t < threads; t++) {     /* merged: part of it */
+                for (i = 0; i < SNIC_HLL_REGISTERS; i++) {
+                    s[0].regs[i] = MAX(s[0].regs[i], s[t].regs[i]);
+                }
+            }
+            secs = (g_get_monotonic_time() - t0) / 1e6;
+            best = MAX(best, n / secs);
+        }
+        fprintf(f, "%u,%.0f,%.3f\n", threads, best, best * 32 / 1e9);
+    }
+    fclose(f);
+    g_free(th);
+    g_free(s);
+    g_free(items);
+}
+
+/*
  * ---- the client's CRC speed, measured here ----
  * The fastest of many 2 ms bursts over 16 KiB, in ns per byte: a CPU
  * shared with other work only ever makes a burst slower.
@@ -1126,6 +1311,22 @@ int main(int argc, char **argv)
             "framing per write of at most %u bytes: the shuffle's 128-B "
             "writes are charged 152 B (tests/sim/README.md)\n",
             SNIC_SIM_PCIE_WRITE_TLP_BYTES, SNIC_SIM_PCIE_MAX_PAYLOAD);
+    fprintf(f, "fig13_link_rate,%" PRIu64 ",Gbit/s,StRoM 7.1 (100 G on the "
+            "VCU118)\n", (uint64_t)(SNIC_SIM_SRNIC_LINE_RATE_BPS / 1000000000));
+    fprintf(f, "fig13_pcie_rtt,%u,ns,ours: SRNIC 6.2's 1.1 us (StRoM states "
+            "none for the VCU118); the simulator's 100 G model "
+            "(tests/sim/README.md)\n", SNIC_SIM_SRNIC_PCIE_RTT_NS);
+    fprintf(f, "fig13_pcie_rate,%" PRIu64 ",Gbit/s,ours: the simulator's "
+            "100 G model (SRNIC's Gen3 x16)\n",
+            (uint64_t)(SNIC_SIM_SRNIC_PCIE_BPS / 1000000000));
+    fprintf(f, "fig13_hll_clock,%" PRIu64 ",MHz,StRoM 7.1 (322 MHz)\n",
+            (uint64_t)(HLL_CLOCK_HZ / 1000000));
+    fprintf(f, "fig13_hll_beat,64,bytes/cycle,StRoM 7 (64-byte data path "
+            "at 100 G) with 3.4's II = 1 (footnote 3); the unit in the "
+            "port's receive pipeline: ours\n");
+    fprintf(f, "fig13_control_beat,16,bytes/cycle,ours: a control that "
+            "shows the unit's charge is applied\n");
+    fprintf(f, "fig13_depth,%u,WRITEs,ours: WRITEs in flight\n", HLL_DEPTH);
     fclose(f);
     fig7(&m, out, lens_full, G_N_ELEMENTS(lens_full), iters);
     fig8(&m, out, values, G_N_ELEMENTS(values), iters);
@@ -1134,7 +1335,9 @@ int main(int argc, char **argv)
           G_N_ELEMENTS(pcts), ops);
     fig11(&m, out, smoke ? tuples_smoke : tuples,
           smoke ? G_N_ELEMENTS(tuples_smoke) : G_N_ELEMENTS(tuples));
-    printf("strom-repro: wrote %s/{model,fig7,fig8,fig9,fig10,fig11}.csv\n",
-           out);
+    fig13a(out, smoke);
+    fig13b(&m, out, smoke);
+    printf("strom-repro: wrote %s/{model,fig7,fig8,fig9,fig10,fig11,fig13a,"
+           "fig13b}.csv\n", out);
     return 0;
 }

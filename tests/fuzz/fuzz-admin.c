@@ -511,6 +511,17 @@ static void fix_fields(struct snic_admin_cmd *cmd)
             (r[8] % 4 == 3 ? 4 : 0));
         break;
     }
+    case SNIC_ADMIN_ATTACH_HLL:
+    case SNIC_ADMIN_QUERY_HLL:
+    case SNIC_ADMIN_RESET_HLL:
+    case SNIC_ADMIN_DETACH_HLL:
+        /* registers: none, or past the host's memory (refused) */
+        cmd->hll.qpn = le32(r[0] % (FZ_MAX_QP + 3));
+        cmd->hll.rsvd = r[4] % 8 ? 0 : cmd->hll.rsvd;
+        cmd->hll.resp_addr = GUINT64_TO_LE(scratch_addr(r[9], 24) +
+                                           (r[8] % 8 == 0 ? 4 : 0));
+        cmd->hll.regs_addr = GUINT64_TO_LE(r[16] % 4 ? 0 : ~0ull << 12);
+        break;
     default:
         break;
     }

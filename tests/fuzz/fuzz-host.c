@@ -33,7 +33,8 @@ const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES] = {
     SNIC_ADMIN_SET_QP_RPC, SNIC_ADMIN_DEPLOY_KERNEL,
     SNIC_ADMIN_UNDEPLOY_KERNEL, SNIC_ADMIN_SET_QP_TRANSPORT,
     SNIC_ADMIN_QUERY_TRANSPORT, SNIC_ADMIN_CREATE_SR_CTRLQ,
-    SNIC_ADMIN_SET_QP_SR,
+    SNIC_ADMIN_SET_QP_SR, SNIC_ADMIN_ATTACH_HLL, SNIC_ADMIN_QUERY_HLL,
+    SNIC_ADMIN_RESET_HLL, SNIC_ADMIN_DETACH_HLL,
 };
 
 /* go-back-N first: an input's byte 0 of zero keeps the default */
@@ -240,6 +241,7 @@ FuzzHost *fz_host_new(SnicSim *sim, const SnicLinkFaults *faults)
         .rx_buffer_kb = SNIC_RX_BUFFER_MIN_KB,
         .recv_pool = 16,
         .shuffle_units = 1,     /* the shuffle kernel takes payload */
+        .hll_sketches = 2,      /* ... and a QP's sketch its WRITEs */
     };
 
     memcpy(cfg.mac, fz_mac, 6);
@@ -406,6 +408,11 @@ int fz_admin_payload_len(uint8_t opcode)
         return sizeof(struct snic_admin_create_sr_ctrlq);
     case SNIC_ADMIN_SET_QP_SR:
         return sizeof(struct snic_admin_set_qp_sr);
+    case SNIC_ADMIN_ATTACH_HLL:
+    case SNIC_ADMIN_QUERY_HLL:
+    case SNIC_ADMIN_RESET_HLL:
+    case SNIC_ADMIN_DETACH_HLL:
+        return sizeof(struct snic_admin_hll);
     default:
         return -1;
     }
@@ -667,6 +674,12 @@ void fz_node_init(FuzzNode *n, SnicSim *sim, const SnicLinkFaults *faults,
             cmd.set_qp_rpc.flags = GUINT32_TO_LE(SNIC_QP_RPC_ENABLE |
                                                  SNIC_QP_RPC_FALLBACK);
             node_admin_ok(n, &cmd);
+        }
+        /* the first RC and UC QPs' WRITEs feed HyperLogLog sketches */
+        if (n->type[q] == SNIC_QPT_RC || n->type[q] == SNIC_QPT_UC) {
+            snic_admin_cmd_init(&cmd, SNIC_ADMIN_ATTACH_HLL, sizeof(cmd.hll));
+            cmd.hll.qpn = GUINT32_TO_LE(n->qpn[q]);
+            fz_admin(n->h, &cmd, NULL);     /* NO_RESOURCES past two */
         }
     }
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));

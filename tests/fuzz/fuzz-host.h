@@ -344,7 +344,7 @@ enum {
 #define ADM_LIST_AT(i)  (FZ_PBL + (i) * 0x80)   /* 16 pages each */
 #define ADM_ATTR_AT(i)  (FZ_ATTR + (i) * 0x80)  /* see prepare_memory() */
 /* ADM_FIX_HDR: opcode = fz_admin_opcodes[byte % FZ_ADMIN_NUM_OPCODES] */
-#define FZ_ADMIN_NUM_OPCODES 49
+#define FZ_ADMIN_NUM_OPCODES 53
 extern const uint8_t fz_admin_opcodes[FZ_ADMIN_NUM_OPCODES];
 
 #endif /* SNIC_FUZZ_HOST_H */

@@ -215,6 +215,30 @@ static bool to_kernel(const SnicSimPort *p, uint8_t op)
 }
 
 /* RC/UC op-codes (UC's are RC's + 0x20) that take a receive WQE. */
+static bool is_write(uint8_t op)
+{
+    return (op >= SNIC_OP_RC_WRITE_FIRST && op <= SNIC_OP_RC_WRITE_ONLY_IMM) ||
+           (op >= SNIC_OP_UC_WRITE_FIRST && op <= SNIC_OP_UC_WRITE_ONLY_IMM);
+}
+
+/*
+ * The stream unit's time for a WRITE packet's payload: whole beats of
+ * its width at its clock, in ns rounded up (0 without a unit)
+ */
+static uint64_t stream_ns(SnicSimPort *p, uint8_t op, uint32_t payload)
+{
+    const SnicSimNicTiming *t = &p->timing;
+    uint64_t beats;
+
+    if (!t->stream_beat_bytes || !t->stream_clock_hz || !is_write(op)) {
+        return 0;
+    }
+    beats = (payload + t->stream_beat_bytes - 1) / t->stream_beat_bytes;
+    p->stats.stream_beats += beats;
+    return (beats * 1000000000ull + t->stream_clock_hz - 1) /
+           t->stream_clock_hz;
+}
+
 static bool takes_recv_wqe(const SnicSimPort *p, uint8_t op)
 {
     if (op == SNIC_OP_UD_SEND_ONLY || op == SNIC_OP_UD_SEND_ONLY_IMM) {
@@ -270,6 +294,7 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
 {
     uint64_t now = snic_sim_now(p->sim), t = now, wr = 0;
     SnicSimFrameInfo fi;
+    uint64_t unit = 0;
     RxFrame *f;
 
     snic_sim_frame_info(frame, len, &fi);
@@ -286,10 +311,11 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
         }
         wr = fi.opcode == SNIC_OP_RC_ATOMIC_ACK ? 8 :
              to_kernel(p, fi.opcode) ? 0 : wr + fi.payload_len;
+        unit = stream_ns(p, fi.opcode, fi.payload_len);
     } else if (fi.ethertype != SNIC_SIM_ETH_P_MAC_CTRL) {
         wr = len;           /* the Ethernet function's receive buffer */
     }
-    t = MAX(t, p->rx_pipe_free) + p->timing.pipeline_ns;
+    t = MAX(t, p->rx_pipe_free) + p->timing.pipeline_ns + unit;
     p->rx_pipe_free = t;
     if (wr) {
         t = pcie_write(p, t, wr);

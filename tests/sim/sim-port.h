@@ -55,6 +55,13 @@ typedef struct SnicSimNicTiming {
      * ours, which completes a receive (tests/bench/strom-repro.c)
      */
     bool write_imm_no_recv_wqe;
+    /*
+     * A stream unit in the receive pipeline (StRoM's HyperLogLog, §7.2):
+     * each RDMA WRITE packet's payload passes it at stream_beat_bytes a
+     * cycle of stream_clock_hz, one packet after the other; 0: none
+     */
+    unsigned stream_beat_bytes;
+    uint64_t stream_clock_hz;
 } SnicSimNicTiming;
 
 /* SRNIC's figures (NSDI'23 §6.2, tests/sim/README.md says why each) */
@@ -79,6 +86,7 @@ typedef struct SnicSimPortStats {
     uint64_t rq_wqe_fetches;    /* receive WQEs fetched on arrival */
     uint64_t qpc_hits;          /* cached-QPC mode: lookups, both ways */
     uint64_t qpc_misses;
+    uint64_t stream_beats;      /* the stream unit's cycles */
 } SnicSimPortStats;
 
 /*

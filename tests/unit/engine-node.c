@@ -254,6 +254,12 @@ void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev)
     node_init_full(n, sim, ip, SNIC_QPT_RC, SNIC_DB_KERNEL_PAGE, dev);
 }
 
+void node_init_dev_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                        const NodeDev *dev)
+{
+    node_init_full(n, sim, ip, type, SNIC_DB_KERNEL_PAGE, dev);
+}
+
 void node_init_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type)
 {
     node_init_ctx(n, sim, ip, type, SNIC_DB_KERNEL_PAGE);

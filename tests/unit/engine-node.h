@@ -91,6 +91,9 @@ uint32_t node_link_mbps(const SnicSimLinkConfig *link);
 
 /* ... an RC node with this device (NULL: the defaults) */
 void node_init_dev(Node *n, SnicSim *sim, uint8_t ip, const NodeDev *dev);
+/* ... with a QP of 'type' */
+void node_init_dev_type(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
+                        const NodeDev *dev);
 
 /*
  * An SRQ of 2^SRQ_LOG2 WQEs at SRQ_RING for the node's PD and context

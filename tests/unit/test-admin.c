@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "fake-host.h"
 #include "objects/qp.h"
+#include "strom/hll.h"
 #include "strom/rpc.h"
 
 static void test_identity(void)
@@ -205,7 +206,7 @@ static void test_onchip_budget(void)
      */
     cfg.tlb_entries = 0;
     for (unsigned rx = 0; rx <= 600; rx += 600) {
-        struct snic_device_attr without, with;
+        struct snic_device_attr without, with, hll;
 
         cfg.rx_buffer_kb = rx;
         cfg.shuffle_units = 0;
@@ -216,10 +217,22 @@ static void test_onchip_budget(void)
                          GUINT32_FROM_LE(without.onchip_fixed_bytes), ==,
                          sizeof(SnicShuffleUnit));
         g_assert_cmpuint(sizeof(SnicShuffleUnit), ==, 147456);
+        /* ... and HyperLogLog sketches (hll-sketches: QEMU's default 2) */
+        cfg.shuffle_units = 0;
+        cfg.hll_sketches = 2;
+        hll = query_attr(&cfg);
+        cfg.hll_sketches = 0;
+        g_assert_cmpuint(hll.hll_sketches, ==, 2);
+        g_assert_cmpuint(without.hll_sketches, ==, 0);
+        g_assert_cmpuint(GUINT32_FROM_LE(hll.onchip_fixed_bytes) -
+                         GUINT32_FROM_LE(without.onchip_fixed_bytes), ==,
+                         2 * sizeof(SnicHllSketch));
         g_test_message("rx-buffer-kb=%u: %u performant QPs, %u with a "
-                       "shuffle unit", rx ? rx : SNIC_DEFAULT_RX_BUFFER_KB,
+                       "shuffle unit, %u with 2 HyperLogLog sketches",
+                       rx ? rx : SNIC_DEFAULT_RX_BUFFER_KB,
                        GUINT32_FROM_LE(without.performant_qps),
-                       GUINT32_FROM_LE(with.performant_qps));
+                       GUINT32_FROM_LE(with.performant_qps),
+                       GUINT32_FROM_LE(hll.performant_qps));
     }
     cfg.rx_buffer_kb = 0;
     cfg.shuffle_units = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "strom/hll.h"
 #include "strom/kernel.h"
 #include "onchip.h"
 #include "port/gid.h"
@@ -198,6 +199,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.max_rpc_response = GUINT32_TO_LE(SNIC_RPC_MAX_RESPONSE);
     a.kernel_max_steps = GUINT32_TO_LE(SNIC_KERNEL_MAX_STEPS);
     a.rpc_opmap = c->cfg.rpc_opmap;
+    a.hll_sketches = c->cfg.hll_sketches;
     a.num_transports = SNIC_PROGRAMS;
     snic_onchip_account(c, &oc);
     a.onchip_bytes = GUINT32_TO_LE(MIN(oc.budget, UINT32_MAX));
@@ -399,6 +401,10 @@ static const SnicAdminOp snic_admin_ops[] = {
              snic_cmd_create_sr_ctrlq),
     ADMIN_OP(SET_QP_SR, sizeof(struct snic_admin_set_qp_sr),
              snic_cmd_set_qp_sr),
+    ADMIN_OP(ATTACH_HLL, sizeof(struct snic_admin_hll), snic_cmd_attach_hll),
+    ADMIN_OP(QUERY_HLL, sizeof(struct snic_admin_hll), snic_cmd_query_hll),
+    ADMIN_OP(RESET_HLL, sizeof(struct snic_admin_hll), snic_cmd_reset_hll),
+    ADMIN_OP(DETACH_HLL, sizeof(struct snic_admin_hll), snic_cmd_detach_hll),
 };
 
 static const char *const snic_admin_status_names[] = {

@@ -20,6 +20,7 @@
 #include "objects/srq.h"
 #include "port/link.h"
 #include "srnic/sr.h"
+#include "strom/hll.h"
 #include "strom/rpc.h"
 
 /* An error naming a field by its device property, for realize to report */
@@ -106,6 +107,10 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         return config_error(errp, "shuffle-units=%u is out of range 0..%u",
                             cfg->shuffle_units, SNIC_SHUFFLE_MAX_UNITS);
     }
+    if (cfg->hll_sketches > SNIC_HLL_MAX_SKETCHES) {
+        return config_error(errp, "hll-sketches=%u is out of range 0..%u",
+                            cfg->hll_sketches, SNIC_HLL_MAX_SKETCHES);
+    }
     if (cfg->rx_buffer_kb < SNIC_RX_BUFFER_MIN_KB ||
         cfg->rx_buffer_kb > SNIC_RX_BUFFER_MAX_KB) {
         return config_error(errp, "rx-buffer-kb=%u is out of range %u..%u",
@@ -171,6 +176,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_sched_init(c);
     snic_mr_init(c);
     snic_rpc_init(c);
+    snic_hll_init(c);
     snic_mw_init(c);
     snic_core_reset(c);
     return c;
@@ -189,6 +195,7 @@ void snic_core_free(SnicCore *c)
     snic_mw_free(c);
     snic_mr_free(c);
     snic_rpc_free(c);
+    snic_hll_free(c);
     g_free(c);
 }
 
@@ -211,6 +218,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     snic_wq_reset(c);
     c->objects_stale = true;
     snic_rpc_reset(c);
+    snic_hll_reset(c);
     snic_sched_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);

@@ -20,6 +20,7 @@ typedef struct SnicOnchip {
     uint64_t objects;           /* PD, MR, CQ, EQ, SRQ, MW tables */
     uint64_t recv_pool;         /* SRQ receive WQEs in progress */
     uint64_t rpc;               /* StRoM RPC slots and staging */
+    uint64_t hll;               /* HyperLogLog sketches (hll-sketches) */
     uint64_t fetch_tags;        /* the scheduler's WQE fetches in flight */
     uint64_t fixed;             /* their sum */
     /* per QP */

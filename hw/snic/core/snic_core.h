@@ -90,6 +90,7 @@ typedef struct SnicCoreConfig {
     SnicAdminFail admin_fail;   /* none: count 0 */
     uint8_t rpc_opmap;          /* enum snic_rpc_opmap: RPC op-codes */
     uint32_t shuffle_units;     /* StRoM shuffle units (0: no shuffle) */
+    uint32_t hll_sketches;      /* HyperLogLog sketches (0: none) */
     /* the port's receive buffer and PFC (link.h) */
     uint32_t rx_buffer_kb;      /* SNIC_RX_BUFFER_{MIN,MAX}_KB; 0 default */
     uint32_t pfc_priority;      /* 0..7: the RoCE priority PFC pauses */

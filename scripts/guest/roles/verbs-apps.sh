@@ -798,6 +798,8 @@ case $SUITE in
         if [ "$NIC" = snic ]; then
             app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" -S
             app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32 -V 64,4096 -O 64,16384
+            # a HyperLogLog sketch on b's QP counts a's 64 MiB of WRITEs (tests/vm/hll-check.c)
+            app hll-stream 300 hll-check -d "$DEV" -g "$GIDX"
         fi
         transport_ecn
         # Negative control: the server corrupts one word of check b's READ source (-X b, a
@@ -829,6 +831,12 @@ case $SUITE in
         app ib_read_lat 120 ib_read_lat $P -s 2 -n 500 -o 16
         # 4 QPs on one SRQ on each side, snic's against rxe's; perftest's SEND server on an SRQ.
         app srq-pingpong 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 100 -s 4096 -c
+        # rxe WRITEs into a snic QP with a HyperLogLog sketch (the sketch needs no
+        # agreement): where b, the server, is snic (a is then rxe)
+        if { [ "$SNIC_SIDE" = b ] && [ "$NIC" = snic ]; } ||
+           { [ "$SNIC_SIDE" = a ] && [ "$NIC" != snic ]; }; then
+            app hll-stream 300 hll-check -d "$DEV" -g "$GIDX"
+        fi
         app ib_send_bw_srq 180 ib_send_bw $P --use-srq -s 65536 -n 200
         app_cm rping 120 "rping -s -a $OWN_IP -C 20 -v" "rping -c -a $PEER_IP -C 20 -v"
         # Tonic programs chosen on the snic end only (transport-check -O: rxe runs plain
@@ -926,6 +934,9 @@ case $SUITE in
         srq_apps ;;
     rpc)
         app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" ;;
+    hll)
+        # the HyperLogLog sketch alone (role verbs-hll; the apps suite runs it too)
+        app hll-stream 300 hll-check -d "$DEV" -g "$GIDX" ;;
     iommu)
         # snic behind a virtual IOMMU (iommu.sh)
         iommu_apps ;;
@@ -936,7 +947,7 @@ case $SUITE in
             -O "${SNIC_STROM_OBJECTS-64,256,1024,4096,16384}" -T "${SNIC_STROM_TORN_OBJECTS-}" \
             -P "${SNIC_STROM_TORN_PCT:-0}" -S "${SNIC_STROM_SHUFFLE-}" ;;
     *)
-        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, strom, pfc, transport, srnic, iommu or ulp, not $SUITE'; exit 2" ;;
+        step suite sh -c "echo 'verbs-apps: SNIC_VERBS_SUITE must be apps, cm, interop, lossy, isolation, bench, srq, rpc, hll, strom, pfc, transport, srnic, iommu or ulp, not $SUITE'; exit 2" ;;
 esac
 step dmesg-clean ulp_dmesg_clean
 barrier end

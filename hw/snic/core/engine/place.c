@@ -6,7 +6,9 @@
  * says, a SEND packet's into the receive WQE its message number names,
  * ePSN moved and the message numbers with it, and the one ACK/NAK a QP
  * has queued for the engine to send; at the requester, a READ response
- * placed through its WQE's SGEs whatever its order (SRNIC's).
+ * placed through its WQE's SGEs whatever its order (SRNIC's). Every WRITE
+ * payload placed here, in order or not, is also a QP's HyperLogLog
+ * sketch's input (strom/hll.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,6 +22,7 @@
 #include "objects/mtt.h"
 #include "objects/mw.h"
 #include "objects/qp.h"
+#include "strom/hll.h"
 #include "transport/transport.h"
 
 /*
@@ -164,6 +167,7 @@ uint8_t snic_place_write_at(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                                   p->payload_len)) {
             return SNIC_AETH_NAK_REM_ACCESS;
         }
+        snic_hll_feed(c, qp, p->payload, p->payload_len);
     }
     return SNIC_AETH_ACK;
 }
@@ -269,6 +273,7 @@ uint8_t snic_place_write(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                                                     p->payload_len))) {
             return SNIC_AETH_NAK_REM_ACCESS;
         }
+        snic_hll_feed(c, qp, p->payload, p->payload_len);
     }
     s->write_va += p->payload_len;
     s->write_left -= p->payload_len;

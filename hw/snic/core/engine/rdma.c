@@ -17,6 +17,7 @@
 #include "objects/mcast.h"
 #include "objects/qp.h"
 #include "srnic/sr.h"
+#include "strom/hll.h"
 #include "strom/rpc.h"
 
 /* RC packets must come from the connected peer's address. */
@@ -290,6 +291,7 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
     snic_req_disarm(&qp->req);
     qp->sq_tail = qp->sq_comp = qp->rq_tail = qp->rq_head = 0;
     snic_rpc_qp_gone(c, qp);
+    snic_hll_qp_gone(c, qp);    /* its sketch goes back to the pool */
     qp->rpc.flags = 0;      /* RESET forgets what the ends agreed */
     snic_transport_release(qp);     /* and the transport they chose */
 }
@@ -322,6 +324,7 @@ void snic_rdma_qp_rts(SnicCore *c, SnicQp *qp)
 static void qp_destroy(SnicCore *c, SnicQp *qp)
 {
     snic_rpc_qp_gone(c, qp);
+    snic_hll_qp_gone(c, qp);
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
     snic_transport_release(qp);
