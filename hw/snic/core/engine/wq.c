@@ -560,6 +560,7 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
     for (;;) {
         SnicReqWqe e;
         uint8_t st;
+        bool rd;
 
         /* RPC answers sent before this WQE: it starts after them */
         r->comp_psn = snic_rpc_skip(c, qp, r->comp_psn, qp->sq_comp);
@@ -579,13 +580,24 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
         if (snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
             break;
         }
+        /*
+         * rd_atomic counts the READs and atomics started and not complete:
+         * a WQE rewritten to or from one since it started would make it
+         * wrap or stay up for good (checked exactly once the last started
+         * WQE completes, when none may be left)
+         */
+        rd = snic_wr_is_rd_atomic(e.info.opcode);
+        if (r->rd_atomic < rd ||
+            ((uint16_t)(qp->sq_comp + 1) == r->sq_head && !r->wqe_off &&
+             r->rd_atomic != rd)) {
+            snic_sq_fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
+            return;
+        }
         if (e.info.flags & SNIC_WQE_SIGNALED) {
             snic_post_send_cqe(c, qp, &e.info, GUINT64_FROM_LE(e.w.wr_id),
                                SNIC_WC_SUCCESS);
         }
-        if (snic_wr_is_rd_atomic(e.info.opcode)) {
-            r->rd_atomic--;
-        }
+        r->rd_atomic -= rd;
         r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
         if (m && snic_wr_takes_recv(e.info.opcode)) {
