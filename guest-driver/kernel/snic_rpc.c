@@ -101,7 +101,10 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_RPC)(
 		return err;
 	if (flags & ~(SNIC_QP_RPC_ENABLE | SNIC_QP_RPC_FALLBACK))
 		return -EINVAL;
-	/* The device checks the rest (RC, RESET or INIT) and says EINVAL */
+	/*
+	 * The device checks the rest: RC, RESET or INIT (else EINVAL), and a
+	 * transport program without message numbers (else EOPNOTSUPP)
+	 */
 	return snic_com_set_qp_rpc(sdev, to_sqp(ibqp)->qpn, flags);
 }
 

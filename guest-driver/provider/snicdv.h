@@ -94,8 +94,10 @@ enum snicdv_qp_rpc_flags {
  * device with status SNIC_RPC_NO_KERNEL.
  * flags 0 disables RPC again (in RESET or INIT).
  *
- * Returns 0, or EOPNOTSUPP (no RPCs on this device/driver), EINVAL (not an
- * RC QP, past INIT, unknown flags), or another errno of the kernel.
+ * Returns 0, or EOPNOTSUPP (no RPCs on this device/driver, or the QP runs
+ * a transport program that numbers its messages: the selective ones and
+ * SRNIC's, whose responders an RPC answer would not satisfy), EINVAL (not
+ * an RC QP, past INIT, unknown flags), or another errno of the kernel.
  */
 int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
 
@@ -290,7 +292,8 @@ struct snicdv_transport_params {
  * QPNs and PSNs). params may be NULL. A move to RESET returns the QP to
  * go-back-N. Returns 0, or EINVAL (not RC, past INIT, a program the device
  * does not have, ack_every > 255, comp_mask not 0), EOPNOTSUPP (not a
- * snic device, or a driver without transport programs).
+ * snic device, a driver without transport programs, or a program that
+ * numbers its messages on a QP with RPCs enabled, snicdv_qp_set_rpc).
  */
 int snicdv_set_transport(struct ibv_qp *qp, uint32_t program,
 			 const struct snicdv_transport_params *params);

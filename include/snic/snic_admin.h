@@ -177,6 +177,8 @@ _Static_assert(sizeof(struct snic_admin_set_gid) == 24, "set_gid size");
  * send SNIC_WR_RPC/RPC_WRITE and accept RPC op-codes; SNIC_QP_RPC_FALLBACK
  * (with ENABLE) delivers RPCs that no deployed kernel serves to the QP's
  * receive queue (SNIC_WC_RECV_RPC) instead of answering NO_KERNEL.
+ * NOT_SUPPORTED: ENABLE on a QP whose transport program numbers its
+ * messages (the selective ones and SRNIC's): answers carry no number.
  */
 #define SNIC_QP_RPC_ENABLE          (1u << 0)
 #define SNIC_QP_RPC_FALLBACK        (1u << 1)
@@ -209,7 +211,8 @@ _Static_assert(sizeof(struct snic_admin_deploy_kernel) == 16,
 /*
  * Transport programs (ABI 2.2; Tonic, hw/snic/core/transport/): the
  * protocol an RC QP runs. SET_QP_TRANSPORT selects it on a QP in RESET or
- * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP); both
+ * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP;
+ * NOT_SUPPORTED: one numbering its messages on a QP with RPC on); both
  * ends must select the same one (agreed out of band, as the QPN and PSN).
  * A move to RESET returns the QP to go-back-N. Go-back-N and DCQCN are
  * standard RoCEv2 on the wire (DCQCN: ECT(0), CNPs); Reno and NewReno's

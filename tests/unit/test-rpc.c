@@ -120,6 +120,55 @@ static uint16_t admin(Node *n, struct snic_admin_cmd *cmd)
 
 /* ---- admin ---- */
 
+/*
+ * An RPC's answer carries no message number nor the selective-transport
+ * header: a QP runs RPCs or a program that numbers its messages (the
+ * selective ones, SRNIC's), never both, whichever command comes second;
+ * the other programs take RPCs.
+ */
+static void test_admin_rpc_numbered_program(void)
+{
+    static const uint8_t numbered[] = {
+        SNIC_TRANSPORT_SRNIC, SNIC_TRANSPORT_SRNIC_DCTCP, SNIC_TRANSPORT_SACK,
+        SNIC_TRANSPORT_RENO, SNIC_TRANSPORT_NEWRENO, SNIC_TRANSPORT_NDP,
+        SNIC_TRANSPORT_IRN,
+    };
+    static const uint8_t plain[] = {
+        SNIC_TRANSPORT_GBN, SNIC_TRANSPORT_DCQCN, SNIC_TRANSPORT_DCTCP,
+    };
+    Node n;
+    unsigned i;
+
+    node_init(&n, NULL, 1);
+    for (i = 0; i < G_N_ELEMENTS(numbered); i++) {
+        /* the program first, then RPC */
+        g_assert_cmpuint(node_set_transport(&n, numbered[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==,
+                         SNIC_ADMIN_NOT_SUPPORTED);
+        g_assert_cmpuint(n.h->core->qps[n.qpn].rpc.flags, ==, 0);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+        /* RPC first, then the program: the QP keeps go-back-N */
+        g_assert_cmpuint(node_set_transport(&n, SNIC_TRANSPORT_GBN, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&n, numbered[i], 0), ==,
+                         SNIC_ADMIN_NOT_SUPPORTED);
+        g_assert_cmpuint(n.h->core->qps[n.qpn].program, ==,
+                         SNIC_TRANSPORT_GBN);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+    }
+    for (i = 0; i < G_N_ELEMENTS(plain); i++) {
+        g_assert_cmpuint(node_set_transport(&n, plain[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&n, plain[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+    }
+    fake_host_free(n.h);
+}
+
 static void test_admin(void)
 {
     SnicSim *sim = snic_sim_new(1);
@@ -918,6 +967,8 @@ int main(int argc, char **argv)
     g_assert_true(snic_kernel_register(&sum_kernel));
     g_assert_false(snic_kernel_register(&sum_kernel));  /* id taken */
     g_test_add_func("/rpc/admin", test_admin);
+    g_test_add_func("/rpc/admin/numbered-program",
+                    test_admin_rpc_numbered_program);
     g_test_add_func("/rpc/wire/strom-map", test_wire_strom);
     g_test_add_func("/rpc/wire/iba15-map", test_wire_iba15);
     g_test_add_func("/rpc/wire/map-mismatch", test_wire_map_mismatch);

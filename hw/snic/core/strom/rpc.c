@@ -77,6 +77,11 @@ uint16_t snic_cmd_set_qp_rpc(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (qp->state != SNIC_QPS_RESET && qp->state != SNIC_QPS_INIT) {
         return SNIC_ADMIN_BAD_STATE;
     }
+    /* answers carry no message number: not on a QP whose program counts */
+    if (flags & SNIC_QP_RPC_ENABLE &&
+        snic_program_numbered(snic_qp_program(qp))) {
+        return SNIC_ADMIN_NOT_SUPPORTED;
+    }
     qp->rpc.flags = flags;
     return SNIC_ADMIN_OK;
 }
