@@ -131,6 +131,7 @@ struct SnicState {
     uint32_t drop_msix;         /* x-drop-msix: this vector-0 message */
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t shuffle_units;     /* StRoM shuffle kernel units */
+    uint32_t resp_hold_ms;      /* a held SRQ receive, QP timeout 0 */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -637,6 +638,7 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .admin_fail = snic_admin_fail(s),
         .rx_buffer_kb = s->rx_buffer_kb,
         .shuffle_units = s->shuffle_units,
+        .resp_hold_ms = s->resp_hold_ms,
         .pfc_priority = s->pfc_priority,
         .lossy = !s->pfc,
     };
@@ -911,6 +913,8 @@ static const Property snic_properties[] = {
     DEFINE_PROP_UINT32("x-drop-msix", SnicState, drop_msix, 0),
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
     DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
+    DEFINE_PROP_UINT32("resp-hold-ms", SnicState, resp_hold_ms,
+                       SNIC_DEFAULT_RESP_HOLD_MS),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)

@@ -109,6 +109,12 @@ struct SnicCore {
     struct snic_rq_wqe *recv_pool;
     uint16_t *recv_free;
     uint32_t recv_free_n;
+    /*
+     * ... for each entry, when its holder lets go of it if its message
+     * does not continue (UINT64_MAX: not armed): kept with the entry, not
+     * in the QP context, as the pool's WQE copies are
+     */
+    uint64_t *recv_hold_at;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across

@@ -135,22 +135,59 @@ static bool recv_sges(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
 
 void snic_recv_release(SnicCore *c, SnicQp *qp)
 {
-    if (qp->resp.recv_slot) {
-        c->recv_free[c->recv_free_n++] = qp->resp.recv_slot - 1;
+    unsigned slot = qp->resp.recv_slot;
+
+    if (slot) {
+        c->recv_free[c->recv_free_n++] = slot - 1;
+        c->recv_hold_at[slot - 1] = UINT64_MAX;
         qp->resp.recv_slot = 0;
     }
+}
+
+/*
+ * How long a responder waits for the next packet of a message before it
+ * lets go of the SRQ receive it holds: as long as the QP's requester
+ * would retry (4.096 us * 2^timeout, retry_cnt + 1 times), or resp-hold-ms
+ * with no timeout (0, infinite)
+ */
+static uint64_t hold_ns(const SnicCore *c, const SnicQp *qp)
+{
+    if (!qp->attr.timeout) {
+        return (uint64_t)c->cfg.resp_hold_ms * 1000000;
+    }
+    return (4096ull << qp->attr.timeout) * (qp->attr.retry_cnt + 1u);
+}
+
+void snic_recv_hold_arm(SnicCore *c, SnicQp *qp)
+{
+    unsigned slot = qp->resp.recv_slot;
+
+    if (slot) {
+        c->recv_hold_at[slot - 1] = c->ops->now_ns(c->opaque) +
+                                    hold_ns(c, qp);
+        snic_qp_timer_sync(c, qp);
+    }
+}
+
+uint64_t snic_recv_hold_deadline(const SnicCore *c, const SnicQp *qp)
+{
+    unsigned slot = qp->resp.recv_slot;
+
+    return slot ? c->recv_hold_at[slot - 1] : UINT64_MAX;
 }
 
 void snic_wq_init(SnicCore *c)
 {
     c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
     c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
+    c->recv_hold_at = g_new(uint64_t, c->cfg.recv_pool);
 }
 
 void snic_wq_free(SnicCore *c)
 {
     g_free(c->recv_pool);
     g_free(c->recv_free);
+    g_free(c->recv_hold_at);
 }
 
 void snic_wq_reset(SnicCore *c)
@@ -158,6 +195,7 @@ void snic_wq_reset(SnicCore *c)
     for (c->recv_free_n = 0; c->recv_free_n < c->cfg.recv_pool;
          c->recv_free_n++) {
         c->recv_free[c->recv_free_n] = c->recv_free_n;
+        c->recv_hold_at[c->recv_free_n] = UINT64_MAX;
     }
 }
 
@@ -256,6 +294,7 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
 {
     SnicResp *s = &qp->resp;
     struct snic_rq_wqe w;
+    bool held;
 
     cqe->wr_id = recv_wqe(c, qp, &w) ? w.wr_id : 0;
     cqe->qpn = GUINT32_TO_LE(qp - c->qps);
@@ -263,7 +302,11 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
     if (!qp->srqn) {
         qp->rq_head++;
     }
+    held = snic_recv_hold_deadline(c, qp) != UINT64_MAX;
     snic_recv_release(c, qp);
+    if (held) {
+        snic_qp_timer_sync(c, qp);      /* the hold's deadline is gone */
+    }
     s->recv_held = false;
     s->recv_off = 0;
     if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {
