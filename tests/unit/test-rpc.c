@@ -208,18 +208,34 @@ static void test_admin(void)
         node_modify(&u, SNIC_QP_ATTR_STATE, &at);
         g_assert_cmpuint(u.h->core->qps[u.qpn].rpc.flags, ==, 0);
     }
-    /* DEPLOY_KERNEL: known kernels, one per (context, op-code), bounded */
+    /*
+     * DEPLOY_KERNEL: known kernels, one per (context, op-code), bounded:
+     * a context holds a quarter of the table, four of them fill it
+     */
     g_assert_cmpuint(rpc_deploy(&b, 1, 99), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_deploy(&b, 1, 0), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_undeploy(&b, 1), ==, SNIC_ADMIN_BAD_PARAM);
-    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED; i++) {
+    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED / 4; i++) {
         g_assert_cmpuint(rpc_deploy(&b, 100 + i, SNIC_KERNEL_TRAVERSAL), ==,
                          SNIC_ADMIN_OK);
     }
     g_assert_cmpuint(rpc_deploy(&b, 100, SNIC_KERNEL_CONSISTENCY), ==,
                      SNIC_ADMIN_BAD_STATE);
     g_assert_cmpuint(rpc_deploy(&b, 99, SNIC_KERNEL_CONSISTENCY), ==,
-                     SNIC_ADMIN_NO_RESOURCES);
+                     SNIC_ADMIN_NO_RESOURCES);      /* the context's share */
+    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED * 3 / 4 + 1; i++) {
+        /* three other contexts fill the table; a fourth finds it full */
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_DEPLOY_KERNEL,
+                            sizeof(cmd.deploy_kernel));
+        cmd.deploy_kernel.ctx = GUINT16_TO_LE(b.ctx + 1 +
+                                              i / (SNIC_KERNEL_MAX_DEPLOYED /
+                                                   4));
+        cmd.deploy_kernel.rpc_opcode = GUINT64_TO_LE(100 + i);
+        cmd.deploy_kernel.kernel_id = GUINT16_TO_LE(SNIC_KERNEL_TRAVERSAL);
+        g_assert_cmpuint(admin(&b, &cmd), ==,
+                         i < SNIC_KERNEL_MAX_DEPLOYED * 3 / 4 ?
+                         SNIC_ADMIN_OK : SNIC_ADMIN_NO_RESOURCES);
+    }
     g_assert_cmpuint(rpc_undeploy(&b, 100), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(rpc_undeploy(&b, 100), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_deploy(&b, 99, SNIC_KERNEL_CONSISTENCY), ==,

@@ -662,6 +662,85 @@ static void test_paused_sender_kept(void)
     held_free(&h);
 }
 
+/* A SEND packet of 1 KiB from a's QP to to's QP at to's ePSN */
+static void send_to(Node *a, Node *to, uint8_t opcode)
+{
+    static const uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(a->h->core, &a->h->core->qps[a->qpn], &p);
+    p.dqpn = to->qpn;
+    p.opcode = opcode;
+    p.psn = to->h->core->qps[to->qpn].resp.epsn;
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(to, frame, n);
+    fake_run(to->h);
+}
+
+/*
+ * The SRQ receive pool is every context's: one context holds a quarter of
+ * it at most. Context 1 holds its whole share (2 of 8) with SENDs that
+ * stopped mid-message; its next SEND draws an RNR NAK though six entries
+ * are free, and context 2's SRQ QP still receives.
+ */
+static void test_pool_share_per_context(void)
+{
+    SnicCoreConfig cfg = { .recv_pool = 8 };
+    Node a, b, b1, b2, b3, c2;
+    struct snic_cqe c;
+    SnicCore *core;
+    unsigned i;
+
+    node_init(&a, NULL, 1);
+    node_init_host(&b, fake_host_new_cfg(&cfg), NULL, 2, SNIC_QPT_RC, 1);
+    core = b.h->core;
+    node_create_srq(&b, 0);
+    node_add_qp(&b1, &b);
+    node_add_qp(&b2, &b);
+    node_add_qp(&b3, &b);
+    node_add_ctx(&c2, &b, 2);
+    node_connect(&a, &b1, SNIC_MTU_1024, 7, 7);
+    node_connect(&b1, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&b2, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&b3, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&c2, &a, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < 4; i++) {
+        node_post_srq_recv(&b, 80 + i, BUF + i * SLOT_LEN, SLOT_LEN, b.lkey);
+    }
+    node_post_srq_recv(&c2, 90, BUF + 4 * SLOT_LEN, SLOT_LEN, c2.lkey);
+
+    send_to(&a, &b1, SNIC_OP_RC_SEND_FIRST);
+    send_to(&a, &b2, SNIC_OP_RC_SEND_FIRST);
+    g_assert_true(core->qps[b1.qpn].resp.recv_held);
+    g_assert_true(core->qps[b2.qpn].resp.recv_held);
+    g_assert_cmpuint(core->recv_free_n, ==, 6);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 0);
+    /* context 1's share is held: RNR, the pool's other entries untouched */
+    send_to(&a, &b3, SNIC_OP_RC_SEND_FIRST);
+    g_assert_false(core->qps[b3.qpn].resp.recv_held);
+    g_assert_cmpuint(core->recv_free_n, ==, 6);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+    g_assert_cmpuint(SNIC_AETH_KIND(b.h->event_args[SNIC_TRACE_NAK_SENT][2]),
+                     ==, SNIC_AETH_KIND_RNR);
+    /* context 2 receives */
+    send_to(&a, &c2, SNIC_OP_RC_SEND_ONLY);
+    g_assert_true(node_poll_cq(&c2, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 90);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, c2.qpn);
+    /* one of context 1's messages ends: its next SEND gets the entry */
+    send_to(&a, &b1, SNIC_OP_RC_SEND_LAST);
+    send_to(&a, &b3, SNIC_OP_RC_SEND_FIRST);
+    g_assert_true(core->qps[b3.qpn].resp.recv_held);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -676,5 +755,7 @@ int main(int argc, char **argv)
     g_test_add_func("/srq/receive-pool-exhausted", test_pool_exhausted);
     g_test_add_func("/srq/dead-sender-released", test_dead_sender_released);
     g_test_add_func("/srq/paused-sender-kept", test_paused_sender_kept);
+    g_test_add_func("/srq/pool-share-per-context",
+                    test_pool_share_per_context);
     return g_test_run();
 }

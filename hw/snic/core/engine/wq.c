@@ -140,6 +140,7 @@ void snic_recv_release(SnicCore *c, SnicQp *qp)
     if (slot) {
         c->recv_free[c->recv_free_n++] = slot - 1;
         c->recv_hold_at[slot - 1] = UINT64_MAX;
+        c->recv_ctx_held[qp->ctx]--;
         qp->resp.recv_slot = 0;
     }
 }
@@ -181,6 +182,7 @@ void snic_wq_init(SnicCore *c)
     c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
     c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
     c->recv_hold_at = g_new(uint64_t, c->cfg.recv_pool);
+    c->recv_ctx_held = g_new0(uint16_t, c->cfg.num_db_pages);
 }
 
 void snic_wq_free(SnicCore *c)
@@ -188,6 +190,7 @@ void snic_wq_free(SnicCore *c)
     g_free(c->recv_pool);
     g_free(c->recv_free);
     g_free(c->recv_hold_at);
+    g_free(c->recv_ctx_held);
 }
 
 void snic_wq_reset(SnicCore *c)
@@ -197,6 +200,8 @@ void snic_wq_reset(SnicCore *c)
         c->recv_free[c->recv_free_n] = c->recv_free_n;
         c->recv_hold_at[c->recv_free_n] = UINT64_MAX;
     }
+    memset(c->recv_ctx_held, 0,
+           c->cfg.num_db_pages * sizeof(*c->recv_ctx_held));
 }
 
 bool snic_recv_take(SnicCore *c, SnicQp *qp)
@@ -211,8 +216,10 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         return true;
     }
     if (qp->srqn) {
-        if (!c->recv_free_n) {
-            return false;       /* the pool is used up: as if none */
+        if (!c->recv_free_n ||
+            c->recv_ctx_held[qp->ctx] >= snic_ctx_share(c->cfg.recv_pool)) {
+            /* the pool, or the context's share of it, is used up: none */
+            return false;
         }
         st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &index);
         if (st < 0) {
@@ -221,6 +228,7 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         s->recv_index = index;      /* modulo 2^16, as the CQE has it */
         s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
         c->recv_pool[s->recv_slot - 1] = w;
+        c->recv_ctx_held[qp->ctx]++;
     } else {
         if (qp->rq_head == qp->rq_tail) {
             return false;
