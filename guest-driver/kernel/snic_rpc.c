@@ -111,11 +111,13 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_RPC)(
 /*
  * The device's kernel table (max_kernels entries) is shared by every
  * process: one context may hold a quarter of it, so no process can
- * leave the others without room.
+ * leave the others without room. The device enforces it too and says
+ * how much (ctx_kernels, ABI 3.10); before that, the same rule here.
  */
 static unsigned int snic_kernels_per_context(struct snic_dev *sdev)
 {
-	return max(le16_to_cpu(sdev->attr.max_kernels) / 4, 1);
+	return sdev->attr.ctx_kernels ?:
+	       max(le16_to_cpu(sdev->attr.max_kernels) / 4, 1);
 }
 
 static int UVERBS_HANDLER(SNIC_IB_METHOD_DEPLOY_KERNEL)(

@@ -45,6 +45,17 @@ struct snicdv_device_attr {
 	uint32_t rpc_slots;          /* RPCs the device runs at once */
 	uint16_t max_rpc_per_qp;     /* of them on one QP (then RNR NAKs) */
 	uint16_t max_kernels;        /* deployments of the whole device */
+	/*
+	 * What one context (this one, or another process's) may hold of the
+	 * pools every context shares, a quarter of each: beyond it, RNR NAKs
+	 * (receives, RPCs) or ENOMEM (kernels). 0 from an older kernel.
+	 */
+	uint16_t ctx_recv_pool;      /* SRQ receives in progress at once */
+	uint8_t ctx_rpc_slots;       /* of rpc_slots */
+	uint8_t ctx_rpc_stage;       /* RPC staging buffers (16 KiB) */
+	uint8_t qp_rpc_stage;        /* ... of them one QP may hold */
+	uint8_t ctx_kernels;         /* of max_kernels */
+	uint16_t reserved;
 };
 
 /*

@@ -428,7 +428,15 @@ struct snic_device_attr {
     __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
     __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
     __u8 num_transports;        /* transport programs, 0 .. n - 1 */
-    __u8 rsvd2[6];
+    /*
+     * ABI 3.10: what one context (doorbell page) may hold of the pools
+     * every context draws from, a quarter of each (at least 1)
+     */
+    __le16 ctx_recv_pool;       /* SRQ receives in progress (then RNR) */
+    __u8 ctx_rpc_slots;         /* of rpc_slots (then RNR NAKs) */
+    __u8 ctx_rpc_stage;         /* RPC staging buffers (then RNR NAKs) */
+    __u8 qp_rpc_stage;          /* ... of them one QP may hold */
+    __u8 ctx_kernels;           /* of max_kernels (then NO_RESOURCES) */
     /* ABI 3.0: the on-chip memory budget (SRNIC section 3.2) */
     __le32 onchip_bytes;        /* the budget (onchip-kb) */
     __le32 onchip_fixed_bytes;  /* of it, structures not per QP */

@@ -267,6 +267,13 @@ static void test_admin(void)
                      SNIC_RPC_MAX_PER_QP);
     g_assert_cmpuint(GUINT16_FROM_LE(da.max_kernels), ==,
                      SNIC_KERNEL_MAX_DEPLOYED);
+    /* a context's share of each pool: a quarter */
+    g_assert_cmpuint(GUINT16_FROM_LE(da.ctx_recv_pool), ==,
+                     SNIC_DEFAULT_RECV_POOL / 4);
+    g_assert_cmpuint(da.ctx_rpc_slots, ==, SNIC_RPC_SLOTS / 4);
+    g_assert_cmpuint(da.ctx_rpc_stage, ==, SNIC_RPC_STAGE_BUFS / 4);
+    g_assert_cmpuint(da.qp_rpc_stage, ==, SNIC_RPC_STAGE_PER_QP);
+    g_assert_cmpuint(da.ctx_kernels, ==, SNIC_KERNEL_MAX_DEPLOYED / 4);
     g_assert_cmphex(GUINT32_FROM_LE(da.builtin_kernels), ==,
                     1u << SNIC_KERNEL_TRAVERSAL |
                     1u << SNIC_KERNEL_CONSISTENCY);
