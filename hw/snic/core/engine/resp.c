@@ -105,8 +105,12 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
-    if (s->in_send && qp->srqn) {
-        snic_recv_hold_arm(c, qp);      /* a pool entry: not for good */
+    /*
+     * a pool entry: not for good (in order only: the selective programs
+     * and SRNIC keep the message's state with their placement)
+     */
+    if (s->in_send && qp->srqn && !snic_prog_ooo(qp) && !snic_sr_on(qp)) {
+        snic_recv_hold_arm(c, qp);
     }
     if (p->headers & SNIC_HDR_IETH &&
         !snic_remote_invalidate(c, qp, p->ieth_rkey)) {
