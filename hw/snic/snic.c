@@ -1035,6 +1035,10 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");
+    object_class_property_set_description(klass, "resp-hold-ms",
+        "How long a responder holds an SRQ receive for a SEND whose next "
+        "packet does not come, on a QP with timeout 0 (else 4.096 us * "
+        "2^timeout * (retry_cnt + 1)); then IBV_WC_REM_ABORT_ERR");
     object_class_property_set_description(klass, "shuffle-units",
         "StRoM shuffle kernel units (0..4), 144 KiB of on-chip memory "
         "each; 0: no shuffle kernel");
