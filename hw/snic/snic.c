@@ -90,6 +90,16 @@ struct SnicState {
     unsigned rx_first;          /* BH runs left to reception in a row */
     unsigned rx_streak;         /* BH runs in a row a frame came before */
     /*
+     * Work of the timer and the link-status callback, done by the guarded
+     * BH: what the core does then writes guest memory (CQEs, EQEs, an AEQ
+     * entry), and only the BH (and the net layer's receive, which engages
+     * the same guard) runs under the device's re-entrancy guard, so DMA
+     * aimed at the device's own BARs is refused instead of re-entering it.
+     */
+    bool timer_due;
+    bool link_pending;
+    bool link_up;               /* ... the state it reported */
+    /*
      * Set by unrealize. The core lives until finalize, because unrealize
      * can run in the middle of a core operation (the device's own DMA can
      * power its slot off); from then on the host operations do nothing.
@@ -281,6 +291,16 @@ static void snic_bh(void *opaque)
     if (!s->vm_running) {
         return;     /* rescheduled by the run-state handler */
     }
+    object_ref(OBJECT(s));
+    if (s->link_pending) {
+        s->link_pending = false;
+        snic_core_set_link(s->core, s->link_up);
+    }
+    if (s->timer_due) {
+        s->timer_due = false;
+        snic_core_timer(s->core);
+    }
+    object_unref(OBJECT(s));
     if (s->rx_purge_pending) {
         s->rx_purge_pending = false;
         qemu_flush_or_purge_queued_packets(nc, true);
@@ -319,9 +339,8 @@ static void snic_timer_cb(void *opaque)
 {
     SnicState *s = opaque;
 
-    object_ref(OBJECT(s));
-    snic_core_timer(s->core);
-    object_unref(OBJECT(s));
+    s->timer_due = true;
+    snic_host_kick(s);
 }
 
 static void snic_vm_state_change(void *opaque, bool running, RunState state)
@@ -402,9 +421,9 @@ static void snic_net_link_status_changed(NetClientState *nc)
     SnicState *s = qemu_get_nic_opaque(nc);
 
     trace_snic_link(!nc->link_down);
-    object_ref(OBJECT(s));
-    snic_core_set_link(s->core, !nc->link_down);
-    object_unref(OBJECT(s));
+    s->link_up = !nc->link_down;
+    s->link_pending = true;
+    snic_host_kick(s);
 }
 
 static NetClientInfo snic_net_info = {
