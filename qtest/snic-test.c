@@ -1119,6 +1119,55 @@ static void test_eth_link_event(void)
     qsnic_machine_stop(m);
 }
 
+/*
+ * The link-status callback's AEQ entry aimed at the device's own doorbell
+ * page (BAR2): the entry is written from the guarded bottom half, so the
+ * re-entrancy guard refuses the write (a DMA error: the AEQ failing is the
+ * device's fatal error, as for any AEQ address that fails), it never
+ * lands as a doorbell, and after a reset the device serves again.
+ */
+static void test_eth_link_event_into_own_bar(void)
+{
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,id=nic0,addr=04.0,"
+                                          "netdev=h0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
+    uint64_t invalid, dma;
+    int i;
+
+    g_assert_false(s->bar2.is_io);
+    qtest_memset(m->qts, s->cq, 0, SNIC_ADMIN_CQE_SIZE << QSNIC_ADMIN_LOG2);
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_LO, s->sq);
+    qsnic_wr(s, SNIC_REG_ADMIN_SQ_BASE_HI, s->sq >> 32);
+    qsnic_wr(s, SNIC_REG_ADMIN_CQ_BASE_LO, s->cq);
+    qsnic_wr(s, SNIC_REG_ADMIN_CQ_BASE_HI, s->cq >> 32);
+    qsnic_wr(s, SNIC_REG_ADMIN_DEPTH, QSNIC_ADMIN_LOG2);
+    qsnic_wr(s, SNIC_REG_AEQ_BASE_LO, s->bar2.addr);
+    qsnic_wr(s, SNIC_REG_AEQ_BASE_HI, s->bar2.addr >> 32);
+    qsnic_wr(s, SNIC_REG_AEQ_DEPTH, 4);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_ENABLE);
+    s->sq_tail = s->cq_head = 0;
+    invalid = QSNIC_STAT(s, doorbells_invalid);
+    dma = QSNIC_STAT(s, dma_errors);
+    qtest_qmp_assert_success(m->qts, "{'execute': 'set_link', 'arguments': "
+                             "{'name': 'nic0', 'up': false}}");
+    for (i = 0; i < 1000 && QSNIC_STAT(s, dma_errors) == dma;
+         i++) {
+        qtest_clock_step(m->qts, 1000);
+    }
+    g_assert_cmpuint(QSNIC_STAT(s, dma_errors), >, dma);
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells_invalid), ==, invalid);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) &
+                    (SNIC_STATUS_LINK_UP | SNIC_STATUS_FATAL), ==,
+                    SNIC_STATUS_FATAL);
+    g_assert_cmpuint(qsnic_rd(s, SNIC_REG_ERROR), ==, SNIC_ERR_AEQ_DMA);
+    qsnic_wr(s, SNIC_REG_DEV_CTRL, SNIC_CTRL_RESET);
+    qsnic_enable(s);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
+}
+
 /* ---- faults at run time (qom-set) ---- */
 
 /* The error text of a QMP command's response (NULL: it succeeded) */
@@ -1367,6 +1416,8 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/eth/back-to-back", test_eth_back_to_back);
     qtest_add_func("/snic/eth/socket-peer", test_eth_socket_peer);
     qtest_add_func("/snic/eth/link-event", test_eth_link_event);
+    qtest_add_func("/snic/eth/link-event-into-own-bar",
+                   test_eth_link_event_into_own_bar);
     qtest_add_func("/snic/faults/qom-set", test_faults_qom_set);
     qtest_add_func("/snic/faults/wire-run-time", test_faults_wire_run_time);
     qtest_add_func("/snic/faults/admin-fail", test_faults_admin_fail);

@@ -101,18 +101,23 @@ static int UVERBS_HANDLER(SNIC_IB_METHOD_QP_SET_RPC)(
 		return err;
 	if (flags & ~(SNIC_QP_RPC_ENABLE | SNIC_QP_RPC_FALLBACK))
 		return -EINVAL;
-	/* The device checks the rest (RC, RESET or INIT) and says EINVAL */
+	/*
+	 * The device checks the rest: RC, RESET or INIT (else EINVAL), and a
+	 * transport program without message numbers (else EOPNOTSUPP)
+	 */
 	return snic_com_set_qp_rpc(sdev, to_sqp(ibqp)->qpn, flags);
 }
 
 /*
  * The device's kernel table (max_kernels entries) is shared by every
  * process: one context may hold a quarter of it, so no process can
- * leave the others without room.
+ * leave the others without room. The device enforces it too and says
+ * how much (ctx_kernels, ABI 3.10); before that, the same rule here.
  */
 static unsigned int snic_kernels_per_context(struct snic_dev *sdev)
 {
-	return max(le16_to_cpu(sdev->attr.max_kernels) / 4, 1);
+	return sdev->attr.ctx_kernels ?:
+	       max(le16_to_cpu(sdev->attr.max_kernels) / 4, 1);
 }
 
 static int UVERBS_HANDLER(SNIC_IB_METHOD_DEPLOY_KERNEL)(

@@ -7,7 +7,8 @@
  *
  * Methods, as snic_rpc.c's: a QP's program is chosen between create and
  * RTR, when no verb carries it. The device checks the rest (RC, RESET or
- * INIT, a program it has); the driver only passes the QP's number, so a
+ * INIT, a program it has: EINVAL; a program numbering its messages on a
+ * QP with RPCs on: EOPNOTSUPP); the driver only passes the QP's number, so a
  * process reaches no QP but its own (the QP handle is checked by uverbs).
  * SRNIC's QPs get their host half from the driver (snic_sr.c).
  */

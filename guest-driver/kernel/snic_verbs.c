@@ -20,7 +20,7 @@
 
 #include "snic.h"
 
-static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 80);
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 88);
 static_assert(sizeof(struct snic_ib_alloc_pd_resp) == 8);
 static_assert(SNIC_GID_TABLE_LEN <= SNIC_MAX_GIDS);
 /* One mmap page is exactly one doorbell page: no context sees another's */
@@ -258,7 +258,12 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 		resp.rpc_max_per_qp = le16_to_cpu(a->max_rpc_per_qp);
 		resp.rpc_max_kernels = le16_to_cpu(a->max_kernels);
 		resp.rpc_opmap = a->rpc_opmap;
+		resp.rpc_ctx_slots = a->ctx_rpc_slots;
+		resp.rpc_ctx_stage = a->ctx_rpc_stage;
+		resp.rpc_qp_stage = a->qp_rpc_stage;
+		resp.rpc_ctx_kernels = a->ctx_kernels;
 	}
+	resp.ctx_recv_pool = le16_to_cpu(a->ctx_recv_pool);
 	snic_rpc_ucontext_init(uc);
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err) {

@@ -27,7 +27,8 @@ static_assert((int)SNIC_WC_SUCCESS == IBV_WC_SUCCESS &&
 	      (int)SNIC_WC_REM_ACCESS_ERR == IBV_WC_REM_ACCESS_ERR &&
 	      (int)SNIC_WC_REM_OP_ERR == IBV_WC_REM_OP_ERR &&
 	      (int)SNIC_WC_RETRY_EXC_ERR == IBV_WC_RETRY_EXC_ERR &&
-	      (int)SNIC_WC_RNR_RETRY_EXC_ERR == IBV_WC_RNR_RETRY_EXC_ERR,
+	      (int)SNIC_WC_RNR_RETRY_EXC_ERR == IBV_WC_RNR_RETRY_EXC_ERR &&
+	      (int)SNIC_WC_REM_ABORT_ERR == IBV_WC_REM_ABORT_ERR,
 	      "snic WC status != IBV_WC status");
 static_assert((int)SNIC_WC_SEND == IBV_WC_SEND &&
 	      (int)SNIC_WC_RDMA_WRITE == IBV_WC_RDMA_WRITE &&

@@ -64,7 +64,12 @@ int snicdv_query_device(struct ibv_context *ibvctx,
 		a.rpc_slots = ctx->rpc_slots;
 		a.max_rpc_per_qp = ctx->rpc_max_per_qp;
 		a.max_kernels = ctx->rpc_max_kernels;
+		a.ctx_rpc_slots = ctx->rpc_ctx_slots;
+		a.ctx_rpc_stage = ctx->rpc_ctx_stage;
+		a.qp_rpc_stage = ctx->rpc_qp_stage;
+		a.ctx_kernels = ctx->rpc_ctx_kernels;
 	}
+	a.ctx_recv_pool = ctx->ctx_recv_pool;
 	memset(attr, 0, inlen);
 	memcpy(attr, &a, inlen < sizeof(a) ? inlen : sizeof(a));
 	return 0;

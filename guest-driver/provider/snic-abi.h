@@ -33,7 +33,7 @@ DECLARE_DRV_CMD(snic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		snic_ib_create_ah_resp);
 
 /* The kernel (snic.ko) asserts the same sizes; fields are only appended. */
-static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 80,
+static_assert(sizeof(struct snic_ib_alloc_ucontext_resp) == 88,
 	      "snic_ib_alloc_ucontext_resp changed size");
 static_assert(offsetof(struct snic_ib_alloc_ucontext_resp, db_mmap_key) == 8,
 	      "snic_ib_alloc_ucontext_resp.db_mmap_key moved");

@@ -186,7 +186,12 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 		ctx->rpc_slots = resp.rpc_slots;
 		ctx->rpc_max_per_qp = resp.rpc_max_per_qp;
 		ctx->rpc_max_kernels = resp.rpc_max_kernels;
+		ctx->rpc_ctx_slots = resp.rpc_ctx_slots;
+		ctx->rpc_ctx_stage = resp.rpc_ctx_stage;
+		ctx->rpc_qp_stage = resp.rpc_qp_stage;
+		ctx->rpc_ctx_kernels = resp.rpc_ctx_kernels;
 	}
+	ctx->ctx_recv_pool = resp.ctx_recv_pool;
 	/* SRQ slots are named by 16 bits of CQE, like work queue slots */
 	ctx->max_srq_wr = resp.max_srq_wr ?
 		min_t(uint32_t, 1u << (ilog32(resp.max_srq_wr) - 1),

@@ -65,6 +65,9 @@ struct snic_context {
 	uint32_t rpc_slots;
 	uint16_t rpc_max_per_qp;
 	uint16_t rpc_max_kernels;
+	/* a context's share of the device's pools (0: an older kernel) */
+	uint8_t rpc_ctx_slots, rpc_ctx_stage, rpc_qp_stage, rpc_ctx_kernels;
+	uint16_t ctx_recv_pool;
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
 	 * Written under qp_table_mutex; removal also holds the QP's CQ

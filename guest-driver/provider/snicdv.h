@@ -45,6 +45,17 @@ struct snicdv_device_attr {
 	uint32_t rpc_slots;          /* RPCs the device runs at once */
 	uint16_t max_rpc_per_qp;     /* of them on one QP (then RNR NAKs) */
 	uint16_t max_kernels;        /* deployments of the whole device */
+	/*
+	 * What one context (this one, or another process's) may hold of the
+	 * pools every context shares, a quarter of each: beyond it, RNR NAKs
+	 * (receives, RPCs) or ENOMEM (kernels). 0 from an older kernel.
+	 */
+	uint16_t ctx_recv_pool;      /* SRQ receives in progress at once */
+	uint8_t ctx_rpc_slots;       /* of rpc_slots */
+	uint8_t ctx_rpc_stage;       /* RPC staging buffers (16 KiB) */
+	uint8_t qp_rpc_stage;        /* ... of them one QP may hold */
+	uint8_t ctx_kernels;         /* of max_kernels */
+	uint16_t reserved;
 };
 
 /*
@@ -94,8 +105,10 @@ enum snicdv_qp_rpc_flags {
  * device with status SNIC_RPC_NO_KERNEL.
  * flags 0 disables RPC again (in RESET or INIT).
  *
- * Returns 0, or EOPNOTSUPP (no RPCs on this device/driver), EINVAL (not an
- * RC QP, past INIT, unknown flags), or another errno of the kernel.
+ * Returns 0, or EOPNOTSUPP (no RPCs on this device/driver, or the QP runs
+ * a transport program that numbers its messages: the selective ones and
+ * SRNIC's, whose responders an RPC answer would not satisfy), EINVAL (not
+ * an RC QP, past INIT, unknown flags), or another errno of the kernel.
  */
 int snicdv_qp_set_rpc(struct ibv_qp *qp, uint32_t flags);
 
@@ -290,7 +303,8 @@ struct snicdv_transport_params {
  * QPNs and PSNs). params may be NULL. A move to RESET returns the QP to
  * go-back-N. Returns 0, or EINVAL (not RC, past INIT, a program the device
  * does not have, ack_every > 255, comp_mask not 0), EOPNOTSUPP (not a
- * snic device, or a driver without transport programs).
+ * snic device, a driver without transport programs, or a program that
+ * numbers its messages on a QP with RPCs enabled, snicdv_qp_set_rpc).
  */
 int snicdv_set_transport(struct ibv_qp *qp, uint32_t program,
 			 const struct snicdv_transport_params *params);

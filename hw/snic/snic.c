@@ -90,6 +90,16 @@ struct SnicState {
     unsigned rx_first;          /* BH runs left to reception in a row */
     unsigned rx_streak;         /* BH runs in a row a frame came before */
     /*
+     * Work of the timer and the link-status callback, done by the guarded
+     * BH: what the core does then writes guest memory (CQEs, EQEs, an AEQ
+     * entry), and only the BH (and the net layer's receive, which engages
+     * the same guard) runs under the device's re-entrancy guard, so DMA
+     * aimed at the device's own BARs is refused instead of re-entering it.
+     */
+    bool timer_due;
+    bool link_pending;
+    bool link_up;               /* ... the state it reported */
+    /*
      * Set by unrealize. The core lives until finalize, because unrealize
      * can run in the middle of a core operation (the device's own DMA can
      * power its slot off); from then on the host operations do nothing.
@@ -133,6 +143,7 @@ struct SnicState {
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t shuffle_units;     /* StRoM shuffle kernel units */
     uint32_t hll_sketches;      /* HyperLogLog sketches for QPs */
+    uint32_t resp_hold_ms;      /* a held SRQ receive, QP timeout 0 */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
 
@@ -282,6 +293,16 @@ static void snic_bh(void *opaque)
     if (!s->vm_running) {
         return;     /* rescheduled by the run-state handler */
     }
+    object_ref(OBJECT(s));
+    if (s->link_pending) {
+        s->link_pending = false;
+        snic_core_set_link(s->core, s->link_up);
+    }
+    if (s->timer_due) {
+        s->timer_due = false;
+        snic_core_timer(s->core);
+    }
+    object_unref(OBJECT(s));
     if (s->rx_purge_pending) {
         s->rx_purge_pending = false;
         qemu_flush_or_purge_queued_packets(nc, true);
@@ -320,9 +341,8 @@ static void snic_timer_cb(void *opaque)
 {
     SnicState *s = opaque;
 
-    object_ref(OBJECT(s));
-    snic_core_timer(s->core);
-    object_unref(OBJECT(s));
+    s->timer_due = true;
+    snic_host_kick(s);
 }
 
 static void snic_vm_state_change(void *opaque, bool running, RunState state)
@@ -403,9 +423,9 @@ static void snic_net_link_status_changed(NetClientState *nc)
     SnicState *s = qemu_get_nic_opaque(nc);
 
     trace_snic_link(!nc->link_down);
-    object_ref(OBJECT(s));
-    snic_core_set_link(s->core, !nc->link_down);
-    object_unref(OBJECT(s));
+    s->link_up = !nc->link_down;
+    s->link_pending = true;
+    snic_host_kick(s);
 }
 
 static NetClientInfo snic_net_info = {
@@ -640,6 +660,7 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .rx_buffer_kb = s->rx_buffer_kb,
         .shuffle_units = s->shuffle_units,
         .hll_sketches = s->hll_sketches,
+        .resp_hold_ms = s->resp_hold_ms,
         .pfc_priority = s->pfc_priority,
         .link_speed_mbps = s->link_speed_mbps,
         .lossy = !s->pfc,
@@ -918,6 +939,8 @@ static const Property snic_properties[] = {
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
     DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
     DEFINE_PROP_UINT32("hll-sketches", SnicState, hll_sketches, 2),
+    DEFINE_PROP_UINT32("resp-hold-ms", SnicState, resp_hold_ms,
+                       SNIC_DEFAULT_RESP_HOLD_MS),
 };
 
 static void snic_class_init(ObjectClass *klass, void *data)
@@ -1041,6 +1064,10 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "x-drop-msix",
         "Test hook: do not send the Nth MSI-X message of vector 0 (admin "
         "completions and async events), counted from realize; 0 = off");
+    object_class_property_set_description(klass, "resp-hold-ms",
+        "How long a responder holds an SRQ receive for a SEND whose next "
+        "packet does not come, on a QP with timeout 0 (else 4.096 us * "
+        "2^timeout * (retry_cnt + 1)); then IBV_WC_REM_ABORT_ERR");
     object_class_property_set_description(klass, "shuffle-units",
         "StRoM shuffle kernel units (0..4), 144 KiB of on-chip memory "
         "each; 0: no shuffle kernel");

@@ -56,7 +56,13 @@ struct snic_ib_alloc_ucontext_resp {
 	__u16 rpc_max_per_qp;
 	__u16 rpc_max_kernels;
 	__u8 rpc_opmap;
-	__u8 reserved2[3];
+	/* device ABI 3.10: a context's share of the device's pools */
+	__u8 rpc_ctx_slots;
+	__u8 rpc_ctx_stage;
+	__u8 rpc_qp_stage;
+	__u16 ctx_recv_pool;
+	__u8 rpc_ctx_kernels;
+	__u8 reserved3[5];
 };
 
 /* ALLOC_PD response: the device's PD number */

@@ -182,6 +182,8 @@ _Static_assert(sizeof(struct snic_admin_set_gid) == 24, "set_gid size");
  * send SNIC_WR_RPC/RPC_WRITE and accept RPC op-codes; SNIC_QP_RPC_FALLBACK
  * (with ENABLE) delivers RPCs that no deployed kernel serves to the QP's
  * receive queue (SNIC_WC_RECV_RPC) instead of answering NO_KERNEL.
+ * NOT_SUPPORTED: ENABLE on a QP whose transport program numbers its
+ * messages (the selective ones and SRNIC's): answers carry no number.
  */
 #define SNIC_QP_RPC_ENABLE          (1u << 0)
 #define SNIC_QP_RPC_FALLBACK        (1u << 1)
@@ -214,7 +216,8 @@ _Static_assert(sizeof(struct snic_admin_deploy_kernel) == 16,
 /*
  * Transport programs (ABI 2.2; Tonic, hw/snic/core/transport/): the
  * protocol an RC QP runs. SET_QP_TRANSPORT selects it on a QP in RESET or
- * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP); both
+ * INIT (else BAD_STATE; BAD_PARAM: no such program or not an RC QP;
+ * NOT_SUPPORTED: one numbering its messages on a QP with RPC on); both
  * ends must select the same one (agreed out of band, as the QPN and PSN).
  * A move to RESET returns the QP to go-back-N. Go-back-N and DCQCN are
  * standard RoCEv2 on the wire (DCQCN: ECT(0), CNPs); Reno and NewReno's
@@ -448,7 +451,7 @@ struct snic_device_attr {
     __u8 max_rd_atomic;         /* per QP, both directions */
     __u8 max_send_sge;
     __u8 max_recv_sge;
-    __u8 rsvd1;
+    __u8 hll_sketches;          /* ABI 3.10: HyperLogLog sketches */
     __le32 qp_state_bytes;      /* on-NIC state per QP (transport + queues) */
     /* ABI 2.0 */
     __le32 max_srq;
@@ -469,8 +472,15 @@ struct snic_device_attr {
     __le32 kernel_max_steps;    /* steps of one RPC, then STEP_LIMIT */
     __u8 rpc_opmap;             /* enum snic_rpc_opmap of the wire */
     __u8 num_transports;        /* transport programs, 0 .. n - 1 */
-    __u8 hll_sketches;          /* ABI 3.10: HyperLogLog sketches */
-    __u8 rsvd2[5];
+    /*
+     * ABI 3.10: what one context (doorbell page) may hold of the pools
+     * every context draws from, a quarter of each (at least 1)
+     */
+    __le16 ctx_recv_pool;       /* SRQ receives in progress (then RNR) */
+    __u8 ctx_rpc_slots;         /* of rpc_slots (then RNR NAKs) */
+    __u8 ctx_rpc_stage;         /* RPC staging buffers (then RNR NAKs) */
+    __u8 qp_rpc_stage;          /* ... of them one QP may hold */
+    __u8 ctx_kernels;           /* of max_kernels (then NO_RESOURCES) */
     /* ABI 3.0: the on-chip memory budget (SRNIC section 3.2) */
     __le32 onchip_bytes;        /* the budget (onchip-kb) */
     __le32 onchip_fixed_bytes;  /* of it, structures not per QP */

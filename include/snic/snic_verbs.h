@@ -84,6 +84,7 @@ enum snic_wc_status {
     SNIC_WC_REM_OP_ERR = 11,
     SNIC_WC_RETRY_EXC_ERR = 12,
     SNIC_WC_RNR_RETRY_EXC_ERR = 13,
+    SNIC_WC_REM_ABORT_ERR = 16,     /* ABI 3.10 */
 };
 
 /* Page sizes for MRs and queue page lists */

@@ -73,9 +73,11 @@ void node_create_srq(Node *n, uint32_t limit)
 {
     struct snic_admin_cmd cmd;
 
-    node_pbl(n->h, PBL_SRQ, SRQ_RING, 4);
+    node_pbl(n->h, n->srq_ring == SRQ2_RING ? PBL_SRQ2 : PBL_SRQ,
+             n->srq_ring, 4);
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_SRQ, sizeof(cmd.create_srq));
-    cmd.create_srq.pbl_addr = GUINT64_TO_LE(PBL_SRQ);
+    cmd.create_srq.pbl_addr = GUINT64_TO_LE(n->srq_ring == SRQ2_RING ?
+                                            PBL_SRQ2 : PBL_SRQ);
     cmd.create_srq.npages = GUINT32_TO_LE(4);
     cmd.create_srq.pdn = GUINT32_TO_LE(n->pdn);
     cmd.create_srq.limit = GUINT32_TO_LE(limit);
@@ -89,7 +91,7 @@ void node_post_srq_recv(Node *n, uint64_t wr_id, uint64_t addr, uint32_t len,
                         uint32_t lkey)
 {
     struct snic_rq_wqe w;
-    uint64_t slot = SRQ_RING +
+    uint64_t slot = n->srq_ring +
                     (n->srq_pi & ((1u << SRQ_LOG2) - 1)) * SNIC_RQ_WQE_SIZE;
 
     memset(&w, 0, sizeof(w));
@@ -136,6 +138,43 @@ void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2)
     q->qpn = create_qp(q, PBL_SQ2, 0, RDB2);
 }
 
+void node_add_ctx(Node *q, const Node *n, uint16_t ctx)
+{
+    struct snic_admin_cmd cmd;
+
+    *q = *n;
+    q->ctx = ctx;
+    q->cq_ring = CQ2_RING;
+    q->srq_ring = SRQ2_RING;
+    q->sq_ring = SQ2_RING;
+    q->sq_pi = q->rq_pi = q->cq_ci = 0;
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    cmd.alloc_pd.ctx = GUINT16_TO_LE(ctx);
+    q->pdn = node_admin_ok(q->h, &cmd);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_REG_MR, sizeof(cmd.reg_mr));
+    cmd.reg_mr.iova = GUINT64_TO_LE(BUF);
+    cmd.reg_mr.length = GUINT64_TO_LE(BUF_LEN);
+    cmd.reg_mr.pbl_addr = GUINT64_TO_LE(PBL_MR);
+    cmd.reg_mr.npages = GUINT32_TO_LE(BUF_LEN / 4096);
+    cmd.reg_mr.pdn = GUINT32_TO_LE(q->pdn);
+    cmd.reg_mr.access = GUINT32_TO_LE(SNIC_ACCESS_LOCAL_WRITE |
+                                      SNIC_ACCESS_REMOTE_WRITE);
+    cmd.reg_mr.page_shift = 12;
+    cmd.reg_mr.key = 0x44;
+    q->lkey = node_admin_ok(q->h, &cmd);
+    node_pbl(q->h, PBL_CQ2, CQ2_RING, 8);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL_CQ2);
+    cmd.create_cq.npages = GUINT32_TO_LE(8);
+    cmd.create_cq.log2_depth = CQ_LOG2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(q->eqn);
+    cmd.create_cq.ctx = GUINT16_TO_LE(ctx);
+    q->cqn = node_admin_ok(q->h, &cmd);
+    node_create_srq(q, 0);
+    node_pbl(q->h, PBL_SQ2, SQ2_RING, 16);
+    q->qpn = create_qp(q, PBL_SQ2, q->srqn, RDB2);
+}
+
 static void node_init_full(Node *n, SnicSim *sim, uint8_t ip, uint8_t type,
                            uint16_t ctx, const NodeDev *dev)
 {
@@ -165,6 +204,8 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     n->sq_ring = SQ_RING;
     n->rq_ring = RQ_RING;
     n->rq_log2 = RQ_LOG2;
+    n->cq_ring = CQ_RING;
+    n->srq_ring = SRQ_RING;
     n->h = h;
     if (sim) {
         fake_host_attach_sim(n->h, sim);
@@ -467,7 +508,7 @@ void node_wr64(Node *n, uint64_t addr, uint64_t v)
 /* Next completion, if any. */
 bool node_poll_cq(Node *n, struct snic_cqe *c)
 {
-    uint64_t slot = CQ_RING +
+    uint64_t slot = n->cq_ring +
                     (n->cq_ci & ((1u << CQ_LOG2) - 1)) * SNIC_CQE_SIZE;
 
     fake_read(n->h, slot, c, sizeof(*c));

@@ -33,6 +33,11 @@
 #define BUF_LEN     (4u << 20)
 #define SQ2_RING    (FAKE_MEM_BASE + 0x500000)  /* 16 pages: node_add_qp() */
 #define SRQ_RING    (FAKE_MEM_BASE + 0x510000)  /* 4 pages */
+/* node_add_ctx()'s CQ and SRQ */
+#define PBL_CQ2     (FAKE_MEM_BASE + 0x20c00)
+#define PBL_SRQ2    (FAKE_MEM_BASE + 0x20d00)
+#define CQ2_RING    (FAKE_MEM_BASE + 0x540000)  /* 8 pages */
+#define SRQ2_RING   (FAKE_MEM_BASE + 0x548000)  /* 4 pages */
 #define SRQ_LOG2    8
 #define EQ_LOG2     4
 #define CQ_LOG2     10
@@ -50,6 +55,7 @@ typedef struct Node {
     uint64_t rdb;               /* its RDB: RDB, or RDB2; 0 unless RC */
     uint64_t srqn;              /* the device's SRQ (node_create_srq()) */
     uint32_t srq_pi;
+    uint64_t cq_ring, srq_ring; /* CQ_RING, SRQ_RING; node_add_ctx(): 2 */
     uint8_t ip;                 /* 10.0.0.ip */
     uint16_t ctx;               /* owning context (doorbell page); 0 = kernel */
     uint8_t type;               /* of its QP: SNIC_QPT_* */
@@ -117,6 +123,12 @@ void node_add_qp(Node *q, const Node *n);
 void node_add_qp_at(Node *q, const Node *n, uint64_t area);
 /* ... with an RQ of its own instead, 2^rq_log2 WQEs (at most 1024) */
 void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2);
+/*
+ * q: a QP of n's type on n's device owned by another context, 'ctx' (a
+ * second process): its own PD, MR over BUF, CQ (CQ2_RING) and SRQ
+ * (SRQ2_RING, taken by the QP) on n's EQ. Poll its completions through q.
+ */
+void node_add_ctx(Node *q, const Node *n, uint16_t ctx);
 
 /* The port's Ethernet MTU (SET_MTU); nodes start with 9000. */
 void node_set_mtu(Node *n, uint32_t mtu);

@@ -1466,6 +1466,120 @@ static void test_wqe_rewritten_in_flight(void)
 }
 
 /*
+ * Rewrite WQE 'slot' of a's SQ in place: its first SGE's length (0: kept)
+ * and its op-code, as a guest may while the device is sending it.
+ */
+static void rewrite_wqe(Node *a, unsigned slot, uint32_t len, uint8_t opcode)
+{
+    uint64_t at = a->sq_ring + (uint64_t)slot * SNIC_SQ_WQE_SIZE;
+    struct snic_sq_wqe w;
+
+    fake_read(a->h, at, &w, sizeof(w));
+    if (len) {
+        w.sge[0].length = GUINT32_TO_LE(len);
+    }
+    w.opcode = opcode;
+    fake_write(a->h, at, &w, sizeof(w));
+}
+
+/* What the requester counts stays within what it may have in flight. */
+static void assert_req_consistent(Node *a)
+{
+    SnicQp *qp = &a->h->core->qps[a->qpn];
+
+    g_assert_cmpuint(qp->req.rd_atomic, <=, qp->attr.max_rd_atomic);
+    g_assert_cmpint(snic_psn_cmp(qp->req.next_psn, qp->req.dde.wnd_start),
+                    >=, 0);
+    g_assert_cmpuint(qp->req.dde.sent, <=,
+                     (qp->req.next_psn - qp->req.dde.wnd_start) &
+                     SNIC_PSN_MASK);
+}
+
+/*
+ * An RC READ sent in chunks is read again from host memory for each one:
+ * rewritten shorter than what already went out, or as another op-code,
+ * it fails with a local QP operation error (as UC's does), with the
+ * requester's counters intact, and the QP serves the next connection.
+ */
+static void test_rc_wqe_shrunk_in_flight(void)
+{
+    static const struct {
+        uint32_t len;           /* the READ rewritten to (0: its length) */
+        uint8_t opcode;
+    } cases[] = {
+        { 1000, SNIC_WR_RDMA_READ },            /* 1 PSN, 64 went out */
+        { 0, SNIC_WR_RDMA_WRITE },              /* the rest as a WRITE */
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        SnicSim *sim = snic_sim_new(31);
+        Node a, b;
+        struct snic_cqe c;
+        SnicQp *qp;
+
+        node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        qp = &a.h->core->qps[a.qpn];
+        /* 4 chunks of 64 PSNs: the second waits for the first's responses */
+        node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF + 0x200000, 256 << 10,
+                       BUF, b.lkey, 0, a.lkey);
+        snic_sim_run_until(sim, 3000);
+        g_assert_cmpuint(qp->req.wqe_off, ==, SNIC_READ_CHUNK);
+        rewrite_wqe(&a, 0, cases[i].len, cases[i].opcode);
+        /* another WQE's doorbell: the requester looks at the READ again */
+        node_post_send(&a, 2, SNIC_WR_RDMA_WRITE, BUF, 100, BUF, b.lkey, 0,
+                       a.lkey);
+        snic_sim_run_until(sim, 2000000);       /* the whole READ's time */
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+        g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+        g_assert_false(node_poll_cq(&a, &c));
+        g_assert_cmpuint(qp->state, ==, SNIC_QPS_ERR);
+        assert_req_consistent(&a);
+        node_pair_free(sim, &a, &b);
+    }
+}
+
+/*
+ * A SEND sent whole and rewritten as a READ before its ACK: completing it
+ * as a READ would take a READ back from a count of none (it wraps, and no
+ * READ could start again); the WQE fails instead. A READ rewritten as a
+ * SEND the same way no longer matches its response: a bad response.
+ */
+static void test_rc_wqe_opcode_changed(void)
+{
+    static const uint8_t from[] = { SNIC_WR_SEND, SNIC_WR_RDMA_READ };
+    static const uint8_t to[] = { SNIC_WR_RDMA_READ, SNIC_WR_SEND };
+    static const uint8_t status[] = {
+        SNIC_WC_LOC_QP_OP_ERR, SNIC_WC_BAD_RESP_ERR,
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(from); i++) {
+        SnicSim *sim = snic_sim_new(32);
+        Node a, b;
+        struct snic_cqe c;
+        SnicQp *qp;
+
+        node_pair_new(sim, &a, &b, &clean, SNIC_MTU_1024, 7, 7);
+        qp = &a.h->core->qps[a.qpn];
+        node_post_recv(&b, 0xb1, BUF + 0x10000, 4096);
+        node_post_send(&a, 1, from[i], BUF + 0x200000, 100, BUF, b.lkey, 0,
+                       a.lkey);
+        snic_sim_run_until(sim, 1000);              /* sent, not answered */
+        g_assert_cmpuint(qp->req.sq_head, ==, 1);
+        rewrite_wqe(&a, 0, 0, to[i]);
+        snic_sim_run(sim, 10000000);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+        g_assert_cmpuint(c.status, ==, status[i]);
+        g_assert_cmpuint(qp->state, ==, SNIC_QPS_ERR);
+        assert_req_consistent(&a);
+        node_pair_free(sim, &a, &b);
+    }
+}
+
+/*
  * A READ response implicitly acknowledges WQEs that were waiting for the
  * one before it to fail locally: the QP fails there, and the response's
  * bytes must not land in the READ's (flushed) buffer.
@@ -2648,6 +2762,10 @@ int main(int argc, char **argv)
     g_test_add_func("/engine/every-opcode", test_every_opcode);
     g_test_add_func("/engine/wqe-rewritten-in-flight",
                     test_wqe_rewritten_in_flight);
+    g_test_add_func("/engine/rc-wqe-shrunk-in-flight",
+                    test_rc_wqe_shrunk_in_flight);
+    g_test_add_func("/engine/rc-wqe-opcode-changed",
+                    test_rc_wqe_opcode_changed);
     g_test_add_func("/engine/fatal-nak-kept", test_fatal_nak_kept);
     g_test_add_func("/engine/read-response-acks-before",
                     test_read_response_acks_before);

@@ -769,6 +769,44 @@ static void test_consistency_busy(void)
 }
 
 /*
+ * Consistency RPCs whose answers draw RNR NAKs for as long as the client
+ * posts no receive hold their staging buffers: one QP holds two of the
+ * device's eight, never all of them, and its RPCs over that wait (RNR)
+ * for one to come back. Once receives are posted every one is answered.
+ */
+static void test_consistency_stage_share(void)
+{
+    const unsigned n = 8;
+    struct snic_consistency_params p;
+    Fix f;
+    unsigned i;
+
+    fix_init(&f, SNIC_MTU_4096);
+    rpc_build_object(&f.b, DS, 16384, 9);
+    p = cons_params(DS, 16384, 0);
+    for (i = 0; i < n; i++) {
+        RpcReq r = {
+            .wr = SNIC_WR_RPC, .rpc_opcode = OP_CONS, .rkey = f.b.lkey,
+            .params = &p, .len = sizeof(p),
+            .resp_addr = RESP + 16384ull * i, .resp_len = 16384, .tag = i,
+        };
+
+        rpc_post(&f.a, i, &r);
+    }
+    snic_sim_run_until(f.sim, 2000000);
+    g_assert_cmpuint(__builtin_popcount(f.b.h->core->rpc->stage_used), ==,
+                     SNIC_RPC_STAGE_PER_QP);
+    for (i = 0; i < n; i++) {
+        node_post_recv(&f.a, i, BUF, 0);
+    }
+    g_assert_true(rpc_run_until_answers(f.sim, &f.a, &f.q, n, 10000000));
+    for (i = 0; i < n; i++) {
+        g_assert_cmpuint(rpc_cqe_status(&f.q.answer[i]), ==, SNIC_RPC_OK);
+    }
+    fix_free(&f);
+}
+
+/*
  * In the timed simulator (StRoM's PCIe: 1.5 us, Gen3 x8), what each port
  * charges as PCIe reads is what its device read from host memory, once:
  * the responder a consistency RPC's 16 KiB object (not the staged answer
@@ -1387,6 +1425,8 @@ int main(int argc, char **argv)
     g_test_add_func("/kernels/consistency/crc64-xz", test_crc64_xz);
     g_test_add_func("/kernels/consistency/checksums", test_consistency);
     g_test_add_func("/kernels/consistency/busy", test_consistency_busy);
+    g_test_add_func("/kernels/consistency/stage-share",
+                    test_consistency_stage_share);
     g_test_add_func("/kernels/consistency/torn-reads-fault",
                     test_torn_reads_fault);
     g_test_add_func("/kernels/timed/pcie-charges", test_timed_pcie_charges);

@@ -120,6 +120,55 @@ static uint16_t admin(Node *n, struct snic_admin_cmd *cmd)
 
 /* ---- admin ---- */
 
+/*
+ * An RPC's answer carries no message number nor the selective-transport
+ * header: a QP runs RPCs or a program that numbers its messages (the
+ * selective ones, SRNIC's), never both, whichever command comes second;
+ * the other programs take RPCs.
+ */
+static void test_admin_rpc_numbered_program(void)
+{
+    static const uint8_t numbered[] = {
+        SNIC_TRANSPORT_SRNIC, SNIC_TRANSPORT_SRNIC_DCTCP, SNIC_TRANSPORT_SACK,
+        SNIC_TRANSPORT_RENO, SNIC_TRANSPORT_NEWRENO, SNIC_TRANSPORT_NDP,
+        SNIC_TRANSPORT_IRN,
+    };
+    static const uint8_t plain[] = {
+        SNIC_TRANSPORT_GBN, SNIC_TRANSPORT_DCQCN, SNIC_TRANSPORT_DCTCP,
+    };
+    Node n;
+    unsigned i;
+
+    node_init(&n, NULL, 1);
+    for (i = 0; i < G_N_ELEMENTS(numbered); i++) {
+        /* the program first, then RPC */
+        g_assert_cmpuint(node_set_transport(&n, numbered[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==,
+                         SNIC_ADMIN_NOT_SUPPORTED);
+        g_assert_cmpuint(n.h->core->qps[n.qpn].rpc.flags, ==, 0);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+        /* RPC first, then the program: the QP keeps go-back-N */
+        g_assert_cmpuint(node_set_transport(&n, SNIC_TRANSPORT_GBN, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&n, numbered[i], 0), ==,
+                         SNIC_ADMIN_NOT_SUPPORTED);
+        g_assert_cmpuint(n.h->core->qps[n.qpn].program, ==,
+                         SNIC_TRANSPORT_GBN);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+    }
+    for (i = 0; i < G_N_ELEMENTS(plain); i++) {
+        g_assert_cmpuint(node_set_transport(&n, plain[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&n, plain[i], 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(rpc_set(&n, 0), ==, SNIC_ADMIN_OK);
+    }
+    fake_host_free(n.h);
+}
+
 static void test_admin(void)
 {
     SnicSim *sim = snic_sim_new(1);
@@ -159,18 +208,34 @@ static void test_admin(void)
         node_modify(&u, SNIC_QP_ATTR_STATE, &at);
         g_assert_cmpuint(u.h->core->qps[u.qpn].rpc.flags, ==, 0);
     }
-    /* DEPLOY_KERNEL: known kernels, one per (context, op-code), bounded */
+    /*
+     * DEPLOY_KERNEL: known kernels, one per (context, op-code), bounded:
+     * a context holds a quarter of the table, four of them fill it
+     */
     g_assert_cmpuint(rpc_deploy(&b, 1, 99), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_deploy(&b, 1, 0), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_undeploy(&b, 1), ==, SNIC_ADMIN_BAD_PARAM);
-    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED; i++) {
+    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED / 4; i++) {
         g_assert_cmpuint(rpc_deploy(&b, 100 + i, SNIC_KERNEL_TRAVERSAL), ==,
                          SNIC_ADMIN_OK);
     }
     g_assert_cmpuint(rpc_deploy(&b, 100, SNIC_KERNEL_CONSISTENCY), ==,
                      SNIC_ADMIN_BAD_STATE);
     g_assert_cmpuint(rpc_deploy(&b, 99, SNIC_KERNEL_CONSISTENCY), ==,
-                     SNIC_ADMIN_NO_RESOURCES);
+                     SNIC_ADMIN_NO_RESOURCES);      /* the context's share */
+    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED * 3 / 4 + 1; i++) {
+        /* three other contexts fill the table; a fourth finds it full */
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_DEPLOY_KERNEL,
+                            sizeof(cmd.deploy_kernel));
+        cmd.deploy_kernel.ctx = GUINT16_TO_LE(b.ctx + 1 +
+                                              i / (SNIC_KERNEL_MAX_DEPLOYED /
+                                                   4));
+        cmd.deploy_kernel.rpc_opcode = GUINT64_TO_LE(100 + i);
+        cmd.deploy_kernel.kernel_id = GUINT16_TO_LE(SNIC_KERNEL_TRAVERSAL);
+        g_assert_cmpuint(admin(&b, &cmd), ==,
+                         i < SNIC_KERNEL_MAX_DEPLOYED * 3 / 4 ?
+                         SNIC_ADMIN_OK : SNIC_ADMIN_NO_RESOURCES);
+    }
     g_assert_cmpuint(rpc_undeploy(&b, 100), ==, SNIC_ADMIN_OK);
     g_assert_cmpuint(rpc_undeploy(&b, 100), ==, SNIC_ADMIN_BAD_PARAM);
     g_assert_cmpuint(rpc_deploy(&b, 99, SNIC_KERNEL_CONSISTENCY), ==,
@@ -202,6 +267,13 @@ static void test_admin(void)
                      SNIC_RPC_MAX_PER_QP);
     g_assert_cmpuint(GUINT16_FROM_LE(da.max_kernels), ==,
                      SNIC_KERNEL_MAX_DEPLOYED);
+    /* a context's share of each pool: a quarter */
+    g_assert_cmpuint(GUINT16_FROM_LE(da.ctx_recv_pool), ==,
+                     SNIC_DEFAULT_RECV_POOL / 4);
+    g_assert_cmpuint(da.ctx_rpc_slots, ==, SNIC_RPC_SLOTS / 4);
+    g_assert_cmpuint(da.ctx_rpc_stage, ==, SNIC_RPC_STAGE_BUFS / 4);
+    g_assert_cmpuint(da.qp_rpc_stage, ==, SNIC_RPC_STAGE_PER_QP);
+    g_assert_cmpuint(da.ctx_kernels, ==, SNIC_KERNEL_MAX_DEPLOYED / 4);
     g_assert_cmphex(GUINT32_FROM_LE(da.builtin_kernels), ==,
                     1u << SNIC_KERNEL_TRAVERSAL |
                     1u << SNIC_KERNEL_CONSISTENCY);
@@ -918,6 +990,8 @@ int main(int argc, char **argv)
     g_assert_true(snic_kernel_register(&sum_kernel));
     g_assert_false(snic_kernel_register(&sum_kernel));  /* id taken */
     g_test_add_func("/rpc/admin", test_admin);
+    g_test_add_func("/rpc/admin/numbered-program",
+                    test_admin_rpc_numbered_program);
     g_test_add_func("/rpc/wire/strom-map", test_wire_strom);
     g_test_add_func("/rpc/wire/iba15-map", test_wire_iba15);
     g_test_add_func("/rpc/wire/map-mismatch", test_wire_map_mismatch);

@@ -2220,6 +2220,65 @@ static void test_read_hostile(void)
 }
 
 /*
+ * A READ response ahead of lACK is placed only with room for its report
+ * in the CtrlQ's ring and in its QP's quota (twice its window): beyond
+ * the quota it is not placed (a loss the peer repairs), so the host's
+ * bitmap misses no PSN placed. Once the host took the reports, it is.
+ */
+static void test_read_resp_quota(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    const uint32_t window = 4, quota = 2 * window;
+    uint8_t *local;
+    struct snic_sr_ctrl e;
+    unsigned i;
+    Req q;
+
+    node_init(&q.a, NULL, 1);
+    node_init(&q.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&q.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&q.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&q.ha, &q.a, NULL, 6, 2, window);  /* a ring of 64 */
+    node_connect(&q.a, &q.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&q.b, &q.a, SNIC_MTU_1024, 7, 7);
+    q.qa = snic_qp_get(q.a.h->core, q.a.qpn);
+    q.psn0 = q.qa->req.next_psn;
+    node_fill(&q.b, BUF, 16384, 3);
+    local = fake_ptr(q.a.h, dst, 16384);
+    memset(local, 0xee, 16384);
+    /* 16 KiB: one request, 16 PSNs in flight whatever the window */
+    node_post_send(&q.a, 1, SNIC_WR_RDMA_READ, dst, 16384, BUF, q.b.lkey, 0,
+                   q.a.lkey);
+    fake_run(q.a.h);
+    g_assert_cmpuint(snic_transport_outstanding(q.qa), ==, 16);
+
+    /* 1 .. quota + 1 ahead of lACK, the host away */
+    for (i = 1; i <= quota + 1; i++) {
+        read_resp(&q, i, 0, i, 1024, true);
+    }
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, quota);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_ctrlq_refused), ==, 1);
+    for (i = 0; i < 1024; i++) {
+        g_assert_cmpuint(local[(quota + 1) * 1024 + i], ==, 0xee);
+    }
+    g_assert_true(sr_host_peek(&q.ha, &e));
+    g_assert_cmpuint(GUINT32_FROM_LE(e.psn), ==, psn_add(q.psn0, 1));
+    /* every one placed is reported, no more */
+    g_assert_cmpuint(sr_host_poll(&q.ha), ==, quota);
+    /* the host took them: the same response again is placed */
+    read_resp(&q, quota + 1, 0, quota + 1, 1024, true);
+    g_assert_cmpuint(FAKE_STAT(q.a.h, sr_read_placed), ==, quota + 1);
+    g_assert_cmpmem(local + (quota + 1) * 1024, 1024,
+                    fake_ptr(q.b.h, BUF + (quota + 1) * 1024, 1024), 1024);
+    g_assert_cmpuint(q.qa->state, ==, SNIC_QPS_RTS);
+    sr_host_free(&q.ha);
+    fake_host_free(q.a.h);
+    fake_host_free(q.b.h);
+}
+
+/*
  * a's READ requests since the last look: PSN (from psn0) and length; each
  * carries a's lACK, the last one a's ACK of responses told: in *lack
  */
@@ -2739,6 +2798,7 @@ int main(int argc, char **argv)
                     test_req_lost_retransmission_per_hole);
     g_test_add_func("/sr/req/ssn", test_req_ssn);
     g_test_add_func("/sr/read/hostile", test_read_hostile);
+    g_test_add_func("/sr/read/resp-quota", test_read_resp_quota);
     g_test_add_func("/sr/read/holes", test_read_holes);
     g_test_add_func("/sr/read/hole-lost-again", test_read_hole_lost_again);
     g_test_add_func("/sr/read/resp-hole", test_read_resp_hole);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "engine/xmit.h"
+#include "port/wire.h"
 #include "objects/cq.h"
 #include "objects/qp.h"
 #include "objects/srq.h"
@@ -512,6 +514,233 @@ static void test_pool_exhausted(void)
     quad_free(&q);
 }
 
+/*
+ * A lone responder b1 (SRQ of b) and its peer a, packets written by hand:
+ * 'timeout' is b1's QP timeout (0: the device's resp-hold-ms, hold_ms).
+ */
+typedef struct Held {
+    Node a, b, b1;
+    SnicQp *qb;
+    uint32_t psn;               /* the message's first PSN */
+} Held;
+
+static void held_new(Held *h, uint8_t timeout, uint32_t hold_ms)
+{
+    SnicCoreConfig cfg = { .resp_hold_ms = hold_ms };
+    struct snic_qp_attr at;
+
+    node_init(&h->a, NULL, 1);
+    node_init_host(&h->b, fake_host_new_cfg(&cfg), NULL, 2, SNIC_QPT_RC,
+                   SNIC_DB_KERNEL_PAGE);
+    node_create_srq(&h->b, 0);
+    node_add_qp(&h->b1, &h->b);
+    node_connect(&h->a, &h->b1, SNIC_MTU_1024, 7, 7);
+    node_connect_rtr(&h->b1, &h->a, SNIC_MTU_1024);
+    memset(&at, 0, sizeof(at));
+    at.qp_state = GUINT32_TO_LE(SNIC_QPS_RTS);
+    at.timeout = timeout;
+    at.retry_cnt = 3;
+    node_modify(&h->b1, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_SQ_PSN |
+                SNIC_QP_ATTR_TIMEOUT | SNIC_QP_ATTR_RETRY_CNT |
+                SNIC_QP_ATTR_RNR_RETRY | SNIC_QP_ATTR_MAX_QP_RD_ATOMIC, &at);
+    h->qb = &h->b.h->core->qps[h->b1.qpn];
+    h->psn = h->qb->resp.epsn;
+    node_post_srq_recv(&h->b, 0x77, BUF, SLOT_LEN, h->b.lkey);
+}
+
+static void held_free(Held *h)
+{
+    fake_host_free(h->a.h);
+    fake_host_free(h->b.h);
+}
+
+/* a's SEND packet 'seg' (of First, Middle, Last) to b1 */
+static void held_send(Held *h, uint8_t opcode, uint32_t seg)
+{
+    static const uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(h->a.h->core, &h->a.h->core->qps[h->a.qpn], &p);
+    p.opcode = opcode;
+    p.psn = (h->psn + seg) & SNIC_PSN_MASK;
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&h->b1, frame, n);
+    fake_run(h->b.h);
+}
+
+/*
+ * A sender that stopped after SEND First (its next SGE's key was bad, or
+ * it died) no longer holds b's SRQ pool entry for good: after as long as
+ * b1's requester would retry, 4.096 us * 2^timeout * (retry_cnt + 1), the
+ * receive completes with REM_ABORT_ERR and the entry is free again. Its
+ * late Middle draws a sequence NAK for the message's first PSN (start
+ * again), never a fatal NAK, and the message sent again from its start
+ * lands in the next receive. With timeout 0, resp-hold-ms says how long.
+ */
+static void test_dead_sender_released(void)
+{
+    static const struct {
+        uint8_t timeout;
+        uint32_t hold_ms;
+        uint64_t hold_ns;
+    } cases[] = {
+        { 8, 0, (4096ull << 8) * 4 },           /* retry_cnt 3 */
+        { 0, 5, 5000000 },                      /* resp-hold-ms=5 */
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        Held h;
+        struct snic_cqe c;
+        uint32_t pool;
+
+        held_new(&h, cases[i].timeout, cases[i].hold_ms);
+        pool = h.b.h->core->recv_free_n;
+        held_send(&h, SNIC_OP_RC_SEND_FIRST, 0);
+        g_assert_true(h.qb->resp.in_send);
+        g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool - 1);
+        fake_advance(h.b.h, cases[i].hold_ns - 1000);
+        g_assert_false(node_poll_cq(&h.b, &c));     /* not yet */
+        fake_advance(h.b.h, 2000);
+        g_assert_true(node_poll_cq(&h.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ABORT_ERR);
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0x77);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, h.b1.qpn);
+        g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool);
+        g_assert_cmpuint(h.b.h->events[SNIC_TRACE_RESP_HOLD_EXPIRED], ==, 1);
+        g_assert_cmpuint(h.qb->state, ==, SNIC_QPS_RTS);
+
+        /* its late Middle: start again from the first PSN */
+        held_send(&h, SNIC_OP_RC_SEND_MIDDLE, 1);
+        g_assert_false(h.qb->resp.fatal);
+        g_assert_cmpuint(h.b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+        g_assert_cmpuint(h.b.h->event_args[SNIC_TRACE_NAK_SENT][1], ==,
+                         h.psn);
+        g_assert_cmpuint(h.b.h->event_args[SNIC_TRACE_NAK_SENT][2], ==,
+                         SNIC_AETH_NAK_SEQ);
+        /* ... as its requester does, into the next receive */
+        node_post_srq_recv(&h.b, 0x78, BUF + SLOT_LEN, SLOT_LEN, h.b.lkey);
+        held_send(&h, SNIC_OP_RC_SEND_FIRST, 0);
+        held_send(&h, SNIC_OP_RC_SEND_LAST, 1);
+        g_assert_true(node_poll_cq(&h.b, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0x78);
+        g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 2048);
+        g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool);
+        held_free(&h);
+    }
+}
+
+/*
+ * A sender quiet for less than the hold (a PFC pause, a slow host) keeps
+ * its message: each packet gives it the whole hold again.
+ */
+static void test_paused_sender_kept(void)
+{
+    const uint64_t hold = (4096ull << 8) * 4;
+    Held h;
+    struct snic_cqe c;
+
+    held_new(&h, 8, 0);
+    held_send(&h, SNIC_OP_RC_SEND_FIRST, 0);
+    fake_advance(h.b.h, hold * 3 / 4);
+    held_send(&h, SNIC_OP_RC_SEND_MIDDLE, 1);
+    fake_advance(h.b.h, hold * 3 / 4);             /* 1.5 holds in all */
+    g_assert_false(node_poll_cq(&h.b, &c));
+    held_send(&h, SNIC_OP_RC_SEND_LAST, 2);
+    g_assert_true(node_poll_cq(&h.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 3072);
+    g_assert_cmpuint(h.b.h->events[SNIC_TRACE_RESP_HOLD_EXPIRED], ==, 0);
+    /* nothing held: no deadline left behind */
+    fake_advance(h.b.h, 2 * hold);
+    g_assert_false(node_poll_cq(&h.b, &c));
+    held_free(&h);
+}
+
+/* A SEND packet of 1 KiB from a's QP to to's QP at to's ePSN */
+static void send_to(Node *a, Node *to, uint8_t opcode)
+{
+    static const uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(a->h->core, &a->h->core->qps[a->qpn], &p);
+    p.dqpn = to->qpn;
+    p.opcode = opcode;
+    p.psn = to->h->core->qps[to->qpn].resp.epsn;
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(to, frame, n);
+    fake_run(to->h);
+}
+
+/*
+ * The SRQ receive pool is every context's: one context holds a quarter of
+ * it at most. Context 1 holds its whole share (2 of 8) with SENDs that
+ * stopped mid-message; its next SEND draws an RNR NAK though six entries
+ * are free, and context 2's SRQ QP still receives.
+ */
+static void test_pool_share_per_context(void)
+{
+    SnicCoreConfig cfg = { .recv_pool = 8 };
+    Node a, b, b1, b2, b3, c2;
+    struct snic_cqe c;
+    SnicCore *core;
+    unsigned i;
+
+    node_init(&a, NULL, 1);
+    node_init_host(&b, fake_host_new_cfg(&cfg), NULL, 2, SNIC_QPT_RC, 1);
+    core = b.h->core;
+    node_create_srq(&b, 0);
+    node_add_qp(&b1, &b);
+    node_add_qp(&b2, &b);
+    node_add_qp(&b3, &b);
+    node_add_ctx(&c2, &b, 2);
+    node_connect(&a, &b1, SNIC_MTU_1024, 7, 7);
+    node_connect(&b1, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&b2, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&b3, &a, SNIC_MTU_1024, 7, 7);
+    node_connect(&c2, &a, SNIC_MTU_1024, 7, 7);
+    for (i = 0; i < 4; i++) {
+        node_post_srq_recv(&b, 80 + i, BUF + i * SLOT_LEN, SLOT_LEN, b.lkey);
+    }
+    node_post_srq_recv(&c2, 90, BUF + 4 * SLOT_LEN, SLOT_LEN, c2.lkey);
+
+    send_to(&a, &b1, SNIC_OP_RC_SEND_FIRST);
+    send_to(&a, &b2, SNIC_OP_RC_SEND_FIRST);
+    g_assert_true(core->qps[b1.qpn].resp.recv_held);
+    g_assert_true(core->qps[b2.qpn].resp.recv_held);
+    g_assert_cmpuint(core->recv_free_n, ==, 6);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 0);
+    /* context 1's share is held: RNR, the pool's other entries untouched */
+    send_to(&a, &b3, SNIC_OP_RC_SEND_FIRST);
+    g_assert_false(core->qps[b3.qpn].resp.recv_held);
+    g_assert_cmpuint(core->recv_free_n, ==, 6);
+    g_assert_cmpuint(b.h->events[SNIC_TRACE_NAK_SENT], ==, 1);
+    g_assert_cmpuint(SNIC_AETH_KIND(b.h->event_args[SNIC_TRACE_NAK_SENT][2]),
+                     ==, SNIC_AETH_KIND_RNR);
+    /* context 2 receives */
+    send_to(&a, &c2, SNIC_OP_RC_SEND_ONLY);
+    g_assert_true(node_poll_cq(&c2, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 90);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, c2.qpn);
+    /* one of context 1's messages ends: its next SEND gets the entry */
+    send_to(&a, &b1, SNIC_OP_RC_SEND_LAST);
+    send_to(&a, &b3, SNIC_OP_RC_SEND_FIRST);
+    g_assert_true(core->qps[b3.qpn].resp.recv_held);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -524,5 +753,9 @@ int main(int argc, char **argv)
     g_test_add_func("/srq/admin-checks", test_admin_checks);
     g_test_add_func("/srq/doorbells", test_doorbells);
     g_test_add_func("/srq/receive-pool-exhausted", test_pool_exhausted);
+    g_test_add_func("/srq/dead-sender-released", test_dead_sender_released);
+    g_test_add_func("/srq/paused-sender-kept", test_paused_sender_kept);
+    g_test_add_func("/srq/pool-share-per-context",
+                    test_pool_share_per_context);
     return g_test_run();
 }

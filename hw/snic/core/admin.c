@@ -201,6 +201,11 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.rpc_opmap = c->cfg.rpc_opmap;
     a.hll_sketches = c->cfg.hll_sketches;
     a.num_transports = SNIC_PROGRAMS;
+    a.ctx_recv_pool = GUINT16_TO_LE(snic_ctx_share(c->cfg.recv_pool));
+    a.ctx_rpc_slots = snic_ctx_share(SNIC_RPC_SLOTS);
+    a.ctx_rpc_stage = snic_ctx_share(SNIC_RPC_STAGE_BUFS);
+    a.qp_rpc_stage = SNIC_RPC_STAGE_PER_QP;
+    a.ctx_kernels = snic_ctx_share(snic_kernel_max_deployed());
     snic_onchip_account(c, &oc);
     a.onchip_bytes = GUINT32_TO_LE(MIN(oc.budget, UINT32_MAX));
     a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));

@@ -55,6 +55,7 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         { "max_srq", cfg->max_srq, SNIC_MAX_OBJECTS },
         { "max_mw", cfg->max_mw, SNIC_MAX_OBJECTS },
         { "recv_pool", cfg->recv_pool, UINT16_MAX },
+        { "resp-hold-ms", cfg->resp_hold_ms, SNIC_MAX_RESP_HOLD_MS },
         { "onchip-kb", cfg->onchip_kb, 1u << 22 },
         { "max_mr_pages", cfg->max_mr_pages, UINT32_MAX },
         { "sched-wqes", cfg->sched_wqes, SNIC_SCHED_MAX_WQES },
@@ -148,6 +149,8 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     cf.max_srq = cf.max_srq ? cf.max_srq : SNIC_DEFAULT_MAX_SRQ;
     cf.max_mw = cf.max_mw ? cf.max_mw : SNIC_DEFAULT_MAX_MW;
     cf.recv_pool = cf.recv_pool ? cf.recv_pool : SNIC_DEFAULT_RECV_POOL;
+    cf.resp_hold_ms = cf.resp_hold_ms ? cf.resp_hold_ms :
+                      SNIC_DEFAULT_RESP_HOLD_MS;
     cf.onchip_kb = cf.onchip_kb ? cf.onchip_kb : SNIC_DEFAULT_ONCHIP_KB;
     cf.sched_wqes = cf.sched_wqes ? cf.sched_wqes : SNIC_SCHED_DEFAULT_WQES;
     cf.sched_burst = cf.sched_burst ? cf.sched_burst :

@@ -110,6 +110,14 @@ struct SnicCore {
     struct snic_rq_wqe *recv_pool;
     uint16_t *recv_free;
     uint32_t recv_free_n;
+    /*
+     * ... for each entry, when its holder lets go of it if its message
+     * does not continue (UINT64_MAX: not armed): kept with the entry, not
+     * in the QP context, as the pool's WQE copies are
+     */
+    uint64_t *recv_hold_at;
+    /* ... entries each context holds (by doorbell page): its share */
+    uint16_t *recv_ctx_held;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across
@@ -270,5 +278,16 @@ void snic_eth_rx_drop(SnicCore *c, __le64 *counter, size_t len,
                       SnicDropReason reason);
 void snic_eth_receive(SnicCore *c, const uint8_t *f, size_t len);
 uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
+
+/*
+ * A context's share of a pool every context draws from (the SRQ receive
+ * pool, RPC slots and staging buffers, the kernel table): a quarter, at
+ * least one, so that no process leaves the others without room. Counted
+ * by doorbell page, the device's name for a context.
+ */
+static inline uint32_t snic_ctx_share(uint32_t pool)
+{
+    return pool / 4 ? pool / 4 : 1;
+}
 
 #endif /* SNIC_CORE_INT_H */

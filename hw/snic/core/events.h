@@ -55,6 +55,8 @@
       qpn, psn, syndrome) \
     X(NAK_RECV, "qpn %" PRIu64 " psn 0x%" PRIx64 " syndrome 0x%" PRIx64, \
       qpn, psn, syndrome) \
+    X(RESP_HOLD_EXPIRED, "qpn %" PRIu64 " epsn 0x%" PRIx64 " bytes %" \
+      PRIu64 ": a held SRQ receive let go of", qpn, epsn, bytes) \
     X(SCHED_ITERATION, "qpn %" PRIu64 " wqes %" PRIu64 " segments %" \
       PRIu64, qpn, wqes, segments) \
     X(RETRANSMIT, "qpn %" PRIu64 " from psn 0x%" PRIx64 " segments %" \

@@ -35,6 +35,9 @@
 #define SNIC_DEFAULT_MAX_SRQ        1024
 #define SNIC_DEFAULT_MAX_MW         1024
 #define SNIC_DEFAULT_RECV_POOL      1024
+/* resp-hold-ms: a held SRQ receive let go of (QP timeout 0), <= 1 hour */
+#define SNIC_DEFAULT_RESP_HOLD_MS   1000
+#define SNIC_MAX_RESP_HOLD_MS       3600000
 /* The scheduler (SRNIC, NSDI'23, section 4.3.1): its n and burst_size */
 #define SNIC_SCHED_DEFAULT_WQES     8           /* SRNIC's n */
 #define SNIC_SCHED_DEFAULT_BURST    (16 * 1024) /* SRNIC's burst_size */
@@ -81,6 +84,12 @@ typedef struct SnicCoreConfig {
     uint32_t max_srq;
     uint32_t max_mw;
     uint32_t recv_pool;         /* SRQ receive WQEs in progress at once */
+    /*
+     * How long a responder holds an SRQ receive WQE for a message whose
+     * next packet does not come, when its QP's timeout is 0 (infinite);
+     * else 4.096 us * 2^timeout * (retry_cnt + 1). 0: the default.
+     */
+    uint32_t resp_hold_ms;
     uint32_t onchip_kb;         /* on-chip memory budget (onchip.h) */
     /* the QP scheduler (engine/scheduler.h); 0: its default */
     uint32_t sched_policy;      /* SnicSchedPolicy */

@@ -339,12 +339,24 @@ static const SnicQpHooks qp_hooks = {
     .work = snic_sched_notify,
 };
 
+/* A QP's timers: its transport's, and its responder's hold of a receive */
+static uint64_t rdma_deadline(SnicCore *c, SnicQp *qp)
+{
+    return MIN(snic_transport_deadline(qp), snic_recv_hold_deadline(c, qp));
+}
+
+static void rdma_timer(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    snic_resp_hold_expired(c, qp, now);
+    snic_transport_timer(c, qp, now);
+}
+
 static const SnicSchedOps sched_ops = {
     .iteration = snic_rdma_iteration,
     .wants_fetch = snic_rdma_wants_fetch,
     .wqe_bytes = snic_sq_wqe_used_at,
-    .deadline = snic_transport_deadline,
-    .timer = snic_transport_timer,
+    .deadline = rdma_deadline,
+    .timer = rdma_timer,
 };
 
 static const SnicTransportHooks transport_hooks = {

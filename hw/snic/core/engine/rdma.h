@@ -50,6 +50,8 @@ void snic_req_cnp(SnicCore *c, SnicQp *qp);
 void snic_resp_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_resp_send_ack(SnicCore *c, SnicQp *qp);
 bool snic_resp_run(SnicCore *c, SnicQp *qp, unsigned budget);
+/* The SRQ receive a SEND holds, let go of once its deadline passed */
+void snic_resp_hold_expired(SnicCore *c, SnicQp *qp, uint64_t now);
 
 /*
  * resp_ooo.c: placement ahead of ePSN (SNIC_PROG_XPORT programs): a

@@ -302,14 +302,25 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
                     done++;
                     continue;
                 }
-                if (snic_wr_is_rd_atomic(e.info.opcode)) {
-                    r->rd_atomic++;
+                r->wqe_op = e.info.opcode;
+            } else {
+                st = SNIC_WC_SUCCESS;
+                if (!have || e.index != r->sq_head) {
+                    st = snic_sq_wqe_read(c, qp, r->sq_head,
+                                          (r->next_psn - r->wqe_off) &
+                                          SNIC_PSN_MASK, &e);
+                    e.msg = head_msg(qp);
                 }
-            } else if (!have || e.index != r->sq_head) {
-                st = snic_sq_wqe_read(c, qp, r->sq_head,
-                                      (r->next_psn - r->wqe_off) &
-                                      SNIC_PSN_MASK, &e);
-                e.msg = head_msg(qp);
+                /*
+                 * Half sent, read again: the guest may have rewritten it
+                 * meanwhile, shorter than what went out or as another
+                 * op-code (UC checks the same)
+                 */
+                if (st == SNIC_WC_SUCCESS &&
+                    (r->wqe_off >= e.info.npsn ||
+                     e.info.opcode != r->wqe_op)) {
+                    st = SNIC_WC_LOC_QP_OP_ERR;
+                }
                 if (st != SNIC_WC_SUCCESS) {
                     snic_sq_fail_local(c, qp, r->sq_head, st);
                     break;
@@ -352,6 +363,13 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         snic_credit_spend(c, qp, seg_bytes(qp, &e.info, psn));
         sent++;
         if (!rtx) {
+            /*
+             * counted once its first request is out: a READ started but
+             * held back for room is started again by the next iteration
+             */
+            if (!r->wqe_off && snic_wr_is_rd_atomic(e.info.opcode)) {
+                r->rd_atomic++;
+            }
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
             r->wqe_off += count;
             if (r->wqe_off == e.info.npsn) {

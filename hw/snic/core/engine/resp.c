@@ -105,6 +105,13 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     }
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
+    /*
+     * a pool entry: not for good (in order only: the selective programs
+     * and SRNIC keep the message's state with their placement)
+     */
+    if (s->in_send && qp->srqn && !snic_prog_ooo(qp) && !snic_sr_on(qp)) {
+        snic_recv_hold_arm(c, qp);
+    }
     if (p->headers & SNIC_HDR_IETH &&
         !snic_remote_invalidate(c, qp, p->ieth_rkey)) {
         /* not a window it may invalidate: an invalid request (class J) */
@@ -417,6 +424,33 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     qp->resp.msn = (qp->resp.msn + 1) & 0xffffff;
     snic_sched_notify(c, qp);
     return 1;
+}
+
+/*
+ * A SEND that holds an SRQ pool entry did not continue in time: its
+ * sender is gone (or stuck longer than it would retry). The held receive
+ * completes with REM_ABORT_ERR and gives its entry back, and the message
+ * is forgotten: ePSN goes back to its first packet, so a late packet of
+ * it draws a sequence NAK, never a fatal one, and a requester still there
+ * sends the message again from its start into a new receive (one whose
+ * first packets were acknowledged already cannot: it runs out of retries).
+ */
+void snic_resp_hold_expired(SnicCore *c, SnicQp *qp, uint64_t now)
+{
+    SnicResp *s = &qp->resp;
+    uint32_t mtu = 128u << qp->attr.path_mtu;
+    SnicPkt p;
+
+    if (snic_recv_hold_deadline(c, qp) > now) {
+        return;
+    }
+    SNIC_EVENT(c, RESP_HOLD_EXPIRED, qp - c->qps, s->epsn, s->recv_off);
+    /* First and Middle packets carry the path MTU each (resp_request) */
+    s->epsn = (s->epsn - s->recv_off / mtu) & SNIC_PSN_MASK;
+    s->in_send = false;
+    s->nak_sent = false;
+    memset(&p, 0, sizeof(p));
+    snic_rq_complete(c, qp, SNIC_WC_REM_ABORT_ERR, SNIC_WC_RECV, 0, &p);
 }
 
 static void resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)

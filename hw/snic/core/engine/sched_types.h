@@ -60,7 +60,7 @@ typedef struct SnicSchedOps {
     bool (*iteration)(SnicCore *c, SnicQp *qp);
     bool (*wants_fetch)(SnicCore *c, const SnicQp *qp);
     uint32_t (*wqe_bytes)(SnicCore *c, SnicQp *qp, uint32_t index);
-    uint64_t (*deadline)(SnicQp *qp);
+    uint64_t (*deadline)(SnicCore *c, SnicQp *qp);
     void (*timer)(SnicCore *c, SnicQp *qp, uint64_t now);
 } SnicSchedOps;
 

@@ -368,7 +368,7 @@ static void heap_remove(SnicCore *c, SnicQp *qp)
 
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp)
 {
-    uint64_t t = c->sched.ops->deadline(qp);
+    uint64_t t = c->sched.ops->deadline(c, qp);
 
     if (qp->sched.timer_pos) {
         if (t == qp->sched.timer_at) {

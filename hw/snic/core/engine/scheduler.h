@@ -25,7 +25,7 @@ void snic_sched_remove(SnicCore *c, SnicQp *qp);
 /* Up to 'budget' scheduling iterations; true if QPs are still queued. */
 bool snic_sched_run(SnicCore *c, unsigned budget);
 
-/* The QP's timer follows its transport and credit deadlines. */
+/* The QP's timer follows its transport, credit and responder deadlines. */
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp);
 /* Fire what is due at 'now'; the next deadline (now = 0: only that). */
 uint64_t snic_sched_timer(SnicCore *c, uint64_t now);

@@ -67,8 +67,12 @@ static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w,
         .opcode = w->opcode,
         .flags = w->flags,
     };
-    if (qp->req.wqe_off >= info->npsn) {
-        return SNIC_WC_LOC_QP_OP_ERR;   /* rewritten shorter meanwhile */
+    if (!qp->req.wqe_off) {
+        qp->req.wqe_op = w->opcode;
+    } else if (qp->req.wqe_off >= info->npsn ||
+               w->opcode != qp->req.wqe_op) {
+        /* rewritten shorter, or as another op-code, meanwhile */
+        return SNIC_WC_LOC_QP_OP_ERR;
     }
     return SNIC_WC_SUCCESS;
 }

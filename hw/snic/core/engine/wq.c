@@ -135,22 +135,62 @@ static bool recv_sges(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
 
 void snic_recv_release(SnicCore *c, SnicQp *qp)
 {
-    if (qp->resp.recv_slot) {
-        c->recv_free[c->recv_free_n++] = qp->resp.recv_slot - 1;
+    unsigned slot = qp->resp.recv_slot;
+
+    if (slot) {
+        c->recv_free[c->recv_free_n++] = slot - 1;
+        c->recv_hold_at[slot - 1] = UINT64_MAX;
+        c->recv_ctx_held[qp->ctx]--;
         qp->resp.recv_slot = 0;
     }
+}
+
+/*
+ * How long a responder waits for the next packet of a message before it
+ * lets go of the SRQ receive it holds: as long as the QP's requester
+ * would retry (4.096 us * 2^timeout, retry_cnt + 1 times), or resp-hold-ms
+ * with no timeout (0, infinite)
+ */
+static uint64_t hold_ns(const SnicCore *c, const SnicQp *qp)
+{
+    if (!qp->attr.timeout) {
+        return (uint64_t)c->cfg.resp_hold_ms * 1000000;
+    }
+    return (4096ull << qp->attr.timeout) * (qp->attr.retry_cnt + 1u);
+}
+
+void snic_recv_hold_arm(SnicCore *c, SnicQp *qp)
+{
+    unsigned slot = qp->resp.recv_slot;
+
+    if (slot) {
+        c->recv_hold_at[slot - 1] = c->ops->now_ns(c->opaque) +
+                                    hold_ns(c, qp);
+        snic_qp_timer_sync(c, qp);
+    }
+}
+
+uint64_t snic_recv_hold_deadline(const SnicCore *c, const SnicQp *qp)
+{
+    unsigned slot = qp->resp.recv_slot;
+
+    return slot ? c->recv_hold_at[slot - 1] : UINT64_MAX;
 }
 
 void snic_wq_init(SnicCore *c)
 {
     c->recv_pool = g_new0(struct snic_rq_wqe, c->cfg.recv_pool);
     c->recv_free = g_new(uint16_t, c->cfg.recv_pool);
+    c->recv_hold_at = g_new(uint64_t, c->cfg.recv_pool);
+    c->recv_ctx_held = g_new0(uint16_t, c->cfg.num_db_pages);
 }
 
 void snic_wq_free(SnicCore *c)
 {
     g_free(c->recv_pool);
     g_free(c->recv_free);
+    g_free(c->recv_hold_at);
+    g_free(c->recv_ctx_held);
 }
 
 void snic_wq_reset(SnicCore *c)
@@ -158,7 +198,10 @@ void snic_wq_reset(SnicCore *c)
     for (c->recv_free_n = 0; c->recv_free_n < c->cfg.recv_pool;
          c->recv_free_n++) {
         c->recv_free[c->recv_free_n] = c->recv_free_n;
+        c->recv_hold_at[c->recv_free_n] = UINT64_MAX;
     }
+    memset(c->recv_ctx_held, 0,
+           c->cfg.num_db_pages * sizeof(*c->recv_ctx_held));
 }
 
 bool snic_recv_take(SnicCore *c, SnicQp *qp)
@@ -173,8 +216,10 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         return true;
     }
     if (qp->srqn) {
-        if (!c->recv_free_n) {
-            return false;       /* the pool is used up: as if none */
+        if (!c->recv_free_n ||
+            c->recv_ctx_held[qp->ctx] >= snic_ctx_share(c->cfg.recv_pool)) {
+            /* the pool, or the context's share of it, is used up: none */
+            return false;
         }
         st = snic_srq_take(c, snic_srq_get(c, qp->srqn), &w, &index);
         if (st < 0) {
@@ -183,6 +228,7 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         s->recv_index = index;      /* modulo 2^16, as the CQE has it */
         s->recv_slot = c->recv_free[--c->recv_free_n] + 1;
         c->recv_pool[s->recv_slot - 1] = w;
+        c->recv_ctx_held[qp->ctx]++;
     } else {
         if (qp->rq_head == qp->rq_tail) {
             return false;
@@ -256,6 +302,7 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
 {
     SnicResp *s = &qp->resp;
     struct snic_rq_wqe w;
+    bool held;
 
     cqe->wr_id = recv_wqe(c, qp, &w) ? w.wr_id : 0;
     cqe->qpn = GUINT32_TO_LE(qp - c->qps);
@@ -263,7 +310,11 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
     if (!qp->srqn) {
         qp->rq_head++;
     }
+    held = snic_recv_hold_deadline(c, qp) != UINT64_MAX;
     snic_recv_release(c, qp);
+    if (held) {
+        snic_qp_timer_sync(c, qp);      /* the hold's deadline is gone */
+    }
     s->recv_held = false;
     s->recv_off = 0;
     if (snic_cq_post(c, qp->recv_cqn, cqe, se)) {
@@ -560,6 +611,7 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
     for (;;) {
         SnicReqWqe e;
         uint8_t st;
+        bool rd;
 
         /* RPC answers sent before this WQE: it starts after them */
         r->comp_psn = snic_rpc_skip(c, qp, r->comp_psn, qp->sq_comp);
@@ -579,13 +631,24 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
         if (snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
             break;
         }
+        /*
+         * rd_atomic counts the READs and atomics started and not complete:
+         * a WQE rewritten to or from one since it started would make it
+         * wrap or stay up for good (checked exactly once the last started
+         * WQE completes, when none may be left)
+         */
+        rd = snic_wr_is_rd_atomic(e.info.opcode);
+        if (r->rd_atomic < rd ||
+            ((uint16_t)(qp->sq_comp + 1) == r->sq_head && !r->wqe_off &&
+             r->rd_atomic != rd)) {
+            snic_sq_fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
+            return;
+        }
         if (e.info.flags & SNIC_WQE_SIGNALED) {
             snic_post_send_cqe(c, qp, &e.info, GUINT64_FROM_LE(e.w.wr_id),
                                SNIC_WC_SUCCESS);
         }
-        if (snic_wr_is_rd_atomic(e.info.opcode)) {
-            r->rd_atomic--;
-        }
+        r->rd_atomic -= rd;
         r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
         if (m && snic_wr_takes_recv(e.info.opcode)) {

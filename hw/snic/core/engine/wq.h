@@ -62,6 +62,13 @@ int64_t snic_recv_room(SnicCore *c, const SnicQp *qp);
  * the pool used up a SEND meets no receive WQE: RNR, as for an empty SRQ.
  */
 void snic_recv_release(SnicCore *c, SnicQp *qp);
+/*
+ * A message that took an SRQ pool entry continues: its holder lets go of
+ * the entry if the next packet does not come in time (resp.c's
+ * snic_resp_hold_expired()); the entry's deadline, UINT64_MAX if none.
+ */
+void snic_recv_hold_arm(SnicCore *c, SnicQp *qp);
+uint64_t snic_recv_hold_deadline(const SnicCore *c, const SnicQp *qp);
 uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
                         const uint8_t *buf, uint32_t len);
 /*

@@ -52,6 +52,13 @@ struct SnicReq {
     /* PSNs of WQE sq_head already sent (< 2^23: 2 GiB / 256-byte MTU) */
     uint32_t wqe_off:24;
     uint32_t rnr_wait:1;        /* the deadline ends an RNR wait */
+    /*
+     * The op-code WQE sq_head started with (SNIC_WR_*, all < 2^7): a WQE
+     * is read again from host memory for each of its segments, and one
+     * the guest rewrote to another op-code meanwhile fails rather than
+     * mixing two messages.
+     */
+    uint32_t wqe_op:7;
     uint32_t next_psn:24;       /* PSN of the next new segment */
     uint32_t rd_atomic:8;       /* READ/atomic WQEs started, not complete */
     uint32_t comp_psn:24;       /* first PSN of WQE sq_comp */
@@ -67,6 +74,8 @@ struct SnicReq {
     uint32_t local_err_status:8;
     uint16_t local_err_index;
 };
+/* the largest op-code (snic_verbs.h) fits SnicReq.wqe_op */
+_Static_assert(SNIC_WR_RPC_WRITE < 1 << 7, "SnicReq.wqe_op is 7 bits");
 
 /*
  * The responder resource being answered: the oldest RDMA READ or atomic of

@@ -1196,13 +1196,23 @@ uint16_t snic_cmd_set_qp_sr(SnicCore *c, const struct snic_admin_cmd *cmd,
 
 /* ---- the CtrlQ for sr_read.c ---- */
 
+/*
+ * Room for the report of a READ response placed ahead: in the ring and in
+ * the QP's quota, both checked before the response is placed, as
+ * ctrl_post() would refuse the report after it (a PSN placed the host's
+ * bitmap never hears of)
+ */
 bool snic_sr_ctrl_room(SnicCore *c, SnicQp *qp, uint32_t psn)
 {
-    if (ctrl_room(c)) {
-        return true;
+    if (!ctrl_room(c)) {
+        ctrl_lost(c, qp, psn, true);
+        return false;
     }
-    ctrl_lost(c, qp, psn, true);
-    return false;
+    if (!ctrl_quota_ok(c, qp, 1)) {
+        ctrl_refused(c, qp, psn, SNIC_SR_CTRL_REQ_ACK);
+        return false;
+    }
+    return true;
 }
 
 bool snic_sr_ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)

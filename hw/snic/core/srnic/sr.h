@@ -183,7 +183,8 @@ void snic_sr_read_ack_run(SnicCore *c, SnicQp *qp);
 /* resp.c, snic_resp_run(): the hole to answer first, or NULL; done */
 SnicSrHole *snic_sr_read_hole_head(SnicQp *qp);
 void snic_sr_read_hole_pop(SnicQp *qp);
-/* sr.c's CtrlQ for sr_read.c: room for one entry; post one (counted) */
+/* sr.c's CtrlQ for sr_read.c: room for one entry, in the ring and the QP's
+ * quota; post one (counted) */
 bool snic_sr_ctrl_room(SnicCore *c, SnicQp *qp, uint32_t psn);
 bool snic_sr_ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e);
 

@@ -111,13 +111,20 @@ uint16_t snic_cmd_deploy_kernel(SnicCore *c, const struct snic_admin_cmd *cmd,
     uint16_t id = GUINT16_FROM_LE(a->kernel_id);
     uint64_t rpc_opcode = GUINT64_FROM_LE(a->rpc_opcode);
     const SnicKernelOps *k = kernel_by_id(id);
-    unsigned i;
+    unsigned i, held = 0;
 
     if (ctx >= c->cfg.num_db_pages || !k || !present(c, k) || a->rsvd) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     if (entry_find(c, ctx, rpc_opcode)) {
         return SNIC_ADMIN_BAD_STATE;
+    }
+    /* the table is every context's: one holds its share at most */
+    for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED; i++) {
+        held += c->rpc->deployed[i].valid && c->rpc->deployed[i].ctx == ctx;
+    }
+    if (held >= snic_ctx_share(SNIC_KERNEL_MAX_DEPLOYED)) {
+        return SNIC_ADMIN_NO_RESOURCES;
     }
     for (i = 0; i < SNIC_KERNEL_MAX_DEPLOYED; i++) {
         SnicKernelEntry *e = &c->rpc->deployed[i];

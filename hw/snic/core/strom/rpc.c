@@ -77,6 +77,11 @@ uint16_t snic_cmd_set_qp_rpc(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (qp->state != SNIC_QPS_RESET && qp->state != SNIC_QPS_INIT) {
         return SNIC_ADMIN_BAD_STATE;
     }
+    /* answers carry no message number: not on a QP whose program counts */
+    if (flags & SNIC_QP_RPC_ENABLE &&
+        snic_program_numbered(snic_qp_program(qp))) {
+        return SNIC_ADMIN_NOT_SUPPORTED;
+    }
     qp->rpc.flags = flags;
     return SNIC_ADMIN_OK;
 }
@@ -91,12 +96,43 @@ int snic_rpc_op(SnicCore *c, const SnicQp *qp, uint8_t opcode)
 
 /* ---- the slot pool ---- */
 
+/*
+ * Slots, and of them those with a staging buffer, held by QP qpn's
+ * context and by the QP itself: a walk of the 32 slots, no count to keep
+ */
+typedef struct SlotsHeld {
+    unsigned ctx_slots, ctx_stages, qp_stages;
+} SlotsHeld;
+
+static SlotsHeld slots_held(SnicCore *c, uint32_t qpn)
+{
+    uint16_t ctx = c->qps[qpn].ctx;
+    SlotsHeld n = { 0 };
+    unsigned i;
+
+    for (i = 0; i < SNIC_RPC_SLOTS; i++) {
+        const SnicRpc *r = &c->rpc->slots[i];
+        const SnicQp *q = snic_qp_get(c, r->qpn);
+
+        if (r->state == SNIC_RPC_FREE || !q || q->ctx != ctx) {
+            continue;
+        }
+        n.ctx_slots++;
+        n.ctx_stages += r->stage >= 0;
+        n.qp_stages += r->stage >= 0 && r->qpn == qpn;
+    }
+    return n;
+}
+
 static SnicRpc *slot_alloc(SnicCore *c, SnicQp *qp)
 {
     unsigned i;
 
-    if (qp->rpc.slots >= SNIC_RPC_MAX_PER_QP) {
-        return NULL;    /* one QP may not take every slot */
+    /* neither one QP nor one context may take every slot */
+    if (qp->rpc.slots >= SNIC_RPC_MAX_PER_QP ||
+        slots_held(c, qp - c->qps).ctx_slots >=
+        snic_ctx_share(SNIC_RPC_SLOTS)) {
+        return NULL;
     }
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         SnicRpc *r = &c->rpc->slots[i];
@@ -142,6 +178,16 @@ uint8_t *snic_rpc_stage_get(SnicCore *c, SnicRpc *r)
     unsigned b;
 
     if (r->stage < 0) {
+        SlotsHeld n = slots_held(c, r->qpn);
+
+        /*
+         * An RPC whose answer draws RNR NAKs holds its buffer until
+         * answered: one QP's, or one context's, may not hold them all
+         */
+        if (n.qp_stages >= SNIC_RPC_STAGE_PER_QP ||
+            n.ctx_stages >= snic_ctx_share(SNIC_RPC_STAGE_BUFS)) {
+            return NULL;
+        }
         for (b = 0; b < SNIC_RPC_STAGE_BUFS; b++) {
             if (!(c->rpc->stage_used & (1u << b))) {
                 c->rpc->stage_used |= 1u << b;

@@ -31,6 +31,7 @@
 #define SNIC_RPC_INLINE_MAX     64      /* answer bytes a record holds */
 #define SNIC_RPC_STAGE_BUFS     8       /* staging buffers ... */
 #define SNIC_RPC_STAGE_LEN      16384   /* ... of this size */
+#define SNIC_RPC_STAGE_PER_QP   2       /* ... one QP may hold */
 #define SNIC_SHUFFLE_MAX_UNITS  4       /* shuffle-units */
 
 typedef struct SnicCore SnicCore;

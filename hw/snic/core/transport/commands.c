@@ -26,6 +26,11 @@ uint16_t snic_cmd_set_qp_transport(SnicCore *c,
     if (qp->state != SNIC_QPS_RESET && qp->state != SNIC_QPS_INIT) {
         return SNIC_ADMIN_BAD_STATE;
     }
+    /* StRoM's answers carry no message number (snic_program_numbered()) */
+    if (qp->rpc.flags & SNIC_QP_RPC_ENABLE && a->program < SNIC_PROGRAMS &&
+        snic_program_numbered(snic_programs[a->program])) {
+        return SNIC_ADMIN_NOT_SUPPORTED;
+    }
     return snic_transport_select(qp, a->program, a->ack_every) ?
            SNIC_ADMIN_OK : SNIC_ADMIN_BAD_PARAM;
 }

@@ -204,6 +204,18 @@ typedef struct SnicProgram {
 } SnicProgram;
 
 /*
+ * Does a QP running p number its messages (a selective program's SSN in
+ * its placement map, SRNIC's)? StRoM's RPC answers carry no message
+ * number nor the extension header such a responder needs, so a QP runs
+ * RPCs or such a program, not both (SET_QP_RPC and SET_QP_TRANSPORT
+ * refuse the pair).
+ */
+static inline bool snic_program_numbered(const SnicProgram *p)
+{
+    return (p->flags & (SNIC_PROG_XPORT | SNIC_PROG_SR)) || p->msg;
+}
+
+/*
  * The area a QP's program owns, behind SnicQp.pstate: the template's head
  * (the program timer, the notification point's last CNP), the credit
  * scheme's state, then the program's own bytes. Sized by the program.
