@@ -81,8 +81,10 @@
  * duplicate responses that came back for it); struct snic_device_attr
  * link_speed_mbps (the port's speed, which DCQCN, IRN, NDP and PFC time by);
  * HyperLogLog sketches: ATTACH_HLL, QUERY_HLL, RESET_HLL, DETACH_HLL (struct
- * snic_admin_hll, snic_hll_info), struct snic_device_attr hll_sketches (from
- * its reserved bytes).
+ * snic_admin_hll, snic_hll_info), struct snic_device_attr hll_sketches (a
+ * reserved byte); SNIC_WC_REM_ABORT_ERR (a held SRQ receive let go of);
+ * struct snic_device_attr ctx_recv_pool, ctx_rpc_slots, ctx_rpc_stage,
+ * qp_rpc_stage and ctx_kernels (a context's share of the shared pools).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
