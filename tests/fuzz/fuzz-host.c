@@ -846,6 +846,12 @@ bool fz_program_sr(uint8_t program)
            program == SNIC_TRANSPORT_SRNIC_DCTCP;
 }
 
+bool fz_program_numbered(uint8_t program)
+{
+    return program < SNIC_PROGRAMS &&
+           snic_program_numbered(snic_programs[program]);
+}
+
 void fz_node_set_transport(FuzzNode *n, unsigned q, uint8_t program)
 {
     struct snic_admin_cmd cmd;

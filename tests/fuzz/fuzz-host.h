@@ -212,6 +212,8 @@ void fz_node_ud_up(FuzzNode *n, unsigned q, uint32_t qkey);
 void fz_node_set_transport(FuzzNode *n, unsigned q, uint8_t program);
 /* Does the program run SRNIC (a CtrlQ and the QP's RetryQ needed)? */
 bool fz_program_sr(uint8_t program);
+/* Does the program number its messages (then the device refuses RPC)? */
+bool fz_program_numbered(uint8_t program);
 
 /*
  * SRNIC's host software for QP q of a node: the node's CtrlQ at

@@ -2,9 +2,10 @@
  * libFuzzer target: RoCEv2 frames (and MAC control frames: PFC) into the
  * receive path of a node with RC SEND/WRITE/READ/atomic requests in
  * flight, a UD and the GSI QP, a UC QP on an SRQ, receive WQEs posted;
- * the RC QP takes StRoM RPCs (traversal, consistency and shuffle kernels
- * deployed, others to its receive queue) and runs the transport program the
- * input's first byte picks; an SRNIC QP has the node's CtrlQ and its
+ * the RC QP runs the transport program the input's first byte picks and,
+ * unless that program numbers its messages (the device refuses the pair),
+ * takes StRoM RPCs (traversal, consistency and shuffle kernels deployed,
+ * others to its receive queue); an SRNIC QP has the node's CtrlQ and its
  * RetryQ, served by snic.ko's recovery logic when a record says so, and
  * records may write RetryQ entries themselves. Record flags fix lengths,
  * IPv4 checksum and ICRC after mutation so frames reach the transport,
@@ -233,8 +234,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned records = 0;
     uint8_t first = size ? data[0] : 0;
     uint8_t program = fz_programs[(first & 0x7f) % FZ_NUM_PROGRAMS];
+    /* RPC and a program that numbers its messages: the device refuses both */
+    bool rpc = !(first & RX_NO_RPC) && !fz_program_numbered(program);
     uint8_t types[FZ_MAX_NODE_QP] = {
-        SNIC_QPT_RC | (first & RX_NO_RPC ? 0 : FZ_RPC), SNIC_QPT_UD,
+        SNIC_QPT_RC | (rpc ? FZ_RPC : 0), SNIC_QPT_UD,
         SNIC_QPT_GSI, SNIC_QPT_UC | FZ_ON_SRQ,
     };
 
