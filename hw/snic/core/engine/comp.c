@@ -18,10 +18,6 @@
 #include "srnic/sr.h"
 #include "strom/rpc.h"
 
-static uint32_t mtu_bytes(const SnicQp *qp)
-{
-    return 128u << qp->attr.path_mtu;
-}
 
 static uint32_t wqe_last_psn(const SnicSendWqe *w)
 {
@@ -88,7 +84,7 @@ static int rd_atomic_response(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                               SnicFeedback *fb)
 {
     SnicReq *r = &qp->req;
-    uint32_t mtu = mtu_bytes(qp), s, off, want, chunk_s, chunk_n;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), s, off, want, chunk_s, chunk_n;
     bool atomic_ack = p->opcode == SNIC_OP_RC_ATOMIC_ACK, end;
     const SnicSendWqe *info;
     const struct snic_sq_wqe *w;

@@ -148,7 +148,7 @@ void snic_place_msg_done(SnicQp *qp)
 uint8_t snic_place_write_at(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                             bool at_epsn)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     SnicMrCheck why;
     SnicMr *mr;
 
@@ -182,7 +182,7 @@ uint8_t snic_place_write_at(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 static bool msg_wqe(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                     uint32_t d, uint32_t lag, struct snic_rq_wqe *w)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), off = p->xeth.offset;
     uint32_t k = p->xeth.msg - snic_prog_msg(qp)->resp;
 
     return p->xeth.flags & SNIC_XETH_F_MSG && !qp->srqn &&
@@ -229,7 +229,7 @@ bool snic_place_msg_posted(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 bool snic_place_send(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                           uint32_t d, uint32_t lag)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu, off = p->xeth.offset;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), off = p->xeth.offset;
     struct snic_rq_wqe w;
 
     return (is_last(p->opcode) || p->payload_len == mtu) &&
@@ -280,14 +280,10 @@ uint8_t snic_place_write(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     return SNIC_AETH_ACK;
 }
 
-static uint32_t qp_mtu(const SnicQp *qp)
-{
-    return 128u << qp->attr.path_mtu;
-}
 
 int snic_place_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
-    uint32_t mtu = qp_mtu(qp), s, off, want, req;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), s, off, want, req;
     SnicReqWqe e;
     uint8_t st;
     int found;

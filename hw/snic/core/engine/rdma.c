@@ -220,7 +220,7 @@ static bool flushed_in_err(SnicCore *c, SnicQp *qp)
 static unsigned burst_segments(SnicCore *c, const SnicQp *qp)
 {
     uint32_t mtu = qp->type == SNIC_QPT_RC || qp->type == SNIC_QPT_UC ?
-                   128u << qp->attr.path_mtu : SNIC_IB_MAX_MTU;
+                   snic_qp_mtu_bytes(qp) : SNIC_IB_MAX_MTU;
 
     return MAX(c->cfg.sched_burst / mtu, 1);
 }

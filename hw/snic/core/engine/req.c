@@ -15,10 +15,6 @@
 #include "srnic/sr.h"
 #include "strom/rpc.h"
 
-static uint32_t mtu_bytes(const SnicQp *qp)
-{
-    return 128u << qp->attr.path_mtu;
-}
 
 /* The message number of WQE sq_head (selective programs, SRNIC; else 0) */
 static uint32_t head_msg(SnicQp *qp)
@@ -51,7 +47,7 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
 {
     const SnicSendWqe *info = &e->info;
     const struct snic_sq_wqe *w = &e->w;
-    uint32_t mtu = mtu_bytes(qp), seg = (psn - info->first_psn) &
+    uint32_t mtu = snic_qp_mtu_bytes(qp), seg = (psn - info->first_psn) &
                    SNIC_PSN_MASK;
     uint32_t off = seg * mtu, len = info->len > off ?
                    MIN(mtu, info->len - off) : 0;
@@ -127,12 +123,13 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
 static uint32_t seg_bytes(const SnicQp *qp, const SnicSendWqe *info,
                           uint32_t psn)
 {
-    uint32_t off = ((psn - info->first_psn) & SNIC_PSN_MASK) * mtu_bytes(qp);
+    uint32_t off = ((psn - info->first_psn) & SNIC_PSN_MASK) *
+                   snic_qp_mtu_bytes(qp);
 
     if (snic_wr_is_rd_atomic(info->opcode)) {
         return 0;   /* a request: its responses are the peer's to pace */
     }
-    return info->len > off ? MIN(mtu_bytes(qp), info->len - off) : 0;
+    return info->len > off ? MIN(snic_qp_mtu_bytes(qp), info->len - off) : 0;
 }
 
 #define SNIC_WQE_WAIT   0xff    /* start_wqe: not now (rd_atomic, fence) */
@@ -254,7 +251,7 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
         if (rtx ? snic_rpc_resend(c, qp, psn) :
                   !r->wqe_off && snic_rpc_send_new(c, qp, psn)) {
             snic_dde_sent(qp, psn, 1, rtx);
-            snic_credit_spend(c, qp, mtu_bytes(qp));
+            snic_credit_spend(c, qp, snic_qp_mtu_bytes(qp));
             if (!rtx) {
                 r->next_psn = (r->next_psn + 1) & SNIC_PSN_MASK;
             }

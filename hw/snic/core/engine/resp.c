@@ -203,7 +203,7 @@ static uint64_t rdb_addr(const SnicQp *qp, unsigned slot)
 static uint32_t act_npsn(const SnicQp *qp, const SnicRespActive *a,
                          bool atomic)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
 
     return atomic || !a->len ? 1 : (a->len + mtu - 1) / mtu;
 }
@@ -282,7 +282,7 @@ static bool sr_hole(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                     const SnicRespActive *a, unsigned slot, unsigned d)
 {
     SnicResp *s = &qp->resp;
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     uint32_t from = (p->psn - a->first_psn) & SNIC_PSN_MASK;
     uint32_t n = MIN((uint32_t)(((uint64_t)p->reth.len + mtu - 1) / mtu),
                      act_npsn(qp, a, false) - from);
@@ -353,7 +353,7 @@ static bool rdb_replay(SnicCore *c, SnicQp *qp, const SnicPkt *p,
 /* RDMA READ request: check, record; the engine sends the responses. */
 static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     SnicMrCheck why;
     SnicRespActive a;
 
@@ -438,7 +438,7 @@ static uint32_t do_atomic(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 void snic_resp_hold_expired(SnicCore *c, SnicQp *qp, uint64_t now)
 {
     SnicResp *s = &qp->resp;
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     SnicPkt p;
 
     if (snic_recv_hold_deadline(c, qp) > now) {
@@ -457,7 +457,7 @@ static void resp_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 {
     SnicResp *s = &qp->resp;
     int32_t d = snic_psn_cmp(p->psn, s->epsn);
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     bool first = is_first(p->opcode), last = is_last(p->opcode);
     bool send, ok, gap, filled;
 
@@ -638,7 +638,7 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
                           bool atomic, uint32_t idx, uint8_t op)
 {
     SnicResp *s = &qp->resp;
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     uint32_t off = idx * mtu;
     uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
     SnicMrCheck why;

@@ -65,7 +65,7 @@ static SnicOooLast *ooo_last(SnicOooMap *m, uint32_t psn)
 static bool sweep_send(SnicCore *c, SnicQp *qp, SnicOooMap *m)
 {
     SnicResp *s = &qp->resp;
-    uint32_t psn = s->epsn, mtu = 128u << qp->attr.path_mtu;
+    uint32_t psn = s->epsn, mtu = snic_qp_mtu_bytes(qp);
     bool first = snic_psnmap_get(m->first, psn);
     SnicOooLast *l = snic_psnmap_get(m->last, psn) ? ooo_last(m, psn) : NULL;
     SnicPkt p;

@@ -37,7 +37,7 @@ static bool is_write(uint8_t wr)
 static uint8_t uc_start(SnicCore *c, SnicQp *qp, struct snic_sq_wqe *w,
                         SnicSendWqe *info)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     uint64_t len;
     uint8_t st;
 
@@ -82,7 +82,7 @@ static uint8_t uc_send_segment(SnicCore *c, SnicQp *qp,
                                const struct snic_sq_wqe *w,
                                const SnicSendWqe *info, uint32_t seg)
 {
-    uint32_t mtu = 128u << qp->attr.path_mtu, off = seg * mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), off = seg * mtu;
     uint32_t len = info->len > off ? MIN(mtu, info->len - off) : 0;
     SnicPkt p;
     uint8_t st;
@@ -237,7 +237,7 @@ void snic_uc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     const struct snic_opcode_info *op = snic_opcode_info(p->opcode);
     bool first = op->flags & SNIC_OPF_FIRST, last = op->flags & SNIC_OPF_LAST;
     bool send = rc_op <= SNIC_OP_RC_SEND_ONLY_IMM;
-    uint32_t mtu = 128u << qp->attr.path_mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
 
     if (p->psn != s->epsn || s->uc_resync) {
         /*

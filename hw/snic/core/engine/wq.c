@@ -506,10 +506,6 @@ void snic_wq_error(SnicCore *c, SnicQp *qp)
 
 /* ---- the send queue walked from its oldest uncompleted WQE ---- */
 
-static uint32_t mtu_bytes(const SnicQp *qp)
-{
-    return 128u << qp->attr.path_mtu;
-}
 
 static uint32_t wqe_last_psn(const SnicSendWqe *w)
 {
@@ -523,7 +519,7 @@ static uint32_t wqe_npsn(const SnicQp *qp, uint8_t op, uint64_t len)
         return 0;           /* runs in the SQ's order, sends nothing */
     }
     return len && !snic_wr_is_atomic(op) ?
-           (len + mtu_bytes(qp) - 1) / mtu_bytes(qp) : 1;
+           (len + snic_qp_mtu_bytes(qp) - 1) / snic_qp_mtu_bytes(qp) : 1;
 }
 
 /*

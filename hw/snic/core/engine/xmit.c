@@ -131,7 +131,7 @@ void snic_rc_segment(const SnicQp *qp, const SnicRcMsg *m, uint32_t seg,
                      const uint8_t *payload, uint32_t len, bool ackreq,
                      SnicPkt *p)
 {
-    uint32_t off = seg * (128u << qp->attr.path_mtu);
+    uint32_t off = seg * snic_qp_mtu_bytes(qp);
     bool last = seg == m->npsn - 1;
 
     p->opcode = snic_seg_opcode(m->wr, seg, m->npsn);

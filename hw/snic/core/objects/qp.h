@@ -39,6 +39,12 @@ void snic_qp_free(SnicCore *c);
 void snic_qp_reset(SnicCore *c);
 
 SnicQp *snic_qp_get(SnicCore *c, uint32_t qpn);
+
+/* The bytes of a packet's payload at the QP's path MTU (IBA enum: 1 = 256) */
+static inline uint32_t snic_qp_mtu_bytes(const SnicQp *qp)
+{
+    return 128u << qp->attr.path_mtu;
+}
 /* A QP's ring as a region (for snic_mtt_*), entries of 'entry' bytes */
 SnicMtt snic_qp_ring(const SnicQpRing *r, uint8_t log2_depth, size_t entry);
 void snic_qp_set_state(SnicCore *c, SnicQp *qp, uint8_t state);

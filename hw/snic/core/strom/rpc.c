@@ -56,10 +56,6 @@ SnicRpc *snic_rpc_slot(SnicCore *c, unsigned i)
     return &c->rpc->slots[i];
 }
 
-static uint32_t mtu_bytes(const SnicQp *qp)
-{
-    return 128u << qp->attr.path_mtu;
-}
 
 uint16_t snic_cmd_set_qp_rpc(SnicCore *c, const struct snic_admin_cmd *cmd,
                              uint64_t *result)
@@ -276,7 +272,7 @@ uint8_t snic_rpc_wqe_check(SnicCore *c, SnicQp *qp, uint32_t index,
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     /* RPC Params is one packet: header and params fit the path MTU */
-    if (w->opcode == SNIC_WR_RPC && len > mtu_bytes(qp)) {
+    if (w->opcode == SNIC_WR_RPC && len > snic_qp_mtu_bytes(qp)) {
         return SNIC_WC_LOC_LEN_ERR;
     }
     return SNIC_WC_SUCCESS;
@@ -287,7 +283,7 @@ uint8_t snic_rpc_request_segment(SnicCore *c, SnicQp *qp,
                                  uint32_t seg, uint32_t nseg, SnicPkt *p,
                                  uint32_t *host_bytes)
 {
-    uint32_t mtu = mtu_bytes(qp), off = seg * mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), off = seg * mtu;
     uint32_t plen = MIN(mtu, len - off), hdr_part = 0;
     struct snic_rpc_hdr h = {
         .resp_addr = w->rpc.resp_addr,
@@ -478,7 +474,7 @@ SnicRpcVerdict snic_rpc_request(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                                 int op)
 {
     SnicQpRpc *q = &qp->rpc;
-    uint32_t mtu = mtu_bytes(qp);
+    uint32_t mtu = snic_qp_mtu_bytes(qp);
     bool first = op == SNIC_RPC_PARAMS || op == SNIC_RPC_WRITE_FIRST ||
                  op == SNIC_RPC_WRITE_ONLY;
     bool last = op == SNIC_RPC_PARAMS || op == SNIC_RPC_WRITE_LAST ||
@@ -541,7 +537,7 @@ static uint8_t answer_bytes(SnicCore *c, SnicRpc *r, uint32_t off,
 static void answer_segment(SnicCore *c, SnicQp *qp, SnicRpc *r, uint32_t seg,
                            uint32_t psn)
 {
-    uint32_t mtu = mtu_bytes(qp), off = seg * mtu;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), off = seg * mtu;
     uint32_t len = r->len > off ? MIN(mtu, r->len - off) : 0;
     uint32_t host_bytes = 0;
     SnicRcMsg msg;
@@ -654,7 +650,7 @@ bool snic_rpc_answer_due(SnicCore *c, const SnicQp *qp)
 
 bool snic_rpc_send_new(SnicCore *c, SnicQp *qp, uint32_t psn)
 {
-    uint32_t qpn = qp - c->qps, mtu = mtu_bytes(qp);
+    uint32_t qpn = qp - c->qps, mtu = snic_qp_mtu_bytes(qp);
     SnicRpc *r;
 
     if (!qp->rpc.slots) {

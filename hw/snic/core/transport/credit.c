@@ -185,7 +185,7 @@ void snic_pull_owe(SnicCore *c, SnicQp *qp)
 
 static uint64_t pull_spacing_ns(const SnicCore *c, const SnicQp *qp)
 {
-    uint64_t bits = ((128u << qp->attr.path_mtu) + SNIC_RATE_HDR_BYTES) * 8;
+    uint64_t bits = (snic_qp_mtu_bytes(qp) + SNIC_RATE_HDR_BYTES) * 8;
 
     return bits * 1000 / c->cfg.link_speed_mbps;
 }
