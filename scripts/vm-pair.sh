@@ -6,7 +6,7 @@
 #                      [--nic snic|virtio | --nic-a KIND --nic-b KIND] [--timeout SECONDS]
 #                      [--grace SECONDS] [--log-dir DIR] [--name NAME] [--mtu N]
 #                      [--append "kernel args"] [--append-a ARGS] [--append-b ARGS]
-#                      [--qemu-a ARG] [--qemu-b ARG] [--no-wire-drops] [--iommu]
+#                      [--qemu-a ARG] [--qemu-b ARG] [--lossless] [--iommu]
 #                      [--image DIR] [--initrd FILE] [-- extra qemu args for both VMs...]
 #
 #   --qemu      QEMU binary (default <repo>/build/qemu/qemu-system-x86_64)
@@ -29,9 +29,11 @@
 #   --iommu     both guests behind a virtual IOMMU (intel-iommu with interrupt remapping,
 #               before the NIC; kernel intel_iommu=on iommu.passthrough=0 iommu.strict=1):
 #               every DMA of the NIC is translated, and refused where the driver has no mapping
-#   --no-wire-drops  the pair fails if a host socket of the wire dropped a frame (a full
-#               receive buffer: /proc/net/udp's drops; lossless snic devices pause each
-#               other with PFC instead). Always logged: "wire: host socket drops ..."
+#   --lossless  settle each VM's wire account: a role that says on an SNIC-WIRE line how many
+#               RoCE frames its peer's engine sent and its own received (the pfc role) fails
+#               the pair unless every missing frame is one this VM's host socket dropped at a
+#               full receive buffer (/proc/net/udp's drops: the one buffer on the wire PFC
+#               cannot pause for). Always logged: "wire: host socket drops ..."
 #
 # VM a is 10.0.0.1/24 (snicvm.side=a, connects at barriers), VM b is 10.0.0.2/24 (side b,
 # listens). The NIC of each is QEMU device nic0. A role with a host schedule
@@ -59,11 +61,11 @@ IMAGE=$REPO/.cache/guest
 INITRD=initramfs.cpio.gz
 APPEND=() APPEND_A=() APPEND_B=()
 QA=() QB=()
-NO_WIRE_DROPS=
+LOSSLESS=
 IOMMU=
 while [ $# -gt 0 ]; do
     case $1 in
-        --no-wire-drops) NO_WIRE_DROPS=1; shift; continue ;;
+        --lossless) LOSSLESS=1; shift; continue ;;
         --iommu) IOMMU=1; shift; continue ;;
         --qemu|--role|--role-a|--role-b|--nic|--nic-a|--nic-b|--timeout|--grace|--log-dir|--name|--mtu|--append|--append-a|--append-b|--qemu-a|--qemu-b|--image|--initrd)
             [ $# -ge 2 ] || die "$1 needs a value"
@@ -279,11 +281,26 @@ for s in a b; do
 done
 # One line for vm-tests.sh: a is VM a's socket (what b sent to a), b VM b's.
 log "wire: host socket drops a=${DROPS[a]} b=${DROPS[b]}; host Udp RcvbufErrors +$(( $(rcvbuf_errors) - rcvbuf_before )) over the run (all processes)"
-if [ -n "$NO_WIRE_DROPS" ] && [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ] &&
-   [ "$(( DROPS[a] + DROPS[b] ))" != 0 ]; then
-    # Lossless (PFC): the devices paused each other, nothing may pile up in a socket.
-    log "FAIL roles a=$ROLE_A b=$ROLE_B: --no-wire-drops, but the host sockets dropped $(( DROPS[a] + DROPS[b] )) frames"
-    exit 1
+# The wire's account (--lossless): what the peer's engine sent either reached this engine
+# or was dropped by this VM's host socket (which also drops other frames: at most).
+wire_account() {
+    local s=$1 line sent rx lost
+    line=$(tr -d '\r' < "$LOGDIR/$NAME-$s.log" | grep -E '^SNIC-WIRE peer_sent=[0-9]+ received=[0-9]+$' | tail -n 1) || {
+        log "FAIL wire account of VM $s: its role gave no SNIC-WIRE line"
+        return 1
+    }
+    sent=${line#*peer_sent=}; sent=${sent%% *}
+    rx=${line##*received=}
+    lost=$(( sent - rx ))
+    if [ "$lost" -gt "${DROPS[$s]}" ]; then
+        log "FAIL wire account of VM $s: its peer's engine sent $sent RoCE frames, it received $rx: $lost lost, only ${DROPS[$s]} of them in the host's socket"
+        return 1
+    fi
+    log "wire account of VM $s: its peer's engine sent $sent RoCE frames, it received $rx; the $lost missing ones are among the ${DROPS[$s]} its host socket dropped"
+}
+if [ -n "$LOSSLESS" ] && [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ]; then
+    wire_account a || RC[a]=1
+    wire_account b || RC[b]=1
 fi
 if [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ]; then
     log "PASS roles a=$ROLE_A b=$ROLE_B in ${elapsed}s"

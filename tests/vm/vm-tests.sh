@@ -35,7 +35,7 @@ pairs=(
     "verbs-apps   600      snic.ko         --nic snic --role verbs-apps -- -global snic.wire-ecn-mark=10 -global snic.shuffle-units=1"
     # Lossless RoCE with PFC: perftest over 256 .. 1024 QPs, no frame dropped by
     # either engine nor by the host sockets of the wire.
-    "pfc          400      snic.ko         --nic snic --role pfc --no-wire-drops"
+    "pfc          400      snic.ko         --nic snic --role pfc --lossless"
     # rdma_cm over the GSI QP: rping, ucmatose, perftest -R.
     "rdma-cm      400      snic.ko         --nic snic --role rdma-cm"
     # Interoperability with Linux rxe, snic as client and as server; the snic
