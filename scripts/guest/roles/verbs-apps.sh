@@ -649,6 +649,11 @@ app_cm() {
 XFAIL=
 APP_PORT_OPT_SERVER=-p
 APP_PORT_OPT_CLIENT=-p
+# The log of application $1 on this side has a line containing $2 (shown).
+log_shows() {
+    grep -F "$2" "$LOGD/$1.log" || { echo "no '$2' in $1's log"; return 1; }
+}
+
 app() {
     local name=$1 tmo=$2 port=$TCP_PORT ok=1
     shift 2
@@ -805,6 +810,9 @@ case $SUITE in
         # StRoM RPCs through libsnic's snicdv calls (snic only: rxe has no RPCs)
         if [ "$NIC" = snic ]; then
             app rpc-check 180 rpc-check -d "$DEV" -g "$GIDX" -S
+            # its shuffle check on its own line: a's three RPC WRITEs, b's partitions
+            step rpc-shuffle log_shows rpc-check \
+                "$([ "$SNIC_SIDE" = a ] && echo 'check h: PASS' || echo 'check h: every one of')"
             app strom-bench 180 strom-bench -d "$DEV" -g "$GIDX" -n 10 -L 1,8,32 -V 64,4096 -O 64,16384
             # a HyperLogLog sketch on b's QP counts a's 64 MiB of WRITEs (tests/vm/hll-check.c)
             app hll-stream 300 hll-check -d "$DEV" -g "$GIDX"
