@@ -9,8 +9,9 @@
 # the host interface's callbacks excluded) per payload byte and per
 # message, and apart the harness's (the simulator, the fake host's DMA
 # and wire callbacks, the test driver). valgrind has no AVX-512: the
-# ICRC library runs its 128-bit path there. Optimised build, no
-# sanitizers, in build/bench.
+# ICRC library runs its 128-bit path there. It fails if the core
+# allocates heap memory in those windows (scripts/callgrind-allocs.py).
+# Optimised build, no sanitizers, in build/bench.
 #
 #   scripts/bench-engine.sh [WRITES] [SENDS]     (how many of each, timed)
 #
@@ -73,6 +74,11 @@ if [ "${1:-}" != --sched-cost ]; then
         "$(echo "$wc / $bytes" | bc -l)" "$(echo "($wt - $wc) / $bytes" | bc -l)"
     printf '  %-22s %12.0f %12.0f\n' "64 B SEND, per message" \
         "$(echo "$sc / $sends" | bc -l)" "$(echo "($st - $sc) / $sends" | bc -l)"
+    for w in writes sends; do
+        allocs=$("$repo/scripts/callgrind-allocs.py" "$tmp/cg.$w") ||
+            die "the core allocates in the $w window: $allocs"
+    done
+    echo "  heap allocations inside the core in both windows: 0"
     exit 0
 fi
 ninja -C "$bench" tests/srnic-repro >/dev/null
