@@ -75,6 +75,8 @@ PKGS_MAIN=(
     liblzma-dev gnuplot-nox
     # the ICRC's CRC-32 with PCLMUL (ISA-L; zlib's without it)
     libisal-dev
+    # scripts/bench-engine.sh counts the engine's instructions with callgrind
+    valgrind
     # Tonic Fig 3's hard-coded side: ns-3's TcpNewReno (tests/bench/tonic-ns3-newreno.cc,
     # built by scripts/repro/tonic.sh with g++; ns-3's pkg-config files name libgsl).
     libns3-dev libgsl-dev g++

@@ -22,12 +22,39 @@ const SnicSimNicTiming snic_sim_srnic_timing = {
     .untagged_priority = SNIC_SIM_ROCE_PRIORITY,
 };
 
-/* A frame in the receive pipeline, due at the core at 'ready'. */
+/*
+ * A frame in the receive pipeline, due at the core at 'ready'. Its link
+ * puts it on the port's queue or, done, on its free list: a port in its
+ * steady state allocates nothing.
+ */
 typedef struct RxFrame {
+    GList link;
     uint64_t ready;
     size_t len;
-    uint8_t data[];
+    size_t cap;
+    uint8_t *data;
 } RxFrame;
+
+/* A frame buffer for len bytes, from the free list if it holds one */
+static RxFrame *rx_frame_new(SnicSimPort *p, size_t len)
+{
+    GList *l = g_queue_pop_head_link(&p->rx_free);
+    RxFrame *f = l ? l->data : g_new0(RxFrame, 1);
+
+    f->link.data = f;
+    if (f->cap < len) {
+        g_free(f->data);
+        f->cap = MAX(len, 2048);
+        f->data = g_malloc(f->cap);
+    }
+    f->len = len;
+    return f;
+}
+
+static void rx_frame_free(SnicSimPort *p, RxFrame *f)
+{
+    g_queue_push_head_link(&p->rx_free, &f->link);
+}
 
 void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
 {
@@ -36,12 +63,21 @@ void snic_sim_port_init(SnicSimPort *p, unsigned run_rounds)
         .now = 1000,
         .timer_deadline = UINT64_MAX,
         .rx_queue = G_QUEUE_INIT,
+        .rx_free = G_QUEUE_INIT,
     };
 }
 
 void snic_sim_port_destroy(SnicSimPort *p)
 {
+    GList *l;
+
     snic_sim_port_rx_purge(p);
+    while ((l = g_queue_pop_head_link(&p->rx_free))) {
+        RxFrame *f = l->data;
+
+        g_free(f->data);
+        g_free(f);
+    }
     if (p->timing.qpc_cache_entries) {
         snic_sim_qpc_cache_destroy(&p->qpc);
     }
@@ -264,7 +300,8 @@ static void port_rx_run(void *opaque);
 
 static void rx_schedule(SnicSimPort *p)
 {
-    RxFrame *f = g_queue_peek_head(&p->rx_queue);
+    GList *l = g_queue_peek_head_link(&p->rx_queue);
+    RxFrame *f = l ? l->data : NULL;
 
     if (f && !p->rx_timer_id) {
         p->rx_timer_id = snic_sim_timer_add(p->sim, f->ready, port_rx_run, p);
@@ -275,13 +312,16 @@ static void port_rx_run(void *opaque)
 {
     SnicSimPort *p = opaque;
     uint64_t now = snic_sim_now(p->sim);
-    RxFrame *f;
+    GList *l;
 
     p->rx_timer_id = 0;
-    while ((f = g_queue_peek_head(&p->rx_queue)) && f->ready <= now) {
-        g_queue_pop_head(&p->rx_queue);
+    while ((l = g_queue_peek_head_link(&p->rx_queue)) &&
+           ((RxFrame *)l->data)->ready <= now) {
+        RxFrame *f = l->data;
+
+        g_queue_unlink(&p->rx_queue, l);
         snic_core_receive(p->core, f->data, f->len);
-        g_free(f);
+        rx_frame_free(p, f);
     }
     rx_schedule(p);
 }
@@ -325,17 +365,20 @@ static void timed_receive(SnicSimPort *p, const uint8_t *frame, size_t len)
         snic_core_receive(p->core, frame, len);
         return;
     }
-    f = g_malloc(sizeof(*f) + len);
+    f = rx_frame_new(p, len);
     f->ready = t;
-    f->len = len;
     memcpy(f->data, frame, len);
-    g_queue_push_tail(&p->rx_queue, f);
+    g_queue_push_tail_link(&p->rx_queue, &f->link);
     rx_schedule(p);
 }
 
 void snic_sim_port_rx_purge(SnicSimPort *p)
 {
-    g_queue_clear_full(&p->rx_queue, g_free);
+    GList *l;
+
+    while ((l = g_queue_pop_head_link(&p->rx_queue))) {
+        rx_frame_free(p, l->data);
+    }
     if (p->rx_timer_id) {
         snic_sim_timer_cancel(p->sim, p->rx_timer_id);
         p->rx_timer_id = 0;

@@ -119,6 +119,7 @@ typedef struct SnicSimPort {
     uint64_t rx_last;           /* the last frame's delivery to the core */
     SnicSimMac mac;             /* timed: the transmit side of the MAC */
     GQueue rx_queue;            /* timed: frames on their way to the core */
+    GQueue rx_free;             /* ... and their buffers, free to reuse */
     uint64_t rx_timer_id;
     SnicSimQpcCache qpc;        /* cached-QPC mode */
     SnicSimTxQpnFn tx_qpn;      /* ... its sender map; NULL: see README */

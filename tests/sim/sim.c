@@ -1,9 +1,12 @@
 /*
  * Deterministic network simulator (see sim.h).
  *
- * Events (frame arrivals, timers) sit in one GSequence ordered by (time,
- * insertion number), so equal times resolve the same way every run; all
- * randomness comes from one GRand seeded by the caller.
+ * Events (frame arrivals, timers) sit in one binary min-heap ordered by
+ * (time, insertion number), so equal times resolve the same way every
+ * run; all randomness comes from one GRand seeded by the caller. An
+ * event and its frame buffer come back to a free list when it has run,
+ * so a simulation in its steady state allocates nothing: the harness
+ * must not cost more than the engines it measures.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,47 +33,132 @@ typedef struct SimLink {
     uint64_t busy_until;        /* when the last queued frame has left */
 } SimLink;
 
-typedef struct SimEvent {
+typedef struct SimEvent SimEvent;
+struct SimEvent {
     uint64_t time;
     uint64_t seq;
     SimLink *link;              /* frame arrival; NULL for a timer */
-    uint8_t *frame;
+    uint8_t *frame;             /* kept when the event is freed ... */
+    size_t cap;                 /* ... with its size, for the next one */
     size_t len;
     SnicSimTimerFn fn;
     void *opaque;
-    GSequenceIter *iter;
-} SimEvent;
+    size_t pos;                 /* index in the heap */
+    SimEvent *next_free;
+};
 
 struct SnicSim {
     GRand *rand;
     uint64_t now;
     uint64_t seq;
-    GSequence *events;
+    GPtrArray *heap;            /* SimEvent *, a min-heap on (time, seq) */
+    SimEvent *free_events;
     GArray *endpoints;          /* SimEndpoint */
     GHashTable *links;          /* (src << 32 | dst) -> SimLink */
     GHashTable *timers;         /* id -> SimEvent */
     SnicPcap *pcap;
 };
 
-static gint event_cmp(gconstpointer a, gconstpointer b, gpointer unused)
+static bool event_before(const SimEvent *x, const SimEvent *y)
 {
-    const SimEvent *x = a, *y = b;
+    return x->time != y->time ? x->time < y->time : x->seq < y->seq;
+}
 
-    if (x->time != y->time) {
-        return x->time < y->time ? -1 : 1;
+#define HEAP(s, i)  ((SimEvent *)g_ptr_array_index((s)->heap, (i)))
+
+static void heap_set(SnicSim *s, size_t i, SimEvent *e)
+{
+    g_ptr_array_index(s->heap, i) = e;
+    e->pos = i;
+}
+
+/* Move e, at i, up to its place */
+static void heap_up(SnicSim *s, size_t i, SimEvent *e)
+{
+    while (i) {
+        size_t parent = (i - 1) / 2;
+
+        if (!event_before(e, HEAP(s, parent))) {
+            break;
+        }
+        heap_set(s, i, HEAP(s, parent));
+        i = parent;
     }
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    heap_set(s, i, e);
 }
 
-static void event_free(SimEvent *e)
+/* Move e, at i, down to its place */
+static void heap_down(SnicSim *s, size_t i, SimEvent *e)
 {
-    g_free(e->frame);
-    g_free(e);
+    size_t n = s->heap->len;
+
+    for (;;) {
+        size_t child = 2 * i + 1;
+
+        if (child >= n) {
+            break;
+        }
+        if (child + 1 < n && event_before(HEAP(s, child + 1), HEAP(s, child))) {
+            child++;
+        }
+        if (!event_before(HEAP(s, child), e)) {
+            break;
+        }
+        heap_set(s, i, HEAP(s, child));
+        i = child;
+    }
+    heap_set(s, i, e);
 }
 
-static void event_free_fn(gpointer e, gpointer unused)
+/* Take e out of the heap */
+static void heap_remove(SnicSim *s, SimEvent *e)
 {
-    event_free(e);
+    size_t i = e->pos;
+    SimEvent *last = g_ptr_array_steal_index_fast(s->heap, s->heap->len - 1);
+
+    if (last == e) {
+        return;
+    }
+    /* the last event fills the hole, then finds its place */
+    if (i && event_before(last, HEAP(s, (i - 1) / 2))) {
+        heap_up(s, i, last);
+    } else {
+        heap_down(s, i, last);
+    }
+}
+
+/* An event from the free list (its frame buffer kept), or a new one */
+static SimEvent *event_new(SnicSim *s)
+{
+    SimEvent *e = s->free_events;
+
+    if (!e) {
+        return g_new0(SimEvent, 1);
+    }
+    s->free_events = e->next_free;
+    e->link = NULL;
+    e->len = 0;
+    e->fn = NULL;
+    e->opaque = NULL;
+    return e;
+}
+
+static void event_free(SnicSim *s, SimEvent *e)
+{
+    e->next_free = s->free_events;
+    s->free_events = e;
+}
+
+/* Room for a frame of len bytes in e's buffer */
+static uint8_t *event_frame(SimEvent *e, size_t len)
+{
+    if (e->cap < len) {
+        g_free(e->frame);
+        e->cap = MAX(len, 2048);
+        e->frame = g_malloc(e->cap);
+    }
+    e->len = len;
+    return e->frame;
 }
 
 SnicSim *snic_sim_new(uint64_t seed)
@@ -79,7 +167,7 @@ SnicSim *snic_sim_new(uint64_t seed)
     guint32 words[2] = { (guint32)seed, (guint32)(seed >> 32) };
 
     s->rand = g_rand_new_with_seed_array(words, 2);
-    s->events = g_sequence_new(NULL);   /* events are freed by hand */
+    s->heap = g_ptr_array_sized_new(256);
     s->endpoints = g_array_new(false, true, sizeof(SimEndpoint));
     s->links = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                      g_free);
@@ -89,12 +177,22 @@ SnicSim *snic_sim_new(uint64_t seed)
 
 void snic_sim_free(SnicSim *s)
 {
+    SimEvent *e;
+    unsigned i;
+
     if (s->pcap) {
         snic_pcap_close(s->pcap);
     }
     g_hash_table_destroy(s->timers);
-    g_sequence_foreach(s->events, event_free_fn, NULL);
-    g_sequence_free(s->events);
+    for (i = 0; i < s->heap->len; i++) {
+        event_free(s, HEAP(s, i));
+    }
+    g_ptr_array_free(s->heap, true);
+    while ((e = s->free_events)) {
+        s->free_events = e->next_free;
+        g_free(e->frame);
+        g_free(e);
+    }
     g_hash_table_destroy(s->links);
     g_array_free(s->endpoints, true);
     g_rand_free(s->rand);
@@ -144,14 +242,13 @@ void snic_sim_connect(SnicSim *s, unsigned a, unsigned b,
     snic_sim_link(s, b, a, cfg);
 }
 
-static SimEvent *schedule(SnicSim *s, uint64_t when)
+/* Queue e at 'when', after every event queued before it for that time */
+static void schedule(SnicSim *s, SimEvent *e, uint64_t when)
 {
-    SimEvent *e = g_new0(SimEvent, 1);
-
     e->time = when;
     e->seq = ++s->seq;
-    e->iter = g_sequence_insert_sorted(s->events, e, event_cmp, NULL);
-    return e;
+    g_ptr_array_add(s->heap, e);
+    heap_up(s, s->heap->len - 1, e);
 }
 
 static bool chance(SnicSim *s, double p)
@@ -159,22 +256,13 @@ static bool chance(SnicSim *s, double p)
     return p > 0 && g_rand_double(s->rand) < p;
 }
 
-static void schedule_arrival(SnicSim *s, SimLink *l, uint64_t when,
-                             const uint8_t *frame, size_t len)
-{
-    SimEvent *e = schedule(s, when);
-
-    e->link = l;
-    e->frame = g_memdup2(frame, len);
-    e->len = len;
-}
-
 bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
                    size_t len)
 {
     SimLink *l = find_link(s, src, dst);
     uint64_t tx_ns = 0, depart, arrive, queued;
-    g_autofree uint8_t *f = NULL;
+    SimEvent *e, *dup;
+    uint8_t *f;
 
     if (!l) {
         return false;
@@ -195,7 +283,11 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
     l->busy_until = depart;
     arrive = depart + l->cfg.delay_ns;
 
-    f = g_memdup2(frame, len);
+    /* the one copy: the sender's buffer is its own again on return */
+    e = event_new(s);
+    e->link = l;
+    f = event_frame(e, len);
+    memcpy(f, frame, len);
     if (l->cfg.ecn_threshold && queued > l->cfg.ecn_threshold &&
         snic_sim_frame_mark_ce(f, len)) {
         l->stats.ecn_marked++;
@@ -210,10 +302,13 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
         arrive += l->cfg.reorder_ns;
         l->stats.reordered++;
     }
-    schedule_arrival(s, l, arrive, f, len);
+    schedule(s, e, arrive);
     if (chance(s, l->cfg.dup)) {
         l->stats.duplicated++;
-        schedule_arrival(s, l, arrive + tx_ns + 1, f, len);
+        dup = event_new(s);
+        dup->link = l;
+        memcpy(event_frame(dup, len), f, len);
+        schedule(s, dup, arrive + tx_ns + 1);
     }
     return true;
 }
@@ -236,8 +331,9 @@ uint64_t snic_sim_now(SnicSim *s)
 uint64_t snic_sim_timer_add(SnicSim *s, uint64_t when, SnicSimTimerFn fn,
                             void *opaque)
 {
-    SimEvent *e = schedule(s, MAX(when, s->now));
+    SimEvent *e = event_new(s);
 
+    schedule(s, e, MAX(when, s->now));
     e->fn = fn;
     e->opaque = opaque;
     g_hash_table_insert(s->timers, &e->seq, e);
@@ -251,8 +347,8 @@ void snic_sim_timer_cancel(SnicSim *s, uint64_t id)
 
     if (e) {
         g_hash_table_remove(s->timers, &key);
-        g_sequence_remove(e->iter);
-        event_free(e);
+        heap_remove(s, e);
+        event_free(s, e);
     }
 }
 
@@ -271,15 +367,14 @@ static void deliver(SnicSim *s, SimEvent *e)
 
 bool snic_sim_step(SnicSim *s)
 {
-    GSequenceIter *it = g_sequence_get_begin_iter(s->events);
     SimEvent *e;
 
-    if (g_sequence_iter_is_end(it)) {
+    if (!s->heap->len) {
         return false;
     }
-    e = g_sequence_get(it);
+    e = HEAP(s, 0);
     /* unlink first: the callback may add or cancel events */
-    g_sequence_remove(it);
+    heap_remove(s, e);
     s->now = MAX(s->now, e->time);
     if (e->link) {
         deliver(s, e);
@@ -289,19 +384,13 @@ bool snic_sim_step(SnicSim *s)
         g_hash_table_remove(s->timers, &key);
         e->fn(e->opaque);
     }
-    event_free(e);
+    event_free(s, e);
     return true;
 }
 
 void snic_sim_run_until(SnicSim *s, uint64_t t)
 {
-    for (;;) {
-        GSequenceIter *it = g_sequence_get_begin_iter(s->events);
-
-        if (g_sequence_iter_is_end(it) ||
-            ((SimEvent *)g_sequence_get(it))->time > t) {
-            break;
-        }
+    while (s->heap->len && HEAP(s, 0)->time <= t) {
         snic_sim_step(s);
     }
     s->now = MAX(s->now, t);

@@ -72,7 +72,7 @@ typedef struct FakeHost {
     void *irq_opaque;
     /*
      * The DMA-write log: with log_writes set, every DMA write of the
-     * device (after the MTT split it at pages) is appended as a
+     * device (one per range the MTT found contiguous) is appended as a
      * FakeDmaWrite, failed ones included.
      */
     bool log_writes;

@@ -455,6 +455,87 @@ static void test_rereg(void)
     fake_host_free(h);
 }
 
+static unsigned contig_reads;
+
+static void count_read(FakeHost *h, uint64_t addr, size_t len)
+{
+    contig_reads++;
+}
+
+/*
+ * One DMA per range of pages adjacent in bus address space: pages 0-1 and
+ * 2-3 of the list are, the two pairs are not. A range the host refuses
+ * goes again page by page: the pages before the refused one are written,
+ * the refusal is counted once and the pages after it are not touched.
+ */
+static void test_contiguous_ranges(void)
+{
+    static const uint64_t page[4] = {
+        PAGES, PAGES + 0x1000, PAGES + 0x8000, PAGES + 0x9000,
+    };
+    const uint64_t iova = 0x10000800, len = 4 * 4096 - 0x1000;
+    uint8_t *src = g_malloc(len), *back = g_malloc(len);
+    uint64_t pdn, key, errors;
+    FakeHost *h = mr_host(&pdn);
+    struct snic_admin_cmd cmd;
+    SnicMrCheck why;
+    SnicMr *mr;
+    unsigned i;
+
+    for (i = 0; i < 4; i++) {
+        __le64 a = GUINT64_TO_LE(page[i]);
+
+        fake_write(h, PBL + i * 8, &a, 8);
+    }
+    for (i = 0; i < len; i++) {
+        src[i] = i * 7 + 1;
+    }
+    memset(fake_ptr(h, PAGES, 0x10000), 0xcc, 0x10000);
+    reg_init(&cmd, pdn, iova, len, 4, 12, SNIC_ACCESS_LOCAL_WRITE);
+    g_assert_cmpuint(fake_admin(h, &cmd, &key), ==, SNIC_ADMIN_OK);
+    mr = snic_mr_check(h->core, key, pdn, SNIC_ACCESS_LOCAL_WRITE, iova, len,
+                       &why);
+    g_assert_nonnull(mr);
+
+    h->log_writes = true;
+    g_assert_cmpint(snic_mtt_write(h->core, &mr->mtt, iova, src, len), ==,
+                    SNIC_XLATE_OK);
+    g_assert_cmpuint(h->writes->len, ==, 2);
+    g_assert_cmpuint(fake_writes_in(h, page[0] + 0x800, 0x1800), ==, 1);
+    g_assert_cmpuint(fake_writes_in(h, page[2], 0x1800), ==, 1);
+    g_assert_cmpmem(fake_ptr(h, page[0] + 0x800, 0x1800), 0x1800, src,
+                    0x1800);
+    g_assert_cmpmem(fake_ptr(h, page[2], 0x1800), 0x1800, src + 0x1800,
+                    0x1800);
+    h->read_hook = count_read;
+    g_assert_cmpint(snic_mtt_read(h->core, &mr->mtt, iova, back, len), ==,
+                    SNIC_XLATE_OK);
+    g_assert_cmpuint(contig_reads, ==, 2);     /* the page list is cached */
+    g_assert_cmpmem(back, len, src, len);
+
+    /* page 1 unmapped: page 0's part written, then the refusal */
+    memset(fake_ptr(h, PAGES, 0x10000), 0xcc, 0x10000);
+    g_array_set_size(h->writes, 0);
+    h->unmapped_at = page[1];
+    h->unmapped_len = 0x1000;
+    errors = FAKE_STAT(h, dma_errors);
+    g_assert_cmpint(snic_mtt_write(h->core, &mr->mtt, iova, src, len), ==,
+                    SNIC_XLATE_DMA);
+    g_assert_cmpuint(FAKE_STAT(h, dma_errors), ==, errors + 1);
+    g_assert_cmpmem(fake_ptr(h, page[0] + 0x800, 0x800), 0x800, src, 0x800);
+    g_assert_cmpuint(*(uint8_t *)fake_ptr(h, page[2], 1), ==, 0xcc);
+    /* the range, then its pieces up to the refused one */
+    g_assert_cmpuint(h->writes->len, ==, 3);
+    g_assert_false(g_array_index(h->writes, FakeDmaWrite, 0).ok);
+    g_assert_true(g_array_index(h->writes, FakeDmaWrite, 1).ok);
+    g_assert_cmphex(g_array_index(h->writes, FakeDmaWrite, 2).addr, ==,
+                    page[1]);
+    g_assert_false(g_array_index(h->writes, FakeDmaWrite, 2).ok);
+    g_free(src);
+    g_free(back);
+    fake_host_free(h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -467,5 +548,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mr/access-checks", test_access_checks);
     g_test_add_func("/mr/tlb", test_tlb);
     g_test_add_func("/mr/phys", test_phys);
+    g_test_add_func("/mr/contiguous-ranges", test_contiguous_ranges);
     return g_test_run();
 }

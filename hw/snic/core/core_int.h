@@ -241,6 +241,12 @@ void snic_stats_objects(SnicCore *c);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);
 /*
+ * ... either, with nothing counted or reported if it fails: the caller
+ * does it again through the two above, in the pieces it is made of
+ */
+int snic_dma_try(SnicCore *c, uint64_t addr, void *buf, size_t len,
+                 bool write);
+/*
  * QP qpn's data buffer access failed on the DMA the host just refused:
  * a guest error names the QP and the address, at most one a second.
  */

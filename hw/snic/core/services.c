@@ -78,6 +78,16 @@ int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len)
     return 0;
 }
 
+int snic_dma_try(SnicCore *c, uint64_t addr, void *buf, size_t len,
+                 bool write)
+{
+    if (addr + len < addr) {
+        return -1;
+    }
+    return write ? c->ops->dma_write(c->opaque, addr, buf, len) :
+                   c->ops->dma_read(c->opaque, addr, buf, len);
+}
+
 /*
  * A buffer the driver unmapped faults on every packet that touches it:
  * the first fault is logged, then at most one a second, each saying how

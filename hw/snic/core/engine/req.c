@@ -90,10 +90,8 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
         p.atomic.compare = cas ? GUINT64_FROM_LE(w->rdma.compare_add) : 0;
         p.ackreq = true;
     } else {
-        st = snic_wqe_gather(c, qp, w, off, c->rdma_payload, len);
-        if (st != SNIC_WC_SUCCESS) {
-            return st;
-        }
+        uint8_t *payload;
+
         msg = (SnicRcMsg) {
             .wr = info->opcode,
             .flags = info->flags,
@@ -111,8 +109,15 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
          * many QPs lasts longer than the ACK timeout, and without that
          * ACK the burst's packets would time out and go again.
          */
-        snic_rc_segment(qp, &msg, seg, c->rdma_payload, len,
+        snic_rc_segment(qp, &msg, seg, NULL, len,
                         burst_end || window_full(qp), &p);
+        /* gathered where the frame carries it: no copy to build it */
+        payload = snic_rdma_payload_buf(c, &p);
+        st = snic_wqe_gather(c, qp, w, off, payload, len);
+        if (st != SNIC_WC_SUCCESS) {
+            return st;
+        }
+        p.payload = payload;
         host_bytes = snic_wqe_host_bytes(w, len);
     }
     snic_rdma_xmit(c, &p, host_bytes);

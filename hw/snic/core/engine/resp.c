@@ -654,19 +654,8 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
     if (atomic) {
         p.atomic_ack = r->va;
     } else {
-        /* read now: a duplicate request sees memory as it is */
-        mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
-                                   r->va + off, len, &why) : NULL;
-        if (len && (!mr ||
-                    snic_xlate_failed(c, qp - c->qps,
-                                      snic_mtt_read(c, &mr->mtt, r->va + off,
-                                                    c->rdma_payload, len)))) {
-            s->rdb_count = 0;       /* the region went away */
-            snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
-            return false;
-        }
-        snic_fault_tear(c, c->rdma_payload, off, len, r->len);
-        p.payload = c->rdma_payload;
+        uint8_t *data;
+
         p.payload_len = len;
         if (snic_sr_on(qp)) {
             /* SRNIC 4.4.1: the request echoed, placed out of order */
@@ -675,6 +664,20 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
             p.xeth.msg = r->first_psn;
             p.xeth.offset = idx;
         }
+        /* read now: a duplicate request sees memory as it is */
+        data = snic_rdma_payload_buf(c, &p);    /* in the frame: no copy */
+        mr = len ? snic_rkey_check(c, qp, r->rkey, SNIC_ACCESS_REMOTE_READ,
+                                   r->va + off, len, &why) : NULL;
+        if (len && (!mr ||
+                    snic_xlate_failed(c, qp - c->qps,
+                                      snic_mtt_read(c, &mr->mtt, r->va + off,
+                                                    data, len)))) {
+            s->rdb_count = 0;       /* the region went away */
+            snic_place_nak_fatal(c, qp, SNIC_AETH_NAK_REM_ACCESS, p.psn);
+            return false;
+        }
+        snic_fault_tear(c, data, off, len, r->len);
+        p.payload = data;
     }
     snic_rdma_xmit(c, &p, p.payload_len);   /* a READ's data, from the region */
     return true;

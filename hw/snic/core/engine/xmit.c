@@ -66,6 +66,13 @@ void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, SnicPkt *p)
     p->dqpn = qp->attr.dest_qpn;
 }
 
+uint8_t *snic_rdma_payload_buf(SnicCore *c, const SnicPkt *p)
+{
+    size_t off = snic_wire_payload_off(p, sizeof(c->rdma_frame));
+
+    return off ? c->rdma_frame + off : c->rdma_payload;
+}
+
 void snic_rdma_xmit(SnicCore *c, const SnicPkt *p, uint32_t host_bytes)
 {
     size_t len = snic_wire_build(p, c->rdma_frame, sizeof(c->rdma_frame));

@@ -23,6 +23,13 @@ void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
 void snic_rdma_fill_addr(SnicCore *c, SnicQp *qp, struct SnicPkt *p);
 /* host_bytes: of the payload, read from host memory (SnicHostOps.tx_frame) */
 void snic_rdma_xmit(SnicCore *c, const struct SnicPkt *p, uint32_t host_bytes);
+/*
+ * Where to read the payload of 'p' (its headers and payload_len set) so
+ * that snic_rdma_xmit() sends it without copying it: its place in the
+ * frame the engine builds next; the staging buffer if it would not fit.
+ * Valid until the next snic_rdma_xmit().
+ */
+uint8_t *snic_rdma_payload_buf(SnicCore *c, const struct SnicPkt *p);
 /* The RC op-code of packet 'seg' of 'nseg' of a SEND or WRITE message */
 uint8_t snic_seg_opcode(uint8_t wr, uint32_t seg, uint32_t nseg);
 

@@ -102,11 +102,47 @@ static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
     return SNIC_XLATE_OK;
 }
 
+/*
+ * Move [addr, addr + len), 'pieces' page pieces back to back in bus
+ * address space, to or from buf: one DMA for the range, what the host is
+ * asked for per range rather than per page. If the host refuses a range
+ * of several pieces they go again one by one, as without the range: the
+ * ones before the refused one are done, and the refusal is reported for
+ * the piece it is in.
+ */
+static int dma_range(SnicCore *c, uint64_t addr, uint8_t *buf, size_t len,
+                     unsigned pieces, uint64_t page_size, bool write)
+{
+    size_t done = 0;
+
+    if (pieces == 1) {
+        return write ? snic_dma_write(c, addr, buf, len) :
+                       snic_dma_read(c, addr, buf, len);
+    }
+    if (!snic_dma_try(c, addr, buf, len, write)) {
+        return 0;
+    }
+    while (done < len) {
+        uint64_t at = addr + done;
+        size_t piece = MIN(len - done, page_size - (at & (page_size - 1)));
+        int err = write ? snic_dma_write(c, at, buf + done, piece) :
+                          snic_dma_read(c, at, buf + done, piece);
+
+        if (err) {
+            return err;
+        }
+        done += piece;
+    }
+    return 0;
+}
+
 static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
                                void *buf, size_t len, bool write)
 {
-    uint64_t page_size, off;
-    uint8_t *p = buf;
+    uint64_t page_size, off, run_addr = 0;
+    uint8_t *p = buf, *run_buf = buf;
+    size_t run_len = 0;
+    unsigned pieces = 0;
 
     if (va < m->iova || len > m->length || va - m->iova > m->length - len) {
         return SNIC_XLATE_BOUNDS;
@@ -120,31 +156,56 @@ static SnicXlate snic_mtt_copy(SnicCore *c, const SnicMtt *m, uint64_t va,
     page_size = 1ull << m->page_shift;  /* 12 or 21: checked by REG_MR */
     /* offset from the start of the first page */
     off = (va - m->iova) + (m->iova & (page_size - 1));
+    if (len && (off & (page_size - 1)) + len <= page_size) {
+        /* within one page (a WQE, a CQE, most segments): no range */
+        uint64_t page;
+        SnicXlate x = (off >> m->page_shift) >= m->npages ? SNIC_XLATE_FAULT :
+                      page_of(c, m, off >> m->page_shift, &page);
+        int r;
+
+        if (x != SNIC_XLATE_OK) {
+            return x;
+        }
+        page += off & (page_size - 1);
+        r = write ? snic_dma_write(c, page, buf, len) :
+                    snic_dma_read(c, page, buf, len);
+        return r ? SNIC_XLATE_DMA : SNIC_XLATE_OK;
+    }
     while (len) {
         uint64_t idx = off >> m->page_shift;
         uint64_t in_page = off & (page_size - 1);
         size_t piece = MIN(len, page_size - in_page);
         uint64_t page;
         SnicXlate x;
-        int r;
 
-        if (idx >= m->npages) {
-            return SNIC_XLATE_FAULT;
-        }
-        x = page_of(c, m, idx, &page);
+        x = idx >= m->npages ? SNIC_XLATE_FAULT : page_of(c, m, idx, &page);
         if (x != SNIC_XLATE_OK) {
-            return x;
+            /* the pieces before this page are done, as one by one */
+            return pieces && dma_range(c, run_addr, run_buf, run_len, pieces,
+                                       page_size, write) ?
+                   SNIC_XLATE_DMA : x;
         }
-        r = write ? snic_dma_write(c, page + in_page, p, piece) :
-                    snic_dma_read(c, page + in_page, p, piece);
-        if (r) {
-            return SNIC_XLATE_DMA;
+        if (pieces && run_addr + run_len != page + in_page) {
+            if (dma_range(c, run_addr, run_buf, run_len, pieces, page_size,
+                          write)) {
+                return SNIC_XLATE_DMA;
+            }
+            pieces = 0;
         }
+        if (!pieces) {
+            run_addr = page + in_page;
+            run_buf = p;
+            run_len = 0;
+        }
+        run_len += piece;
+        pieces++;
         p += piece;
         off += piece;
         len -= piece;
     }
-    return SNIC_XLATE_OK;
+    return pieces && dma_range(c, run_addr, run_buf, run_len, pieces,
+                               page_size, write) ?
+           SNIC_XLATE_DMA : SNIC_XLATE_OK;
 }
 
 static SnicXlate snic_mtt_access(SnicCore *c, const SnicMtt *m, uint64_t va,

@@ -38,9 +38,10 @@ typedef enum SnicXlate {
 uint64_t snic_mtt_pages(uint64_t iova, uint64_t length, uint8_t page_shift);
 
 /*
- * Copy between buf and [va, va + len) of the region, one DMA per page
- * piece. Bounds are checked before any byte moves; a fault part-way
- * leaves the earlier pieces done.
+ * Copy between buf and [va, va + len) of the region, one DMA per range
+ * of pages that are adjacent in bus address space (each page's piece
+ * alone if the host refuses the range). Bounds are checked before any
+ * byte moves; a fault part-way leaves the earlier pieces done.
  */
 SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
                         void *buf, size_t len);

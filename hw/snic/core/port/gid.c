@@ -45,9 +45,13 @@ bool snic_port_owns(const SnicCore *c, bool ipv6, const uint8_t *ip)
     uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
     unsigned i;
 
+    uint32_t valid;
+
     memcpy(ipv6 ? gid : gid + 12, ip, ipv6 ? 16 : 4);
-    for (i = 0; i < SNIC_MAX_GIDS; i++) {
-        if (c->gid_valid & (1u << i) && !memcmp(c->gids[i], gid, 16)) {
+    /* the valid entries only: every packet sent asks */
+    for (valid = c->gid_valid; valid; valid &= valid - 1) {
+        i = __builtin_ctz(valid);
+        if (!memcmp(c->gids[i], gid, 16)) {
             return true;
         }
     }

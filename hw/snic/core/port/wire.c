@@ -218,6 +218,22 @@ size_t snic_wire_frame_len(const SnicPkt *p)
     return l2_len(&p->addr) + ip_hdr_len(&p->addr) + SNIC_UDP_HDR_LEN + roce;
 }
 
+size_t snic_wire_payload_off(const SnicPkt *p, size_t cap)
+{
+    const struct snic_opcode_info *op;
+    size_t roce = roce_len(p, &op), lower;
+
+    if (!roce) {
+        return 0;
+    }
+    lower = l2_len(&p->addr) + ip_hdr_len(&p->addr) + SNIC_UDP_HDR_LEN;
+    if (lower + roce > cap) {
+        return 0;
+    }
+    return lower + SNIC_BTH_LEN + (p->xport ? SNIC_XETH_LEN : 0) +
+           snic_opcode_hdr_len(op->headers);
+}
+
 /* Extended headers in wire order (the SNIC_HDR_* bit order). */
 static uint8_t *put_ext_headers(const SnicPkt *p, uint16_t h, uint8_t *q)
 {
@@ -339,7 +355,9 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
     }
     q = put_ext_headers(p, op->headers, q);
     if (p->payload_len) {
-        memcpy(q, p->payload, p->payload_len);
+        if (p->payload != q) {      /* else gathered in place */
+            memcpy(q, p->payload, p->payload_len);
+        }
         q += p->payload_len;
     }
     memset(q, 0, pad);

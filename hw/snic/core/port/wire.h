@@ -94,7 +94,10 @@ struct SnicPkt {
         uint32_t sack_lo;
         uint32_t sack_hi;
     } xeth;
-    /* payload: the builder copies it; the parser points into the frame */
+    /*
+     * payload: the builder copies it (unless it is in place already:
+     * snic_wire_payload_off); the parser points into the frame
+     */
     const uint8_t *payload;
     uint32_t payload_len;
     const uint8_t *l3;      /* parser: the IP header in the frame */
@@ -132,6 +135,13 @@ uint16_t snic_wire_udp_sport(uint32_t lqpn, uint32_t rqpn);
 
 /* Frame length snic_wire_build() needs for this packet (0: bad op-code). */
 size_t snic_wire_frame_len(const SnicPkt *p);
+
+/*
+ * Where snic_wire_build() puts the payload of 'p' in a frame buffer of
+ * cap bytes (0: a bad op-code, or the frame would not fit): a payload
+ * read to buf + that offset beforehand is not copied.
+ */
+size_t snic_wire_payload_off(const SnicPkt *p, size_t cap);
 
 /*
  * Build the frame for 'p' (extended headers from the op-code table, pad,
