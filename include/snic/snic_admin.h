@@ -19,6 +19,7 @@
 
 #include <linux/types.h>
 
+#include "snic_cl.h"
 #include "snic_rpc.h"
 #include "snic_sr.h"
 #include "snic_verbs.h"
@@ -83,6 +84,8 @@ enum snic_admin_opcode {
     SNIC_ADMIN_QUERY_HLL = 0x48,
     SNIC_ADMIN_RESET_HLL = 0x49,
     SNIC_ADMIN_DETACH_HLL = 0x4a,
+    /* ABI 3.11: the connectionless transport (snic_cl.h) */
+    SNIC_ADMIN_SET_QP_CL = 0x4b,
 };
 
 enum snic_admin_status {
@@ -365,6 +368,7 @@ struct snic_admin_cmd {
         struct snic_admin_query_transport query_transport;
         struct snic_admin_deploy_kernel deploy_kernel;
         struct snic_admin_hll hll;
+        struct snic_admin_set_qp_cl set_qp_cl;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,

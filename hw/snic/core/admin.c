@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "cl/cl.h"
 #include "strom/hll.h"
 #include "strom/kernel.h"
 #include "onchip.h"
@@ -410,6 +411,8 @@ static const SnicAdminOp snic_admin_ops[] = {
     ADMIN_OP(QUERY_HLL, sizeof(struct snic_admin_hll), snic_cmd_query_hll),
     ADMIN_OP(RESET_HLL, sizeof(struct snic_admin_hll), snic_cmd_reset_hll),
     ADMIN_OP(DETACH_HLL, sizeof(struct snic_admin_hll), snic_cmd_detach_hll),
+    ADMIN_OP(SET_QP_CL, sizeof(struct snic_admin_set_qp_cl),
+             snic_cmd_set_qp_cl),
 };
 
 static const char *const snic_admin_status_names[] = {
