@@ -59,6 +59,24 @@ static void pair_init(Pair *t)
     pair_init_dev(t, NULL, 0, 0);
 }
 
+/*
+ * SNIC_PCAP_DIR: capture what a sends and receives there, as 'name'.pcap
+ * (the tshark checks read it)
+ */
+static void capture(Pair *t, const char *name)
+{
+    const char *dir = g_getenv("SNIC_PCAP_DIR");
+    g_autofree char *path = NULL;
+    SnicPcap *pcap;
+
+    if (dir) {
+        path = g_strdup_printf("%s/%s.pcap", dir, name);
+        pcap = snic_pcap_open(path);
+        g_assert_nonnull(pcap);
+        snic_core_set_pcap(t->a.h->core, pcap);
+    }
+}
+
 static void pair_free(Pair *t)
 {
     fake_host_free(t->a.h);
@@ -310,6 +328,7 @@ static void test_lost_register(void)
     Pair t;
 
     pair_init(&t);
+    capture(&t, "cl-lost-register");
     node_fill(&t.a, SRC, 1024, 4);
     post(&t, 1, 0, 1024, 0, t.b.lkey, 1, 0);
     fa = take(&t.a);
@@ -436,6 +455,7 @@ static void test_unregistered_notify(void)
     Pair t;
 
     pair_init(&t);
+    capture(&t, "cl-notify");
     node_fill(&t.a, SRC, 3 * PKT, 6);
     post(&t, 4, 0, 3 * PKT, 0, t.b.lkey, 5, SNIC_WQE_CL_UNREGISTERED);
     fa = take(&t.a);
