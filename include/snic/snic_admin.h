@@ -491,8 +491,20 @@ struct snic_device_attr {
     __le32 qp_onchip_bytes;     /* per QP: qp_state_bytes + its scheduler
                                  * entries */
     __le32 performant_qps;      /* QPs whose state fits what is left */
+    /* ABI 3.11: the connectionless transport's tables (snic_cl.h) */
+    __le32 cl_table;            /* registration table entries */
+    __le16 cl_mask_bits;        /* bits of a mask: packets of the largest
+                                 * registered operation */
+    __le16 cl_packet;           /* payload bytes of a CL packet */
+    __le16 cl_escape;           /* escape channel packets */
+    __le16 cl_endpoints;        /* endpoints at once */
+    __le32 cl_done;             /* completed-operations cache entries */
+    __le32 cl_ops;              /* the sender's DMA-operation table */
+    __le32 cl_txns;             /* ... and transaction table */
+    __le32 cl_onchip_bytes;     /* of onchip_fixed_bytes, these tables */
+    __le32 rsvd_cl;
 };
-_Static_assert(sizeof(struct snic_device_attr) == 176, "device attr size");
+_Static_assert(sizeof(struct snic_device_attr) == 208, "device attr size");
 
 /*
  * Async event queue (AEQ): device-produced ring of 16-byte entries with a

@@ -8,7 +8,9 @@
  * ACK; a 1 MiB WRITE in 64 KiB segments acknowledged out of order;
  * non-registered WRITEs and a repeated NOTIFY; a late duplicate after
  * the buffer was registered again; MR violations; a full receiver CQ;
- * NOT_READY using no retries; full sender tables parking and resuming.
+ * NOT_READY using no retries; retries exhausted; full sender tables
+ * parking and resuming; SET_QP_CL's checks; the tables on chip and in
+ * QUERY_DEVICE; a hostile peer's frames.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,6 +18,7 @@
 
 #include "engine-node.h"
 #include "cl/cl.h"
+#include "engine/xmit.h"
 #include "port/wire.h"
 
 #define PKT         SNIC_CL_DEF_PACKET
@@ -731,6 +734,21 @@ static void test_onchip(void)
     g_assert_cmpuint(GUINT32_FROM_LE(b.onchip_fixed_bytes) -
                      GUINT32_FROM_LE(a.onchip_fixed_bytes), ==, cl_b - cl_a);
     g_assert_cmpuint(a.qp_state_bytes, ==, b.qp_state_bytes);
+    /* QUERY_DEVICE reports the tables and what they take */
+    g_assert_cmpuint(GUINT32_FROM_LE(a.cl_onchip_bytes), ==, cl_a);
+    g_assert_cmpuint(GUINT32_FROM_LE(b.cl_onchip_bytes), ==, cl_b);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.cl_table), ==, SNIC_CL_DEF_TABLE);
+    g_assert_cmpuint(GUINT32_FROM_LE(b.cl_table), ==, 1024);
+    g_assert_cmpuint(GUINT16_FROM_LE(a.cl_mask_bits), ==,
+                     SNIC_CL_DEF_MASK_BITS);
+    g_assert_cmpuint(GUINT16_FROM_LE(b.cl_mask_bits), ==, 1024);
+    g_assert_cmpuint(GUINT16_FROM_LE(a.cl_packet), ==, SNIC_CL_DEF_PACKET);
+    g_assert_cmpuint(GUINT16_FROM_LE(b.cl_escape), ==, 128);
+    g_assert_cmpuint(GUINT32_FROM_LE(b.cl_done), ==, 1024);
+    g_assert_cmpuint(GUINT16_FROM_LE(a.cl_endpoints), ==,
+                     SNIC_CL_DEF_ENDPOINTS);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.cl_ops), ==, SNIC_CL_DEF_OPS);
+    g_assert_cmpuint(GUINT32_FROM_LE(a.cl_txns), ==, SNIC_CL_DEF_TXNS);
     budget = GUINT32_FROM_LE(a.onchip_bytes);
     per_qp = GUINT32_FROM_LE(a.qp_onchip_bytes);
     g_assert_cmpuint(GUINT32_FROM_LE(a.performant_qps), ==,
@@ -746,6 +764,89 @@ static void test_onchip(void)
                    cl_b, GUINT32_FROM_LE(b.performant_qps));
     fake_host_free(x.h);
     fake_host_free(y.h);
+}
+
+/*
+ * A hostile peer: well-formed CL frames (good ICRC) with any header -
+ * any op-code, endpoint, op id, index, address, key, length, count,
+ * timeout - to b, and ACKs with any op id and index to a. Nothing
+ * crashes or leaks (ASan), b's CQ never overruns, and both endpoints
+ * then carry a WRITE as before.
+ */
+static void test_hostile(void)
+{
+    static uint8_t payload[PKT], f[PKT + 256];
+    struct snic_cqe cq[1024];
+    GRand *r = g_rand_new_with_seed(7);
+    unsigned i, nb = 0;
+    Pair t;
+
+    pair_init(&t);
+    for (i = 0; i < sizeof(payload); i++) {
+        payload[i] = i;
+    }
+    for (i = 0; i < 20000; i++) {
+        bool to_a = g_rand_int_range(r, 0, 4) == 0;
+        Node *to = to_a ? &t.a : &t.b, *from = to_a ? &t.b : &t.a;
+        uint32_t lens[] = { 0, 4, 64, PKT };
+        struct snic_av av = { 0 };
+        SnicPkt p;
+        size_t n;
+
+        memset(&p, 0, sizeof(p));
+        node_av(&av, to_a ? 2 : 1, to->h, to_a ? 1 : 2);
+        snic_rdma_av_addr(from->h->core, &av, from->qpn, to->qpn, &p.addr);
+        p.opcode = to_a ? SNIC_OP_CL_ACK : 0xc0 + g_rand_int_range(r, 0, 4);
+        p.pkey = SNIC_DEFAULT_PKEY;
+        p.dqpn = to->qpn;
+        p.cl.flags = g_rand_int(r);
+        p.cl.syndrome = g_rand_int_range(r, 0, 4);
+        p.cl.retries = g_rand_int(r);
+        p.cl.src_ep = g_rand_int_range(r, 0, 4);
+        p.cl.op_id = g_rand_int_range(r, 0, 8) |
+                     g_rand_int_range(r, 0, 2) << 16;
+        p.cl.index = g_rand_int_range(r, 0, 200);
+        p.cl.va = g_rand_boolean(r) ? DST + g_rand_int_range(r, 0, 1 << 20) :
+                  ((uint64_t)g_rand_int(r) << 32 | g_rand_int(r));
+        p.cl.rkey = g_rand_boolean(r) ? t.b.lkey : g_rand_int(r);
+        p.cl.len = g_rand_boolean(r) ? (uint32_t)g_rand_int_range(r, 0, 70000) :
+                   g_rand_int(r);
+        p.cl.npkts = g_rand_boolean(r) ? (p.cl.len + PKT - 1) / PKT :
+                     (uint32_t)g_rand_int_range(r, 0, 2000);
+        p.cl.tag = g_rand_int(r);
+        p.cl.timeout_us = g_rand_int_range(r, 0, 200);
+        if (p.opcode != SNIC_OP_CL_ACK && p.opcode != SNIC_OP_CL_NOTIFY) {
+            p.payload = payload;
+            p.payload_len = lens[g_rand_int_range(r, 0, 4)];
+        }
+        n = snic_wire_build(&p, f, sizeof(f));
+        g_assert_cmpuint(n, >, 0);
+        node_inject(to, f, n);
+        if (i % 1000 == 999) {
+            g_ptr_array_unref(take(&t.a));
+            g_ptr_array_unref(take(&t.b));
+            nb += poll_all(&t.b, cq, 1024);
+            fake_advance(t.b.h, 100 * 1000);
+        }
+    }
+    g_ptr_array_unref(take(&t.a));
+    g_ptr_array_unref(take(&t.b));
+    nb += poll_all(&t.b, cq, 1024);
+    g_assert_cmpuint(nb, >, 0);         /* some random operations landed */
+    g_assert_cmpuint(fake_guest_errors_matching(t.b.h, "overrun"), ==, 0);
+    fake_advance(t.b.h, 1000 * 1000);   /* the tables' stale entries age */
+    /* both still carry a WRITE */
+    node_fill(&t.a, SRC, 3000, 11);
+    post(&t, 42, 0, 3000, 0, t.b.lkey, 9, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 42);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    g_assert_cmphex(GUINT32_FROM_BE(cq[0].imm), ==, 9);
+    assert_copied(&t, 0, 0, 3000);
+    g_rand_free(r);
+    pair_free(&t);
 }
 
 int main(int argc, char **argv)
@@ -767,5 +868,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/tables-full", test_tables_full);
     g_test_add_func("/cl/set-qp-cl", test_set_qp_cl);
     g_test_add_func("/cl/onchip", test_onchip);
+    g_test_add_func("/cl/hostile", test_hostile);
     return g_test_run();
 }

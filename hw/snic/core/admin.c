@@ -212,6 +212,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));
     a.qp_onchip_bytes = GUINT32_TO_LE(oc.per_qp);
     a.performant_qps = GUINT32_TO_LE(oc.performant_qps);
+    snic_cl_attr(c, &a);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }

@@ -186,6 +186,22 @@ uint64_t snic_cl_onchip_bytes(const SnicCore *c)
            sizeof(*d) + d->packet;
 }
 
+void snic_cl_attr(const SnicCore *c, struct snic_device_attr *a)
+{
+    const SnicClDev *d = c->cl;
+
+    a->cl_table = GUINT32_TO_LE(d->ntable);
+    a->cl_mask_bits = GUINT16_TO_LE(d->mask_bits);
+    a->cl_packet = GUINT16_TO_LE(d->packet);
+    a->cl_escape = GUINT16_TO_LE(d->nescape);
+    a->cl_endpoints = GUINT16_TO_LE(d->neps);
+    a->cl_done = GUINT32_TO_LE(d->ndone);
+    a->cl_ops = GUINT32_TO_LE(d->nops);
+    a->cl_txns = GUINT32_TO_LE(d->ntxns);
+    a->cl_onchip_bytes = GUINT32_TO_LE(MIN(snic_cl_onchip_bytes(c),
+                                           UINT32_MAX));
+}
+
 bool snic_cl_initial_mask(uint32_t bits, uint32_t npkts, uint64_t *mask)
 {
     uint32_t words = (bits + 63) / 64, i;

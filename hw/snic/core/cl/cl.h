@@ -41,6 +41,9 @@ void snic_cl_free(SnicCore *c);
 void snic_cl_reset(SnicCore *c);
 /* On-chip bytes of the tables (onchip.c) */
 uint64_t snic_cl_onchip_bytes(const SnicCore *c);
+/* Their sizes, for QUERY_DEVICE */
+struct snic_device_attr;
+void snic_cl_attr(const SnicCore *c, struct snic_device_attr *a);
 
 /* Is the QP a connectionless endpoint? */
 bool snic_cl_on(const SnicQp *qp);
