@@ -849,6 +849,75 @@ static void test_hostile(void)
     pair_free(&t);
 }
 
+/*
+ * A full registration table NACKs a REGISTER NOT_READY, taken once an
+ * entry frees; a full completed-operations cache NACKs a NOTIFY, never
+ * evicting a live key; an operation beyond what a mask covers goes
+ * non-registered by itself
+ */
+static void test_refusals(void)
+{
+    NodeDev one = { .cfg = { .cl_table = 1, .cl_done = 1 } };
+    struct snic_cqe cq[8];
+    GPtrArray *fa;
+    Pair t;
+
+    pair_init_dev(&t, &one, 0, 0);
+    node_fill(&t.a, SRC, 8 * PKT, 12);
+    post(&t, 1, 0, 2 * PKT, 0, t.b.lkey, 1, 0);
+    post(&t, 2, 2 * PKT, 2 * PKT, 2 * PKT, t.b.lkey, 2, 0);
+    fa = take(&t.a);
+    g_assert_cmpuint(fa->len, ==, 4);
+    give(&t.b, fa->pdata[0]);
+    give(&t.b, fa->pdata[2]);           /* the table is full */
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 1);
+    give(&t.b, fa->pdata[1]);           /* the first completes */
+    give(&t.b, fa->pdata[3]);           /* parked: no entry yet */
+    g_ptr_array_unref(fa);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.b, cq, 8), ==, 1);
+    g_assert_cmpuint(poll_all(&t.a, cq, 8), ==, 1);  /* 2 waits */
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 1);
+    fake_advance(t.b.h, 8ull * TIMEOUT_US * 1000 + 1);  /* 1's key goes */
+    fake_advance(t.a.h, TIMEOUT_US * 1000);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.b, cq, 8), ==, 1);
+    g_assert_cmpuint(poll_all(&t.a, cq, 8), ==, 1);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 2);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    assert_copied(&t, 0, 0, 4 * PKT);
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 1);
+
+    /* a live key fills the cache: the NOTIFY waits for it to expire */
+    fake_advance(t.b.h, 8ull * TIMEOUT_US * 1000 + 1);  /* 2's key goes */
+    post(&t, 3, 0, PKT, 0, t.b.lkey, 3, 0);
+    post(&t, 4, PKT, PKT, PKT, t.b.lkey, 4, SNIC_WQE_CL_UNREGISTERED);
+    settle(&t);
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 2);
+    g_assert_cmpuint(poll_all(&t.b, cq, 8), ==, 1);
+    g_assert_cmphex(GUINT32_FROM_BE(cq[0].imm), ==, 3);
+    fake_advance(t.b.h, 8ull * TIMEOUT_US * 1000 + 1);
+    fake_advance(t.a.h, TIMEOUT_US * 1000);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.b, cq, 8), ==, 1);
+    g_assert_cmphex(GUINT32_FROM_BE(cq[0].imm), ==, 4);
+    g_assert_cmpuint(poll_all(&t.a, cq, 8), ==, 2);
+    pair_free(&t);
+
+    /* 100 KiB, more than a 128-bit mask's 64 KiB, not segmented */
+    pair_init(&t);
+    node_fill(&t.a, SRC, 100 << 10, 13);
+    post(&t, 5, 0, 100 << 10, 0, t.b.lkey, 5, 0);
+    settle(&t);
+    g_assert_cmpuint(STAT(&t.a, cl_notify_sent), ==, 1);
+    g_assert_cmpuint(poll_all(&t.b, cq, 8), ==, 1);
+    g_assert_cmpuint(GUINT32_FROM_LE(cq[0].byte_len), ==, 100 << 10);
+    g_assert_cmpuint(poll_all(&t.a, cq, 8), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    assert_copied(&t, 0, 0, 100 << 10);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -869,5 +938,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/set-qp-cl", test_set_qp_cl);
     g_test_add_func("/cl/onchip", test_onchip);
     g_test_add_func("/cl/hostile", test_hostile);
+    g_test_add_func("/cl/refusals", test_refusals);
     return g_test_run();
 }
