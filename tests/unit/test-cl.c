@@ -237,6 +237,11 @@ static void test_registered(void)
     g_assert_cmpuint(STAT(&t.a, cl_retransmits), ==, 0);
     g_assert_cmpuint(STAT(&t.b, cl_dup_dropped), ==, 0);
     g_assert_cmpuint(STAT(&t.b, cl_escape_parked), ==, 0);
+    /* the trace points: sent (the paper's send notification), done */
+    g_assert_cmpuint(t.a.h->events[SNIC_TRACE_CL_OP_SENT], ==, 1);
+    g_assert_cmpuint(t.a.h->event_args[SNIC_TRACE_CL_OP_SENT][2], ==, 4096);
+    g_assert_cmpuint(t.a.h->events[SNIC_TRACE_CL_OP_DONE], ==, 1);
+    g_assert_cmpuint(t.b.h->events[SNIC_TRACE_CL_NOTIFY], ==, 1);
     pair_free(&t);
 }
 

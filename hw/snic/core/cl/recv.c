@@ -61,6 +61,9 @@ static void reply(SnicCore *c, SnicQp *qp, const SnicPkt *p, uint8_t syn)
 {
     SnicPkt a;
 
+    if (syn != SNIC_CL_ACK) {
+        SNIC_EVENT(c, CL_NACK, qp - c->qps, p->cl.src_ep, p->cl.op_id, syn);
+    }
     memset(&a, 0, sizeof(a));
     memcpy(a.addr.dmac, p->addr.smac, 6);
     memcpy(a.addr.smac, c->mac, 6);
@@ -172,6 +175,7 @@ static void notify(SnicCore *c, SnicQp *qp, const ClKey *k, uint64_t base,
         .wc_flags = SNIC_WC_F_IMM,
     };
 
+    SNIC_EVENT(c, CL_NOTIFY, qp - c->qps, k->ep, k->op_id, len);
     snic_cq_post(c, qp->recv_cqn, &cqe, false);
 }
 

@@ -271,6 +271,7 @@ static void op_end(SnicCore *c, SnicQp *qp, ClOp *o, uint8_t status)
     if (ep->cur_op == (uint32_t)(o - d->ops) + 1) {
         ep->cur_op = 0;         /* its packets not sent yet never go */
     }
+    SNIC_EVENT(c, CL_OP_DONE, qp - c->qps, op_id(d, o), status);
     o->status = status;
     o->done = true;
     retire(c, qp);
@@ -364,6 +365,8 @@ bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget)
             }
             sent++;
             if (++o->next_pkt == o->npkts) {
+                /* where the paper's sender is notified (section 4.1) */
+                SNIC_EVENT(c, CL_OP_SENT, qp - c->qps, op_id(d, o), o->len);
                 ep->cur_op = 0;
             }
             continue;
@@ -438,19 +441,22 @@ void snic_cl_send_timer(SnicCore *c, SnicQp *qp, uint64_t now)
         uint32_t slot = ep->txn_head - 1;
         ClTxn *t = &d->txns[slot];
         ClOp *o = &d->ops[t->op];
+        bool rnr;
         uint8_t st;
 
         if (!t->rnr && !t->retries_left) {
             op_end(c, qp, o, SNIC_WC_RETRY_EXC_ERR);
             continue;
         }
-        if (!t->rnr) {
+        rnr = t->rnr;
+        if (!rnr) {
             t->retries_left--;
         }
         t->rnr = false;
         fifo_unlink(c, qp, slot);
         fifo_append(c, qp, slot);
         snic_stat_inc(&c->stats.cl_retransmits);
+        SNIC_EVENT(c, CL_RESEND, qp - c->qps, op_id(d, o), t->pkt, !!rnr);
         st = send_packet(c, qp, o, t->pkt);
         if (st != SNIC_WC_SUCCESS) {
             op_end(c, qp, o, st);
