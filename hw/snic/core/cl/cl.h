@@ -50,6 +50,8 @@ bool snic_cl_on(const SnicQp *qp);
 
 /* An endpoint's packets from the wire (a CL op-code, its QP an endpoint) */
 void snic_cl_receive(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
+/* Has the endpoint WQEs it has not started (timing model: a fetch)? */
+bool snic_cl_wants_fetch(SnicCore *c, const SnicQp *qp);
 /* One scheduling iteration of an endpoint; true if it has more to send */
 bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget);
 /* Its timer: the oldest packet's deadline, its escape-channel packets' */

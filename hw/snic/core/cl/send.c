@@ -338,6 +338,11 @@ static void start_op(SnicCore *c, SnicQp *qp)
     ep->cur_op = slot + 1;
 }
 
+bool snic_cl_wants_fetch(SnicCore *c, const SnicQp *qp)
+{
+    return cl_ep(c, qp)->sq_head != qp->sq_tail;
+}
+
 bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget)
 {
     SnicClDev *d = c->cl;

@@ -244,6 +244,9 @@ bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp)
         return qp->req.sq_head != qp->sq_tail ||
                snic_dde_rtx_pending(qp);
     }
+    if (snic_cl_on(qp)) {
+        return snic_cl_wants_fetch(c, qp);
+    }
     return qp->sq_comp != qp->sq_tail;
 }
 
