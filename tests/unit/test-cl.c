@@ -182,30 +182,44 @@ static void assert_copied(Pair *t, uint32_t off, uint32_t roff, uint32_t len)
 
 /* ---- the initial mask (section 3.2) ---- */
 
-static void test_initial_mask(void)
+/* Every packet count in a mask of 'bits' bits */
+static void check_width(uint32_t bits)
 {
     uint64_t m[SNIC_CL_MAX_MASK_BITS / 64];
-    uint32_t bits, n, i;
+    uint32_t n, i;
+
+    g_assert_false(snic_cl_initial_mask(bits, 0, m));
+    g_assert_false(snic_cl_initial_mask(bits, bits + 1, m));
+    for (n = 1; n <= bits; n++) {
+        g_assert_true(snic_cl_initial_mask(bits, n, m));
+        for (i = 0; i < bits; i++) {
+            bool set = m[i / 64] >> (i % 64) & 1;
+
+            /* packet 0 arrived, 1..n-1 expected, the rest unused */
+            g_assert_cmpint(set, ==, i == 0 || i >= n);
+        }
+        /* nothing above the width */
+        if (bits % 64) {
+            g_assert_cmphex(m[bits / 64] >> (bits % 64), ==, 0);
+        }
+    }
+}
+
+static void test_initial_mask(void)
+{
+    static const uint32_t odd[] = { 33, 65, 100, 127, 129, 500, 1000, 1023 };
+    uint64_t m[SNIC_CL_MAX_MASK_BITS / 64];
+    uint32_t bits, i;
 
     /* the paper's example: 4 KiB, 512 B packets, a 32-bit mask */
     g_assert_true(snic_cl_initial_mask(32, 4096 / 512, m));
     g_assert_cmphex(m[0], ==, 0xffffff01u);
     for (bits = 32; bits <= SNIC_CL_MAX_MASK_BITS; bits += 32) {
-        g_assert_false(snic_cl_initial_mask(bits, 0, m));
-        g_assert_false(snic_cl_initial_mask(bits, bits + 1, m));
-        for (n = 1; n <= bits; n++) {
-            g_assert_true(snic_cl_initial_mask(bits, n, m));
-            for (i = 0; i < bits; i++) {
-                bool set = m[i / 64] >> (i % 64) & 1;
-
-                /* packet 0 arrived, 1..n-1 expected, the rest unused */
-                g_assert_cmpint(set, ==, i == 0 || i >= n);
-            }
-            /* nothing above the width */
-            if (bits % 64) {
-                g_assert_cmphex(m[bits / 64] >> (bits % 64), ==, 0);
-            }
-        }
+        check_width(bits);
+    }
+    /* any width: ones no word boundary divides */
+    for (i = 0; i < G_N_ELEMENTS(odd); i++) {
+        check_width(odd[i]);
     }
 }
 
@@ -984,6 +998,28 @@ static void test_lossy_wire(void)
     snic_sim_free(sim);
 }
 
+/* A mask of 33 bits: 33 packets registered, 34 not */
+static void test_odd_mask(void)
+{
+    NodeDev dev = { .cfg = { .cl_mask_bits = 33 } };
+    struct snic_cqe cq[4];
+    Pair t;
+
+    pair_init_dev(&t, &dev, 0, 0);
+    node_fill(&t.a, SRC, 67 * PKT, 15);
+    post(&t, 1, 0, 33 * PKT, 0, t.b.lkey, 1, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    g_assert_cmpuint(STAT(&t.a, cl_notify_sent), ==, 0);
+    post(&t, 2, 33 * PKT, 34 * PKT, 33 * PKT, t.b.lkey, 2, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    g_assert_cmpuint(STAT(&t.a, cl_notify_sent), ==, 1);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 2);
+    assert_copied(&t, 0, 0, 67 * PKT);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1006,5 +1042,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/hostile", test_hostile);
     g_test_add_func("/cl/refusals", test_refusals);
     g_test_add_func("/cl/lossy-wire", test_lossy_wire);
+    g_test_add_func("/cl/odd-mask", test_odd_mask);
     return g_test_run();
 }
