@@ -1020,6 +1020,43 @@ static void test_odd_mask(void)
     pair_free(&t);
 }
 
+/*
+ * Only an endpoint takes CL packets: a plain UD QP drops them, sending
+ * nothing back; and an endpoint sends CL WRITEs only
+ */
+static void test_not_an_endpoint(void)
+{
+    struct snic_cqe cq[4];
+    GPtrArray *fa;
+    Node plain;
+    Pair t;
+
+    pair_init(&t);
+    post(&t, 1, 0, PKT, 0, t.b.lkey, 1, 0);
+    fa = take(&t.a);
+    node_init_type(&plain, NULL, 2, SNIC_QPT_UD);
+    node_ud_up(&plain, 1, false);
+    g_assert_cmpuint(plain.qpn, ==, t.b.qpn);   /* same QPN, not CL */
+    give(&plain, fa->pdata[0]);
+    g_assert_cmpuint(FAKE_STAT(plain.h, rdma_rx_dropped), ==, 1);
+    g_ptr_array_unref(take(&plain));
+    g_assert_cmpuint(FAKE_STAT(plain.h, rdma_tx_packets), ==, 0);
+    fake_host_free(plain.h);
+    g_ptr_array_unref(fa);
+    /* a UD SEND work request on an endpoint fails, the endpoint goes on */
+    node_post_send(&t.a, 9, SNIC_WR_SEND, SRC, 16, 0, 0, 0, t.a.lkey);
+    post(&t, 10, 0, PKT, 0, t.b.lkey, 1, 0);
+    settle(&t);
+    fake_advance(t.a.h, TIMEOUT_US * 1000);    /* 1 again: it went astray */
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 3);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 1);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[1].wr_id), ==, 9);
+    g_assert_cmpuint(cq[1].status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_cmpuint(cq[2].status, ==, SNIC_WC_SUCCESS);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1043,5 +1080,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/refusals", test_refusals);
     g_test_add_func("/cl/lossy-wire", test_lossy_wire);
     g_test_add_func("/cl/odd-mask", test_odd_mask);
+    g_test_add_func("/cl/not-an-endpoint", test_not_an_endpoint);
     return g_test_run();
 }
