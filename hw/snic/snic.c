@@ -143,6 +143,9 @@ struct SnicState {
     char *rpc_opcodes;          /* StRoM RPC op-code map: strom | iba15 */
     uint32_t shuffle_units;     /* StRoM shuffle kernel units */
     uint32_t hll_sketches;      /* HyperLogLog sketches for QPs */
+    /* the connectionless transport's tables */
+    uint32_t cl_table, cl_mask_bits, cl_packet, cl_escape, cl_done;
+    uint32_t cl_ops, cl_txns, cl_endpoints;
     uint32_t resp_hold_ms;      /* a held SRQ receive, QP timeout 0 */
     uint32_t msix0_sent;        /* vector-0 messages so far */
 };
@@ -660,6 +663,14 @@ static bool snic_realize_config(SnicState *s, SnicCoreConfig *cfg,
         .rx_buffer_kb = s->rx_buffer_kb,
         .shuffle_units = s->shuffle_units,
         .hll_sketches = s->hll_sketches,
+        .cl_table = s->cl_table,
+        .cl_mask_bits = s->cl_mask_bits,
+        .cl_packet = s->cl_packet,
+        .cl_escape = s->cl_escape,
+        .cl_done = s->cl_done,
+        .cl_ops = s->cl_ops,
+        .cl_txns = s->cl_txns,
+        .cl_endpoints = s->cl_endpoints,
         .resp_hold_ms = s->resp_hold_ms,
         .pfc_priority = s->pfc_priority,
         .link_speed_mbps = s->link_speed_mbps,
@@ -939,6 +950,14 @@ static const Property snic_properties[] = {
     DEFINE_PROP_STRING("rpc-opcodes", SnicState, rpc_opcodes),
     DEFINE_PROP_UINT32("shuffle-units", SnicState, shuffle_units, 0),
     DEFINE_PROP_UINT32("hll-sketches", SnicState, hll_sketches, 2),
+    DEFINE_PROP_UINT32("cl-table", SnicState, cl_table, 256),
+    DEFINE_PROP_UINT32("cl-mask-bits", SnicState, cl_mask_bits, 128),
+    DEFINE_PROP_UINT32("cl-packet", SnicState, cl_packet, 512),
+    DEFINE_PROP_UINT32("cl-escape", SnicState, cl_escape, 64),
+    DEFINE_PROP_UINT32("cl-done", SnicState, cl_done, 256),
+    DEFINE_PROP_UINT32("cl-ops", SnicState, cl_ops, 256),
+    DEFINE_PROP_UINT32("cl-txns", SnicState, cl_txns, 256),
+    DEFINE_PROP_UINT32("cl-endpoints", SnicState, cl_endpoints, 64),
     DEFINE_PROP_UINT32("resp-hold-ms", SnicState, resp_hold_ms,
                        SNIC_DEFAULT_RESP_HOLD_MS),
 };
@@ -1074,6 +1093,29 @@ static void snic_class_init(ObjectClass *klass, void *data)
     object_class_property_set_description(klass, "hll-sketches",
         "HyperLogLog sketches QPs may attach (0..16), 64 KiB of on-chip "
         "memory each");
+    object_class_property_set_description(klass, "cl-table",
+        "Connectionless transport: receive registration table entries "
+        "(1..65535)");
+    object_class_property_set_description(klass, "cl-mask-bits",
+        "Connectionless transport: bits of a registration mask, the "
+        "packets of the largest registered operation (32..1024)");
+    object_class_property_set_description(klass, "cl-packet",
+        "Connectionless transport: payload bytes of a packet (64..4096, "
+        "a multiple of 4)");
+    object_class_property_set_description(klass, "cl-escape",
+        "Connectionless transport: packets the escape channel holds "
+        "(1..1024)");
+    object_class_property_set_description(klass, "cl-done",
+        "Connectionless transport: completed-operations cache entries "
+        "(1..65535)");
+    object_class_property_set_description(klass, "cl-ops",
+        "Connectionless transport: the sender's DMA-operation table "
+        "entries (1..65535)");
+    object_class_property_set_description(klass, "cl-txns",
+        "Connectionless transport: the sender's transaction table "
+        "entries, packets in flight (1..65535)");
+    object_class_property_set_description(klass, "cl-endpoints",
+        "Connectionless transport: endpoints at once (1..255)");
     object_class_property_set_description(klass, "rpc-opcodes",
         "Where StRoM's RPC op-codes sit on the wire: strom (default, the "
         "paper's 0x18-0x1C) or iba15 (RPC WRITE Only at 0x1E, clear of "

@@ -19,6 +19,7 @@
 
 #include <linux/types.h>
 
+#include "snic_cl.h"
 #include "snic_rpc.h"
 #include "snic_sr.h"
 #include "snic_verbs.h"
@@ -83,6 +84,8 @@ enum snic_admin_opcode {
     SNIC_ADMIN_QUERY_HLL = 0x48,
     SNIC_ADMIN_RESET_HLL = 0x49,
     SNIC_ADMIN_DETACH_HLL = 0x4a,
+    /* ABI 3.11: the connectionless transport (snic_cl.h) */
+    SNIC_ADMIN_SET_QP_CL = 0x4b,
 };
 
 enum snic_admin_status {
@@ -365,6 +368,7 @@ struct snic_admin_cmd {
         struct snic_admin_query_transport query_transport;
         struct snic_admin_deploy_kernel deploy_kernel;
         struct snic_admin_hll hll;
+        struct snic_admin_set_qp_cl set_qp_cl;
     };
 };
 _Static_assert(sizeof(struct snic_admin_cmd) == SNIC_ADMIN_CMD_SIZE,
@@ -487,8 +491,20 @@ struct snic_device_attr {
     __le32 qp_onchip_bytes;     /* per QP: qp_state_bytes + its scheduler
                                  * entries */
     __le32 performant_qps;      /* QPs whose state fits what is left */
+    /* ABI 3.11: the connectionless transport's tables (snic_cl.h) */
+    __le32 cl_table;            /* registration table entries */
+    __le16 cl_mask_bits;        /* bits of a mask: packets of the largest
+                                 * registered operation */
+    __le16 cl_packet;           /* payload bytes of a CL packet */
+    __le16 cl_escape;           /* escape channel packets */
+    __le16 cl_endpoints;        /* endpoints at once */
+    __le32 cl_done;             /* completed-operations cache entries */
+    __le32 cl_ops;              /* the sender's DMA-operation table */
+    __le32 cl_txns;             /* ... and transaction table */
+    __le32 cl_onchip_bytes;     /* of onchip_fixed_bytes, these tables */
+    __le32 rsvd_cl;
 };
-_Static_assert(sizeof(struct snic_device_attr) == 176, "device attr size");
+_Static_assert(sizeof(struct snic_device_attr) == 208, "device attr size");
 
 /*
  * Async event queue (AEQ): device-produced ring of 16-byte entries with a

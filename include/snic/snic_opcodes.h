@@ -17,6 +17,8 @@
 
 #include <linux/types.h>
 
+#include "snic_cl.h"
+
 enum snic_opcode {
     /* RC (transport class 000) */
     SNIC_OP_RC_SEND_FIRST = 0x00,
@@ -78,6 +80,7 @@ enum snic_opcode {
 #define SNIC_HDR_IMMDT          (1u << 5)   /*  4: immediate data */
 #define SNIC_HDR_IETH           (1u << 6)   /*  4: R_Key to invalidate */
 #define SNIC_HDR_CNP            (1u << 7)   /* 16: reserved zeros */
+#define SNIC_HDR_CLETH          (1u << 8)   /* 48: struct snic_cleth */
 
 #define SNIC_DETH_LEN           8
 #define SNIC_RETH_LEN           16
@@ -119,6 +122,7 @@ enum snic_aeth_kind {
 #define SNIC_OPF_EXT            (1u << 5)   /* snic extension: negotiate */
 #define SNIC_OPF_UD             (1u << 6)   /* datagram */
 #define SNIC_OPF_UC             (1u << 7)   /* unreliable connected */
+#define SNIC_OPF_CL             (1u << 8)   /* connectionless: TVer 3 */
 #define SNIC_OP_UC_OFFSET       0x20        /* UC op-code = RC's + this */
 
 struct snic_opcode_info {
@@ -201,6 +205,12 @@ static inline const struct snic_opcode_info *snic_opcode_info(__u8 op)
         SNIC_OP_(0x65, "UD SEND Only Imm", SNIC_HDR_DETH | SNIC_HDR_IMMDT,
                  F_ | L_ | P_ | RQ_ | SNIC_OPF_UD),
         SNIC_OP_(0x81, "CNP", SNIC_HDR_CNP, F_ | L_),
+        SNIC_OP_(0xc0, "CL REGISTER", SNIC_HDR_CLETH,
+                 F_ | P_ | RQ_ | SNIC_OPF_CL),
+        SNIC_OP_(0xc1, "CL WRITE", SNIC_HDR_CLETH, P_ | RQ_ | SNIC_OPF_CL),
+        SNIC_OP_(0xc2, "CL ACK", SNIC_HDR_CLETH, RS_ | SNIC_OPF_CL),
+        SNIC_OP_(0xc3, "CL NOTIFY", SNIC_HDR_CLETH,
+                 L_ | RQ_ | SNIC_OPF_CL),
     };
 #undef SNIC_OP_
 #undef F_
@@ -317,7 +327,8 @@ static inline unsigned snic_opcode_hdr_len(__u16 headers)
            (headers & SNIC_HDR_ATOMIC_ACK_ETH ? SNIC_ATOMIC_ACK_ETH_LEN : 0) +
            (headers & SNIC_HDR_IMMDT ? SNIC_IMMDT_LEN : 0) +
            (headers & SNIC_HDR_IETH ? SNIC_IETH_LEN : 0) +
-           (headers & SNIC_HDR_CNP ? SNIC_CNP_LEN : 0);
+           (headers & SNIC_HDR_CNP ? SNIC_CNP_LEN : 0) +
+           (headers & SNIC_HDR_CLETH ? SNIC_CLETH_LEN : 0);
 }
 
 #endif /* SNIC_OPCODES_H */

@@ -85,11 +85,15 @@
  * reserved byte); SNIC_WC_REM_ABORT_ERR (a held SRQ receive let go of);
  * struct snic_device_attr ctx_recv_pool, ctx_rpc_slots, ctx_rpc_stage,
  * qp_rpc_stage and ctx_kernels (a context's share of the shared pools).
+ * Minor 11 (of major 3): the connectionless transport (snic_cl.h):
+ * SET_QP_CL, BTH TVer 3 and the CL op-codes with struct snic_cleth,
+ * SNIC_WR_CL_WRITE and its WQE layout, SNIC_WC_CL_WRITE, SNIC_WC_CL_RECV;
+ * struct snic_stats cl_* counters; struct snic_device_attr cl_* limits.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      10
+#define SNIC_ABI_VERSION_MINOR      11
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 
@@ -295,7 +299,17 @@ struct snic_stats {
     __le64 rdma_timeouts;       /* retransmission timer expirations */
     __le64 rdma_rtx_segments;   /* segments marked to send again */
     __le64 rdma_rx_stale;       /* responses dropped: already taken */
+    /* ABI 3.11: the connectionless transport (snic_cl.h) */
+    __le64 cl_retransmits;      /* CL packets sent again */
+    __le64 cl_dup_dropped;      /* ... received with their mask bit set */
+    __le64 cl_dup_acked;        /* ... of a completed operation: ACKed */
+    __le64 cl_escape_parked;    /* packets parked before their REGISTER */
+    __le64 cl_escape_replayed;  /* ... taken when it came */
+    __le64 cl_escape_timeouts;  /* ... dropped: it did not come in time */
+    __le64 cl_escape_full;      /* packets dropped: the channel was full */
+    __le64 cl_reg_refused;      /* REGISTERs and NOTIFYs NACKed NOT_READY */
+    __le64 cl_notify_sent;      /* NOTIFYs sent */
 };
-_Static_assert(sizeof(struct snic_stats) == 440, "snic_stats is 440 bytes");
+_Static_assert(sizeof(struct snic_stats) == 512, "snic_stats is 512 bytes");
 
 #endif /* SNIC_REGS_H */

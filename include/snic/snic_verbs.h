@@ -320,6 +320,17 @@ struct snic_sq_wqe {
             __le32 tag;         /* bits 23:0: the response immediate's */
             __u8 rsvd[32];
         } rpc;
+        /*
+         * CL WRITE (snic_cl.h, ABI 3.11): the destination endpoint's
+         * path, the operation's base address there and its R_Key; the
+         * tag in imm, SNIC_WQE_CL_UNREGISTERED in flags
+         */
+        struct {
+            struct snic_av av;
+            __le64 remote_addr;
+            __le32 remote_ep;
+            __le32 rkey;
+        } cl;
     };
     union {
         struct snic_sge sge[SNIC_SQ_WQE_MAX_SGE];

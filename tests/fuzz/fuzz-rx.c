@@ -2,6 +2,8 @@
  * libFuzzer target: RoCEv2 frames (and MAC control frames: PFC) into the
  * receive path of a node with RC SEND/WRITE/READ/atomic requests in
  * flight, a UD and the GSI QP, a UC QP on an SRQ, receive WQEs posted;
+ * the UD QP is a connectionless endpoint too (its CL packets and UD
+ * datagrams take different paths);
  * the RC QP runs the transport program the input's first byte picks and,
  * unless that program numbers its messages (the device refuses the pair),
  * takes StRoM RPCs (traversal, consistency and shuffle kernels deployed,
@@ -35,6 +37,18 @@ static void deploy(FuzzNode *n, uint64_t rpc_opcode, uint16_t kernel)
     cmd.deploy_kernel.rpc_opcode = GUINT64_TO_LE(rpc_opcode);
     cmd.deploy_kernel.kernel_id = GUINT16_TO_LE(kernel);
     if (fz_admin(n->h, &cmd, &result) != SNIC_ADMIN_OK) {
+        abort();    /* the harness itself is broken */
+    }
+}
+
+/* QP q a connectionless endpoint (before RTR), the defaults */
+static void set_qp_cl(FuzzNode *n, unsigned q)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_CL, sizeof(cmd.set_qp_cl));
+    cmd.set_qp_cl.qpn = GUINT32_TO_LE(n->qpn[q]);
+    if (fz_admin(n->h, &cmd, NULL) != SNIC_ADMIN_OK) {
         abort();    /* the harness itself is broken */
     }
 }
@@ -256,6 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sr.n = &n;
     }
     fz_node_connect(&n, 0, FZ_IP(2), RX_PEER_QPN, false);
+    set_qp_cl(&n, 1);
     fz_node_ud_up(&n, 1, FZ_QKEY);
     fz_node_attach_mcast(&n, 1);
     fz_node_ud_up(&n, 2, SNIC_GSI_QKEY);

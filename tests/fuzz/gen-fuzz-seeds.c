@@ -1031,6 +1031,42 @@ static void gen_rx(void)
     rx_record(&s, RX_TIMER, &p);
     save("rx", "timeouts", &s);
 
+    /*
+     * The UD QP is a connectionless endpoint: a registered operation of
+     * three packets out of order (two parked before their REGISTER), a
+     * duplicate, a non-registered packet and its NOTIFY twice, an ACK of
+     * nothing, the escape channel's timer
+     */
+    rx_begin(&s, SNIC_TRANSPORT_GBN, true);
+    for (unsigned i = 0; i < 8; i++) {
+        static const uint8_t op[8] = {
+            SNIC_OP_CL_WRITE, SNIC_OP_CL_WRITE, SNIC_OP_CL_REGISTER,
+            SNIC_OP_CL_WRITE, SNIC_OP_CL_WRITE, SNIC_OP_CL_NOTIFY,
+            SNIC_OP_CL_NOTIFY, SNIC_OP_CL_ACK,
+        };
+        static const uint8_t index[8] = { 2, 1, 0, 1, 0, 1, 1, 0 };
+        bool reg = i < 4;
+
+        rx_pkt(&p, op[i], RX_UD_QPN, i);
+        p.cl.flags = reg ? SNIC_CL_F_REGISTERED : 0;
+        p.cl.src_ep = 5;
+        p.cl.op_id = reg ? 0x10003 : 0x10004;
+        p.cl.index = index[i];
+        p.cl.rkey = FZ_LKEY;
+        p.cl.len = reg ? 2 * 512 + 100 : 512;
+        p.cl.npkts = reg ? 3 : 1;
+        p.cl.va = FZ_MR_IOVA + (reg ? 0 : 0x2000) +
+                  (op[i] == SNIC_OP_CL_NOTIFY ? 0 : 512 * p.cl.index);
+        p.cl.tag = 77;
+        p.cl.timeout_us = 100;
+        p.cl.retries = 7;
+        if (op[i] != SNIC_OP_CL_NOTIFY && op[i] != SNIC_OP_CL_ACK) {
+            rx_payload(&p, reg && p.cl.index == 2 ? 100 : 512);
+        }
+        rx_record(&s, FIX | (i == 7 ? RX_TIMER : RX_RUN), &p);
+    }
+    save("rx", "cl", &s);
+
     /* UD and GSI datagrams, a wrong Q_Key, IPv6 */
     rx_begin(&s, SNIC_TRANSPORT_GBN, true);
     rx_pkt(&p, SNIC_OP_UD_SEND_ONLY, RX_UD_QPN, 0);

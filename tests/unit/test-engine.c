@@ -1329,13 +1329,57 @@ static void pcap_opcodes(const char *path, bool seen[256])
  * all RC SEND/WRITE/READ/atomic forms, the responses, SEND with
  * Invalidate (refused) and UD SEND (+imm).
  */
+/* Two connectionless endpoints: a registered and a non-registered WRITE */
+static void cl_ops(SnicSim *sim, Node *a, Node *b)
+{
+    struct snic_admin_cmd cmd;
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    unsigned i;
+
+    node_init_type(a, sim, 1, SNIC_QPT_UD);
+    node_init_type(b, sim, 2, SNIC_QPT_UD);
+    snic_sim_port_connect(&a->h->port, &b->h->port, &clean);
+    for (i = 0; i < 2; i++) {
+        Node *n = i ? b : a;
+
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_CL,
+                            sizeof(cmd.set_qp_cl));
+        cmd.set_qp_cl.qpn = GUINT32_TO_LE(n->qpn);
+        node_admin_ok(n->h, &cmd);
+        node_ud_up(n, 1, false);
+    }
+    for (i = 0; i < 2; i++) {
+        memset(&w, 0, sizeof(w));
+        w.wr_id = GUINT64_TO_LE(i);
+        w.opcode = SNIC_WR_CL_WRITE;
+        w.flags = SNIC_WQE_SIGNALED | (i ? SNIC_WQE_CL_UNREGISTERED : 0);
+        w.num_sge = 1;
+        node_av(&w.cl.av, 1, b->h, 2);
+        w.cl.remote_addr = GUINT64_TO_LE(BUF);
+        w.cl.remote_ep = GUINT32_TO_LE(b->qpn);
+        w.cl.rkey = GUINT32_TO_LE(b->lkey);
+        w.sge[0].addr = GUINT64_TO_LE(BUF);
+        w.sge[0].length = GUINT32_TO_LE(2000);
+        w.sge[0].lkey = GUINT32_TO_LE(a->lkey);
+        node_post_wqe(a, &w);
+    }
+    snic_sim_run(sim, 1000000);
+    for (i = 0; i < 2; i++) {
+        g_assert_true(node_poll_cq(a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_true(node_poll_cq(b, &c));
+        g_assert_cmpuint(c.opcode, ==, SNIC_WC_CL_RECV);
+    }
+}
+
 static void test_every_opcode(void)
 {
     g_autofree char *dir = g_dir_make_tmp("snic-ops-XXXXXX", NULL);
     g_autofree char *path = g_build_filename(dir, "all.pcap", NULL);
     SnicSim *sim = snic_sim_new(20);
     bool seen[256] = { false };
-    Node a, b, c2, d, e, f, u, v;
+    Node a, b, c2, d, e, f, u, v, g, k;
     struct snic_cqe c;
     unsigned op, missing = 0;
 
@@ -1411,6 +1455,8 @@ static void test_every_opcode(void)
     post_ud(&u, 1, &v, 7, BUF, 100, false);
     post_ud(&u, 2, &v, 7, BUF, 100, true);
     snic_sim_run(sim, 1000000);
+    /* the connectionless transport: a registered WRITE, a NOTIFYed one */
+    cl_ops(sim, &g, &k);
     snic_sim_free(sim);     /* closes the capture */
 
     pcap_opcodes(path, seen);
@@ -1438,6 +1484,8 @@ static void test_every_opcode(void)
     fake_host_free(f.h);
     fake_host_free(u.h);
     fake_host_free(v.h);
+    fake_host_free(g.h);
+    fake_host_free(k.h);
 }
 
 /* ---- regressions from a review of hostile input ---- */

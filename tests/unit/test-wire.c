@@ -173,6 +173,18 @@ static void fill_pkt(SnicPkt *p, uint8_t opcode, bool v6,
     p->ieth_rkey = 0x13572468;
     p->deth.qkey = 0x80010000;
     p->deth.sqpn = 0x000001;
+    p->cl.flags = SNIC_CL_F_REGISTERED;
+    p->cl.syndrome = SNIC_CL_NACK_NOT_READY;
+    p->cl.retries = 7;
+    p->cl.src_ep = 0x123456;
+    p->cl.op_id = 0x89ab0012;
+    p->cl.index = 0x7f;
+    p->cl.va = 0xa1a2a3a4a5a6a7a8ull;
+    p->cl.rkey = 0xb1b2b3b4;
+    p->cl.len = 0x10000;
+    p->cl.npkts = 128;
+    p->cl.tag = 0xc1c2c3c4;
+    p->cl.timeout_us = 100;
     p->payload = payload;
     p->payload_len = len;
 }
@@ -221,6 +233,9 @@ static void assert_same(const SnicPkt *a, const SnicPkt *b, uint16_t h)
     if (h & SNIC_HDR_IETH) {
         g_assert_cmphex(a->ieth_rkey, ==, b->ieth_rkey);
     }
+    if (h & SNIC_HDR_CLETH) {
+        g_assert_cmpmem(&a->cl, sizeof(a->cl), &b->cl, sizeof(b->cl));
+    }
     if (h & SNIC_HDR_DETH) {
         g_assert_cmphex(a->deth.qkey, ==, b->deth.qkey);
         g_assert_cmphex(a->deth.sqpn, ==, b->deth.sqpn);
@@ -264,8 +279,8 @@ static void test_round_trip_all_opcodes(void)
             }
         }
     }
-    /* 44 op-codes, 2 IP versions; 38 of them carry payload (4 sizes) */
-    g_assert_cmpuint(n, ==, 2 * (38 * 4 + 6));
+    /* 48 op-codes, 2 IP versions; 40 of them carry payload (4 sizes) */
+    g_assert_cmpuint(n, ==, 2 * (40 * 4 + 8));
 }
 
 static void test_build_refuses(void)
@@ -497,6 +512,36 @@ static void test_xport(void)
                     SNIC_PARSE_OK);
 }
 
+/*
+ * The connectionless transport's packets carry BTH TVer 3 and their
+ * header little-endian after the BTH; TVer 3 on any other op-code, or a
+ * CL op-code with another TVer, is refused
+ */
+static void test_cl_tver(void)
+{
+    static uint8_t payload[512], f[1024];
+    const uint8_t *x = f + 42 + SNIC_BTH_LEN;
+    SnicPkt p, q;
+    size_t n;
+
+    fill_pkt(&p, SNIC_OP_CL_WRITE, false, payload, sizeof(payload));
+    n = snic_wire_build(&p, f, sizeof(f));
+    g_assert_cmpuint(n, ==, 42 + SNIC_BTH_LEN + SNIC_CLETH_LEN + 512 + 4);
+    g_assert_cmpuint(f[43] & 0xf, ==, SNIC_BTH_TVER_CL);
+    g_assert_cmphex(x[offsetof(struct snic_cleth, src_ep)], ==, 0x56);
+    g_assert_cmphex(x[offsetof(struct snic_cleth, op_id) + 3], ==, 0x89);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_OK);
+    assert_same(&p, &q, SNIC_HDR_CLETH);
+    f[43] &= 0xf0;              /* TVer 0 */
+    reseal(f, n, false);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_BAD_TVER);
+    fill_pkt(&p, SNIC_OP_UD_SEND_ONLY, false, payload, 16);
+    n = snic_wire_build(&p, f, sizeof(f));
+    f[43] |= SNIC_BTH_TVER_CL;
+    reseal(f, n, false);
+    g_assert_cmpint(snic_wire_parse(f, n, &q), ==, SNIC_PARSE_BAD_TVER);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -510,5 +555,6 @@ int main(int argc, char **argv)
     g_test_add_func("/wire/parse-any-length", test_parse_any_length);
     g_test_add_func("/wire/udp-sport-and-psn", test_udp_sport_and_psn);
     g_test_add_func("/wire/xport-extension", test_xport);
+    g_test_add_func("/wire/cl-tver", test_cl_tver);
     return g_test_run();
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "cl/cl.h"
 #include "strom/hll.h"
 #include "strom/kernel.h"
 #include "onchip.h"
@@ -211,6 +212,7 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));
     a.qp_onchip_bytes = GUINT32_TO_LE(oc.per_qp);
     a.performant_qps = GUINT32_TO_LE(oc.performant_qps);
+    snic_cl_attr(c, &a);
     *result = sizeof(a);
     return snic_admin_respond(c, &cmd->resp, &a, sizeof(a));
 }
@@ -410,6 +412,8 @@ static const SnicAdminOp snic_admin_ops[] = {
     ADMIN_OP(QUERY_HLL, sizeof(struct snic_admin_hll), snic_cmd_query_hll),
     ADMIN_OP(RESET_HLL, sizeof(struct snic_admin_hll), snic_cmd_reset_hll),
     ADMIN_OP(DETACH_HLL, sizeof(struct snic_admin_hll), snic_cmd_detach_hll),
+    ADMIN_OP(SET_QP_CL, sizeof(struct snic_admin_set_qp_cl),
+             snic_cmd_set_qp_cl),
 };
 
 static const char *const snic_admin_status_names[] = {

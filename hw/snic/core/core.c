@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core_int.h"
+#include "cl/cl.h"
 #include "engine/rdma.h"
 #include "port/wire.h"
 #include "engine/scheduler.h"
@@ -108,6 +109,9 @@ bool snic_core_config_check(const SnicCoreConfig *cfg, GError **errp)
         return config_error(errp, "shuffle-units=%u is out of range 0..%u",
                             cfg->shuffle_units, SNIC_SHUFFLE_MAX_UNITS);
     }
+    if (!snic_cl_config_check(cfg, errp)) {
+        return false;
+    }
     if (cfg->hll_sketches > SNIC_HLL_MAX_SKETCHES) {
         return config_error(errp, "hll-sketches=%u is out of range 0..%u",
                             cfg->hll_sketches, SNIC_HLL_MAX_SKETCHES);
@@ -180,6 +184,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     snic_mr_init(c);
     snic_rpc_init(c);
     snic_hll_init(c);
+    snic_cl_init(c);
     snic_mw_init(c);
     snic_core_reset(c);
     return c;
@@ -199,6 +204,7 @@ void snic_core_free(SnicCore *c)
     snic_mr_free(c);
     snic_rpc_free(c);
     snic_hll_free(c);
+    snic_cl_free(c);
     g_free(c);
 }
 
@@ -222,6 +228,7 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     c->objects_stale = true;
     snic_rpc_reset(c);
     snic_hll_reset(c);
+    snic_cl_reset(c);
     snic_sched_reset(c);
     snic_cq_reset(c);
     snic_srq_reset(c);

@@ -94,6 +94,7 @@ struct SnicCore {
     const SnicTransportHooks *transport_hooks;
     SnicRpcDev *rpc;            /* StRoM RPC slots and kernels (rpc.h) */
     struct SnicHllSketch *hll;  /* cfg.hll_sketches sketches (hll.h) */
+    struct SnicClDev *cl;       /* the connectionless transport (cl/) */
     /* frames of the Ethernet receive FIFO (rx_fifo_head/tail below) */
     uint8_t (*rx_fifo)[SNIC_ETH_MAX_FRAME];
     /*

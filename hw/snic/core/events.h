@@ -86,6 +86,17 @@
       ", SnicFrwrCheck %" PRIu64 ")", key, remote, why) \
     X(XLATE_FAULT, "page list 0x%" PRIx64 " va 0x%" PRIx64 " len %" PRIu64 \
       " write %" PRIu64 ": translation failed", pbl, va, len, is_write) \
+    /* the connectionless transport (cl/) */ \
+    X(CL_OP_SENT, "qpn %" PRIu64 " op 0x%" PRIx64 " len %" PRIu64 \
+      ": every packet in the network once", qpn, op, len) \
+    X(CL_OP_DONE, "qpn %" PRIu64 " op 0x%" PRIx64 " status %" PRIu64, qpn, \
+      op, status) \
+    X(CL_RESEND, "qpn %" PRIu64 " op 0x%" PRIx64 " index %" PRIu64 \
+      " after NOT_READY %" PRIu64, qpn, op, index, not_ready) \
+    X(CL_NOTIFY, "qpn %" PRIu64 " from endpoint %" PRIu64 " op 0x%" PRIx64 \
+      " len %" PRIu64 ": receive notification", qpn, src_ep, op, len) \
+    X(CL_NACK, "qpn %" PRIu64 " from endpoint %" PRIu64 " op 0x%" PRIx64 \
+      " syndrome %" PRIu64, qpn, src_ep, op, syndrome) \
     /* StRoM RPCs and kernels */ \
     X(RPC_ACCEPT, "qpn %" PRIu64 " rpc op-code 0x%" PRIx64 " kernel %" \
       PRIu64 " (0: none) slot %" PRIu64, qpn, rpc_opcode, kernel, slot) \

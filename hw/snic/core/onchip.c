@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "core_int.h"
+#include "cl/cl.h"
 #include "objects/mtt.h"
 #include "onchip.h"
 #include "strom/hll.h"
@@ -42,6 +43,7 @@ void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
                (uint64_t)SNIC_RPC_STAGE_BUFS * SNIC_RPC_STAGE_LEN +
                (uint64_t)cf->shuffle_units * sizeof(SnicShuffleUnit),
         .hll = (uint64_t)cf->hll_sketches * sizeof(SnicHllSketch),
+        .cl = snic_cl_onchip_bytes(c),
         /* a fetch's deadline is the tag's, not the QPC's (scheduler.h) */
         .fetch_tags = sizeof(c->sched.tags),
         .qpc = sizeof(SnicQp),
@@ -50,7 +52,7 @@ void snic_onchip_account(const SnicCore *c, SnicOnchip *o)
         .budget = (uint64_t)cf->onchip_kb * 1024,
     };
     o->fixed = o->mtt_cache + o->rx_buffer + o->objects + o->recv_pool +
-               o->rpc + o->hll + o->fetch_tags;
+               o->rpc + o->hll + o->fetch_tags + o->cl;
     o->per_qp = o->qpc + o->sched;
     avail = o->budget > o->fixed ? o->budget - o->fixed : 0;
     o->performant_qps = MIN(avail / o->per_qp, (uint64_t)UINT32_MAX);

@@ -22,6 +22,7 @@ typedef struct SnicOnchip {
     uint64_t rpc;               /* StRoM RPC slots and staging */
     uint64_t hll;               /* HyperLogLog sketches (hll-sketches) */
     uint64_t fetch_tags;        /* the scheduler's WQE fetches in flight */
+    uint64_t cl;                /* the connectionless transport's tables */
     uint64_t fixed;             /* their sum */
     /* per QP */
     uint32_t qpc;               /* its QP context */

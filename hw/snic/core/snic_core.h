@@ -106,6 +106,15 @@ typedef struct SnicCoreConfig {
     bool lossy;                 /* pfc=off: no PAUSE sent, none obeyed */
     /* SNIC_{MIN,MAX}_LINK_SPEED_MBPS (link_types.h); 0: the default */
     uint32_t link_speed_mbps;
+    /* the connectionless transport's tables (cl/cl.h); 0: the default */
+    uint32_t cl_table;          /* registration table entries */
+    uint32_t cl_mask_bits;      /* bits of a registration mask */
+    uint32_t cl_packet;         /* payload bytes of a CL packet */
+    uint32_t cl_escape;         /* escape channel packets */
+    uint32_t cl_done;           /* completed-operations cache entries */
+    uint32_t cl_ops;            /* the sender's DMA-operation table */
+    uint32_t cl_txns;           /* ... and transaction table */
+    uint32_t cl_endpoints;      /* endpoints at once (SET_QP_CL) */
 } SnicCoreConfig;
 
 typedef struct SnicCore SnicCore;

@@ -16,6 +16,7 @@
 #include "engine/scheduler.h"
 #include "objects/mcast.h"
 #include "objects/qp.h"
+#include "cl/cl.h"
 #include "srnic/sr.h"
 #include "strom/hll.h"
 #include "strom/rpc.h"
@@ -122,6 +123,15 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
             return;
         }
         snic_ud_receive(c, qp, &p);
+        return;
+    }
+    /* the connectionless transport: only an endpoint takes its packets */
+    if (op->flags & SNIC_OPF_CL) {
+        if (qp->type != SNIC_QPT_UD || !snic_cl_on(qp)) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+        snic_cl_receive(c, qp, &p);
         return;
     }
     if (op->flags & SNIC_OPF_UC) {
@@ -234,6 +244,9 @@ bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp)
         return qp->req.sq_head != qp->sq_tail ||
                snic_dde_rtx_pending(qp);
     }
+    if (snic_cl_on(qp)) {
+        return snic_cl_wants_fetch(c, qp);
+    }
     return qp->sq_comp != qp->sq_tail;
 }
 
@@ -247,6 +260,12 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     unsigned budget = burst_segments(c, qp);
     bool more = false;
 
+    if (snic_cl_on(qp)) {
+        if (qp->state == SNIC_QPS_ERR) {
+            snic_cl_qp_error(c, qp);    /* before the flush completes all */
+        }
+        return !flushed_in_err(c, qp) && snic_cl_run(c, qp, budget);
+    }
     if (qp->type != SNIC_QPT_RC) {
         return !flushed_in_err(c, qp) && qp->state == SNIC_QPS_RTS &&
                (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
@@ -285,6 +304,7 @@ void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)
 {
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
+    snic_cl_qp_reset(c, qp);
     memset(&qp->req, 0, sizeof(qp->req));
     qp->rtx_segments = 0;
     memset(&qp->resp, 0, sizeof(qp->resp));
@@ -325,6 +345,7 @@ static void qp_destroy(SnicCore *c, SnicQp *qp)
 {
     snic_rpc_qp_gone(c, qp);
     snic_hll_qp_gone(c, qp);
+    snic_cl_qp_reset(c, qp);
     snic_sched_remove(c, qp);
     snic_recv_release(c, qp);
     snic_transport_release(qp);
@@ -342,11 +363,18 @@ static const SnicQpHooks qp_hooks = {
 /* A QP's timers: its transport's, and its responder's hold of a receive */
 static uint64_t rdma_deadline(SnicCore *c, SnicQp *qp)
 {
+    if (snic_cl_on(qp)) {
+        return snic_cl_deadline(c, qp);
+    }
     return MIN(snic_transport_deadline(qp), snic_recv_hold_deadline(c, qp));
 }
 
 static void rdma_timer(SnicCore *c, SnicQp *qp, uint64_t now)
 {
+    if (snic_cl_on(qp)) {
+        snic_cl_timer(c, qp, now);
+        return;
+    }
     snic_resp_hold_expired(c, qp, now);
     snic_transport_timer(c, qp, now);
 }

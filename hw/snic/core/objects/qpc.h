@@ -185,6 +185,12 @@ struct SnicQp {
     bool valid:1;
     bool en_sqd_async_notify:1;   /* kept for QUERY_QP (no SQD yet) */
     bool comm_est:1;            /* RC: since RTR, a packet has arrived */
+    /*
+     * Its connectionless endpoint (SET_QP_CL), + 1; 0: none. The
+     * endpoint's state is an entry of the device's cl-endpoints table,
+     * not bytes every QP context would carry (this byte was a hole)
+     */
+    uint8_t cl_ep;
     uint16_t ctx;
     /* object numbers are below SNIC_MAX_OBJECTS: 24 bits each */
     uint32_t pdn:24;

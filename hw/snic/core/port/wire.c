@@ -192,6 +192,42 @@ static void get_xeth(SnicPkt *p, const uint8_t *q)
     p->xeth.sack_hi = get_le(q + XETH_OFF(sack_hi), 4) & SNIC_PSN_MASK;
 }
 
+#define CLETH_OFF(f)    offsetof(struct snic_cleth, f)
+
+/* The connectionless transport's header (snic_cl.h), little-endian */
+static void put_cleth(const SnicPkt *p, uint8_t *q)
+{
+    memset(q, 0, SNIC_CLETH_LEN);
+    q[CLETH_OFF(flags)] = p->cl.flags;
+    q[CLETH_OFF(syndrome)] = p->cl.syndrome;
+    q[CLETH_OFF(retries)] = p->cl.retries;
+    put_le(q + CLETH_OFF(src_ep), p->cl.src_ep, 4);
+    put_le(q + CLETH_OFF(op_id), p->cl.op_id, 4);
+    put_le(q + CLETH_OFF(index), p->cl.index, 4);
+    put_le(q + CLETH_OFF(va), p->cl.va, 8);
+    put_le(q + CLETH_OFF(rkey), p->cl.rkey, 4);
+    put_le(q + CLETH_OFF(len), p->cl.len, 4);
+    put_le(q + CLETH_OFF(npkts), p->cl.npkts, 4);
+    put_le(q + CLETH_OFF(tag), p->cl.tag, 4);
+    put_le(q + CLETH_OFF(timeout_us), p->cl.timeout_us, 4);
+}
+
+static void get_cleth(SnicPkt *p, const uint8_t *q)
+{
+    p->cl.flags = q[CLETH_OFF(flags)];
+    p->cl.syndrome = q[CLETH_OFF(syndrome)];
+    p->cl.retries = q[CLETH_OFF(retries)];
+    p->cl.src_ep = get_le(q + CLETH_OFF(src_ep), 4) & SNIC_QPN_MASK;
+    p->cl.op_id = get_le(q + CLETH_OFF(op_id), 4);
+    p->cl.index = get_le(q + CLETH_OFF(index), 4);
+    p->cl.va = get_le(q + CLETH_OFF(va), 8);
+    p->cl.rkey = get_le(q + CLETH_OFF(rkey), 4);
+    p->cl.len = get_le(q + CLETH_OFF(len), 4);
+    p->cl.npkts = get_le(q + CLETH_OFF(npkts), 4);
+    p->cl.tag = get_le(q + CLETH_OFF(tag), 4);
+    p->cl.timeout_us = get_le(q + CLETH_OFF(timeout_us), 4);
+}
+
 /* Bytes from the BTH through the ICRC, or 0 for a packet we cannot build. */
 static size_t roce_len(const SnicPkt *p, const struct snic_opcode_info **op)
 {
@@ -276,6 +312,10 @@ static uint8_t *put_ext_headers(const SnicPkt *p, uint16_t h, uint8_t *q)
         memset(q, 0, SNIC_CNP_LEN);
         q += SNIC_CNP_LEN;
     }
+    if (h & SNIC_HDR_CLETH) {
+        put_cleth(p, q);
+        q += SNIC_CLETH_LEN;
+    }
     return q;
 }
 
@@ -341,6 +381,7 @@ size_t snic_wire_build(const SnicPkt *p, uint8_t *buf, size_t cap)
     /* snic's extension op-codes carry the TVer a standard stack drops */
     bth[1] = (p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | pad << 4 |
              (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT :
+              op->flags & SNIC_OPF_CL ? SNIC_BTH_TVER_CL :
               p->xport ? SNIC_BTH_TVER_XPORT : 0);
     put16(bth + 2, p->pkey);
     bth[4] = (p->fecn ? 0x80 : 0) | (p->becn ? 0x40 : 0);
@@ -411,6 +452,10 @@ static void get_ext_headers(SnicPkt *p, uint16_t h, const uint8_t *q)
     }
     if (h & SNIC_HDR_IETH) {
         p->ieth_rkey = get32(q);
+        q += SNIC_IETH_LEN;
+    }
+    if (h & SNIC_HDR_CLETH) {
+        get_cleth(p, q);
     }
 }
 
@@ -538,7 +583,7 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     p->pad = (bth[1] >> 4) & 3;
     tver = bth[1] & 0x0f;
     if (tver != 0 && tver != SNIC_BTH_TVER_EXT &&
-        tver != SNIC_BTH_TVER_XPORT) {
+        tver != SNIC_BTH_TVER_XPORT && tver != SNIC_BTH_TVER_CL) {
         return SNIC_PARSE_BAD_TVER;
     }
     p->pkey = get16(bth + 2);
@@ -554,10 +599,12 @@ SnicParseStatus snic_wire_parse(const uint8_t *f, size_t len, SnicPkt *p)
     }
     /*
      * TVer 1 marks extension op-codes, and only them; TVer 2 a standard
-     * RC op-code with the selective-transport header
+     * RC op-code with the selective-transport header; TVer 3 the
+     * connectionless transport's op-codes, and only them
      */
     if (tver == SNIC_BTH_TVER_XPORT ? !xport_opcode(op, p->opcode) :
-        tver != (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT : 0)) {
+        tver != (op->flags & SNIC_OPF_EXT ? SNIC_BTH_TVER_EXT :
+                 op->flags & SNIC_OPF_CL ? SNIC_BTH_TVER_CL : 0)) {
         return SNIC_PARSE_BAD_TVER;
     }
     p->headers = op->headers;

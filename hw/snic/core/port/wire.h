@@ -94,6 +94,21 @@ struct SnicPkt {
         uint32_t sack_lo;
         uint32_t sack_hi;
     } xeth;
+    /* the connectionless transport's header (SNIC_HDR_CLETH) */
+    struct {
+        uint8_t flags;          /* SNIC_CL_F_* */
+        uint8_t syndrome;       /* enum snic_cl_syndrome */
+        uint8_t retries;
+        uint32_t src_ep;
+        uint32_t op_id;
+        uint32_t index;
+        uint64_t va;
+        uint32_t rkey;
+        uint32_t len;
+        uint32_t npkts;
+        uint32_t tag;
+        uint32_t timeout_us;
+    } cl;
     /*
      * payload: the builder copies it (unless it is in place already:
      * snic_wire_payload_off); the parser points into the frame
@@ -114,7 +129,7 @@ typedef enum SnicParseStatus {
     SNIC_PARSE_NOT_UDP,
     SNIC_PARSE_NOT_ROCE,        /* UDP destination port is not 4791 */
     SNIC_PARSE_BAD_UDP_LENGTH,  /* UDP length disagrees with IP length */
-    SNIC_PARSE_BAD_TVER,        /* BTH TVer: not 0 (extensions: 1, 2) */
+    SNIC_PARSE_BAD_TVER,        /* BTH TVer: not 0 (extensions: 1-3) */
     SNIC_PARSE_UNKNOWN_OPCODE,  /* not in snic_opcode_info() */
     SNIC_PARSE_LENGTH_MISMATCH, /* headers + ICRC do not fit the datagram */
     /* payload + pad not a multiple of 4, pad larger than the data, or */
