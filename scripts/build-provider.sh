@@ -8,7 +8,7 @@
 # `apt-get source --download-only` into .cache/rdma-core/ (44.0-2, the guest's
 # libibverbs, when the archive serves it; else 56.1-1, whose private ABI tag is
 # the same) and unpacked once. guest-driver/provider and the hardware headers
-# include/snic/snic_{regs,verbs,admin,rpc}.h are copied into providers/snic and
+# include/snic/snic_{regs,verbs,admin,rpc,sr,cl}.h are copied into providers/snic and
 # include/snic/snic-abi.h into kernel-headers/rdma/ on every run (only files
 # that changed, so ninja rebuilds only what changed); the cmake
 # build tree is build/rdma-core/. Outputs:
@@ -53,7 +53,7 @@ done
     die "$host_verbs not found: install libibverbs1 (scripts/setup-deps.sh), or point SNIC_LIBIBVERBS at the guest's libibverbs.so.1"
 [ -f "$repo/guest-driver/provider/CMakeLists.txt" ] ||
     die "$repo/guest-driver/provider/CMakeLists.txt missing: nothing to build"
-hw_headers=(snic_regs.h snic_verbs.h snic_admin.h snic_rpc.h snic_sr.h)
+hw_headers=(snic_regs.h snic_verbs.h snic_admin.h snic_rpc.h snic_sr.h snic_cl.h)
 for h in snic-abi.h "${hw_headers[@]}"; do
     [ -f "$repo/include/snic/$h" ] || die "$repo/include/snic/$h missing"
 done
