@@ -13,6 +13,7 @@
 #include "engine/rdma.h"
 #include "port/wire.h"
 #include "engine/scheduler.h"
+#include "engine/wq.h"
 #include "objects/cq.h"
 #include "objects/mr.h"
 #include "objects/mw.h"
@@ -254,7 +255,10 @@ void snic_request_reset(SnicCore *c, SnicResetKind kind)
 
 void snic_enter(SnicCore *c)
 {
-    c->busy++;
+    if (!c->busy++) {
+        /* what one guest action or one engine run may cost (wq.h) */
+        c->flush_left = SNIC_FLUSH_PER_CALL;
+    }
 }
 
 void snic_leave(SnicCore *c)
