@@ -283,7 +283,8 @@ uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
 
 /*
  * A context's share of a pool every context draws from (the SRQ receive
- * pool, RPC slots and staging buffers, the kernel table): a quarter, at
+ * pool, RPC slots and staging buffers, the kernel table, the multicast
+ * table and each group's QP slots): a quarter, at
  * least one, so that no process leaves the others without room. Counted
  * by doorbell page, the device's name for a context.
  */
