@@ -172,6 +172,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->admin_fail = cf.admin_fail;
     /* out of line: resets clear the indices, never the frames */
     c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
+    c->sr_ctx_hold = g_new0(SnicSrCtrlHold, cf.num_db_pages);
     snic_cq_init(c);
     snic_srq_init(c);
     snic_qp_init(c);
@@ -196,6 +197,7 @@ void snic_core_free(SnicCore *c)
     snic_cq_free(c);
     snic_srq_free(c);
     g_free(c->rx_fifo);
+    g_free(c->sr_ctx_hold);
     snic_mw_free(c);
     snic_mr_free(c);
     snic_rpc_free(c);

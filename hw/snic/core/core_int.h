@@ -120,6 +120,8 @@ struct SnicCore {
     uint64_t *recv_hold_at;
     /* ... entries each context holds (by doorbell page): its share */
     uint16_t *recv_ctx_held;
+    /* what each context holds of SRNIC's CtrlQ (srnic/sr.c): its share */
+    SnicSrCtrlHold *sr_ctx_hold;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across
