@@ -85,11 +85,15 @@
  * reserved byte); SNIC_WC_REM_ABORT_ERR (a held SRQ receive let go of);
  * struct snic_device_attr ctx_recv_pool, ctx_rpc_slots, ctx_rpc_stage,
  * qp_rpc_stage and ctx_kernels (a context's share of the shared pools).
+ * Minor 11 (of major 3): struct snic_device_attr ctx_mcast_grp,
+ * ctx_mcast_qp_attach and ctx_pool_div (a context's share of the multicast
+ * table and of one group; a user context's QPs hold a quarter of the
+ * CtrlQ at most), the struct 184 bytes.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      10
+#define SNIC_ABI_VERSION_MINOR      11
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

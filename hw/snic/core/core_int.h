@@ -290,9 +290,11 @@ uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
  * least one, so that no process leaves the others without room. Counted
  * by doorbell page, the device's name for a context.
  */
+#define SNIC_CTX_POOL_DIV   4
+
 static inline uint32_t snic_ctx_share(uint32_t pool)
 {
-    return pool / 4 ? pool / 4 : 1;
+    return pool / SNIC_CTX_POOL_DIV ? pool / SNIC_CTX_POOL_DIV : 1;
 }
 
 #endif /* SNIC_CORE_INT_H */
