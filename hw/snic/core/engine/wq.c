@@ -467,6 +467,24 @@ bool snic_wq_flush_owed(const SnicQp *qp)
            (qp->sq_comp != qp->sq_tail || snic_recv_pending(qp));
 }
 
+/* The held receive WQE, or else the RQ's next, completed FLUSH_ERR */
+static void flush_recv(SnicCore *c, SnicQp *qp)
+{
+    struct snic_cqe cqe;
+
+    if (!qp->resp.recv_held) {
+        /* the RQ's next, held only to be completed: read once, there */
+        qp->resp.recv_held = true;
+        qp->resp.recv_ok = false;
+        qp->resp.recv_index = qp->rq_head;
+    }
+    memset(&cqe, 0, sizeof(cqe));
+    cqe.status = SNIC_WC_WR_FLUSH_ERR;
+    cqe.opcode = SNIC_WC_RECV;
+    recv_complete(c, qp, &cqe, false);
+    c->flush_left -= !!c->flush_left;
+}
+
 /*
  * Flush the outstanding WQEs of both queues (the QP is in ERR), as many
  * as the call's bound has left: one MODIFY_QP to ERR, or one doorbell of
@@ -475,10 +493,16 @@ bool snic_wq_flush_owed(const SnicQp *qp)
  */
 static bool flush_queues(SnicCore *c, SnicQp *qp)
 {
-    struct snic_cqe cqe;
-
     qp->req.wqe_off = 0;
     qp->req.rd_atomic = 0;
+    /*
+     * The held receive first, whatever the bound (one per QP entering
+     * ERR): with an SRQ it is the last WQE the QP took, and the
+     * LAST_WQE event that tells its consumer so must follow its CQE
+     */
+    if (qp->resp.recv_held) {
+        flush_recv(c, qp);
+    }
     while (qp->sq_comp != qp->sq_tail && c->flush_left) {
         struct snic_sq_wqe w;
 
@@ -491,19 +515,9 @@ static bool flush_queues(SnicCore *c, SnicQp *qp)
         c->flush_left--;
     }
     qp->req.sq_head = qp->sq_comp;
-    /* the held WQE, then (without an SRQ) the rest of the RQ */
+    /* then (without an SRQ) the rest of the RQ */
     while (snic_recv_pending(qp) && c->flush_left) {
-        if (!qp->resp.recv_held) {
-            /* the RQ's next, held only to be completed: read once, there */
-            qp->resp.recv_held = true;
-            qp->resp.recv_ok = false;
-            qp->resp.recv_index = qp->rq_head;
-        }
-        memset(&cqe, 0, sizeof(cqe));
-        cqe.status = SNIC_WC_WR_FLUSH_ERR;
-        cqe.opcode = SNIC_WC_RECV;
-        recv_complete(c, qp, &cqe, false);
-        c->flush_left--;
+        flush_recv(c, qp);
     }
     return snic_wq_flush_owed(qp);
 }
