@@ -213,7 +213,7 @@ static bool flushed_in_err(SnicCore *c, SnicQp *qp)
     if (qp->state != SNIC_QPS_ERR) {
         return false;
     }
-    if (snic_wq_flush_owed(qp)) {
+    if (snic_wq_flush_owed(qp) && c->flush_left) {
         snic_wq_error(c, qp);
     }
     return true;
