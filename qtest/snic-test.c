@@ -1168,6 +1168,179 @@ static void test_eth_link_event_into_own_bar(void)
     qsnic_machine_stop(m);
 }
 
+/*
+ * Ethernet reception aimed at the device's own doorbell page (BAR2): a
+ * ring there is refused when the queue is created (the device probes it),
+ * and a frame the netdev brings for an RX buffer there is written from
+ * the net layer's receive callback, which runs under the device's
+ * re-entrancy guard: the write is refused (the descriptor completes with
+ * ERR, the frame counted as dropped), no byte of it lands as a doorbell,
+ * and the next frame, for a buffer in RAM, arrives whole.
+ */
+static void test_eth_rx_into_own_bar(void)
+{
+    int sv[2];
+    g_autofree char *args = NULL;
+    QSnicMachine *m;
+    QSnic *s;
+    static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 7 };
+    struct snic_admin_cmd cmd;
+    struct snic_eth_desc d;
+    uint64_t rxr, buf, dbs, invalid, dma;
+    uint8_t frame[256], got[256];
+    uint32_t be;
+    size_t len;
+    int i;
+
+    g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
+    args = g_strdup_printf("-netdev socket,fd=%d,id=s0 "
+                           "-device snic,addr=04.0,netdev=s0,"
+                           "mac=02:00:00:00:00:07", sv[1]);
+    m = qsnic_machine_start(args);
+    close(sv[1]);
+    s = qsnic_open(m, QSNIC_SLOT_A);
+    g_assert_false(s->bar2.is_io);
+    rxr = guest_alloc(&m->alloc, 16 * 16);
+    buf = guest_alloc(&m->alloc, 2048);
+    qsnic_enable(s);
+
+    /* a ring on BAR2: the device's probe of it is refused */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_ETH_QUEUE,
+                        sizeof(cmd.create_eth_queue));
+    cmd.create_eth_queue.ring_addr = cpu_to_le64(s->bar2.addr);
+    cmd.create_eth_queue.log2_depth = 4;
+    cmd.create_eth_queue.type = SNIC_ETH_QUEUE_RX;
+    g_assert_cmpuint(qsnic_admin(s, &cmd, NULL), ==, SNIC_ADMIN_BAD_ADDRESS);
+
+    /* a ring in RAM whose first buffer is BAR2, its second in RAM */
+    qsnic_eth_queue(s, SNIC_ETH_QUEUE_RX, rxr, 4, 2);
+    qsnic_put_desc(s, rxr, 0, 4, s->bar2.addr, 2048, 0);
+    qsnic_put_desc(s, rxr, 1, 4, buf, 2048, 0);
+    qsnic_doorbell(s, 0, SNIC_DB_ETH_RX, 0, 2);
+    dbs = QSNIC_STAT(s, doorbells);
+    invalid = QSNIC_STAT(s, doorbells_invalid);
+    dma = QSNIC_STAT(s, dma_errors);
+    for (i = 0; i < 2; i++) {
+        len = make_frame(frame, mac, 100, 0x30 + i);
+        be = htonl(len);
+        g_assert_cmpint(send(sv[0], &be, 4, 0), ==, 4);
+        g_assert_cmpint(send(sv[0], frame, len, 0), ==, len);
+    }
+    g_assert_true(qsnic_wait_desc_done(s, rxr, 1, 4));
+    d = qsnic_get_desc(s, rxr, 0, 4);
+    g_assert_cmphex(le16_to_cpu(d.flags), ==,
+                    SNIC_ETH_DESC_DONE | SNIC_ETH_DESC_ERR);
+    g_assert_cmpuint(le16_to_cpu(d.len), ==, 0);
+    g_assert_cmpuint(QSNIC_STAT(s, dma_errors), >, dma);
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells), ==, dbs);
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells_invalid), ==, invalid);
+    g_assert_cmpuint(QSNIC_STAT(s, rx_dropped), ==, 1);
+    g_assert_cmpuint(le16_to_cpu(qsnic_get_desc(s, rxr, 1, 4).len), ==, len);
+    qtest_memread(m->qts, buf, got, len);
+    g_assert_cmpmem(got, len, frame, len);
+    g_assert_cmpuint(QSNIC_STAT(s, rx_frames), ==, 1);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
+    close(sv[0]);
+}
+
+/*
+ * A CQ's moderation timer raises its event into an EQ whose ring is the
+ * device's own doorbell page (BAR2). The timer leaves the EQE to the
+ * guarded bottom half, so the re-entrancy guard refuses the write (a DMA
+ * error), nothing of it lands as a doorbell, and the device keeps
+ * serving: QEMU runs on and the next admin command completes.
+ */
+static void test_rdma_timer_eq_into_own_bar(void)
+{
+    QSnicMachine *m = qsnic_machine_start("-netdev hubport,id=h0,hubid=0 "
+                                          "-device snic,id=nic0,addr=04.0,"
+                                          "netdev=h0");
+    QSnic *s = qsnic_open(m, QSNIC_SLOT_A);
+    struct snic_admin_cmd cmd;
+    struct snic_qp_attr a;
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    uint64_t pdn, eqn, cqn, qpn, cq, sq, rq, dbs, invalid, dma;
+    int i;
+
+    g_assert_false(s->bar2.is_io);
+    qsnic_enable(s);
+    cq = qsnic_alloc_pages(s, 1);
+    sq = qsnic_alloc_pages(s, QSNIC_RDMA_SQ_PAGES);
+    rq = qsnic_alloc_pages(s, 1);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
+    pdn = qsnic_admin_ok(s, &cmd);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_EQ, sizeof(cmd.create_eq));
+    cmd.create_eq.pbl_addr = cpu_to_le64(qsnic_page_list(s, s->bar2.addr, 1));
+    cmd.create_eq.npages = cpu_to_le32(1);
+    cmd.create_eq.log2_depth = 4;
+    cmd.create_eq.vector = cpu_to_le16(1);
+    eqn = qsnic_admin_ok(s, &cmd);
+    cqn = qsnic_rdma_create_cq(s, cq, eqn);
+    /* its event 100 us after the first CQE: the timer's to raise */
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_CQ, sizeof(cmd.modify_cq));
+    cmd.modify_cq.cqn = cpu_to_le32(cqn);
+    cmd.modify_cq.period_us = cpu_to_le16(100);
+    qsnic_admin_ok(s, &cmd);
+    g_assert_cmpuint(qsnic_rdma_create_qp(s, SNIC_QPT_RC, pdn, cqn, sq, rq,
+                                          &qpn), ==, SNIC_ADMIN_OK);
+    /* RESET -> INIT -> ERR */
+    for (i = 0; i < 2; i++) {
+        memset(&a, 0, sizeof(a));
+        a.qp_state = cpu_to_le32(i ? SNIC_QPS_ERR : SNIC_QPS_INIT);
+        a.port_num = 1;
+        qtest_memwrite(m->qts, s->resp, &a, sizeof(a));
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP,
+                            sizeof(cmd.modify_qp));
+        cmd.modify_qp.qpn = cpu_to_le32(qpn);
+        cmd.modify_qp.attr_mask = cpu_to_le32(i ? SNIC_QP_ATTR_STATE :
+                                              SNIC_QP_ATTR_STATE |
+                                              SNIC_QP_ATTR_PKEY_INDEX |
+                                              SNIC_QP_ATTR_PORT |
+                                              SNIC_QP_ATTR_ACCESS_FLAGS);
+        cmd.modify_qp.attr_addr = cpu_to_le64(s->resp);
+        qsnic_admin_ok(s, &cmd);
+    }
+    qsnic_doorbell(s, 0, SNIC_DB_CQ_ARM, cqn, 0);
+
+    dbs = QSNIC_STAT(s, doorbells);
+    invalid = QSNIC_STAT(s, doorbells_invalid);
+    dma = QSNIC_STAT(s, dma_errors);
+    /* a WQE posted in ERR is flushed: a CQE, and the event is due */
+    memset(&w, 0, sizeof(w));
+    w.wr_id = cpu_to_le64(0x77);
+    w.opcode = SNIC_WR_SEND;
+    w.flags = SNIC_WQE_SIGNALED;
+    qtest_memwrite(m->qts, sq, &w, sizeof(w));
+    qsnic_doorbell(s, 0, SNIC_DB_SQ, qpn, 1);
+    for (i = 0; i < 50; i++) {
+        qtest_memread(m->qts, cq, &c, sizeof(c));
+        if (c.flags & SNIC_CQE_PHASE) {
+            break;
+        }
+        qtest_clock_step(m->qts, 1000);
+    }
+    g_assert_cmpuint(c.flags & SNIC_CQE_PHASE, ==, SNIC_CQE_PHASE);
+    g_assert_cmpuint(le64_to_cpu(c.wr_id), ==, 0x77);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+    /* the CQE is in RAM; its event waits for the moderation timer */
+    g_assert_cmpuint(QSNIC_STAT(s, dma_errors), ==, dma);
+    for (i = 0; i < 100 && QSNIC_STAT(s, dma_errors) == dma; i++) {
+        qtest_clock_step(m->qts, 10000);
+    }
+    g_assert_cmpuint(QSNIC_STAT(s, dma_errors), >, dma);
+    /* the SQ doorbell above, and no write of the EQE, became a doorbell */
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells), ==, dbs + 1);
+    g_assert_cmpuint(QSNIC_STAT(s, doorbells_invalid), ==, invalid);
+    g_assert_cmphex(qsnic_rd(s, SNIC_REG_DEV_STATUS) & SNIC_STATUS_FATAL, ==,
+                    0);
+    qsnic_admin_nop_ok(s);
+    qsnic_close(s);
+    qsnic_machine_stop(m);
+}
+
 /* ---- faults at run time (qom-set) ---- */
 
 /* The error text of a QMP command's response (NULL: it succeeded) */
@@ -1418,6 +1591,9 @@ int main(int argc, char **argv)
     qtest_add_func("/snic/eth/link-event", test_eth_link_event);
     qtest_add_func("/snic/eth/link-event-into-own-bar",
                    test_eth_link_event_into_own_bar);
+    qtest_add_func("/snic/eth/rx-into-own-bar", test_eth_rx_into_own_bar);
+    qtest_add_func("/snic/rdma/timer-eq-into-own-bar",
+                   test_rdma_timer_eq_into_own_bar);
     qtest_add_func("/snic/faults/qom-set", test_faults_qom_set);
     qtest_add_func("/snic/faults/wire-run-time", test_faults_wire_run_time);
     qtest_add_func("/snic/faults/admin-fail", test_faults_admin_fail);

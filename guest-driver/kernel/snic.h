@@ -473,6 +473,7 @@ struct snic_sr_qp;
 void snic_sr_init(struct snic_dev *sdev);
 void snic_sr_destroy(struct snic_dev *sdev);
 bool snic_sr_enabled(const struct snic_dev *sdev);
+u16 snic_sr_ctx_share(const struct snic_dev *sdev);
 int snic_sr_qp_enable(struct snic_dev *sdev, u32 qpn);
 struct snic_sr_qp *snic_sr_qp_take(struct snic_dev *sdev, u32 qpn);
 void snic_sr_qp_put(struct snic_dev *sdev, struct snic_sr_qp *q);

@@ -281,6 +281,20 @@ err_log:
 	dev_warn(dev, "no SRNIC CtrlQ: SNIC_TRANSPORT_SRNIC not offered\n");
 }
 
+/*
+ * CtrlQ entries one user context's QPs may hold together: the ring's
+ * depth over the device's ctx_pool_div (ABI 3.11); 0 without a CtrlQ, or
+ * from a device that does not say.
+ */
+u16 snic_sr_ctx_share(const struct snic_dev *sdev)
+{
+	u8 div = sdev->attr.ctx_pool_div;
+
+	if (!snic_sr_enabled(sdev) || !div)
+		return 0;
+	return max(1u, (1u << SNIC_SR_CTRLQ_LOG2) / div);
+}
+
 /* At remove, every QP gone: the CtrlQ, unless the device may still write it */
 void snic_sr_destroy(struct snic_dev *sdev)
 {

@@ -264,6 +264,9 @@ static int snic_alloc_ucontext(struct ib_ucontext *ibuc,
 		resp.rpc_ctx_kernels = a->ctx_kernels;
 	}
 	resp.ctx_recv_pool = le16_to_cpu(a->ctx_recv_pool);
+	resp.ctx_mcast_grp = a->ctx_mcast_grp;
+	resp.ctx_mcast_qp_attach = a->ctx_mcast_qp_attach;
+	resp.ctx_sr_ctrlq = snic_sr_ctx_share(sdev);
 	snic_rpc_ucontext_init(uc);
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err) {

@@ -70,6 +70,9 @@ int snicdv_query_device(struct ibv_context *ibvctx,
 		a.ctx_kernels = ctx->rpc_ctx_kernels;
 	}
 	a.ctx_recv_pool = ctx->ctx_recv_pool;
+	a.ctx_mcast_grp = ctx->ctx_mcast_grp;
+	a.ctx_mcast_qp_attach = ctx->ctx_mcast_qp_attach;
+	a.ctx_sr_ctrlq = ctx->ctx_sr_ctrlq;
 	memset(attr, 0, inlen);
 	memcpy(attr, &a, inlen < sizeof(a) ? inlen : sizeof(a));
 	return 0;

@@ -192,6 +192,9 @@ static struct verbs_context *snic_alloc_context(struct ibv_device *ibdev,
 		ctx->rpc_ctx_kernels = resp.rpc_ctx_kernels;
 	}
 	ctx->ctx_recv_pool = resp.ctx_recv_pool;
+	ctx->ctx_mcast_grp = resp.ctx_mcast_grp;
+	ctx->ctx_mcast_qp_attach = resp.ctx_mcast_qp_attach;
+	ctx->ctx_sr_ctrlq = resp.ctx_sr_ctrlq;
 	/* SRQ slots are named by 16 bits of CQE, like work queue slots */
 	ctx->max_srq_wr = resp.max_srq_wr ?
 		min_t(uint32_t, 1u << (ilog32(resp.max_srq_wr) - 1),

@@ -68,6 +68,8 @@ struct snic_context {
 	/* a context's share of the device's pools (0: an older kernel) */
 	uint8_t rpc_ctx_slots, rpc_ctx_stage, rpc_qp_stage, rpc_ctx_kernels;
 	uint16_t ctx_recv_pool;
+	uint8_t ctx_mcast_grp, ctx_mcast_qp_attach;
+	uint16_t ctx_sr_ctrlq;
 	/*
 	 * QPN -> QP, so poll_cq finds the work queue a CQE completes.
 	 * Written under qp_table_mutex; removal also holds the QP's CQ

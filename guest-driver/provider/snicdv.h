@@ -55,7 +55,10 @@ struct snicdv_device_attr {
 	uint8_t ctx_rpc_stage;       /* RPC staging buffers (16 KiB) */
 	uint8_t qp_rpc_stage;        /* ... of them one QP may hold */
 	uint8_t ctx_kernels;         /* of max_kernels */
-	uint16_t reserved;
+	uint8_t ctx_mcast_grp;       /* multicast groups its QPs may be in */
+	uint8_t ctx_mcast_qp_attach; /* ... its QPs in one group (ENOMEM) */
+	uint16_t ctx_sr_ctrlq;       /* SRNIC CtrlQ entries its QPs hold */
+	uint16_t reserved[3];
 };
 
 /*

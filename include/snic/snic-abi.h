@@ -62,7 +62,11 @@ struct snic_ib_alloc_ucontext_resp {
 	__u8 rpc_qp_stage;
 	__u16 ctx_recv_pool;
 	__u8 rpc_ctx_kernels;
-	__u8 reserved3[5];
+	/* device ABI 3.11: the multicast table's shares, the CtrlQ's */
+	__u8 ctx_mcast_grp;
+	__u8 ctx_mcast_qp_attach;
+	__u8 reserved3;
+	__u16 ctx_sr_ctrlq;
 };
 
 /* ALLOC_PD response: the device's PD number */

@@ -491,6 +491,15 @@ struct snic_device_attr {
     __le32 qp_onchip_bytes;     /* per QP: qp_state_bytes + its scheduler
                                  * entries */
     __le32 performant_qps;      /* QPs whose state fits what is left */
+    /*
+     * ABI 3.11: a context's shares of the multicast table; every share
+     * is its pool over ctx_pool_div, at least 1 (so a user context's of
+     * SRNIC's CtrlQ is the ring's depth, which the driver sets, over it)
+     */
+    __u8 ctx_mcast_grp;         /* groups a context's QPs may be in */
+    __u8 ctx_mcast_qp_attach;   /* ... its QPs in one group */
+    __u8 ctx_pool_div;          /* 4 */
+    __u8 rsvd3[5];
     /* ABI 3.11: the connectionless transport's tables (snic_cl.h) */
     __le32 cl_table;            /* registration table entries */
     __le16 cl_mask_bits;        /* bits of a mask: packets of the largest
@@ -504,7 +513,7 @@ struct snic_device_attr {
     __le32 cl_onchip_bytes;     /* of onchip_fixed_bytes, these tables */
     __le32 rsvd_cl;
 };
-_Static_assert(sizeof(struct snic_device_attr) == 208, "device attr size");
+_Static_assert(sizeof(struct snic_device_attr) == 216, "device attr size");
 
 /*
  * Async event queue (AEQ): device-produced ring of 16-byte entries with a

@@ -85,10 +85,14 @@
  * reserved byte); SNIC_WC_REM_ABORT_ERR (a held SRQ receive let go of);
  * struct snic_device_attr ctx_recv_pool, ctx_rpc_slots, ctx_rpc_stage,
  * qp_rpc_stage and ctx_kernels (a context's share of the shared pools).
- * Minor 11 (of major 3): the connectionless transport (snic_cl.h):
+ * Minor 11 (of major 3): struct snic_device_attr ctx_mcast_grp,
+ * ctx_mcast_qp_attach and ctx_pool_div (a context's share of the multicast
+ * table and of one group; a user context's QPs hold a quarter of the
+ * CtrlQ at most); the connectionless transport (snic_cl.h):
  * SET_QP_CL, BTH TVer 3 and the CL op-codes with struct snic_cleth,
  * SNIC_WR_CL_WRITE and its WQE layout, SNIC_WC_CL_WRITE, SNIC_WC_CL_RECV;
- * struct snic_stats cl_* counters; struct snic_device_attr cl_* limits.
+ * struct snic_stats cl_* counters; struct snic_device_attr cl_* limits
+ * (the struct 216 bytes).
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */

@@ -38,6 +38,8 @@ static int fh_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
+    h->dma_ops++;
+    h->dma_bytes += len;
     if (!fake_in_mem(h, addr, len) || fake_unmapped(h, addr, len) ||
         (h->fail_read_at && addr <= h->fail_read_at &&
          h->fail_read_at - addr < len)) {
@@ -55,6 +57,8 @@ static int fh_dma_write(void *opaque, uint64_t addr, const void *buf,
 {
     FakeHost *h = opaque;
 
+    h->dma_ops++;
+    h->dma_bytes += len;
     if (h->reset_on_write && addr <= h->reset_on_write &&
         h->reset_on_write - addr < len) {
         snic_core_reset(h->core);   /* from inside a device operation */

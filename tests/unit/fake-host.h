@@ -77,6 +77,9 @@ typedef struct FakeHost {
      */
     bool log_writes;
     GArray *writes;             /* FakeDmaWrite */
+    /* every DMA access the device made, refused ones included: its cost */
+    uint64_t dma_ops;
+    uint64_t dma_bytes;
     GPtrArray *guest_errors;    /* char * */
     /* how often each event (events.h) was reported, its last arguments */
     unsigned events[SNIC_TRACE__MAX];

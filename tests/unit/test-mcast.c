@@ -188,25 +188,45 @@ static void test_admin(void)
     g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_DETACH_MCAST, a.qpn, GROUP_IP),
                      ==, SNIC_ADMIN_BAD_PARAM);
 
-    /* groups: the IPv6 one and 31 more, then the table is full */
-    for (i = 1; i < SNIC_MAX_MCAST_GRP; i++) {
+    /*
+     * groups: the IPv6 one and 7 more of a's context (its share), 8 of
+     * each of three more contexts, then the table is full
+     */
+    for (i = 1; i < SNIC_MAX_MCAST_GRP / 4; i++) {
         g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, a.qpn,
                                    GROUP_IP + i), ==, SNIC_ADMIN_OK);
     }
-    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, a.qpn, GROUP_IP),
-                     ==, SNIC_ADMIN_NO_RESOURCES);
-    /* destroying the QP empties every group it was in */
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
-    cmd.obj.handle = GUINT32_TO_LE(a.qpn);
-    node_admin_ok(a.h, &cmd);
+    for (; i < SNIC_MAX_MCAST_GRP; i++) {
+        if (i % (SNIC_MAX_MCAST_GRP / 4) == 0) {
+            node_add_ctx(&q[i / (SNIC_MAX_MCAST_GRP / 4)], &a,
+                         i / (SNIC_MAX_MCAST_GRP / 4));
+        }
+        g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST,
+                                   q[i / (SNIC_MAX_MCAST_GRP / 4)].qpn,
+                                   GROUP_IP + i), ==, SNIC_ADMIN_OK);
+    }
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, q[3].qpn,
+                               GROUP_IP + 100), ==, SNIC_ADMIN_NO_RESOURCES);
+    /* destroying the QPs empties every group they were in */
+    for (i = 0; i < 4; i++) {
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_DESTROY_QP, sizeof(cmd.obj));
+        cmd.obj.handle = GUINT32_TO_LE(i ? q[i].qpn : a.qpn);
+        node_admin_ok(a.h, &cmd);
+    }
     for (i = 0; i < SNIC_MAX_MCAST_GRP; i++) {
         g_assert_cmpuint(a.h->core->mcast[i].nqp, ==, 0);
     }
 
-    /* QPs per group */
+    /* QPs per group: four contexts' shares of 4 */
     node_create_srq(&a, 0);
     for (i = 0; i <= SNIC_MAX_MCAST_QP_ATTACH; i++) {
-        node_add_qp(&q[i], &a);
+        unsigned ctx = MIN(i / 4, 3);
+
+        if (ctx) {
+            node_add_ctx(&q[i], &a, ctx);
+        } else {
+            node_add_qp(&q[i], &a);
+        }
         g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, q[i].qpn,
                                    GROUP_IP), ==,
                          i < SNIC_MAX_MCAST_QP_ATTACH ?
@@ -217,10 +237,61 @@ static void test_admin(void)
     snic_sim_free(sim);
 }
 
+/*
+ * One context holds at most its share of the group table (8 of 32) and
+ * of a group's QP slots (4 of 16): a process that joins groups, or fills
+ * one with its QPs, leaves room for another's; what it already holds it
+ * may attach to again.
+ */
+static void test_ctx_share(void)
+{
+    SnicSim *sim = snic_sim_new(5);
+    const unsigned grp_share = SNIC_MAX_MCAST_GRP / 4;
+    const unsigned qp_share = SNIC_MAX_MCAST_QP_ATTACH / 4;
+    Node a, p1, p2, q[SNIC_MAX_MCAST_QP_ATTACH / 4 + 1];
+    unsigned i;
+
+    node_init_type(&a, sim, 1, SNIC_QPT_UD);
+    node_add_ctx(&p1, &a, 1);
+    node_add_ctx(&p2, &a, 2);
+    for (i = 0; i < grp_share; i++) {
+        g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p1.qpn,
+                                   GROUP_IP + i), ==, SNIC_ADMIN_OK);
+    }
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p1.qpn,
+                               GROUP_IP + i), ==, SNIC_ADMIN_NO_RESOURCES);
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p1.qpn, GROUP_IP),
+                     ==, SNIC_ADMIN_OK);        /* attached already */
+    /* the other process: a new group, and one of p1's */
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p2.qpn,
+                               GROUP_IP + i), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p2.qpn, GROUP_IP),
+                     ==, SNIC_ADMIN_OK);
+    /* p1's second QP joins a group p1 is in: no new group of its share */
+    node_add_qp(&q[0], &p1);
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, q[0].qpn,
+                               GROUP_IP), ==, SNIC_ADMIN_OK);
+    /* p1's QPs fill its share of the group's slots, then are refused */
+    for (i = 1; i <= qp_share; i++) {
+        node_add_qp(&q[i], &p1);
+        g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, q[i].qpn,
+                                   GROUP_IP), ==,
+                         i + 2 <= qp_share ? SNIC_ADMIN_OK :
+                         SNIC_ADMIN_NO_RESOURCES);
+    }
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_DETACH_MCAST, p1.qpn,
+                               GROUP_IP + 1), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(mcast_cmd(&a, SNIC_ADMIN_ATTACH_MCAST, p1.qpn,
+                               GROUP_IP + 50), ==, SNIC_ADMIN_OK);
+    fake_host_free(a.h);
+    snic_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mcast/fanout", test_fanout);
     g_test_add_func("/mcast/admin", test_admin);
+    g_test_add_func("/mcast/ctx-share", test_ctx_share);
     return g_test_run();
 }

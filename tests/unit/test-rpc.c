@@ -274,6 +274,9 @@ static void test_admin(void)
     g_assert_cmpuint(da.ctx_rpc_stage, ==, SNIC_RPC_STAGE_BUFS / 4);
     g_assert_cmpuint(da.qp_rpc_stage, ==, SNIC_RPC_STAGE_PER_QP);
     g_assert_cmpuint(da.ctx_kernels, ==, SNIC_KERNEL_MAX_DEPLOYED / 4);
+    g_assert_cmpuint(da.ctx_mcast_grp, ==, SNIC_MAX_MCAST_GRP / 4);
+    g_assert_cmpuint(da.ctx_mcast_qp_attach, ==, SNIC_MAX_MCAST_QP_ATTACH / 4);
+    g_assert_cmpuint(da.ctx_pool_div, ==, 4);
     g_assert_cmphex(GUINT32_FROM_LE(da.builtin_kernels), ==,
                     1u << SNIC_KERNEL_TRAVERSAL |
                     1u << SNIC_KERNEL_CONSISTENCY);

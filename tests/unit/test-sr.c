@@ -628,6 +628,66 @@ static void wr_qp(Node *from, Node *to, uint32_t psn, uint32_t slot,
 }
 
 /*
+ * One process's QPs share a quarter of the CtrlQ, however many it opens:
+ * four QPs of context 1 (quota 8 each, window 4) flooded with duplicates
+ * hold 16 of the 64 entries together, not 32; a QP of context 2 entering
+ * recovery meanwhile is reported, its WRITE placed.
+ */
+static void test_ctrlq_ctx_share(void)
+{
+    enum { NQP = 4 };
+    Node c[NQP], d[NQP], e, f;
+    SnicQp *qc, *qe;
+    uint64_t entries;
+    uint32_t ce, i, k;
+    Resp r;
+
+    node_init(&r.a, NULL, 1);
+    node_init(&r.b, NULL, 2);
+    node_add_ctx(&c[0], &r.b, 1);
+    node_add_ctx(&e, &r.b, 2);
+    /* the host's CtrlQ (64 entries) and b's own QP's RetryQ */
+    g_assert_cmpuint(node_set_transport(&r.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r.hb, &r.b, NULL, 6, 4, 0);
+    for (k = 0; k < NQP + 1; k++) {
+        Node *to = k < NQP ? &c[k] : &e, *from = k < NQP ? &d[k] : &f;
+
+        if (k && k < NQP) {
+            node_add_qp(&c[k], &c[0]);
+        }
+        node_add_qp(from, &r.a);
+        g_assert_cmpuint(node_set_transport(from, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(to, SNIC_TRANSPORT_SRNIC, 0),
+                         ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(set_qp_sr(to, 0, 0, 4), ==, SNIC_ADMIN_OK);
+        node_connect(from, to, SNIC_MTU_1024, 7, 7);
+        node_connect(to, from, SNIC_MTU_1024, 7, 7);
+    }
+    for (k = 0; k < NQP; k++) {
+        qc = snic_qp_get(r.b.h->core, c[k].qpn);
+        ce = qc->resp.epsn;
+        wr_qp(&d[k], &c[k], psn_add(ce, 3), 100 + k, 0xd3);
+        for (i = 0; i < 20; i++) {
+            wr_qp(&d[k], &c[k], psn_add(ce, 1), 110 + k, 0xee);
+        }
+    }
+    entries = FAKE_STAT(r.b.h, sr_ctrlq_entries);
+    g_assert_cmpuint(entries, ==, 16);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    /* context 2's QP still finds room */
+    qe = snic_qp_get(r.b.h->core, e.qpn);
+    ce = qe->resp.epsn;
+    wr_qp(&f, &e, psn_add(ce, 3), 200, 0xe3);
+    g_assert_true(snic_sr_qp(qe)->resp_recovery);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_entries), >, entries);
+    g_assert_cmpuint(at(&r, 200), ==, 0xe3);
+    g_assert_cmpuint(FAKE_STAT(r.b.h, sr_ctrlq_drops), ==, 0);
+    resp_free(&r);
+}
+
+/*
  * A hostile peer QP (d -> c, window 4) floods b's device: duplicates of
  * a PSN in c's fast-exit range (acknowledged, never reported) and of one
  * below it (reported until c's quota, twice its window, is spent; then
@@ -697,9 +757,9 @@ static void test_ctrlq_hostile_qp(void)
      */
     sr_host_poll(&r.hb);
     /* (its entries as one generation, the quota's worth: white box) */
-    snic_sr_qp(qc)->ctrl_prev = 0;
-    snic_sr_qp(qc)->ctrl_cur = 8;
-    snic_sr_qp(qc)->ctrl_mark = r.b.h->core->sr_ctrlq.tail - 8;
+    snic_sr_qp(qc)->ctrl.prev = 0;
+    snic_sr_qp(qc)->ctrl.cur = 8;
+    snic_sr_qp(qc)->ctrl.mark = r.b.h->core->sr_ctrlq.tail - 8;
     refused = FAKE_STAT(r.b.h, sr_ctrlq_refused);
     entries = FAKE_STAT(r.b.h, sr_ctrlq_entries);
     wr_qp(&d, &c, psn_add(ce, 5), 102, 0xd5);
@@ -2768,6 +2828,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/ctrlq-overflow", test_ctrlq_overflow);
     g_test_add_func("/sr/ctrlq-irq-coalesced", test_ctrlq_irq_coalesced);
     g_test_add_func("/sr/ctrlq-hostile-qp", test_ctrlq_hostile_qp);
+    g_test_add_func("/sr/ctrlq-ctx-share", test_ctrlq_ctx_share);
     g_test_add_func("/sr/ctrlq-removed/resp", test_ctrlq_removed_resp);
     g_test_add_func("/sr/ctrlq-removed/send", test_ctrlq_removed_send);
     g_test_add_func("/sr/ctrlq-removed/req", test_ctrlq_removed_req);

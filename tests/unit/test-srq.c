@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "engine/wq.h"
 #include "engine/xmit.h"
 #include "port/wire.h"
 #include "objects/cq.h"
@@ -279,6 +280,77 @@ static void test_error_flushes_held_only(void)
         g_assert_cmpuint(GUINT32_FROM_LE(c.qpn), ==, q.b2.qpn);
         g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 51 + i);
     }
+    quad_free(&q);
+}
+
+/* MODIFY_QP of n's QP to ERR, posted: the admin doorbell only */
+static void post_to_err(Node *n)
+{
+    const uint64_t at = FAKE_MEM_BASE + 0x9000;
+    struct snic_qp_attr a = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    struct snic_admin_cmd cmd;
+
+    fake_write(n->h, at, &a, sizeof(a));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = GUINT32_TO_LE(n->qpn);
+    cmd.modify_qp.attr_mask = GUINT32_TO_LE(SNIC_QP_ATTR_STATE);
+    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
+    fake_admin_post(n->h, &cmd);
+}
+
+/*
+ * The flush of many QPs is bounded per call into the device, but the
+ * receive a QP holds from its SRQ is flushed as it enters ERR, before
+ * its QP_LAST_WQE event, even when QPs before it in the same engine run
+ * used up the bound: a consumer that destroys the QP on the event has
+ * every completion of it.
+ */
+static void test_error_held_before_last_wqe(void)
+{
+    struct snic_qp_attr attr;
+    struct snic_cqe c;
+    Quad q;
+    SnicQp *b1;
+    unsigned i, flushed = 0;
+    bool held_flushed = false;
+
+    quad_new(&q, 0);
+    b1 = &q.b.h->core->qps[q.b1.qpn];
+    node_post_srq_recv(&q.b, 50, BUF, SLOT_LEN, q.b.lkey);
+    send_msg(&q.a, 0);
+    while (!(b1->resp.recv_held && b1->resp.recv_off) &&
+           snic_sim_step(q.sim)) {
+        continue;
+    }
+    g_assert_true(b1->resp.recv_held);
+    /* b's own QP, with a full RQ of SNIC_FLUSH_PER_CALL receives, in INIT */
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    attr.port_num = 1;
+    node_modify(&q.b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &attr);
+    g_assert_cmpuint(1u << RQ_LOG2, ==, SNIC_FLUSH_PER_CALL);
+    for (i = 0; i < SNIC_FLUSH_PER_CALL; i++) {
+        node_post_recv(&q.b, 1000 + i, BUF, 64);
+    }
+    /* both to ERR in one engine run: b's QP first */
+    post_to_err(&q.b);
+    post_to_err(&q.b1);
+    snic_core_run(q.b.h->core, 64);
+    g_assert_cmpuint(b1->state, ==, SNIC_QPS_ERR);
+    g_assert_cmpuint(count_events(&q.b, SNIC_EVENT_QP_LAST_WQE, q.b1.qpn),
+                     ==, 1);
+    while (node_poll_cq(&q.b, &c)) {
+        g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+        if (GUINT32_FROM_LE(c.qpn) == q.b1.qpn) {
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 50);
+            held_flushed = true;
+        } else {
+            flushed++;
+        }
+    }
+    g_assert_true(held_flushed);
+    g_assert_cmpuint(flushed, ==, SNIC_FLUSH_PER_CALL);
     quad_free(&q);
 }
 
@@ -749,6 +821,8 @@ int main(int argc, char **argv)
     g_test_add_func("/srq/limit-event", test_limit_event);
     g_test_add_func("/srq/error-flushes-held-only",
                     test_error_flushes_held_only);
+    g_test_add_func("/srq/error-held-before-last-wqe",
+                    test_error_held_before_last_wqe);
     g_test_add_func("/srq/pd-of-srq-checks-wqes", test_srq_pd_checks_wqes);
     g_test_add_func("/srq/admin-checks", test_admin_checks);
     g_test_add_func("/srq/doorbells", test_doorbells);

@@ -61,7 +61,8 @@ pairs=(
     # the IOMMU and completed as a protection error; QEMU's side is checked below.
     "iommu        300      snic.ko         --nic snic --role iommu --iommu --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-iommu-a.qemu.log"
     # Doorbells for other contexts' queues refused, counted and logged by QEMU
-    # (-d guest_errors, checked below); kill -9 mid-run; CREATE_QP failed on purpose by VM a's
+    # (-d guest_errors, checked below); a process's whole SRQ-pool share held
+    # mid-message while another's SRQ pingpong passes; kill -9 mid-run; CREATE_QP failed on purpose by VM a's
     # device (scripts/guest/roles/isolation.host: x-admin-fail-* through QMP); rmmod.
     "isolation    400      snic.ko         --nic snic --role isolation --qemu-a -d --qemu-a guest_errors --qemu-a -D --qemu-a build/vm-logs/pair-isolation-a.qemu.log"
 )

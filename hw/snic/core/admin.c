@@ -207,6 +207,9 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
     a.ctx_rpc_stage = snic_ctx_share(SNIC_RPC_STAGE_BUFS);
     a.qp_rpc_stage = SNIC_RPC_STAGE_PER_QP;
     a.ctx_kernels = snic_ctx_share(snic_kernel_max_deployed());
+    a.ctx_mcast_grp = snic_ctx_share(SNIC_MAX_MCAST_GRP);
+    a.ctx_mcast_qp_attach = snic_ctx_share(SNIC_MAX_MCAST_QP_ATTACH);
+    a.ctx_pool_div = SNIC_CTX_POOL_DIV;
     snic_onchip_account(c, &oc);
     a.onchip_bytes = GUINT32_TO_LE(MIN(oc.budget, UINT32_MAX));
     a.onchip_fixed_bytes = GUINT32_TO_LE(MIN(oc.fixed, UINT32_MAX));

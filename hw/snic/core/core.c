@@ -14,6 +14,7 @@
 #include "engine/rdma.h"
 #include "port/wire.h"
 #include "engine/scheduler.h"
+#include "engine/wq.h"
 #include "objects/cq.h"
 #include "objects/mr.h"
 #include "objects/mw.h"
@@ -175,6 +176,7 @@ SnicCore *snic_core_new(const SnicCoreConfig *cfg, const SnicHostOps *ops,
     c->admin_fail = cf.admin_fail;
     /* out of line: resets clear the indices, never the frames */
     c->rx_fifo = g_malloc(SNIC_ETH_RX_FIFO * sizeof(*c->rx_fifo));
+    c->sr_ctx_hold = g_new0(SnicSrCtrlHold, cf.num_db_pages);
     snic_cq_init(c);
     snic_srq_init(c);
     snic_qp_init(c);
@@ -200,6 +202,7 @@ void snic_core_free(SnicCore *c)
     snic_cq_free(c);
     snic_srq_free(c);
     g_free(c->rx_fifo);
+    g_free(c->sr_ctx_hold);
     snic_mw_free(c);
     snic_mr_free(c);
     snic_rpc_free(c);
@@ -261,7 +264,10 @@ void snic_request_reset(SnicCore *c, SnicResetKind kind)
 
 void snic_enter(SnicCore *c)
 {
-    c->busy++;
+    if (!c->busy++) {
+        /* what one guest action or one engine run may cost (wq.h) */
+        c->flush_left = SNIC_FLUSH_PER_CALL;
+    }
 }
 
 void snic_leave(SnicCore *c)

@@ -75,6 +75,8 @@ struct SnicCore {
     void *opaque;
     bool link_up;               /* physical link: survives every reset */
     unsigned busy;              /* nesting depth of core entry points */
+    /* WQEs the outermost entry point may still flush (engine/wq.h) */
+    unsigned flush_left;
     SnicResetKind reset_pending;
     SnicLink link;              /* capture and fault injection */
     SnicAdminFail admin_fail;   /* admin commands to fail, as the host set */
@@ -119,6 +121,8 @@ struct SnicCore {
     uint64_t *recv_hold_at;
     /* ... entries each context holds (by doorbell page): its share */
     uint16_t *recv_ctx_held;
+    /* what each context holds of SRNIC's CtrlQ (srnic/sr.c): its share */
+    SnicSrCtrlHold *sr_ctx_hold;
 
     /*
      * Configuration: back to power-on values by a full reset, kept across
@@ -288,13 +292,16 @@ uint64_t snic_eth_irq_timer(SnicCore *c, uint64_t now);
 
 /*
  * A context's share of a pool every context draws from (the SRQ receive
- * pool, RPC slots and staging buffers, the kernel table): a quarter, at
+ * pool, RPC slots and staging buffers, the kernel table, the multicast
+ * table and each group's QP slots): a quarter, at
  * least one, so that no process leaves the others without room. Counted
  * by doorbell page, the device's name for a context.
  */
+#define SNIC_CTX_POOL_DIV   4
+
 static inline uint32_t snic_ctx_share(uint32_t pool)
 {
-    return pool / 4 ? pool / 4 : 1;
+    return pool / SNIC_CTX_POOL_DIV ? pool / SNIC_CTX_POOL_DIV : 1;
 }
 
 #endif /* SNIC_CORE_INT_H */

@@ -440,6 +440,47 @@ attacker_done() {
     grep -q '^rc=0$' "$LOGD/attacker.log"
 }
 
+# srq-pool-share: on VM b, srq-hold (tests/vm/srq-hold.c) holds its context's whole share
+# of the device's SRQ receive pool mid-message (loopback QPs whose SENDs stop after their
+# first packet) while another process's ibv_srq_pingpong on the same device (the server,
+# VM b) passes; srq-hold then sees its holds let go (IBV_WC_REM_ABORT_ERR after the
+# receivers' retry time) and the SEND that waited for an entry land.
+srq_pool_share() {
+    [ "$SNIC_SIDE" = b ] && step srq-pool-share-hold srq_hold_start
+    app srq-pool-share 120 ibv_srq_pingpong -d "$DEV" -g "$GIDX" -q 4 -n 100 -s 4096 -c
+    [ "$SNIC_SIDE" = b ] && step srq-pool-share-released srq_hold_done
+    return 0
+}
+
+srq_hold_start() {
+    local i=0
+    rm -f "$LOGD/srq-hold.ready"
+    ( srq-hold -d "$DEV" -g "$GIDX" -r "$LOGD/srq-hold.ready" > "$LOGD/srq-hold.log" 2>&1
+      echo "rc=$?" >> "$LOGD/srq-hold.log" ) &
+    SRQ_HOLD=$!
+    while [ ! -f "$LOGD/srq-hold.ready" ]; do
+        if grep -q '^rc=' "$LOGD/srq-hold.log" 2>/dev/null || [ $i -ge 600 ]; then
+            cat "$LOGD/srq-hold.log"
+            return 1
+        fi
+        sleep 0.2
+        i=$((i + 1))
+    done
+    cat "$LOGD/srq-hold.log"
+}
+
+srq_hold_done() {
+    # the pingpong ended while every hold was still in place
+    if grep -q 'hold let go' "$LOGD/srq-hold.log"; then
+        cat "$LOGD/srq-hold.log"
+        echo "verbs-apps: srq-hold let go of its share before the SRQ pingpong ended"
+        return 1
+    fi
+    wait "$SRQ_HOLD"
+    cat "$LOGD/srq-hold.log"
+    grep -q '^rc=0$' "$LOGD/srq-hold.log"
+}
+
 # QPs (`rdma resource show qp`) that a process still holds.
 qps_of() {
     rdma resource show qp 2>/dev/null | grep -E " pid $1( |$)"
@@ -909,6 +950,9 @@ case $SUITE in
             step attacker-refused attacker_done
             step guest-errors-counted counters_grew doorbells_invalid guest_errors
         fi
+        # One process holds its whole SRQ-pool share mid-message (VM b) while another
+        # process's SRQ pingpong passes.
+        srq_pool_share
         # kill -9 of a perftest client mid-run: its QPs, MRs and pinned pages go with it,
         # and a new run works.
         killed_run

@@ -214,13 +214,16 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
     }
 }
 
-/* In ERR, work posted is flushed at once (IBA 10.3.1); true in ERR. */
+/*
+ * In ERR, work posted is flushed (IBA 10.3.1), as much of it as the
+ * call's bound allows (wq.h); true in ERR.
+ */
 static bool flushed_in_err(SnicCore *c, SnicQp *qp)
 {
     if (qp->state != SNIC_QPS_ERR) {
         return false;
     }
-    if (qp->sq_comp != qp->sq_tail || snic_recv_pending(qp)) {
+    if (snic_wq_flush_owed(qp) && c->flush_left) {
         snic_wq_error(c, qp);
     }
     return true;
@@ -255,7 +258,7 @@ bool snic_rdma_wants_fetch(SnicCore *c, const SnicQp *qp)
  * ACK, a flush in ERR, and up to a burst of its requests; true if it has
  * more to do.
  */
-bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
+static bool iteration(SnicCore *c, SnicQp *qp)
 {
     unsigned budget = burst_segments(c, qp);
     bool more = false;
@@ -298,6 +301,17 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
         more |= snic_req_run(c, qp, budget, c->cfg.sched_wqes);
     }
     return more || (snic_sr_on(qp) && snic_sr_retry_pending(qp));
+}
+
+bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
+{
+    bool more = iteration(c, qp);
+
+    /*
+     * A flush the call's bound cut short (wq.h) resumes in the QP's next
+     * iteration, however the QP came to ERR during this one
+     */
+    return more || snic_wq_flush_owed(qp);
 }
 
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)

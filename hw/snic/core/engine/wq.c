@@ -461,12 +461,49 @@ bool snic_recv_pending(const SnicQp *qp)
     return qp->resp.recv_held || (!qp->srqn && qp->rq_head != qp->rq_tail);
 }
 
-/* Flush every outstanding WQE of both queues (the QP is in ERR). */
-static void flush_queues(SnicCore *c, SnicQp *qp)
+bool snic_wq_flush_owed(const SnicQp *qp)
+{
+    return qp->state == SNIC_QPS_ERR &&
+           (qp->sq_comp != qp->sq_tail || snic_recv_pending(qp));
+}
+
+/* The held receive WQE, or else the RQ's next, completed FLUSH_ERR */
+static void flush_recv(SnicCore *c, SnicQp *qp)
 {
     struct snic_cqe cqe;
 
-    while (qp->sq_comp != qp->sq_tail) {
+    if (!qp->resp.recv_held) {
+        /* the RQ's next, held only to be completed: read once, there */
+        qp->resp.recv_held = true;
+        qp->resp.recv_ok = false;
+        qp->resp.recv_index = qp->rq_head;
+    }
+    memset(&cqe, 0, sizeof(cqe));
+    cqe.status = SNIC_WC_WR_FLUSH_ERR;
+    cqe.opcode = SNIC_WC_RECV;
+    recv_complete(c, qp, &cqe, false);
+    c->flush_left -= !!c->flush_left;
+}
+
+/*
+ * Flush the outstanding WQEs of both queues (the QP is in ERR), as many
+ * as the call's bound has left: one MODIFY_QP to ERR, or one doorbell of
+ * a QP in ERR, then costs at most SNIC_FLUSH_PER_CALL CQEs and the reads
+ * of as many WQEs, not a queue's 32K. True if some are left.
+ */
+static bool flush_queues(SnicCore *c, SnicQp *qp)
+{
+    qp->req.wqe_off = 0;
+    qp->req.rd_atomic = 0;
+    /*
+     * The held receive first, whatever the bound (one per QP entering
+     * ERR): with an SRQ it is the last WQE the QP took, and the
+     * LAST_WQE event that tells its consumer so must follow its CQE
+     */
+    if (qp->resp.recv_held) {
+        flush_recv(c, qp);
+    }
+    while (qp->sq_comp != qp->sq_tail && c->flush_left) {
         struct snic_sq_wqe w;
 
         if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
@@ -475,17 +512,14 @@ static void flush_queues(SnicCore *c, SnicQp *qp)
         snic_post_send_cqe(c, qp, NULL, GUINT64_FROM_LE(w.wr_id),
                            SNIC_WC_WR_FLUSH_ERR);
         qp->sq_comp++;
+        c->flush_left--;
     }
     qp->req.sq_head = qp->sq_comp;
-    qp->req.wqe_off = 0;
-    qp->req.rd_atomic = 0;
-    /* the held WQE, then (without an SRQ) the rest of the RQ */
-    while (snic_recv_pending(qp) && snic_recv_take(c, qp)) {
-        memset(&cqe, 0, sizeof(cqe));
-        cqe.status = SNIC_WC_WR_FLUSH_ERR;
-        cqe.opcode = SNIC_WC_RECV;
-        recv_complete(c, qp, &cqe, false);
+    /* then (without an SRQ) the rest of the RQ */
+    while (snic_recv_pending(qp) && c->flush_left) {
+        flush_recv(c, qp);
     }
+    return snic_wq_flush_owed(qp);
 }
 
 void snic_wq_error(SnicCore *c, SnicQp *qp)
@@ -497,7 +531,9 @@ void snic_wq_error(SnicCore *c, SnicQp *qp)
     snic_qp_timer_sync(c, qp);
     qp->resp.ack_pending = false;
     snic_rpc_qp_gone(c, qp);    /* RPCs in flight die with the connection */
-    flush_queues(c, qp);
+    if (flush_queues(c, qp)) {
+        snic_sched_notify(c, qp);   /* the rest in its next iteration */
+    }
     if (entered && qp->srqn) {
         /* it takes no more WQEs from the SRQ: its consumer may detach */
         snic_aeq_post(c, SNIC_EVENT_QP_LAST_WQE, qp - c->qps);

@@ -179,7 +179,16 @@ void snic_sq_fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
 
 /* A receive WQE is held, or waits in the QP's own RQ (not in an SRQ) */
 bool snic_recv_pending(const SnicQp *qp);
-/* The QP goes to ERR; both of its queues are flushed */
+/*
+ * WQEs a call into the core (snic_enter()'s outermost) flushes at most,
+ * whatever the queues' depths and the number of QPs in ERR: four runs of
+ * the QEMU glue's bottom-half budget (64). A flush the bound cuts short
+ * resumes in the QP's next scheduling iteration.
+ */
+#define SNIC_FLUSH_PER_CALL     256
+/* The QP goes to ERR; both of its queues are flushed, up to the bound */
 void snic_wq_error(SnicCore *c, SnicQp *qp);
+/* The QP is in ERR with WQEs not flushed yet */
+bool snic_wq_flush_owed(const SnicQp *qp);
 
 #endif /* SNIC_CORE_WQ_H */

@@ -97,6 +97,29 @@ void snic_mcast_qp_destroyed(SnicCore *c, uint32_t qpn)
     }
 }
 
+/* QPs of context 'ctx' (a doorbell page) attached to group 'g' */
+static unsigned ctx_attached(SnicCore *c, const SnicMcastGroup *g,
+                             uint16_t ctx)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < g->nqp; i++) {
+        n += c->qps[g->qpn[i]].ctx == ctx;
+    }
+    return n;
+}
+
+/* Groups a QP of context 'ctx' is attached to */
+static unsigned ctx_groups(SnicCore *c, uint16_t ctx)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < SNIC_MAX_MCAST_GRP; i++) {
+        n += c->mcast[i].nqp && ctx_attached(c, &c->mcast[i], ctx);
+    }
+    return n;
+}
+
 uint16_t snic_cmd_attach_mcast(SnicCore *c, const struct snic_admin_cmd *cmd,
                                uint64_t *result)
 {
@@ -110,6 +133,22 @@ uint16_t snic_cmd_attach_mcast(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_PARAM;
     }
     g = group_find(c, p->gid);
+    if (g && group_slot(g, qpn) >= 0) {
+        return SNIC_ADMIN_OK;
+    }
+    /*
+     * The table and each group's QP slots are every context's: one holds
+     * its share of each at most (snic_ctx_share), so a process joining
+     * groups, or filling one, leaves room for the others
+     */
+    if ((!g || !ctx_attached(c, g, qp->ctx)) &&
+        ctx_groups(c, qp->ctx) >= snic_ctx_share(SNIC_MAX_MCAST_GRP)) {
+        return SNIC_ADMIN_NO_RESOURCES;
+    }
+    if (g && ctx_attached(c, g, qp->ctx) >=
+             snic_ctx_share(SNIC_MAX_MCAST_QP_ATTACH)) {
+        return SNIC_ADMIN_NO_RESOURCES;
+    }
     if (!g) {
         for (i = 0; i < SNIC_MAX_MCAST_GRP && c->mcast[i].nqp; i++) {
             continue;
@@ -119,9 +158,6 @@ uint16_t snic_cmd_attach_mcast(SnicCore *c, const struct snic_admin_cmd *cmd,
         }
         g = &c->mcast[i];
         memcpy(g->gid, p->gid, 16);
-    }
-    if (group_slot(g, qpn) >= 0) {
-        return SNIC_ADMIN_OK;
     }
     if (g->nqp == SNIC_MAX_MCAST_QP_ATTACH) {
         return SNIC_ADMIN_NO_RESOURCES;

@@ -84,31 +84,45 @@ static bool ctrl_room(SnicCore *c)
 }
 
 /*
- * The CtrlQ entries a QP may still have in the ring, counted in two
- * generations (no per-slot record): once the host's consumer index
- * passes ctrl_mark, where the current one began, the older one's
- * entries are all taken and the current one becomes the older. An upper
- * bound: entries of the older generation may be taken already. Once the
- * consumer passes the QP's last entry (ctrl_end) it holds none: without
- * that, a QP that ended a recovery with its quota's worth in one
- * generation found them all counted again at the next turn and its next
- * recovery's first report refused.
+ * The CtrlQ entries a QP (or a context) may still have in the ring,
+ * counted in two generations (no per-slot record): once the host's
+ * consumer index passes h->mark, where the current one began, the older
+ * one's entries are all taken and the current one becomes the older. An
+ * upper bound: entries of the older generation may be taken already.
+ * Once the consumer passes the holder's last entry (h->end) it holds
+ * none: without that, a QP that ended a recovery with its quota's worth
+ * in one generation found them all counted again at the next turn and
+ * its next recovery's first report refused.
  */
-static uint32_t ctrl_held(SnicCore *c, SnicSrQp *s)
+static uint32_t ctrl_held(SnicCore *c, SnicSrCtrlHold *h)
 {
     SnicSrCtrlq *q = &c->sr_ctrlq;
 
-    if ((int32_t)(q->head - s->ctrl_end) >= 0) {
-        s->ctrl_cur = s->ctrl_prev = 0;
+    if ((int32_t)(q->head - h->end) >= 0) {
+        h->cur = h->prev = 0;
     }
-    if (!s->ctrl_cur && !s->ctrl_prev) {
-        s->ctrl_mark = q->tail;
-    } else if ((int32_t)(q->head - s->ctrl_mark) >= 0) {
-        s->ctrl_prev = s->ctrl_cur;
-        s->ctrl_cur = 0;
-        s->ctrl_mark = q->tail;
+    if (!h->cur && !h->prev) {
+        h->mark = q->tail;
+    } else if ((int32_t)(q->head - h->mark) >= 0) {
+        h->prev = h->cur;
+        h->cur = 0;
+        h->mark = q->tail;
     }
-    return s->ctrl_prev + s->ctrl_cur;
+    return h->prev + h->cur;
+}
+
+/*
+ * A user context's share of the CtrlQ: a quarter of the ring
+ * (snic_ctx_share), whatever number of QPs it opens; their quotas below
+ * add up to no more, so one process's QPs cannot fill the ring every
+ * SRNIC QP reports in. The kernel's own QPs (its doorbell page) are not
+ * a tenant of the ring its driver consumes: they keep the per-QP quota.
+ */
+static bool ctrl_ctx_ok(SnicCore *c, SnicQp *qp, uint32_t n)
+{
+    return qp->ctx == SNIC_DB_KERNEL_PAGE ||
+           ctrl_held(c, &c->sr_ctx_hold[qp->ctx]) + n <=
+           snic_ctx_share(1u << c->sr_ctrlq.log2_depth);
 }
 
 /*
@@ -122,7 +136,8 @@ static bool ctrl_quota_ok(SnicCore *c, SnicQp *qp, uint32_t n)
 {
     SnicSrQp *s = snic_sr_qp(qp);
 
-    return ctrl_held(c, s) + n <= 2 * snic_sr_window(s);
+    return ctrl_held(c, &s->ctrl) + n <= 2 * snic_sr_window(s) &&
+           ctrl_ctx_ok(c, qp, n);
 }
 
 /* A report refused (a duplicate in the range: type 0), counted */
@@ -195,8 +210,10 @@ static bool ctrl_post(SnicCore *c, SnicQp *qp, struct snic_sr_ctrl *e)
         return false;
     }
     q->tail++;
-    s->ctrl_cur++;
-    s->ctrl_end = q->tail;
+    s->ctrl.cur++;
+    s->ctrl.end = q->tail;
+    c->sr_ctx_hold[qp->ctx].cur++;
+    c->sr_ctx_hold[qp->ctx].end = q->tail;
     snic_stat_inc(&c->stats.sr_ctrlq_entries);
     q->irq_pending = true;
     return true;
@@ -1104,7 +1121,7 @@ static uint16_t ctrlq_remove(SnicCore *c)
             continue;
         }
         s = snic_sr_qp(qp);
-        s->ctrl_cur = s->ctrl_prev = 0;     /* the next ring counts anew */
+        s->ctrl.cur = s->ctrl.prev = 0;     /* the next ring counts anew */
         snic_stat_add(&c->stats.sr_retry_stale,
                       (uint16_t)(s->retry_tail - s->retry_head));
         s->retry_head = s->retry_tail;
@@ -1156,6 +1173,9 @@ uint16_t snic_cmd_create_sr_ctrlq(SnicCore *c,
         .log2_depth = a->log2_depth,
         .vector = vector,
     };
+    /* the contexts' holds count in this ring, from its first entry */
+    memset(c->sr_ctx_hold, 0,
+           c->cfg.num_db_pages * sizeof(*c->sr_ctx_hold));
     return SNIC_ADMIN_OK;
 }
 

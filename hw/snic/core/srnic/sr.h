@@ -81,10 +81,7 @@ typedef struct SnicSrQp {
     uint16_t sacked;            /* ... PSNs SACKed above lACK, at least */
     SnicOooMsg msg;             /* SSNs: the requester's, the responder's */
     uint32_t recv_told;         /* responder: SSN after the last one told */
-    uint32_t ctrl_mark;         /* CtrlQ tail when ctrl_cur began */
-    uint32_t ctrl_end;          /* CtrlQ tail after its last entry */
-    uint16_t ctrl_cur;          /* its CtrlQ entries since ctrl_mark */
-    uint16_t ctrl_prev;         /* ... before it, maybe not all taken */
+    SnicSrCtrlHold ctrl;        /* what it holds of the CtrlQ */
     /*
      * READs (sr_read.c). Requester: the run of READ responses placed
      * ahead of lACK ending at the highest placed, [rd_left, rd_right],

@@ -10,6 +10,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * The CtrlQ entries a holder (a QP, a context) may still have in the
+ * ring, counted in two generations (sr.c, ctrl_held())
+ */
+typedef struct SnicSrCtrlHold {
+    uint32_t mark;              /* CtrlQ tail when cur began */
+    uint32_t end;               /* CtrlQ tail after its last entry */
+    uint16_t cur;               /* its entries since mark */
+    uint16_t prev;              /* ... before it, maybe not all taken */
+} SnicSrCtrlHold;
+
 /* The device's CtrlQ (CREATE_SR_CTRLQ); in SnicCore, runtime state */
 typedef struct SnicSrCtrlq {
     uint64_t base;              /* 0: none */

@@ -1,0 +1,251 @@
+/*
+ * What one guest action may cost the device: each call into the core (a
+ * doorbell, a register write, one engine run as QEMU's bottom half makes
+ * it) does a bounded amount of work whatever the guest queued, so the
+ * vCPU waiting on it and every other tenant waits a bounded time. The
+ * fake host counts the DMA operations, bytes and frames of every call.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include "engine-node.h"
+#include "engine/wq.h"
+#include "objects/qpc.h"
+
+/* The bounds of one call, and the glue's engine-run budget (snic.c) */
+#define CALL_MAX_DMA_OPS    1024
+#define CALL_MAX_DMA_BYTES  (1u << 20)
+#define CALL_MAX_FRAMES     64
+#define BH_BUDGET           64
+
+typedef struct Cost {
+    uint64_t ops, bytes;
+    unsigned frames;
+} Cost;
+
+static Cost cost_now(FakeHost *h)
+{
+    return (Cost) { h->dma_ops, h->dma_bytes, h->frames->len };
+}
+
+/* The call since 'before' kept within the bounds: its DMA operations */
+static uint64_t cost_check(FakeHost *h, const Cost *before)
+{
+    Cost now = cost_now(h);
+
+    g_assert_cmpuint(now.ops - before->ops, <=, CALL_MAX_DMA_OPS);
+    g_assert_cmpuint(now.bytes - before->bytes, <=, CALL_MAX_DMA_BYTES);
+    g_assert_cmpuint(now.frames - before->frames, <=, CALL_MAX_FRAMES);
+    return now.ops - before->ops;
+}
+
+/*
+ * A QP of n's device, PD and CQ in INIT with an SQ of 2^sq_log2 WQEs
+ * through the page list at 'pbl' and n's RQ; its QPN.
+ */
+static uint32_t qp_in_init(Node *n, uint64_t pbl, uint8_t sq_log2)
+{
+    struct snic_admin_cmd cmd;
+    struct snic_qp_attr a;
+    Node q = *n;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
+    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(pbl);
+    cmd.create_qp.sq_npages =
+        GUINT32_TO_LE(MAX(1, (SNIC_SQ_WQE_SIZE << sq_log2) / 4096));
+    cmd.create_qp.sq_log2_depth = sq_log2;
+    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
+    cmd.create_qp.rq_npages =
+        GUINT32_TO_LE(MAX(1, (SNIC_RQ_WQE_SIZE << RQ_LOG2) / 4096));
+    cmd.create_qp.rq_log2_depth = RQ_LOG2;
+    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
+    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
+    cmd.create_qp.type = SNIC_QPT_RC;
+    cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
+    q.qpn = node_admin_ok(n->h, &cmd);
+    memset(&a, 0, sizeof(a));
+    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
+    a.port_num = 1;
+    node_modify(&q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
+                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    return q.qpn;
+}
+
+/* A signaled WRITE whose wr_id says which it is */
+static void wqe_at(FakeHost *h, uint64_t slot, uint64_t wr_id)
+{
+    struct snic_sq_wqe w;
+
+    memset(&w, 0, sizeof(w));
+    w.wr_id = GUINT64_TO_LE(wr_id);
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    w.flags = SNIC_WQE_SIGNALED;
+    fake_write(h, slot, &w, sizeof(w));
+}
+
+/* MODIFY_QP of 'qpn' to ERR posted (the admin doorbell only) */
+static void post_to_err(Node *n, uint32_t qpn)
+{
+    const uint64_t at = FAKE_MEM_BASE + 0x9000;
+    struct snic_qp_attr a = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    struct snic_admin_cmd cmd;
+    Cost before = cost_now(n->h);
+
+    fake_write(n->h, at, &a, sizeof(a));
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
+    cmd.modify_qp.qpn = GUINT32_TO_LE(qpn);
+    cmd.modify_qp.attr_mask = GUINT32_TO_LE(SNIC_QP_ATTR_STATE);
+    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
+    fake_admin_post(n->h, &cmd);
+    cost_check(n->h, &before);
+}
+
+/*
+ * One engine run as the glue makes it, checked against the bounds, then
+ * the CQ drained as the consumer would: the completions the run made,
+ * every one a flush. True if the run reported more work.
+ */
+static bool run_once(Node *n, unsigned *cqes, uint32_t *last_qpn,
+                     uint64_t *sq_seen, unsigned *rq_seen)
+{
+    Cost before = cost_now(n->h);
+    struct snic_cqe c;
+    bool more = snic_core_run(n->h->core, BH_BUDGET);
+    unsigned got = 0;
+
+    cost_check(n->h, &before);
+    while (node_poll_cq(n, &c)) {
+        g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+        if (c.opcode == SNIC_WC_RECV) {
+            ++*rq_seen;
+        } else if (sq_seen) {
+            /* a QP's send completions come in post order */
+            g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, ++*sq_seen);
+        }
+        *last_qpn = GUINT32_FROM_LE(c.qpn);
+        got++;
+    }
+    g_assert_cmpuint(got, <=, SNIC_FLUSH_PER_CALL);
+    *cqes += got;
+    return more;
+}
+
+/*
+ * 32K posted WQEs and a full RQ flushed by one MODIFY_QP to ERR: no call
+ * flushes more than SNIC_FLUSH_PER_CALL of them or exceeds the DMA and
+ * frame bounds, and the flush resumes run after run until every WQE has
+ * its FLUSH_ERR completion, the sends in post order. The node's CQ of
+ * 1024 entries never overruns: the consumer keeps up, call by call.
+ */
+static void test_flush_32k(void)
+{
+    const uint64_t pbl = FAKE_MEM_BASE + FAKE_MEM_SIZE;
+    const uint64_t ring = pbl + 0x10000;
+    const unsigned depth = 1u << SNIC_MAX_QP_WR_LOG2;
+    uint64_t sq_seen = 0;
+    unsigned i, cqes = 0, rq_seen = 0, runs = 0;
+    uint32_t qpn, last = 0;
+    Node n;
+
+    node_init(&n, NULL, 1);
+    fake_host_grow(n.h, 0x10000 + (size_t)SNIC_SQ_WQE_SIZE * depth);
+    node_pbl(n.h, pbl, ring, SNIC_SQ_WQE_SIZE * depth / 4096);
+    qpn = qp_in_init(&n, pbl, SNIC_MAX_QP_WR_LOG2);
+    for (i = 0; i < depth; i++) {
+        wqe_at(n.h, ring + (uint64_t)i * SNIC_SQ_WQE_SIZE, i + 1);
+    }
+    fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpn, depth);
+    for (i = 0; i < (1u << RQ_LOG2); i++) {
+        struct snic_rq_wqe r = { .wr_id = GUINT64_TO_LE(i) };
+
+        fake_write(n.h, RQ_RING + i * SNIC_RQ_WQE_SIZE, &r, sizeof(r));
+    }
+    fake_doorbell(n.h, n.ctx, SNIC_DB_RQ, qpn, 1u << RQ_LOG2);
+    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));   /* INIT: idle */
+
+    post_to_err(&n, qpn);
+    while (run_once(&n, &cqes, &last, &sq_seen, &rq_seen)) {
+        runs++;
+        g_assert_cmpuint(runs, <, 2 * depth / SNIC_FLUSH_PER_CALL);
+    }
+    g_assert_cmpuint(sq_seen, ==, depth);
+    g_assert_cmpuint(rq_seen, ==, 1u << RQ_LOG2);
+    g_assert_cmpuint(cqes, ==, depth + (1u << RQ_LOG2));
+    g_assert_cmpuint(last, ==, qpn);
+    g_assert_cmpuint(fake_guest_errors_matching(n.h, "overrun"), ==, 0);
+    /* nothing is left: a doorbell of the drained QP flushes what it posts */
+    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
+    wqe_at(n.h, ring, 0xabc);
+    fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpn, depth + 1);
+    while (run_once(&n, &cqes, &last, NULL, &rq_seen)) {
+    }
+    g_assert_cmpuint(cqes, ==, depth + (1u << RQ_LOG2) + 1);
+    fake_host_free(n.h);
+}
+
+/*
+ * 1000 QPs, 64 WQEs posted on each, moved to ERR by MODIFY_QPs a full
+ * admin queue at a time: each call keeps within the bounds however many
+ * of them one run executes, and every WQE is flushed in the end.
+ */
+static void test_err_1000_qps(void)
+{
+    enum { NQP = 1000, WQES = 64 };
+    const unsigned batch = (1u << 4) - 1;   /* node_init's admin queue */
+    uint32_t *qpns = g_new(uint32_t, NQP);
+    unsigned i, done = 0, cqes = 0, rq_seen = 0, runs = 0;
+    struct snic_admin_cqe ac;
+    Node n;
+
+    node_init(&n, NULL, 1);
+    for (i = 0; i < WQES; i++) {
+        wqe_at(n.h, SQ_RING + i * SNIC_SQ_WQE_SIZE, i + 1);
+    }
+    /* they share one SQ ring: the device reads whatever the guest wrote */
+    for (i = 0; i < NQP; i++) {
+        qpns[i] = qp_in_init(&n, PBL_SQ, SQ_LOG2);
+        fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpns[i], WQES);
+    }
+    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
+
+    while (done < NQP) {
+        unsigned posted = MIN(batch, NQP - done), answered = 0;
+        bool more;
+
+        for (i = 0; i < posted; i++) {
+            post_to_err(&n, qpns[done + i]);
+        }
+        do {
+            uint32_t last = 0;
+
+            more = run_once(&n, &cqes, &last, NULL, &rq_seen);
+            while (fake_admin_poll(n.h, &ac)) {
+                g_assert_cmpuint(GUINT16_FROM_LE(ac.status), ==,
+                                 SNIC_ADMIN_OK);
+                answered++;
+            }
+            g_assert_cmpuint(++runs, <, 4 * NQP * WQES /
+                                        SNIC_FLUSH_PER_CALL);
+        } while (more || answered < posted);
+        done += posted;
+    }
+    g_assert_cmpuint(cqes, ==, NQP * WQES);
+    g_assert_cmpuint(rq_seen, ==, 0);
+    for (i = 0; i < NQP; i++) {
+        g_assert_cmpuint(n.h->core->qps[qpns[i]].sq_comp, ==, WQES);
+        g_assert_cmpuint(n.h->core->qps[qpns[i]].state, ==, SNIC_QPS_ERR);
+    }
+    g_assert_cmpuint(fake_guest_errors_matching(n.h, "overrun"), ==, 0);
+    g_free(qpns);
+    fake_host_free(n.h);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/bound/flush-32k", test_flush_32k);
+    g_test_add_func("/bound/err-1000-qps", test_err_1000_qps);
+    return g_test_run();
+}
