@@ -296,7 +296,11 @@ wire_account() {
         log "FAIL wire account of VM $s: its peer's engine sent $sent RoCE frames, it received $rx: $lost lost, only ${DROPS[$s]} of them in the host's socket"
         return 1
     fi
-    log "wire account of VM $s: its peer's engine sent $sent RoCE frames, it received $rx; the $lost missing ones are among the ${DROPS[$s]} its host socket dropped"
+    if [ "$lost" = 0 ]; then
+        log "wire account of VM $s: its peer's engine sent $sent RoCE frames, it received every one"
+    else
+        log "wire account of VM $s: its peer's engine sent $sent RoCE frames, it received $rx; the $lost missing ones are among the ${DROPS[$s]} its host socket dropped"
+    fi
 }
 if [ -n "$LOSSLESS" ] && [ "${RC[a]}" = 0 ] && [ "${RC[b]}" = 0 ]; then
     wire_account a || RC[a]=1
