@@ -86,9 +86,10 @@ static void pair_free(Pair *t)
     fake_host_free(t->b.h);
 }
 
-/* Post a CL WRITE of [SRC + off, + len) to b's DST + roff */
-static void post(Pair *t, uint64_t wr_id, uint32_t off, uint32_t len,
-                 uint32_t roff, uint32_t rkey, uint32_t tag, uint8_t flags)
+/* A CL WRITE of [SRC + off, + len) to b's DST + roff */
+static void wqe_of(Pair *t, struct snic_sq_wqe *wqe, uint64_t wr_id,
+                   uint32_t off, uint32_t len, uint32_t roff, uint32_t rkey,
+                   uint32_t tag, uint8_t flags)
 {
     struct snic_sq_wqe w;
 
@@ -105,6 +106,16 @@ static void post(Pair *t, uint64_t wr_id, uint32_t off, uint32_t len,
     w.sge[0].addr = GUINT64_TO_LE(SRC + off);
     w.sge[0].length = GUINT32_TO_LE(len);
     w.sge[0].lkey = GUINT32_TO_LE(t->a.lkey);
+    *wqe = w;
+}
+
+/* Post it */
+static void post(Pair *t, uint64_t wr_id, uint32_t off, uint32_t len,
+                 uint32_t roff, uint32_t rkey, uint32_t tag, uint8_t flags)
+{
+    struct snic_sq_wqe w;
+
+    wqe_of(t, &w, wr_id, off, len, roff, rkey, tag, flags);
     node_post_wqe(&t->a, &w);
 }
 
@@ -1057,6 +1068,35 @@ static void test_not_an_endpoint(void)
     pair_free(&t);
 }
 
+/*
+ * More SGEs than a WQE holds: refused before its length is summed, so
+ * the CQE's byte_len is 0, not what lies beyond the WQE
+ */
+static void test_bad_sge_count(void)
+{
+    struct snic_cqe cq[4];
+    struct snic_sq_wqe w;
+    unsigned i;
+    Pair t;
+
+    pair_init(&t);
+    wqe_of(&t, &w, 1, 0, PKT, 0, t.b.lkey, 1, 0);
+    w.num_sge = 255;
+    for (i = 1; i < SNIC_SQ_WQE_MAX_SGE; i++) {
+        w.sge[i] = w.sge[0];
+    }
+    node_post_wqe(&t.a, &w);
+    post(&t, 2, 0, PKT, 0, t.b.lkey, 2, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 2);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_cmpuint(GUINT32_FROM_LE(cq[0].byte_len), ==, 0);
+    g_assert_cmpuint(cq[1].status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(STAT(&t.a, rdma_tx_packets), ==, 1);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1081,5 +1121,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/lossy-wire", test_lossy_wire);
     g_test_add_func("/cl/odd-mask", test_odd_mask);
     g_test_add_func("/cl/not-an-endpoint", test_not_an_endpoint);
+    g_test_add_func("/cl/bad-sge-count", test_bad_sge_count);
     return g_test_run();
 }

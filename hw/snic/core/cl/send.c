@@ -171,7 +171,8 @@ static uint8_t send_packet(SnicCore *c, SnicQp *qp, ClOp *o, uint32_t pkt)
     SnicPkt p;
     uint8_t st;
 
-    if (snic_sq_fetch(c, qp, o->wqe, &w) || w.opcode != SNIC_WR_CL_WRITE) {
+    if (snic_sq_fetch(c, qp, o->wqe, &w) || w.opcode != SNIC_WR_CL_WRITE ||
+        w.num_sge > SNIC_SQ_WQE_MAX_SGE) {
         return SNIC_WC_LOC_QP_OP_ERR;   /* the guest rewrote it */
     }
     ep = GUINT32_FROM_LE(w.cl.remote_ep) & SNIC_QPN_MASK;
@@ -295,7 +296,7 @@ static void start_op(SnicCore *c, SnicQp *qp)
     uint8_t st;
 
     st = snic_sq_fetch(c, qp, ep->sq_head, &w) ? SNIC_WC_LOC_QP_OP_ERR :
-         w.opcode != SNIC_WR_CL_WRITE ||
+         w.opcode != SNIC_WR_CL_WRITE || w.num_sge > SNIC_SQ_WQE_MAX_SGE ||
          w.flags & ~(SNIC_WQE_FLAGS_ALL | SNIC_WQE_CL_UNREGISTERED) ||
          w.cl.av.flags & ~SNIC_AV_IPV6 ? SNIC_WC_LOC_QP_OP_ERR :
          snic_wqe_payload_len(c, qp, ep->sq_head, &w, &total);
