@@ -1097,6 +1097,87 @@ static void test_bad_sge_count(void)
     pair_free(&t);
 }
 
+/* 11 SGEs of 4 GiB - 1 with a bad L_Key: LOC_LEN_ERR, nothing tried */
+static void post_huge(Pair *t, uint64_t wr_id)
+{
+    struct snic_sq_wqe w;
+    unsigned i;
+
+    wqe_of(t, &w, wr_id, 0, 0xffffffff, 0, t->b.lkey, 1, 0);
+    w.num_sge = SNIC_SQ_WQE_MAX_SGE;
+    w.sge[0].lkey = GUINT32_TO_LE(t->a.lkey ^ 0x5500);
+    for (i = 1; i < SNIC_SQ_WQE_MAX_SGE; i++) {
+        w.sge[i] = w.sge[0];
+    }
+    node_post_wqe(&t->a, &w);
+}
+
+/*
+ * A WQE over 2 GiB fails LOC_LEN_ERR (as an RC one); a segment that
+ * fails fails its WQE whole, once, no further segment started; a WQE the
+ * guest shrank below the threshold mid-way fails, not repeated forever
+ */
+static void test_bad_segments(void)
+{
+    NodeDev two = { .cfg = { .cl_ops = 2 } };
+    struct snic_cqe cq[4];
+    struct snic_sq_wqe w;
+    GPtrArray *fa, *fb;
+    Pair t;
+
+    pair_init(&t);
+    post_huge(&t, 1);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_LOC_LEN_ERR);
+    g_assert_cmpuint(GUINT32_FROM_LE(cq[0].byte_len), ==, 0);
+    pair_free(&t);
+
+    /* segments of one packet: the first fails its gather */
+    pair_init_dev(&t, NULL, PKT, PKT);
+    post_huge(&t, 2);
+    post(&t, 3, 0, 8 * PKT, 0, t.b.lkey, 3, 0);
+    wqe_of(&t, &w, 4, 0, 8 * PKT, 0, t.b.lkey, 4, 0);
+    w.sge[0].lkey = GUINT32_TO_LE(t.a.lkey ^ 0x5500);
+    node_post_wqe(&t.a, &w);
+    post(&t, 5, 0, 2 * PKT, 0, t.b.lkey, 5, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 4);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_LOC_LEN_ERR);
+    g_assert_cmpuint(cq[1].status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[2].wr_id), ==, 4);
+    g_assert_cmpuint(cq[2].status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[3].wr_id), ==, 5);
+    g_assert_cmpuint(cq[3].status, ==, SNIC_WC_SUCCESS);
+    /* 1 + 8 + 1 + 2 operations: 4's other segments never started */
+    g_assert_cmpuint(t.a.h->events[SNIC_TRACE_CL_OP_DONE], ==, 12);
+    pair_free(&t);
+
+    /* two segments of 4 out (the op table is full), then it shrinks */
+    pair_init_dev(&t, &two, PKT, PKT);
+    wqe_of(&t, &w, 6, 0, 4 * PKT, 0, t.b.lkey, 6, 0);
+    node_post_wqe(&t.a, &w);
+    fa = take(&t.a);
+    g_assert_cmpuint(fa->len, ==, 2);
+    give(&t.b, fa->pdata[0]);
+    give(&t.b, fa->pdata[1]);
+    g_ptr_array_unref(fa);
+    fb = take(&t.b);
+    w.sge[0].length = GUINT32_TO_LE(PKT);
+    fake_write(t.a.h, t.a.sq_ring, &w, sizeof(w));
+    give(&t.a, fb->pdata[0]);
+    give(&t.a, fb->pdata[1]);
+    g_ptr_array_unref(fb);
+    post(&t, 7, 0, PKT, 0, t.b.lkey, 7, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 2);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 6);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[1].wr_id), ==, 7);
+    g_assert_cmpuint(cq[1].status, ==, SNIC_WC_SUCCESS);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1122,5 +1203,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/odd-mask", test_odd_mask);
     g_test_add_func("/cl/not-an-endpoint", test_not_an_endpoint);
     g_test_add_func("/cl/bad-sge-count", test_bad_sge_count);
+    g_test_add_func("/cl/bad-segments", test_bad_segments);
     return g_test_run();
 }

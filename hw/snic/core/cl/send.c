@@ -272,6 +272,16 @@ static void op_end(SnicCore *c, SnicQp *qp, ClOp *o, uint8_t status)
     if (ep->cur_op == (uint32_t)(o - d->ops) + 1) {
         ep->cur_op = 0;         /* its packets not sent yet never go */
     }
+    if (status != SNIC_WC_SUCCESS && ep->seg && o->wqe == ep->sq_head) {
+        /*
+         * A failed segment fails its WQE: no further segment starts (one
+         * that failed in gather would fail each of millions of segments
+         * alike), and the last one started posts the one CQE
+         */
+        d->ops[ep->op_tail - 1].last = true;
+        ep->sq_head++;
+        ep->seg = 0;
+    }
     SNIC_EVENT(c, CL_OP_DONE, qp - c->qps, op_id(d, o), status);
     o->status = status;
     o->done = true;
@@ -281,9 +291,10 @@ static void op_end(SnicCore *c, SnicQp *qp, ClOp *o, uint8_t status)
 /*
  * WQE sq_head's next operation: the WQE whole, or its next segment
  * (section 3.1). A WQE that cannot be taken completes in error, in its
- * turn; the endpoint goes on (it serves every other peer too)
+ * turn; the endpoint goes on (it serves every other peer too). False if
+ * it failed so.
  */
-static void start_op(SnicCore *c, SnicQp *qp)
+static bool start_op(SnicCore *c, SnicQp *qp)
 {
     SnicClDev *d = c->cl;
     SnicClEp *ep = cl_ep(c, qp);
@@ -305,15 +316,23 @@ static void start_op(SnicCore *c, SnicQp *qp)
         .wr_id = GUINT64_FROM_LE(w.wr_id),
         .signaled = w.flags & SNIC_WQE_SIGNALED,
     };
-    if (st == SNIC_WC_SUCCESS && ep->seg_threshold &&
-        total > ep->seg_threshold) {
+    if (st == SNIC_WC_SUCCESS && total > (1ull << 31)) {
+        st = SNIC_WC_LOC_LEN_ERR;           /* as an RC WQE's (wq.c) */
+    }
+    if (st != SNIC_WC_SUCCESS) {
+        /* nothing of it is sent: the CQE's byte_len is 0 */
+    } else if (ep->seg_threshold && total > ep->seg_threshold) {
+        uint64_t off = (uint64_t)ep->seg * ep->seg_size;
+
         nseg = (total + ep->seg_size - 1) / ep->seg_size;
-        o->off = ep->seg * ep->seg_size;
-        if (o->off < total) {
-            o->len = MIN(ep->seg_size, total - o->off);
+        if (off < total) {
+            o->off = off;
+            o->len = MIN(ep->seg_size, total - off);
         } else {
             st = SNIC_WC_LOC_QP_OP_ERR;     /* the guest shortened it */
         }
+    } else if (ep->seg) {
+        st = SNIC_WC_LOC_QP_OP_ERR;         /* ... below the threshold */
     } else {
         o->len = total;
     }
@@ -334,9 +353,10 @@ static void start_op(SnicCore *c, SnicQp *qp)
     ep->op_tail = slot + 1;
     if (st != SNIC_WC_SUCCESS) {
         op_end(c, qp, o, st);
-        return;
+        return false;
     }
     ep->cur_op = slot + 1;
+    return true;
 }
 
 bool snic_cl_wants_fetch(SnicCore *c, const SnicQp *qp)
@@ -355,7 +375,7 @@ bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget)
             ClOp *o = &d->ops[ep->cur_op - 1];
             uint8_t st;
 
-            if (sent == budget) {
+            if (sent >= budget) {
                 snic_qp_timer_sync(c, qp);
                 return true;
             }
@@ -365,11 +385,11 @@ bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget)
             }
             txn_alloc(c, qp, ep->cur_op - 1, o->next_pkt);
             st = send_packet(c, qp, o, o->next_pkt);
+            sent++;             /* a failed one counts too: never a spin */
             if (st != SNIC_WC_SUCCESS) {
                 op_end(c, qp, o, st);
                 continue;
             }
-            sent++;
             if (++o->next_pkt == o->npkts) {
                 /* where the paper's sender is notified (section 4.1) */
                 SNIC_EVENT(c, CL_OP_SENT, qp - c->qps, op_id(d, o), o->len);
@@ -384,7 +404,10 @@ bool snic_cl_run(SnicCore *c, SnicQp *qp, unsigned budget)
             park(c, qp);
             break;
         }
-        start_op(c, qp);
+        if (!start_op(c, qp) && ++sent >= budget) {
+            snic_qp_timer_sync(c, qp);      /* a run of failing WQEs */
+            return true;
+        }
     }
     snic_qp_timer_sync(c, qp);
     return false;
