@@ -145,6 +145,19 @@ static void give(Node *to, GByteArray *f)
     node_inject(to, f->data, f->len);
 }
 
+/* Frame f with its CL header edited by 'edit' (a new frame) */
+static GByteArray *edited(GByteArray *f, void (*edit)(SnicPkt *p))
+{
+    static uint8_t out[PKT + 256];
+    SnicPkt p = pkt_of(f);
+    size_t n;
+
+    edit(&p);
+    n = snic_wire_build(&p, out, sizeof(out));
+    g_assert_cmpuint(n, >, 0);
+    return g_byte_array_append(g_byte_array_new(), out, n);
+}
+
 /* Carry every frame between a and b until both are quiet */
 static void settle(Pair *t)
 {
@@ -1178,6 +1191,96 @@ static void test_bad_segments(void)
     pair_free(&t);
 }
 
+static void long_timeout(SnicPkt *p)
+{
+    p->cl.timeout_us = 0xffffffff;
+}
+
+static void many_retries(SnicPkt *p)
+{
+    p->cl.retries = 8;
+}
+
+static void tiny_timeout(SnicPkt *p)
+{
+    p->cl.timeout_us = 1;
+}
+
+/*
+ * A peer's timeout and retries set how long its keys linger in b's
+ * tables: beyond SET_QP_CL's bounds a packet is dropped. One peer's 1 us
+ * timeout shortens no other peer's wait in the escape channel
+ */
+static void test_peer_timeouts(void)
+{
+    void (*edits[])(SnicPkt *) = { long_timeout, many_retries };
+    struct snic_cqe cq[4];
+    GPtrArray *fa, *fb;
+    GByteArray *g;
+    unsigned i, k;
+    Pair t;
+
+    pair_init(&t);
+    for (i = 0; i < G_N_ELEMENTS(edits); i++) {
+        post(&t, i, 0, PKT, 0, t.b.lkey, i, 0);     /* a REGISTER */
+        post(&t, 10 + i, 0, PKT, PKT, t.b.lkey, i, SNIC_WQE_CL_UNREGISTERED);
+        fa = take(&t.a);
+        g_assert_cmpuint(fa->len, ==, 2);
+        give(&t.b, fa->pdata[1]);                   /* written, ACKed */
+        fb = take(&t.b);
+        give(&t.a, fb->pdata[0]);
+        g_ptr_array_unref(fb);
+        g_ptr_array_unref(take(&t.a));              /* its NOTIFY */
+        fake_advance(t.a.h, TIMEOUT_US * 1000);
+        fb = take(&t.a);
+        g_assert_cmpuint(fb->len, ==, 2);           /* both again */
+        g = edited(fa->pdata[0], edits[i]);
+        give(&t.b, g);
+        g_byte_array_unref(g);
+        g = edited(fb->pdata[1], edits[i]);
+        g_assert_cmpuint(pkt_of(g).opcode, ==, SNIC_OP_CL_NOTIFY);
+        give(&t.b, g);
+        g_byte_array_unref(g);
+        g_ptr_array_unref(fa);
+        g_ptr_array_unref(fb);
+        fb = take(&t.b);
+        g_assert_cmpuint(fb->len, ==, 0);           /* dropped, no reply */
+        g_ptr_array_unref(fb);
+        g_assert_cmpuint(STAT(&t.b, rdma_rx_dropped), ==, 2 * (i + 1));
+        g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 0);
+        for (k = 0; k < 8; k++) {                  /* a gives up */
+            g_ptr_array_unref(take(&t.a));
+            fake_advance(t.a.h, TIMEOUT_US * 1000);
+        }
+        g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 2);
+        g_assert_cmpuint(cq[0].status, ==, SNIC_WC_RETRY_EXC_ERR);
+    }
+    pair_free(&t);
+
+    /* a REGISTER of 1 us, then another operation's packet 1 before 0 */
+    pair_init(&t);
+    post(&t, 1, 0, PKT, 0, t.b.lkey, 1, 0);
+    fa = take(&t.a);
+    g = edited(fa->pdata[0], tiny_timeout);
+    give(&t.b, g);
+    g_byte_array_unref(g);
+    g_ptr_array_unref(fa);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    post(&t, 2, 0, 2 * PKT, 0, t.b.lkey, 2, 0);
+    fa = take(&t.a);
+    g_assert_cmpuint(fa->len, ==, 2);
+    give(&t.b, fa->pdata[1]);
+    g_assert_cmpuint(STAT(&t.b, cl_escape_parked), ==, 1);
+    fake_advance(t.b.h, 1000);
+    g_assert_cmpuint(STAT(&t.b, cl_escape_timeouts), ==, 0);
+    give(&t.b, fa->pdata[0]);
+    g_ptr_array_unref(fa);
+    g_assert_cmpuint(STAT(&t.b, cl_escape_replayed), ==, 1);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    g_assert_cmphex(GUINT32_FROM_BE(cq[0].imm), ==, 2);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1204,5 +1307,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/not-an-endpoint", test_not_an_endpoint);
     g_test_add_func("/cl/bad-sge-count", test_bad_sge_count);
     g_test_add_func("/cl/bad-segments", test_bad_segments);
+    g_test_add_func("/cl/peer-timeouts", test_peer_timeouts);
     return g_test_run();
 }

@@ -132,7 +132,6 @@ void snic_cl_reset(SnicCore *c)
     d->reg_nfree = d->ntable;
     d->done_next = d->done_used = d->done_resv = 0;
     d->park_head = 0;
-    d->min_timeout_us = SNIC_CL_DEF_TIMEOUT_US;
 }
 
 bool snic_cl_config_check(const SnicCoreConfig *cfg, GError **errp)
@@ -242,7 +241,7 @@ uint16_t snic_cmd_set_qp_cl(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!qp || qp->type != SNIC_QPT_UD ||
         (thr && (!seg || seg % d->packet || seg > thr ||
                  seg / d->packet > d->mask_bits)) ||
-        a->retries > 7 || tmo > 1000000) {
+        a->retries > SNIC_CL_MAX_RETRIES || tmo > SNIC_CL_MAX_TIMEOUT_US) {
         return SNIC_ADMIN_BAD_PARAM;
     }
     /* an endpoint is chosen before the QP receives anything (RTR) */

@@ -116,7 +116,6 @@ typedef struct SnicClDev {
     ClEsc *esc;
     uint8_t *esc_frames;        /* nescape frames of SNIC_CL_ESC_FRAME */
     uint32_t *cq_reserved;      /* receive notifications reserved per CQ */
-    uint32_t min_timeout_us;    /* smallest sender timeout announced */
     uint8_t payload[];          /* one packet's payload */
 } SnicClDev;
 

@@ -360,10 +360,13 @@ static void escape_park(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         snic_stat_inc(&c->stats.cl_escape_full);
         return;
     }
-    /* at most half the smallest sender timeout: before it resends */
+    /*
+     * half its own sender's timeout: gone before that resends it. Each
+     * packet's own, so one peer's short timeout shortens no other's wait
+     */
     d->esc[i] = (ClEsc) {
         .valid = true, .key = *k, .qpn = qp - c->qps, .len = len,
-        .deadline = now + (uint64_t)d->min_timeout_us * 500,
+        .deadline = now + (uint64_t)p->cl.timeout_us * 500,
     };
     snic_stat_inc(&c->stats.cl_escape_parked);
     cl_ep(c, qp)->esc_at = MIN(cl_ep(c, qp)->esc_at, d->esc[i].deadline);
@@ -435,8 +438,7 @@ static void do_register(SnicCore *c, SnicQp *qp, const SnicPkt *p,
     }
     if (p->cl.index || !npkts || npkts > d->mask_bits ||
         npkts != MAX((p->cl.len + (uint64_t)d->packet - 1) / d->packet, 1) ||
-        p->payload_len != pkt_len(d, p->cl.len, 0) ||
-        !p->cl.timeout_us) {
+        p->payload_len != pkt_len(d, p->cl.len, 0)) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
@@ -464,15 +466,14 @@ static void do_register(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         .valid = true, .key = *k, .qpn = qp - c->qps, .base = p->cl.va,
         .len = p->cl.len, .npkts = npkts, .rkey = p->cl.rkey,
         .tag = p->cl.tag, .timeout_us = p->cl.timeout_us,
-        .retries = p->cl.retries & 7,
-        .idle_at = now + linger_ns(p->cl.timeout_us, p->cl.retries & 7),
+        .retries = p->cl.retries,
+        .idle_at = now + linger_ns(p->cl.timeout_us, p->cl.retries),
         .hnext = d->reg_hash[key_hash(k, d->reg_hmask)],
     };
     d->reg_hash[key_hash(k, d->reg_hmask)] = slot + 1;
     d->cq_reserved[qp->recv_cqn]++;
     d->done_resv++;
     snic_cl_initial_mask(d->mask_bits, npkts, mask_of(d, slot));
-    d->min_timeout_us = MIN(d->min_timeout_us, p->cl.timeout_us);
     reply(c, qp, p, SNIC_CL_ACK);
     if (mask_full(d, slot)) {
         reg_complete(c, qp, slot, now);
@@ -497,7 +498,7 @@ static void do_notify(SnicCore *c, SnicQp *qp, const SnicPkt *p,
         return;
     }
     notify(c, qp, k, p->cl.va, p->cl.len, p->cl.tag);
-    done_insert(d, k, now + linger_ns(p->cl.timeout_us, p->cl.retries & 7));
+    done_insert(d, k, now + linger_ns(p->cl.timeout_us, p->cl.retries));
     reply(c, qp, p, SNIC_CL_ACK);
 }
 
@@ -506,8 +507,15 @@ void snic_cl_data(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint64_t now = cl_now(c);
     ClKey k;
 
+    /*
+     * The sender's timeout and retries set how long its entries linger in
+     * the device's tables (linger_ns()): beyond what SET_QP_CL lets an
+     * endpoint set, a packet is dropped, never let hold them for hours
+     */
     if ((qp->state != SNIC_QPS_RTR && qp->state != SNIC_QPS_RTS) ||
-        p->payload_len > c->cl->packet) {
+        p->payload_len > c->cl->packet || !p->cl.timeout_us ||
+        p->cl.timeout_us > SNIC_CL_MAX_TIMEOUT_US ||
+        p->cl.retries > SNIC_CL_MAX_RETRIES) {
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
