@@ -1281,6 +1281,54 @@ static void test_peer_timeouts(void)
     pair_free(&t);
 }
 
+static uint32_t to_qpn;
+
+static void to_other_ep(SnicPkt *p)
+{
+    p->dqpn = to_qpn;
+}
+
+/*
+ * A packet sent to another endpoint naming an operation registered on
+ * b's is not of it: it waits at its own endpoint, b's operation is not
+ * touched, no notification posts on the other's CQ without a reserved
+ * CQE
+ */
+static void test_other_endpoint(void)
+{
+    struct snic_cqe cq[4];
+    GPtrArray *fa;
+    GByteArray *g;
+    Node other;
+    Pair t;
+
+    pair_init(&t);
+    node_add_qp(&other, &t.b);
+    g_assert_cmpuint(set_qp_cl(&other, 0, 0, TIMEOUT_US, 7), ==,
+                     SNIC_ADMIN_OK);
+    node_ud_up(&other, 0x1111, false);
+    node_fill(&t.a, SRC, 2 * PKT, 14);
+    post(&t, 1, 0, 2 * PKT, 0, t.b.lkey, 1, 0);
+    fa = take(&t.a);
+    g_assert_cmpuint(fa->len, ==, 2);
+    give(&t.b, fa->pdata[0]);                   /* b's REGISTER */
+    to_qpn = other.qpn;
+    g = edited(fa->pdata[1], to_other_ep);
+    give(&other, g);
+    g_byte_array_unref(g);
+    g_assert_cmpuint(STAT(&t.b, cl_escape_parked), ==, 1);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 0);
+    give(&t.b, fa->pdata[1]);
+    g_ptr_array_unref(fa);
+    g_assert_cmpuint(poll_all(&t.b, cq, 4), ==, 1);
+    g_assert_cmpuint(GUINT32_FROM_LE(cq[0].qpn), ==, t.b.qpn);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    assert_copied(&t, 0, 0, 2 * PKT);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1308,5 +1356,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/bad-sge-count", test_bad_sge_count);
     g_test_add_func("/cl/bad-segments", test_bad_segments);
     g_test_add_func("/cl/peer-timeouts", test_peer_timeouts);
+    g_test_add_func("/cl/other-endpoint", test_other_endpoint);
     return g_test_run();
 }

@@ -51,11 +51,16 @@ typedef struct ClTxn {
 
 /* ---- receiver (sections 3.2-3.4) ---- */
 
-/* What matches a packet to its operation: the sender's, not a range */
+/*
+ * What matches a packet to its operation: the sender's, not a range, at
+ * the endpoint it was sent to (another endpoint's packet naming the same
+ * operation is not of it)
+ */
 typedef struct ClKey {
     uint8_t gid[16];            /* the sender's address, IPv4-mapped */
     uint32_t ep;                /* its endpoint */
     uint32_t op_id;
+    uint32_t qpn;               /* the receiving endpoint */
 } ClKey;
 
 typedef struct ClReg {

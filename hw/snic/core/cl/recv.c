@@ -7,9 +7,10 @@
  * escape channel for its REGISTER. A non-registered packet is written
  * where it says; the sender's NOTIFY then posts the notification.
  *
- * Packets are matched by (sender, its endpoint, op id), then checked
- * against the entry's range - not by range alone as section 3.3 does, so
- * a late duplicate never lands in a new operation over the same buffer.
+ * Packets are matched by (sender, its endpoint, op id, the receiving
+ * endpoint), then checked against the entry's range - not by range alone
+ * as section 3.3 does, so a late duplicate never lands in a new
+ * operation over the same buffer.
  * The paper assumes acknowledgements are not lost (section 3.4); this
  * wire loses them, so a completed operation's key lingers in the
  * completed-operations cache for the sender's timeout x (retries + 1):
@@ -27,7 +28,7 @@
 #include "objects/mw.h"
 #include "objects/qp.h"
 
-static void key_of(const SnicPkt *p, ClKey *k)
+static void key_of(SnicCore *c, SnicQp *qp, const SnicPkt *p, ClKey *k)
 {
     memset(k, 0, sizeof(*k));
     if (p->addr.ipv6) {
@@ -38,11 +39,13 @@ static void key_of(const SnicPkt *p, ClKey *k)
     }
     k->ep = p->cl.src_ep;
     k->op_id = p->cl.op_id;
+    k->qpn = qp - c->qps;
 }
 
 static uint32_t key_hash(const ClKey *k, uint32_t mask)
 {
-    return (snic_crc32(k->ep * 2654435761u ^ k->op_id, k->gid, 16)) & mask;
+    return snic_crc32(k->ep * 2654435761u ^ k->op_id ^ k->qpn * 40503u,
+                      k->gid, 16) & mask;
 }
 
 static bool key_eq(const ClKey *a, const ClKey *b)
@@ -519,7 +522,7 @@ void snic_cl_data(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
-    key_of(p, &k);
+    key_of(c, qp, p, &k);
     switch (p->opcode) {
     case SNIC_OP_CL_REGISTER:
         do_register(c, qp, p, &k, now);
