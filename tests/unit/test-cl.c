@@ -8,9 +8,11 @@
  * ACK; a 1 MiB WRITE in 64 KiB segments acknowledged out of order;
  * non-registered WRITEs and a repeated NOTIFY; a late duplicate after
  * the buffer was registered again; MR violations; a full receiver CQ;
- * NOT_READY using no retries; retries exhausted; full sender tables
- * parking and resuming; SET_QP_CL's checks; the tables on chip and in
- * QUERY_DEVICE; a hostile peer's frames.
+ * NOT_READY using no retries, bounded, and taken only for a REGISTER or
+ * NOTIFY; retries exhausted; full sender tables parking and resuming;
+ * SET_QP_CL's checks; the tables on chip and in QUERY_DEVICE; a hostile
+ * peer's frames; malformed WQEs, a peer's out-of-range timeouts and a
+ * packet naming another endpoint's operation.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -44,17 +46,24 @@ static uint16_t set_qp_cl(Node *n, uint32_t thr, uint32_t seg,
     return fake_admin(n->h, &cmd, NULL);
 }
 
-static void pair_init_dev(Pair *t, const NodeDev *dev, uint32_t thr,
-                          uint32_t seg)
+/* a's retries: 'retries' */
+static void pair_init_retries(Pair *t, const NodeDev *dev, uint32_t thr,
+                              uint32_t seg, uint8_t retries)
 {
     node_init_dev_type(&t->a, NULL, 1, SNIC_QPT_UD, dev);
     node_init_dev_type(&t->b, NULL, 2, SNIC_QPT_UD, dev);
-    g_assert_cmpuint(set_qp_cl(&t->a, thr, seg, TIMEOUT_US, 7), ==,
+    g_assert_cmpuint(set_qp_cl(&t->a, thr, seg, TIMEOUT_US, retries), ==,
                      SNIC_ADMIN_OK);
     g_assert_cmpuint(set_qp_cl(&t->b, 0, 0, TIMEOUT_US, 7), ==,
                      SNIC_ADMIN_OK);
     node_ud_up(&t->a, 0x1111, false);
     node_ud_up(&t->b, 0x1111, false);
+}
+
+static void pair_init_dev(Pair *t, const NodeDev *dev, uint32_t thr,
+                          uint32_t seg)
+{
+    pair_init_retries(t, dev, thr, seg, 7);
 }
 
 static void pair_init(Pair *t)
@@ -628,7 +637,7 @@ static void test_cq_full(void)
     unsigned round, i, k;
     Pair t;
 
-    pair_init(&t);
+    pair_init_retries(&t, NULL, 0, 0, 2);
     /* 1024 one-packet operations fill b's CQ, which b does not poll */
     for (round = 0; round < (1u << CQ_LOG2) / 128; round++) {
         for (i = 0; i < 128; i++) {
@@ -643,22 +652,40 @@ static void test_cq_full(void)
     post(&t, 77, 0, 64, 0, t.b.lkey, 77, 0);
     settle(&t);
     g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 1);
-    /* more NOT_READYs than the sender has retries (7): none used up */
-    for (k = 0; k < 9; k++) {
+    /*
+     * 7 NOT_READYs (the bound) on a sender with 2 retries: no retry used
+     * up by them
+     */
+    for (k = 0; k < 6; k++) {
         fake_advance(t.a.h, TIMEOUT_US * 1000);
         settle(&t);
     }
-    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 10);
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 7);
     g_assert_cmpuint(poll_all(&t.a, cq, 300), ==, 0);
     /* b takes one completion: room for one */
     g_assert_true(node_poll_cq(&t.b, &cq[0]));
     fake_advance(t.a.h, TIMEOUT_US * 1000);
     settle(&t);
-    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 10);
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 7);
     g_assert_cmpuint(poll_all(&t.a, cq, 300), ==, 1);
     g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
     g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 77);
-    g_assert_cmpuint(STAT(&t.a, cl_retransmits), ==, 10);
+    g_assert_cmpuint(STAT(&t.a, cl_retransmits), ==, 7);
+
+    /* the CQ full again: the 8th NOT_READY of a packet ends its WR */
+    post(&t, 78, 0, 64, 0, t.b.lkey, 78, 0);
+    settle(&t);
+    for (k = 0; k < 7; k++) {
+        fake_advance(t.a.h, TIMEOUT_US * 1000);
+        settle(&t);
+    }
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 15);
+    g_assert_cmpuint(poll_all(&t.a, cq, 300), ==, 1);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 78);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_RNR_RETRY_EXC_ERR);
+    fake_advance(t.a.h, TIMEOUT_US * 1000);
+    settle(&t);
+    g_assert_cmpuint(STAT(&t.b, cl_reg_refused), ==, 15);
     pair_free(&t);
 }
 
@@ -1329,6 +1356,46 @@ static void test_other_endpoint(void)
     pair_free(&t);
 }
 
+static void not_ready(SnicPkt *p)
+{
+    p->cl.syndrome = SNIC_CL_NACK_NOT_READY;
+}
+
+/*
+ * NOT_READY is a receiver's answer to a REGISTER or a NOTIFY only: one
+ * naming a registered operation's packet 1 is no reply of b's, dropped
+ */
+static void test_stray_not_ready(void)
+{
+    struct snic_cqe cq[4];
+    GPtrArray *fa, *fb;
+    GByteArray *g;
+    unsigned k;
+    Pair t;
+
+    pair_init(&t);
+    node_fill(&t.a, SRC, 2 * PKT, 15);
+    post(&t, 1, 0, 2 * PKT, 0, t.b.lkey, 1, 0);
+    fa = take(&t.a);
+    give(&t.b, fa->pdata[0]);
+    give(&t.b, fa->pdata[1]);
+    g_ptr_array_unref(fa);
+    fb = take(&t.b);
+    g_assert_cmpuint(fb->len, ==, 2);
+    give(&t.a, fb->pdata[0]);
+    g = edited(fb->pdata[1], not_ready);
+    for (k = 0; k < 10; k++) {
+        give(&t.a, g);
+    }
+    g_byte_array_unref(g);
+    g_assert_cmpuint(STAT(&t.a, rdma_rx_dropped), ==, 10);
+    give(&t.a, fb->pdata[1]);
+    g_ptr_array_unref(fb);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1357,5 +1424,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/bad-segments", test_bad_segments);
     g_test_add_func("/cl/peer-timeouts", test_peer_timeouts);
     g_test_add_func("/cl/other-endpoint", test_other_endpoint);
+    g_test_add_func("/cl/stray-not-ready", test_stray_not_ready);
     return g_test_run();
 }

@@ -35,6 +35,7 @@ struct SnicOnchip;
 #define SNIC_CL_DEF_RETRIES     7
 #define SNIC_CL_MAX_TIMEOUT_US  1000000 /* SET_QP_CL's, a peer's */
 #define SNIC_CL_MAX_RETRIES     7
+#define SNIC_CL_RNR_RETRIES     7       /* NOT_READYs waited out a packet */
 #define SNIC_CL_MAX_MASK_BITS   1024
 #define SNIC_CL_MAX_ENTRIES     65535   /* op ids: slot | generation << 16 */
 

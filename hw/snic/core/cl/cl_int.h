@@ -42,6 +42,7 @@ typedef struct ClTxn {
     bool valid:1;
     bool rnr:1;                 /* waits after NOT_READY: no retry used */
     uint8_t retries_left;
+    uint8_t rnr_left;           /* NOT_READYs it may still wait out */
     uint32_t op;                /* slot */
     uint32_t pkt;               /* index; npkts: the NOTIFY */
     uint64_t deadline;

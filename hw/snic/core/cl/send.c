@@ -146,7 +146,8 @@ static uint32_t txn_alloc(SnicCore *c, SnicQp *qp, uint32_t op, uint32_t pkt)
 
     *t = (ClTxn) {
         .valid = true, .op = op, .pkt = pkt,
-        .retries_left = cl_ep(c, qp)->retries, .hnext = d->txn_hash[b],
+        .retries_left = cl_ep(c, qp)->retries,
+        .rnr_left = SNIC_CL_RNR_RETRIES, .hnext = d->txn_hash[b],
     };
     d->txn_hash[b] = slot + 1;
     fifo_append(c, qp, slot);
@@ -448,7 +449,20 @@ void snic_cl_ack(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         }
         break;
     case SNIC_CL_NACK_NOT_READY:
-        /* as IBA's RNR: wait a timeout, using no retry */
+        /*
+         * Only a REGISTER or a NOTIFY is refused so (recv.c); any other
+         * is no reply of this receiver's. As IBA's RNR: wait a timeout,
+         * using no retry - but a bounded number of times
+         */
+        if (!(o->registered && !p->cl.index) && p->cl.index != o->npkts) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            break;
+        }
+        if (!t->rnr_left) {
+            op_end(c, qp, o, SNIC_WC_RNR_RETRY_EXC_ERR);
+            break;
+        }
+        t->rnr_left--;
         fifo_unlink(c, qp, ts);
         fifo_append(c, qp, ts);
         t->rnr = true;
