@@ -1396,6 +1396,47 @@ static void test_stray_not_ready(void)
     pair_free(&t);
 }
 
+static void other_src_ep(SnicPkt *p)
+{
+    p->cl.src_ep ^= 1;
+}
+
+static void other_src_ip(SnicPkt *p)
+{
+    p->addr.sip[3] ^= 1;
+}
+
+/* An ACK from a peer or endpoint the packet did not go to is dropped */
+static void test_stray_ack(void)
+{
+    void (*edits[])(SnicPkt *) = { other_src_ep, other_src_ip };
+    struct snic_cqe cq[4];
+    GPtrArray *fa, *fb;
+    GByteArray *g;
+    unsigned i;
+    Pair t;
+
+    pair_init(&t);
+    post(&t, 1, 0, PKT, 0, t.b.lkey, 1, 0);
+    fa = take(&t.a);
+    give(&t.b, fa->pdata[0]);
+    g_ptr_array_unref(fa);
+    fb = take(&t.b);
+    g_assert_cmpuint(fb->len, ==, 1);
+    for (i = 0; i < G_N_ELEMENTS(edits); i++) {
+        g = edited(fb->pdata[0], edits[i]);
+        give(&t.a, g);
+        g_byte_array_unref(g);
+        g_assert_cmpuint(STAT(&t.a, rdma_rx_dropped), ==, i + 1);
+        g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 0);
+    }
+    give(&t.a, fb->pdata[0]);
+    g_ptr_array_unref(fb);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_SUCCESS);
+    pair_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1425,5 +1466,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/peer-timeouts", test_peer_timeouts);
     g_test_add_func("/cl/other-endpoint", test_other_endpoint);
     g_test_add_func("/cl/stray-not-ready", test_stray_not_ready);
+    g_test_add_func("/cl/stray-ack", test_stray_ack);
     return g_test_run();
 }

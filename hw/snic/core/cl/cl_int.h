@@ -35,6 +35,9 @@ typedef struct ClOp {
     uint32_t next;              /* the endpoint's next operation */
     uint64_t wr_id;
     bool signaled;
+    bool dst_ipv6;              /* where its packets went: its ACKs' source */
+    uint8_t dst_ip[16];         /* ... IPv4 in [0..3] */
+    uint32_t dst_ep;
 } ClOp;
 
 /* One packet in flight, until acknowledged or given up */

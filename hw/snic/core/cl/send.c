@@ -159,6 +159,13 @@ static uint32_t op_id(const SnicClDev *d, const ClOp *o)
     return (uint32_t)(o - d->ops) | (uint32_t)o->gen << 16;
 }
 
+/* Did the ACK come from where operation 'o' went? */
+static bool ack_from_dst(const ClOp *o, const SnicPkt *p)
+{
+    return p->cl.src_ep == o->dst_ep && p->addr.ipv6 == o->dst_ipv6 &&
+           !memcmp(p->addr.sip, o->dst_ip, o->dst_ipv6 ? 16 : 4);
+}
+
 /*
  * Packet 'pkt' of operation 'o' (npkts: its NOTIFY) built from host
  * memory - the WQE, then the payload - and sent; an SNIC_WC_* status
@@ -197,6 +204,9 @@ static uint8_t send_packet(SnicCore *c, SnicQp *qp, ClOp *o, uint32_t pkt)
         snic_stat_inc(&c->stats.cl_notify_sent);
     }
     snic_rdma_av_addr(c, &w.cl.av, qp - c->qps, ep, &p.addr);
+    o->dst_ipv6 = p.addr.ipv6;
+    memcpy(o->dst_ip, p.addr.dip, sizeof(o->dst_ip));
+    o->dst_ep = ep;
     p.pkey = SNIC_DEFAULT_PKEY;
     p.dqpn = ep;
     p.psn = pkt & SNIC_PSN_MASK;
@@ -423,11 +433,14 @@ void snic_cl_ack(SnicCore *c, SnicQp *qp, const SnicPkt *p)
 
     if (qp->state == SNIC_QPS_RTS && o && o->valid &&
         o->gen == p->cl.op_id >> 16 &&
-        o->qpn == (uint32_t)(qp - c->qps)) {
+        o->qpn == (uint32_t)(qp - c->qps) && ack_from_dst(o, p)) {
         t = txn_find(d, slot, p->cl.index, &ts);
     }
     if (!t) {
-        /* for an operation gone, or a packet acknowledged already */
+        /*
+         * for an operation gone, a packet acknowledged already, or from
+         * a peer it was not sent to
+         */
         snic_stat_inc(&c->stats.rdma_rx_dropped);
         return;
     }
