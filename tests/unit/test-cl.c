@@ -1137,6 +1137,36 @@ static void test_bad_sge_count(void)
     pair_free(&t);
 }
 
+/*
+ * A user process's endpoint sends only from an address its port owns, as
+ * a UD QP: a WQE naming another source fails LOC_PROT_ERR, nothing sent
+ */
+static void test_foreign_source(void)
+{
+    struct snic_cqe cq[4];
+    struct snic_sq_wqe w;
+    Pair t;
+
+    node_init_ctx(&t.a, NULL, 1, SNIC_QPT_UD, 3);
+    node_init_dev_type(&t.b, NULL, 2, SNIC_QPT_UD, NULL);
+    g_assert_cmpuint(set_qp_cl(&t.a, 0, 0, TIMEOUT_US, 7), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(set_qp_cl(&t.b, 0, 0, TIMEOUT_US, 7), ==, SNIC_ADMIN_OK);
+    node_ud_up(&t.a, 0x1111, false);
+    node_ud_up(&t.b, 0x1111, false);
+    wqe_of(&t, &w, 1, 0, PKT, 0, t.b.lkey, 1, 0);
+    w.cl.av.sgid[15] ^= 0x40;           /* not a's address */
+    node_post_wqe(&t.a, &w);
+    post(&t, 2, 0, PKT, 0, t.b.lkey, 2, 0);
+    settle(&t);
+    g_assert_cmpuint(poll_all(&t.a, cq, 4), ==, 2);
+    g_assert_cmpuint(GUINT64_FROM_LE(cq[0].wr_id), ==, 1);
+    g_assert_cmpuint(cq[0].status, ==, SNIC_WC_LOC_PROT_ERR);
+    g_assert_cmpuint(cq[1].status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(STAT(&t.a, rdma_tx_packets), ==, 1);
+    g_assert_cmpuint(STAT(&t.a, guest_errors), ==, 1);
+    pair_free(&t);
+}
+
 /* 11 SGEs of 4 GiB - 1 with a bad L_Key: LOC_LEN_ERR, nothing tried */
 static void post_huge(Pair *t, uint64_t wr_id)
 {
@@ -1467,5 +1497,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/other-endpoint", test_other_endpoint);
     g_test_add_func("/cl/stray-not-ready", test_stray_not_ready);
     g_test_add_func("/cl/stray-ack", test_stray_ack);
+    g_test_add_func("/cl/foreign-source", test_foreign_source);
     return g_test_run();
 }

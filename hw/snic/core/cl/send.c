@@ -330,6 +330,12 @@ static bool start_op(SnicCore *c, SnicQp *qp)
     if (st == SNIC_WC_SUCCESS && total > (1ull << 31)) {
         st = SNIC_WC_LOC_LEN_ERR;           /* as an RC WQE's (wq.c) */
     }
+    /* as a UD datagram's: a user context sends only from the port's address */
+    if (st == SNIC_WC_SUCCESS && qp->ctx != SNIC_DB_KERNEL_PAGE &&
+        !snic_av_source_owned(c, &w.cl.av)) {
+        SNIC_GUEST_ERROR(c, GE_UD_SOURCE, qp - c->qps, ep->sq_head);
+        st = SNIC_WC_LOC_PROT_ERR;
+    }
     if (st != SNIC_WC_SUCCESS) {
         /* nothing of it is sent: the CQE's byte_len is 0 */
     } else if (ep->seg_threshold && total > ep->seg_threshold) {

@@ -18,13 +18,6 @@
 #include "objects/qp.h"
 
 #define SNIC_GRH_LEN    40
-/* Is the source address the datagram will carry one of the port's? */
-static bool source_owned(SnicCore *c, const struct snic_av *av)
-{
-    return av->flags & SNIC_AV_IPV6 ? snic_port_owns(c, true, av->sgid) :
-                                      snic_port_owns(c, false, av->sgid + 12);
-}
-
 /* One UD send WQE to the wire; returns its completion status. */
 static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
                        uint32_t *len)
@@ -48,7 +41,7 @@ static uint8_t ud_send(SnicCore *c, SnicQp *qp, const struct snic_sq_wqe *w,
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     /* A user context sends only from an address the port owns */
-    if (qp->ctx != SNIC_DB_KERNEL_PAGE && !source_owned(c, av)) {
+    if (qp->ctx != SNIC_DB_KERNEL_PAGE && !snic_av_source_owned(c, av)) {
         SNIC_GUEST_ERROR(c, GE_UD_SOURCE, qp - c->qps, qp->sq_comp);
         return SNIC_WC_LOC_PROT_ERR;
     }

@@ -23,6 +23,12 @@
  * Addressing of a packet on the path an address vector describes: the
  * connected peer of an RC QP, or a UD WQE's destination.
  */
+bool snic_av_source_owned(SnicCore *c, const struct snic_av *av)
+{
+    return av->flags & SNIC_AV_IPV6 ? snic_port_owns(c, true, av->sgid) :
+                                      snic_port_owns(c, false, av->sgid + 12);
+}
+
 void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
                        uint32_t rqpn, SnicWireAddr *a)
 {

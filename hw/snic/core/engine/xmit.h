@@ -16,6 +16,8 @@ struct SnicPkt;
 struct SnicWireAddr;
 struct snic_av;
 
+/* Is an address vector's source one of the port's addresses? */
+bool snic_av_source_owned(SnicCore *c, const struct snic_av *av);
 /* The addresses of a packet on the path an address vector describes */
 void snic_rdma_av_addr(SnicCore *c, const struct snic_av *av, uint32_t lqpn,
                        uint32_t rqpn, struct SnicWireAddr *a);
