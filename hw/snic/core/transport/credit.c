@@ -40,10 +40,17 @@ void snic_rate_set(SnicRateCredit *rc, uint32_t mbps)
     }
 }
 
-/* Count the credit the time since t_last brought, in whole units. */
+/*
+ * Count the credit the time since t_last brought, in whole units. The
+ * bucket holds the burst and one unit's credit more: a flow whose unit
+ * earns more than a burst (185 Mb/s: 1515 bytes per 65.5 us) and that
+ * waits for its scheduler turn would otherwise lose what it earned while
+ * it waited, and run below its rate.
+ */
 static void rate_update(SnicRateCredit *rc, uint64_t now)
 {
     unsigned shift = SNIC_RATE_LEVEL_SHIFT * rc->level;
+    int64_t full = (int64_t)rc->burst + rc->r[rc->level];
     uint64_t units, add;
 
     if (now <= rc->t_last) {
@@ -51,8 +58,8 @@ static void rate_update(SnicRateCredit *rc, uint64_t now)
     }
     units = (now - rc->t_last) >> shift;
     add = units * rc->r[rc->level];
-    if ((int64_t)rc->credit + (int64_t)add >= rc->burst) {
-        rc->credit = rc->burst;     /* full: idle time earns no more */
+    if ((int64_t)rc->credit + (int64_t)add >= full) {
+        rc->credit = full;          /* full: idle time earns no more */
         rc->t_last = now;
         return;
     }

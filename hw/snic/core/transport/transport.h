@@ -91,7 +91,8 @@ typedef struct SnicCredit {
 typedef struct SnicRateCredit {
     uint32_t r[SNIC_RATE_LEVELS];
     uint32_t mbps;              /* the rate the program set */
-    uint32_t burst;             /* bytes of credit kept at most (D) */
+    uint32_t burst;             /* the bucket (D): the credit kept at
+                                 * most is this and one unit's r */
     int32_t credit;             /* bytes; may go below 0 by one packet */
     uint8_t level;
     uint64_t t_last;            /* credit counted up to here */
