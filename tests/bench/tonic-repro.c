@@ -531,7 +531,10 @@ static int dcqcn200(uint64_t ms, uint64_t epoch_us)
 {
     /*
      * NICs that obey PAUSE: the timing model's MAC at 40 Gb/s, with
-     * SRNIC's PCIe and pipeline figures (tests/sim/README.md)
+     * SRNIC's PCIe and pipeline figures (tests/sim/README.md), and a
+     * transmit FIFO of a few frames that holds the scheduler while it is
+     * full: 200 flows starting at the line rate each would otherwise pile
+     * megabytes into the MAC, sent long after DCQCN cut their rates
      */
     const SnicSimNicTiming timing = {
         .pcie_rtt_ns = SNIC_SIM_SRNIC_PCIE_RTT_NS,
@@ -540,6 +543,7 @@ static int dcqcn200(uint64_t ms, uint64_t epoch_us)
         .line_rate_bps = 40000000000ull,
         .obey_pause = true,
         .untagged_priority = SNIC_SIM_ROCE_PRIORITY,
+        .tx_fifo_bytes = 4096,
     };
     FabricConfig cfg = {
         .nodes = SENDERS + 1,

@@ -43,6 +43,24 @@ void snic_sim_mac_destroy(SnicSimMac *m)
     }
 }
 
+void snic_sim_mac_set_fifo(SnicSimMac *m, uint64_t fifo_bytes,
+                           SnicSimMacRoomFn room, void *opaque)
+{
+    g_assert(!fifo_bytes || room);
+    m->fifo_bytes = fifo_bytes;
+    m->room = room;
+    m->room_opaque = opaque;
+}
+
+bool snic_sim_mac_full(SnicSimMac *m)
+{
+    if (!m->fifo_bytes || m->backlog_bytes <= m->fifo_bytes) {
+        return false;
+    }
+    m->room_owed = true;
+    return true;
+}
+
 static uint64_t ns_up(uint64_t ps)
 {
     return (ps + 999) / 1000;
@@ -106,6 +124,10 @@ static void mac_run(void *opaque)
         }
         snic_sim_send(m->sim, m->ep, m->peer, f->data, f->len);
         g_free(f);
+        if (m->room_owed && m->backlog_bytes <= m->fifo_bytes) {
+            m->room_owed = false;
+            m->room(m->room_opaque);
+        }
     }
     mac_schedule(m);
 }

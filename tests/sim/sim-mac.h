@@ -23,6 +23,9 @@ typedef struct SnicSimMacStats {
     uint64_t max_backlog_bytes; /* waiting in the MAC */
 } SnicSimMacStats;
 
+/* The MAC has room again (snic_sim_mac_full() said it had none) */
+typedef void (*SnicSimMacRoomFn)(void *opaque);
+
 typedef struct SnicSimMac {
     SnicSim *sim;
     unsigned ep;                /* sends from this endpoint ... */
@@ -36,6 +39,10 @@ typedef struct SnicSimMac {
     uint64_t timer_id;          /* 0: none */
     uint64_t timer_at;
     SnicSimPause pause;
+    uint64_t fifo_bytes;        /* full above this backlog; 0: never */
+    SnicSimMacRoomFn room;      /* called when a full MAC has room */
+    void *room_opaque;
+    bool room_owed;             /* full was reported, room not yet */
     SnicSimMacStats stats;
 } SnicSimMac;
 
@@ -58,6 +65,16 @@ void snic_sim_mac_send(SnicSimMac *m, uint64_t ready, const void *frame,
  * host.
  */
 bool snic_sim_mac_receive(SnicSimMac *m, const uint8_t *frame, size_t len);
+
+/*
+ * A transmit FIFO of fifo_bytes (0: unbounded, the default) in front of
+ * the wire: once full, room(opaque) is called when the backlog is back
+ * at or below it.
+ */
+void snic_sim_mac_set_fifo(SnicSimMac *m, uint64_t fifo_bytes,
+                           SnicSimMacRoomFn room, void *opaque);
+/* More than fifo_bytes wait (never with no FIFO); room() will follow. */
+bool snic_sim_mac_full(SnicSimMac *m);
 
 /* Paused time of priority p so far (ns). */
 uint64_t snic_sim_mac_paused_ns(const SnicSimMac *m, unsigned p);

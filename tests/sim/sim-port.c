@@ -124,6 +124,13 @@ static void port_sim_run(void *opaque)
     SnicSimPort *p = opaque;
 
     p->run_scheduled = false;
+    /*
+     * A full transmit FIFO holds the engine until its room() kicks it
+     * again (a host's own run, fake_run's admin commands, does not wait)
+     */
+    if (p->timed && snic_sim_mac_full(&p->mac)) {
+        return;
+    }
     snic_sim_port_run(p);
 }
 
@@ -406,6 +413,11 @@ static void port_sim_recv(void *opaque, unsigned src, const uint8_t *frame,
     }
 }
 
+static void port_mac_room(void *opaque)
+{
+    snic_sim_port_kick(opaque);
+}
+
 unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim)
 {
     const SnicSimNicTiming *t = &p->timing;
@@ -415,6 +427,7 @@ unsigned snic_sim_port_attach(SnicSimPort *p, SnicSim *sim)
     if (p->timed) {
         snic_sim_mac_init(&p->mac, sim, p->ep, p->peer, t->line_rate_bps,
                           t->obey_pause, t->untagged_priority);
+        snic_sim_mac_set_fifo(&p->mac, t->tx_fifo_bytes, port_mac_room, p);
     }
     return p->ep;
 }

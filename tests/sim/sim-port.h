@@ -37,6 +37,12 @@ typedef struct SnicSimNicTiming {
     uint64_t line_rate_bps;     /* the MAC's serialisation */
     bool obey_pause;            /* PFC frames stop the MAC (needs a rate) */
     /*
+     * The MAC's transmit FIFO: while more than this waits in it, the
+     * engine does not run (its scheduler is held, as a NIC's is by a
+     * full FIFO); 0: unbounded, the engine never waits for the MAC
+     */
+    uint64_t tx_fifo_bytes;
+    /*
      * Descriptor reads (dma_read_done: the core's WQE fetches) pass the
      * data reads queued on the read channel (tests/sim/README.md)
      */

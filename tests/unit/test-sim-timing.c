@@ -268,6 +268,53 @@ static void test_tx_line_rate(void)
     snic_sim_free(sim);
 }
 
+typedef struct Room {
+    SnicSim *sim;
+    unsigned n;
+    uint64_t at;
+} Room;
+
+static void room_seen(void *opaque)
+{
+    Room *r = opaque;
+
+    r->n++;
+    r->at = snic_sim_now(r->sim);
+}
+
+/*
+ * A transmit FIFO of two ACKs: five queued make it full, and room is
+ * reported once, as the third starts (two left), not again as the rest
+ * drain; without a FIFO the MAC is never full.
+ */
+static void test_tx_fifo_room(void)
+{
+    SnicSim *sim = snic_sim_new(1);
+    Sink k = { 0 };
+    Room r = { .sim = sim };
+    SnicSimNicTiming t = { .line_rate_bps = model.line_rate_bps };
+    FakeHost *h = timed_host(sim, &t, &k);
+    uint8_t f[128];
+    size_t len = roce_frame(f, sizeof(f), SNIC_OP_RC_ACK, 0);
+    unsigned i;
+
+    g_assert_false(snic_sim_mac_full(&h->port.mac));
+    snic_sim_mac_set_fifo(&h->port.mac, 2 * len, room_seen, &r);
+    g_assert_false(snic_sim_mac_full(&h->port.mac));
+    for (i = 0; i < 5; i++) {
+        snic_sim_port_tx(&h->port, f, len, 0);
+    }
+    g_assert_true(snic_sim_mac_full(&h->port.mac));
+    snic_sim_run(sim, UINT64_MAX);
+    g_assert_cmpuint(k.n, ==, 5);
+    g_assert_cmpuint(r.n, ==, 1);
+    /* the third's start, as in tx-line-rate */
+    g_assert_cmpuint(r.at, ==, (2 * 6880 + 999) / 1000);
+    g_assert_false(snic_sim_mac_full(&h->port.mac));
+    fake_host_free(h);
+    snic_sim_free(sim);
+}
+
 /* Deliver a frame from the sink's side of the link at 'at'. */
 static void inject(SnicSim *sim, FakeHost *h, uint64_t at, const uint8_t *f,
                    size_t len)
@@ -562,6 +609,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim-timing/tx-payload-and-order",
                     test_tx_payload_and_order);
     g_test_add_func("/sim-timing/tx-line-rate", test_tx_line_rate);
+    g_test_add_func("/sim-timing/tx-fifo-room", test_tx_fifo_room);
     g_test_add_func("/sim-timing/rx-wqe-fetch-and-order",
                     test_rx_wqe_fetch_and_order);
     g_test_add_func("/sim-timing/rx-write-imm-wqe", test_rx_write_imm_wqe);
