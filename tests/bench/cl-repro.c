@@ -75,7 +75,9 @@ static void one(uint32_t len, bool registered, Point *pt)
     const SnicSimLinkConfig link = {
         .bandwidth_bps = LINE_BPS, .delay_ns = CABLE_NS, .eth_framing = true,
     };
-    NodeDev dev = { .cfg = { .link_speed_mbps = LINE_BPS / 1000000 } };
+    /* one endpoint a NIC: a small QP table makes a pair cheap */
+    NodeDev dev = { .cfg = { .link_speed_mbps = LINE_BPS / 1000000,
+                             .max_qp = 16 } };
     uint32_t npkts = (len + SNIC_CL_DEF_PACKET - 1) / SNIC_CL_DEF_PACKET;
     SnicSim *sim = snic_sim_new(1);
     const SnicSimLinkStats *st;

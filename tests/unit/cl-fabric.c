@@ -102,6 +102,8 @@ static SnicCoreConfig nic_config(unsigned i)
         .mac = { 0x52, 0x54, 0x00, 0x00, 0x02, i + 1 },
         .pfc_priority = SNIC_SIM_ROCE_PRIORITY,
         .link_speed_mbps = 100000,
+        /* one endpoint a NIC: a small QP table makes a host cheap */
+        .max_qp = 16,
     };
 
     return core;
