@@ -86,6 +86,8 @@ DEPENDS = {
                     'tests/unit/dctcp-incast.h', 'tests/unit/sr-host.c', 'guest-driver/common',
                     'tests/bench/dctcp-repro.c', 'scripts/repro/dctcp.sh',
                     'scripts/repro/dctcp-plot.gp', 'scripts/repro/dctcp-paper.csv'],
+    'cl': SIM + ['tests/unit/cl-fabric.c', 'tests/unit/cl-fabric.h', 'tests/bench/cl-repro.c',
+                 'scripts/repro/cl.sh', 'scripts/repro/cl-plot.gp', 'scripts/repro/cl-paper.csv'],
 }
 # The key columns of a CSV where not its first column; () for a series (its rows are
 # samples: a smoke run has fewer) or a single row of results.
@@ -103,14 +105,16 @@ KEYS = {
               'dcqcn200-epochs.csv': (), 'dcqcn200-summary.csv': ()},
     'dctcp': {'incast.csv': (), 'summary.csv': (), 'srnic/incast.csv': (),
               'srnic/summary.csv': ()},
+    'cl': {'fig7-summary.csv': (), 'system.csv': ()},
 }
 # Rows a smoke run may lack: ns-3 draws Fig 3 beside ours only where it is installed.
 OPTIONAL_ROWS = {'tonic': {'fig3-summary.csv': {('ns-3',)}},
                  'strom': {'fig11.csv': {('65536',), ('262144',), ('2097152',)}}}
 # Files that do not depend on the run's length: a smoke run writes them exactly.
-EXACT = {'tonic': ['table3.csv', 'table3.md', 'device.csv']}
+EXACT = {'tonic': ['table3.csv', 'table3.md', 'device.csv'],
+         'cl': ['fig7.csv', 'fig7-summary.csv']}
 # The paper's numbers (scripts/repro/NAME-paper.csv), keyed by figure and quantity
-PAPER_KEYS = {f'{n}-paper.csv': ('figure', 'quantity') for n in ('strom', 'srnic', 'srnic-fig11')}
+PAPER_KEYS = {f'{n}-paper.csv': ('figure', 'quantity') for n in ('strom', 'srnic', 'srnic-fig11', 'cl')}
 # Earlier runs' numbers (docs/repro/NAME/history.csv: commit,figure,quantity,value,unit,what)
 HISTORY_KEYS = ('figure', 'quantity')
 # Not a run's output, never compared: what the run depended on, and earlier runs' numbers

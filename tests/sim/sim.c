@@ -25,13 +25,19 @@ typedef struct SimEndpoint {
     void *opaque;
 } SimEndpoint;
 
-typedef struct SimLink {
+typedef struct SimLink SimLink;
+struct SimLink {
     unsigned src;
     unsigned dst;
     SnicSimLinkConfig cfg;
     SnicSimLinkStats stats;
     uint64_t busy_until;        /* when the last queued frame has left */
-} SimLink;
+    /* a spray group (snic_sim_spray): its lanes, each a link of its own */
+    SimLink *lanes;
+    unsigned nlanes;
+    unsigned next_lane;         /* round robin's */
+    SnicSimSpray how;
+};
 
 typedef struct SimEvent SimEvent;
 struct SimEvent {
@@ -161,6 +167,14 @@ static uint8_t *event_frame(SimEvent *e, size_t len)
     return e->frame;
 }
 
+static void link_free(gpointer data)
+{
+    SimLink *l = data;
+
+    g_free(l->lanes);
+    g_free(l);
+}
+
 SnicSim *snic_sim_new(uint64_t seed)
 {
     SnicSim *s = g_new0(SnicSim, 1);
@@ -170,7 +184,7 @@ SnicSim *snic_sim_new(uint64_t seed)
     s->heap = g_ptr_array_sized_new(256);
     s->endpoints = g_array_new(false, true, sizeof(SimEndpoint));
     s->links = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                     g_free);
+                                     link_free);
     s->timers = g_hash_table_new(g_int64_hash, g_int64_equal);
     return s;
 }
@@ -220,6 +234,7 @@ void snic_sim_link(SnicSim *s, unsigned src, unsigned dst,
     SimLink *l = find_link(s, src, dst);
 
     g_assert(src < s->endpoints->len && dst < s->endpoints->len);
+    g_assert(!l || !l->lanes);
     if (!l) {
         gint64 *key = g_new(gint64, 1);
 
@@ -232,6 +247,29 @@ void snic_sim_link(SnicSim *s, unsigned src, unsigned dst,
     l->cfg = *cfg;
     if (!l->cfg.reorder_ns) {
         l->cfg.reorder_ns = SIM_DEFAULT_REORDER_NS;
+    }
+}
+
+void snic_sim_spray(SnicSim *s, unsigned src, unsigned dst,
+                    const SnicSimLinkConfig *lanes, unsigned n,
+                    SnicSimSpray how)
+{
+    SimLink *l;
+    unsigned i;
+
+    g_assert(n >= 1 && n <= SNIC_SIM_MAX_LANES);
+    snic_sim_link(s, src, dst, &lanes[0]);
+    l = find_link(s, src, dst);
+    l->lanes = g_new0(SimLink, n);
+    l->nlanes = n;
+    l->how = how;
+    for (i = 0; i < n; i++) {
+        l->lanes[i].src = src;
+        l->lanes[i].dst = dst;
+        l->lanes[i].cfg = lanes[i];
+        if (!lanes[i].reorder_ns) {
+            l->lanes[i].cfg.reorder_ns = SIM_DEFAULT_REORDER_NS;
+        }
     }
 }
 
@@ -266,6 +304,14 @@ bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
 
     if (!l) {
         return false;
+    }
+    if (l->lanes) {
+        /* the lane: one draw a frame, or the next in turn */
+        if (l->how == SNIC_SIM_SPRAY_RANDOM) {
+            l = &l->lanes[g_rand_int_range(s->rand, 0, (gint32)l->nlanes)];
+        } else {
+            l = &l->lanes[l->next_lane++ % l->nlanes];
+        }
     }
     l->stats.sent++;
     l->stats.sent_bytes += len;
@@ -415,8 +461,36 @@ const SnicSimLinkStats *snic_sim_link_stats(SnicSim *s, unsigned src,
                                             unsigned dst)
 {
     SimLink *l = find_link(s, src, dst);
+    SnicSimLinkStats *t;
+    unsigned i;
 
+    if (l && l->lanes) {
+        t = &l->stats;
+        memset(t, 0, sizeof(*t));
+        for (i = 0; i < l->nlanes; i++) {
+            const SnicSimLinkStats *x = &l->lanes[i].stats;
+
+            t->sent += x->sent;
+            t->sent_bytes += x->sent_bytes;
+            t->delivered += x->delivered;
+            t->delivered_bytes += x->delivered_bytes;
+            t->lost += x->lost;
+            t->duplicated += x->duplicated;
+            t->reordered += x->reordered;
+            t->corrupted += x->corrupted;
+            t->ecn_marked += x->ecn_marked;
+            t->max_queue_bytes = MAX(t->max_queue_bytes, x->max_queue_bytes);
+        }
+    }
     return l ? &l->stats : NULL;
+}
+
+const SnicSimLinkStats *snic_sim_lane_stats(SnicSim *s, unsigned src,
+                                            unsigned dst, unsigned lane)
+{
+    SimLink *l = find_link(s, src, dst);
+
+    return l && lane < l->nlanes ? &l->lanes[lane].stats : NULL;
 }
 
 int snic_sim_capture(SnicSim *s, const char *path)

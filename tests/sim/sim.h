@@ -62,6 +62,26 @@ void snic_sim_link(SnicSim *s, unsigned src, unsigned dst,
 void snic_sim_connect(SnicSim *s, unsigned a, unsigned b,
                       const SnicSimLinkConfig *cfg);
 
+/*
+ * A spray group: the one-way link src -> dst becomes n parallel lanes,
+ * each with its own configuration (bandwidth, delay, impairments), and
+ * each frame offered to it takes one lane, picked per frame: at random
+ * from the run's generator (one draw a frame) or round robin. The
+ * receiver sees the frame come from src whatever the lane. A link
+ * sprayed stays sprayed (snic_sim_link on it is an error).
+ */
+typedef enum SnicSimSpray {
+    SNIC_SIM_SPRAY_RANDOM,
+    SNIC_SIM_SPRAY_ROUND_ROBIN,
+} SnicSimSpray;
+#define SNIC_SIM_MAX_LANES  16
+void snic_sim_spray(SnicSim *s, unsigned src, unsigned dst,
+                    const SnicSimLinkConfig *lanes, unsigned n,
+                    SnicSimSpray how);
+/* Counters of lane 'lane' of the spray group src -> dst (NULL: none) */
+const SnicSimLinkStats *snic_sim_lane_stats(SnicSim *s, unsigned src,
+                                            unsigned dst, unsigned lane);
+
 /* Offer a frame to the link src -> dst (copied). False if no such link. */
 bool snic_sim_send(SnicSim *s, unsigned src, unsigned dst, const void *frame,
                    size_t len);
@@ -85,7 +105,10 @@ uint64_t snic_sim_run(SnicSim *s, uint64_t max_events);
 /* A uniform draw in [0, 1) from the run's seeded generator. */
 double snic_sim_random(SnicSim *s);
 
-/* Counters of the link src -> dst (NULL if there is no such link). */
+/*
+ * Counters of the link src -> dst (NULL if there is no such link); of a
+ * spray group, the sums of its lanes' (max_queue_bytes: the deepest lane)
+ */
 const SnicSimLinkStats *snic_sim_link_stats(SnicSim *s, unsigned src,
                                             unsigned dst);
 

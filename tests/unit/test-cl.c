@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "cl-fabric.h"
 #include "engine-node.h"
 #include "cl/cl.h"
 #include "engine/xmit.h"
@@ -1467,6 +1468,49 @@ static void test_stray_ack(void)
     pair_free(&t);
 }
 
+/*
+ * The transport as a system (cl-fabric.h): 200 operations among eight
+ * endpoints on two switches joined by four sprayed links of 1 to 8 us,
+ * every link losing, duplicating and reordering; each completes exactly
+ * once at both ends with its bytes in place, and the escape channel's
+ * replays and overflows, duplicates and resends all happened
+ */
+static void test_fabric(void)
+{
+    ClFabricResult r;
+
+    cl_fabric_run(39, 200, &r);
+    g_test_message("%u operations (%u non-registered, %u notifications, "
+                   "%" PRIu64 " bytes) in %" PRIu64 " ns; %" PRIu64
+                   " resends, %" PRIu64 " duplicates dropped, %" PRIu64
+                   " acknowledged again, escape %" PRIu64 " parked %" PRIu64
+                   " replayed %" PRIu64 " full %" PRIu64 " timed out, %"
+                   PRIu64 " NOT_READY, %" PRIu64 " NOTIFY; links lost %"
+                   PRIu64 " duplicated %" PRIu64 " reordered %" PRIu64
+                   ", %" PRIu64 " PFC frames",
+                   r.ops, r.unregistered, r.segments, r.bytes, r.end_ns,
+                   r.retransmits, r.dup_dropped, r.dup_acked,
+                   r.escape_parked, r.escape_replayed, r.escape_full,
+                   r.escape_timeouts, r.reg_refused, r.notify_sent, r.lost,
+                   r.duplicated, r.reordered, r.pause_sent);
+    g_assert_null(r.error);
+    g_assert_cmpuint(r.ops, ==, 200);
+    g_assert_cmpuint(r.unregistered, ==, 20);
+    g_assert_cmpuint(r.escape_replayed, >, 0);
+    g_assert_cmpuint(r.escape_full, >, 0);
+    g_assert_cmpuint(r.dup_dropped, >, 0);
+    g_assert_cmpuint(r.retransmits, >, 0);
+    g_assert_cmpuint(r.notify_sent, >=, 20);
+    cl_fabric_result_free(&r);
+}
+
+/* The tables do not grow with the peers: the same bytes for 2 and 64 */
+static void test_onchip_peers(void)
+{
+    g_assert_cmpuint(cl_fabric_onchip_with_peers(2), ==,
+                     cl_fabric_onchip_with_peers(64));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1498,5 +1542,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cl/stray-not-ready", test_stray_not_ready);
     g_test_add_func("/cl/stray-ack", test_stray_ack);
     g_test_add_func("/cl/foreign-source", test_foreign_source);
+    g_test_add_func("/cl/fabric", test_fabric);
+    g_test_add_func("/cl/onchip-peers", test_onchip_peers);
     return g_test_run();
 }

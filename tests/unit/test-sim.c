@@ -1,7 +1,7 @@
 /*
  * Unit tests of the network simulator: repeatability from a seed,
  * impairment rates measured at the receiver, bandwidth and delay, ECN
- * marking, timers and capture.
+ * marking, timers, capture and spray groups.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -236,6 +236,87 @@ static void test_bandwidth_and_delay(void)
     snic_sim_free(s);
 }
 
+/* Arrival times and sources at endpoint 1 */
+typedef struct Arrivals {
+    SnicSim *sim;
+    GArray *at;             /* uint64_t */
+    unsigned bad_src;
+} Arrivals;
+
+static void arrival(void *opaque, unsigned src, const uint8_t *f, size_t len)
+{
+    Arrivals *a = opaque;
+    uint64_t now = snic_sim_now(a->sim);
+
+    a->bad_src += src != 0;
+    g_array_append_val(a->at, now);
+}
+
+/*
+ * A spray group of four lanes of 1, 2, 4 and 8 us: round robin sends frame
+ * i over lane i % 4, each lane serialising on its own; at random, every
+ * lane is taken about a quarter of the time, the same lanes for a seed
+ */
+static void test_spray(void)
+{
+    SnicSimLinkConfig lanes[4];
+    const uint64_t tx = (uint64_t)(FRAME_LEN * 8 * 1e9 / 1e10);
+    uint8_t f[FRAME_LEN];
+    uint64_t per_lane[2][4];
+    unsigned i, k, run;
+
+    for (run = 0; run < 3; run++) {
+        SnicSim *s = snic_sim_new(run == 2 ? 5 : 4);
+        Arrivals a = { s, g_array_new(false, false, sizeof(uint64_t)), 0 };
+        bool rr = run == 0;
+        unsigned n = rr ? 8 : 40000;
+
+        for (k = 0; k < 4; k++) {
+            lanes[k] = (SnicSimLinkConfig) {
+                .bandwidth_bps = 10000000000ull, .delay_ns = 1000u << k,
+            };
+        }
+        snic_sim_add_endpoint(s, sink, NULL);
+        snic_sim_add_endpoint(s, arrival, &a);
+        snic_sim_spray(s, 0, 1, lanes, 4, rr ? SNIC_SIM_SPRAY_ROUND_ROBIN :
+                       SNIC_SIM_SPRAY_RANDOM);
+        for (i = 0; i < n; i++) {
+            make_frame(f, i);
+            g_assert_true(snic_sim_send(s, 0, 1, f, sizeof(f)));
+        }
+        snic_sim_run(s, UINT64_MAX);
+        g_assert_cmpuint(a.at->len, ==, n);
+        g_assert_cmpuint(a.bad_src, ==, 0);
+        g_assert_cmpuint(snic_sim_link_stats(s, 0, 1)->delivered, ==, n);
+        if (rr) {
+            /* lane k: frames k and k + 4, back to back, after its delay */
+            static const uint64_t want[] = {
+                1000 + tx, 1000 + 2 * tx, 2000 + tx, 2000 + 2 * tx,
+                4000 + tx, 4000 + 2 * tx, 8000 + tx, 8000 + 2 * tx,
+            };
+            for (i = 0; i < n; i++) {
+                g_assert_cmpuint(g_array_index(a.at, uint64_t, i), ==,
+                                 want[i]);
+            }
+            for (k = 0; k < 4; k++) {
+                g_assert_cmpuint(snic_sim_lane_stats(s, 0, 1, k)->sent, ==, 2);
+            }
+        } else {
+            for (k = 0; k < 4; k++) {
+                per_lane[run - 1][k] = snic_sim_lane_stats(s, 0, 1, k)->sent;
+                g_assert_cmpuint(per_lane[run - 1][k], >, n / 4 - n / 40);
+                g_assert_cmpuint(per_lane[run - 1][k], <, n / 4 + n / 40);
+            }
+        }
+        g_assert_null(snic_sim_lane_stats(s, 0, 1, 4));
+        g_array_free(a.at, true);
+        snic_sim_free(s);
+    }
+    /* another seed, other lanes */
+    g_assert_cmpint(memcmp(per_lane[0], per_lane[1], sizeof(per_lane[0])),
+                    !=, 0);
+}
+
 typedef struct EcnCount {
     unsigned ce, ect, not_ect, bad_csum;
 } EcnCount;
@@ -364,6 +445,7 @@ int main(int argc, char **argv)
     g_test_add_func("/sim/bandwidth-and-delay", test_bandwidth_and_delay);
     g_test_add_func("/sim/ecn-marking", test_ecn_marking);
     g_test_add_func("/sim/timers", test_timers);
+    g_test_add_func("/sim/spray", test_spray);
     g_test_add_func("/sim/capture", test_capture);
     return g_test_run();
 }
