@@ -61,6 +61,29 @@ static void fail(ClFabric *f, char *msg)
     }
 }
 
+/*
+ * NIC i's sources: every 32-bit word of them different (an odd multiplier
+ * is a bijection), so bytes taken from a wrong offset never compare equal
+ */
+static void fill_sources(Node *n, uint32_t i)
+{
+    uint8_t *p = fake_ptr(n->h, BUF, SRC_LEN);
+    uint32_t w, v;
+
+    for (w = 0; w < SRC_LEN / 4; w++) {
+        v = (w + i * (SRC_LEN / 4)) * 2654435761u;
+        memcpy(p + 4 * w, &v, 4);
+    }
+}
+
+/* Op k's whole destination holds its source */
+static bool op_in_place(ClFabric *f, const ClOp *o)
+{
+    return !memcmp(fake_ptr(f->nic[o->dst].h, o->dst_addr, o->len),
+                   fake_ptr(f->nic[o->src].h, BUF + o->src_off, o->len),
+                   o->len);
+}
+
 static uint16_t set_qp_cl(Node *n, uint32_t thr, uint32_t seg)
 {
     struct snic_admin_cmd cmd;
@@ -150,7 +173,7 @@ static void fabric_new(ClFabric *f, uint64_t seed)
         f->nr_key[i] = reg_nr_mr(n);
         f->nr_next[i] = NR_BASE;
         f->live[i] = g_array_new(false, false, sizeof(unsigned));
-        node_fill(n, BUF, SRC_LEN, i + 1);
+        fill_sources(n, i);
     }
     /* the trunk: a port each way at the lanes' sum, sprayed over four */
     trunk.bandwidth_bps = 4 * nic_link.bandwidth_bps;
@@ -312,6 +335,10 @@ static void op_done(ClFabric *f, ClOp *o, unsigned k)
     f->out[o->src]--;
     f->done++;
     f->r->end_ns = snic_sim_now(f->sim);
+    /* a late packet of a segment notified before must not have rewritten it */
+    if (!op_in_place(f, o)) {
+        fail(f, g_strdup_printf("op %u: not in place once complete", k));
+    }
     if (!o->unreg) {
         reg_release(f, o, k);
     }
@@ -453,6 +480,13 @@ void cl_fabric_run(uint64_t seed, unsigned ops, ClFabricResult *r)
     /* what is still in flight lands; nothing may complete again */
     snic_sim_run(f.sim, UINT64_MAX);
     poll_all(&f);
+    /* late duplicates rewrite non-registered buffers with the same bytes */
+    for (k = 0; k < f.nops && !r->error; k++) {
+        if (f.op[k].unreg && f.op[k].sent && !op_in_place(&f, &f.op[k])) {
+            fail(&f, g_strdup_printf("op %u: non-registered, not in place "
+                                     "after the drain", k));
+        }
+    }
     for (k = 0; k < f.nops; k++) {
         r->unregistered += f.op[k].unreg && f.op[k].sent;
         r->bytes += f.op[k].len;
