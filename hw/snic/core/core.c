@@ -228,7 +228,6 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     snic_transport_release_all(c);
     snic_qp_reset(c);
     snic_wq_reset(c);
-    c->objects_stale = true;
     snic_rpc_reset(c);
     snic_hll_reset(c);
     snic_cl_reset(c);
@@ -290,7 +289,7 @@ void snic_core_reset(SnicCore *c)
 
 void snic_core_timer(SnicCore *c)
 {
-    uint64_t now, next;
+    uint64_t now, next, cq_next;
 
     snic_enter(c);
     now = c->ops->now_ns(c->opaque);
@@ -301,7 +300,8 @@ void snic_core_timer(SnicCore *c)
     if (snic_ready(c)) {
         next = MIN(next, snic_sched_timer(c, now));
         next = MIN(next, snic_rpc_timer(c, now));
-        next = MIN(next, snic_cq_timer(c, now));
+        cq_next = snic_cq_timer(c, now);   /* once: MIN() reads twice */
+        next = MIN(next, cq_next);
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;
