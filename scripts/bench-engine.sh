@@ -75,7 +75,9 @@ if [ "${1:-}" = --call-cost ]; then
     for w in alloc_pd stats timer; do
         s=$(ir "$tmp/cc.small" "cost_window_$w")
         l=$(ir "$tmp/cc.large" "cost_window_$w")
-        [ -n "$s" ] && [ -n "$l" ] || die "no count for cost_window_$w"
+        if [ -z "$s" ] || [ -z "$l" ]; then
+            die "no count for cost_window_$w"
+        fi
         printf '  %-10s %10d %10d %7.2f\n' "$w" "$s" "$l" \
             "$(echo "$l / $s" | bc -l)"
         if [ "$l" -gt $((2 * s)) ]; then
