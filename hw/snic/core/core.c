@@ -287,21 +287,26 @@ void snic_core_reset(SnicCore *c)
     snic_request_reset(c, SNIC_RESET_FULL);
 }
 
+/* The earlier of two deadlines, each unit's timer run once (not MIN()) */
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 void snic_core_timer(SnicCore *c)
 {
-    uint64_t now, next, cq_next;
+    uint64_t now, next;
 
     snic_enter(c);
     now = c->ops->now_ns(c->opaque);
     c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
     /* one pass fires what is due and finds the earliest deadline left */
     next = snic_eth_irq_timer(c, now);
-    next = MIN(next, snic_link_timer(c, now));
+    next = earlier(next, snic_link_timer(c, now));
     if (snic_ready(c)) {
-        next = MIN(next, snic_sched_timer(c, now));
-        next = MIN(next, snic_rpc_timer(c, now));
-        cq_next = snic_cq_timer(c, now);   /* once: MIN() reads twice */
-        next = MIN(next, cq_next);
+        next = earlier(next, snic_sched_timer(c, now));
+        next = earlier(next, snic_rpc_timer(c, now));
+        next = earlier(next, snic_cq_timer(c, now));
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;
