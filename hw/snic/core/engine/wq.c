@@ -637,9 +637,11 @@ int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e)
 /*
  * The oldest READ/atomic outstanding completed and others are: the next
  * is the first READ/atomic from sq_comp on (rd_index, dde.rd_off). Read
- * once per READ/atomic completed, not per ACK. A WQE unreadable now (or
- * rewritten) leaves the barrier at wnd_start: nothing is acknowledged
- * beyond it, and the completer fails that WQE when it gets there.
+ * once per READ/atomic completed, not per ACK. None found where the
+ * count says there is one (a WQE unreadable now, or rewritten since it
+ * started): no barrier before what was sent, as if none were there, and
+ * the completer fails the QP when it gets there (the count is checked as
+ * the last started WQE completes).
  */
 static void rd_atomic_next(SnicCore *c, SnicQp *qp)
 {
@@ -649,7 +651,7 @@ static void rd_atomic_next(SnicCore *c, SnicQp *qp)
     SnicReqWqe e;
 
     r->rd_index = qp->sq_comp;
-    r->dde.rd_off = 0;
+    r->dde.rd_off = r->dde.sent;
     for (i = qp->sq_comp; i != end; i++) {
         first = snic_rpc_skip(c, qp, first, i);
         if (snic_sq_wqe_read(c, qp, i, first, &e) != SNIC_WC_SUCCESS) {
@@ -657,9 +659,8 @@ static void rd_atomic_next(SnicCore *c, SnicQp *qp)
         }
         if (snic_wr_is_rd_atomic(e.info.opcode)) {
             r->rd_index = i;
-            if (snic_psn_cmp(first, r->dde.wnd_start) > 0) {
-                r->dde.rd_off = (first - r->dde.wnd_start) & SNIC_PSN_MASK;
-            }
+            r->dde.rd_off = snic_psn_cmp(first, r->dde.wnd_start) > 0 ?
+                            (first - r->dde.wnd_start) & SNIC_PSN_MASK : 0;
             return;
         }
         first = (first + e.info.npsn) & SNIC_PSN_MASK;
