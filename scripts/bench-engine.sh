@@ -23,6 +23,13 @@
 # the scheduler's: snic_sched_run without the QP iterations it calls
 # (snic_rdma_iteration: building the packets) plus snic_sched_timer (the
 # timer heap, fetch completions). Takes a few minutes (valgrind).
+#
+# --call-cost: what one guest action costs at two device sizes, counted
+# by callgrind (tests/bench/call-cost.c): an ALLOC_PD, a read of the
+# stats' object gauges and the device timer, on a device with small
+# tables and 10 QPs and PDs and on one with 65536 QPs, 4096 PDs and CQs
+# and 1000 QPs and PDs. Fails if a call costs the large device more than
+# twice what it costs the small one.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +62,31 @@ ir_core() {
              / [^ ]*:fh_[a-z_]* / { host += $1 }
              END { printf "%.0f\n", core - host }'
 }
+if [ "${1:-}" = --call-cost ]; then
+    ninja -C "$bench" tests/call-cost >/dev/null
+    for size in small large; do
+        valgrind --tool=callgrind --callgrind-out-file="$tmp/cc.$size" \
+            --toggle-collect='cost_window_*' "$bench/tests/call-cost" "$size" \
+            >/dev/null 2>&1 || die "callgrind run of call-cost $size failed"
+    done
+    echo "instructions of one call (callgrind), small and large device"
+    printf '  %-10s %10s %10s %7s\n' call small large ratio
+    fail=0
+    for w in alloc_pd stats timer; do
+        s=$(ir "$tmp/cc.small" "cost_window_$w")
+        l=$(ir "$tmp/cc.large" "cost_window_$w")
+        if [ -z "$s" ] || [ -z "$l" ]; then
+            die "no count for cost_window_$w"
+        fi
+        printf '  %-10s %10d %10d %7.2f\n' "$w" "$s" "$l" \
+            "$(echo "$l / $s" | bc -l)"
+        if [ "$l" -gt $((2 * s)) ]; then
+            echo "  $w: the large device's call costs more than twice the small one's" >&2
+            fail=1
+        fi
+    done
+    exit "$fail"
+fi
 if [ "${1:-}" != --sched-cost ]; then
     ninja -C "$bench" tests/bench-engine >/dev/null
     "$bench/tests/bench-engine" "$@"

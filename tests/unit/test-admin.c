@@ -9,6 +9,7 @@
 #include "core_int.h"
 #include "fake-host.h"
 #include "objects/qp.h"
+#include "objects/table.h"
 #include "strom/hll.h"
 #include "strom/rpc.h"
 
@@ -848,6 +849,76 @@ static void test_admin_fail_names(void)
     fake_host_free(h);
 }
 
+/*
+ * A table's free handles: the lowest first, each once, none beyond the
+ * table; one given back is the next taken; the count in use follows, and
+ * a reset frees them all. At sizes that fill a tree level exactly, leave
+ * one handle over, and need every level (64^3 < 2^20).
+ */
+static void test_table_slots(void)
+{
+    static const uint32_t sizes[] = { 1, 63, 64, 65, 4096, 4097, 1u << 20 };
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(sizes); k++) {
+        uint32_t max = sizes[k], i;
+        SnicSlots s;
+
+        snic_slots_init(&s, max);
+        for (i = 1; i <= max; i++) {
+            g_assert_cmpuint(snic_slots_take(&s), ==, i);
+        }
+        g_assert_cmpuint(snic_slots_take(&s), ==, 0);
+        g_assert_cmpuint(s.used, ==, max);
+        /* given back, from the top: each is the lowest free */
+        snic_slots_put(&s, max);
+        snic_slots_put(&s, max);            /* twice: once */
+        g_assert_cmpuint(s.used, ==, max - 1);
+        if (max > 65) {
+            /* across a word: both bits of the level above set again */
+            snic_slots_put(&s, 64);
+            snic_slots_put(&s, 65);
+            g_assert_cmpuint(snic_slots_take(&s), ==, 64);
+            g_assert_cmpuint(snic_slots_take(&s), ==, 65);
+        }
+        g_assert_cmpuint(snic_slots_take(&s), ==, max);
+        g_assert_cmpuint(snic_slots_take(&s), ==, 0);
+        snic_slots_reset(&s);
+        g_assert_cmpuint(s.used, ==, 0);
+        g_assert_cmpuint(snic_slots_take(&s), ==, 1);
+        snic_slots_free(&s);
+    }
+}
+
+/*
+ * The stats' object gauges follow every create and destroy, and a reset:
+ * 3 PDs, one deallocated, then the device reset.
+ */
+static void test_object_gauges(void)
+{
+    FakeHost *h = fake_host_new();
+    uint64_t pdn[3];
+
+    fake_enable(h, 4, 4);
+    for (unsigned i = 0; i < 3; i++) {
+        g_assert_cmpuint(alloc_pd(h, &pdn[i]), ==, SNIC_ADMIN_OK);
+        g_assert_cmpuint(pdn[i], ==, i + 1);
+    }
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 3);
+    g_assert_cmpuint(fake_obj_cmd(h, SNIC_ADMIN_DEALLOC_PD, pdn[1]), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 2);
+    /* the lowest free handle again */
+    g_assert_cmpuint(alloc_pd(h, &pdn[1]), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(pdn[1], ==, 2);
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 3);
+    snic_core_reset(h->core);
+    g_assert_cmpuint(FAKE_STAT(h, obj_pds), ==, 0);
+    fake_enable(h, 4, 4);
+    g_assert_cmpuint(alloc_pd(h, &pdn[0]), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(pdn[0], ==, 1);
+    fake_host_free(h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -884,5 +955,7 @@ int main(int argc, char **argv)
                     test_enable_wrapping_ring);
     g_test_add_func("/core/admin/doorbell-backwards", test_doorbell_backwards);
     g_test_add_func("/core/regs/reset-inside-dma", test_reset_inside_dma);
+    g_test_add_func("/core/admin/table-slots", test_table_slots);
+    g_test_add_func("/core/admin/object-gauges", test_object_gauges);
     return g_test_run();
 }

@@ -11,6 +11,8 @@
 
 #include "engine-node.h"
 #include "engine/wq.h"
+#include "engine/xmit.h"
+#include "port/wire.h"
 #include "objects/qpc.h"
 
 /* The bounds of one call, and the glue's engine-run budget (snic.c) */
@@ -242,10 +244,123 @@ static void test_err_1000_qps(void)
     fake_host_free(n.h);
 }
 
+/* b's ACK or READ response (opcode, PSN, MSN, payload) into a, run */
+static void from_peer(Node *a, Node *b, uint8_t opcode, uint32_t psn,
+                      uint32_t msn, const void *payload, uint32_t len)
+{
+    uint8_t frame[256];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(b->h->core, &b->h->core->qps[b->qpn], &p);
+    p.opcode = opcode;
+    p.psn = psn & SNIC_PSN_MASK;
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.aeth.msn = msn;
+    p.payload = payload;
+    p.payload_len = len;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(a, frame, n);
+    fake_run(a->h);
+}
+
+/*
+ * A READ outstanding behind 64 WRITEs: each ACK of a WRITE completes it
+ * (its WQE read, its CQE written) and must also find where the READ's
+ * responses begin, which an ACK beyond them would imply lost. That place
+ * is kept in the QP context: the ACK reads no WQE between the oldest
+ * and the READ, so its DMA does not grow with the WRITEs queued before.
+ */
+static void test_ack_behind_writes(void)
+{
+    enum { WRITES = 64 };
+    uint32_t first;
+    Node a, b;
+    unsigned i;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    first = a.h->core->qps[a.qpn].req.next_psn;
+    for (i = 0; i < WRITES; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey, 0,
+                       a.lkey);
+    }
+    node_post_send(&a, WRITES, SNIC_WR_RDMA_READ, BUF, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    fake_run(a.h);
+    g_assert_cmpuint(a.h->core->qps[a.qpn].req.rd_atomic, ==, 1);
+    for (i = 0; i < WRITES; i++) {
+        struct snic_cqe c;
+        uint64_t ops = a.h->dma_ops;
+
+        from_peer(&a, &b, SNIC_OP_RC_ACK, first + i, i + 1, NULL, 0);
+        /* the WRITE's WQE read and its CQE: a few, never the queue */
+        g_assert_cmpuint(a.h->dma_ops - ops, <=, 8);
+        g_assert_true(node_poll_cq(&a, &c));
+        g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, i);
+    }
+    g_assert_false(node_poll_cq(&a, &(struct snic_cqe){ 0 }));
+    g_assert_cmpuint(a.h->core->qps[a.qpn].state, ==, SNIC_QPS_RTS);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+/*
+ * Two READs in flight, the second rewritten by the guest into a WRITE
+ * once started: when the first completes, the QP context's next READ is
+ * looked for and not found. The ACK of the "WRITE" is then taken as if no
+ * READ were outstanding (no barrier stops it), and its completion finds
+ * the count of READs wrong: LOC_QP_OP_ERR, the QP in ERR.
+ */
+static void test_read_rewritten(void)
+{
+    static const uint8_t data[64];
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    SnicQp *qa;
+    uint32_t first;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = &a.h->core->qps[a.qpn];
+    first = qa->req.next_psn;
+    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 64, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    fake_run(a.h);
+    g_assert_cmpuint(qa->req.rd_atomic, ==, 2);
+    fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    fake_write(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+
+    from_peer(&a, &b, SNIC_OP_RC_READ_RESP_ONLY, first, 1, data,
+              sizeof(data));
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 1);
+    from_peer(&a, &b, SNIC_OP_RC_ACK, first + 1, 2, NULL, 0);
+    g_assert_true(node_poll_cq(&a, &c));
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 2);
+    g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+    g_assert_cmpuint(qa->state, ==, SNIC_QPS_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/bound/flush-32k", test_flush_32k);
     g_test_add_func("/bound/err-1000-qps", test_err_1000_qps);
+    g_test_add_func("/bound/ack-behind-writes", test_ack_behind_writes);
+    g_test_add_func("/bound/read-rewritten", test_read_rewritten);
     return g_test_run();
 }

@@ -323,11 +323,55 @@ static void test_moderation(void)
     fake_host_free(e.h);
 }
 
+/*
+ * 300 CQs whose moderation periods end at once: one call of the device's
+ * timer raises at most SNIC_CQ_EVENTS_PER_CALL of their events and asks
+ * to be called again at once for the rest; the timer never walks the CQs
+ * that wait for nothing (their deadlines are in a heap).
+ */
+static void test_moderation_per_call(void)
+{
+    enum { NCQ = 300 };
+    Env e = env_new(0);
+    struct snic_admin_cmd cmd;
+    SnicCore *c = e.h->core;
+    unsigned i, left = NCQ;
+    uint64_t cqn;
+
+    for (i = 0; i < NCQ; i++) {
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ,
+                            sizeof(cmd.create_cq));
+        cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
+        cmd.create_cq.npages = GUINT32_TO_LE(1);
+        cmd.create_cq.log2_depth = 2;
+        cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
+        cqn = admin_ok(e.h, &cmd);
+        e.cqn = cqn;
+        modify_cq(&e, 100, 10);
+        fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, cqn, 0);
+        post(&e, i, SNIC_WC_SUCCESS, false);
+    }
+    g_assert_cmpuint(c->cq_timers_len, ==, NCQ);
+    /* the periods end; the timer is called as the host's would be */
+    e.h->port.now += 10000;
+    while (left) {
+        snic_core_timer(c);
+        g_assert_cmpuint(left - c->cq_timers_len, ==,
+                         MIN(left, SNIC_CQ_EVENTS_PER_CALL));
+        left = c->cq_timers_len;
+        /* more due: called again at once; none: no deadline */
+        g_assert_cmpuint(c->timer_deadline, ==,
+                         left ? e.h->port.now : UINT64_MAX);
+    }
+    fake_host_free(e.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/cq/resize", test_resize);
     g_test_add_func("/cq/moderation", test_moderation);
+    g_test_add_func("/cq/moderation-per-call", test_moderation_per_call);
     g_test_add_func("/cq/phase-and-overrun", test_cqe_phase_and_overrun);
     g_test_add_func("/cq/phase-second-lap", test_phase_second_lap);
     g_test_add_func("/cq/arming", test_arming);

@@ -1264,6 +1264,115 @@ static void test_write_imm_srq(void)
 }
 
 /*
+ * b's QP on an SRQ (SRNIC's SENDs there run in order, held from the
+ * device's pool of SRQ receives) with two receives of RBUF posted
+ */
+static void resp_init_srq(Resp *r, Node *base)
+{
+    node_init(&r->a, NULL, 1);
+    node_init(base, NULL, 2);
+    node_create_srq(base, 0);
+    node_add_qp(&r->b, base);
+    g_assert_cmpuint(node_set_transport(&r->a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&r->b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&r->hb, &r->b, NULL, 6, 4, 0);
+    node_connect(&r->a, &r->b, SNIC_MTU_1024, 7, 7);
+    node_connect(&r->b, &r->a, SNIC_MTU_1024, 7, 7);
+    r->qb = snic_qp_get(r->b.h->core, r->b.qpn);
+    r->e = r->qb->resp.epsn;
+    memset(fake_ptr(r->b.h, RBUF, 2 * 8192), 0, 2 * 8192);
+    node_post_srq_recv(base, 100, RBUF, 8192, r->b.lkey);
+    node_post_srq_recv(base, 101, RBUF + 8192, 8192, r->b.lkey);
+}
+
+/* b's QP lets go of the receive it holds after (4.096 us << 8) * 8 */
+#define SRQ_HOLD_NS         ((4096ull << 8) * 8)
+
+/*
+ * A sender that stopped after its SEND First no longer holds b's SRQ
+ * pool entry for good under SRNIC either: after as long as it would
+ * retry, the receive completes with REM_ABORT_ERR and the entry is free.
+ * ePSN goes back to the message's First; the recovery a WRITE placed
+ * beyond it began ends, and the host hears so (its bitmap must not move
+ * ePSN past the message sent again). The late Last draws a sequence NAK
+ * for the First, never a fatal one; the message sent again lands, and
+ * the WRITE placed beyond, forgotten, is taken again in order.
+ */
+static void test_srq_dead_sender(void)
+{
+    uint32_t pool;
+    struct snic_cqe c;
+    SnicSrQp *s;
+    Node base;
+    SnicPkt p;
+    Resp r;
+
+    resp_init_srq(&r, &base);
+    s = snic_sr_qp(r.qb);
+    pool = r.b.h->core->recv_free_n;
+    snd(&r, 0, SNIC_OP_RC_SEND_FIRST, 0, 0, 1024, 0x41, 0);
+    g_assert_true(r.qb->resp.in_send);
+    g_assert_cmpuint(r.b.h->core->recv_free_n, ==, pool - 1);
+    wr(&r, 2, 0xa2);                    /* beyond the message: placed */
+    g_assert_true(s->resp_recovery);
+    next_entry(&r, SNIC_SR_CTRL_RESP, psn_add(r.e, 2), psn_add(r.e, 1));
+    fake_advance(r.b.h, SRQ_HOLD_NS - 1000);
+    g_assert_false(node_poll_cq(&r.b, &c));     /* not yet */
+    fake_advance(r.b.h, 2000);
+    g_assert_true(node_poll_cq(&r.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ABORT_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 100);
+    g_assert_cmpuint(r.b.h->core->recv_free_n, ==, pool);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, r.e);
+    g_assert_false(s->resp_recovery);
+    next_entry(&r, SNIC_SR_CTRL_RESP_EXIT, r.e, r.e);
+    g_assert_false(r.hb.sw.r_active);
+
+    /* its late Last: a sequence NAK for the First */
+    snd(&r, 1, SNIC_OP_RC_SEND_LAST, 0, 1024, 500, 0x42, 0);
+    last_ack(&r, &p);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_NAK_SEQ);
+    g_assert_cmpuint(p.psn, ==, r.e);
+    g_assert_false(r.qb->resp.fatal);
+    /* sent again from its First, then the WRITE after it */
+    snd(&r, 0, SNIC_OP_RC_SEND_FIRST, 0, 0, 1024, 0x51, 0);
+    snd(&r, 1, SNIC_OP_RC_SEND_LAST, 0, 1024, 500, 0x52, 0);
+    recv_cqe(&r, 101, 1524, 0, 0);
+    assert_filled(&r, 1, 0, 1024, 0x51);
+    assert_filled(&r, 1, 1024, 500, 0x52);
+    wr(&r, 2, 0xa2);
+    g_assert_cmpuint(r.qb->resp.epsn, ==, psn_add(r.e, 3));
+    g_assert_false(sr_host_peek(&r.hb, &(struct snic_sr_ctrl){ 0 }));
+    g_assert_cmpuint(r.b.h->core->recv_free_n, ==, pool);
+    g_assert_cmpuint(r.qb->state, ==, SNIC_QPS_RTS);
+    resp_free(&r);
+}
+
+/* Under SRNIC too, a sender quiet for less than the hold keeps its SEND */
+static void test_srq_paused_sender(void)
+{
+    struct snic_cqe c;
+    Node base;
+    Resp r;
+
+    resp_init_srq(&r, &base);
+    snd(&r, 0, SNIC_OP_RC_SEND_FIRST, 0, 0, 1024, 0x41, 0);
+    fake_advance(r.b.h, SRQ_HOLD_NS * 3 / 4);
+    snd(&r, 1, SNIC_OP_RC_SEND_MIDDLE, 0, 1024, 1024, 0x42, 0);
+    fake_advance(r.b.h, SRQ_HOLD_NS * 3 / 4);   /* 1.5 holds in all */
+    g_assert_false(node_poll_cq(&r.b, &c));
+    snd(&r, 2, SNIC_OP_RC_SEND_LAST, 0, 2048, 100, 0x43, 0);
+    recv_cqe(&r, 100, 2148, 0, 0);
+    assert_filled(&r, 0, 1024, 1024, 0x42);
+    g_assert_cmpuint(r.b.h->events[SNIC_TRACE_RESP_HOLD_EXPIRED], ==, 0);
+    fake_advance(r.b.h, 2 * SRQ_HOLD_NS);
+    g_assert_false(node_poll_cq(&r.b, &c));
+    resp_free(&r);
+}
+
+/*
  * A WRITE with immediate's Last ahead of ePSN needs two CtrlQ slots (its
  * PSN, its completion): with one free it is dropped unplaced, a loss;
  * sent again once the host returned the slots, it is placed, and its
@@ -2841,6 +2950,8 @@ int main(int argc, char **argv)
     g_test_add_func("/sr/write-imm/in-order", test_write_imm_in_order);
     g_test_add_func("/sr/write-imm/ooo", test_write_imm_ooo);
     g_test_add_func("/sr/write-imm/srq", test_write_imm_srq);
+    g_test_add_func("/sr/srq/dead-sender", test_srq_dead_sender);
+    g_test_add_func("/sr/srq/paused-sender", test_srq_paused_sender);
     g_test_add_func("/sr/write-imm/ctrlq-full", test_write_imm_ctrlq_full);
     g_test_add_func("/sr/write-imm/recv-done-hostile",
                     test_write_imm_recv_done_hostile);

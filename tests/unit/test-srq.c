@@ -594,9 +594,11 @@ typedef struct Held {
     Node a, b, b1;
     SnicQp *qb;
     uint32_t psn;               /* the message's first PSN */
+    bool xport;                 /* a selective program's: extension headers */
 } Held;
 
-static void held_new(Held *h, uint8_t timeout, uint32_t hold_ms)
+static void held_new_program(Held *h, uint8_t timeout, uint32_t hold_ms,
+                             uint8_t program)
 {
     SnicCoreConfig cfg = { .resp_hold_ms = hold_ms };
     struct snic_qp_attr at;
@@ -606,6 +608,11 @@ static void held_new(Held *h, uint8_t timeout, uint32_t hold_ms)
                    SNIC_DB_KERNEL_PAGE);
     node_create_srq(&h->b, 0);
     node_add_qp(&h->b1, &h->b);
+    h->xport = program != SNIC_TRANSPORT_GBN;
+    g_assert_cmpuint(node_set_transport(&h->a, program, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&h->b1, program, 0), ==,
+                     SNIC_ADMIN_OK);
     node_connect(&h->a, &h->b1, SNIC_MTU_1024, 7, 7);
     node_connect_rtr(&h->b1, &h->a, SNIC_MTU_1024);
     memset(&at, 0, sizeof(at));
@@ -618,6 +625,11 @@ static void held_new(Held *h, uint8_t timeout, uint32_t hold_ms)
     h->qb = &h->b.h->core->qps[h->b1.qpn];
     h->psn = h->qb->resp.epsn;
     node_post_srq_recv(&h->b, 0x77, BUF, SLOT_LEN, h->b.lkey);
+}
+
+static void held_new(Held *h, uint8_t timeout, uint32_t hold_ms)
+{
+    held_new_program(h, timeout, hold_ms, SNIC_TRANSPORT_GBN);
 }
 
 static void held_free(Held *h)
@@ -640,6 +652,38 @@ static void held_send(Held *h, uint8_t opcode, uint32_t seg)
     p.psn = (h->psn + seg) & SNIC_PSN_MASK;
     p.payload = payload;
     p.payload_len = sizeof(payload);
+    if (h->xport) {
+        /* the message's number and offset, as a selective requester's */
+        p.xport = true;
+        p.xeth.flags = SNIC_XETH_F_MSG;
+        p.xeth.offset = seg * sizeof(payload);
+    }
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&h->b1, frame, n);
+    fake_run(h->b.h);
+}
+
+/* a's 1 KiB WRITE Only at PSN 'seg' after the message's first, to BUF */
+static void held_write(Held *h, uint32_t seg)
+{
+    static const uint8_t payload[1024];
+    uint8_t frame[2048];
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(h->a.h->core, &h->a.h->core->qps[h->a.qpn], &p);
+    p.opcode = SNIC_OP_RC_WRITE_ONLY;
+    p.psn = (h->psn + seg) & SNIC_PSN_MASK;
+    p.reth.va = BUF + SLOT_LEN;
+    p.reth.rkey = h->b.lkey;
+    p.reth.len = sizeof(payload);
+    p.payload = payload;
+    p.payload_len = sizeof(payload);
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_PLACE;
+    p.xeth.rkey = p.reth.rkey;
+    p.xeth.va = p.reth.va;
     n = snic_wire_build(&p, frame, sizeof(frame));
     node_inject(&h->b1, frame, n);
     fake_run(h->b.h);
@@ -705,6 +749,74 @@ static void test_dead_sender_released(void)
         g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool);
         held_free(&h);
     }
+}
+
+/*
+ * A selective program (IRN) runs an SRQ's SENDs in order as go-back-N
+ * does, and lets go of a dead sender's receive alike. A WRITE placed at
+ * the far end of the placement map before the hold ends would read, once
+ * ePSN went back to the message's First, as that First placed: a packet
+ * ahead then swept ePSN past it. It goes instead, and the late Middle
+ * draws the program's answer to a gap (a duplicate ACK), never a fatal
+ * NAK; the message sent again lands.
+ */
+static void test_dead_sender_released_selective(void)
+{
+    const uint64_t hold = (4096ull << 8) * 4;
+    struct snic_cqe c;
+    uint32_t pool;
+    unsigned frames;
+    GByteArray *f;
+    SnicPkt p;
+    Held h;
+
+    held_new_program(&h, 8, 0, SNIC_TRANSPORT_IRN);
+    g_assert_nonnull(snic_prog_ooo(h.qb));
+    pool = h.b.h->core->recv_free_n;
+    held_send(&h, SNIC_OP_RC_SEND_FIRST, 0);
+    g_assert_true(h.qb->resp.in_send);
+    g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool - 1);
+    held_write(&h, SNIC_TX_WINDOW);         /* the map's last PSN */
+    g_assert_true(snic_psnmap_get(snic_prog_ooo(h.qb)->placed,
+                                  h.psn + SNIC_TX_WINDOW));
+    fake_advance(h.b.h, hold - 1000);
+    g_assert_false(node_poll_cq(&h.b, &c));
+    fake_advance(h.b.h, 2000);
+    g_assert_true(node_poll_cq(&h.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_REM_ABORT_ERR);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0x77);
+    g_assert_cmpuint(h.b.h->core->recv_free_n, ==, pool);
+    g_assert_cmpuint(h.qb->resp.epsn, ==, h.psn);
+    g_assert_false(snic_psnmap_get(snic_prog_ooo(h.qb)->placed, h.psn));
+
+    /* a packet ahead: ePSN stays at the message's First */
+    held_write(&h, 2);
+    g_assert_cmpuint(h.qb->resp.epsn, ==, h.psn);
+    /*
+     * its late Middle: IRN's answer to a gap, a duplicate ACK of the PSN
+     * before the First (TCP's policy), no NAK and nothing fatal
+     */
+    frames = h.b.h->frames->len;
+    held_send(&h, SNIC_OP_RC_SEND_MIDDLE, 1);
+    g_assert_false(h.qb->resp.fatal);
+    g_assert_cmpuint(h.b.h->frames->len, ==, frames + 1);
+    f = g_ptr_array_index(h.b.h->frames, frames);
+    g_assert_cmpint(snic_wire_parse(f->data, f->len, &p), ==, SNIC_PARSE_OK);
+    g_assert_cmpuint(p.opcode, ==, SNIC_OP_RC_ACK);
+    g_assert_cmpuint(p.aeth.syndrome, ==, SNIC_AETH_ACK);
+    g_assert_cmpuint(p.psn, ==, (h.psn - 1) & SNIC_PSN_MASK);
+    g_assert_cmpuint(h.b.h->events[SNIC_TRACE_NAK_SENT], ==, 0);
+    /* sent again from its First: into the next receive */
+    node_post_srq_recv(&h.b, 0x78, BUF + 2 * SLOT_LEN, SLOT_LEN, h.b.lkey);
+    held_send(&h, SNIC_OP_RC_SEND_FIRST, 0);
+    held_send(&h, SNIC_OP_RC_SEND_LAST, 1);
+    g_assert_true(node_poll_cq(&h.b, &c));
+    g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+    g_assert_cmpuint(GUINT64_FROM_LE(c.wr_id), ==, 0x78);
+    g_assert_cmpuint(GUINT32_FROM_LE(c.byte_len), ==, 2048);
+    g_assert_cmpuint(h.qb->resp.epsn, ==, (h.psn + 3) & SNIC_PSN_MASK);
+    g_assert_cmpuint(h.qb->state, ==, SNIC_QPS_RTS);
+    held_free(&h);
 }
 
 /*
@@ -828,6 +940,8 @@ int main(int argc, char **argv)
     g_test_add_func("/srq/doorbells", test_doorbells);
     g_test_add_func("/srq/receive-pool-exhausted", test_pool_exhausted);
     g_test_add_func("/srq/dead-sender-released", test_dead_sender_released);
+    g_test_add_func("/srq/dead-sender-released/selective",
+                    test_dead_sender_released_selective);
     g_test_add_func("/srq/paused-sender-kept", test_paused_sender_kept);
     g_test_add_func("/srq/pool-share-per-context",
                     test_pool_share_per_context);

@@ -221,45 +221,21 @@ static uint16_t snic_cmd_query_device(SnicCore *c,
 }
 
 /*
- * The objects the device holds, into the stats' gauges: counted when read
- * (GET_STATS, or BAR0 at their offsets), never on a data path, so no
- * create, destroy or reset can leave them wrong; and only when a command
- * or a reset ran since, so reading BAR0 in a loop costs no table scans.
+ * The objects the device holds, into the stats' gauges when read
+ * (GET_STATS, or BAR0 at their offsets): the counts their tables' free
+ * handles keep as objects come and go (table.h), and the QPs' from the
+ * FIFO of free QP numbers (GSI is not in it, nor counted), so a read
+ * costs the same however many objects there are.
  */
 void snic_stats_objects(SnicCore *c)
 {
-    const SnicCoreConfig *cf = &c->cfg;
-    uint64_t n[6] = { 0 };
-    uint32_t i;
-
-    if (!c->objects_stale) {
-        return;
-    }
-    c->objects_stale = false;
-    for (i = 0; i <= cf->max_qp + 1; i++) {
-        n[0] += c->qps[i].valid && i != SNIC_GSI_QPN;
-    }
-    for (i = 0; i <= cf->max_cq; i++) {
-        n[1] += c->cqs[i].valid;
-    }
-    for (i = 0; i <= cf->max_srq; i++) {
-        n[2] += c->srqs[i].valid;
-    }
-    for (i = 0; i <= cf->max_mr; i++) {
-        n[3] += c->mrs[i].valid;
-    }
-    for (i = 0; i <= cf->max_mw; i++) {
-        n[4] += c->mws[i].valid;
-    }
-    for (i = 0; i <= cf->max_pd; i++) {
-        n[5] += c->pds[i].valid;
-    }
-    c->stats.obj_qps = GUINT64_TO_LE(n[0]);
-    c->stats.obj_cqs = GUINT64_TO_LE(n[1]);
-    c->stats.obj_srqs = GUINT64_TO_LE(n[2]);
-    c->stats.obj_mrs = GUINT64_TO_LE(n[3]);
-    c->stats.obj_mws = GUINT64_TO_LE(n[4]);
-    c->stats.obj_pds = GUINT64_TO_LE(n[5]);
+    c->stats.obj_qps = GUINT64_TO_LE(c->cfg.max_qp -
+                                     (c->free_qpn_tail - c->free_qpn_head));
+    c->stats.obj_cqs = GUINT64_TO_LE(c->cq_slots.used);
+    c->stats.obj_srqs = GUINT64_TO_LE(c->srq_slots.used);
+    c->stats.obj_mrs = GUINT64_TO_LE(c->mr_slots.used);
+    c->stats.obj_mws = GUINT64_TO_LE(c->mw_slots.used);
+    c->stats.obj_pds = GUINT64_TO_LE(c->pd_slots.used);
 }
 
 static uint16_t snic_cmd_get_stats(SnicCore *c,
@@ -638,7 +614,6 @@ bool snic_admin_run(SnicCore *c, unsigned budget)
         } else {
             status = snic_admin_exec(c, &cmd, &result);
         }
-        c->objects_stale = true;    /* objects come and go by commands */
         snic_stat_inc(&c->stats.admin_cmds);
         if (status != SNIC_ADMIN_OK) {
             snic_stat_inc(&c->stats.admin_errors);

@@ -228,7 +228,6 @@ static void snic_do_reset(SnicCore *c, SnicResetKind kind)
     snic_transport_release_all(c);
     snic_qp_reset(c);
     snic_wq_reset(c);
-    c->objects_stale = true;
     snic_rpc_reset(c);
     snic_hll_reset(c);
     snic_cl_reset(c);
@@ -288,6 +287,12 @@ void snic_core_reset(SnicCore *c)
     snic_request_reset(c, SNIC_RESET_FULL);
 }
 
+/* The earlier of two deadlines, each unit's timer run once (not MIN()) */
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 void snic_core_timer(SnicCore *c)
 {
     uint64_t now, next;
@@ -297,11 +302,11 @@ void snic_core_timer(SnicCore *c)
     c->timer_deadline = UINT64_MAX;     /* the host timer is one-shot */
     /* one pass fires what is due and finds the earliest deadline left */
     next = snic_eth_irq_timer(c, now);
-    next = MIN(next, snic_link_timer(c, now));
+    next = earlier(next, snic_link_timer(c, now));
     if (snic_ready(c)) {
-        next = MIN(next, snic_sched_timer(c, now));
-        next = MIN(next, snic_rpc_timer(c, now));
-        next = MIN(next, snic_cq_timer(c, now));
+        next = earlier(next, snic_sched_timer(c, now));
+        next = earlier(next, snic_rpc_timer(c, now));
+        next = earlier(next, snic_cq_timer(c, now));
     }
     if (next != c->timer_deadline) {
         c->timer_deadline = next;

@@ -16,6 +16,7 @@
 #include "snic_core.h"
 #include "engine/sched_types.h"
 #include "objects/mcast_types.h"
+#include "objects/table.h"
 #include "port/link_types.h"
 #include "srnic/sr_types.h"
 #include "snic/snic_admin.h"
@@ -88,8 +89,12 @@ struct SnicCore {
     uint32_t tlb_mask;
     SnicEq *eqs;                /* [1, max_eq] */
     SnicCq *cqs;                /* [1, max_cq] */
+    uint32_t *cq_timers;        /* CQNs, a min-heap on their mod_deadline */
+    uint32_t cq_timers_len;
     SnicSrq *srqs;              /* [1, max_srq] */
     SnicMw *mws;                /* [1, max_mw] */
+    /* the tables' free handles and counts in use (the stats' gauges) */
+    SnicSlots pd_slots, mr_slots, eq_slots, cq_slots, srq_slots, mw_slots;
     SnicQp *qps;                /* 1 = GSI, [2, max_qp + 1] */
     /* the engine's hooks (engine/rdma.c) */
     const SnicQpHooks *qp_hooks;
@@ -137,8 +142,6 @@ struct SnicCore {
     uint8_t mac[6];
     uint32_t mtu;
     struct snic_stats stats;    /* little-endian, as the guest reads it */
-    /* an object may have come or gone since stats' obj_* were counted */
-    bool objects_stale;
     /*
      * The last DMA the host refused (services.c), as an IOMMU refuses an
      * address the driver never mapped or has unmapped, and the rate limit
@@ -241,7 +244,7 @@ void snic_request_reset(SnicCore *c, SnicResetKind kind);
 void snic_trace(SnicCore *c, SnicTracePoint tp, const uint64_t a[4]);
 /* Count a guest error, report its event, log its message. */
 void snic_guest_error(SnicCore *c, SnicTracePoint ge, const uint64_t a[4]);
-/* admin.c: the stats' object gauges, counted now */
+/* admin.c: the stats' object gauges, copied from the counts kept */
 void snic_stats_objects(SnicCore *c);
 int snic_dma_read(SnicCore *c, uint64_t addr, void *buf, size_t len);
 int snic_dma_write(SnicCore *c, uint64_t addr, const void *buf, size_t len);

@@ -36,7 +36,7 @@ static uint32_t snic_reg_read32(SnicCore *c, uint64_t off)
     if (off >= SNIC_REG_STATS && off < SNIC_REG_STATS + sizeof(c->stats)) {
         uint32_t v;
 
-        /* the gauges obj_qps .. obj_pds are counted when read */
+        /* the gauges obj_qps .. obj_pds: the counts kept, copied in */
         if (off >= SNIC_REG_STATS + offsetof(struct snic_stats, obj_qps) &&
             off < SNIC_REG_STATS + offsetof(struct snic_stats, obj_pds) +
                   sizeof(c->stats.obj_pds)) {

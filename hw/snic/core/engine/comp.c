@@ -19,41 +19,22 @@
 #include "strom/rpc.h"
 
 
-static uint32_t wqe_last_psn(const SnicSendWqe *w)
-{
-    return (w->first_psn + w->npsn - 1) & SNIC_PSN_MASK;
-}
-
 /*
  * The first PSN whose READ response or atomic ACK has not arrived: an ACK
  * for a later PSN means those responses were lost (IBA 9.7.5.1.4: a
- * response implicitly acknowledges only what precedes it).
+ * response implicitly acknowledges only what precedes it). That is the
+ * oldest READ/atomic outstanding's first PSN, or wnd_start if responses
+ * of it arrived: kept in the QP context (dde.rd_off), no WQE read.
  */
-static bool rd_atomic_barrier(SnicCore *c, SnicQp *qp, uint32_t *barrier)
+static bool rd_atomic_barrier(SnicQp *qp, uint32_t *barrier)
 {
     SnicReq *r = &qp->req;
-    uint32_t first = r->comp_psn;
-    uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
 
     if (!r->rd_atomic) {
-        return false;       /* none outstanding: nothing to read */
+        return false;       /* none outstanding */
     }
-    for (i = qp->sq_comp; i != end; i++) {
-        SnicReqWqe e;
-
-        first = snic_rpc_skip(c, qp, first, i);
-        if (snic_sq_wqe_read(c, qp, i, first, &e) != SNIC_WC_SUCCESS) {
-            return false;   /* the completer fails it when it gets there */
-        }
-        if ((snic_wr_is_rd_atomic(e.info.opcode)) &&
-            snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
-            *barrier = snic_psn_cmp(first, r->dde.wnd_start) > 0 ?
-                       first : r->dde.wnd_start;
-            return true;
-        }
-        first = (first + e.info.npsn) & SNIC_PSN_MASK;
-    }
-    return false;
+    *barrier = (r->dde.wnd_start + r->dde.rd_off) & SNIC_PSN_MASK;
+    return true;
 }
 
 /*
@@ -65,7 +46,7 @@ static bool rd_atomic_barrier(SnicCore *c, SnicQp *qp, uint32_t *barrier)
 static bool ack_implied(SnicCore *c, SnicQp *qp, uint32_t upto)
 {
     uint32_t barrier;
-    bool stopped = rd_atomic_barrier(c, qp, &barrier) &&
+    bool stopped = rd_atomic_barrier(qp, &barrier) &&
                    snic_psn_cmp(upto, barrier) >= 0;
 
     snic_dde_ack_upto(qp,

@@ -126,6 +126,34 @@ void snic_place_epsn_advance(SnicQp *qp, uint32_t n)
 }
 
 /*
+ * The map covers [ePSN, ePSN + SNIC_TX_WINDOW) modulo its size: gone back
+ * n PSNs, the bits of the n at its far end would read as the n it gains
+ * at its start, so they go, as a packet dropped ahead of ePSN goes (its
+ * requester sends it again). Only a QP that holds an SRQ receive goes
+ * back, and an SRQ's messages are never placed ahead (msg_wqe()): no
+ * Last's completion slot is in use.
+ */
+void snic_place_epsn_rewind(SnicQp *qp, uint32_t n)
+{
+    SnicOooMap *m = snic_prog_ooo(qp);
+    SnicTrimMap *t = snic_prog_trim(qp);
+    SnicResp *s = &qp->resp;
+    uint32_t i, psn;
+
+    for (i = 1; m && i <= MIN(n, SNIC_TX_WINDOW); i++) {
+        psn = s->epsn + SNIC_TX_WINDOW - i;
+        snic_psnmap_set(m->placed, psn, false);
+        snic_psnmap_set(m->last, psn, false);
+        snic_psnmap_set(m->send, psn, false);
+        snic_psnmap_set(m->first, psn, false);
+        if (t) {
+            snic_psnmap_set(t->nack, psn, false);
+        }
+    }
+    s->epsn = (s->epsn - n) & SNIC_PSN_MASK;
+}
+
+/*
  * A message that took a receive WQE completed: the next message number
  * (SnicOooMsg) names the RQ's new head.
  */

@@ -30,6 +30,8 @@ void snic_place_dup_ack(SnicCore *c, SnicQp *qp);
 bool snic_place_in_message(const SnicQp *qp);
 /* ePSN moves over n PSNs executed in order (their map bits with them) */
 void snic_place_epsn_advance(SnicQp *qp, uint32_t n);
+/* ePSN goes back n PSNs to a message's first, the message forgotten */
+void snic_place_epsn_rewind(SnicQp *qp, uint32_t n);
 /* A message that took a receive WQE completed: the next message number */
 void snic_place_msg_done(SnicQp *qp);
 

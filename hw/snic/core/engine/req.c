@@ -369,8 +369,11 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
              * counted once its first request is out: a READ started but
              * held back for room is started again by the next iteration
              */
-            if (!r->wqe_off && snic_wr_is_rd_atomic(e.info.opcode)) {
-                r->rd_atomic++;
+            if (!r->wqe_off && snic_wr_is_rd_atomic(e.info.opcode) &&
+                !r->rd_atomic++) {
+                /* the oldest outstanding: where an ACK's barrier is */
+                r->rd_index = e.index;
+                r->dde.rd_off = (psn - r->dde.wnd_start) & SNIC_PSN_MASK;
             }
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;
             r->wqe_off += count;

@@ -106,10 +106,10 @@ static bool do_send(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     s->recv_off += p->payload_len;
     s->in_send = !is_last(p->opcode);
     /*
-     * a pool entry: not for good (in order only: the selective programs
-     * and SRNIC keep the message's state with their placement)
+     * a pool entry: not for good (an SRQ's SEND runs in order here under
+     * every transport: the selective programs and SRNIC place none ahead)
      */
-    if (s->in_send && qp->srqn && !snic_prog_ooo(qp) && !snic_sr_on(qp)) {
+    if (s->in_send && qp->srqn) {
         snic_recv_hold_arm(c, qp);
     }
     if (p->headers & SNIC_HDR_IETH &&
@@ -446,9 +446,12 @@ void snic_resp_hold_expired(SnicCore *c, SnicQp *qp, uint64_t now)
     }
     SNIC_EVENT(c, RESP_HOLD_EXPIRED, qp - c->qps, s->epsn, s->recv_off);
     /* First and Middle packets carry the path MTU each (resp_request) */
-    s->epsn = (s->epsn - s->recv_off / mtu) & SNIC_PSN_MASK;
+    snic_place_epsn_rewind(qp, s->recv_off / mtu);
     s->in_send = false;
     s->nak_sent = false;
+    if (snic_sr_on(qp)) {
+        snic_sr_resp_rewound(c, qp);
+    }
     memset(&p, 0, sizeof(p));
     snic_rq_complete(c, qp, SNIC_WC_REM_ABORT_ERR, SNIC_WC_RECV, 0, &p);
 }

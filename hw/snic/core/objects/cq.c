@@ -19,12 +19,18 @@ void snic_cq_init(SnicCore *c)
 {
     c->eqs = g_new0(SnicEq, (size_t)c->cfg.max_eq + SNIC_FIRST_HANDLE);
     c->cqs = g_new0(SnicCq, (size_t)c->cfg.max_cq + SNIC_FIRST_HANDLE);
+    c->cq_timers = g_new(uint32_t, c->cfg.max_cq);
+    snic_slots_init(&c->eq_slots, c->cfg.max_eq);
+    snic_slots_init(&c->cq_slots, c->cfg.max_cq);
 }
 
 void snic_cq_free(SnicCore *c)
 {
     g_free(c->eqs);
     g_free(c->cqs);
+    g_free(c->cq_timers);
+    snic_slots_free(&c->eq_slots);
+    snic_slots_free(&c->cq_slots);
 }
 
 void snic_cq_reset(SnicCore *c)
@@ -33,6 +39,9 @@ void snic_cq_reset(SnicCore *c)
            sizeof(*c->eqs) * (c->cfg.max_eq + SNIC_FIRST_HANDLE));
     memset(c->cqs, 0,
            sizeof(*c->cqs) * (c->cfg.max_cq + SNIC_FIRST_HANDLE));
+    snic_slots_reset(&c->eq_slots);
+    snic_slots_reset(&c->cq_slots);
+    c->cq_timers_len = 0;
 }
 
 static SnicEq *eq_get(SnicCore *c, uint32_t eqn)
@@ -47,6 +56,71 @@ SnicCq *snic_cq_get(SnicCore *c, uint32_t cqn)
     return cqn >= SNIC_FIRST_HANDLE &&
            cqn < c->cfg.max_cq + SNIC_FIRST_HANDLE &&
            c->cqs[cqn].valid ? &c->cqs[cqn] : NULL;
+}
+
+/*
+ * ---- the moderation timers: CQNs in a min-heap on their mod_deadline,
+ * so the timer finds what is due without walking every CQ ----
+ */
+
+static bool timer_before(SnicCore *c, uint32_t a, uint32_t b)
+{
+    /* ties by CQN, as a walk of the table would fire them */
+    return c->cqs[a].mod_deadline < c->cqs[b].mod_deadline ||
+           (c->cqs[a].mod_deadline == c->cqs[b].mod_deadline && a < b);
+}
+
+static void timer_place(SnicCore *c, uint32_t slot, uint32_t cqn)
+{
+    c->cq_timers[slot] = cqn;
+    c->cqs[cqn].mod_pos = slot + 1;
+}
+
+static void timer_sift(SnicCore *c, uint32_t slot)
+{
+    uint32_t cqn = c->cq_timers[slot], n = c->cq_timers_len, child;
+
+    while (slot && timer_before(c, cqn, c->cq_timers[(slot - 1) / 2])) {
+        timer_place(c, slot, c->cq_timers[(slot - 1) / 2]);
+        slot = (slot - 1) / 2;
+    }
+    for (;;) {
+        child = 2 * slot + 1;
+        if (child >= n) {
+            break;
+        }
+        if (child + 1 < n &&
+            timer_before(c, c->cq_timers[child + 1], c->cq_timers[child])) {
+            child++;
+        }
+        if (!timer_before(c, c->cq_timers[child], cqn)) {
+            break;
+        }
+        timer_place(c, slot, c->cq_timers[child]);
+        slot = child;
+    }
+    timer_place(c, slot, cqn);
+}
+
+static void timer_add(SnicCore *c, SnicCq *cq)
+{
+    timer_place(c, c->cq_timers_len++, cq - c->cqs);
+    timer_sift(c, cq->mod_pos - 1);
+}
+
+static void timer_remove(SnicCore *c, SnicCq *cq)
+{
+    uint32_t slot = cq->mod_pos - 1, last;
+
+    if (!cq->mod_pos) {
+        return;
+    }
+    cq->mod_pos = 0;
+    last = c->cq_timers[--c->cq_timers_len];
+    if (slot < c->cq_timers_len) {
+        timer_place(c, slot, last);
+        timer_sift(c, slot);
+    }
 }
 
 static bool log2_ok(uint8_t v)
@@ -73,7 +147,7 @@ uint16_t snic_cmd_create_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    i = snic_table_slot(c->eqs, sizeof(*c->eqs), c->cfg.max_eq);
+    i = snic_slots_take(&c->eq_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -99,6 +173,7 @@ uint16_t snic_cmd_destroy_eq(SnicCore *c, const struct snic_admin_cmd *cmd,
         return SNIC_ADMIN_BAD_STATE;
     }
     snic_tlb_invalidate(c, eq->ring.pbl, eq->ring.npages);
+    snic_slots_put(&c->eq_slots, eq - c->eqs);
     memset(eq, 0, sizeof(*eq));
     return SNIC_ADMIN_OK;
 }
@@ -124,7 +199,7 @@ uint16_t snic_cmd_create_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    i = snic_table_slot(c->cqs, sizeof(*c->cqs), c->cfg.max_cq);
+    i = snic_slots_take(&c->cq_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -154,6 +229,8 @@ uint16_t snic_cmd_destroy_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     c->eqs[cq->eqn].refs--;
     snic_tlb_invalidate(c, cq->ring.pbl, cq->ring.npages);
+    timer_remove(c, cq);
+    snic_slots_put(&c->cq_slots, cq - c->cqs);
     memset(cq, 0, sizeof(*cq));
     return SNIC_ADMIN_OK;
 }
@@ -240,6 +317,7 @@ static void cq_event(SnicCore *c, SnicCq *cq)
     cq->armed = SNIC_CQ_DISARMED;       /* one event per arm */
     cq->event_due = false;
     cq->mod_pending = 0;
+    timer_remove(c, cq);
     cq->mod_deadline = UINT64_MAX;
     eq_post(c, &c->eqs[cq->eqn], cq - c->cqs);
 }
@@ -258,28 +336,27 @@ static void cq_moderate(SnicCore *c, SnicCq *cq)
     } else if (cq->mod_period_us && cq->mod_deadline == UINT64_MAX) {
         cq->mod_deadline = c->ops->now_ns(c->opaque) +
                            cq->mod_period_us * 1000ull;
+        timer_add(c, cq);
         snic_timer_hint(c, cq->mod_deadline);
     }
 }
 
 uint64_t snic_cq_timer(SnicCore *c, uint64_t now)
 {
-    uint64_t next = UINT64_MAX;
-    uint32_t i;
+    unsigned fired = 0;
+    SnicCq *cq;
 
-    for (i = SNIC_FIRST_HANDLE; i < c->cfg.max_cq + SNIC_FIRST_HANDLE; i++) {
-        SnicCq *cq = &c->cqs[i];
-
-        if (!cq->valid || cq->mod_deadline == UINT64_MAX) {
-            continue;
+    while (c->cq_timers_len) {
+        cq = &c->cqs[c->cq_timers[0]];
+        if (!now || cq->mod_deadline > now) {
+            return cq->mod_deadline;
         }
-        if (now && cq->mod_deadline <= now) {
-            cq_event(c, cq);
-        } else {
-            next = MIN(next, cq->mod_deadline);
+        if (fired++ == SNIC_CQ_EVENTS_PER_CALL) {
+            return now;         /* the rest in the next call, at once */
         }
+        cq_event(c, cq);
     }
-    return next;
+    return UINT64_MAX;
 }
 
 int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,

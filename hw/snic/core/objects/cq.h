@@ -47,6 +47,7 @@ typedef struct SnicCq {
     bool event_due;
     uint16_t mod_pending;       /* CQEs since the event became due */
     uint64_t mod_deadline;      /* UINT64_MAX: none */
+    uint32_t mod_pos;           /* its slot + 1 in the timer heap; 0: none */
 } SnicCq;
 
 void snic_cq_init(SnicCore *c);
@@ -78,7 +79,11 @@ uint16_t snic_cmd_resize_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
 uint16_t snic_cmd_modify_cq(SnicCore *c, const struct snic_admin_cmd *cmd,
                             uint64_t *result);
 
-/* Fire moderated CQ events due at 'now'; the next deadline. */
+/*
+ * Fire moderated CQ events due at 'now', at most SNIC_CQ_EVENTS_PER_CALL
+ * (the rest at once in the next call); the next deadline.
+ */
+#define SNIC_CQ_EVENTS_PER_CALL 128
 uint64_t snic_cq_timer(SnicCore *c, uint64_t now);
 
 #endif /* SNIC_CORE_CQ_H */

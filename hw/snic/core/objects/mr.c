@@ -16,6 +16,8 @@ void snic_mr_init(SnicCore *c)
 {
     c->pds = g_new0(SnicPd, (size_t)c->cfg.max_pd + SNIC_FIRST_HANDLE);
     c->mrs = g_new0(SnicMr, (size_t)c->cfg.max_mr + SNIC_FIRST_HANDLE);
+    snic_slots_init(&c->pd_slots, c->cfg.max_pd);
+    snic_slots_init(&c->mr_slots, c->cfg.max_mr);
     snic_tlb_init(c, c->cfg.tlb_entries);
 }
 
@@ -24,6 +26,8 @@ void snic_mr_free(SnicCore *c)
     snic_tlb_free(c);
     g_free(c->pds);
     g_free(c->mrs);
+    snic_slots_free(&c->pd_slots);
+    snic_slots_free(&c->mr_slots);
 }
 
 void snic_mr_reset(SnicCore *c)
@@ -32,6 +36,8 @@ void snic_mr_reset(SnicCore *c)
            sizeof(*c->pds) * (c->cfg.max_pd + SNIC_FIRST_HANDLE));
     memset(c->mrs, 0,
            sizeof(*c->mrs) * (c->cfg.max_mr + SNIC_FIRST_HANDLE));
+    snic_slots_reset(&c->pd_slots);
+    snic_slots_reset(&c->mr_slots);
     snic_tlb_flush(c);
 }
 
@@ -99,7 +105,7 @@ uint16_t snic_cmd_alloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (ctx >= c->cfg.num_db_pages) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    i = snic_table_slot(c->pds, sizeof(*c->pds), c->cfg.max_pd);
+    i = snic_slots_take(&c->pd_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -119,6 +125,7 @@ uint16_t snic_cmd_dealloc_pd(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (pd->refs) {
         return SNIC_ADMIN_BAD_STATE;    /* objects still use it */
     }
+    snic_slots_put(&c->pd_slots, pd - c->pds);
     memset(pd, 0, sizeof(*pd));
     return SNIC_ADMIN_OK;
 }
@@ -217,7 +224,7 @@ uint16_t snic_cmd_reg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
                          GUINT32_FROM_LE(r->access), st);
         return st;
     }
-    i = snic_table_slot(c->mrs, sizeof(*c->mrs), c->cfg.max_mr);
+    i = snic_slots_take(&c->mr_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -257,6 +264,7 @@ uint16_t snic_cmd_dereg_mr(SnicCore *c, const struct snic_admin_cmd *cmd,
         snic_tlb_invalidate(c, mr->mtt.pbl, mr->mtt.npages);
     }
     c->pds[mr->pdn].refs--;
+    snic_slots_put(&c->mr_slots, mr - c->mrs);
     memset(mr, 0, sizeof(*mr));
     return SNIC_ADMIN_OK;
 }

@@ -19,17 +19,20 @@ SNIC_TABLE_ENTRY(SnicMw);
 void snic_mw_init(SnicCore *c)
 {
     c->mws = g_new0(SnicMw, (size_t)c->cfg.max_mw + SNIC_FIRST_HANDLE);
+    snic_slots_init(&c->mw_slots, c->cfg.max_mw);
 }
 
 void snic_mw_free(SnicCore *c)
 {
     g_free(c->mws);
+    snic_slots_free(&c->mw_slots);
 }
 
 void snic_mw_reset(SnicCore *c)
 {
     memset(c->mws, 0,
            sizeof(*c->mws) * (c->cfg.max_mw + SNIC_FIRST_HANDLE));
+    snic_slots_reset(&c->mw_slots);
 }
 
 static uint32_t mw_index(uint32_t rkey)
@@ -178,7 +181,7 @@ uint16_t snic_cmd_alloc_mw(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (!pd || (p->type != SNIC_MW_TYPE_1 && p->type != SNIC_MW_TYPE_2)) {
         return SNIC_ADMIN_BAD_PARAM;
     }
-    i = snic_table_slot(c->mws, sizeof(*c->mws), c->cfg.max_mw);
+    i = snic_slots_take(&c->mw_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -204,6 +207,7 @@ uint16_t snic_cmd_dealloc_mw(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     unbind(c, mw);
     c->pds[mw->pdn].refs--;
+    snic_slots_put(&c->mw_slots, mw - c->mws);
     memset(mw, 0, sizeof(*mw));
     return SNIC_ADMIN_OK;
 }

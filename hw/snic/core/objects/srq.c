@@ -20,17 +20,20 @@ SNIC_TABLE_ENTRY(SnicSrq);
 void snic_srq_init(SnicCore *c)
 {
     c->srqs = g_new0(SnicSrq, (size_t)c->cfg.max_srq + SNIC_FIRST_HANDLE);
+    snic_slots_init(&c->srq_slots, c->cfg.max_srq);
 }
 
 void snic_srq_free(SnicCore *c)
 {
     g_free(c->srqs);
+    snic_slots_free(&c->srq_slots);
 }
 
 void snic_srq_reset(SnicCore *c)
 {
     memset(c->srqs, 0,
            sizeof(*c->srqs) * (c->cfg.max_srq + SNIC_FIRST_HANDLE));
+    snic_slots_reset(&c->srq_slots);
 }
 
 SnicSrq *snic_srq_get(SnicCore *c, uint32_t srqn)
@@ -79,7 +82,7 @@ uint16_t snic_cmd_create_srq(SnicCore *c, const struct snic_admin_cmd *cmd,
     if (st != SNIC_ADMIN_OK) {
         return st;
     }
-    i = snic_table_slot(c->srqs, sizeof(*c->srqs), c->cfg.max_srq);
+    i = snic_slots_take(&c->srq_slots);
     if (!i) {
         return SNIC_ADMIN_NO_RESOURCES;
     }
@@ -130,6 +133,7 @@ uint16_t snic_cmd_destroy_srq(SnicCore *c, const struct snic_admin_cmd *cmd,
     }
     c->pds[srq->pdn].refs--;
     snic_tlb_invalidate(c, srq->ring.pbl, srq->ring.npages);
+    snic_slots_put(&c->srq_slots, srq - c->srqs);
     memset(srq, 0, sizeof(*srq));
     return SNIC_ADMIN_OK;
 }

@@ -683,6 +683,23 @@ void snic_sr_executed(SnicCore *c, SnicQp *qp, const SnicPkt *p,
                          psn_add(qp->resp.epsn, -1));
 }
 
+/*
+ * The fast-exit range lies beyond the forgotten message, which its
+ * requester sends again from its first PSN: recovery ends (what was
+ * placed beyond comes again, placed again in place), and the host hears
+ * of the exit, so its bitmap starts again from the new ePSN and never
+ * moves ePSN past the message sent again.
+ */
+void snic_sr_resp_rewound(SnicCore *c, SnicQp *qp)
+{
+    SnicSrQp *s = snic_sr_qp(qp);
+
+    if (s->resp_recovery) {
+        resp_exit(c, qp, s);
+        resp_report(c, qp, SNIC_SR_CTRL_RESP_EXIT, qp->resp.epsn, false);
+    }
+}
+
 void snic_sr_ack(SnicQp *qp, SnicPkt *p)
 {
     SnicSrQp *s = snic_sr_qp(qp);

@@ -128,6 +128,11 @@ SnicSrQp *snic_sr_qp(SnicQp *qp);
 bool snic_sr_request(SnicCore *c, SnicQp *qp, const struct SnicPkt *p);
 void snic_sr_executed(SnicCore *c, SnicQp *qp, const struct SnicPkt *p,
                       uint32_t epsn_before);
+/*
+ * resp.c, snic_resp_hold_expired(): ePSN went back to the first PSN of a
+ * message the responder forgot
+ */
+void snic_sr_resp_rewound(SnicCore *c, SnicQp *qp);
 /* resp.c, snic_resp_send_ack(): the SACK block (the fast-exit range) */
 void snic_sr_ack(SnicQp *qp, struct SnicPkt *p);
 

@@ -168,6 +168,7 @@ void snic_dde_ack_upto(SnicQp *qp, uint32_t psn)
     d->sent -= n;
     d->rtx_from = d->rtx_from > n ? d->rtx_from - n : 0;
     d->rtx_to = d->rtx_to > n ? d->rtx_to - n : 0;
+    d->rd_off = d->rd_off > n ? d->rd_off - n : 0;
 }
 
 /* Mark sent segments [from, to) (window offsets) for retransmission. */

@@ -53,6 +53,13 @@ typedef struct SnicDde {
     uint64_t sent:10;           /* segments [0, sent) went out at least once */
     uint64_t rtx_from:10;       /* [rtx_from, rtx_to) are to be sent */
     uint64_t rtx_to:10;         /* again (rtx_from == rtx_to: none) */
+    /*
+     * The requester's oldest READ/atomic started and not complete (its SQ
+     * index SnicReq.rd_index): how far its first PSN lies ahead of
+     * wnd_start, 0 if at or behind it. Started, it was sent: below
+     * wnd_start + sent, within the span.
+     */
+    uint64_t rd_off:10;
 } SnicDde;
 _Static_assert(SNIC_TX_WINDOW <= SNIC_DDE_SPAN &&
                SNIC_DDE_SPAN < 1u << 10, "window offsets take 10 bits");
