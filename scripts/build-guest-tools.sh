@@ -40,6 +40,7 @@ PROGS=(
     "transport-check tests/vm/transport-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "strom-bench tests/vm/strom-bench.c,tests/vm/vmtool.c -libverbs -llzma SNICDV"
     "hll-check tests/vm/hll-check.c,tests/vm/vmtool.c -libverbs -lm SNICDV"
+    "cl-check tests/vm/cl-check.c,tests/vm/vmtool.c -libverbs SNICDV"
     "srq-hold tests/vm/srq-hold.c -libverbs SNICDV"
     "libsnic-transport.so tests/vm/snic-transport.c -libverbs SNICDV SHARED"
     # the seeded data the storage tests (NVMe and NFS over RDMA) write and compare

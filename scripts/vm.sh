@@ -104,6 +104,12 @@ cmd_cc() {
     dpkg-query -W librdmacm-dev >/dev/null 2>&1 || die "librdmacm-dev is not installed (scripts/setup-deps.sh)"
     [ -n "$out" ] || out=$REPO/build/guest-user/$(basename "${srcs[0]}" .c)
     mkdir -p "$(dirname "$out")"
+    # a program of snic's direct verbs: libsnic's header and library as the guest has them
+    if grep -q 'infiniband/snicdv\.h' "${srcs[@]}"; then
+        [ -f "$REPO/build/guest-driver/libsnic-rdmav34.so" ] ||
+            die "libsnic is not built: scripts/vm.sh build provider"
+        args+=(-I"$REPO/build/guest-driver/include" "$REPO/build/guest-driver/libsnic-rdmav34.so")
+    fi
     gcc -O2 -g -Wall -Wextra -I"$REPO/include" -o "$out" "${srcs[@]}" "${args[@]}" -libverbs -lrdmacm ||
         die_status=1 die "gcc failed"
     out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")

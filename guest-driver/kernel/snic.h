@@ -74,7 +74,10 @@ struct snic_dev;
 	X(sr_read_placed) X(sr_read_refused) X(sr_read_resent) \
 	X(wire_corrupts_injected) X(rdma_rx_icrc_errors) \
 	X(admin_fails_injected) X(frwr_registered) X(frwr_invalidated) \
-	X(rdma_timeouts) X(rdma_rtx_segments) X(rdma_rx_stale)
+	X(rdma_timeouts) X(rdma_rtx_segments) X(rdma_rx_stale) \
+	X(cl_retransmits) X(cl_dup_dropped) X(cl_dup_acked) \
+	X(cl_escape_parked) X(cl_escape_replayed) X(cl_escape_timeouts) \
+	X(cl_escape_full) X(cl_reg_refused) X(cl_notify_sent)
 
 #define SNIC_DEV_STAT_INDEX(field) SNIC_DEV_STAT_##field,
 enum { SNIC_DEV_STATS(SNIC_DEV_STAT_INDEX) SNIC_NUM_DEV_STATS };
@@ -564,6 +567,8 @@ void snic_rpc_set_methods(struct snic_dev *sdev);
 extern const struct uapi_definition snic_transport_uapi_defs[];
 /* snic_hll.c: the HyperLogLog sketches' driver methods */
 extern const struct uapi_definition snic_hll_uapi_defs[];
+/* snic_cl.c: the connectionless transport's driver method */
+extern const struct uapi_definition snic_cl_uapi_defs[];
 int snic_qp_set_transport(struct snic_dev *sdev, u32 qpn, u8 program,
 			  u8 ack_every);
 void snic_rpc_ucontext_init(struct snic_ucontext *uc);

@@ -640,3 +640,19 @@ int snic_read_dev_stats(struct snic_dev *sdev, u64 *values)
 	kfree(s);
 	return err;
 }
+
+/* --- the connectionless transport (ABI 3.11) ------------------------------ */
+
+int snic_com_set_qp_cl(struct snic_dev *sdev, u32 qpn, u32 seg_threshold,
+		       u32 seg_size, u32 timeout_us, u8 retries)
+{
+	struct snic_admin_cmd cmd;
+
+	snic_admin_cmd_init(&cmd, SNIC_ADMIN_SET_QP_CL, sizeof(cmd.set_qp_cl));
+	cmd.set_qp_cl.qpn = cpu_to_le32(qpn);
+	cmd.set_qp_cl.seg_threshold = cpu_to_le32(seg_threshold);
+	cmd.set_qp_cl.seg_size = cpu_to_le32(seg_size);
+	cmd.set_qp_cl.timeout_us = cpu_to_le32(timeout_us);
+	cmd.set_qp_cl.retries = retries;
+	return snic_admin_exec(sdev, &cmd, NULL);
+}

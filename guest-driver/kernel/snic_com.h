@@ -163,6 +163,12 @@ int snic_com_hll(struct snic_dev *sdev, u8 opcode, u32 qpn);
 int snic_com_query_hll(struct snic_dev *sdev, u32 qpn,
 		       struct snic_hll_info *info, u8 *regs);
 
+/* --- the connectionless transport (ABI 3.11) ------------------------------ */
+
+/* SET_QP_CL: UD QP qpn, in RESET or INIT, an endpoint */
+int snic_com_set_qp_cl(struct snic_dev *sdev, u32 qpn, u32 seg_threshold,
+		       u32 seg_size, u32 timeout_us, u8 retries);
+
 /* --- SRNIC selective repeat (ABI 3.4) ------------------------------------ */
 
 /* CREATE_SR_CTRLQ; ring 0 removes the CtrlQ */

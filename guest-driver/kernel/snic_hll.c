@@ -114,5 +114,6 @@ ADD_UVERBS_METHODS(snic_hll_qp, UVERBS_OBJECT_QP,
 
 const struct uapi_definition snic_hll_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &snic_hll_qp),
+	UAPI_DEF_CHAIN(snic_cl_uapi_defs),
 	{}
 };

@@ -266,11 +266,17 @@ static struct snic_cqe *snic_cq_take(struct snic_cq *cq)
 	return cqe;
 }
 
-/* The slots a CQE of the QP completes are free again */
+/*
+ * The slots a CQE of the QP completes are free again. An endpoint's
+ * receive notification takes none: the device reserved its CQE when the
+ * operation came, and no receive WQE is posted for it.
+ */
 static void snic_qp_cqe_done(struct snic_qp *qp, const struct snic_cqe *cqe)
 {
 	uint16_t wqe_index = le16toh(cqe->wqe_index);
 
+	if (cqe->opcode == SNIC_WC_CL_RECV)
+		return;
 	if (!(cqe->opcode & IBV_WC_RECV))
 		snic_wq_complete(&qp->sq, wqe_index);
 	else if (qp->srq)

@@ -172,11 +172,16 @@ static void snic_qp_mark_ex(struct snic_qp *qp)
 /*
  * What ibv_create_qp_ex may ask of this provider: a PD, send_ops_flags
  * for the ibv_wr_* interface and no create flags. XRC, RSS, TSO and
- * source QPNs are not offered.
+ * source QPNs are not offered. A connectionless endpoint (cl.c) is a UD
+ * QP that may also write.
  */
 static int snic_check_qp_attr(struct snic_context *ctx,
-			      const struct ibv_qp_init_attr_ex *attr)
+			      const struct ibv_qp_init_attr_ex *attr, bool cl)
 {
+	uint64_t ops = snic_qp_send_ops(ctx, attr->qp_type);
+
+	if (cl)
+		ops |= SNIC_OPS_WRITE;
 	if (!check_comp_mask(attr->comp_mask,
 			     IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_CREATE_FLAGS |
@@ -190,7 +195,7 @@ static int snic_check_qp_attr(struct snic_context *ctx,
 		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
 	    !check_comp_mask(attr->send_ops_flags,
-			     snic_qp_send_ops(ctx, attr->qp_type)))
+			     ops))
 		return EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq)
 		return EINVAL;
@@ -205,8 +210,8 @@ static int snic_check_qp_attr(struct snic_context *ctx,
 	return 0;
 }
 
-static struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
-				      struct ibv_qp_init_attr_ex *attr)
+struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
+			       struct ibv_qp_init_attr_ex *attr, bool cl)
 {
 	struct snic_context *ctx = to_sctx(ibvctx);
 	struct snic_create_qp_resp resp = {};
@@ -217,7 +222,7 @@ static struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
 	uint32_t slot;
 	int err;
 
-	err = snic_check_qp_attr(ctx, attr);
+	err = snic_check_qp_attr(ctx, attr, cl);
 	if (err) {
 		verbs_debug(&ctx->ibvctx,
 			    "create_qp: type %d, comp_mask %#x, create_flags %#x, send_ops %#llx, caps wr %u/%u sge %u/%u inline %u not supported\n",
@@ -265,7 +270,9 @@ static struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->max_inline = cap.max_inline_data;
 	qp->srq = attr->srq ? to_ssrq(attr->srq) : NULL;
+	/* ibv_post_send has no place for an endpoint's address: UD's ops */
 	qp->send_ops = snic_qp_send_ops(ctx, attr->qp_type);
+	qp->cl = cl;
 
 	cmd.sq_buf_va = (uintptr_t)qp->sq.ring.buf;
 	cmd.sq_buf_len = qp->sq.ring.size;
@@ -337,7 +344,7 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 	memcpy(&attr_ex, attr, sizeof(*attr));
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = ibvpd;
-	qp = snic_qp_create(ibvpd->context, &attr_ex);
+	qp = snic_qp_create(ibvpd->context, &attr_ex, false);
 	if (!qp)
 		return NULL;
 	attr->cap = attr_ex.cap;
@@ -348,7 +355,7 @@ struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 struct ibv_qp *snic_create_qp_ex(struct ibv_context *ibvctx,
 				 struct ibv_qp_init_attr_ex *attr)
 {
-	struct snic_qp *qp = snic_qp_create(ibvctx, attr);
+	struct snic_qp *qp = snic_qp_create(ibvctx, attr, false);
 
 	return qp ? &qp->vqp.qp : NULL;
 }
@@ -724,12 +731,21 @@ static inline struct snic_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
 	return container_of(qpx, struct snic_qp, vqp.qp_ex);
 }
 
+/* An endpoint's WRITE is complete only with its address (cl.c) */
+static void snic_wr_check_cl_addr(struct snic_qp *qp)
+{
+	if (qp->wr_cl_addr_due && !qp->wr_err)
+		qp->wr_err = EINVAL;
+	qp->wr_cl_addr_due = false;
+}
+
 static struct snic_sq_wqe *snic_wr_new(struct ibv_qp_ex *qpx,
 				       uint8_t opcode)
 {
 	struct snic_qp *qp = qpx_to_sqp(qpx);
 	struct snic_sq_wqe *wqe;
 
+	snic_wr_check_cl_addr(qp);
 	qp->wr_cur = NULL;
 	if (qp->wr_err)
 		return NULL;
@@ -771,6 +787,52 @@ static void snic_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
 	snic_wr_rdma(qpx, SNIC_WR_RDMA_WRITE_IMM, rkey, remote_addr);
 	if (qpx_to_sqp(qpx)->wr_cur)
 		qpx_to_sqp(qpx)->wr_cur->imm = imm_data;
+}
+
+/*
+ * An endpoint's RDMA WRITE is the device's CL WRITE: the base and R_Key
+ * in the WQE's cl member, the tag in imm (0 without an immediate), the
+ * destination from snicdv_wr_set_cl_addr.
+ */
+static void snic_wr_cl_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			     uint64_t remote_addr)
+{
+	struct snic_sq_wqe *wqe = snic_wr_new(qpx, SNIC_WR_CL_WRITE);
+
+	if (!wqe)
+		return;
+	wqe->cl.remote_addr = htole64(remote_addr);
+	wqe->cl.rkey = htole32(rkey);
+	qpx_to_sqp(qpx)->wr_cl_addr_due = true;
+}
+
+static void snic_wr_cl_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr, __be32 imm_data)
+{
+	snic_wr_cl_write(qpx, rkey, remote_addr);
+	if (qpx_to_sqp(qpx)->wr_cur)
+		qpx_to_sqp(qpx)->wr_cur->imm = imm_data;
+}
+
+void snic_wr_set_cl_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+			 uint32_t remote_ep, uint32_t flags)
+{
+	struct snic_qp *qp = qpx_to_sqp(qpx);
+	struct snic_sq_wqe *wqe = qp->wr_cur;
+
+	if (!wqe)
+		return;
+	if (wqe->opcode != SNIC_WR_CL_WRITE ||
+	    flags & ~SNIC_WR_CL_FLAGS) {
+		if (!qp->wr_err)
+			qp->wr_err = EINVAL;
+		return;
+	}
+	memcpy(&wqe->cl.av, &to_sah(ah)->av, sizeof(wqe->cl.av));
+	wqe->cl.remote_ep = htole32(remote_ep);
+	if (flags & SNIC_WR_CL_UNREGISTERED)
+		wqe->flags |= SNIC_WQE_CL_UNREGISTERED;
+	qp->wr_cl_addr_due = false;
 }
 
 static void snic_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -860,10 +922,17 @@ static void snic_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 static void snic_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	struct snic_sq_wqe *wqe = qpx_to_sqp(qpx)->wr_cur;
+	struct snic_qp *qp = qpx_to_sqp(qpx);
+	struct snic_sq_wqe *wqe = qp->wr_cur;
 
 	if (!wqe)
 		return;
+	if (wqe->opcode == SNIC_WR_CL_WRITE) {
+		/* its layout is the cl member's: snicdv_wr_set_cl_addr */
+		if (!qp->wr_err)
+			qp->wr_err = EINVAL;
+		return;
+	}
 	memcpy(&wqe->ud.av, &to_sah(ah)->av, sizeof(wqe->ud.av));
 	wqe->ud.remote_qpn = htole32(remote_qpn);
 	wqe->ud.remote_qkey = htole32(remote_qkey);
@@ -924,14 +993,17 @@ static void snic_wr_start(struct ibv_qp_ex *qpx)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->wr_prod = qp->sq.prod;
 	qp->wr_cur = NULL;
+	qp->wr_cl_addr_due = false;
 	qp->wr_err = snic_qp_can_send(qp) ? 0 : EINVAL;
 }
 
 static int snic_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct snic_qp *qp = qpx_to_sqp(qpx);
-	int err = qp->wr_err;
+	int err;
 
+	snic_wr_check_cl_addr(qp);
+	err = qp->wr_err;
 	if (!err)
 		snic_wq_publish(&qp->vqp.qp, &qp->sq, SNIC_DB_SQ, qp->wr_prod);
 	qp->wr_cur = NULL;
@@ -954,9 +1026,11 @@ static void snic_qp_set_wr_ops(struct snic_qp *qp, uint64_t ops)
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
 
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
-		qpx->wr_rdma_write = snic_wr_rdma_write;
+		qpx->wr_rdma_write = qp->cl ? snic_wr_cl_write :
+					      snic_wr_rdma_write;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-		qpx->wr_rdma_write_imm = snic_wr_rdma_write_imm;
+		qpx->wr_rdma_write_imm = qp->cl ? snic_wr_cl_write_imm :
+						  snic_wr_rdma_write_imm;
 	if (ops & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = snic_wr_send;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)

@@ -24,6 +24,7 @@
 #include "snic_admin.h" /* SNIC_CQE_PHASE */
 #include "snic_regs.h"
 #include "snic_verbs.h"
+#include "snic_cl.h"
 
 #define PCI_VENDOR_ID_SNIC 0x1af4 /* QEMU's range for experimental devices */
 #define PCI_DEVICE_ID_SNIC 0x10f0
@@ -165,10 +166,12 @@ struct snic_qp {
 	uint32_t max_inline;
 	bool sq_sig_all;
 	uint32_t rpc_flags;  /* SNICDV_QP_RPC_* set on the device (rpc.c) */
+	bool cl;             /* a connectionless endpoint (cl.c) */
 	/* ibv_wr_*: between wr_start and wr_complete/abort, SQ locked */
 	uint32_t wr_prod;              /* next slot a builder takes */
 	struct snic_sq_wqe *wr_cur;    /* the WQE setters complete */
 	int wr_err;                    /* first error, for wr_complete */
+	bool wr_cl_addr_due;           /* wr_cur: a CL WRITE with no address */
 };
 
 static inline struct snic_device *to_sdev(struct ibv_device *ibdev)
@@ -319,6 +322,14 @@ void snic_srq_complete(struct snic_srq *srq, uint16_t wqe_index);
 /* qp.c */
 struct ibv_qp *snic_create_qp(struct ibv_pd *ibvpd,
 			      struct ibv_qp_init_attr *attr);
+/* cl: a connectionless endpoint, whose RDMA WRITEs are CL WRITEs */
+struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
+			       struct ibv_qp_init_attr_ex *attr, bool cl);
+/* snicdv_wr_set_cl_addr's flags (= SNICDV_CL_*, cl.c) */
+#define SNIC_WR_CL_UNREGISTERED (1u << 0)
+#define SNIC_WR_CL_FLAGS SNIC_WR_CL_UNREGISTERED
+void snic_wr_set_cl_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+			 uint32_t remote_ep, uint32_t flags);
 struct ibv_qp *snic_create_qp_ex(struct ibv_context *ibvctx,
 				 struct ibv_qp_init_attr_ex *attr);
 int snic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,

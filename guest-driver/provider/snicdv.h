@@ -14,6 +14,11 @@
  * Transport programs (Tonic, NSDI'20): the protocol each RC QP runs,
  * chosen before RTR, and its counters.
  *
+ * Connectionless endpoints ("Connectionless Transport with Receiver
+ * Registration", an FPGA HPC network interface, sections 3-3.4): a UD QP
+ * that writes reliably into any other endpoint's memory with no
+ * connection, created with snicdv_create_qp as mlx5dv creates DC QPs.
+ *
  * Link with -lsnic (libsnic.so.1, which is also libibverbs' provider for
  * snic: one library, so these calls and the verbs share state).
  */
@@ -357,6 +362,120 @@ int snicdv_query_transport(struct ibv_qp *qp,
  */
 int snicdv_query_program(struct ibv_context *ctx, uint32_t program,
 			 struct snicdv_transport_info *info, uint32_t inlen);
+
+/* ---- connectionless endpoints ----------------------------------------- */
+
+enum snicdv_qp_type {
+	SNICDV_QP_CL = 1,       /* a connectionless endpoint (a UD QP) */
+};
+
+enum snicdv_qp_init_attr_mask {
+	SNICDV_QP_INIT_ATTR_MASK_QP_TYPE = 1 << 0,  /* qp_type is valid */
+};
+
+/*
+ * What snicdv_create_qp makes beyond ibv_create_qp_ex. An endpoint cuts
+ * an operation over cl_seg_threshold bytes (0: never) into segments of
+ * cl_seg_size bytes, a multiple of the device's CL packet size (512) of
+ * at most one registration mask's packets (128, so 64 KiB): each segment
+ * is an operation of its own, with its own receive notification. A
+ * packet not acknowledged within cl_timeout_us (0: 100 us) is sent again,
+ * cl_retries times (0: 7, at most 7). A wire with a millisecond-scale
+ * round trip (an emulated one) needs a timeout of a few milliseconds.
+ */
+struct snicdv_qp_init_attr {
+	uint64_t comp_mask;     /* enum snicdv_qp_init_attr_mask */
+	uint32_t qp_type;       /* enum snicdv_qp_type */
+	uint32_t cl_seg_threshold;
+	uint32_t cl_seg_size;
+	uint32_t cl_timeout_us; /* at most 1000000 */
+	uint8_t cl_retries;
+	uint8_t reserved[7];
+};
+
+/*
+ * snicdv_create_qp - create a QP of a snic kind: a connectionless endpoint
+ *
+ * SYNOPSIS: struct ibv_qp *snicdv_create_qp(struct ibv_context *ctx,
+ *                             struct ibv_qp_init_attr_ex *attr,
+ *                             struct snicdv_qp_init_attr *dv_attr);
+ *
+ * Without SNICDV_QP_INIT_ATTR_MASK_QP_TYPE in dv_attr->comp_mask (or with
+ * dv_attr NULL) the same as ibv_create_qp_ex. With qp_type SNICDV_QP_CL,
+ * attr->qp_type must be IBV_QPT_UD and attr->send_ops_flags (with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS; the provider fixes a QP's send
+ * operations at creation) may include IBV_QP_EX_WITH_RDMA_WRITE and
+ * IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM beside the UD SENDs. The QP is made
+ * an endpoint before it is returned (in RESET); move it to INIT, RTR and
+ * RTS as any UD QP. There is nothing to negotiate: an endpoint sends only
+ * where the application addresses it (snicdv_wr_set_cl_addr).
+ *
+ * Posting, on the extended QP (ibv_qp_to_qp_ex):
+ *     ibv_wr_start(qpx);
+ *     qpx->wr_id = ...; qpx->wr_flags = IBV_SEND_SIGNALED;
+ *     ibv_wr_rdma_write_imm(qpx, rkey, remote_addr, htobe32(tag));
+ *     snicdv_wr_set_cl_addr(qpx, ah, remote_endpoint, 0);
+ *     ibv_wr_set_sge(qpx, lkey, addr, length);
+ *     ibv_wr_complete(qpx);
+ * writes length bytes to remote_addr under rkey at the endpoint whose QP
+ * number is remote_endpoint, on the path of ah. The tag is the immediate
+ * (ibv_wr_rdma_write: tag 0). The send completion (opcode
+ * SNICDV_WC_CL_WRITE) comes once every packet is acknowledged, so the
+ * source may be reused only then; a peer that has no such endpoint (a
+ * standard RoCE stack drops the packets, whose BTH TVer is 3) completes
+ * it with IBV_WC_RETRY_EXC_ERR after the retries, a range the R_Key does
+ * not allow with IBV_WC_REM_ACCESS_ERR, a receiver out of room eight
+ * times a packet with IBV_WC_RNR_RETRY_EXC_ERR.
+ *
+ * Receiving: the receiving endpoint posts nothing; each operation (each
+ * segment) written into its memory gives one completion on its receive
+ * CQ with opcode SNICDV_WC_CL_RECV: wr_id = the operation's base address
+ * at the receiver, byte_len = its length, imm_data = the tag (network
+ * order, IBV_WC_WITH_IMM), src_qp = the sending endpoint's QP number.
+ * That number is not unique across nodes (RoCE's ibv_wc carries no GID):
+ * an application with several senders tells them apart by the tag.
+ * ibv_poll_cq returning 0 means nothing yet; ibv_req_notify_cq with
+ * ibv_get_cq_event is the blocking receive, as for any completion.
+ *
+ * Returns the QP, or NULL with errno EOPNOTSUPP (not a snic device, or a
+ * driver without endpoints), EINVAL (not UD, send_ops_flags beyond those
+ * above, parameters the device does not take, unknown comp_mask bits),
+ * ENOMEM (every endpoint of the device taken) or another errno of
+ * ibv_create_qp_ex.
+ */
+struct ibv_qp *snicdv_create_qp(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr,
+				struct snicdv_qp_init_attr *dv_attr);
+
+enum snicdv_cl_flags {
+	/*
+	 * A non-registered operation (section 3.4): its packets are
+	 * written where they say and the receiver is told once all are
+	 * acknowledged (one more round trip). Without it the operation is
+	 * registered at the receiver by its first packet (section 3.2).
+	 */
+	SNICDV_CL_UNREGISTERED = 1 << 0,
+};
+
+/*
+ * snicdv_wr_set_cl_addr - the destination of an endpoint's RDMA WRITE
+ *
+ * SYNOPSIS: void snicdv_wr_set_cl_addr(struct ibv_qp_ex *qpx,
+ *                                      struct ibv_ah *ah,
+ *                                      uint32_t remote_endpoint,
+ *                                      uint32_t flags);
+ *
+ * After ibv_wr_rdma_write or ibv_wr_rdma_write_imm on an endpoint of
+ * snicdv_create_qp, as ibv_wr_set_ud_addr after a UD SEND: the path (ah),
+ * the destination endpoint's QP number and enum snicdv_cl_flags. A WRITE
+ * without it, or unknown flags, make ibv_wr_complete fail with EINVAL.
+ */
+void snicdv_wr_set_cl_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+			   uint32_t remote_endpoint, uint32_t flags);
+
+/* Work completion op-codes of endpoints (beside the RPC ones) */
+#define SNICDV_WC_CL_WRITE ((enum ibv_wc_opcode)0x21)  /* all acknowledged */
+#define SNICDV_WC_CL_RECV ((enum ibv_wc_opcode)0xa1)   /* an operation in */
 
 /* ---- HyperLogLog sketches on a QP's RDMA WRITEs ----------------------- */
 

@@ -175,6 +175,7 @@ enum snic_ib_qp_methods {
 	SNIC_IB_METHOD_QP_QUERY_HLL = 0x1004,
 	SNIC_IB_METHOD_QP_RESET_HLL = 0x1005,
 	SNIC_IB_METHOD_QP_DETACH_HLL = 0x1006,
+	SNIC_IB_METHOD_QP_SET_CL = 0x1007,
 };
 
 enum snic_ib_qp_set_rpc_attrs {
@@ -235,6 +236,22 @@ enum snic_ib_hll_attrs {
 	SNIC_IB_ATTR_HLL_QP_HANDLE = 0x1000,
 	SNIC_IB_ATTR_HLL_INFO = 0x1001,
 	SNIC_IB_ATTR_HLL_REGS = 0x1002,
+};
+
+/*
+ * The connectionless transport (snic_cl.h): SNIC_IB_METHOD_QP_SET_CL, on a
+ * QP object, present whatever the device's capabilities: SET_QP_CL of the
+ * QP with SEG_THRESHOLD, SEG_SIZE, TIMEOUT_US (each a __u32, optional, 0)
+ * and RETRIES (a __u32, optional, 0); a UD QP in RESET or INIT with
+ * parameters SET_QP_CL takes (else EINVAL), ENOMEM when every endpoint of
+ * the device is taken.
+ */
+enum snic_ib_cl_attrs {
+	SNIC_IB_ATTR_CL_QP_HANDLE = 0x1000,
+	SNIC_IB_ATTR_CL_SEG_THRESHOLD = 0x1001,
+	SNIC_IB_ATTR_CL_SEG_SIZE = 0x1002,
+	SNIC_IB_ATTR_CL_TIMEOUT_US = 0x1003,
+	SNIC_IB_ATTR_CL_RETRIES = 0x1004,
 };
 
 #endif /* SNIC_ABI_USER_H */

@@ -52,6 +52,10 @@ pairs=(
     # SRNIC's selective repeat: both devices drop and reorder 2 % of their frames;
     # perftest and verbs-check with SRNIC selected through snicdv, goodput beside go-back-N's.
     "srnic        300      snic.ko         --nic snic --role srnic -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
+    # The connectionless transport through snicdv (role cl, tests/vm/cl-check.c): both
+    # devices drop and reorder 2 % of their frames; two endpoints of VM a write into one of
+    # VM b, every notification and byte checked, a write to a QP that is no endpoint fails.
+    "cl           300      snic.ko         --nic snic --role cl -- -global snic.wire-drop=2 -global snic.wire-reorder=2"
     # The RDMA software people run (ULP image): UCX and libfabric, NVMe over RDMA (VM a on
     # two CPUs for four I/O queues), NFS over RDMA, then rmmod snic under a connected
     # NVMe controller with I/O running.
@@ -71,23 +75,30 @@ pairs=(
 # select an extension program never sends one. Every RoCE frame has BTH TVer 0 except those
 # of the one QP that selected SACK against rxe (transport-check -O -f logs "selected QP
 # N (SACK) to peer QP M"): its frames, to rxe's QP M, carry TVer 2 (there must be some: the
-# control that this check sees an extension when there is one). Prints why on failure.
+# control that this check sees an extension when there is one), and, where snic sends,
+# those of the connectionless endpoint that wrote to rxe (cl-check -O logs "CL endpoint N
+# writes to peer QP M"): TVer 3 to that QP, and some. Prints why on failure.
 xport_capture_ok() {
-    local name=$1 pcap=$logs/pair-$1-snic.pcap peer fields
+    local name=$1 pcap=$logs/pair-$1-snic.pcap peer clpeer=none fields consoles
     [ -s "$pcap" ] || { echo "no capture $pcap"; return 1; }
-    peer=$(cat "$logs/pair-$name-a.log" "$logs/pair-$name-b.log" 2>/dev/null | tr -d '\r' |
+    consoles=$(cat "$logs/pair-$name-a.log" "$logs/pair-$name-b.log" 2>/dev/null | tr -d '\r')
+    peer=$(printf '%s\n' "$consoles" |
            sed -n 's/.*selected QP [0-9]* (SACK) to peer QP \([0-9]*\)$/\1/p' | head -n 1)
     [ -n "$peer" ] || { echo "no 'selected QP ... (SACK) to peer QP N' line in the consoles"; return 1; }
+    clpeer=$(printf '%s\n' "$consoles" |
+             sed -n 's/.*CL endpoint [0-9]* writes to peer QP \([0-9]*\)$/\1/p' | head -n 1)
+    [ -n "$clpeer" ] && clpeer=$(printf '0x%06x' "$clpeer")
     fields=$(tshark -r "$pcap" -X lua_script:"$repo/tests/tools/roce_icrc.lua" -Y infiniband.bth.opcode \
                     -T fields -e infiniband.bth.tver -e infiniband.bth.destqp 2>"$pcap.tshark.err") ||
         { echo "tshark failed on $pcap: $(tail -n 1 "$pcap.tshark.err")"; return 1; }
     # tshark prints the destination QP in hex (0x000011)
-    printf '%s\n' "$fields" | awk -v peer="$(printf '0x%06x' "$peer")" '
+    printf '%s\n' "$fields" | awk -v peer="$(printf '0x%06x' "$peer")" -v cl="${clpeer:-none}" '
         { n++; q = tolower($2) }
+        $1 == 3 && q == cl { c++; next }
         $1 != 0 && ($1 != 2 || q != peer) { if (!w++) print "frame with TVer " $1 " to QP " $2; bad = 1 }
         $1 == 2 && q == peer { x++ }
-        END { printf "%d RoCE frames, %d with TVer 2 to the SACK peer QP %s, %d others with TVer != 0\n", n, x, peer, w
-              exit bad || !n || !x }'
+        END { printf "%d RoCE frames, %d with TVer 2 to the SACK peer QP %s, %d with TVer 3 to the CL peer QP %s, %d others with TVer != 0\n", n, x, peer, c, cl, w
+              exit bad || !n || !x || (cl != "none" && !c) }'
 }
 
 # The iommu pair's QEMU side (VM a): the IOVA that snic.ko's hook poisoned (verbs-check -U
