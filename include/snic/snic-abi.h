@@ -18,7 +18,10 @@
  * ops.uverbs_abi_ver; the provider accepts exactly this version.
  * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ. Extended
  * since without a new version, by appended fields and comp_mask bits:
- * SNIC_IB_UCONTEXT_RPC (device ABI 2.1, StRoM RPCs and kernels).
+ * SNIC_IB_UCONTEXT_RPC (device ABI 2.1, StRoM RPCs and kernels); and by
+ * driver methods, whose calls fail on an older kernel without them: the
+ * transport programs', the HyperLogLog sketches' and SET_CL (device ABI
+ * 3.11, connectionless endpoints).
  */
 #define SNIC_UVERBS_ABI_VERSION 2
 
