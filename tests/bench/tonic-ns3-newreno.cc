@@ -16,8 +16,8 @@
  * Classic RFC 6582 recovery (not ns-3's default PRR), no SACK, no
  * timestamps, every segment acknowledged (DelAckCount 1, as our
  * responder's SNIC_ACK_TCP policy), min RTO 200 ms, receive buffer
- * RWND_SEGMENTS segments (our window's cap, SNIC_TX_WINDOW; fig3c caps
- * the bytes in flight with the send buffer instead, see there).
+ * RWND_SEGMENTS segments (our window's cap, SNIC_TX_WINDOW; fig3c needs
+ * more, see there).
  *
  * fig3: one flow of SEGMENTS segments of SEG_BYTES; the router drops the
  * data segments whose index (0 = the first) is in DROPS (comma separated,
@@ -276,15 +276,14 @@ static int fig3c(uint64_t ms, uint32_t rwnd, uint64_t epoch_us)
     const unsigned flows = senders * per_sender;
 
     /*
-     * The window's cap (rwnd segments; ours SNIC_TX_WINDOW) is the send
-     * buffer here, which the application keeps full: it bounds the bytes
-     * in flight as our cap does. The receive window is 32 times that:
-     * ns-3 3.37 crashes when a sender's bytes in flight equal the peer's
-     * window exactly (TcpTxBuffer::NextSeg offers a zero-length segment,
-     * fixed in ns-3.41), which 200 flows reach in their first losses; a
-     * window above the send buffer is never reached.
+     * The send buffer (1 MiB; the application refills it) below the
+     * receive window (tonic.sh: 4096 segments): ns-3 3.37 crashes when a
+     * sender's bytes in flight equal the peer's window exactly
+     * (TcpTxBuffer::NextSeg offers a zero-length segment, fixed in
+     * ns-3.41), which 200 flows on a 128-segment window reach in their
+     * first losses; a window above the send buffer is never reached.
      */
-    defaults(32 * rwnd, (uint64_t)rwnd * seg_bytes);
+    defaults(rwnd, 1u << 20);
     Ipv4Address rx_addr;
     NetDeviceContainer router_in;
     NodeContainer nodes = star(senders, &rx_addr, &router_in);
