@@ -93,5 +93,7 @@ struct ibv_qp *snicdv_create_qp(struct ibv_context *ctx,
 void snicdv_wr_set_cl_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 			   uint32_t remote_endpoint, uint32_t flags)
 {
-	snic_wr_set_cl_addr(qpx, ah, remote_endpoint, flags);
+	/* another provider's QP is not ours to write into: nothing done */
+	if (snic_is_snic_dev(qpx->qp_base.context->device))
+		snic_wr_set_cl_addr(qpx, ah, remote_endpoint, flags);
 }

@@ -267,17 +267,23 @@ static struct snic_cqe *snic_cq_take(struct snic_cq *cq)
 }
 
 /*
- * The slots a CQE of the QP completes are free again. An endpoint's
- * receive notification takes none: the device reserved its CQE when the
- * operation came, and no receive WQE is posted for it.
+ * Does the CQE complete a receive WQE? An endpoint's receive notification
+ * has the receive bit but takes none: the device reserved its CQE when
+ * the operation came, and no receive WQE is posted for it.
  */
+static bool snic_cqe_takes_recv(const struct snic_cqe *cqe)
+{
+	return cqe->opcode & IBV_WC_RECV && cqe->opcode != SNIC_WC_CL_RECV;
+}
+
+/* The slots a CQE of the QP completes are free again */
 static void snic_qp_cqe_done(struct snic_qp *qp, const struct snic_cqe *cqe)
 {
 	uint16_t wqe_index = le16toh(cqe->wqe_index);
 
 	if (cqe->opcode == SNIC_WC_CL_RECV)
 		return;
-	if (!(cqe->opcode & IBV_WC_RECV))
+	if (!snic_cqe_takes_recv(cqe))
 		snic_wq_complete(&qp->sq, wqe_index);
 	else if (qp->srq)
 		snic_srq_complete(qp->srq, wqe_index);
@@ -512,7 +518,7 @@ static void snic_cqe_discard(struct snic_cqe *cqe, struct snic_qp *qp)
 {
 	if (le32toh(cqe->qpn) != qp->vqp.qp.qp_num)
 		return;
-	if (qp->srq && cqe->opcode & IBV_WC_RECV)
+	if (qp->srq && snic_cqe_takes_recv(cqe))
 		snic_srq_complete(qp->srq, le16toh(cqe->wqe_index));
 	cqe->qpn = htole32(0); /* no QP has number 0 */
 }

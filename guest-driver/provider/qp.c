@@ -178,10 +178,9 @@ static void snic_qp_mark_ex(struct snic_qp *qp)
 static int snic_check_qp_attr(struct snic_context *ctx,
 			      const struct ibv_qp_init_attr_ex *attr, bool cl)
 {
-	uint64_t ops = snic_qp_send_ops(ctx, attr->qp_type);
+	/* an endpoint takes CL WRITEs only: the device fails a UD SEND on it */
+	uint64_t ops = cl ? SNIC_OPS_WRITE : snic_qp_send_ops(ctx, attr->qp_type);
 
-	if (cl)
-		ops |= SNIC_OPS_WRITE;
 	if (!check_comp_mask(attr->comp_mask,
 			     IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_CREATE_FLAGS |
@@ -270,8 +269,11 @@ struct snic_qp *snic_qp_create(struct ibv_context *ibvctx,
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->max_inline = cap.max_inline_data;
 	qp->srq = attr->srq ? to_ssrq(attr->srq) : NULL;
-	/* ibv_post_send has no place for an endpoint's address: UD's ops */
-	qp->send_ops = snic_qp_send_ops(ctx, attr->qp_type);
+	/*
+	 * ibv_post_send has no place for an endpoint's address, and an
+	 * endpoint sends nothing else: none through it
+	 */
+	qp->send_ops = cl ? 0 : snic_qp_send_ops(ctx, attr->qp_type);
 	qp->cl = cl;
 
 	cmd.sq_buf_va = (uintptr_t)qp->sq.ring.buf;

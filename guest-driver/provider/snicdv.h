@@ -404,10 +404,13 @@ struct snicdv_qp_init_attr {
  * dv_attr NULL) the same as ibv_create_qp_ex. With qp_type SNICDV_QP_CL,
  * attr->qp_type must be IBV_QPT_UD and attr->send_ops_flags (with
  * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS; the provider fixes a QP's send
- * operations at creation) may include IBV_QP_EX_WITH_RDMA_WRITE and
- * IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM beside the UD SENDs. The QP is made
- * an endpoint before it is returned (in RESET); move it to INIT, RTR and
- * RTS as any UD QP. There is nothing to negotiate: an endpoint sends only
+ * operations at creation) may hold IBV_QP_EX_WITH_RDMA_WRITE and
+ * IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM and nothing else: an endpoint sends
+ * CL WRITEs only (ibv_post_send takes none, having no place for the
+ * endpoint's address). The QP is made an endpoint before it is returned
+ * (in RESET); move it to INIT, RTR and RTS as any UD QP. Moving it to
+ * RESET again ends the endpoint (the device forgets it, as a reset QP's
+ * state): its writes then fail; destroy it and create another. There is nothing to negotiate: an endpoint sends only
  * where the application addresses it (snicdv_wr_set_cl_addr).
  *
  * Posting, on the extended QP (ibv_qp_to_qp_ex):
@@ -435,7 +438,8 @@ struct snicdv_qp_init_attr {
  * That number is not unique across nodes (RoCE's ibv_wc carries no GID):
  * an application with several senders tells them apart by the tag.
  * ibv_poll_cq returning 0 means nothing yet; ibv_req_notify_cq with
- * ibv_get_cq_event is the blocking receive, as for any completion.
+ * ibv_get_cq_event is the blocking receive, as for any completion (the
+ * notifications are not solicited: arm with solicited_only 0).
  *
  * Returns the QP, or NULL with errno EOPNOTSUPP (not a snic device, or a
  * driver without endpoints), EINVAL (not UD, send_ops_flags beyond those
@@ -469,6 +473,7 @@ enum snicdv_cl_flags {
  * snicdv_create_qp, as ibv_wr_set_ud_addr after a UD SEND: the path (ah),
  * the destination endpoint's QP number and enum snicdv_cl_flags. A WRITE
  * without it, or unknown flags, make ibv_wr_complete fail with EINVAL.
+ * On a QP of another provider it does nothing.
  */
 void snicdv_wr_set_cl_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 			   uint32_t remote_endpoint, uint32_t flags);

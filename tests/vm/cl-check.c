@@ -180,10 +180,17 @@ static struct ibv_qp *make_qp(struct ctx *c, bool cl, bool writes)
     };
     struct ibv_qp *qp;
 
+    if (writes && cl) {
+        /* an endpoint sends CL WRITEs only: UD SENDs are refused at creation */
+        ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+        ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND;
+        qp = snicdv_create_qp(c->vctx, &ia, &dv);
+        if (qp || errno != EINVAL)
+            fail("an endpoint with UD SENDs: %s, not EINVAL", qp ? "created" : strerror(errno));
+    }
     if (writes) {
         ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-        ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-                            IBV_QP_EX_WITH_SEND;
+        ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
     }
     qp = cl ? snicdv_create_qp(c->vctx, &ia, &dv) : ibv_create_qp_ex(c->vctx, &ia);
     if (!qp)
@@ -452,6 +459,22 @@ static void write_to_nowhere(struct ctx *c, struct ibv_ah *ah, uint32_t dest, ui
         fail("it failed before its retries could have been made");
 }
 
+/* A port counter of the device (rdma statistic's, in sysfs) */
+static unsigned long port_counter(struct ctx *c, const char *name)
+{
+    char path[256];
+    unsigned long v;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s",
+             ibv_get_device_name(c->vctx->device), (unsigned)c->ib_port, name);
+    f = fopen(path, "r");
+    if (!f || fscanf(f, "%lu", &v) != 1)
+        fail("%s: %s", path, f ? "not a number" : strerror(errno));
+    fclose(f);
+    return v;
+}
+
 static void run_client(struct ctx *c, uint32_t reg, uint32_t unreg, bool plain)
 {
     char m[MSG_LEN], gs[33];
@@ -460,6 +483,7 @@ static void run_client(struct ctx *c, uint32_t reg, uint32_t unreg, bool plain)
     uint32_t rkey;
     union ibv_gid dgid;
     struct ibv_ah *ah;
+    unsigned long rtx;
     double t0;
 
     c->ep[0] = make_qp(c, true, true);
@@ -482,8 +506,14 @@ static void run_client(struct ctx *c, uint32_t reg, uint32_t unreg, bool plain)
     for (uint32_t i = 0; i < nops; i++)
         fill(c->buf, i);
     send_msg("GO %06x %06x", c->ep[0]->qp_num, c->ep[1]->qp_num);
+    rtx = port_counter(c, "cl_retransmits");
     t0 = now_s();
     send_ops(c, ah, ep, rbase, rkey, 0, reg + unreg);
+    /* the lossy wire's losses were made good (the missing endpoint's later) */
+    rtx = port_counter(c, "cl_retransmits") - rtx;
+    say("check lossy-wire-resends: %s: %lu packets resent", rtx ? "PASS" : "FAIL", rtx);
+    if (!rtx)
+        fail("nothing resent on a wire dropping packets");
     say("%u operations (%u registered, %u not; %" PRIu64 " bytes) from endpoints %#x and %#x to %#x "
         "acknowledged in %.1f s", reg + unreg, reg, unreg, ops[reg + unreg].off, c->ep[0]->qp_num,
         c->ep[1]->qp_num, ep, now_s() - t0);
