@@ -355,6 +355,68 @@ static void test_read_rewritten(void)
     fake_host_free(b.h);
 }
 
+/*
+ * The same rewrite, then a WRITE posted and sent after READ 1's answer,
+ * its ACK heard five times: the QP fails at the rewritten WQE; it never
+ * stays in RTS with ACKs that cannot move it (a barrier made up for the
+ * missing READ held every later ACK)
+ */
+static void test_read_rewritten_then_more(void)
+{
+    static const uint8_t data[64];
+    struct snic_sq_wqe w;
+    struct snic_cqe c;
+    unsigned i, n = 0;
+    bool flushed = false, failed = false;
+    SnicQp *qa;
+    uint32_t first;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = &a.h->core->qps[a.qpn];
+    first = qa->req.next_psn;
+    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 64, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    fake_run(a.h);
+    fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    fake_write(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    from_peer(&a, &b, SNIC_OP_RC_READ_RESP_ONLY, first, 1, data,
+              sizeof(data));
+    node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey, 0,
+                   a.lkey);
+    fake_run(a.h);
+    for (i = 0; i < 5; i++) {
+        from_peer(&a, &b, SNIC_OP_RC_ACK, first + 2, 3, NULL, 0);
+    }
+    fake_run(a.h);
+    while (node_poll_cq(&a, &c)) {
+        uint64_t id = GUINT64_FROM_LE(c.wr_id);
+
+        n++;
+        if (id == 1) {
+            g_assert_cmpuint(c.status, ==, SNIC_WC_SUCCESS);
+        } else if (id == 2) {
+            g_assert_cmpuint(c.status, ==, SNIC_WC_LOC_QP_OP_ERR);
+            failed = true;
+        } else {
+            g_assert_cmpuint(id, ==, 3);
+            g_assert_cmpuint(c.status, ==, SNIC_WC_WR_FLUSH_ERR);
+            flushed = true;
+        }
+    }
+    g_assert_cmpuint(n, ==, 3);
+    g_assert_true(failed && flushed);
+    g_assert_cmpuint(qa->state, ==, SNIC_QPS_ERR);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -362,5 +424,7 @@ int main(int argc, char **argv)
     g_test_add_func("/bound/err-1000-qps", test_err_1000_qps);
     g_test_add_func("/bound/ack-behind-writes", test_ack_behind_writes);
     g_test_add_func("/bound/read-rewritten", test_read_rewritten);
+    g_test_add_func("/bound/read-rewritten-then-more",
+                    test_read_rewritten_then_more);
     return g_test_run();
 }

@@ -372,7 +372,6 @@ bool snic_req_run(SnicCore *c, SnicQp *qp, unsigned budget, unsigned wqes)
             if (!r->wqe_off && snic_wr_is_rd_atomic(e.info.opcode) &&
                 !r->rd_atomic++) {
                 /* the oldest outstanding: where an ACK's barrier is */
-                r->rd_index = e.index;
                 r->dde.rd_off = (psn - r->dde.wnd_start) & SNIC_PSN_MASK;
             }
             r->next_psn = (r->next_psn + count) & SNIC_PSN_MASK;

@@ -636,35 +636,42 @@ int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e)
 
 /*
  * The oldest READ/atomic outstanding completed and others are: the next
- * is the first READ/atomic from sq_comp on (rd_index, dde.rd_off). Read
- * once per READ/atomic completed, not per ACK. None found where the
- * count says there is one (a WQE unreadable now, or rewritten since it
- * started): no barrier before what was sent, as if none were there, and
- * the completer fails the QP when it gets there (the count is checked as
- * the last started WQE completes).
+ * is the first READ/atomic from sq_comp on, its first PSN kept as
+ * dde.rd_off. Read once per READ/atomic completed, not per ACK. None
+ * found among the started WQEs where the count says there is one, or one
+ * that starts beyond the span (WQEs rewritten since they started), or a
+ * WQE unreadable now: the QP fails here, as a barrier made up would hold
+ * every later ACK (false then).
  */
-static void rd_atomic_next(SnicCore *c, SnicQp *qp)
+static bool rd_atomic_next(SnicCore *c, SnicQp *qp)
 {
     SnicReq *r = &qp->req;
     uint32_t first = r->comp_psn;
     uint16_t i, end = r->sq_head + (r->wqe_off ? 1 : 0);
     SnicReqWqe e;
+    uint8_t st;
 
-    r->rd_index = qp->sq_comp;
-    r->dde.rd_off = r->dde.sent;
     for (i = qp->sq_comp; i != end; i++) {
         first = snic_rpc_skip(c, qp, first, i);
-        if (snic_sq_wqe_read(c, qp, i, first, &e) != SNIC_WC_SUCCESS) {
-            return;
+        st = snic_sq_wqe_read(c, qp, i, first, &e);
+        if (st != SNIC_WC_SUCCESS) {
+            snic_sq_fail_at(c, qp, i, st);
+            return false;
         }
         if (snic_wr_is_rd_atomic(e.info.opcode)) {
-            r->rd_index = i;
-            r->dde.rd_off = snic_psn_cmp(first, r->dde.wnd_start) > 0 ?
-                            (first - r->dde.wnd_start) & SNIC_PSN_MASK : 0;
-            return;
+            uint32_t off = snic_psn_cmp(first, r->dde.wnd_start) > 0 ?
+                           (first - r->dde.wnd_start) & SNIC_PSN_MASK : 0;
+
+            if (off >= SNIC_DDE_SPAN) {
+                break;      /* started, it lies within the span */
+            }
+            r->dde.rd_off = off;
+            return true;
         }
         first = (first + e.info.npsn) & SNIC_PSN_MASK;
     }
+    snic_sq_fail_at(c, qp, qp->sq_comp, SNIC_WC_LOC_QP_OP_ERR);
+    return false;
 }
 
 /* Complete, in post order, every WQE whose last PSN is acknowledged. */
@@ -719,8 +726,8 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
         if (m && snic_wr_takes_recv(e.info.opcode)) {
             m->req_comp++;
         }
-        if (rd && r->rd_atomic) {
-            rd_atomic_next(c, qp);
+        if (rd && r->rd_atomic && !rd_atomic_next(c, qp)) {
+            return;
         }
     }
 }

@@ -73,15 +73,8 @@ struct SnicReq {
     uint32_t rnr_psn:24;
     uint32_t local_err_status:8;
     uint16_t local_err_index;
-    /*
-     * The oldest READ/atomic started and not complete, while rd_atomic:
-     * its SQ index (its first PSN: dde.rd_off), so an ACK finds where
-     * the responses it may imply lost begin without reading the WQEs
-     * before it (the two bytes the struct's alignment left free)
-     */
-    uint16_t rd_index;
 };
-_Static_assert(sizeof(SnicReq) == 40, "SnicReq: rd_index took no room");
+_Static_assert(sizeof(SnicReq) == 40, "SnicReq size");
 /* the largest op-code (snic_verbs.h) fits SnicReq.wqe_op */
 _Static_assert(SNIC_WR_RPC_WRITE < 1 << 7, "SnicReq.wqe_op is 7 bits");
 

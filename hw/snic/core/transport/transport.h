@@ -54,9 +54,10 @@ typedef struct SnicDde {
     uint64_t rtx_from:10;       /* [rtx_from, rtx_to) are to be sent */
     uint64_t rtx_to:10;         /* again (rtx_from == rtx_to: none) */
     /*
-     * The requester's oldest READ/atomic started and not complete (its SQ
-     * index SnicReq.rd_index): how far its first PSN lies ahead of
-     * wnd_start, 0 if at or behind it. Started, it was sent: below
+     * The requester's oldest READ/atomic started and not complete: how
+     * far its first PSN lies ahead of wnd_start, 0 if at or behind it, so
+     * an ACK finds where the responses it may imply lost begin without
+     * reading the WQEs before it. Started, it was sent: below
      * wnd_start + sent, within the span.
      */
     uint64_t rd_off:10;
