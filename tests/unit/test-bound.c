@@ -316,31 +316,42 @@ static void test_ack_behind_writes(void)
  * READ were outstanding (no barrier stops it), and its completion finds
  * the count of READs wrong: LOC_QP_OP_ERR, the QP in ERR.
  */
+/*
+ * a's two READs (wr_id 1 and 2) to b started, then the second rewritten
+ * to a WRITE in the ring; its QP, and the first READ's PSN in *first
+ */
+static SnicQp *two_reads_second_rewritten(Node *a, Node *b, uint32_t *first)
+{
+    struct snic_sq_wqe w;
+    SnicQp *qa;
+
+    node_init(a, NULL, 1);
+    node_init(b, NULL, 2);
+    node_connect(a, b, SNIC_MTU_1024, 7, 7);
+    node_connect(b, a, SNIC_MTU_1024, 7, 7);
+    qa = &a->h->core->qps[a->qpn];
+    *first = qa->req.next_psn;
+    node_post_send(a, 1, SNIC_WR_RDMA_READ, BUF, 64, BUF, b->lkey, 0,
+                   a->lkey);
+    node_post_send(a, 2, SNIC_WR_RDMA_READ, BUF + 64, 64, BUF, b->lkey, 0,
+                   a->lkey);
+    fake_run(a->h);
+    g_assert_cmpuint(qa->req.rd_atomic, ==, 2);
+    fake_read(a->h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    w.opcode = SNIC_WR_RDMA_WRITE;
+    fake_write(a->h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    return qa;
+}
+
 static void test_read_rewritten(void)
 {
     static const uint8_t data[64];
-    struct snic_sq_wqe w;
     struct snic_cqe c;
     SnicQp *qa;
     uint32_t first;
     Node a, b;
 
-    node_init(&a, NULL, 1);
-    node_init(&b, NULL, 2);
-    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
-    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
-    qa = &a.h->core->qps[a.qpn];
-    first = qa->req.next_psn;
-    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 64, BUF, b.lkey, 0,
-                   a.lkey);
-    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 64, 64, BUF, b.lkey, 0,
-                   a.lkey);
-    fake_run(a.h);
-    g_assert_cmpuint(qa->req.rd_atomic, ==, 2);
-    fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
-    w.opcode = SNIC_WR_RDMA_WRITE;
-    fake_write(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
-
+    qa = two_reads_second_rewritten(&a, &b, &first);
     from_peer(&a, &b, SNIC_OP_RC_READ_RESP_ONLY, first, 1, data,
               sizeof(data));
     g_assert_true(node_poll_cq(&a, &c));
@@ -364,7 +375,6 @@ static void test_read_rewritten(void)
 static void test_read_rewritten_then_more(void)
 {
     static const uint8_t data[64];
-    struct snic_sq_wqe w;
     struct snic_cqe c;
     unsigned i, n = 0;
     bool flushed = false, failed = false;
@@ -372,20 +382,7 @@ static void test_read_rewritten_then_more(void)
     uint32_t first;
     Node a, b;
 
-    node_init(&a, NULL, 1);
-    node_init(&b, NULL, 2);
-    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
-    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
-    qa = &a.h->core->qps[a.qpn];
-    first = qa->req.next_psn;
-    node_post_send(&a, 1, SNIC_WR_RDMA_READ, BUF, 64, BUF, b.lkey, 0,
-                   a.lkey);
-    node_post_send(&a, 2, SNIC_WR_RDMA_READ, BUF + 64, 64, BUF, b.lkey, 0,
-                   a.lkey);
-    fake_run(a.h);
-    fake_read(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
-    w.opcode = SNIC_WR_RDMA_WRITE;
-    fake_write(a.h, SQ_RING + SNIC_SQ_WQE_SIZE, &w, sizeof(w));
+    qa = two_reads_second_rewritten(&a, &b, &first);
     from_peer(&a, &b, SNIC_OP_RC_READ_RESP_ONLY, first, 1, data,
               sizeof(data));
     node_post_send(&a, 3, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey, 0,
