@@ -601,8 +601,8 @@ flap_long_client() {
     return "$rc"
 }
 
-# lossy: wire-drop set on both running devices (qom-set-drop: 0, then 5, then 1) and this
-# VM's link taken down twice, under checked traffic.
+# lossy: wire-drop set on the running devices (qom-set-drop: 0, then 5 on both, then 1 on
+# VM b) and this VM's link taken down twice, under checked traffic.
 lossy_run_time() {
     local port ok
     [ "$NIC" = snic ] || return 0
@@ -619,7 +619,9 @@ lossy_run_time() {
     step drop-5-before counters_snapshot wire_drops_injected
     app ib_write_bw_drop5 120 ib_write_bw $P -s 65536 -n 100
     [ "$SNIC_SIDE" = a ] && step qom-set-drop-5 counters_grew wire_drops_injected
-    # wire-drop 1, as the pair started: a transfer checked by content
+    # wire-drop 1 on VM b, 0 on VM a: a transfer checked by content. ibv_rc_pingpong's
+    # client (a) destroys its QP once the last pong is in; were that pong's ACK lost, the
+    # server's last SEND could only time out (the application's race, not the transport's)
     [ "$SNIC_SIDE" = a ] && step qom-set-drop-1-set host drop-1
     barrier drop-1
     app qom-set-drop-1 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 200 -s 4096 -c
