@@ -54,8 +54,9 @@ struct ibv_qp *snicdv_create_qp(struct ibv_context *ctx,
 	unsigned int i;
 	int err;
 
-	if (!snic_is_snic_dev(ctx->device)) {
-		errno = EOPNOTSUPP;
+	if (!snic_is_snic_dev(ctx->device) ||
+	    verbs_get_device(ctx->device)->sysfs->abi_ver < 3) {
+		errno = EOPNOTSUPP;     /* not snic's, or a kernel without SET_CL */
 		return NULL;
 	}
 	if (!dv || !(dv->comp_mask & SNICDV_QP_INIT_ATTR_MASK_QP_TYPE)) {

@@ -255,7 +255,7 @@ static void snic_uninit_device(struct verbs_device *vdev)
 
 static const struct verbs_device_ops snic_dev_ops = {
 	.name = "snic",
-	.match_min_abi_version = SNIC_UVERBS_ABI_VERSION,
+	.match_min_abi_version = SNIC_UVERBS_ABI_MIN,
 	.match_max_abi_version = SNIC_UVERBS_ABI_VERSION,
 	.match_table = snic_match_table,
 	.alloc_device = snic_alloc_device,

@@ -15,15 +15,16 @@
 #include <linux/types.h>
 
 /*
- * ops.uverbs_abi_ver; the provider accepts exactly this version.
- * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ. Extended
- * since without a new version, by appended fields and comp_mask bits:
- * SNIC_IB_UCONTEXT_RPC (device ABI 2.1, StRoM RPCs and kernels); and by
- * driver methods, whose calls fail on an older kernel without them: the
- * transport programs', the HyperLogLog sketches' and SET_CL (device ABI
- * 3.11, connectionless endpoints).
+ * ops.uverbs_abi_ver; the provider accepts SNIC_UVERBS_ABI_MIN up to it.
+ * 2: 256-byte send WQEs (device ABI 2.0), SRQs, RESIZE_CQ; extended by
+ * appended fields and comp_mask bits (SNIC_IB_UCONTEXT_RPC: device ABI
+ * 2.1, StRoM RPCs and kernels) and driver methods (the transport
+ * programs', the HyperLogLog sketches').
+ * 3: SNIC_IB_METHOD_QP_SET_CL (device ABI 3.11, connectionless
+ * endpoints); with a version-2 kernel libsnic has no endpoints.
  */
-#define SNIC_UVERBS_ABI_VERSION 2
+#define SNIC_UVERBS_ABI_VERSION 3
+#define SNIC_UVERBS_ABI_MIN 2
 
 /*
  * GET_CONTEXT response. Each user context owns one BAR2 doorbell page;
