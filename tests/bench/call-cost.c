@@ -8,7 +8,13 @@
  * count exceeds twice the small one's: the work of a call must not grow
  * with the tables or with the objects in them. The windows: an ALLOC_PD
  * through the admin queue (a free handle found), a read of the stats'
- * object gauges from BAR0, and the device's timer with nothing due.
+ * object gauges from BAR0, the device's timer with nothing due, and two
+ * engine runs (the bottom half's call) that flush: one in the middle of
+ * a QP's flush after MODIFY_QP to ERR (1024 WQEs posted on the small
+ * device, 32768 on the large), one while every QP of the device is in
+ * ERR with 64 WQEs each to flush (10 QPs, 1000 QPs). The unit tests
+ * (tests/unit/test-bound.c) bound the same calls' DMA and frames; these
+ * counts cover what touches no guest memory (the scans for work).
  * Build without sanitizers (scripts/bench-engine.sh builds build/bench).
  *
  *   call-cost small|large
@@ -19,11 +25,18 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "engine/wq.h"
+#include "objects/qpc.h"
+
+/* The glue's engine-run budget (snic.c), as the unit tests' */
+#define BH_BUDGET   64
 
 /* one call each, out of line so callgrind can name them */
 __attribute__((noinline)) void cost_window_alloc_pd(FakeHost *h);
 __attribute__((noinline)) uint32_t cost_window_stats(FakeHost *h);
 __attribute__((noinline)) void cost_window_timer(FakeHost *h);
+__attribute__((noinline)) bool cost_window_flush(FakeHost *h);
+__attribute__((noinline)) bool cost_window_err_qps(FakeHost *h);
 
 void cost_window_alloc_pd(FakeHost *h)
 {
@@ -44,26 +57,126 @@ void cost_window_timer(FakeHost *h)
     snic_core_timer(h->core);
 }
 
-/* A QP of n's PD and CQ on n's rings (the device reads only at work) */
-static void add_qp(Node *n)
+bool cost_window_flush(FakeHost *h)
 {
-    struct snic_admin_cmd cmd;
+    return snic_core_run(h->core, BH_BUDGET);
+}
 
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(PBL_SQ);
-    cmd.create_qp.sq_npages =
-        GUINT32_TO_LE((SNIC_SQ_WQE_SIZE << SQ_LOG2) / 4096);
-    cmd.create_qp.sq_log2_depth = SQ_LOG2;
-    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.rq_npages =
-        GUINT32_TO_LE((SNIC_RQ_WQE_SIZE << RQ_LOG2) / 4096);
-    cmd.create_qp.rq_log2_depth = RQ_LOG2;
-    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
-    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.type = SNIC_QPT_RC;
-    cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
-    node_admin_ok(n->h, &cmd);
+bool cost_window_err_qps(FakeHost *h)
+{
+    return snic_core_run(h->core, BH_BUDGET);
+}
+
+/*
+ * The consumer's side after a run: the completions taken (-1 if one is
+ * not a flush), the admin answers counted into *answered
+ */
+static int drain(Node *n, unsigned *answered)
+{
+    struct snic_admin_cqe ac;
+    struct snic_cqe c;
+    int got = 0;
+
+    while (node_poll_cq(n, &c)) {
+        if (c.status != SNIC_WC_WR_FLUSH_ERR) {
+            return -1;
+        }
+        got++;
+    }
+    while (fake_admin_poll(n->h, &ac)) {
+        ++*answered;
+    }
+    return got;
+}
+
+/* Runs until the 'posted' admin commands are answered, drained */
+static void run_until_answered(Node *n, unsigned posted)
+{
+    unsigned answered = 0;
+
+    do {
+        snic_core_run(n->h->core, BH_BUDGET);
+        if (drain(n, &answered) < 0) {
+            g_error("call-cost: a completion other than a flush");
+        }
+    } while (answered < posted);
+}
+
+/* The measured run 'window', drained: true if it flushed WQEs */
+static bool window_flushed(Node *n, bool (*window)(FakeHost *h))
+{
+    unsigned answered = 0;
+
+    window(n->h);
+    return drain(n, &answered) > 0;
+}
+
+/* Runs until no flush is left */
+static void run_to_idle(Node *n)
+{
+    unsigned answered = 0;
+    bool more;
+
+    do {
+        more = snic_core_run(n->h->core, BH_BUDGET);
+        if (drain(n, &answered) < 0) {
+            g_error("call-cost: a completion other than a flush");
+        }
+    } while (more);
+}
+
+/* 2^log2 WQEs posted on one new QP, moved to ERR, one run in its flush */
+static bool flush_one_qp(Node *n, uint8_t log2)
+{
+    const uint64_t pbl = FAKE_MEM_BASE + FAKE_MEM_SIZE;
+    const uint64_t ring = pbl + 0x10000;
+    const unsigned depth = 1u << log2;
+    uint32_t qpn;
+    unsigned i;
+    bool flushed;
+
+    fake_host_grow(n->h, 0x10000 + (size_t)SNIC_SQ_WQE_SIZE * depth);
+    node_pbl(n->h, pbl, ring, SNIC_SQ_WQE_SIZE * depth / 4096);
+    qpn = node_qp_in_init(n, pbl, log2);
+    for (i = 0; i < depth; i++) {
+        node_write_wqe_at(n->h, ring + (uint64_t)i * SNIC_SQ_WQE_SIZE, i);
+    }
+    fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, qpn, depth);
+    node_post_to_err(n, qpn);
+    run_until_answered(n, 1);
+    flushed = window_flushed(n, cost_window_flush);
+    run_to_idle(n);
+    return flushed;
+}
+
+/*
+ * 'nqp' new QPs with 64 WQEs each, all moved to ERR (a full admin queue
+ * at a time, run until answered), then one run while their flushes wait
+ */
+static bool flush_many_qps(Node *n, unsigned nqp)
+{
+    const unsigned batch = (1u << 4) - 1;   /* node_init's admin queue */
+    uint32_t *qpns = g_new(uint32_t, nqp);
+    unsigned i, done, posted;
+    bool flushed;
+
+    for (i = 0; i < 64; i++) {
+        node_write_wqe_at(n->h, SQ_RING + i * SNIC_SQ_WQE_SIZE, i);
+    }
+    for (i = 0; i < nqp; i++) {
+        qpns[i] = node_qp_in_init(n, PBL_SQ, SQ_LOG2);
+        fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, qpns[i], 64);
+    }
+    for (done = 0; done < nqp; done += posted) {
+        posted = MIN(batch, nqp - done);
+        for (i = 0; i < posted; i++) {
+            node_post_to_err(n, qpns[done + i]);
+        }
+        run_until_answered(n, posted);
+    }
+    flushed = window_flushed(n, cost_window_err_qps);
+    g_free(qpns);
+    return flushed;
 }
 
 int main(int argc, char **argv)
@@ -86,7 +199,7 @@ int main(int argc, char **argv)
                    SNIC_DB_KERNEL_PAGE);
     /* node_init made one QP and one PD */
     for (i = 1; i < objects; i++) {
-        add_qp(&n);
+        node_qp_in_init(&n, PBL_SQ, SQ_LOG2);
         snic_admin_cmd_init(&cmd, SNIC_ADMIN_ALLOC_PD, sizeof(cmd.alloc_pd));
         node_admin_ok(n.h, &cmd);
     }
@@ -99,6 +212,11 @@ int main(int argc, char **argv)
         return 1;
     }
     cost_window_timer(n.h);
+    if (!flush_one_qp(&n, large ? SNIC_MAX_QP_WR_LOG2 : 10) ||
+        !flush_many_qps(&n, objects)) {
+        fprintf(stderr, "call-cost: a measured run flushed nothing\n");
+        return 1;
+    }
     fake_host_free(n.h);
     return 0;
 }

@@ -68,6 +68,18 @@ uint64_t node_admin_ok(FakeHost *h, struct snic_admin_cmd *cmd);
 void node_pbl(FakeHost *h, uint64_t at, uint64_t first, unsigned n);
 
 /*
+ * A QP of n's device, PD and CQ in INIT with an SQ of 2^sq_log2 WQEs
+ * through the page list at 'pbl' and n's RQ; its QPN.
+ */
+uint32_t node_qp_in_init(Node *n, uint64_t pbl, uint8_t sq_log2);
+
+/* A signaled zero-length RDMA WRITE WQE at 'slot' (wr_id as given) */
+void node_write_wqe_at(FakeHost *h, uint64_t slot, uint64_t wr_id);
+
+/* MODIFY_QP of 'qpn' to ERR posted, not waited for: the next run does it */
+void node_post_to_err(Node *n, uint32_t qpn);
+
+/*
  * Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. With
  * sim NULL the node is alone: its frames collect in n->h->frames and
  * its clock moves only when the test says.

@@ -42,65 +42,12 @@ static uint64_t cost_check(FakeHost *h, const Cost *before)
     return now.ops - before->ops;
 }
 
-/*
- * A QP of n's device, PD and CQ in INIT with an SQ of 2^sq_log2 WQEs
- * through the page list at 'pbl' and n's RQ; its QPN.
- */
-static uint32_t qp_in_init(Node *n, uint64_t pbl, uint8_t sq_log2)
-{
-    struct snic_admin_cmd cmd;
-    struct snic_qp_attr a;
-    Node q = *n;
-
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
-    cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(pbl);
-    cmd.create_qp.sq_npages =
-        GUINT32_TO_LE(MAX(1, (SNIC_SQ_WQE_SIZE << sq_log2) / 4096));
-    cmd.create_qp.sq_log2_depth = sq_log2;
-    cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(PBL_RQ);
-    cmd.create_qp.rq_npages =
-        GUINT32_TO_LE(MAX(1, (SNIC_RQ_WQE_SIZE << RQ_LOG2) / 4096));
-    cmd.create_qp.rq_log2_depth = RQ_LOG2;
-    cmd.create_qp.pdn = GUINT32_TO_LE(n->pdn);
-    cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
-    cmd.create_qp.type = SNIC_QPT_RC;
-    cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
-    q.qpn = node_admin_ok(n->h, &cmd);
-    memset(&a, 0, sizeof(a));
-    a.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
-    a.port_num = 1;
-    node_modify(&q, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
-                SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &a);
-    return q.qpn;
-}
-
-/* A signaled WRITE whose wr_id says which it is */
-static void wqe_at(FakeHost *h, uint64_t slot, uint64_t wr_id)
-{
-    struct snic_sq_wqe w;
-
-    memset(&w, 0, sizeof(w));
-    w.wr_id = GUINT64_TO_LE(wr_id);
-    w.opcode = SNIC_WR_RDMA_WRITE;
-    w.flags = SNIC_WQE_SIGNALED;
-    fake_write(h, slot, &w, sizeof(w));
-}
-
-/* MODIFY_QP of 'qpn' to ERR posted (the admin doorbell only) */
+/* MODIFY_QP of 'qpn' to ERR posted, within the bounds */
 static void post_to_err(Node *n, uint32_t qpn)
 {
-    const uint64_t at = FAKE_MEM_BASE + 0x9000;
-    struct snic_qp_attr a = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
-    struct snic_admin_cmd cmd;
     Cost before = cost_now(n->h);
 
-    fake_write(n->h, at, &a, sizeof(a));
-    snic_admin_cmd_init(&cmd, SNIC_ADMIN_MODIFY_QP, sizeof(cmd.modify_qp));
-    cmd.modify_qp.qpn = GUINT32_TO_LE(qpn);
-    cmd.modify_qp.attr_mask = GUINT32_TO_LE(SNIC_QP_ATTR_STATE);
-    cmd.modify_qp.attr_addr = GUINT64_TO_LE(at);
-    fake_admin_post(n->h, &cmd);
+    node_post_to_err(n, qpn);
     cost_check(n->h, &before);
 }
 
@@ -154,9 +101,9 @@ static void test_flush_32k(void)
     node_init(&n, NULL, 1);
     fake_host_grow(n.h, 0x10000 + (size_t)SNIC_SQ_WQE_SIZE * depth);
     node_pbl(n.h, pbl, ring, SNIC_SQ_WQE_SIZE * depth / 4096);
-    qpn = qp_in_init(&n, pbl, SNIC_MAX_QP_WR_LOG2);
+    qpn = node_qp_in_init(&n, pbl, SNIC_MAX_QP_WR_LOG2);
     for (i = 0; i < depth; i++) {
-        wqe_at(n.h, ring + (uint64_t)i * SNIC_SQ_WQE_SIZE, i + 1);
+        node_write_wqe_at(n.h, ring + (uint64_t)i * SNIC_SQ_WQE_SIZE, i + 1);
     }
     fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpn, depth);
     for (i = 0; i < (1u << RQ_LOG2); i++) {
@@ -179,7 +126,7 @@ static void test_flush_32k(void)
     g_assert_cmpuint(fake_guest_errors_matching(n.h, "overrun"), ==, 0);
     /* nothing is left: a doorbell of the drained QP flushes what it posts */
     g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
-    wqe_at(n.h, ring, 0xabc);
+    node_write_wqe_at(n.h, ring, 0xabc);
     fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpn, depth + 1);
     while (run_once(&n, &cqes, &last, NULL, &rq_seen)) {
     }
@@ -203,11 +150,11 @@ static void test_err_1000_qps(void)
 
     node_init(&n, NULL, 1);
     for (i = 0; i < WQES; i++) {
-        wqe_at(n.h, SQ_RING + i * SNIC_SQ_WQE_SIZE, i + 1);
+        node_write_wqe_at(n.h, SQ_RING + i * SNIC_SQ_WQE_SIZE, i + 1);
     }
     /* they share one SQ ring: the device reads whatever the guest wrote */
     for (i = 0; i < NQP; i++) {
-        qpns[i] = qp_in_init(&n, PBL_SQ, SQ_LOG2);
+        qpns[i] = node_qp_in_init(&n, PBL_SQ, SQ_LOG2);
         fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpns[i], WQES);
     }
     g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
