@@ -934,7 +934,15 @@ case $SUITE in
         # Run with the devices dropping and reordering frames (-global snic.wire-drop=1
         # -global snic.wire-reorder=1): RC recovers by go-back-N, data stays intact. (UD is
         # unreliable and ibv_ud_pingpong waits for every datagram: not run here.)
+        # ibv_rc_pingpong's client (a) destroys its QP once the last pong is in: were
+        # that pong's ACK lost, the server's last SEND could only time out (the
+        # application's race, not the transport's), so a drops nothing meanwhile and b's
+        # losses force both sides' resends (lossy.host).
+        [ "$SNIC_SIDE" = a ] && step rc-pingpong-drop-set host pingpong-drop
+        barrier pingpong-drop
         app rc-pingpong 120 ibv_rc_pingpong -d "$DEV" -g "$GIDX" -n 300 -s 4096 -c
+        [ "$SNIC_SIDE" = a ] && step rc-pingpong-drop-end host pingpong-end
+        barrier pingpong-end
         app ib_write_bw 180 ib_write_bw $P -s 65536 -n 500
         app ib_read_bw 180 ib_read_bw $P -s 65536 -n 200
         app verbs-check 180 verbs-check -d "$DEV" -g "$GIDX"
