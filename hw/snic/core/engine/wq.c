@@ -566,13 +566,20 @@ static uint32_t wqe_npsn(const SnicQp *qp, uint8_t op, uint64_t len)
 uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
                          uint32_t first_psn, SnicReqWqe *e)
 {
+    e->index = index;
+    if (snic_sq_fetch(c, qp, index, &e->w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    return snic_sq_wqe_span(qp, first_psn, e);
+}
+
+uint8_t snic_sq_wqe_span(const SnicQp *qp, uint32_t first_psn, SnicReqWqe *e)
+{
     const struct snic_sq_wqe *w = &e->w;
     uint64_t len = 0;
     unsigned i;
 
-    e->index = index;
-    if (snic_sq_fetch(c, qp, index, &e->w) ||
-        w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+    if (w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     if (w->flags & SNIC_WQE_INLINE) {

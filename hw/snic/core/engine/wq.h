@@ -157,6 +157,8 @@ typedef struct SnicReqWqe {
 
 uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
                          uint32_t first_psn, SnicReqWqe *e);
+/* ... from e->w as fetched already (one read of the WQE per call) */
+uint8_t snic_sq_wqe_span(const SnicQp *qp, uint32_t first_psn, SnicReqWqe *e);
 int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e);
 /* Complete, in post order, every WQE whose last PSN is acknowledged */
 void snic_sq_complete_acked(SnicCore *c, SnicQp *qp);
