@@ -231,6 +231,39 @@ SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
     return snic_mtt_access(c, m, va, (void *)buf, len, true);
 }
 
+SnicXlate snic_mtt_write_last_after(SnicCore *c, const SnicMtt *m,
+                                    uint64_t va, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    uint64_t page_size = 1ull << m->page_shift, page;
+    uint64_t off = (va - m->iova) + (m->iova & (page_size - 1));
+    SnicXlate x;
+
+    if (m->phys || va < m->iova || len > m->length ||
+        va - m->iova > m->length - len ||
+        (off & (page_size - 1)) + len > page_size ||
+        (off >> m->page_shift) >= m->npages) {
+        /* the rare cases, and every error, as two writes */
+        x = snic_mtt_write(c, m, va, buf, len - 1);
+        return x != SNIC_XLATE_OK ? x :
+               snic_mtt_write(c, m, va + len - 1, b + len - 1, 1);
+    }
+    x = page_of(c, m, off >> m->page_shift, &page);
+    if (x == SNIC_XLATE_OK) {
+        page += off & (page_size - 1);
+        if (snic_dma_write(c, page, buf, len - 1)) {
+            x = SNIC_XLATE_DMA;
+        } else if (snic_dma_write(c, page + len - 1, b + len - 1, 1)) {
+            SNIC_EVENT(c, XLATE_FAULT, m->pbl, va + len - 1, 1, true);
+            return SNIC_XLATE_DMA;
+        }
+    }
+    if (x != SNIC_XLATE_OK) {
+        SNIC_EVENT(c, XLATE_FAULT, m->pbl, va, len - 1, true);
+    }
+    return x;
+}
+
 bool snic_xlate_failed(SnicCore *c, uint32_t qpn, SnicXlate x)
 {
     if (x == SNIC_XLATE_DMA) {
