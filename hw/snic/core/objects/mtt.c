@@ -76,19 +76,12 @@ uint64_t snic_mtt_pages(uint64_t iova, uint64_t length, uint8_t page_shift)
     return length ? last - first + 1 : 0;
 }
 
-/* Page address of page 'idx' of the list, through the cache. */
-static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
-                         uint64_t *page)
+/* ... not in the cache: read from the list into cache line e */
+static SnicXlate page_miss(SnicCore *c, const SnicMtt *m, SnicTlbEntry *e,
+                           uint64_t entry_addr, uint64_t *page)
 {
-    uint64_t entry_addr = m->pbl + idx * 8;
-    SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
     __le64 raw;
 
-    if (e->tag == entry_addr + 1) {
-        snic_stat_inc(&c->stats.tlb_hits);
-        *page = e->page;
-        return SNIC_XLATE_OK;
-    }
     snic_stat_inc(&c->stats.tlb_misses);
     if (snic_dma_read(c, entry_addr, &raw, sizeof(raw))) {
         return SNIC_XLATE_DMA;
@@ -100,6 +93,24 @@ static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
     e->tag = entry_addr + 1;
     e->page = *page;
     return SNIC_XLATE_OK;
+}
+
+/*
+ * Page address of page 'idx' of the list, through the cache: a hit, most
+ * lookups, inline in the access, the miss a call of its own.
+ */
+static inline SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
+                                uint64_t *page)
+{
+    uint64_t entry_addr = m->pbl + idx * 8;
+    SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
+
+    if (e->tag == entry_addr + 1) {
+        snic_stat_inc(&c->stats.tlb_hits);
+        *page = e->page;
+        return SNIC_XLATE_OK;
+    }
+    return page_miss(c, m, e, entry_addr, page);
 }
 
 /*
