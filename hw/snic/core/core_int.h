@@ -119,6 +119,11 @@ struct SnicCore {
     uint16_t *recv_free;
     uint32_t recv_free_n;
     /*
+     * The receive WQE read for the packet being placed, on the stack of
+     * snic_rdma_receive() (engine/wq.h), NULL outside it
+     */
+    struct SnicRecvWqe *rx_wqe;
+    /*
      * ... for each entry, when its holder lets go of it if its message
      * does not continue (UINT64_MAX: not armed): kept with the entry, not
      * in the QP context, as the pool's WQE copies are

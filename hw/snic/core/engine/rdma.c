@@ -14,6 +14,7 @@
 #include "port/gid.h"
 #include "port/wire.h"
 #include "engine/scheduler.h"
+#include "engine/wq.h"
 #include "objects/mcast.h"
 #include "objects/qp.h"
 #include "cl/cl.h"
@@ -80,7 +81,7 @@ static void send_cnp(SnicCore *c, SnicQp *qp)
     snic_rdma_xmit(c, &p, 0);
 }
 
-void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
+static void rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
 {
     const struct snic_opcode_info *op;
     SnicParseStatus st;
@@ -212,6 +213,16 @@ void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
         }
         snic_req_response(c, qp, &p);
     }
+}
+
+void snic_rdma_receive(SnicCore *c, const uint8_t *frame, size_t len)
+{
+    SnicRecvWqe rx = { .qp = NULL };
+
+    /* packets looped back to the port queue: this never nests */
+    c->rx_wqe = &rx;
+    rdma_receive(c, frame, len);
+    c->rx_wqe = NULL;
 }
 
 /*

@@ -150,6 +150,7 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp, SnicReqWqe *e)
     uint64_t len;
     uint8_t st;
 
+    e->index = r->sq_head;
     if (snic_sq_fetch(c, qp, r->sq_head, &e->w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
@@ -173,7 +174,7 @@ static uint8_t start_wqe(SnicCore *c, SnicQp *qp, SnicReqWqe *e)
     }
     st = snic_wqe_payload_len(c, qp, r->sq_head, w, &len);
     if (st == SNIC_WC_SUCCESS) {
-        st = snic_sq_wqe_read(c, qp, r->sq_head, r->next_psn, e);
+        st = snic_sq_wqe_span(qp, r->next_psn, e);
     }
     if (st != SNIC_WC_SUCCESS) {
         return st;

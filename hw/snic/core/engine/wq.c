@@ -108,10 +108,20 @@ static uint64_t rq_off(const SnicQp *qp, uint32_t index)
            SNIC_RQ_WQE_SIZE;
 }
 
+/* RQ WQE 'index' of the QP, read for the packet being placed: kept */
+static void rx_wqe_keep(SnicCore *c, const SnicQp *qp, uint32_t index,
+                        const struct snic_rq_wqe *w)
+{
+    if (c->rx_wqe) {
+        *c->rx_wqe = (SnicRecvWqe) { .qp = qp, .index = index, .w = *w };
+    }
+}
+
 /*
  * The held receive WQE: an RQ's is read from its slot (the slot is the
- * QP's until the completion), an SRQ's from the receive-WQE pool it was
- * copied to (its SRQ slot is free once taken). False if unreadable.
+ * QP's until the completion) unless this packet read it already, an
+ * SRQ's from the receive-WQE pool it was copied to (its SRQ slot is free
+ * once taken). False if unreadable.
  */
 static bool recv_wqe(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
 {
@@ -122,8 +132,17 @@ static bool recv_wqe(SnicCore *c, const SnicQp *qp, struct snic_rq_wqe *w)
         *w = c->recv_pool[s->recv_slot - 1];
         return true;
     }
+    if (c->rx_wqe && c->rx_wqe->qp == qp &&
+        c->rx_wqe->index == s->recv_index) {
+        *w = c->rx_wqe->w;
+        return true;
+    }
     rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
-    return !snic_mtt_read(c, &rq, rq_off(qp, s->recv_index), w, sizeof(*w));
+    if (snic_mtt_read(c, &rq, rq_off(qp, s->recv_index), w, sizeof(*w))) {
+        return false;
+    }
+    rx_wqe_keep(c, qp, s->recv_index, w);
+    return true;
 }
 
 /* ... for its buffers: also well formed (the guest may rewrite it) */
@@ -236,6 +255,9 @@ bool snic_recv_take(SnicCore *c, SnicQp *qp)
         s->recv_index = qp->rq_head;
         rq = snic_qp_ring(&qp->rq, qp->rq_log2_depth, SNIC_RQ_WQE_SIZE);
         st = snic_mtt_read(c, &rq, rq_off(qp, qp->rq_head), &w, sizeof(w));
+        if (!st) {
+            rx_wqe_keep(c, qp, s->recv_index, &w);
+        }
     }
     s->recv_held = true;
     s->recv_ok = false;
@@ -288,7 +310,7 @@ uint8_t snic_rq_scatter(SnicCore *c, SnicQp *qp, uint32_t off,
     uint32_t pdn = qp->srqn ? snic_srq_get(c, qp->srqn)->pdn : qp->pdn;
     struct snic_rq_wqe w;
 
-    /* read again for every packet: nothing of it is kept for an RQ */
+    /* read for every packet, once (SnicRecvWqe): none is kept for an RQ */
     if (!recv_sges(c, qp, &w)) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
@@ -307,6 +329,9 @@ static void recv_complete(SnicCore *c, SnicQp *qp, struct snic_cqe *cqe,
     cqe->wr_id = recv_wqe(c, qp, &w) ? w.wr_id : 0;
     cqe->qpn = GUINT32_TO_LE(qp - c->qps);
     cqe->wqe_index = GUINT16_TO_LE((uint16_t)s->recv_index);
+    if (c->rx_wqe) {
+        c->rx_wqe->qp = NULL;   /* the WQE is the guest's again */
+    }
     if (!qp->srqn) {
         qp->rq_head++;
     }
@@ -566,13 +591,20 @@ static uint32_t wqe_npsn(const SnicQp *qp, uint8_t op, uint64_t len)
 uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
                          uint32_t first_psn, SnicReqWqe *e)
 {
+    e->index = index;
+    if (snic_sq_fetch(c, qp, index, &e->w)) {
+        return SNIC_WC_LOC_QP_OP_ERR;
+    }
+    return snic_sq_wqe_span(qp, first_psn, e);
+}
+
+uint8_t snic_sq_wqe_span(const SnicQp *qp, uint32_t first_psn, SnicReqWqe *e)
+{
     const struct snic_sq_wqe *w = &e->w;
     uint64_t len = 0;
     unsigned i;
 
-    e->index = index;
-    if (snic_sq_fetch(c, qp, index, &e->w) ||
-        w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
+    if (w->num_sge > SNIC_SQ_WQE_MAX_SGE) {
         return SNIC_WC_LOC_QP_OP_ERR;
     }
     if (w->flags & SNIC_WQE_INLINE) {

@@ -38,6 +38,19 @@ typedef struct SnicSendWqe {
  * 128 bytes of PCIe reads, not the slot's 256.
  */
 #define SNIC_SQ_WQE_FIRST       128
+/*
+ * The receive WQE of an RQ that the packet being placed took: read from
+ * host memory once for the packet, then scattered into and completed
+ * from this copy (a SEND ONLY took three reads of it). It lives on the
+ * stack of snic_rdma_receive(), one packet long: the next packet of a
+ * message reads its WQE again, as the guest or a peer may have
+ * rewritten it, and nothing of it stays in the QP context.
+ */
+typedef struct SnicRecvWqe {
+    const SnicQp *qp;           /* NULL: none read yet */
+    uint32_t index;             /* resp.recv_index it was read at */
+    struct snic_rq_wqe w;
+} SnicRecvWqe;
 /* The pool of SRQ receive WQEs in progress (below): its life */
 void snic_wq_init(SnicCore *c);
 void snic_wq_free(SnicCore *c);
@@ -157,6 +170,8 @@ typedef struct SnicReqWqe {
 
 uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
                          uint32_t first_psn, SnicReqWqe *e);
+/* ... from e->w as fetched already (one read of the WQE per call) */
+uint8_t snic_sq_wqe_span(const SnicQp *qp, uint32_t first_psn, SnicReqWqe *e);
 int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e);
 /* Complete, in post order, every WQE whose last PSN is acknowledged */
 void snic_sq_complete_acked(SnicCore *c, SnicQp *qp);

@@ -301,10 +301,8 @@ static void eq_post(SnicCore *c, SnicEq *eq, uint32_t cqn)
     off = (uint64_t)(eq->tail & ((1u << eq->log2_depth) - 1)) *
           SNIC_EQE_SIZE;
     e.flags = snic_ring_phase(eq->tail, eq->log2_depth);
-    if (snic_mtt_write(c, &eq->ring, off, &e, offsetof(struct snic_eqe,
-                                                       flags)) ||
-        snic_mtt_write(c, &eq->ring, off + offsetof(struct snic_eqe, flags),
-                       &e.flags, 1)) {
+    if (snic_mtt_write_last_after(c, &eq->ring, off, &e,
+                                  offsetof(struct snic_eqe, flags) + 1)) {
         SNIC_GUEST_ERROR(c, GE_EQ_RING, eq - c->eqs);
         return;
     }
@@ -379,10 +377,8 @@ int snic_cq_post(SnicCore *c, uint32_t cqn, const struct snic_cqe *cqe,
     off = (uint64_t)(cq->tail & ((1u << cq->log2_depth) - 1)) *
           SNIC_CQE_SIZE;
     e.flags = snic_ring_phase(cq->tail, cq->log2_depth);
-    if (snic_mtt_write(c, &cq->ring, off, &e, offsetof(struct snic_cqe,
-                                                       flags)) ||
-        snic_mtt_write(c, &cq->ring, off + offsetof(struct snic_cqe, flags),
-                       &e.flags, 1)) {
+    if (snic_mtt_write_last_after(c, &cq->ring, off, &e,
+                                  offsetof(struct snic_cqe, flags) + 1)) {
         SNIC_GUEST_ERROR(c, GE_CQ_RING, cqn);
         cq->error = true;
         snic_aeq_post(c, SNIC_EVENT_CQ_ERROR, cqn);

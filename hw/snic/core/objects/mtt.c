@@ -76,19 +76,12 @@ uint64_t snic_mtt_pages(uint64_t iova, uint64_t length, uint8_t page_shift)
     return length ? last - first + 1 : 0;
 }
 
-/* Page address of page 'idx' of the list, through the cache. */
-static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
-                         uint64_t *page)
+/* ... not in the cache: read from the list into cache line e */
+static SnicXlate page_miss(SnicCore *c, const SnicMtt *m, SnicTlbEntry *e,
+                           uint64_t entry_addr, uint64_t *page)
 {
-    uint64_t entry_addr = m->pbl + idx * 8;
-    SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
     __le64 raw;
 
-    if (e->tag == entry_addr + 1) {
-        snic_stat_inc(&c->stats.tlb_hits);
-        *page = e->page;
-        return SNIC_XLATE_OK;
-    }
     snic_stat_inc(&c->stats.tlb_misses);
     if (snic_dma_read(c, entry_addr, &raw, sizeof(raw))) {
         return SNIC_XLATE_DMA;
@@ -100,6 +93,24 @@ static SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
     e->tag = entry_addr + 1;
     e->page = *page;
     return SNIC_XLATE_OK;
+}
+
+/*
+ * Page address of page 'idx' of the list, through the cache: a hit, most
+ * lookups, inline in the access, the miss a call of its own.
+ */
+static inline SnicXlate page_of(SnicCore *c, const SnicMtt *m, uint64_t idx,
+                                uint64_t *page)
+{
+    uint64_t entry_addr = m->pbl + idx * 8;
+    SnicTlbEntry *e = &c->tlb[tlb_slot(c, entry_addr)];
+
+    if (e->tag == entry_addr + 1) {
+        snic_stat_inc(&c->stats.tlb_hits);
+        *page = e->page;
+        return SNIC_XLATE_OK;
+    }
+    return page_miss(c, m, e, entry_addr, page);
 }
 
 /*
@@ -229,6 +240,39 @@ SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len)
 {
     return snic_mtt_access(c, m, va, (void *)buf, len, true);
+}
+
+SnicXlate snic_mtt_write_last_after(SnicCore *c, const SnicMtt *m,
+                                    uint64_t va, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    uint64_t page_size = 1ull << m->page_shift, page;
+    uint64_t off = (va - m->iova) + (m->iova & (page_size - 1));
+    SnicXlate x;
+
+    if (m->phys || va < m->iova || len > m->length ||
+        va - m->iova > m->length - len ||
+        (off & (page_size - 1)) + len > page_size ||
+        (off >> m->page_shift) >= m->npages) {
+        /* the rare cases, and every error, as two writes */
+        x = snic_mtt_write(c, m, va, buf, len - 1);
+        return x != SNIC_XLATE_OK ? x :
+               snic_mtt_write(c, m, va + len - 1, b + len - 1, 1);
+    }
+    x = page_of(c, m, off >> m->page_shift, &page);
+    if (x == SNIC_XLATE_OK) {
+        page += off & (page_size - 1);
+        if (snic_dma_write(c, page, buf, len - 1)) {
+            x = SNIC_XLATE_DMA;
+        } else if (snic_dma_write(c, page + len - 1, b + len - 1, 1)) {
+            SNIC_EVENT(c, XLATE_FAULT, m->pbl, va + len - 1, 1, true);
+            return SNIC_XLATE_DMA;
+        }
+    }
+    if (x != SNIC_XLATE_OK) {
+        SNIC_EVENT(c, XLATE_FAULT, m->pbl, va, len - 1, true);
+    }
+    return x;
 }
 
 bool snic_xlate_failed(SnicCore *c, uint32_t qpn, SnicXlate x)

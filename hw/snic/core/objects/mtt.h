@@ -47,6 +47,14 @@ SnicXlate snic_mtt_read(SnicCore *c, const SnicMtt *m, uint64_t va,
                         void *buf, size_t len);
 SnicXlate snic_mtt_write(SnicCore *c, const SnicMtt *m, uint64_t va,
                          const void *buf, size_t len);
+/*
+ * Write len (at least 2) bytes, the last (a CQE's phase byte) by a DMA of
+ * its own after the rest, so the host never sees it before what it
+ * covers: as snic_mtt_write() of all but the last byte, then of the last
+ * if that went well, with one translation when they share a page.
+ */
+SnicXlate snic_mtt_write_last_after(SnicCore *c, const SnicMtt *m,
+                                    uint64_t va, const void *buf, size_t len);
 
 /*
  * The result x of an access to a data buffer of QP qpn: true if it

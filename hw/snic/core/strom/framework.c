@@ -233,10 +233,16 @@ static bool runnable(const SnicRpc *k, uint64_t now)
 
 bool snic_rpc_run(SnicCore *c, unsigned budget)
 {
-    uint64_t now = c->ops->now_ns(c->opaque);
+    uint64_t now;
     unsigned i, done = 0;
     bool stepped, more = false;
 
+    if (!c->rpc->slot_used) {
+        /* no kernel, nothing to walk: the engine runs this every turn */
+        c->rpc->rr_next = (c->rpc->rr_next + 1) % SNIC_RPC_SLOTS;
+        return false;
+    }
+    now = c->ops->now_ns(c->opaque);
     for (i = 0; i < SNIC_RPC_SLOTS; i++) {
         SnicRpc *k = snic_rpc_slot(c, i);
 

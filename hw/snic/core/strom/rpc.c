@@ -42,6 +42,7 @@ void snic_rpc_reset(SnicCore *c)
 
     memset(d->slots, 0, sizeof(d->slots));
     memset(d->deployed, 0, sizeof(d->deployed));
+    d->slot_used = 0;
     d->stage_used = 0;
     d->shuffle_used = 0;
     d->ready_seq = 0;
@@ -139,6 +140,7 @@ static SnicRpc *slot_alloc(SnicCore *c, SnicQp *qp)
             r->stage = -1;
             r->qpn = qp - c->qps;
             r->state = SNIC_RPC_RUNNING;
+            c->rpc->slot_used |= 1u << i;
             qp->rpc.slots++;
             return r;
         }
@@ -166,6 +168,7 @@ void snic_rpc_release(SnicCore *c, SnicRpc *r)
         c->rpc->stage_used &= ~(1u << r->stage);
     }
     r->state = SNIC_RPC_FREE;
+    c->rpc->slot_used &= ~(1u << (r - c->rpc->slots));
     r->stage = -1;
 }
 

@@ -44,6 +44,7 @@ struct snic_sq_wqe;
 
 _Static_assert(SNIC_RPC_SLOTS <= INT8_MAX,
                "SnicQpRpc.cur (objects/qpc.h) holds a slot");
+_Static_assert(SNIC_RPC_SLOTS <= 32, "SnicRpcDev.slot_used: a bit a slot");
 
 /* Where the bytes of an answer come from, when it is (re)sent */
 typedef enum SnicRpcSource {
@@ -131,6 +132,7 @@ _Static_assert(sizeof(SnicShuffleUnit) == 147456, "a shuffle unit: 144 KiB");
 /* The device's RPC state: slots, staging buffers, deployed kernels. */
 typedef struct SnicRpcDev {
     SnicRpc slots[SNIC_RPC_SLOTS];
+    uint32_t slot_used;         /* bit i: slot i is not free */
     uint32_t stage_used;        /* bit b: staging buffer b is held */
     uint32_t shuffle_used;      /* bit u: shuffle unit u is held */
     uint64_t ready_seq;
