@@ -108,13 +108,13 @@ set xlabel "tuples (8 B each)"
 set ylabel "time (ms)"
 set format x "%.0s%c"
 plot dir . "/fig11.csv" skip 1 using 1:($2 / 1000) with linespoints title "RDMA WRITE (unpartitioned)", \
-     "" skip 1 using 1:($3 / 1000) with linespoints title "StRoM shuffle (histogram pass + one RPC WRITE)", \
-     "" skip 1 using 1:($4 / 1000) with linespoints title "SW + RDMA WRITE (histogram, copy, 128-B WRITEs)"
+     "" skip 1 using 1:($3 / 1000) with linespoints title "StRoM shuffle (1 MiB chunks: histogram pass, RPC WRITE each; pipelined)", \
+     "" skip 1 using 1:($4 / 1000) with linespoints title "SW + RDMA WRITE (histogram pass, copy, 128-B WRITEs)"
 unset logscale y
 set ylabel "StRoM shuffle / RDMA WRITE"
 set yrange [0.9:*]
-plot dir . "/fig11.csv" skip 1 using 1:5 with linespoints title "with the client's histogram pass", \
-     "" skip 1 using 1:7 with linespoints title "the RPC alone (from its post)", \
+plot dir . "/fig11.csv" skip 1 using 1:5 with linespoints title "with the client's histogram passes", \
+     "" skip 1 using 1:7 with linespoints title "the RPCs alone (first post to last answer)", \
      1.10 with lines dt 2 title "1.10"
 unset multiplot
 

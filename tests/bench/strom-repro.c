@@ -15,15 +15,19 @@
  *   Fig. 10 the same, READ + CRC and the kernel, with a failure rate: the
  *           first read of an operation sees the object torn (a writer in
  *           it) with that probability; the re-read always succeeds.
- *   Fig. 11 moving N 8-byte tuples into 1024 partitions of the server:
- *           one RDMA WRITE of the unpartitioned data, the shuffle kernel
- *           (one RPC WRITE: params, histogram, tuples), and "SW + RDMA
- *           WRITE": the client copies each tuple into its partition's
- *           16-tuple buffer and posts a 128-byte WRITE whenever one
- *           fills (interleaved, as Barthels et al.), its CPU time per
- *           tuple measured here and charged on the client's clock. The
- *           client's histogram pass (both need it) is measured here and
- *           charged to both.
+ *   Fig. 11 moving N 8-byte tuples into 1024 partitions of the server
+ *           (allocated for all N, known to the client): one RDMA WRITE of
+ *           the unpartitioned data; the shuffle kernel, the tuples in
+ *           chunks of 128 Ki, one RPC WRITE each (params, histogram,
+ *           tuples; each partition continuing where the last chunk's
+ *           ended); and "SW + RDMA WRITE": the client copies each tuple
+ *           into its partition's 16-tuple buffer and posts a 128-byte
+ *           WRITE whenever one fills (interleaved, as Barthels et al.),
+ *           its CPU time per tuple measured here and charged on the
+ *           client's clock. The client's histogram pass (per chunk) is
+ *           measured here and charged to both: for (b) each chunk's
+ *           before its post, while the NIC sends the chunk before; for
+ *           (c) all of it before its first WRITE (faster for it).
  *
  * The model (every parameter is an option; the defaults and where they
  * come from are written to model.csv):
@@ -84,14 +88,17 @@
 #define OP_SHUF     0x3ull
 /* Fig. 11: memory past the nodes' 8 MiB, one MR of 2 MiB pages each */
 #define BIG         (FAKE_MEM_BASE + FAKE_MEM_SIZE)
-#define BIG_LEN     (40u << 20)
+#define BIG_LEN     (60u << 20)
 #define BIG_PBL     (FAKE_MEM_BASE + 0x28000)
 #define BIG_KEY     0x55
 #define SH_BITS     10
 #define SH_PARTS    (1u << SH_BITS)
 #define SH_MAX      (2u << 20)          /* tuples, at most */
-#define SH_SRC      BIG                 /* a: params, histogram, tuples */
-#define SH_STAGE    (BIG + (20u << 20)) /* a: SW's partition buffers */
+#define SH_CHUNK    (128u << 10)        /* tuples per shuffle RPC WRITE */
+#define SH_HEAD     (8 + 16 * SH_PARTS) /* params, histogram */
+#define SH_SRC      BIG                 /* a: each chunk's head, tuples */
+#define SH_PLAIN    (BIG + (20u << 20)) /* a: the tuples, for the WRITE */
+#define SH_STAGE    (BIG + (40u << 20)) /* a: SW's partition buffers */
 #define SH_DST      BIG                 /* b: the partitions */
 
 typedef struct Model {
@@ -659,7 +666,7 @@ static uint32_t part_of(uint64_t v)
     return v & (SH_PARTS - 1);
 }
 
-/* The client's histogram pass over n tuples: the count per partition. */
+/* The count per partition of n tuples. */
 static void histogram(const uint64_t *t, uint32_t n, uint32_t *count)
 {
     uint32_t i;
@@ -667,6 +674,31 @@ static void histogram(const uint64_t *t, uint32_t n, uint32_t *count)
     memset(count, 0, SH_PARTS * sizeof(*count));
     for (i = 0; i < n; i++) {
         count[part_of(t[i])]++;
+    }
+}
+
+/*
+ * The client's histogram pass over one chunk of n tuples: its count per
+ * partition, and the shuffle's head for it in 'head' (SH_HEAD bytes):
+ * each partition continues where the previous chunks' tuples ended
+ * ('next', advanced past this chunk's), with room for this chunk's.
+ */
+static void chunk_head(const uint64_t *t, uint32_t n, uint32_t *count,
+                       uint64_t *next, uint8_t *head)
+{
+    struct snic_shuffle_params prm = { .bits = SH_BITS };
+    uint32_t p;
+
+    histogram(t, n, count);
+    memcpy(head, &prm, sizeof(prm));
+    for (p = 0; p < SH_PARTS; p++) {
+        struct snic_shuffle_part h = {
+            .base = GUINT64_TO_LE(next[p]),
+            .capacity = GUINT32_TO_LE(count[p]),
+        };
+
+        memcpy(head + 8 + 16 * p, &h, sizeof(h));
+        next[p] += 8ull * count[p];
     }
 }
 
@@ -698,13 +730,16 @@ static uint32_t sw_partition(const uint64_t *t, uint32_t n, SwBuf *buf,
 
 /*
  * The client's CPU per tuple for both passes, measured here: the
- * fastest of many bursts over 1 Mi tuples (other work only slows one).
+ * fastest of many bursts over 1 Mi tuples (other work only slows one),
+ * the histogram pass chunk by chunk as the clients run it.
  */
 static void measure_partition(Model *m, unsigned bursts)
 {
     const uint32_t n = 1u << 20;
     g_autofree uint64_t *t = g_new(uint64_t, n);
     g_autofree uint32_t *count = g_new(uint32_t, SH_PARTS);
+    g_autofree uint64_t *next = g_new0(uint64_t, SH_PARTS);
+    g_autofree uint8_t *head = g_new(uint8_t, SH_HEAD);
     g_autofree SwBuf *buf = g_new(SwBuf, SH_PARTS);
     g_autofree uint64_t *out = g_new(uint64_t, 1024 * 16);
     GRand *r = g_rand_new_with_seed(11);
@@ -720,13 +755,16 @@ static void measure_partition(Model *m, unsigned bursts)
     for (b = 0; b < bursts; b++) {
         gint64 t0 = g_get_monotonic_time(), t1, t2;
 
-        histogram(t, n, count);
+        for (i = 0; i < n; i += SH_CHUNK) {
+            chunk_head(t + i, SH_CHUNK, count, next, head);
+        }
         t1 = g_get_monotonic_time();
         sink += sw_partition(t, n, buf, count, out);
         t2 = g_get_monotonic_time();
         hist = MIN(hist, (t1 - t0) * 1000.0 / n);
         sw = MIN(sw, (t2 - t1) * 1000.0 / n);
     }
+    sink += head[8];
     (void)sink;
     m->hist_ns_per_tuple = hist;
     m->sw_ns_per_tuple = sw;
@@ -738,7 +776,24 @@ typedef struct Fig11 {
     uint64_t *t;                /* the tuples */
     uint32_t count[SH_PARTS];
     uint64_t base[SH_PARTS];    /* b: each partition, 128-byte aligned */
+    uint32_t *chunk_count;      /* per chunk, its count per partition */
 } Fig11;
+
+/* Chunks of the n tuples; the tuples in chunk k; where its payload is */
+static uint32_t chunks(uint32_t n)
+{
+    return (n + SH_CHUNK - 1) / SH_CHUNK;
+}
+
+static uint32_t chunk_len(uint32_t n, uint32_t k)
+{
+    return MIN(SH_CHUNK, n - k * SH_CHUNK);
+}
+
+static uint64_t chunk_src(uint32_t k)
+{
+    return SH_SRC + (uint64_t)k * (SH_HEAD + 8 * SH_CHUNK);
+}
 
 /* The client's clock moves 'ns' (its CPU at work) */
 static void cpu(Bench *B, double ns)
@@ -769,37 +824,56 @@ static uint64_t fig11_write(Fig11 *F, uint32_t n)
     Bench *B = &F->B;
     uint64_t t0 = snic_sim_now(B->sim);
 
-    node_post_send(&B->a, ++B->wr, SNIC_WR_RDMA_WRITE,
-                   SH_SRC + 8 + 16 * SH_PARTS, 8 * n, SH_DST, F->b_key, 0,
-                   F->a_key);
+    node_post_send(&B->a, ++B->wr, SNIC_WR_RDMA_WRITE, SH_PLAIN, 8 * n,
+                   SH_DST, F->b_key, 0, F->a_key);
     return wait_send(B) - t0;
 }
 
-/* (b) the histogram pass, then one RPC WRITE to the shuffle kernel */
+/*
+ * (b) the shuffle kernel, fed as a client streams its tuples: chunk by
+ * chunk, the histogram pass (the chunk's head) on the client's clock,
+ * then the chunk's RPC WRITE; so the pass of chunk k + 1 runs while the
+ * NIC sends chunk k. Done when every chunk is answered. The unit is free
+ * again once a chunk's payload is in: a chunk that drew an RNR NAK would
+ * pay the retry, and ends the run.
+ */
 static uint64_t fig11_strom(Fig11 *F, uint32_t n)
 {
     Bench *B = &F->B;
-    uint64_t t0 = snic_sim_now(B->sim), t;
-    RpcReq r = {
-        .wr = SNIC_WR_RPC_WRITE, .rpc_opcode = OP_SHUF, .rkey = F->b_key,
-        .src = SH_SRC, .len = 8 + 16 * SH_PARTS + 8 * n, .resp_addr = LOCAL,
-        .resp_len = 4 * SH_PARTS, .tag = ++B->wr & 0xffffff,
-    };
+    uint64_t t0 = snic_sim_now(B->sim), t = 0;
+    uint64_t rnr = B->a.h->events[SNIC_TRACE_RNR_WAIT];
+    uint32_t k, p, fill, nk = chunks(n);
     struct snic_cqe c;
-    uint32_t p, fill;
 
-    cpu(B, n * B->m.hist_ns_per_tuple);
-    r.lkey = F->a_key;
-    node_post_recv(&B->a, B->wr, BUF, 0);
-    rpc_post(&B->a, B->wr, &r);
-    t = wait_recv(B, &c) - t0;
-    if (rpc_cqe_status(&c) != SNIC_RPC_OK) {
-        die("fig11: the shuffle failed");
+    for (k = 0; k < nk; k++) {
+        RpcReq r = {
+            .wr = SNIC_WR_RPC_WRITE, .rpc_opcode = OP_SHUF,
+            .rkey = F->b_key, .src = chunk_src(k), .lkey = F->a_key,
+            .len = SH_HEAD + 8 * chunk_len(n, k),
+            .resp_addr = LOCAL + 4 * SH_PARTS * k,
+            .resp_len = 4 * SH_PARTS, .tag = ++B->wr & 0xffffff,
+        };
+
+        cpu(B, chunk_len(n, k) * B->m.hist_ns_per_tuple);
+        node_post_recv(&B->a, B->wr, BUF, 0);
+        rpc_post(&B->a, B->wr, &r);
     }
-    for (p = 0; p < SH_PARTS; p++) {
-        memcpy(&fill, fake_ptr(B->a.h, LOCAL + 4 * p, 4), 4);
-        if (GUINT32_FROM_LE(fill) != F->count[p]) {
-            die("fig11: the shuffle's fills are wrong");
+    for (k = 0; k < nk; k++) {
+        t = wait_recv(B, &c) - t0;
+        if (rpc_cqe_status(&c) != SNIC_RPC_OK) {
+            die("fig11: the shuffle failed");
+        }
+    }
+    if (B->a.h->events[SNIC_TRACE_RNR_WAIT] != rnr) {
+        die("fig11: a chunk of the shuffle drew an RNR NAK");
+    }
+    for (k = 0; k < nk; k++) {
+        for (p = 0; p < SH_PARTS; p++) {
+            memcpy(&fill, fake_ptr(B->a.h, LOCAL + 4 * (SH_PARTS * k + p),
+                                   4), 4);
+            if (GUINT32_FROM_LE(fill) != F->chunk_count[SH_PARTS * k + p]) {
+                die("fig11: the shuffle's fills are wrong");
+            }
         }
     }
     check_parts(F, n, "shuffle");
@@ -807,10 +881,15 @@ static uint64_t fig11_strom(Fig11 *F, uint32_t n)
 }
 
 /*
- * (c) the histogram pass, then the client partitions in software: each
+ * (c) the client partitions in software: the histogram passes of every
+ * chunk first (the same CPU time as (b)'s, charged before its stream
+ * of WRITEs starts: faster for it than between its chunks, where in the
+ * simulator each pause cost its 128-byte WRITEs more than the pause
+ * itself; not traced), then each
  * tuple to its partition's buffer (a's SH_STAGE, laid out as b's
  * partitions), a 128-byte WRITE posted as a buffer fills, the partly
- * filled ones at the end; done when every WRITE completed.
+ * filled ones at the end; the CPU time owed is charged before each
+ * post. Done when every WRITE completed.
  */
 static uint64_t fig11_sw(Fig11 *F, uint32_t n)
 {
@@ -822,8 +901,7 @@ static uint64_t fig11_sw(Fig11 *F, uint32_t n)
     uint32_t i, p;
     double owed;
 
-    cpu(B, n * B->m.hist_ns_per_tuple);
-    owed = 0;
+    owed = n * B->m.hist_ns_per_tuple;
     for (i = 0; i <= n; i++) {
         uint32_t len = 0;
         uint64_t off = 0;
@@ -897,7 +975,8 @@ static void fig11(const Model *m, const char *dir, const uint32_t *ns,
 {
     FILE *f = repro_csv(dir, "fig11.csv", "tuples,write_us,strom_us,"
                        "sw_write_us,strom_over_write,hist_us,"
-                       "strom_rpc_over_write,strom_pcie_write_busy");
+                       "strom_rpc_over_write,strom_pcie_write_busy,chunks,"
+                       "hist_first_us");
     g_autofree Fig11 *F = g_new0(Fig11, 1);
     NodeDev dev = {
         .cfg = { .shuffle_units = 1,
@@ -915,7 +994,7 @@ static void fig11(const Model *m, const char *dir, const uint32_t *ns,
     GRand *r = g_rand_new_with_seed(11);
     uint8_t *pl;
     unsigned k;
-    uint32_t i, p;
+    uint32_t i, j, p;
 
     B->m = *m;
     B->sim = snic_sim_new(11);
@@ -928,6 +1007,7 @@ static void fig11(const Model *m, const char *dir, const uint32_t *ns,
     F->a_key = big_mr(&B->a);
     F->b_key = big_mr(&B->b);
     F->t = g_new(uint64_t, SH_MAX);
+    F->chunk_count = g_new(uint32_t, (size_t)chunks(SH_MAX) * SH_PARTS);
     for (i = 0; i < SH_MAX; i++) {
         F->t[i] = (uint64_t)g_rand_int(r) << 32 | g_rand_int(r);
     }
@@ -935,50 +1015,61 @@ static void fig11(const Model *m, const char *dir, const uint32_t *ns,
     for (k = 0; k < nns; k++) {
         uint32_t n = ns[k];
         uint64_t at = SH_DST, ta, tb, tc, wr0;
-        double busy, hist;
-        struct snic_shuffle_params prm = { .bits = SH_BITS };
+        uint64_t next[SH_PARTS];
+        double busy, first;
 
         if (n > SH_MAX) {
             die("fig11: too many tuples");
         }
+        /*
+         * b's partitions: allocated for all n tuples, each 128-byte
+         * aligned, known to the client (as after a join's histogram
+         * phase; not charged)
+         */
         histogram(F->t, n, F->count);
-        pl = fake_ptr(B->a.h, SH_SRC, 8 + 16 * SH_PARTS + 8ull * n);
-        memcpy(pl, &prm, sizeof(prm));
         for (p = 0; p < SH_PARTS; p++) {
-            struct snic_shuffle_part h = {
-                .base = GUINT64_TO_LE(at),
-                .capacity = GUINT32_TO_LE(F->count[p]),
-            };
-
-            F->base[p] = at;
+            F->base[p] = next[p] = at;
             at += (8ull * F->count[p] + 127) / 128 * 128;
-            memcpy(pl + 8 + 16 * p, &h, sizeof(h));
         }
+        /* the tuples as they are, and (b)'s chunks: head, then tuples */
+        pl = fake_ptr(B->a.h, SH_PLAIN, 8ull * n);
         for (i = 0; i < n; i++) {
             uint64_t le = GUINT64_TO_LE(F->t[i]);
 
-            memcpy(pl + 8 + 16 * SH_PARTS + 8ull * i, &le, 8);
+            memcpy(pl + 8ull * i, &le, 8);
+        }
+        for (j = 0; j < chunks(n); j++) {
+            uint32_t len = chunk_len(n, j);
+
+            pl = fake_ptr(B->a.h, chunk_src(j), SH_HEAD + 8ull * len);
+            chunk_head(F->t + j * SH_CHUNK, len,
+                       F->chunk_count + SH_PARTS * j, next, pl);
+            memcpy(pl + SH_HEAD, fake_ptr(B->a.h, SH_PLAIN + 8ull * j *
+                                          SH_CHUNK, 8ull * len), 8ull * len);
         }
         ta = fig11_write(F, n);
         settle(B);
         wr0 = B->b.h->port.stats.pcie_write_bytes;
         tb = fig11_strom(F, n);
         /*
-         * the RPC alone (from its post, after the histogram pass), and
-         * the server's PCIe write channel: busy this share of it
+         * the RPCs alone (from the first post, after the first chunk's
+         * histogram pass, to the last answer), and the server's PCIe
+         * write channel: busy this share of it
          */
-        hist = n * m->hist_ns_per_tuple;
+        first = chunk_len(n, 0) * m->hist_ns_per_tuple;
         busy = (B->b.h->port.stats.pcie_write_bytes - wr0) * 8.0 /
-               m->pcie_gbps / (tb - hist);
+               m->pcie_gbps / (tb - first);
         settle(B);
         tc = fig11_sw(F, n);
         settle(B);
-        fprintf(f, "%u,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f,%.4f\n", n,
+        fprintf(f, "%u,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f,%.4f,%u,%.3f\n", n,
                 ta / 1000.0, tb / 1000.0, tc / 1000.0, (double)tb / ta,
-                hist / 1000.0, (tb - hist) / ta, busy);
+                n * m->hist_ns_per_tuple / 1000.0, (tb - first) / ta, busy,
+                chunks(n), first / 1000.0);
     }
     fclose(f);
     g_free(F->t);
+    g_free(F->chunk_count);
     bench_free(B);
 }
 
@@ -1300,13 +1391,16 @@ int main(int argc, char **argv)
             crc ? "given (--crc-ns-per-byte)" :
                   "measured here (liblzma lzma_crc64; best 2 ms burst)");
     fprintf(f, "client_histogram,%.4f,ns/tuple,measured here (Fig. 11: "
-            "count per partition; best pass over 1 Mi tuples)\n",
-            m.hist_ns_per_tuple);
+            "count per partition and the shuffle's head; best pass over "
+            "1 Mi tuples in chunks)\n", m.hist_ns_per_tuple);
     fprintf(f, "client_sw_partition,%.4f,ns/tuple,measured here (Fig. 11: "
             "copy into the partition's 16-tuple buffer; best pass over "
             "1 Mi tuples)\n", m.sw_ns_per_tuple);
     fprintf(f, "shuffle_partitions,%u,,ours (StRoM 6.4 names none; its "
             "kernel takes up to 1024)\n", SH_PARTS);
+    fprintf(f, "shuffle_chunk,%u,tuples,ours (Fig. 11: the tuples of one "
+            "shuffle RPC WRITE; the client streams N in chunks)\n",
+            SH_CHUNK);
     fprintf(f, "kernel_write_tlp,%u,bytes,PCIe 64-bit memory write TLP "
             "framing per write of at most %u bytes: the shuffle's 128-B "
             "writes are charged 152 B (tests/sim/README.md)\n",

@@ -1291,30 +1291,45 @@ static void test_shuffle_overflow(void)
 }
 
 /*
- * One unit: a second shuffle that arrives while the first holds it gets
- * an RNR NAK and completes afterwards (slow PCIe writes keep the first
- * one's answer waiting for its writes).
+ * One unit: a shuffle whose payload arrives while another QP's shuffle
+ * holds the unit gets an RNR NAK and completes afterwards. Two QPs of the
+ * same devices: on one QP the second RPC WRITE comes after the first's
+ * payload, when the unit is free again (/kernels/shuffle/back-to-back).
  */
 static void test_shuffle_busy(void)
 {
     const SnicSimNicTiming slow = { .pcie_bps = 200000000ull };
+    RpcReq r = {
+        .wr = SNIC_WR_RPC_WRITE, .rpc_opcode = OP_SHUF, .src = SH_SRC,
+        .resp_addr = RESP + 0x10000 * 2, .resp_len = 4096, .tag = 2,
+    };
     struct snic_cqe c;
     uint64_t bytes;
     uint8_t *pl;
     uint32_t len, i;
     Shuffle sh;
+    Node a2, b2;
     Fix f;
 
     sh_fix_init(&f, SNIC_MTU_1024, NULL, &slow);
+    node_add_qp_rq(&a2, &f.a, 4);
+    node_add_qp_rq(&b2, &f.b, 4);
+    g_assert_cmpuint(rpc_set(&a2, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+    g_assert_cmpuint(rpc_set(&b2, SNIC_QP_RPC_ENABLE), ==, SNIC_ADMIN_OK);
+    node_connect(&a2, &b2, SNIC_MTU_1024, 7, 7);
+    node_connect(&b2, &a2, SNIC_MTU_1024, 7, 7);
     sh_init(&sh, 6, 0, 4000, 61, 0);
     pl = fake_ptr(f.a.h, SH_SRC, 0x100000);
     len = sh_payload(&sh, pl);
     sh_post(&f, len, f.b.lkey, 4096, 1);
-    sh_post(&f, len, f.b.lkey, 4096, 2);
+    r.rkey = f.b.lkey;
+    r.len = len;
+    node_post_recv(&a2, 2, BUF, 0);
+    rpc_post(&a2, 2, &r);
     g_assert_cmpuint(sh_wait(&f, 2, &c), ==, SNIC_RPC_OK);
     g_assert_cmpuint(rpc_cqe_status(&f.q.answer[0]), ==, SNIC_RPC_OK);
-    g_assert_cmpuint(rpc_cqe_tag(&f.q.answer[0]), ==, 1);
-    g_assert_cmpuint(rpc_cqe_tag(&c), ==, 2);
+    g_assert_cmpuint(rpc_cqe_tag(&f.q.answer[0]) +
+                     rpc_cqe_tag(&f.q.answer[1]), ==, 3);
     g_assert_cmpuint(f.a.h->events[SNIC_TRACE_RNR_WAIT], >, 0);
     /*
      * every write of the kernels was timed, with its TLP's framing, and
@@ -1340,6 +1355,51 @@ static void test_shuffle_busy(void)
     g_assert_cmpuint(sh_call(&f, &sh, 0, f.b.lkey, 4096, &c), ==,
                      SNIC_RPC_OK);
     sh_check(&f, &sh, &c, true);
+    sh_free(&sh);
+    fix_free(&f);
+}
+
+/*
+ * Back to back on one QP, as a client streaming its tuples in several
+ * RPC WRITEs: the unit is free once the first payload's last buffers are
+ * written, so the second is taken at once, though the first's answer
+ * still waits for its (slow) writes to land; both answers are right.
+ */
+static void test_shuffle_back_to_back(void)
+{
+    const SnicSimNicTiming slow = { .pcie_bps = 200000000ull };
+    uint32_t at[64] = { 0 };
+    struct snic_cqe c;
+    uint32_t len, p, i, tag, fill;
+    uint8_t *pl;
+    Shuffle sh;
+    Fix f;
+
+    sh_fix_init(&f, SNIC_MTU_1024, NULL, &slow);
+    sh_init(&sh, 6, 0, 4000, 62, 0);
+    pl = fake_ptr(f.a.h, SH_SRC, 0x100000);
+    len = sh_payload(&sh, pl);
+    sh_post(&f, len, f.b.lkey, 4096, 1);
+    sh_post(&f, len, f.b.lkey, 4096, 2);
+    g_assert_cmpuint(sh_wait(&f, 2, &c), ==, SNIC_RPC_OK);
+    g_assert_cmpuint(rpc_cqe_status(&f.q.answer[0]), ==, SNIC_RPC_OK);
+    g_assert_cmpuint(rpc_cqe_tag(&f.q.answer[0]), ==, 1);
+    g_assert_cmpuint(rpc_cqe_tag(&c), ==, 2);
+    g_assert_cmpuint(f.a.h->events[SNIC_TRACE_RNR_WAIT], ==, 0);
+    g_assert_cmpuint(f.a.h->events[SNIC_TRACE_NAK_RECV], ==, 0);
+    /* both answers hold the fills; the partitions hold the tuples */
+    for (p = 0; p < 64; p++) {
+        for (tag = 1; tag <= 2; tag++) {
+            memcpy(&fill, fake_ptr(f.a.h, RESP + 0x10000 * tag + 4 * p, 4),
+                   4);
+            g_assert_cmpuint(GUINT32_FROM_LE(fill), ==, sh.fill[p]);
+        }
+    }
+    for (i = 0; i < sh.ntuples; i++) {
+        p = part_of(&sh, sh.tuples[i]);
+        g_assert_cmphex(node_rd64(&f.b, sh.base[p] + 8ull * at[p]++), ==,
+                        sh.tuples[i]);
+    }
     sh_free(&sh);
     fix_free(&f);
 }
@@ -1435,6 +1495,8 @@ int main(int argc, char **argv)
                     test_shuffle_bad_histogram);
     g_test_add_func("/kernels/shuffle/overflow", test_shuffle_overflow);
     g_test_add_func("/kernels/shuffle/busy", test_shuffle_busy);
+    g_test_add_func("/kernels/shuffle/back-to-back",
+                    test_shuffle_back_to_back);
     g_test_add_func("/kernels/shuffle/qp-gone", test_shuffle_qp_gone);
     g_test_add_func("/kernels/shuffle/lossy", test_shuffle_lossy);
     g_test_add_func("/kernels/shuffle/no-unit", test_shuffle_no_unit);

@@ -23,8 +23,12 @@
  *
  * The buffers and cursors of 1024 partitions (144 KiB) are a device unit
  * (SnicShuffleUnit, shuffle-units of them, counted on chip), held from
- * start() to the answer: without a free one the RPC is refused for now
- * (RNR NAK), as without a staging buffer.
+ * start() to the end of the payload: without a free one the RPC is
+ * refused for now (RNR NAK), as without a staging buffer. Once the last
+ * buffers are handed to their (posted) writes and the fills copied to the
+ * staging buffer, the unit has nothing left to hold, so it is free for
+ * the next shuffle (a client streaming its tuples in several RPC WRITEs
+ * on one QP) while this one's answer waits for its writes to land.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -103,21 +107,27 @@ static uint8_t shuffle_start(SnicRpc *k, const uint8_t *params, uint32_t len)
     return SNIC_RPC_OK;
 }
 
-/* The answer: every partition's fill, from the staging buffer. */
-static void answer(SnicRpc *k, uint8_t status)
+/* Every partition's fill to the staging buffer; the unit goes back. */
+static void stage_fills(SnicRpc *k)
 {
     ShuffleState *s = snic_kernel_state(k);
     SnicShuffleUnit *u = unit_of(k);
     uint8_t *out = snic_kernel_stage(k);
     uint32_t i, fill;
-    uint8_t st;
 
     for (i = 0; i < s->nparts; i++) {
         fill = GUINT32_TO_LE(u->part[i].fill);
         memcpy(out + 4 * i, &fill, 4);
     }
     shuffle_release(k);
-    st = snic_kernel_respond_staged(k, 4 * s->nparts);
+}
+
+/* The answer: the staged fills. */
+static void answer(SnicRpc *k, uint8_t status)
+{
+    ShuffleState *s = snic_kernel_state(k);
+    uint8_t st = snic_kernel_respond_staged(k, 4 * s->nparts);
+
     snic_kernel_finish(k, st != SNIC_RPC_OK ? st : status);
 }
 
@@ -258,6 +268,7 @@ static bool place(SnicRpc *k, const uint8_t *tuple)
         if (st != SNIC_RPC_OK) {
             fail(k, st);
         } else {
+            stage_fills(k);
             answer(k, SNIC_RPC_PARTITION_FULL);
         }
         return false;
@@ -351,6 +362,8 @@ static bool shuffle_data_in(SnicRpc *k, const uint8_t *data, uint32_t len,
         st = flush_partial(k);
         if (st != SNIC_RPC_OK) {
             fail(k, st);
+        } else {
+            stage_fills(k);
         }
         /* the answer goes when the writes have landed: step() */
     }
