@@ -19,6 +19,7 @@ typedef struct SwFrame {
     uint64_t arrival;           /* ns */
     unsigned ingress;           /* port it came from */
     unsigned prio;
+    bool ect;                   /* ECN-capable: RED may mark it */
     size_t len;
     uint8_t data[];
 } SwFrame;
@@ -339,6 +340,30 @@ static uint64_t port_resume_at(SwPort *p, uint64_t now)
     return at;
 }
 
+static bool red_mark(SnicSimSwitch *sw, uint64_t q)
+{
+    const SnicSimSwitchConfig *c = &sw->cfg;
+    double p;
+
+    if (q <= c->ecn_kmin) {
+        return false;
+    }
+    if (q >= c->ecn_kmax) {
+        return true;
+    }
+    p = c->ecn_pmax * (double)(q - c->ecn_kmin) / (c->ecn_kmax - c->ecn_kmin);
+    return snic_sim_random(sw->sim) < p;
+}
+
+/* RED on queue depth q for an ECT frame queued at egress 'out' */
+static void ecn_mark(SnicSimSwitch *sw, SwPort *out, SwFrame *f, uint64_t q)
+{
+    if (sw->cfg.ecn_kmax && f->ect && red_mark(sw, q) &&
+        snic_sim_frame_mark_ce(f->data, f->len)) {
+        out->stats.ecn_marked++;
+    }
+}
+
 static void port_run(void *opaque)
 {
     SwPort *p = opaque;
@@ -363,6 +388,9 @@ static void port_run(void *opaque)
             p->hdr_bytes -= f->len;
         } else if (q != &p->ctl) {
             p->data_bytes[f->prio] -= f->len;
+            if (sw->cfg.ecn_on_dequeue) {
+                ecn_mark(sw, p, f, p->data_bytes[f->prio]);
+            }
         }
         if (buffered) {
             p->stats.tx_frames++;
@@ -380,21 +408,6 @@ static void port_run(void *opaque)
     }
 }
 
-static bool red_mark(SnicSimSwitch *sw, uint64_t q)
-{
-    const SnicSimSwitchConfig *c = &sw->cfg;
-    double p;
-
-    if (q <= c->ecn_kmin) {
-        return false;
-    }
-    if (q >= c->ecn_kmax) {
-        return true;
-    }
-    p = c->ecn_pmax * (double)(q - c->ecn_kmin) / (c->ecn_kmax - c->ecn_kmin);
-    return snic_sim_random(sw->sim) < p;
-}
-
 static SwFrame *frame_new(const uint8_t *data, size_t len, unsigned ingress,
                           unsigned prio, uint64_t now)
 {
@@ -403,6 +416,7 @@ static SwFrame *frame_new(const uint8_t *data, size_t len, unsigned ingress,
     f->arrival = now;
     f->ingress = ingress;
     f->prio = prio;
+    f->ect = false;
     f->len = len;
     memcpy(f->data, data, len);
     return f;
@@ -435,9 +449,9 @@ static void enqueue(SnicSimSwitch *sw, SwPort *out, SwPort *in,
         return;
     } else {
         f = frame_new(data, len, in->idx, prio, now);
-        if (c->ecn_kmax && (fi->ecn == 1 || fi->ecn == 2) && red_mark(sw, q) &&
-            snic_sim_frame_mark_ce(f->data, len)) {
-            out->stats.ecn_marked++;
+        f->ect = fi->ecn == 1 || fi->ecn == 2;
+        if (!c->ecn_on_dequeue) {
+            ecn_mark(sw, out, f, q);
         }
         g_queue_push_tail(&out->data[prio], f);
         out->data_bytes[prio] += len;

@@ -29,11 +29,15 @@ typedef struct SnicSimSwitchConfig {
      * RED marking of ECT frames on enqueue, from the egress queue's bytes
      * q (that port and priority): none up to kmin, probability
      * pmax * (q - kmin) / (kmax - kmin) below kmax, every one from kmax.
-     * ecn_kmax == 0: off.
+     * ecn_kmax == 0: off. ecn_on_dequeue: decided instead as the frame
+     * leaves the queue, from the bytes still queued behind it (the switch
+     * of the DCQCN authors' ns-3 simulator), so a mark tells the receiver
+     * the queue as it is now, not one queueing delay ago.
      */
     uint64_t ecn_kmin;
     uint64_t ecn_kmax;
     double ecn_pmax;
+    bool ecn_on_dequeue;
 
     /*
      * PFC on the priorities in this mask (0: off): when the bytes buffered
@@ -67,7 +71,7 @@ typedef struct SnicSimSwitchPortStats {
     uint64_t tx_bytes;
     uint64_t dropped;           /* for this egress: no room in the buffer */
     uint64_t filtered;          /* arrived for the port they came from */
-    uint64_t ecn_marked;        /* ECT -> CE on enqueue here */
+    uint64_t ecn_marked;        /* ECT -> CE here (RED) */
     uint64_t trimmed;           /* cut to their headers on enqueue here */
     uint64_t pause_sent;        /* PFC frames to the peer: XOFF, refresh */
     uint64_t xon_sent;          /* ... of which XON */

@@ -1,9 +1,10 @@
 /*
  * Unit tests of the simulator's switch (tests/sim/sim-switch.h): L2
- * forwarding, RED marking measured against its curve, PFC holding an
- * incast lossless with a bounded buffer (and the same incast dropping
- * without it), trimming, fair egress, and an egress that resumes after the
- * pause time or an XON. Test hosts are paced MACs (sim-mac.h).
+ * forwarding, RED marking measured against its curve (and decided on
+ * dequeue), PFC holding an incast lossless with a bounded buffer (and the
+ * same incast dropping without it), trimming, fair egress, and an egress
+ * that resumes after the pause time or an XON. Test hosts are paced MACs
+ * (sim-mac.h).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -350,6 +351,74 @@ static void test_ecn_red_curve(void)
     }
     /* the whole ramp too: 4 sigma is ~5 % of its mean */
     g_assert_cmpfloat(fabs(ramp - all_e), <=, 4 * sqrt(all_v));
+    host_free(&src);
+    host_free(&dst);
+    snic_sim_switch_free(sw);
+    snic_sim_free(sim);
+}
+
+/*
+ * RED decided on dequeue (ecn_on_dequeue): a burst held by a PAUSE is
+ * released, and frame i leaves with BURST - 1 - i frames behind it. With
+ * Pmax 0 the curve is a step at Kmax: exactly the frames that leave
+ * Kmax or more behind are marked, the first of them included, though it
+ * arrived at an empty queue; on enqueue the same burst marks the last
+ * frames, the ones that found Kmax queued when they came.
+ */
+static void test_ecn_on_dequeue(void)
+{
+    enum { L = 1000, BURST = 100 };
+    const SnicSimSwitchConfig cfg = {
+        .buffer_bytes = 1 << 20,
+        .default_priority = PRIO,
+        .ecn_kmin = 20 * L,
+        .ecn_kmax = 40 * L,
+        .ecn_pmax = 0,
+        .ecn_on_dequeue = true,
+        .pfc_priorities = 1u << PRIO,   /* only to hold the egress */
+        .pfc_xoff = 1 << 20,
+        .pfc_xon = 1 << 20,
+    };
+    SnicSim *sim = snic_sim_new(12);
+    SnicSimSwitch *sw = snic_sim_switch_new(sim, &cfg);
+    Host src, dst;
+    unsigned i, marked = 0;
+    uint8_t f[L];
+
+    host_add(&src, sim, sw, 1, 100 * GBPS, 100, false, true);
+    host_add(&dst, sim, sw, 2, 100 * GBPS, 100, false, true);
+    send_pfc(&dst, 1u << PRIO, 0xffff);
+    snic_sim_run_until(sim, 1000);
+    for (i = 0; i < BURST; i++) {
+        /* every 5th not ECN-capable: never marked */
+        udp_frame(f, L, &src, dst.mac, false, i % 5 == 0 ? 0 : 2, i);
+        snic_sim_mac_send(&src.tx, 1000, f, L);
+    }
+    snic_sim_run_until(sim, 20000);
+    g_assert_cmpuint(snic_sim_switch_queue_bytes(sw, dst.port), ==,
+                     BURST * L);
+    g_assert_cmpuint(snic_sim_switch_port_stats(sw, dst.port)->ecn_marked,
+                     ==, 0);
+    send_pfc(&dst, 1u << PRIO, 0);
+    snic_sim_run_until(sim, 40000);
+    g_assert_cmpuint(dst.rx->len, ==, BURST);
+    for (i = 0; i < BURST; i++) {
+        const Rec *rec = &g_array_index(dst.rx, Rec, i);
+        unsigned ecn = rec->head[15] & 3;
+        uint64_t behind = (uint64_t)(BURST - 1 - i) * L;
+
+        g_assert_cmpuint(get32(rec->head + SEQ_OFF + 1), ==, i);
+        g_assert_cmpuint(snic_ipv4_checksum(rec->head + 14), ==, 0);
+        if (i % 5 == 0) {
+            g_assert_cmpuint(ecn, ==, 0);
+            continue;
+        }
+        g_assert_cmpuint(ecn, ==, behind >= cfg.ecn_kmax ? 3 : 2);
+        marked += ecn == 3;
+    }
+    g_assert_cmpuint(marked, >, 0);
+    g_assert_cmpuint(marked, ==,
+                     snic_sim_switch_port_stats(sw, dst.port)->ecn_marked);
     host_free(&src);
     host_free(&dst);
     snic_sim_switch_free(sw);
@@ -837,6 +906,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/switch/forwarding", test_forwarding);
     g_test_add_func("/switch/ecn-red-curve", test_ecn_red_curve);
+    g_test_add_func("/switch/ecn-on-dequeue", test_ecn_on_dequeue);
     g_test_add_func("/switch/pfc-incast", test_pfc_incast);
     g_test_add_func("/switch/trimming", test_trimming);
     g_test_add_func("/switch/fair-egress", test_fair_egress);
