@@ -526,6 +526,87 @@ static void test_sr_read_behind_writes(void)
     fake_host_free(s.b.h);
 }
 
+/*
+ * Many QPs whose retransmission timers expire at once, each with one
+ * WRITE unacknowledged: one timer call and the engine runs after it keep
+ * within the bounds. With retries left each QP sends its WRITE again;
+ * with none, each fails: the WRITE completes RETRY_EXC_ERR and the QP
+ * goes to ERR, every QP in the end, none skipped.
+ */
+static void timeouts_at_once(uint8_t retry_cnt)
+{
+    enum { NQP = 600 };
+    Node a, b, *qs = g_new(Node, NQP);
+    unsigned i, cqes = 0, runs = 0;
+    struct snic_cqe cqe;
+    Cost before;
+    uint64_t sent;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    fake_host_grow(a.h, (size_t)NQP * NODE_QP_AREA);
+    for (i = 0; i < NQP; i++) {
+        node_add_qp_at(&qs[i], &a, FAKE_MEM_BASE + FAKE_MEM_SIZE +
+                                   (uint64_t)i * NODE_QP_AREA);
+        node_connect(&qs[i], &b, SNIC_MTU_1024, retry_cnt, 7);
+        node_post_send(&qs[i], i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey,
+                       0, a.lkey);
+    }
+    fake_run(a.h);
+    sent = a.h->frames->len;
+    g_assert_cmpuint(sent, >=, NQP);
+
+    /*
+     * every timer due: the host's timer called, and called again while
+     * it asks to be at once, the engine run after each call as the glue
+     * schedules it
+     */
+    a.h->port.now += 1000000000ull;
+    for (;;) {
+        bool more;
+
+        g_assert_cmpuint(++runs, <, 4 * NQP);
+        before = cost_now(a.h);
+        snic_core_timer(a.h->core);
+        cost_check(a.h, &before);
+        do {
+            before = cost_now(a.h);
+            more = snic_core_run(a.h->core, BH_BUDGET);
+            cost_check(a.h, &before);
+        } while (more);
+        if (a.h->core->timer_deadline > a.h->port.now) {
+            break;
+        }
+    }
+    while (node_poll_cq(&a, &cqe)) {
+        g_assert_cmpuint(cqe.status, ==, SNIC_WC_RETRY_EXC_ERR);
+        cqes++;
+    }
+    if (retry_cnt) {
+        g_assert_cmpuint(cqes, ==, 0);
+        g_assert_cmpuint(a.h->frames->len - sent, ==, NQP);
+    } else {
+        g_assert_cmpuint(cqes, ==, NQP);
+    }
+    for (i = 0; i < NQP; i++) {
+        g_assert_cmpuint(a.h->core->qps[qs[i].qpn].state, ==,
+                         retry_cnt ? SNIC_QPS_RTS : SNIC_QPS_ERR);
+    }
+    g_free(qs);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+static void test_timeouts_resend(void)
+{
+    timeouts_at_once(7);
+}
+
+static void test_timeouts_fail(void)
+{
+    timeouts_at_once(0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -537,5 +618,7 @@ int main(int argc, char **argv)
                     test_read_rewritten_then_more);
     g_test_add_func("/bound/sr-read-behind-writes",
                     test_sr_read_behind_writes);
+    g_test_add_func("/bound/timeouts-resend", test_timeouts_resend);
+    g_test_add_func("/bound/timeouts-fail", test_timeouts_fail);
     return g_test_run();
 }
