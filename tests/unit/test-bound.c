@@ -526,6 +526,94 @@ static void test_sr_read_behind_writes(void)
     fake_host_free(s.b.h);
 }
 
+/* from's frames since *seen into to, each taken in: the peer's view */
+static void deliver(Node *from, Node *to, unsigned *seen)
+{
+    while (*seen < from->h->frames->len) {
+        GByteArray *f = g_ptr_array_index(from->h->frames, (*seen)++);
+
+        node_inject(to, f->data, f->len);
+    }
+}
+
+/*
+ * One ACK that acknowledges a full window of WRITEs at once: taking it
+ * in (snic_core_receive) and the engine runs that follow complete every
+ * WRITE (its WQE read, its CQE written), each call within the bounds.
+ */
+static void ack_full_window(uint8_t program, unsigned writes)
+{
+    unsigned i, seen = 0, got = 0, runs = 0;
+    struct snic_cqe cqe;
+    GByteArray *ack;
+    SrHost ha;
+    Cost before;
+    SnicQp *qa;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    if (program != SNIC_TRANSPORT_GBN) {
+        g_assert_cmpuint(node_set_transport(&a, program, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&b, program, 0), ==,
+                         SNIC_ADMIN_OK);
+    }
+    if (program == SNIC_TRANSPORT_SRNIC) {
+        sr_host_init(&ha, &a, NULL, 6, 2, SNIC_SR_SPAN);
+    }
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = &a.h->core->qps[a.qpn];
+    for (i = 0; i < writes; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey, 0,
+                       a.lkey);
+    }
+    fake_run(a.h);
+    g_assert_cmpuint(snic_transport_outstanding(qa), ==, writes);
+    /* b takes them all, then acknowledges them */
+    deliver(&a, &b, &seen);
+    seen = b.h->frames->len;
+    fake_run(b.h);
+    g_assert_cmpuint(b.h->frames->len, >, seen);
+    ack = g_ptr_array_index(b.h->frames, b.h->frames->len - 1);
+
+    before = cost_now(a.h);
+    g_assert_cmpint(snic_core_receive(a.h->core, ack->data, ack->len), ==,
+                    ack->len);
+    cost_check(a.h, &before);
+    do {
+        before = cost_now(a.h);
+        g_assert_cmpuint(++runs, <, 64);
+        if (!snic_core_run(a.h->core, BH_BUDGET)) {
+            cost_check(a.h, &before);
+            break;
+        }
+        cost_check(a.h, &before);
+    } while (true);
+    while (node_poll_cq(&a, &cqe)) {
+        g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, got++);
+    }
+    g_assert_cmpuint(got, ==, writes);
+    g_assert_cmpuint(snic_transport_outstanding(qa), ==, 0);
+    if (program == SNIC_TRANSPORT_SRNIC) {
+        sr_host_free(&ha);
+    }
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+static void test_ack_full_window(void)
+{
+    ack_full_window(SNIC_TRANSPORT_GBN, SNIC_TX_WINDOW);
+}
+
+static void test_sr_ack_full_window(void)
+{
+    ack_full_window(SNIC_TRANSPORT_SRNIC, (1u << SQ_LOG2) - 1);
+}
+
 /*
  * Many QPs whose retransmission timers expire at once, each with one
  * WRITE unacknowledged: one timer call and the engine runs after it keep
@@ -618,6 +706,8 @@ int main(int argc, char **argv)
                     test_read_rewritten_then_more);
     g_test_add_func("/bound/sr-read-behind-writes",
                     test_sr_read_behind_writes);
+    g_test_add_func("/bound/ack-full-window", test_ack_full_window);
+    g_test_add_func("/bound/sr-ack-full-window", test_sr_ack_full_window);
     g_test_add_func("/bound/timeouts-resend", test_timeouts_resend);
     g_test_add_func("/bound/timeouts-fail", test_timeouts_fail);
     return g_test_run();
