@@ -266,7 +266,11 @@ enum snic_rpc_opmap {
  * that arrives ahead of the expected response at once; its READ requests,
  * and ACKs it sends the responder of them, carry SNIC_XETH_F_RESP with
  * msg its lACK (every response below it arrived): the responder keeps at
- * most its window of responses in flight past it. Little-endian.
+ * most its window of responses in flight past it. Since ABI 3.12 a READ
+ * request names its WQE's SQ index in sq_index and every response echoes
+ * it, with va the address its data was read from: the requester reads
+ * that one WQE to place the response, whatever is in flight before it.
+ * Little-endian.
  */
 #define SNIC_BTH_TVER_XPORT     2
 #define SNIC_XETH_LEN           32
@@ -282,9 +286,11 @@ enum snic_rpc_opmap {
 
 struct snic_xeth {
     __u8 flags;             /* SNIC_XETH_F_* */
-    __u8 rsvd[3];
+    __u8 rsvd;
+    __le16 sq_index;        /* RESP READ req, resp: the READ's SQ index */
     __le32 rkey;            /* PLACE: the message's R_Key */
-    __le64 va;              /* PLACE: where this packet's payload goes */
+    __le64 va;              /* PLACE: where this packet's payload goes; */
+                            /* RESP READ resp: where its data came from */
     __le32 msg;             /* MSG: message number; PULL: counter; */
                             /* RESP: the READ request's PSN */
     __le32 offset;          /* MSG: byte offset; ECE: CE-marked count; */

@@ -92,12 +92,14 @@
  * SET_QP_CL, BTH TVer 3 and the CL op-codes with struct snic_cleth,
  * SNIC_WR_CL_WRITE and its WQE layout, SNIC_WC_CL_WRITE, SNIC_WC_CL_RECV;
  * struct snic_stats cl_* counters; struct snic_device_attr cl_* limits
- * (the struct 216 bytes).
+ * (the struct 216 bytes). 12: an SRNIC READ request names its WQE's SQ
+ * index (struct snic_xeth sq_index), its responses echo it with the
+ * address their data was read from (va); struct snic_rdb_entry sq_index.
  * (Major 1 minors: 1 PD/MR commands, limits; 2 CQE wqe_index; 3 SET_GID;
  * 4 QP_REQ_ERR and QP_ACCESS_ERR async events.)
  */
 #define SNIC_ABI_VERSION_MAJOR      3
-#define SNIC_ABI_VERSION_MINOR      11
+#define SNIC_ABI_VERSION_MINOR      12
 #define SNIC_ABI_VERSION \
     ((SNIC_ABI_VERSION_MAJOR << 16) | SNIC_ABI_VERSION_MINOR)
 

@@ -487,7 +487,9 @@ struct snic_rdb_entry {
     __le32 len;         /* READ: bytes (at most 2^31) */
     __le32 first_psn;   /* its first response PSN (24 bits) */
     __u8 kind;          /* enum snic_rdb_kind */
-    __u8 rsvd[11];
+    __u8 rsvd;
+    __le16 sq_index;    /* READ of SRNIC: its SQ index at the requester */
+    __u8 rsvd1[8];
 };
 _Static_assert(sizeof(struct snic_rdb_entry) == 32, "rdb entry size");
 _Static_assert(SNIC_RDB_ENTRIES * sizeof(struct snic_rdb_entry) ==

@@ -321,6 +321,9 @@ enum {
 #define RX_SEND_LEN     1500
 #define RX_WRITE_LEN    100
 #define RX_READ_LEN     3000
+/* ... the READ's SQ index and remote address (fuzz-rx.c posts it) */
+#define RX_READ_SQ_INDEX    2
+#define RX_READ_VA      (FZ_MR_IOVA + 0x200)
 /*
  * The RC QP takes RPCs (FZ_RPC, unless RX_NO_RPC): RPC op-code
  * RX_RPC_TRAV runs the traversal kernel, RX_RPC_CONS the consistency

@@ -1584,6 +1584,8 @@ static void gen_rx_programs(void)
     rx_payload(&p, 1024);
     p.xport = true;
     p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.sq_index = RX_READ_SQ_INDEX;
+    p.xeth.va = RX_READ_VA + 1024;
     p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
     p.xeth.offset = 1;
     rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
@@ -1592,6 +1594,8 @@ static void gen_rx_programs(void)
     rx_payload(&p, RX_READ_LEN - 2048);
     p.xport = true;
     p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.sq_index = RX_READ_SQ_INDEX;
+    p.xeth.va = RX_READ_VA + 2048;
     p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
     p.xeth.offset = 2;
     rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
@@ -1601,6 +1605,8 @@ static void gen_rx_programs(void)
     rx_payload(&p, 1024);
     p.xport = true;
     p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.sq_index = RX_READ_SQ_INDEX;
+    p.xeth.va = RX_READ_VA;
     p.xeth.msg = (r + 3) & SNIC_PSN_MASK;
     rx_record(&s, FIX | RX_RUN | RX_HOST, &p);
     rx_xack(&p, r + 6, 0, 0, 0);

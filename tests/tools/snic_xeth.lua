@@ -13,15 +13,16 @@ local F = {
   trim_f = ProtoField.bool("snic_xeth.trimf", "TRIMMED", 8, nil, 0x20),
   ece_f = ProtoField.bool("snic_xeth.ecef", "ECE (CE count in offset)", 8, nil, 0x40),
   resp_f = ProtoField.bool("snic_xeth.respf", "RESP (READ request PSN, PSN_OFFSET)", 8, nil, 0x80),
+  sq_index = ProtoField.uint16("snic_xeth.sq_index", "READ's SQ index"),
   rkey = ProtoField.uint32("snic_xeth.rkey", "R_Key", base.HEX),
-  va = ProtoField.uint64("snic_xeth.va", "Target address", base.HEX),
+  va = ProtoField.uint64("snic_xeth.va", "Target address / READ data's source", base.HEX),
   msg = ProtoField.uint32("snic_xeth.msg", "Message number / pull counter / request PSN"),
   offset = ProtoField.uint32("snic_xeth.offset", "Offset in message / CE count / PSN_OFFSET"),
   sack_lo = ProtoField.uint32("snic_xeth.sack_lo", "SACK first PSN / NACK PSN"),
   sack_hi = ProtoField.uint32("snic_xeth.sack_hi", "SACK end PSN"),
 }
 p.fields = { F.flags, F.place, F.msg_f, F.sack_f, F.nack_f, F.pull_f, F.trim_f, F.ece_f, F.resp_f,
-             F.rkey, F.va, F.msg, F.offset, F.sack_lo, F.sack_hi }
+             F.sq_index, F.rkey, F.va, F.msg, F.offset, F.sack_lo, F.sack_hi }
 local fi_ip, fi_ip6, fi_dp = Field.new("ip"), Field.new("ipv6"), Field.new("udp.dstport")
 function p.dissector(tvb, pinfo, tree)
   local dp = fi_dp(); if not dp or dp.value ~= 4791 then return end
@@ -36,6 +37,7 @@ function p.dissector(tvb, pinfo, tree)
                        F.resp_f }) do
     fl:add(f, tvb(x, 1))
   end
+  t:add_le(F.sq_index, tvb(x + 2, 2))
   t:add_le(F.rkey, tvb(x + 4, 4))
   t:add_le(F.va, tvb(x + 8, 8))
   t:add_le(F.msg, tvb(x + 16, 4))

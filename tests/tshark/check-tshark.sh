@@ -86,7 +86,8 @@ fi
 
 xf=$(tshark --disable-protocol rpcordma -X lua_script:"$lua" -X lua_script:"$xlua" \
     -r "$out/xport.pcap" -T fields -E separator=, -e frame.number \
-    -e snic_xeth.flags -e snic_xeth.rkey -e snic_xeth.va -e snic_xeth.msg \
+    -e snic_xeth.flags -e snic_xeth.sq_index -e snic_xeth.rkey \
+    -e snic_xeth.va -e snic_xeth.msg \
     -e snic_xeth.offset -e snic_xeth.sack_lo -e snic_xeth.sack_hi \
     -e roce_icrc.ok 2>/dev/null)
 if [ -n "$xf" ] && [ "$xf" = "$(cat "$out/xport.csv")" ]; then

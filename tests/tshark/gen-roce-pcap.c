@@ -174,8 +174,9 @@ int main(int argc, char **argv)
     /*
      * The selective-transport extension (TVer 2): a WRITE Middle with its
      * target, a SEND First with its message number and offset, an ACK
-     * with a SACK block, an SRNIC READ response echoing its request's PSN
-     * and PSN_OFFSET, over IPv4 and IPv6; xport.csv holds its fields
+     * with a SACK block, an SRNIC READ response echoing its request's PSN,
+     * PSN_OFFSET and SQ index, over IPv4 and IPv6; xport.csv holds its
+     * fields
      */
     {
         static const uint8_t ops[] = { SNIC_OP_RC_WRITE_MIDDLE,
@@ -199,6 +200,7 @@ int main(int argc, char **argv)
                            xop == SNIC_OP_RC_SEND_FIRST ? SNIC_XETH_F_MSG :
                            xop == SNIC_OP_RC_READ_RESP_MIDDLE ?
                            SNIC_XETH_F_RESP : SNIC_XETH_F_PLACE;
+            p.xeth.sq_index = 0xfff0 + i;     /* both bytes non-zero */
             p.xeth.rkey = 0x4000 + i;
             p.xeth.va = 0x7f0000003000ull + i * 1024;
             p.xeth.msg = 7 + i;
@@ -209,8 +211,8 @@ int main(int argc, char **argv)
             if (!len || snic_pcap_write(pc, i * 1000ull, frame, len)) {
                 die("cannot write frame to", xp);
             }
-            fprintf(out, "%u,0x%02x,0x%08x,0x%016llx,%u,%u,%u,%u,1\n", i + 1,
-                    p.xeth.flags, p.xeth.rkey,
+            fprintf(out, "%u,0x%02x,%u,0x%08x,0x%016llx,%u,%u,%u,%u,1\n",
+                    i + 1, p.xeth.flags, p.xeth.sq_index, p.xeth.rkey,
                     (unsigned long long)p.xeth.va, p.xeth.msg, p.xeth.offset,
                     p.xeth.sack_lo, p.xeth.sack_hi);
         }

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "engine-node.h"
+#include "sr-host.h"
 #include "engine/wq.h"
 #include "engine/xmit.h"
 #include "port/wire.h"
 #include "objects/qpc.h"
+#include "transport/transport.h"
 
 /* The bounds of one call, and the glue's engine-run budget (snic.c) */
 #define CALL_MAX_DMA_OPS    1024
@@ -361,6 +363,285 @@ static void test_read_rewritten_then_more(void)
     fake_host_free(b.h);
 }
 
+/*
+ * SRNIC: an 8 KiB READ behind 200 one-packet WRITEs, all in flight. Its
+ * responses ahead of lACK are placed at once (sr_read.c); each names the
+ * READ's WQE by SQ index and reads that one WQE, not every WQE in flight
+ * before it. A response naming another WQE (a WRITE's, one not in
+ * flight) or a place that is not one of the READ's (an address off an
+ * MTU boundary or beyond the READ) is refused with nothing written.
+ */
+enum { SR_WRITES = 200, SR_READ_LEN = 8192 };
+
+typedef struct SrRead {
+    Node a, b;
+    SrHost ha;
+    uint32_t psn0;              /* the READ's first PSN */
+} SrRead;
+
+/* b's READ response k (of the READ's 8) into a, as an SRNIC responder */
+static uint64_t sr_read_resp(SrRead *s, uint32_t k, uint16_t sq_index,
+                             uint64_t va)
+{
+    uint8_t frame[2048];
+    uint64_t ops = s->a.h->dma_ops;
+    SnicPkt p;
+    size_t n;
+
+    memset(&p, 0, sizeof(p));
+    snic_rdma_fill_addr(s->b.h->core, &s->b.h->core->qps[s->b.qpn], &p);
+    p.opcode = SNIC_OP_RC_READ_RESP_MIDDLE;
+    p.psn = (s->psn0 + k) & SNIC_PSN_MASK;
+    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.payload = fake_ptr(s->b.h, BUF + k * 1024ull, 1024);
+    p.payload_len = 1024;
+    p.xport = true;
+    p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.sq_index = sq_index;
+    p.xeth.va = va;
+    p.xeth.msg = s->psn0;
+    p.xeth.offset = k;
+    n = snic_wire_build(&p, frame, sizeof(frame));
+    node_inject(&s->a, frame, n);
+    fake_run(s->a.h);
+    return s->a.h->dma_ops - ops;
+}
+
+static void test_sr_read_behind_writes(void)
+{
+    const uint64_t dst = BUF + 0x200000;
+    uint8_t *local;
+    SnicQp *qa;
+    SrRead s;
+    unsigned i, k;
+
+    node_init(&s.a, NULL, 1);
+    node_init(&s.b, NULL, 2);
+    g_assert_cmpuint(node_set_transport(&s.a, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    g_assert_cmpuint(node_set_transport(&s.b, SNIC_TRANSPORT_SRNIC, 0), ==,
+                     SNIC_ADMIN_OK);
+    sr_host_init(&s.ha, &s.a, NULL, 6, 2, SNIC_SR_SPAN);
+    node_connect(&s.a, &s.b, SNIC_MTU_1024, 7, 7);
+    node_connect(&s.b, &s.a, SNIC_MTU_1024, 7, 7);
+    qa = &s.a.h->core->qps[s.a.qpn];
+    s.psn0 = (qa->req.next_psn + SR_WRITES) & SNIC_PSN_MASK;
+    node_fill(&s.b, BUF, SR_READ_LEN, 5);
+    local = fake_ptr(s.a.h, dst, SR_READ_LEN);
+    memset(local, 0xee, SR_READ_LEN);
+    for (i = 0; i < SR_WRITES; i++) {
+        node_post_send(&s.a, i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, s.b.lkey, 0,
+                       s.a.lkey);
+    }
+    node_post_send(&s.a, SR_WRITES, SNIC_WR_RDMA_READ, dst, SR_READ_LEN, BUF,
+                   s.b.lkey, 0, s.a.lkey);
+    fake_run(s.a.h);
+    g_assert_cmpuint(snic_transport_outstanding(qa), ==, SR_WRITES + 8);
+
+    /* hostile: nothing placed, nothing written, the QP unharmed */
+    sr_read_resp(&s, 1, 7, BUF + 1024);                 /* a WRITE's */
+    sr_read_resp(&s, 1, SR_WRITES + 1, BUF + 1024);     /* not started */
+    sr_read_resp(&s, 1, 0xffff, BUF + 1024);            /* completed */
+    sr_read_resp(&s, 1, SR_WRITES, BUF + 1000);         /* off the MTU */
+    sr_read_resp(&s, 1, SR_WRITES, BUF + SR_READ_LEN);  /* beyond it */
+    sr_read_resp(&s, 1, SR_WRITES, BUF - 1024);         /* before it */
+    g_assert_cmpuint(FAKE_STAT(s.a.h, sr_read_refused), ==, 6);
+    g_assert_cmpuint(FAKE_STAT(s.a.h, sr_read_placed), ==, 0);
+    for (i = 0; i < SR_READ_LEN; i++) {
+        g_assert_cmpuint(local[i], ==, 0xee);
+    }
+    g_assert_cmpuint(qa->state, ==, SNIC_QPS_RTS);
+
+    /*
+     * responses 1-7 ahead of lACK (the WRITEs are not acknowledged): each
+     * placed and reported with a few DMA operations (the WQE, the data,
+     * the report), however many WQEs are in flight before the READ
+     */
+    for (k = 1; k < 8; k++) {
+        g_assert_cmpuint(sr_read_resp(&s, k, SR_WRITES, BUF + k * 1024ull),
+                         <=, 8);
+        g_assert_cmpuint(FAKE_STAT(s.a.h, sr_read_placed), ==, k);
+    }
+    g_assert_cmpmem(local + 1024, SR_READ_LEN - 1024,
+                    fake_ptr(s.b.h, BUF + 1024, SR_READ_LEN - 1024),
+                    SR_READ_LEN - 1024);
+    g_assert_cmpuint(local[0], ==, 0xee);
+    g_assert_cmpuint(FAKE_STAT(s.a.h, sr_read_refused), ==, 6);
+    g_assert_cmpuint(qa->state, ==, SNIC_QPS_RTS);
+    sr_host_free(&s.ha);
+    fake_host_free(s.a.h);
+    fake_host_free(s.b.h);
+}
+
+/* from's frames since *seen into to, each taken in: the peer's view */
+static void deliver(Node *from, Node *to, unsigned *seen)
+{
+    while (*seen < from->h->frames->len) {
+        GByteArray *f = g_ptr_array_index(from->h->frames, (*seen)++);
+
+        node_inject(to, f->data, f->len);
+    }
+}
+
+/*
+ * One ACK that acknowledges a full window of WRITEs at once: taking it
+ * in (snic_core_receive) and the engine runs that follow complete every
+ * WRITE (its WQE read, its CQE written), each call within the bounds.
+ */
+static void ack_full_window(uint8_t program, unsigned writes)
+{
+    unsigned i, seen = 0, got = 0, runs = 0;
+    struct snic_cqe cqe;
+    GByteArray *ack;
+    SrHost ha;
+    Cost before;
+    SnicQp *qa;
+    Node a, b;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    if (program != SNIC_TRANSPORT_GBN) {
+        g_assert_cmpuint(node_set_transport(&a, program, 0), ==,
+                         SNIC_ADMIN_OK);
+        g_assert_cmpuint(node_set_transport(&b, program, 0), ==,
+                         SNIC_ADMIN_OK);
+    }
+    if (program == SNIC_TRANSPORT_SRNIC) {
+        sr_host_init(&ha, &a, NULL, 6, 2, SNIC_SR_SPAN);
+    }
+    node_connect(&a, &b, SNIC_MTU_1024, 7, 7);
+    node_connect(&b, &a, SNIC_MTU_1024, 7, 7);
+    qa = &a.h->core->qps[a.qpn];
+    for (i = 0; i < writes; i++) {
+        node_post_send(&a, i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey, 0,
+                       a.lkey);
+    }
+    fake_run(a.h);
+    g_assert_cmpuint(snic_transport_outstanding(qa), ==, writes);
+    /* b takes them all, then acknowledges them */
+    deliver(&a, &b, &seen);
+    seen = b.h->frames->len;
+    fake_run(b.h);
+    g_assert_cmpuint(b.h->frames->len, >, seen);
+    ack = g_ptr_array_index(b.h->frames, b.h->frames->len - 1);
+
+    before = cost_now(a.h);
+    g_assert_cmpint(snic_core_receive(a.h->core, ack->data, ack->len), ==,
+                    ack->len);
+    cost_check(a.h, &before);
+    do {
+        before = cost_now(a.h);
+        g_assert_cmpuint(++runs, <, 64);
+        if (!snic_core_run(a.h->core, BH_BUDGET)) {
+            cost_check(a.h, &before);
+            break;
+        }
+        cost_check(a.h, &before);
+    } while (true);
+    while (node_poll_cq(&a, &cqe)) {
+        g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, got++);
+    }
+    g_assert_cmpuint(got, ==, writes);
+    g_assert_cmpuint(snic_transport_outstanding(qa), ==, 0);
+    if (program == SNIC_TRANSPORT_SRNIC) {
+        sr_host_free(&ha);
+    }
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+static void test_ack_full_window(void)
+{
+    ack_full_window(SNIC_TRANSPORT_GBN, SNIC_TX_WINDOW);
+}
+
+static void test_sr_ack_full_window(void)
+{
+    ack_full_window(SNIC_TRANSPORT_SRNIC, (1u << SQ_LOG2) - 1);
+}
+
+/*
+ * Many QPs whose retransmission timers expire at once, each with one
+ * WRITE unacknowledged: one timer call and the engine runs after it keep
+ * within the bounds. With retries left each QP sends its WRITE again;
+ * with none, each fails: the WRITE completes RETRY_EXC_ERR and the QP
+ * goes to ERR, every QP in the end, none skipped.
+ */
+static void timeouts_at_once(uint8_t retry_cnt)
+{
+    enum { NQP = 600 };
+    Node a, b, *qs = g_new(Node, NQP);
+    unsigned i, cqes = 0, runs = 0;
+    struct snic_cqe cqe;
+    Cost before;
+    uint64_t sent;
+
+    node_init(&a, NULL, 1);
+    node_init(&b, NULL, 2);
+    fake_host_grow(a.h, (size_t)NQP * NODE_QP_AREA);
+    for (i = 0; i < NQP; i++) {
+        node_add_qp_at(&qs[i], &a, FAKE_MEM_BASE + FAKE_MEM_SIZE +
+                                   (uint64_t)i * NODE_QP_AREA);
+        node_connect(&qs[i], &b, SNIC_MTU_1024, retry_cnt, 7);
+        node_post_send(&qs[i], i, SNIC_WR_RDMA_WRITE, BUF, 64, BUF, b.lkey,
+                       0, a.lkey);
+    }
+    fake_run(a.h);
+    sent = a.h->frames->len;
+    g_assert_cmpuint(sent, >=, NQP);
+
+    /*
+     * every timer due: the host's timer called, and called again while
+     * it asks to be at once, the engine run after each call as the glue
+     * schedules it
+     */
+    a.h->port.now += 1000000000ull;
+    for (;;) {
+        bool more;
+
+        g_assert_cmpuint(++runs, <, 4 * NQP);
+        before = cost_now(a.h);
+        snic_core_timer(a.h->core);
+        cost_check(a.h, &before);
+        do {
+            before = cost_now(a.h);
+            more = snic_core_run(a.h->core, BH_BUDGET);
+            cost_check(a.h, &before);
+        } while (more);
+        if (a.h->core->timer_deadline > a.h->port.now) {
+            break;
+        }
+    }
+    while (node_poll_cq(&a, &cqe)) {
+        g_assert_cmpuint(cqe.status, ==, SNIC_WC_RETRY_EXC_ERR);
+        cqes++;
+    }
+    if (retry_cnt) {
+        g_assert_cmpuint(cqes, ==, 0);
+        g_assert_cmpuint(a.h->frames->len - sent, ==, NQP);
+    } else {
+        g_assert_cmpuint(cqes, ==, NQP);
+    }
+    for (i = 0; i < NQP; i++) {
+        g_assert_cmpuint(a.h->core->qps[qs[i].qpn].state, ==,
+                         retry_cnt ? SNIC_QPS_RTS : SNIC_QPS_ERR);
+    }
+    g_free(qs);
+    fake_host_free(a.h);
+    fake_host_free(b.h);
+}
+
+static void test_timeouts_resend(void)
+{
+    timeouts_at_once(7);
+}
+
+static void test_timeouts_fail(void)
+{
+    timeouts_at_once(0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -370,5 +651,11 @@ int main(int argc, char **argv)
     g_test_add_func("/bound/read-rewritten", test_read_rewritten);
     g_test_add_func("/bound/read-rewritten-then-more",
                     test_read_rewritten_then_more);
+    g_test_add_func("/bound/sr-read-behind-writes",
+                    test_sr_read_behind_writes);
+    g_test_add_func("/bound/ack-full-window", test_ack_full_window);
+    g_test_add_func("/bound/sr-ack-full-window", test_sr_ack_full_window);
+    g_test_add_func("/bound/timeouts-resend", test_timeouts_resend);
+    g_test_add_func("/bound/timeouts-fail", test_timeouts_fail);
     return g_test_run();
 }

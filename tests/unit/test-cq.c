@@ -366,12 +366,136 @@ static void test_moderation_per_call(void)
     fake_host_free(e.h);
 }
 
+/* The moderation heap is one: each parent due first, positions kept */
+static void timers_check(SnicCore *c)
+{
+    uint32_t i;
+
+    for (i = 0; i < c->cq_timers_len; i++) {
+        const SnicCq *cq = &c->cqs[c->cq_timers[i]];
+
+        g_assert_cmpuint(cq->mod_pos, ==, i + 1);
+        if (i) {
+            uint32_t up = c->cq_timers[(i - 1) / 2];
+
+            g_assert_true(c->cqs[up].mod_deadline < cq->mod_deadline ||
+                          (c->cqs[up].mod_deadline == cq->mod_deadline &&
+                           up < c->cq_timers[i]));
+        }
+    }
+}
+
+/* A CQ at a slot of the heap with a parent and children */
+static uint32_t timers_mid(SnicCore *c)
+{
+    g_assert_cmpuint(c->cq_timers_len, >=, 7);
+    return c->cq_timers[c->cq_timers_len / 2 - 1];
+}
+
+/*
+ * CQs leave the moderation heap from its middle: one destroyed, one whose
+ * count of CQEs raised its event first (then re-armed, its next period
+ * added anew). The heap stays one, and the periods left end in the order
+ * of their deadlines (ties by CQN), each CQ's event at its own, the
+ * departed ones' never.
+ */
+static void test_moderation_heap_middle(void)
+{
+    enum { NCQ = 15 };
+    Env e = env_new(0);
+    struct snic_admin_cmd cmd;
+    SnicCore *c = e.h->core;
+    uint32_t cqns[NCQ], want[NCQ], gone, early;
+    uint64_t start = e.h->port.now, want_due[NCQ];
+    unsigned i, left;
+
+    for (i = 0; i < NCQ; i++) {
+        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ,
+                            sizeof(cmd.create_cq));
+        cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
+        cmd.create_cq.npages = GUINT32_TO_LE(1);
+        cmd.create_cq.log2_depth = 2;
+        cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
+        e.cqn = cqns[i] = admin_ok(e.h, &cmd);
+        /* periods 1..15 us, not in CQN order; two events at 2 CQEs */
+        modify_cq(&e, 2, 1 + (i * 7) % NCQ);
+        fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 0);
+        post(&e, i, SNIC_WC_SUCCESS, false);
+    }
+    g_assert_cmpuint(c->cq_timers_len, ==, NCQ);
+    timers_check(c);
+
+    gone = timers_mid(c);
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_DESTROY_CQ, sizeof(cmd.obj));
+    cmd.obj.handle = GUINT32_TO_LE(gone);
+    admin_ok(e.h, &cmd);
+    g_assert_cmpuint(c->cq_timers_len, ==, NCQ - 1);
+    timers_check(c);
+
+    /* the second CQE: its event now, its period ends early */
+    early = timers_mid(c);
+    e.cqn = early;
+    post(&e, 100, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(c->cqs[early].mod_pos, ==, 0);
+    g_assert_cmpuint(c->cq_timers_len, ==, NCQ - 2);
+    timers_check(c);
+    /* re-armed, 1 us on: its next period ends after the others' */
+    e.h->port.now += 1000;
+    fake_doorbell(e.h, 0, SNIC_DB_CQ, early, 2);     /* both consumed */
+    fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, early, 2);
+    post(&e, 101, SNIC_WC_SUCCESS, false);
+    g_assert_cmpuint(c->cq_timers_len, ==, NCQ - 1);
+    timers_check(c);
+
+    /*
+     * due in the order of their deadlines (ties by CQN): a period of p us
+     * ends at start + p us, the re-armed CQ's 1 us later
+     */
+    for (i = 0, left = 0; i < NCQ; i++) {
+        uint64_t due = start + (1 + (i * 7) % NCQ) * 1000ull;
+        unsigned k = left++;
+
+        if (cqns[i] == gone) {
+            left--;
+            continue;
+        }
+        due += cqns[i] == early ? 1000 : 0;
+        for (; k && (want_due[k - 1] > due ||
+                     (want_due[k - 1] == due && want[k - 1] > cqns[i]));
+             k--) {
+            want[k] = want[k - 1];
+            want_due[k] = want_due[k - 1];
+        }
+        want[k] = cqns[i];
+        want_due[k] = due;
+    }
+    g_assert_cmpuint(left, ==, c->cq_timers_len);
+    for (i = 0; i < left;) {
+        g_assert_cmpuint(c->cq_timers[0], ==, want[i]);
+        g_assert_cmpuint(c->timer_deadline, ==, want_due[i]);
+        e.h->port.now = want_due[i];
+        snic_core_timer(c);
+        /* every period that ended by now, and none later */
+        for (; i < left && want_due[i] == e.h->port.now; i++) {
+            g_assert_cmpuint(c->cqs[want[i]].mod_pos, ==, 0);
+            g_assert_cmpuint(c->cqs[want[i]].armed, ==, SNIC_CQ_DISARMED);
+        }
+        g_assert_cmpuint(c->cq_timers_len, ==, left - i);
+        timers_check(c);
+    }
+    g_assert_cmpuint(c->cq_timers_len, ==, 0);
+    g_assert_cmpuint(c->timer_deadline, ==, UINT64_MAX);
+    fake_host_free(e.h);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/cq/resize", test_resize);
     g_test_add_func("/cq/moderation", test_moderation);
     g_test_add_func("/cq/moderation-per-call", test_moderation_per_call);
+    g_test_add_func("/cq/moderation-heap-middle",
+                    test_moderation_heap_middle);
     g_test_add_func("/cq/phase-and-overrun", test_cqe_phase_and_overrun);
     g_test_add_func("/cq/phase-second-lap", test_phase_second_lap);
     g_test_add_func("/cq/arming", test_arming);

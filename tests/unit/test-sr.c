@@ -2274,7 +2274,10 @@ static void test_lossy_write_imm(gconstpointer data)
               false);
 }
 
-/* b's READ response for a's psn0 + i, echoing request psn0 + req, off */
+/*
+ * b's READ response for a's psn0 + i, echoing request psn0 + req, off;
+ * of the READ that is a's first WQE, reading from b's BUF
+ */
 static void read_resp(Req *q, uint32_t i, uint32_t req, uint32_t off,
                       uint32_t len, bool xport)
 {
@@ -2292,6 +2295,8 @@ static void read_resp(Req *q, uint32_t i, uint32_t req, uint32_t off,
     p.payload_len = len;
     p.xport = xport;
     p.xeth.flags = SNIC_XETH_F_RESP;
+    p.xeth.sq_index = 0;
+    p.xeth.va = BUF + i * 1024ull;
     p.xeth.msg = psn_add(q->psn0, req);
     p.xeth.offset = off;
     n = snic_wire_build(&p, frame, sizeof(frame));

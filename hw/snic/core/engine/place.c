@@ -316,14 +316,15 @@ int snic_place_read_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
     uint8_t st;
     int found;
 
-    found = snic_sq_wqe_of_psn(c, qp, p->psn, &e);
+    found = snic_sq_read_named(c, qp, p->xeth.sq_index, p->psn, p->xeth.va,
+                               &e);
     if (found <= 0) {
-        return found;           /* no WQE in flight has it: refused */
+        return found;           /* not the READ in flight it names */
     }
     /* the request it echoes: in the same READ, not after the response */
     s = (p->psn - e.info.first_psn) & SNIC_PSN_MASK;
     req = (p->xeth.msg - e.info.first_psn) & SNIC_PSN_MASK;
-    if (!snic_wr_is_read(e.info.opcode) || req > s ||
+    if (req > s ||
         ((p->xeth.msg + p->xeth.offset) & SNIC_PSN_MASK) != p->psn ||
         p->xeth.offset > s) {
         return 0;

@@ -68,9 +68,14 @@ static uint8_t send_segment(SnicCore *c, SnicQp *qp, const SnicReqWqe *e,
                          info->len - (uint64_t)MIN(off, info->len));
         p.ackreq = true;
         if (snic_sr_on(qp)) {
-            /* SRNIC: the responses that arrived (self-clocking) */
+            /*
+             * SRNIC: the responses that arrived (self-clocking); the
+             * WQE, which the responses name so that placing one reads
+             * no other
+             */
             p.xport = true;
             p.xeth.flags = SNIC_XETH_F_RESP;
+            p.xeth.sq_index = e->index;
             p.xeth.msg = qp->req.dde.wnd_start;
         }
     } else if (snic_rpc_wr(info->opcode)) {

@@ -217,6 +217,7 @@ static bool act_from(SnicRespActive *a, bool *atomic,
         .rkey = GUINT32_FROM_LE(e->rkey),
         .len = GUINT32_FROM_LE(e->len),
         .first_psn = GUINT32_FROM_LE(e->first_psn) & SNIC_PSN_MASK,
+        .sq_index = GUINT16_FROM_LE(e->sq_index),
     };
     *atomic = e->kind == SNIC_RDB_ATOMIC;
     return (e->kind == SNIC_RDB_READ && a->len <= 1u << 31) ||
@@ -259,6 +260,7 @@ static bool rdb_push(SnicCore *c, SnicQp *qp, const SnicRespActive *a,
     e.rkey = GUINT32_TO_LE(a->rkey);
     e.len = GUINT32_TO_LE(a->len);
     e.first_psn = GUINT32_TO_LE(a->first_psn);
+    e.sq_index = GUINT16_TO_LE(a->sq_index);
     e.kind = atomic ? SNIC_RDB_ATOMIC : SNIC_RDB_READ;
     slot = (s->rdb_head + s->rdb_count) % n;
     if (snic_dma_write(c, rdb_addr(qp, slot), &e, sizeof(e))) {
@@ -373,6 +375,7 @@ static uint32_t do_read(SnicCore *c, SnicQp *qp, const SnicPkt *p)
         .va = p->reth.va,
         .rkey = p->reth.rkey,
         .len = p->reth.len,
+        .sq_index = p->xeth.sq_index,   /* SRNIC's: echoed as it came */
     };
     if (!rdb_push(c, qp, &a, false, p->psn)) {
         return 0;
@@ -661,9 +664,15 @@ static bool send_response(SnicCore *c, SnicQp *qp, const SnicRespActive *r,
 
         p.payload_len = len;
         if (snic_sr_on(qp)) {
-            /* SRNIC 4.4.1: the request echoed, placed out of order */
+            /*
+             * SRNIC 4.4.1: the request echoed, placed out of order; with
+             * its WQE and where in the READ the data is, which the
+             * requester then reads alone
+             */
             p.xport = true;
             p.xeth.flags = SNIC_XETH_F_RESP;
+            p.xeth.sq_index = r->sq_index;
+            p.xeth.va = r->va + off;
             p.xeth.msg = r->first_psn;
             p.xeth.offset = idx;
         }

@@ -416,6 +416,7 @@ void snic_sched_remove(SnicCore *c, SnicQp *qp)
 
 uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
 {
+    unsigned fired = 0;
     uint64_t next;
 
     if (now) {
@@ -424,6 +425,9 @@ uint64_t snic_sched_timer(SnicCore *c, uint64_t now)
     while (c->sched.heap_len && now && key(c, 0) <= now) {
         SnicQp *qp = &c->qps[c->sched.heap[0]];
 
+        if (fired++ == SNIC_SCHED_TIMERS_PER_CALL) {
+            return now;         /* the rest in the next call, at once */
+        }
         heap_remove(c, qp);
         c->sched.ops->timer(c, qp, now);
         if (qp->valid) {

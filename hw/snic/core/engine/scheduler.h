@@ -27,7 +27,13 @@ bool snic_sched_run(SnicCore *c, unsigned budget);
 
 /* The QP's timer follows its transport, credit and responder deadlines. */
 void snic_qp_timer_sync(SnicCore *c, SnicQp *qp);
-/* Fire what is due at 'now'; the next deadline (now = 0: only that). */
+/*
+ * Fire what is due at 'now', the timers of at most SNIC_SCHED_TIMERS_PER_CALL
+ * QPs (the rest at once in the next call): a QP's timeout that ends its
+ * retries fails its WQE and flushes the QP, a few DMA operations each,
+ * and hundreds may end together. The next deadline (now = 0: only that).
+ */
+#define SNIC_SCHED_TIMERS_PER_CALL  64
 uint64_t snic_sched_timer(SnicCore *c, uint64_t now);
 
 #endif /* SNIC_CORE_SCHEDULER_H */

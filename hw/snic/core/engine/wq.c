@@ -667,6 +667,54 @@ int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e)
 }
 
 /*
+ * The started READ that an SRNIC READ response names (its WQE 'index'),
+ * for response PSN psn whose data came from remote address va: read
+ * alone, so a response costs one WQE read however many WQEs are in
+ * flight before it. What the peer says is checked against what this end
+ * knows without a walk: the WQE is between the oldest uncompleted and the
+ * next to start, a READ, psn was sent and va is an MTU boundary of the
+ * READ's remote range, which puts the WQE's first PSN within what was
+ * sent (exactly comp_psn for the oldest, next_psn - wqe_off for the one
+ * half sent). 1 found, 0 not one of its responses, -1 the WQE could not
+ * be read (the QP failed).
+ */
+int snic_sq_read_named(SnicCore *c, SnicQp *qp, uint16_t index, uint32_t psn,
+                       uint64_t va, SnicReqWqe *e)
+{
+    SnicReq *r = &qp->req;
+    uint16_t end = r->sq_head + (r->wqe_off ? 1 : 0);
+    uint32_t sent = (r->next_psn - r->comp_psn) & SNIC_PSN_MASK;
+    uint32_t mtu = snic_qp_mtu_bytes(qp), first;
+    uint64_t off;
+    uint8_t st;
+
+    if ((uint16_t)(index - qp->sq_comp) >= (uint16_t)(end - qp->sq_comp) ||
+        ((psn - r->comp_psn) & SNIC_PSN_MASK) >= sent) {
+        return 0;
+    }
+    st = snic_sq_wqe_read(c, qp, index, 0, e);
+    if (st != SNIC_WC_SUCCESS) {
+        snic_sq_fail_at(c, qp, index, st);
+        return -1;
+    }
+    off = va - GUINT64_FROM_LE(e->w.rdma.remote_addr);
+    if (!snic_wr_is_read(e->info.opcode) || off % mtu ||
+        off / mtu >= e->info.npsn) {
+        return 0;
+    }
+    first = (psn - off / mtu) & SNIC_PSN_MASK;
+    if (((first - r->comp_psn) & SNIC_PSN_MASK) >= sent ||
+        (index == qp->sq_comp &&
+         first != snic_rpc_skip(c, qp, r->comp_psn, index)) ||
+        (index == r->sq_head &&
+         first != ((r->next_psn - r->wqe_off) & SNIC_PSN_MASK))) {
+        return 0;
+    }
+    e->info.first_psn = first;
+    return 1;
+}
+
+/*
  * The oldest READ/atomic outstanding completed and others are: the next
  * is the first READ/atomic from sq_comp on, its first PSN kept as
  * dde.rd_off. Read once per READ/atomic completed, not per ACK. None

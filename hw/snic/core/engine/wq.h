@@ -173,6 +173,13 @@ uint8_t snic_sq_wqe_read(SnicCore *c, SnicQp *qp, uint32_t index,
 /* ... from e->w as fetched already (one read of the WQE per call) */
 uint8_t snic_sq_wqe_span(const SnicQp *qp, uint32_t first_psn, SnicReqWqe *e);
 int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e);
+/*
+ * ... the one an SRNIC READ response names by SQ index, read alone and
+ * checked against the response's PSN and remote address (its first PSN
+ * and SQ index in e; msg not kept): the same answers
+ */
+int snic_sq_read_named(SnicCore *c, SnicQp *qp, uint16_t index, uint32_t psn,
+                       uint64_t va, SnicReqWqe *e);
 /* Complete, in post order, every WQE whose last PSN is acknowledged */
 void snic_sq_complete_acked(SnicCore *c, SnicQp *qp);
 /*

@@ -87,8 +87,13 @@ typedef struct SnicRespActive {
     uint64_t va;                /* READ: start of the data; atomic: orig */
     uint32_t rkey;
     uint32_t len;
-    uint32_t first_psn;
-    uint32_t next;              /* responses [0, next) went out */
+    /*
+     * PSNs and counts of PSNs fit 24 bits (a READ of 2^31 bytes at a
+     * 256-byte MTU is 2^23 responses): the SQ index fits beside them
+     */
+    uint64_t first_psn:24;
+    uint64_t next:24;           /* responses [0, next) went out */
+    uint64_t sq_index:16;       /* SRNIC: echoed in every response */
 } SnicRespActive;
 
 /* The transport deadline as the RTO or the RNR wait; none armed. */

@@ -171,6 +171,7 @@ static void put_xeth(const SnicPkt *p, uint8_t *q)
 {
     memset(q, 0, SNIC_XETH_LEN);
     q[XETH_OFF(flags)] = p->xeth.flags;
+    put_le(q + XETH_OFF(sq_index), p->xeth.sq_index, 2);
     put_le(q + XETH_OFF(rkey), p->xeth.rkey, 4);
     put_le(q + XETH_OFF(va), p->xeth.va, 8);
     put_le(q + XETH_OFF(msg), p->xeth.msg, 4);
@@ -183,6 +184,7 @@ static void get_xeth(SnicPkt *p, const uint8_t *q)
 {
     p->xport = true;
     p->xeth.flags = q[XETH_OFF(flags)];
+    p->xeth.sq_index = get_le(q + XETH_OFF(sq_index), 2);
     p->xeth.rkey = get_le(q + XETH_OFF(rkey), 4);
     p->xeth.va = get_le(q + XETH_OFF(va), 8);
     p->xeth.msg = get_le(q + XETH_OFF(msg), 4);

@@ -87,6 +87,7 @@ struct SnicPkt {
     bool trimmed;           /* a data packet's headers alone (no ICRC) */
     struct {
         uint8_t flags;          /* SNIC_XETH_F_* */
+        uint16_t sq_index;
         uint32_t rkey;
         uint64_t va;
         uint32_t msg;
