@@ -80,8 +80,13 @@ void node_write_wqe_at(FakeHost *h, uint64_t slot, uint64_t wr_id)
  */
 void node_post_to_err(Node *n, uint32_t qpn)
 {
+    node_post_to_state(n, qpn, SNIC_QPS_ERR);
+}
+
+void node_post_to_state(Node *n, uint32_t qpn, uint32_t state)
+{
     const uint64_t at = FAKE_MEM_BASE + 0x9000;
-    struct snic_qp_attr a = { .qp_state = GUINT32_TO_LE(SNIC_QPS_ERR) };
+    struct snic_qp_attr a = { .qp_state = GUINT32_TO_LE(state) };
     struct snic_admin_cmd cmd;
 
     fake_write(n->h, at, &a, sizeof(a));
@@ -112,7 +117,8 @@ static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn,
 
     snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_QP, sizeof(cmd.create_qp));
     cmd.create_qp.sq_pbl_addr = GUINT64_TO_LE(sq_pbl);
-    cmd.create_qp.sq_npages = GUINT32_TO_LE(16);
+    cmd.create_qp.sq_npages =
+        GUINT32_TO_LE((SNIC_SQ_WQE_SIZE << n->sq_log2) / 4096);
     if (!srqn) {
         cmd.create_qp.rq_pbl_addr = GUINT64_TO_LE(n->rq_ring == RQ2_RING ?
                                                   PBL_RQ2 : PBL_RQ);
@@ -124,7 +130,7 @@ static uint64_t create_qp(Node *n, uint64_t sq_pbl, uint64_t srqn,
     cmd.create_qp.send_cqn = GUINT32_TO_LE(n->cqn);
     cmd.create_qp.recv_cqn = GUINT32_TO_LE(n->cqn);
     cmd.create_qp.type = n->type;
-    cmd.create_qp.sq_log2_depth = SQ_LOG2;
+    cmd.create_qp.sq_log2_depth = n->sq_log2;
     cmd.create_qp.ctx = GUINT16_TO_LE(n->ctx);
     cmd.create_qp.srqn = GUINT32_TO_LE(srqn);
     n->rdb = n->type == SNIC_QPT_RC ? rdb : 0;
@@ -183,6 +189,21 @@ void node_add_qp_at(Node *q, const Node *n, uint64_t area)
     g_assert(!(area & 0xfff));
     node_pbl(n->h, area, area + 0x1000, 16);
     q->sq_ring = area + 0x1000;
+    q->sq_pi = q->rq_pi = 0;
+    q->qpn = create_qp(q, area, n->srqn, area + 0x800);
+}
+
+void node_add_qp_sq_at(Node *q, const Node *n, uint64_t area,
+                       uint8_t sq_log2)
+{
+    unsigned pages = (SNIC_SQ_WQE_SIZE << sq_log2) / 4096;
+
+    /* the page list (8 bytes a page) ends before the RDB at 0x800 */
+    *q = *n;
+    g_assert(!(area & 0xfff) && sq_log2 >= SQ_LOG2 && pages <= 0x800 / 8);
+    node_pbl(n->h, area, area + 0x1000, pages);
+    q->sq_ring = area + 0x1000;
+    q->sq_log2 = sq_log2;
     q->sq_pi = q->rq_pi = 0;
     q->qpn = create_qp(q, area, n->srqn, area + 0x800);
 }
@@ -265,6 +286,7 @@ void node_init_host(Node *n, FakeHost *h, SnicSim *sim, uint8_t ip,
     n->ctx = ctx;
     n->type = type;
     n->sq_ring = SQ_RING;
+    n->sq_log2 = SQ_LOG2;
     n->rq_ring = RQ_RING;
     n->rq_log2 = RQ_LOG2;
     n->cq_ring = CQ_RING;
@@ -481,7 +503,7 @@ void node_ud_up(Node *n, uint32_t qkey, bool gsi)
 void node_post_wqe(Node *n, const struct snic_sq_wqe *w)
 {
     uint64_t slot = n->sq_ring +
-                    (n->sq_pi & ((1u << SQ_LOG2) - 1)) * SNIC_SQ_WQE_SIZE;
+                    (n->sq_pi & ((1u << n->sq_log2) - 1)) * SNIC_SQ_WQE_SIZE;
 
     fake_write(n->h, slot, w, sizeof(*w));
     fake_doorbell(n->h, n->ctx, SNIC_DB_SQ, n->qpn, ++n->sq_pi);

@@ -50,6 +50,7 @@ typedef struct Node {
     uint32_t lkey;
     uint32_t sq_pi, rq_pi, cq_ci;
     uint64_t sq_ring;           /* its SQ: SQ_RING, or SQ2_RING */
+    uint8_t sq_log2;            /* ... of 2^sq_log2 WQEs (SQ_LOG2) */
     uint64_t rq_ring;           /* its RQ: RQ_RING, or RQ2_RING */
     uint8_t rq_log2;            /* ... of 2^rq_log2 WQEs */
     uint64_t rdb;               /* its RDB: RDB, or RDB2; 0 unless RC */
@@ -78,6 +79,8 @@ void node_write_wqe_at(FakeHost *h, uint64_t slot, uint64_t wr_id);
 
 /* MODIFY_QP of 'qpn' to ERR posted, not waited for: the next run does it */
 void node_post_to_err(Node *n, uint32_t qpn);
+/* ... to 'state' (one at a time: its attributes sit at one place) */
+void node_post_to_state(Node *n, uint32_t qpn, uint32_t state);
 
 /*
  * Node 10.0.0.ip with a QP of 'type' (SNIC_QPT_*); node_init: RC. With
@@ -133,6 +136,12 @@ void node_add_qp(Node *q, const Node *n);
  */
 #define NODE_QP_AREA    0x11000
 void node_add_qp_at(Node *q, const Node *n, uint64_t area);
+/*
+ * ... with an SQ of 2^sq_log2 WQEs (SNIC_SQ_WQE_SIZE << sq_log2 bytes
+ * from area + 4 KiB on, its page list at area: sq_log2 up to 11)
+ */
+void node_add_qp_sq_at(Node *q, const Node *n, uint64_t area,
+                       uint8_t sq_log2);
 /* ... with an RQ of its own instead, 2^rq_log2 WQEs (at most 1024) */
 void node_add_qp_rq(Node *q, const Node *n, uint8_t rq_log2);
 /*
