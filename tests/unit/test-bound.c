@@ -78,14 +78,14 @@ static bool run_once(Node *n, unsigned *cqes, uint32_t *last_qpn,
         *last_qpn = GUINT32_FROM_LE(c.qpn);
         got++;
     }
-    g_assert_cmpuint(got, <=, SNIC_FLUSH_PER_CALL);
+    g_assert_cmpuint(got, <=, SNIC_WQES_PER_CALL);
     *cqes += got;
     return more;
 }
 
 /*
  * 32K posted WQEs and a full RQ flushed by one MODIFY_QP to ERR: no call
- * flushes more than SNIC_FLUSH_PER_CALL of them or exceeds the DMA and
+ * flushes more than SNIC_WQES_PER_CALL of them or exceeds the DMA and
  * frame bounds, and the flush resumes run after run until every WQE has
  * its FLUSH_ERR completion, the sends in post order. The node's CQ of
  * 1024 entries never overruns: the consumer keeps up, call by call.
@@ -119,7 +119,7 @@ static void test_flush_32k(void)
     post_to_err(&n, qpn);
     while (run_once(&n, &cqes, &last, &sq_seen, &rq_seen)) {
         runs++;
-        g_assert_cmpuint(runs, <, 2 * depth / SNIC_FLUSH_PER_CALL);
+        g_assert_cmpuint(runs, <, 2 * depth / SNIC_WQES_PER_CALL);
     }
     g_assert_cmpuint(sq_seen, ==, depth);
     g_assert_cmpuint(rq_seen, ==, 1u << RQ_LOG2);
@@ -178,7 +178,7 @@ static void test_err_1000_qps(void)
                 answered++;
             }
             g_assert_cmpuint(++runs, <, 4 * NQP * WQES /
-                                        SNIC_FLUSH_PER_CALL);
+                                        SNIC_WQES_PER_CALL);
         } while (more || answered < posted);
         done += posted;
     }
@@ -193,23 +193,35 @@ static void test_err_1000_qps(void)
     fake_host_free(n.h);
 }
 
-/* b's ACK or READ response (opcode, PSN, MSN, payload) into a, run */
-static void from_peer(Node *a, Node *b, uint8_t opcode, uint32_t psn,
-                      uint32_t msn, const void *payload, uint32_t len)
+/*
+ * b's ACK, NAK (syndrome) or READ response (opcode, PSN, MSN, payload) to
+ * its peer built into frame[256]: its length
+ */
+static size_t peer_frame(Node *b, uint8_t opcode, uint8_t syndrome,
+                         uint32_t psn, uint32_t msn, const void *payload,
+                         uint32_t len, uint8_t *frame)
 {
-    uint8_t frame[256];
     SnicPkt p;
-    size_t n;
 
     memset(&p, 0, sizeof(p));
     snic_rdma_fill_addr(b->h->core, &b->h->core->qps[b->qpn], &p);
     p.opcode = opcode;
     p.psn = psn & SNIC_PSN_MASK;
-    p.aeth.syndrome = SNIC_AETH_ACK;
+    p.aeth.syndrome = syndrome;
     p.aeth.msn = msn;
     p.payload = payload;
     p.payload_len = len;
-    n = snic_wire_build(&p, frame, sizeof(frame));
+    return snic_wire_build(&p, frame, 256);
+}
+
+/* ... an ACK or READ response, into a, run */
+static void from_peer(Node *a, Node *b, uint8_t opcode, uint32_t psn,
+                      uint32_t msn, const void *payload, uint32_t len)
+{
+    uint8_t frame[256];
+    size_t n = peer_frame(b, opcode, SNIC_AETH_ACK, psn, msn, payload, len,
+                          frame);
+
     node_inject(a, frame, n);
     fake_run(a->h);
 }
@@ -484,14 +496,55 @@ static void deliver(Node *from, Node *to, unsigned *seen)
 }
 
 /*
+ * Every completion since the last poll: a success, each QP's in post
+ * order (wr_id: the QP's number in the test << 16, then the WQE's),
+ * counted in done[]; how many there were
+ */
+static unsigned poll_in_order(Node *n, unsigned *done)
+{
+    struct snic_cqe cqe;
+    unsigned got = 0;
+
+    while (node_poll_cq(n, &cqe)) {
+        uint64_t id = GUINT64_FROM_LE(cqe.wr_id);
+
+        g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+        g_assert_cmpuint(id & 0xffff, ==, done[id >> 16]++);
+        got++;
+    }
+    return got;
+}
+
+/*
+ * Engine runs as the glue makes them until one reports no more work,
+ * each within the bounds and completing no more WQEs than a call may;
+ * the completions polled after each into done[]
+ */
+static void run_until_idle(Node *n, unsigned *done)
+{
+    unsigned runs = 0;
+    bool more;
+
+    do {
+        Cost before = cost_now(n->h);
+
+        g_assert_cmpuint(++runs, <, 64);
+        more = snic_core_run(n->h->core, BH_BUDGET);
+        cost_check(n->h, &before);
+        g_assert_cmpuint(poll_in_order(n, done), <=, SNIC_WQES_PER_CALL);
+    } while (more);
+}
+
+/*
  * One ACK that acknowledges a full window of WRITEs at once: taking it
  * in (snic_core_receive) and the engine runs that follow complete every
- * WRITE (its WQE read, its CQE written), each call within the bounds.
+ * WRITE (its WQE read, its CQE written), each call within the bounds,
+ * at most SNIC_WQES_PER_CALL of them per call, all in post order. The
+ * QP under test has an SQ of 2^sq_log2 WQEs.
  */
-static void ack_full_window(uint8_t program, unsigned writes)
+static void ack_full_window(uint8_t program, unsigned writes, uint8_t sq_log2)
 {
-    unsigned i, seen = 0, got = 0, runs = 0;
-    struct snic_cqe cqe;
+    unsigned i, seen = 0, done = 0;
     GByteArray *ack;
     SrHost ha;
     Cost before;
@@ -500,6 +553,13 @@ static void ack_full_window(uint8_t program, unsigned writes)
 
     node_init(&a, NULL, 1);
     node_init(&b, NULL, 2);
+    if (sq_log2 > SQ_LOG2) {
+        Node big;
+
+        fake_host_grow(a.h, 0x1000 + ((size_t)SNIC_SQ_WQE_SIZE << sq_log2));
+        node_add_qp_sq_at(&big, &a, FAKE_MEM_BASE + FAKE_MEM_SIZE, sq_log2);
+        a = big;
+    }
     if (program != SNIC_TRANSPORT_GBN) {
         g_assert_cmpuint(node_set_transport(&a, program, 0), ==,
                          SNIC_ADMIN_OK);
@@ -529,21 +589,11 @@ static void ack_full_window(uint8_t program, unsigned writes)
     g_assert_cmpint(snic_core_receive(a.h->core, ack->data, ack->len), ==,
                     ack->len);
     cost_check(a.h, &before);
-    do {
-        before = cost_now(a.h);
-        g_assert_cmpuint(++runs, <, 64);
-        if (!snic_core_run(a.h->core, BH_BUDGET)) {
-            cost_check(a.h, &before);
-            break;
-        }
-        cost_check(a.h, &before);
-    } while (true);
-    while (node_poll_cq(&a, &cqe)) {
-        g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
-        g_assert_cmpuint(GUINT64_FROM_LE(cqe.wr_id), ==, got++);
-    }
-    g_assert_cmpuint(got, ==, writes);
+    run_until_idle(&a, &done);
+    g_assert_cmpuint(done, ==, writes);
     g_assert_cmpuint(snic_transport_outstanding(qa), ==, 0);
+    g_assert_false(qa->req.comp_owed);
+    g_assert_cmpuint(qa->state, ==, SNIC_QPS_RTS);
     if (program == SNIC_TRANSPORT_SRNIC) {
         sr_host_free(&ha);
     }
@@ -553,12 +603,302 @@ static void ack_full_window(uint8_t program, unsigned writes)
 
 static void test_ack_full_window(void)
 {
-    ack_full_window(SNIC_TRANSPORT_GBN, SNIC_TX_WINDOW);
+    ack_full_window(SNIC_TRANSPORT_GBN, SNIC_TX_WINDOW, SQ_LOG2);
 }
 
 static void test_sr_ack_full_window(void)
 {
-    ack_full_window(SNIC_TRANSPORT_SRNIC, (1u << SQ_LOG2) - 1);
+    ack_full_window(SNIC_TRANSPORT_SRNIC, (1u << SQ_LOG2) - 1, SQ_LOG2);
+}
+
+/* SRNIC's whole span of one-packet WRITEs acknowledged by one ACK */
+static void test_sr_ack_full_span(void)
+{
+    ack_full_window(SNIC_TRANSPORT_SRNIC, SNIC_SR_SPAN, 10);
+}
+
+/*
+ * NQP QPs of a to b's, each with a full go-back-N window of WRITEs sent
+ * and taken by b; the cumulative ACK of each in acks[] (b's frames), not
+ * yet delivered to a
+ */
+enum { ACK_QPS = 8, ACK_WRITES = SNIC_TX_WINDOW };
+
+typedef struct AckedQps {
+    Node a, b, qa[ACK_QPS], qb[ACK_QPS];
+    GByteArray *acks[ACK_QPS];
+    unsigned done[ACK_QPS];
+} AckedQps;
+
+static void acked_qps_init(AckedQps *t)
+{
+    const uint64_t area = FAKE_MEM_BASE + FAKE_MEM_SIZE;
+    unsigned i, k, seen = 0;
+
+    memset(t, 0, sizeof(*t));
+    node_init(&t->a, NULL, 1);
+    node_init(&t->b, NULL, 2);
+    fake_host_grow(t->a.h, (size_t)ACK_QPS * NODE_QP_AREA);
+    fake_host_grow(t->b.h, (size_t)ACK_QPS * NODE_QP_AREA);
+    for (i = 0; i < ACK_QPS; i++) {
+        node_add_qp_at(&t->qa[i], &t->a, area + (uint64_t)i * NODE_QP_AREA);
+        node_add_qp_at(&t->qb[i], &t->b, area + (uint64_t)i * NODE_QP_AREA);
+        node_connect(&t->qa[i], &t->qb[i], SNIC_MTU_1024, 7, 7);
+        node_connect(&t->qb[i], &t->qa[i], SNIC_MTU_1024, 7, 7);
+    }
+    for (i = 0; i < ACK_QPS; i++) {
+        unsigned before;
+
+        for (k = 0; k < ACK_WRITES; k++) {
+            node_post_send(&t->qa[i], (uint64_t)i << 16 | k,
+                           SNIC_WR_RDMA_WRITE, BUF, 64, BUF, t->b.lkey, 0,
+                           t->a.lkey);
+        }
+        fake_run(t->a.h);
+        g_assert_cmpuint(snic_transport_outstanding(
+                             &t->a.h->core->qps[t->qa[i].qpn]), ==,
+                         ACK_WRITES);
+        deliver(&t->a, &t->b, &seen);
+        before = t->b.h->frames->len;
+        fake_run(t->b.h);
+        g_assert_cmpuint(t->b.h->frames->len, >, before);
+        t->acks[i] = g_ptr_array_index(t->b.h->frames,
+                                       t->b.h->frames->len - 1);
+    }
+}
+
+/* Every ACK into a, as the wire hands them over: one run takes them all */
+static void acked_qps_deliver(AckedQps *t)
+{
+    unsigned i;
+
+    for (i = 0; i < ACK_QPS; i++) {
+        Cost before = cost_now(t->a.h);
+
+        g_assert_cmpint(snic_core_receive(t->a.h->core, t->acks[i]->data,
+                                          t->acks[i]->len), ==,
+                        t->acks[i]->len);
+        cost_check(t->a.h, &before);
+    }
+}
+
+static void acked_qps_free(AckedQps *t)
+{
+    fake_host_free(t->a.h);
+    fake_host_free(t->b.h);
+}
+
+/*
+ * Eight QPs' ACKs, each of a full window, taken in one engine run: the
+ * run completes no more than a call may, the rest complete in the runs
+ * after it, each QP's WQEs in post order, every one in the end.
+ */
+static void test_acks_many_qps(void)
+{
+    AckedQps t;
+    unsigned i;
+
+    acked_qps_init(&t);
+    acked_qps_deliver(&t);
+    run_until_idle(&t.a, t.done);
+    for (i = 0; i < ACK_QPS; i++) {
+        SnicQp *qp = &t.a.h->core->qps[t.qa[i].qpn];
+
+        g_assert_cmpuint(t.done[i], ==, ACK_WRITES);
+        g_assert_cmpuint(snic_transport_outstanding(qp), ==, 0);
+        g_assert_false(qp->req.comp_owed);
+        g_assert_cmpuint(qp->state, ==, SNIC_QPS_RTS);
+    }
+    acked_qps_free(&t);
+}
+
+/* One engine run within the bounds, and the admin commands it answered */
+static bool run_admin_ok(Node *n)
+{
+    Cost before = cost_now(n->h);
+    struct snic_admin_cqe ac;
+    bool more = snic_core_run(n->h->core, BH_BUDGET);
+
+    cost_check(n->h, &before);
+    while (fake_admin_poll(n->h, &ac)) {
+        g_assert_cmpuint(GUINT16_FROM_LE(ac.status), ==, SNIC_ADMIN_OK);
+    }
+    return more;
+}
+
+/*
+ * The same ACKs, one run taking them in; then, while QPs are still owed
+ * their completions: the first QP's ACK heard again (nothing completes
+ * twice), a QP reset (it is owed nothing any more, and completes nothing)
+ * and a QP moved to ERR (its WQEs not completed yet are flushed, in post
+ * order). The others complete in full.
+ */
+static void test_acks_owed_then_events(void)
+{
+    enum { RESET = ACK_QPS - 2, ERRED = ACK_QPS - 1 };
+    unsigned i, flushed = 0, runs = 0;
+    struct snic_cqe cqe;
+    SnicCore *c;
+    AckedQps t;
+
+    acked_qps_init(&t);
+    c = t.a.h->core;
+    acked_qps_deliver(&t);
+    g_assert_true(run_admin_ok(&t.a));
+    g_assert_cmpuint(poll_in_order(&t.a, t.done), <=, SNIC_WQES_PER_CALL);
+    g_assert_true(c->qps[t.qa[RESET].qpn].req.comp_owed);
+
+    snic_core_receive(c, t.acks[0]->data, t.acks[0]->len);
+    node_post_to_state(&t.a, t.qa[RESET].qpn, SNIC_QPS_RESET);
+    g_assert_true(run_admin_ok(&t.a));
+    g_assert_cmpuint(c->qps[t.qa[RESET].qpn].state, ==, SNIC_QPS_RESET);
+    g_assert_false(c->qps[t.qa[RESET].qpn].req.comp_owed);
+    g_assert_cmpuint(FAKE_STAT(t.a.h, rdma_rx_stale), ==, 1);
+    g_assert_cmpuint(poll_in_order(&t.a, t.done), <=, SNIC_WQES_PER_CALL);
+
+    g_assert_true(c->qps[t.qa[ERRED].qpn].req.comp_owed);
+    node_post_to_err(&t.a, t.qa[ERRED].qpn);
+    while (run_admin_ok(&t.a)) {
+        g_assert_cmpuint(++runs, <, 64);
+    }
+    while (node_poll_cq(&t.a, &cqe)) {
+        uint64_t id = GUINT64_FROM_LE(cqe.wr_id);
+        unsigned q = id >> 16;
+
+        if (cqe.status == SNIC_WC_WR_FLUSH_ERR) {
+            g_assert_cmpuint(q, ==, ERRED);
+            flushed++;
+        } else {
+            g_assert_cmpuint(cqe.status, ==, SNIC_WC_SUCCESS);
+            g_assert_true(q != ERRED || !flushed);
+        }
+        /* a flushed WQE carries its wr_id too: post order holds */
+        g_assert_cmpuint(id & 0xffff, ==, t.done[q]++);
+    }
+    g_assert_cmpuint(flushed, >, 0);
+    for (i = 0; i < ACK_QPS; i++) {
+        SnicQp *qp = &c->qps[t.qa[i].qpn];
+
+        g_assert_false(qp->req.comp_owed);
+        g_assert_cmpuint(t.done[i], ==, i == RESET ? 0 : ACK_WRITES);
+        g_assert_cmpuint(qp->state, ==, i == RESET ? SNIC_QPS_RESET :
+                                        i == ERRED ? SNIC_QPS_ERR :
+                                        SNIC_QPS_RTS);
+    }
+    acked_qps_free(&t);
+}
+
+/*
+ * Two QPs' ACKs of full windows, then a remote access NAK of the third
+ * QP's 33rd WRITE, all in one run: the first two use the call's budget,
+ * so the NAK's implied ACK of WRITEs 1-32 leaves them owed when the
+ * 33rd fails. They complete as acknowledged, the 33rd with the NAK's
+ * error, the rest flushed, in post order.
+ */
+static void test_acks_owed_then_nak(void)
+{
+    enum { NAKED = 2, FAILED = 32 };
+    uint8_t frame[256];
+    unsigned i, runs = 0;
+    struct snic_cqe cqe;
+    Cost before;
+    SnicQp *qp;
+    AckedQps t;
+    bool more;
+    size_t n;
+
+    acked_qps_init(&t);
+    qp = &t.a.h->core->qps[t.qa[NAKED].qpn];
+    n = peer_frame(&t.qb[NAKED], SNIC_OP_RC_ACK, SNIC_AETH_NAK_REM_ACCESS,
+                   qp->req.dde.wnd_start + FAILED, 0, NULL, 0, frame);
+    for (i = 0; i < NAKED; i++) {
+        snic_core_receive(t.a.h->core, t.acks[i]->data, t.acks[i]->len);
+    }
+    snic_core_receive(t.a.h->core, frame, n);
+    do {
+        g_assert_cmpuint(++runs, <, 64);
+        before = cost_now(t.a.h);
+        more = snic_core_run(t.a.h->core, BH_BUDGET);
+        cost_check(t.a.h, &before);
+    } while (more);
+    while (node_poll_cq(&t.a, &cqe)) {
+        uint64_t id = GUINT64_FROM_LE(cqe.wr_id);
+        unsigned q = id >> 16, k = id & 0xffff;
+
+        g_assert_cmpuint(k, ==, t.done[q]++);
+        g_assert_cmpuint(cqe.status, ==,
+                         q != NAKED || k < FAILED ? SNIC_WC_SUCCESS :
+                         k == FAILED ? SNIC_WC_REM_ACCESS_ERR :
+                         SNIC_WC_WR_FLUSH_ERR);
+    }
+    for (i = 0; i <= NAKED; i++) {
+        g_assert_cmpuint(t.done[i], ==, ACK_WRITES);
+    }
+    g_assert_false(qp->req.comp_owed);
+    g_assert_cmpuint(qp->state, ==, SNIC_QPS_ERR);
+    acked_qps_free(&t);
+}
+
+/*
+ * Two QPs' ACKs of full windows use the run's budget; then the third
+ * QP's ACK of its first 96 WRITEs leaves them owed, and its cumulative
+ * ACK, in the same run, finds them owed with no budget left: dropped,
+ * as the wire may drop it (the other QPs' ACKs, behind it, are owed
+ * too). They complete in the QP's next iterations; its last 32 WRITEs
+ * once the retransmission timer resends them and the peer answers again:
+ * every WRITE once, in post order.
+ */
+static void test_acks_owed_then_ack(void)
+{
+    enum { LATE = 2, FIRST = 96 };
+    uint64_t dropped;
+    uint8_t frame[256];
+    unsigned i, seen, before_b;
+    GByteArray *ack;
+    SnicQp *qp;
+    AckedQps t;
+    size_t n;
+
+    acked_qps_init(&t);
+    qp = &t.a.h->core->qps[t.qa[LATE].qpn];
+    n = peer_frame(&t.qb[LATE], SNIC_OP_RC_ACK, SNIC_AETH_ACK,
+                   qp->req.dde.wnd_start + FIRST - 1, FIRST, NULL, 0, frame);
+    for (i = 0; i < LATE; i++) {
+        snic_core_receive(t.a.h->core, t.acks[i]->data, t.acks[i]->len);
+    }
+    snic_core_receive(t.a.h->core, frame, n);
+    for (i = LATE; i < ACK_QPS; i++) {
+        snic_core_receive(t.a.h->core, t.acks[i]->data, t.acks[i]->len);
+    }
+    dropped = FAKE_STAT(t.a.h, rdma_rx_dropped);
+    g_assert_true(run_admin_ok(&t.a));
+    g_assert_cmpuint(FAKE_STAT(t.a.h, rdma_rx_dropped), ==, dropped + 1);
+    g_assert_true(qp->req.comp_owed);
+    g_assert_cmpuint(poll_in_order(&t.a, t.done), ==, SNIC_WQES_PER_CALL);
+    run_until_idle(&t.a, t.done);
+    g_assert_cmpuint(t.done[LATE], ==, FIRST);
+    g_assert_false(qp->req.comp_owed);
+    g_assert_cmpuint(snic_transport_outstanding(qp), ==, ACK_WRITES - FIRST);
+
+    /* the timer resends the rest; b acknowledges them again */
+    seen = t.a.h->frames->len;
+    t.a.h->port.now += 1000000000ull;
+    snic_core_timer(t.a.h->core);
+    run_until_idle(&t.a, t.done);
+    g_assert_cmpuint(t.a.h->frames->len, >, seen);
+    deliver(&t.a, &t.b, &seen);
+    before_b = t.b.h->frames->len;
+    fake_run(t.b.h);
+    g_assert_cmpuint(t.b.h->frames->len, >, before_b);
+    ack = g_ptr_array_index(t.b.h->frames, t.b.h->frames->len - 1);
+    snic_core_receive(t.a.h->core, ack->data, ack->len);
+    run_until_idle(&t.a, t.done);
+    for (i = 0; i < ACK_QPS; i++) {
+        g_assert_cmpuint(t.done[i], ==, ACK_WRITES);
+    }
+    g_assert_cmpuint(snic_transport_outstanding(qp), ==, 0);
+    g_assert_cmpuint(qp->state, ==, SNIC_QPS_RTS);
+    acked_qps_free(&t);
 }
 
 /*
@@ -655,6 +995,12 @@ int main(int argc, char **argv)
                     test_sr_read_behind_writes);
     g_test_add_func("/bound/ack-full-window", test_ack_full_window);
     g_test_add_func("/bound/sr-ack-full-window", test_sr_ack_full_window);
+    g_test_add_func("/bound/sr-ack-full-span", test_sr_ack_full_span);
+    g_test_add_func("/bound/acks-many-qps", test_acks_many_qps);
+    g_test_add_func("/bound/acks-owed-then-events",
+                    test_acks_owed_then_events);
+    g_test_add_func("/bound/acks-owed-then-nak", test_acks_owed_then_nak);
+    g_test_add_func("/bound/acks-owed-then-ack", test_acks_owed_then_ack);
     g_test_add_func("/bound/timeouts-resend", test_timeouts_resend);
     g_test_add_func("/bound/timeouts-fail", test_timeouts_fail);
     return g_test_run();

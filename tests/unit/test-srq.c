@@ -323,14 +323,14 @@ static void test_error_held_before_last_wqe(void)
         continue;
     }
     g_assert_true(b1->resp.recv_held);
-    /* b's own QP, with a full RQ of SNIC_FLUSH_PER_CALL receives, in INIT */
+    /* b's own QP, with a full RQ of SNIC_WQES_PER_CALL receives, in INIT */
     memset(&attr, 0, sizeof(attr));
     attr.qp_state = GUINT32_TO_LE(SNIC_QPS_INIT);
     attr.port_num = 1;
     node_modify(&q.b, SNIC_QP_ATTR_STATE | SNIC_QP_ATTR_PKEY_INDEX |
                 SNIC_QP_ATTR_PORT | SNIC_QP_ATTR_ACCESS_FLAGS, &attr);
-    g_assert_cmpuint(1u << RQ_LOG2, ==, SNIC_FLUSH_PER_CALL);
-    for (i = 0; i < SNIC_FLUSH_PER_CALL; i++) {
+    g_assert_cmpuint(1u << RQ_LOG2, ==, SNIC_WQES_PER_CALL);
+    for (i = 0; i < SNIC_WQES_PER_CALL; i++) {
         node_post_recv(&q.b, 1000 + i, BUF, 64);
     }
     /* both to ERR in one engine run: b's QP first */
@@ -350,7 +350,7 @@ static void test_error_held_before_last_wqe(void)
         }
     }
     g_assert_true(held_flushed);
-    g_assert_cmpuint(flushed, ==, SNIC_FLUSH_PER_CALL);
+    g_assert_cmpuint(flushed, ==, SNIC_WQES_PER_CALL);
     quad_free(&q);
 }
 

@@ -265,7 +265,7 @@ void snic_enter(SnicCore *c)
 {
     if (!c->busy++) {
         /* what one guest action or one engine run may cost (wq.h) */
-        c->flush_left = SNIC_FLUSH_PER_CALL;
+        c->wqe_left = SNIC_WQES_PER_CALL;
     }
 }
 

@@ -77,7 +77,7 @@ struct SnicCore {
     bool link_up;               /* physical link: survives every reset */
     unsigned busy;              /* nesting depth of core entry points */
     /* WQEs the outermost entry point may still flush (engine/wq.h) */
-    unsigned flush_left;
+    unsigned wqe_left;
     SnicResetKind reset_pending;
     SnicLink link;              /* capture and fault injection */
     SnicAdminFail admin_fail;   /* admin commands to fail, as the host set */

@@ -160,6 +160,25 @@ void snic_req_response(SnicCore *c, SnicQp *qp, const SnicPkt *p)
                 (snic_prog_ooo(qp) || snic_sr_on(qp));
     SnicReqWqe e;
 
+    if (r->comp_owed) {
+        /*
+         * Completions the call's budget held back (wq.h) come first: what
+         * a response implies rests on them, the READ/atomic barrier
+         * (dde.rd_off) being the oldest READ/atomic not completed, which
+         * may be one of them. Still owed (the call has no budget left):
+         * the response is dropped, as the wire may drop it.
+         */
+        if (c->wqe_left) {
+            snic_sq_complete_acked(c, qp);
+            if (qp->state != SNIC_QPS_RTS) {
+                return;     /* one of them failed: all is flushed */
+            }
+        }
+        if (r->comp_owed) {
+            snic_stat_inc(&c->stats.rdma_rx_dropped);
+            return;
+        }
+    }
     /*
      * A receiver-driven program's PULL (a grant) or NACK (a PSN that
      * arrived trimmed): feedback of its own, not an acknowledgement, and

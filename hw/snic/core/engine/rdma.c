@@ -234,7 +234,7 @@ static bool flushed_in_err(SnicCore *c, SnicQp *qp)
     if (qp->state != SNIC_QPS_ERR) {
         return false;
     }
-    if (snic_wq_flush_owed(qp) && c->flush_left) {
+    if (snic_wq_flush_owed(qp) && c->wqe_left) {
         snic_wq_error(c, qp);
     }
     return true;
@@ -285,6 +285,10 @@ static bool iteration(SnicCore *c, SnicQp *qp)
                (qp->type == SNIC_QPT_UC ? snic_uc_run(c, qp, budget) :
                                           snic_ud_run(c, qp, budget));
     }
+    if (qp->req.comp_owed && qp->state != SNIC_QPS_ERR && c->wqe_left) {
+        /* what an ACK acknowledged beyond its call's budget (wq.h) */
+        snic_sq_complete_acked(c, qp);
+    }
     if (snic_sr_on(qp)) {
         snic_sr_retry_run(c, qp);   /* SRNIC: ePSNs, ranges to resend */
     }
@@ -319,10 +323,10 @@ bool snic_rdma_iteration(SnicCore *c, SnicQp *qp)
     bool more = iteration(c, qp);
 
     /*
-     * A flush the call's bound cut short (wq.h) resumes in the QP's next
-     * iteration, however the QP came to ERR during this one
+     * A flush or completions the call's bound cut short (wq.h) resume in
+     * the QP's next iteration, however the QP came to ERR during this one
      */
-    return more || snic_wq_flush_owed(qp);
+    return more || snic_wq_flush_owed(qp) || qp->req.comp_owed;
 }
 
 void snic_rdma_qp_reset(SnicCore *c, SnicQp *qp)

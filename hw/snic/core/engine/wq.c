@@ -507,17 +507,22 @@ static void flush_recv(SnicCore *c, SnicQp *qp)
     cqe.status = SNIC_WC_WR_FLUSH_ERR;
     cqe.opcode = SNIC_WC_RECV;
     recv_complete(c, qp, &cqe, false);
-    c->flush_left -= !!c->flush_left;
+    c->wqe_left -= !!c->wqe_left;
 }
 
 /*
  * Flush the outstanding WQEs of both queues (the QP is in ERR), as many
  * as the call's bound has left: one MODIFY_QP to ERR, or one doorbell of
- * a QP in ERR, then costs at most SNIC_FLUSH_PER_CALL CQEs and the reads
+ * a QP in ERR, then costs at most SNIC_WQES_PER_CALL CQEs and the reads
  * of as many WQEs, not a queue's 32K. True if some are left.
  */
 static bool flush_queues(SnicCore *c, SnicQp *qp)
 {
+    /*
+     * WQEs acknowledged and still owed their completion are flushed with
+     * the rest, as work completed by a flush may or may not have executed
+     */
+    qp->req.comp_owed = false;
     qp->req.wqe_off = 0;
     qp->req.rd_atomic = 0;
     /*
@@ -528,7 +533,7 @@ static bool flush_queues(SnicCore *c, SnicQp *qp)
     if (qp->resp.recv_held) {
         flush_recv(c, qp);
     }
-    while (qp->sq_comp != qp->sq_tail && c->flush_left) {
+    while (qp->sq_comp != qp->sq_tail && c->wqe_left) {
         struct snic_sq_wqe w;
 
         if (snic_sq_fetch(c, qp, qp->sq_comp, &w)) {
@@ -537,11 +542,11 @@ static bool flush_queues(SnicCore *c, SnicQp *qp)
         snic_post_send_cqe(c, qp, NULL, GUINT64_FROM_LE(w.wr_id),
                            SNIC_WC_WR_FLUSH_ERR);
         qp->sq_comp++;
-        c->flush_left--;
+        c->wqe_left--;
     }
     qp->req.sq_head = qp->sq_comp;
     /* then (without an SRQ) the rest of the RQ */
-    while (snic_recv_pending(qp) && c->flush_left) {
+    while (snic_recv_pending(qp) && c->wqe_left) {
         flush_recv(c, qp);
     }
     return snic_wq_flush_owed(qp);
@@ -754,12 +759,17 @@ static bool rd_atomic_next(SnicCore *c, SnicQp *qp)
     return false;
 }
 
-/* Complete, in post order, every WQE whose last PSN is acknowledged. */
-void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
+/*
+ * Complete, in post order, every WQE whose last PSN is acknowledged;
+ * 'bounded': no more than the call's budget of WQEs has left, the rest
+ * owed. A failure settles them all first (snic_sq_fail_at).
+ */
+static void complete_acked(SnicCore *c, SnicQp *qp, bool bounded)
 {
     SnicReq *r = &qp->req;
     SnicOooMsg *m = snic_prog_msg(qp);
 
+    r->comp_owed = false;
     for (;;) {
         SnicReqWqe e;
         uint8_t st;
@@ -783,6 +793,17 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
         if (snic_psn_cmp(wqe_last_psn(&e.info), r->dde.wnd_start) >= 0) {
             break;
         }
+        if (bounded && !c->wqe_left) {
+            /*
+             * A cumulative ACK of a whole window would cost the call some
+             * 3 DMA operations per WQE: this one (read to know it is
+             * acknowledged) and the rest complete in the QP's next
+             * iteration, which the run then reports
+             */
+            r->comp_owed = true;
+            snic_sched_notify(c, qp);
+            return;
+        }
         /*
          * rd_atomic counts the READs and atomics started and not complete:
          * a WQE rewritten to or from one since it started would make it
@@ -800,6 +821,7 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
             snic_post_send_cqe(c, qp, &e.info, GUINT64_FROM_LE(e.w.wr_id),
                                SNIC_WC_SUCCESS);
         }
+        c->wqe_left -= !!c->wqe_left;
         r->rd_atomic -= rd;
         r->comp_psn = (r->comp_psn + e.info.npsn) & SNIC_PSN_MASK;
         qp->sq_comp++;
@@ -812,12 +834,36 @@ void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
     }
 }
 
+void snic_sq_complete_acked(SnicCore *c, SnicQp *qp)
+{
+    complete_acked(c, qp, true);
+}
+
 /*
  * WQE 'index' failed with 'status': the WQEs before it are flushed, it
  * completes with the status, and the QP goes to ERR (flushing the rest).
  */
 void snic_sq_fail_at(SnicCore *c, SnicQp *qp, uint32_t index, uint8_t status)
 {
+    uint16_t from = qp->sq_comp;
+
+    if (qp->req.comp_owed) {
+        bool was_err = qp->state == SNIC_QPS_ERR;
+
+        /*
+         * WQEs acknowledged before the budget ran out complete as they
+         * would have (no more of them than this loop flushes: within the
+         * span); the one failing is never one of them, nor is "the
+         * oldest" (snic_sq_fail()) the oldest acknowledged
+         */
+        complete_acked(c, qp, false);
+        if (!was_err && qp->state == SNIC_QPS_ERR) {
+            return;     /* one of them failed first */
+        }
+        if ((uint16_t)(index - from) < (uint16_t)(qp->sq_comp - from)) {
+            index = qp->sq_comp;
+        }
+    }
     while (qp->sq_comp != qp->sq_tail) {
         bool failing = qp->sq_comp == index;
         bool started = qp->sq_comp != qp->req.sq_head || qp->req.wqe_off;

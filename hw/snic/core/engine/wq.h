@@ -180,7 +180,12 @@ int snic_sq_wqe_of_psn(SnicCore *c, SnicQp *qp, uint32_t psn, SnicReqWqe *e);
  */
 int snic_sq_read_named(SnicCore *c, SnicQp *qp, uint16_t index, uint32_t psn,
                        uint64_t va, SnicReqWqe *e);
-/* Complete, in post order, every WQE whose last PSN is acknowledged */
+/*
+ * Complete, in post order, every WQE whose last PSN is acknowledged, as
+ * many as the call's budget of WQEs allows (SNIC_WQES_PER_CALL): the rest
+ * are owed (req.comp_owed) and complete in the QP's next iteration, or
+ * first thing when its next response arrives.
+ */
 void snic_sq_complete_acked(SnicCore *c, SnicQp *qp);
 /*
  * ... and feed the program what the window's slide from wnd_start
@@ -202,12 +207,14 @@ void snic_sq_fail_local(SnicCore *c, SnicQp *qp, uint32_t index,
 /* A receive WQE is held, or waits in the QP's own RQ (not in an SRQ) */
 bool snic_recv_pending(const SnicQp *qp);
 /*
- * WQEs a call into the core (snic_enter()'s outermost) flushes at most,
- * whatever the queues' depths and the number of QPs in ERR: four runs of
- * the QEMU glue's bottom-half budget (64). A flush the bound cuts short
- * resumes in the QP's next scheduling iteration.
+ * WQEs a call into the core (snic_enter()'s outermost) completes or
+ * flushes at most, whatever the queues' depths, the window and the number
+ * of QPs acknowledged or in ERR: four runs of the QEMU glue's bottom-half
+ * budget (64), each WQE a read and a CQE, some 3 DMA operations. A flush
+ * or a cumulative ACK's completions the bound cuts short resume in the
+ * QP's next scheduling iteration.
  */
-#define SNIC_FLUSH_PER_CALL     256
+#define SNIC_WQES_PER_CALL      256
 /* The QP goes to ERR; both of its queues are flushed, up to the bound */
 void snic_wq_error(SnicCore *c, SnicQp *qp);
 /* The QP is in ERR with WQEs not flushed yet */

@@ -73,6 +73,11 @@ struct SnicReq {
     uint32_t rnr_psn:24;
     uint32_t local_err_status:8;
     uint16_t local_err_index;
+    /*
+     * WQEs acknowledged and not completed yet: the call's budget of WQEs
+     * (engine/wq.h) ran out; the QP's next iteration goes on with them
+     */
+    uint16_t comp_owed:1;
 };
 _Static_assert(sizeof(SnicReq) == 40, "SnicReq size");
 /* the largest op-code (snic_verbs.h) fits SnicReq.wqe_op */
