@@ -627,7 +627,7 @@ enum { ACK_QPS = 8, ACK_WRITES = SNIC_TX_WINDOW };
 typedef struct AckedQps {
     Node a, b, qa[ACK_QPS], qb[ACK_QPS];
     GByteArray *acks[ACK_QPS];
-    unsigned done[ACK_QPS];
+    unsigned done[ACK_QPS + 1];     /* ... and a QP of the test's own */
 } AckedQps;
 
 static void acked_qps_init(AckedQps *t)
@@ -902,6 +902,72 @@ static void test_acks_owed_then_ack(void)
 }
 
 /*
+ * A READ whose completion is owed: two QPs' ACKs of full windows use the
+ * run's budget, then a READ response of a further QP (4 WRITEs, the
+ * READ, a WRITE in flight) acknowledges the WRITEs before it and the
+ * READ, all owed. The last WRITE's ACK, in the next run, completes them
+ * first: the READ no longer counted, nothing stops that ACK (a READ still
+ * counted would take it for a lost response and resend the WRITE), and
+ * every WQE completes once, in post order, nothing sent again.
+ */
+static void test_acks_owed_read(void)
+{
+    enum { EATERS = 2, WRITES = 4, OWN = ACK_QPS };
+    const uint64_t area = FAKE_MEM_BASE + FAKE_MEM_SIZE +
+                          (uint64_t)ACK_QPS * NODE_QP_AREA;
+    static const uint8_t data[64];
+    uint8_t frame[256];
+    unsigned i, frames;
+    uint32_t first;
+    Node qa, qb;
+    SnicQp *qp;
+    AckedQps t;
+    size_t n;
+
+    acked_qps_init(&t);
+    fake_host_grow(t.a.h, NODE_QP_AREA);
+    fake_host_grow(t.b.h, NODE_QP_AREA);
+    node_add_qp_at(&qa, &t.a, area);
+    node_add_qp_at(&qb, &t.b, area);
+    node_connect(&qa, &qb, SNIC_MTU_1024, 7, 7);
+    node_connect(&qb, &qa, SNIC_MTU_1024, 7, 7);
+    qp = &t.a.h->core->qps[qa.qpn];
+    first = qp->req.next_psn;
+    for (i = 0; i < WRITES + 2; i++) {
+        node_post_send(&qa, (uint64_t)OWN << 16 | i,
+                       i == WRITES ? SNIC_WR_RDMA_READ : SNIC_WR_RDMA_WRITE,
+                       BUF, sizeof(data), BUF, t.b.lkey, 0, t.a.lkey);
+    }
+    fake_run(t.a.h);
+    g_assert_cmpuint(snic_transport_outstanding(qp), ==, WRITES + 2);
+
+    for (i = 0; i < EATERS; i++) {
+        snic_core_receive(t.a.h->core, t.acks[i]->data, t.acks[i]->len);
+    }
+    n = peer_frame(&qb, SNIC_OP_RC_READ_RESP_ONLY, SNIC_AETH_ACK,
+                   first + WRITES, WRITES + 1, data, sizeof(data), frame);
+    snic_core_receive(t.a.h->core, frame, n);
+    g_assert_true(run_admin_ok(&t.a));
+    g_assert_cmpuint(poll_in_order(&t.a, t.done), ==, SNIC_WQES_PER_CALL);
+    g_assert_true(qp->req.comp_owed);
+    g_assert_cmpuint(qp->req.rd_atomic, ==, 1);
+    g_assert_cmpuint(snic_transport_outstanding(qp), ==, 1);
+
+    frames = t.a.h->frames->len;
+    n = peer_frame(&qb, SNIC_OP_RC_ACK, SNIC_AETH_ACK, first + WRITES + 1,
+                   WRITES + 2, NULL, 0, frame);
+    snic_core_receive(t.a.h->core, frame, n);
+    run_until_idle(&t.a, t.done);
+    g_assert_cmpuint(t.done[OWN], ==, WRITES + 2);
+    g_assert_cmpuint(t.a.h->frames->len, ==, frames);
+    g_assert_cmpuint(snic_transport_outstanding(qp), ==, 0);
+    g_assert_cmpuint(qp->req.rd_atomic, ==, 0);
+    g_assert_false(qp->req.comp_owed);
+    g_assert_cmpuint(qp->state, ==, SNIC_QPS_RTS);
+    acked_qps_free(&t);
+}
+
+/*
  * Many QPs whose retransmission timers expire at once, each with one
  * WRITE unacknowledged: one timer call and the engine runs after it keep
  * within the bounds. With retries left each QP sends its WRITE again;
@@ -1001,6 +1067,7 @@ int main(int argc, char **argv)
                     test_acks_owed_then_events);
     g_test_add_func("/bound/acks-owed-then-nak", test_acks_owed_then_nak);
     g_test_add_func("/bound/acks-owed-then-ack", test_acks_owed_then_ack);
+    g_test_add_func("/bound/acks-owed-read", test_acks_owed_read);
     g_test_add_func("/bound/timeouts-resend", test_timeouts_resend);
     g_test_add_func("/bound/timeouts-fail", test_timeouts_fail);
     return g_test_run();
