@@ -323,6 +323,19 @@ static void test_moderation(void)
     fake_host_free(e.h);
 }
 
+/* A CQ of 4 CQEs on e's EQ, every one on the page PBL + 8 names: its CQN */
+static uint32_t four_cqes_cq(Env *e)
+{
+    struct snic_admin_cmd cmd;
+
+    snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ, sizeof(cmd.create_cq));
+    cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
+    cmd.create_cq.npages = GUINT32_TO_LE(1);
+    cmd.create_cq.log2_depth = 2;
+    cmd.create_cq.eqn = GUINT32_TO_LE(e->eqn);
+    return admin_ok(e->h, &cmd);
+}
+
 /*
  * 300 CQs whose moderation periods end at once: one call of the device's
  * timer raises at most SNIC_CQ_EVENTS_PER_CALL of their events and asks
@@ -333,20 +346,12 @@ static void test_moderation_per_call(void)
 {
     enum { NCQ = 300 };
     Env e = env_new(0);
-    struct snic_admin_cmd cmd;
     SnicCore *c = e.h->core;
     unsigned i, left = NCQ;
     uint64_t cqn;
 
     for (i = 0; i < NCQ; i++) {
-        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ,
-                            sizeof(cmd.create_cq));
-        cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
-        cmd.create_cq.npages = GUINT32_TO_LE(1);
-        cmd.create_cq.log2_depth = 2;
-        cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
-        cqn = admin_ok(e.h, &cmd);
-        e.cqn = cqn;
+        cqn = e.cqn = four_cqes_cq(&e);
         modify_cq(&e, 100, 10);
         fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, cqn, 0);
         post(&e, i, SNIC_WC_SUCCESS, false);
@@ -410,13 +415,7 @@ static void test_moderation_heap_middle(void)
     unsigned i, left;
 
     for (i = 0; i < NCQ; i++) {
-        snic_admin_cmd_init(&cmd, SNIC_ADMIN_CREATE_CQ,
-                            sizeof(cmd.create_cq));
-        cmd.create_cq.pbl_addr = GUINT64_TO_LE(PBL + 8);
-        cmd.create_cq.npages = GUINT32_TO_LE(1);
-        cmd.create_cq.log2_depth = 2;
-        cmd.create_cq.eqn = GUINT32_TO_LE(e.eqn);
-        e.cqn = cqns[i] = admin_ok(e.h, &cmd);
+        e.cqn = cqns[i] = four_cqes_cq(&e);
         /* periods 1..15 us, not in CQN order; two events at 2 CQEs */
         modify_cq(&e, 2, 1 + (i * 7) % NCQ);
         fake_doorbell(e.h, 0, SNIC_DB_CQ_ARM, e.cqn, 0);
