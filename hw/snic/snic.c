@@ -54,7 +54,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnicState, SNIC)
 #define SNIC_MIN_VECTORS        3
 #define SNIC_MIN_DB_PAGES       2
 /* Units of work (commands, frames) per bottom-half run: keep vCPUs fed. */
-#define SNIC_BH_BUDGET          64
+#define SNIC_BH_BUDGET          SNIC_CORE_RUN_BUDGET
 /*
  * Main-loop iterations the engine may leave to reception in a row (see
  * snic_bh): more than one run's budget, so that a sustained stream fills

@@ -28,8 +28,6 @@
 #include "engine/wq.h"
 #include "objects/qpc.h"
 
-/* The glue's engine-run budget (snic.c), as the unit tests' */
-#define BH_BUDGET   64
 
 /* one call each, out of line so callgrind can name them */
 __attribute__((noinline)) void cost_window_alloc_pd(FakeHost *h);
@@ -59,12 +57,12 @@ void cost_window_timer(FakeHost *h)
 
 bool cost_window_flush(FakeHost *h)
 {
-    return snic_core_run(h->core, BH_BUDGET);
+    return snic_core_run(h->core, SNIC_CORE_RUN_BUDGET);
 }
 
 bool cost_window_err_qps(FakeHost *h)
 {
-    return snic_core_run(h->core, BH_BUDGET);
+    return snic_core_run(h->core, SNIC_CORE_RUN_BUDGET);
 }
 
 /*
@@ -95,7 +93,7 @@ static void run_until_answered(Node *n, unsigned posted)
     unsigned answered = 0;
 
     do {
-        snic_core_run(n->h->core, BH_BUDGET);
+        snic_core_run(n->h->core, SNIC_CORE_RUN_BUDGET);
         if (drain(n, &answered) < 0) {
             g_error("call-cost: a completion other than a flush");
         }
@@ -118,7 +116,7 @@ static void run_to_idle(Node *n)
     bool more;
 
     do {
-        more = snic_core_run(n->h->core, BH_BUDGET);
+        more = snic_core_run(n->h->core, SNIC_CORE_RUN_BUDGET);
         if (drain(n, &answered) < 0) {
             g_error("call-cost: a completion other than a flush");
         }

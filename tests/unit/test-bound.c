@@ -17,11 +17,10 @@
 #include "objects/qpc.h"
 #include "transport/transport.h"
 
-/* The bounds of one call, and the glue's engine-run budget (snic.c) */
+/* The bounds of one call */
 #define CALL_MAX_DMA_OPS    1024
 #define CALL_MAX_DMA_BYTES  (1u << 20)
 #define CALL_MAX_FRAMES     64
-#define BH_BUDGET           64
 
 typedef struct Cost {
     uint64_t ops, bytes;
@@ -63,7 +62,7 @@ static bool run_once(Node *n, unsigned *cqes, uint32_t *last_qpn,
 {
     Cost before = cost_now(n->h);
     struct snic_cqe c;
-    bool more = snic_core_run(n->h->core, BH_BUDGET);
+    bool more = snic_core_run(n->h->core, SNIC_CORE_RUN_BUDGET);
     unsigned got = 0;
 
     cost_check(n->h, &before);
@@ -114,7 +113,7 @@ static void test_flush_32k(void)
         fake_write(n.h, RQ_RING + i * SNIC_RQ_WQE_SIZE, &r, sizeof(r));
     }
     fake_doorbell(n.h, n.ctx, SNIC_DB_RQ, qpn, 1u << RQ_LOG2);
-    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));   /* INIT: idle */
+    g_assert_false(snic_core_run(n.h->core, SNIC_CORE_RUN_BUDGET));   /* INIT: idle */
 
     post_to_err(&n, qpn);
     while (run_once(&n, &cqes, &last, &sq_seen, &rq_seen)) {
@@ -127,7 +126,7 @@ static void test_flush_32k(void)
     g_assert_cmpuint(last, ==, qpn);
     g_assert_cmpuint(fake_guest_errors_matching(n.h, "overrun"), ==, 0);
     /* nothing is left: a doorbell of the drained QP flushes what it posts */
-    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
+    g_assert_false(snic_core_run(n.h->core, SNIC_CORE_RUN_BUDGET));
     node_write_wqe_at(n.h, ring, 0xabc);
     fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpn, depth + 1);
     while (run_once(&n, &cqes, &last, NULL, &rq_seen)) {
@@ -159,7 +158,7 @@ static void test_err_1000_qps(void)
         qpns[i] = node_qp_in_init(&n, PBL_SQ, SQ_LOG2);
         fake_doorbell(n.h, n.ctx, SNIC_DB_SQ, qpns[i], WQES);
     }
-    g_assert_false(snic_core_run(n.h->core, BH_BUDGET));
+    g_assert_false(snic_core_run(n.h->core, SNIC_CORE_RUN_BUDGET));
 
     while (done < NQP) {
         unsigned posted = MIN(batch, NQP - done), answered = 0;
@@ -529,7 +528,7 @@ static void run_until_idle(Node *n, unsigned *done)
         Cost before = cost_now(n->h);
 
         g_assert_cmpuint(++runs, <, 64);
-        more = snic_core_run(n->h->core, BH_BUDGET);
+        more = snic_core_run(n->h->core, SNIC_CORE_RUN_BUDGET);
         cost_check(n->h, &before);
         g_assert_cmpuint(poll_in_order(n, done), <=, SNIC_WQES_PER_CALL);
     } while (more);
@@ -717,7 +716,7 @@ static bool run_admin_ok(Node *n)
 {
     Cost before = cost_now(n->h);
     struct snic_admin_cqe ac;
-    bool more = snic_core_run(n->h->core, BH_BUDGET);
+    bool more = snic_core_run(n->h->core, SNIC_CORE_RUN_BUDGET);
 
     cost_check(n->h, &before);
     while (fake_admin_poll(n->h, &ac)) {
@@ -818,7 +817,7 @@ static void test_acks_owed_then_nak(void)
     do {
         g_assert_cmpuint(++runs, <, 64);
         before = cost_now(t.a.h);
-        more = snic_core_run(t.a.h->core, BH_BUDGET);
+        more = snic_core_run(t.a.h->core, SNIC_CORE_RUN_BUDGET);
         cost_check(t.a.h, &before);
     } while (more);
     while (node_poll_cq(&t.a, &cqe)) {
@@ -1012,7 +1011,7 @@ static void timeouts_at_once(uint8_t retry_cnt)
         cost_check(a.h, &before);
         do {
             before = cost_now(a.h);
-            more = snic_core_run(a.h->core, BH_BUDGET);
+            more = snic_core_run(a.h->core, SNIC_CORE_RUN_BUDGET);
             cost_check(a.h, &before);
         } while (more);
         if (a.h->core->timer_deadline > a.h->port.now) {

@@ -151,6 +151,11 @@ void snic_core_doorbell(SnicCore *c, uint64_t offset, uint64_t value,
  * again later.
  */
 bool snic_core_run(SnicCore *c, unsigned budget);
+/*
+ * The budget QEMU's device passes per run (one bottom half): small enough
+ * to keep vCPUs fed; the bounds on one call's work are set from it.
+ */
+#define SNIC_CORE_RUN_BUDGET    64
 
 /*
  * Frames may wait in the port's receive buffer while the wire brings more

@@ -14,6 +14,7 @@
 
 #include "snic/snic_verbs.h"
 #include "psn.h"
+#include "snic_core.h"
 
 typedef struct SnicCore SnicCore;
 typedef struct SnicQp SnicQp;
@@ -209,12 +210,12 @@ bool snic_recv_pending(const SnicQp *qp);
 /*
  * WQEs a call into the core (snic_enter()'s outermost) completes or
  * flushes at most, whatever the queues' depths, the window and the number
- * of QPs acknowledged or in ERR: four runs of the QEMU glue's bottom-half
- * budget (64), each WQE a read and a CQE, some 3 DMA operations. A flush
- * or a cumulative ACK's completions the bound cuts short resume in the
- * QP's next scheduling iteration.
+ * of QPs acknowledged or in ERR: four runs of QEMU's budget
+ * (SNIC_CORE_RUN_BUDGET), each WQE a read and a CQE, some 3 DMA
+ * operations. A flush or a cumulative ACK's completions the bound cuts
+ * short resume in the QP's next scheduling iteration.
  */
-#define SNIC_WQES_PER_CALL      256
+#define SNIC_WQES_PER_CALL      (4 * SNIC_CORE_RUN_BUDGET)
 /* The QP goes to ERR; both of its queues are flushed, up to the bound */
 void snic_wq_error(SnicCore *c, SnicQp *qp);
 /* The QP is in ERR with WQEs not flushed yet */
